@@ -1,0 +1,155 @@
+package coordinator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coordsim/coordsim/offsets"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Config is one broker's group-coordinator configuration. Each field names
+// the Kafka configuration key it stands for; defaults and bounds are Kafka's.
+type Config struct {
+	// NumPartitions is offsets.topic.num.partitions (default 50, >= 1).
+	NumPartitions int32
+	// OffsetsRetention is offsets.retention.minutes (default 10080 min, >= 1 min).
+	OffsetsRetention time.Duration
+	// OffsetsRetentionCheckInterval is offsets.retention.check.interval.ms
+	// (default 600000, >= 1 ms).
+	OffsetsRetentionCheckInterval time.Duration
+	// OffsetMetadataMaxBytes is offset.metadata.max.bytes (default 4096).
+	OffsetMetadataMaxBytes int
+
+	// ConsumerSessionTimeout is group.consumer.session.timeout.ms (45000,
+	// within [group.consumer.min.session.timeout.ms 45000,
+	// group.consumer.max.session.timeout.ms 60000]).
+	ConsumerSessionTimeout time.Duration
+	// ConsumerHeartbeatInterval is group.consumer.heartbeat.interval.ms (5000, within [5000, 15000]).
+	ConsumerHeartbeatInterval time.Duration
+	// ConsumerMaxSize is group.consumer.max.size (default Integer.MAX_VALUE).
+	ConsumerMaxSize int
+	// StreamsSessionTimeout is group.streams.session.timeout.ms (45000, within [45000, 60000]).
+	StreamsSessionTimeout time.Duration
+	// StreamsHeartbeatInterval is group.streams.heartbeat.interval.ms (5000, within [5000, 15000]).
+	StreamsHeartbeatInterval time.Duration
+	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
+	StreamsMaxSize int
+	// ShareSessionTimeout is group.share.session.timeout.ms (45000, within [45000, 60000]).
+	ShareSessionTimeout time.Duration
+	// ShareHeartbeatInterval is group.share.heartbeat.interval.ms (5000, within [5000, 15000]).
+	ShareHeartbeatInterval time.Duration
+	// ShareMaxSize is group.share.max.size (default 200, within [1, 1000]).
+	ShareMaxSize int
+
+	// CommitDelay is how long after an append the partition's high watermark
+	// passes it (replication, in Kafka). 0 commits at once. Not a Kafka key.
+	CommitDelay time.Duration
+	// LoadDelay is how long loading a shard takes; meanwhile its operations
+	// get COORDINATOR_LOAD_IN_PROGRESS. 0 loads at once. Not a Kafka key.
+	LoadDelay time.Duration
+	// PerGroupMetrics adds per-group gauges (offset and member counts) that
+	// disappear when the group is deleted. Off by default: a million groups
+	// would make a million series. Not a Kafka key.
+	PerGroupMetrics bool
+}
+
+// DefaultConfig returns Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{
+		NumPartitions:                 50,
+		OffsetsRetention:              10080 * time.Minute,
+		OffsetsRetentionCheckInterval: 600_000 * time.Millisecond,
+		OffsetMetadataMaxBytes:        offsets.MetadataMaxBytes,
+		ConsumerSessionTimeout:        45 * time.Second,
+		ConsumerHeartbeatInterval:     5 * time.Second,
+		ConsumerMaxSize:               1<<31 - 1,
+		StreamsSessionTimeout:         45 * time.Second,
+		StreamsHeartbeatInterval:      5 * time.Second,
+		StreamsMaxSize:                1<<31 - 1,
+		ShareSessionTimeout:           45 * time.Second,
+		ShareHeartbeatInterval:        5 * time.Second,
+		ShareMaxSize:                  200,
+	}
+}
+
+// ConfigError names the Kafka configuration key whose value is invalid.
+type ConfigError struct {
+	Key    string
+	Value  any
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("invalid value %v for configuration %s: %s", e.Value, e.Key, e.Reason)
+}
+
+func atLeast[T int | int32 | time.Duration](key string, v, min T) error {
+	if v < min {
+		return &ConfigError{Key: key, Value: v, Reason: fmt.Sprintf("value must be at least %v", min)}
+	}
+	return nil
+}
+
+func within[T int | time.Duration](key string, v, min, max T) error {
+	if v < min || v > max {
+		return &ConfigError{Key: key, Value: v, Reason: fmt.Sprintf("value must be in [%v, %v]", min, max)}
+	}
+	return nil
+}
+
+func wholeMillis(key string, d time.Duration) error {
+	if d%time.Millisecond != 0 {
+		return &ConfigError{Key: key, Value: d, Reason: "value must be a whole number of milliseconds"}
+	}
+	return nil
+}
+
+// Validate checks every field against Kafka's bounds; the error is a
+// *ConfigError naming the key.
+func (c Config) Validate() error {
+	checks := []error{
+		atLeast("offsets.topic.num.partitions", c.NumPartitions, 1),
+		atLeast("offsets.retention.minutes", c.OffsetsRetention, time.Minute),
+		atLeast("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval, time.Millisecond),
+		wholeMillis("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval),
+		atLeast("offset.metadata.max.bytes", c.OffsetMetadataMaxBytes, 0),
+		within("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout, 45*time.Second, 60*time.Second),
+		within("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, 5*time.Second, 15*time.Second),
+		atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
+		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
+		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),
+		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
+		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
+		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, 5*time.Second, 15*time.Second),
+		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
+		atLeast("commit delay", c.CommitDelay, 0),
+		atLeast("load delay", c.LoadDelay, 0),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if c.OffsetsRetention%time.Minute != 0 {
+		return &ConfigError{Key: "offsets.retention.minutes", Value: c.OffsetsRetention, Reason: "value must be a whole number of minutes"}
+	}
+	return nil
+}
+
+func (c Config) shardConfig() shard.Config {
+	return shard.Config{
+		OffsetsRetentionMs:              c.OffsetsRetention.Milliseconds(),
+		OffsetsRetentionCheckIntervalMs: c.OffsetsRetentionCheckInterval.Milliseconds(),
+		OffsetMetadataMaxBytes:          c.OffsetMetadataMaxBytes,
+		ConsumerSessionTimeoutMs:        int32(c.ConsumerSessionTimeout.Milliseconds()),
+		ConsumerHeartbeatIntervalMs:     int32(c.ConsumerHeartbeatInterval.Milliseconds()),
+		ConsumerMaxSize:                 c.ConsumerMaxSize,
+		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
+		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
+		StreamsMaxSize:                  c.StreamsMaxSize,
+		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
+		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),
+		ShareMaxSize:                    c.ShareMaxSize,
+	}
+}

@@ -1,0 +1,344 @@
+// Package coordtest is a harness for unit-testing coordinator logic, the role
+// Kafka's GroupMetadataManagerTestContext plays: it builds a coordinator over
+// N shards with a manual virtual clock, calls operations, fires due timers in
+// deadline order as time advances, and lets a test inspect groups, offsets,
+// appended records and metrics. It also runs scenario files written in the
+// cockroachdb/datadriven format (see RunScenario).
+//
+// The harness never sleeps and never reads the wall clock; everything it
+// does is deterministic. It is not safe for concurrent use.
+package coordtest
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Epoch is where a harness clock starts: 2026-01-01T00:00:00Z.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Clock is a manual virtual clock. It only moves when told to, and never
+// backwards.
+type Clock struct{ now time.Time }
+
+// NewClock returns a clock at start.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { return c.now }
+
+// Set moves the clock to t; moving it backwards is an error.
+func (c *Clock) Set(t time.Time) error {
+	if t.Before(c.now) {
+		return fmt.Errorf("coordtest: clock cannot move back from %s to %s", c.now, t)
+	}
+	c.now = t
+	return nil
+}
+
+// AppendedRecord is a record the coordinator appended and replayed.
+type AppendedRecord struct {
+	Partition int32
+	Offset    int64
+	Record    shard.Record
+}
+
+// Harness is a started coordinator on a manual clock.
+type Harness struct {
+	Clock       *Clock
+	Coordinator *coordinator.Coordinator
+	records     []AppendedRecord
+	failAppends []error
+	hooks       coordinator.Hooks
+}
+
+type options struct {
+	cfg        coordinator.Config
+	start      time.Time
+	partitions []int32
+	topics     map[string]int32
+	hooks      coordinator.Hooks
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithConfig sets the coordinator's configuration (default: Kafka's defaults).
+func WithConfig(cfg coordinator.Config) Option { return func(o *options) { o.cfg = cfg } }
+
+// WithStart sets the clock's start (default Epoch).
+func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
+
+// WithPartitions hosts only the listed partitions (default: all).
+func WithPartitions(ps ...int32) Option { return func(o *options) { o.partitions = ps } }
+
+// WithTopics installs a topic metadata image (topic → partitions).
+func WithTopics(topics map[string]int32) Option { return func(o *options) { o.topics = topics } }
+
+// WithHooks adds coordinator hooks; the harness chains its own around them.
+func WithHooks(h coordinator.Hooks) Option { return func(o *options) { o.hooks = h } }
+
+// New builds, starts and loads a coordinator.
+func New(opts ...Option) (*Harness, error) {
+	o := options{cfg: coordinator.DefaultConfig(), start: Epoch}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	h := &Harness{Clock: NewClock(o.start), hooks: o.hooks}
+	c, err := coordinator.New(o.cfg, coordinator.Options{Clock: h.Clock, Hooks: coordinator.Hooks{
+		BeforeAppend: h.beforeAppend,
+		CommitDelay:  o.hooks.CommitDelay,
+		AfterReplay: func(p int32, off int64, r shard.Record) {
+			h.records = append(h.records, AppendedRecord{p, off, r})
+			if o.hooks.AfterReplay != nil {
+				o.hooks.AfterReplay(p, off, r)
+			}
+		},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	h.Coordinator = c
+	if err := c.Startup(); err != nil {
+		return nil, err
+	}
+	if o.topics != nil {
+		if err := c.SetTopics(o.topics); err != nil {
+			return nil, err
+		}
+	}
+	ps := o.partitions
+	if ps == nil {
+		for p := int32(0); p < o.cfg.NumPartitions; p++ {
+			ps = append(ps, p)
+		}
+	}
+	for _, p := range ps {
+		if err := c.LoadShard(p); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+func (h *Harness) beforeAppend(p int32, records []shard.Record) error {
+	if len(h.failAppends) > 0 {
+		err := h.failAppends[0]
+		h.failAppends = h.failAppends[1:]
+		return err
+	}
+	if h.hooks.BeforeAppend != nil {
+		return h.hooks.BeforeAppend(p, records)
+	}
+	return nil
+}
+
+// FailNextAppend makes the next append fail with err (a Kafka error such as
+// kerr.NotEnoughReplicas is translated as Kafka does).
+func (h *Harness) FailNextAppend(err error) { h.failAppends = append(h.failAppends, err) }
+
+// Now is the harness clock's time.
+func (h *Harness) Now() time.Time { return h.Clock.Now() }
+
+// Elapsed is the virtual time since the harness started.
+func (h *Harness) Elapsed(start time.Time) time.Duration { return h.Clock.Now().Sub(start) }
+
+// Poll runs what is due now and returns the number of events run.
+func (h *Harness) Poll() int { return h.Coordinator.Poll() }
+
+// Advance moves time forward by d, stopping at every deadline on the way so
+// each timer fires at its own time, in order. It returns the events run.
+func (h *Harness) Advance(d time.Duration) int {
+	if d < 0 {
+		panic("coordtest: Advance with a negative duration")
+	}
+	return h.AdvanceTo(h.Clock.Now().Add(d))
+}
+
+// AdvanceTo is Advance to an absolute time.
+func (h *Harness) AdvanceTo(t time.Time) int {
+	n := h.Coordinator.Poll()
+	for {
+		next, ok := h.Coordinator.NextDeadline()
+		if !ok || next.After(t) {
+			break
+		}
+		if next.After(h.Clock.Now()) {
+			_ = h.Clock.Set(next)
+		}
+		n += h.Coordinator.Poll()
+	}
+	_ = h.Clock.Set(t)
+	return n + h.Coordinator.Poll()
+}
+
+// ErrNeverCompleted is returned by Await when the future is still pending
+// after every scheduled event within the bound ran.
+var ErrNeverCompleted = errors.New("coordtest: the operation did not complete")
+
+// Await returns f's outcome, advancing virtual time deadline by deadline (at
+// most a day) until it completes.
+func Await[T any](h *Harness, f *coordinator.Future[T]) (T, error) {
+	limit := h.Clock.Now().Add(24 * time.Hour)
+	for !f.Done() {
+		next, ok := h.Coordinator.NextDeadline()
+		if !ok || next.After(limit) {
+			var zero T
+			return zero, ErrNeverCompleted
+		}
+		h.AdvanceTo(next)
+	}
+	return f.Result()
+}
+
+// Records returns every record appended since the harness started.
+func (h *Harness) Records() []AppendedRecord { return h.records }
+
+// RecordsSince returns the records appended after the first n.
+func (h *Harness) RecordsSince(n int) []AppendedRecord {
+	if n >= len(h.records) {
+		return nil
+	}
+	return h.records[n:]
+}
+
+// Shard returns a snapshot of the committed state of the shard that owns groupID.
+func (h *Harness) Shard(groupID string) (*shard.Shard, error) {
+	return h.Coordinator.CommittedShard(h.Coordinator.PartitionFor(groupID))
+}
+
+// Group describes a group from committed state.
+func (h *Harness) Group(groupID string) (shard.GroupDescription, error) {
+	d := h.Coordinator.DescribeGroups([]string{groupID})[0]
+	return d.Description, d.Err
+}
+
+// Offsets fetches every committed offset of a group.
+func (h *Harness) Offsets(groupID string) ([]shard.FetchedOffset, error) {
+	return h.Coordinator.FetchOffsets(groupID, nil, false)
+}
+
+// JoinConsumer joins a consumer-group member subscribed to topics.
+func (h *Harness) JoinConsumer(groupID, memberID string, topics ...string) (shard.ConsumerGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: 0, RebalanceTimeoutMs: 300_000, SubscribedTopicNames: topics,
+	}))
+}
+
+// HeartbeatConsumer sends a consumer heartbeat at epoch (-1 leaves).
+func (h *Harness) HeartbeatConsumer(groupID, memberID string, epoch int32) (shard.ConsumerGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: epoch,
+	}))
+}
+
+// JoinStreams joins a streams-group member with a topology.
+func (h *Harness) JoinStreams(groupID, memberID string, topology shard.Topology) (shard.StreamsGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: 0, RebalanceTimeoutMs: 300_000, Topology: &topology, Version: 1,
+	}))
+}
+
+// HeartbeatStreams sends a streams heartbeat at epoch (-1 leaves).
+func (h *Harness) HeartbeatStreams(groupID, memberID string, epoch int32) (shard.StreamsGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: epoch, Version: 1,
+	}))
+}
+
+// JoinShare joins a share-group member subscribed to topics.
+func (h *Harness) JoinShare(groupID, memberID string, topics ...string) (shard.ShareGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: 0, SubscribedTopicNames: topics,
+	}))
+}
+
+// Commit commits one offset as a member (or, with "" and -1, as a simple
+// consumer or an admin).
+func (h *Harness) Commit(groupID, memberID string, memberEpoch int32, topic string, partition int32, offset int64) error {
+	_, err := Await(h, h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: memberEpoch, RetentionTimeMs: -1,
+		Topics: []shard.OffsetCommitTopic{{Topic: topic, Partitions: []shard.OffsetCommitPartition{{Partition: partition, Offset: offset, LeaderEpoch: -1}}}},
+	}))
+	return err
+}
+
+// DeleteGroups deletes groups and returns each group's error (nil = deleted).
+func (h *Harness) DeleteGroups(groupIDs ...string) ([]shard.DeleteGroupResult, error) {
+	return Await(h, h.Coordinator.DeleteGroups(groupIDs))
+}
+
+// Metric returns the value of a metric of the coordinator's group by name and
+// tags ("key", "value" pairs), measured now.
+func (h *Harness) Metric(name string, tags ...string) (float64, bool) {
+	want, err := metrics.NewMetricName(name, coordinator.MetricsGroup, "", tags...)
+	if err != nil {
+		return 0, false
+	}
+	for _, s := range h.Coordinator.MetricsSnapshot() {
+		if s.Name.Name == want.Name && s.Name.Group == want.Group && reflect.DeepEqual(s.Name.Tags, want.Tags) {
+			return s.Value, true
+		}
+	}
+	return 0, false
+}
+
+// CheckReplay rebuilds every hosted shard from its committed log and
+// compares it with the committed state the coordinator serves (DESIGN.md
+// invariant 7). It returns nil when they are identical.
+func (h *Harness) CheckReplay() error {
+	c := h.Coordinator
+	for _, p := range c.HostedPartitions() {
+		live, err := c.CommittedShard(p)
+		if err != nil {
+			continue // loading: nothing to compare yet
+		}
+		rebuilt, err := shard.New(p, live.Config())
+		if err != nil {
+			return err
+		}
+		if err := rebuilt.SetTopics(topicsOf(live)); err != nil {
+			return err
+		}
+		if err := rebuilt.ReplayAll(0, c.Logs().Partition(p).Committed()); err != nil {
+			return fmt.Errorf("partition %d: replay failed: %w", p, err)
+		}
+		if err := DiffSnapshots(live.Snapshot(), rebuilt.Snapshot()); err != nil {
+			return fmt.Errorf("partition %d: live state and replayed log differ: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func topicsOf(s *shard.Shard) map[string]int32 { return s.Topics() }
+
+// DiffSnapshots returns nil for equal snapshots, or an error naming the first
+// difference.
+func DiffSnapshots(a, b shard.Snapshot) error {
+	if reflect.DeepEqual(a, b) {
+		return nil
+	}
+	switch {
+	case len(a.Groups) != len(b.Groups):
+		return fmt.Errorf("%d groups vs %d", len(a.Groups), len(b.Groups))
+	case len(a.Offsets) != len(b.Offsets):
+		return fmt.Errorf("%d offsets vs %d", len(a.Offsets), len(b.Offsets))
+	}
+	for i := range a.Groups {
+		if !reflect.DeepEqual(a.Groups[i], b.Groups[i]) {
+			return fmt.Errorf("group %s: %+v vs %+v", a.Groups[i].GroupID, a.Groups[i], b.Groups[i])
+		}
+	}
+	for i := range a.Offsets {
+		if a.Offsets[i] != b.Offsets[i] {
+			return fmt.Errorf("offset %+v vs %+v", a.Offsets[i], b.Offsets[i])
+		}
+	}
+	return fmt.Errorf("indexes or counters differ: %+v vs %+v", a, b)
+}

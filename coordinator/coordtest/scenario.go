@@ -1,0 +1,460 @@
+package coordtest
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// RunScenarios runs every scenario file matching glob (for example
+// "testdata/*.txt") as a subtest.
+func RunScenarios(t *testing.T, glob string) {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("coordtest: no scenario files match %q (%v)", glob, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { RunScenario(t, f) })
+	}
+}
+
+// RunScenario runs one scenario file in cockroachdb/datadriven format: prose
+// and # comments, then commands with their expected output, regenerated with
+// `go test -rewrite`. Every command prints the records it appended. The
+// commands are:
+//
+//	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes;
+//	                                            also partitions=N, commit-delay=DUR, plugin=true
+//	topics foo=3 bar=2                        install the topic metadata image
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)]
+//	share-heartbeat    group= member= epoch= [topics=(a,b)]
+//	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
+//	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
+//	                                          async: do not wait for the commit; its outcome is printed
+//	                                          by the command during which it completes
+//	txn-commit group= producer= offsets=(...)
+//	end-txn group= producer= (commit|abort)
+//	fetch group= [stable]
+//	delete-offsets group= partitions=(foo-0,...)
+//	delete-groups groups=(a,b)
+//	describe group=
+//	groups                                     list every group with type and state
+//	timers group=                              the timer keys of the group's shard
+//	advance DURATION                           move virtual time, firing timers in order
+//	unload group= / load group=                move the group's shard away / back
+//	fail-next-append [error=NOT_ENOUGH_REPLICAS]
+//	metrics [prefix]                           non-zero metrics whose name starts with prefix
+//	check-replay                               rebuild shards from their logs and compare
+func RunScenario(t *testing.T, path string) {
+	t.Helper()
+	s := &scenario{}
+	if err := s.reset(nil); err != nil {
+		t.Fatal(err)
+	}
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		before := len(s.h.Records())
+		out, err := s.run(d)
+		var b strings.Builder
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		} else if out != "" {
+			b.WriteString(out)
+			if !strings.HasSuffix(out, "\n") {
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString(s.reportCompleted())
+		for _, r := range s.h.RecordsSince(before) {
+			fmt.Fprintf(&b, "record p%d@%d %s\n", r.Partition, r.Offset, shard.Format(r.Record))
+		}
+		if b.Len() == 0 {
+			return "ok\n"
+		}
+		return b.String()
+	})
+}
+
+type scenario struct {
+	h       *Harness
+	start   time.Time
+	pending []pendingWrite
+}
+
+// pendingWrite is a write issued with the async flag: the scenario does not
+// wait for it, and reports its outcome when a later command completes it.
+type pendingWrite struct {
+	label string
+	poll  func() (done bool, outcome string)
+}
+
+// reportCompleted prints, in issue order, the async writes that completed.
+func (s *scenario) reportCompleted() string {
+	var b strings.Builder
+	kept := s.pending[:0]
+	for _, w := range s.pending {
+		if done, outcome := w.poll(); done {
+			fmt.Fprintf(&b, "completed %s: %s\n", w.label, outcome)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	s.pending = kept
+	return b.String()
+}
+
+func (s *scenario) reset(args []datadriven.CmdArg) error {
+	cfg := coordinator.DefaultConfig()
+	cfg.NumPartitions = 1
+	for _, a := range args {
+		if len(a.Vals) != 1 {
+			return fmt.Errorf("argument %s needs one value", a.Key)
+		}
+		v := a.Vals[0]
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ms := time.Duration(n) * time.Millisecond
+		switch a.Key {
+		case "partitions", "offsets.topic.num.partitions":
+			cfg.NumPartitions = int32(n)
+		case "offsets.retention.minutes":
+			cfg.OffsetsRetention = time.Duration(n) * time.Minute
+		case "offsets.retention.check.interval.ms":
+			cfg.OffsetsRetentionCheckInterval = ms
+		case "group.consumer.session.timeout.ms":
+			cfg.ConsumerSessionTimeout = ms
+		case "group.streams.session.timeout.ms":
+			cfg.StreamsSessionTimeout = ms
+		case "group.share.session.timeout.ms":
+			cfg.ShareSessionTimeout = ms
+		case "group.consumer.max.size":
+			cfg.ConsumerMaxSize = int(n)
+		case "commit-delay":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return err
+			}
+			cfg.CommitDelay = d
+		default:
+			return fmt.Errorf("unknown configuration %q", a.Key)
+		}
+	}
+	h, err := New(WithConfig(cfg))
+	if err != nil {
+		return err
+	}
+	s.h, s.start = h, h.Now()
+	return nil
+}
+
+func (s *scenario) run(d *datadriven.TestData) (string, error) {
+	h := s.h
+	switch d.Cmd {
+	case "coordinator":
+		return "", s.reset(d.CmdArgs)
+	case "topics":
+		topics := map[string]int32{}
+		for _, a := range d.CmdArgs {
+			if len(a.Vals) != 1 {
+				return "", fmt.Errorf("topics: %s needs one partition count", a.Key)
+			}
+			n, err := strconv.Atoi(a.Vals[0])
+			if err != nil {
+				return "", err
+			}
+			topics[a.Key] = int32(n)
+		}
+		return "", h.Coordinator.SetTopics(topics)
+	case "consumer-heartbeat":
+		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
+		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
+		if err != nil {
+			return "", err
+		}
+		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
+	case "share-heartbeat":
+		req := shard.ShareGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+			MemberEpoch: int32(num(d, "epoch", 0)), SubscribedTopicNames: list(d, "topics")}
+		r, err := Await(h, h.Coordinator.ShareGroupHeartbeat(req))
+		if err != nil {
+			return "", err
+		}
+		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
+	case "streams-heartbeat":
+		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, Version: 1}
+		if d.HasArg("subtopologies") {
+			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
+			for _, st := range list(d, "subtopologies") {
+				id, topics, _ := strings.Cut(st, ":")
+				req.Topology.Subtopologies = append(req.Topology.Subtopologies, shard.Subtopology{ID: id, SourceTopics: strings.Split(topics, "+")})
+			}
+		}
+		r, err := Await(h, h.Coordinator.StreamsGroupHeartbeat(req))
+		if err != nil {
+			return "", err
+		}
+		var status []string
+		for _, st := range r.Status {
+			status = append(status, st.String())
+		}
+		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatTasks(r.ActiveTasks), strings.Join(status, ",")), nil
+	case "commit", "txn-commit":
+		topics, err := commitTopics(d)
+		if err != nil {
+			return "", err
+		}
+		var f *coordinator.Future[shard.OffsetCommitResponse]
+		if d.Cmd == "commit" {
+			f = h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+				MemberEpoch: int32(num(d, "epoch", -1)), RetentionTimeMs: num(d, "retention", -1), Topics: topics})
+		} else {
+			f = h.Coordinator.CommitTransactionalOffsets(shard.TxnOffsetCommitRequest{GroupID: str(d, "group"),
+				ProducerID: num(d, "producer", 0), MemberID: str(d, "member"), MemberEpoch: int32(num(d, "epoch", -1)), Topics: topics})
+		}
+		describe := func(r shard.OffsetCommitResponse, err error) string {
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return fmt.Sprintf("committed %d", r.Committed)
+		}
+		if d.HasArg("async") {
+			if f.Done() {
+				r, err := f.Result()
+				return describe(r, err), nil
+			}
+			label := fmt.Sprintf("%s %s", d.Cmd, strings.Join(list(d, "offsets"), ","))
+			s.pending = append(s.pending, pendingWrite{label: label, poll: func() (bool, string) {
+				r, err := f.Result()
+				return f.Done(), describe(r, err)
+			}})
+			return "pending", nil
+		}
+		r, err := Await(h, f)
+		if err != nil {
+			return "", err
+		}
+		return describe(r, nil), nil
+	case "end-txn":
+		_, err := Await(h, h.Coordinator.EndTransaction(str(d, "group"), num(d, "producer", 0), d.HasArg("commit")))
+		return "", err
+	case "fetch":
+		offs, err := h.Coordinator.FetchOffsets(str(d, "group"), nil, d.HasArg("stable"))
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, o := range offs {
+			fmt.Fprintf(&b, "%s-%d offset=%d\n", o.Topic, o.Partition, o.Offset)
+		}
+		if b.Len() == 0 {
+			return "no offsets", nil
+		}
+		return b.String(), nil
+	case "delete-offsets":
+		var tps []shard.TopicPartitions
+		for _, tp := range list(d, "partitions") {
+			topic, p, err := splitTopicPartition(tp)
+			if err != nil {
+				return "", err
+			}
+			tps = append(tps, shard.TopicPartitions{Topic: topic, Partitions: []int32{p}})
+		}
+		n, err := Await(h, h.Coordinator.DeleteOffsets(str(d, "group"), tps))
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("deleted %d", n), nil
+	case "delete-groups":
+		rs, err := h.DeleteGroups(list(d, "groups")...)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, r := range rs {
+			fmt.Fprintf(&b, "%s: %s\n", r.GroupID, errName(r.Err))
+		}
+		return b.String(), nil
+	case "describe":
+		g, err := h.Group(str(d, "group"))
+		if err != nil {
+			return "", err
+		}
+		return describeText(g), nil
+	case "groups":
+		gs, _ := h.Coordinator.ListGroups()
+		var b strings.Builder
+		for _, g := range gs {
+			fmt.Fprintf(&b, "%s %s %s\n", g.GroupID, g.Type, g.State)
+		}
+		if b.Len() == 0 {
+			return "no groups", nil
+		}
+		return b.String(), nil
+	case "timers":
+		p := h.Coordinator.PartitionFor(str(d, "group"))
+		var b strings.Builder
+		for _, k := range h.Coordinator.TimerKeys(p) {
+			at, _ := h.Coordinator.TimerDeadline(p, k)
+			fmt.Fprintf(&b, "%s at %s\n", k, at.Sub(s.start))
+		}
+		if b.Len() == 0 {
+			return "no timers", nil
+		}
+		return b.String(), nil
+	case "advance":
+		if len(d.CmdArgs) != 1 {
+			return "", fmt.Errorf("advance takes one duration")
+		}
+		dur, err := time.ParseDuration(d.CmdArgs[0].Key)
+		if err != nil {
+			return "", err
+		}
+		h.Advance(dur)
+		return fmt.Sprintf("t=%s", h.Now().Sub(s.start)), nil
+	case "unload":
+		return "", h.Coordinator.UnloadShard(h.Coordinator.PartitionFor(str(d, "group")))
+	case "load":
+		return "", h.Coordinator.LoadShard(h.Coordinator.PartitionFor(str(d, "group")))
+	case "fail-next-append":
+		e := kerr.NotEnoughReplicas
+		if d.HasArg("error") && str(d, "error") == "NOT_LEADER_OR_FOLLOWER" {
+			e = kerr.NotLeaderOrFollower
+		}
+		h.FailNextAppend(e)
+		return "", nil
+	case "metrics":
+		prefix := ""
+		if len(d.CmdArgs) > 0 {
+			prefix = d.CmdArgs[0].Key
+		}
+		var b strings.Builder
+		for _, m := range h.Coordinator.MetricsSnapshot() {
+			if m.Value != 0 && strings.HasPrefix(m.Name.Name, prefix) {
+				fmt.Fprintf(&b, "%s%s %g\n", m.Name.Name, m.Name.Tags, m.Value)
+			}
+		}
+		return b.String(), nil
+	case "check-replay":
+		if err := h.CheckReplay(); err != nil {
+			return "", err
+		}
+		return "replay ok", nil
+	}
+	return "", fmt.Errorf("unknown command %q", d.Cmd)
+}
+
+func heartbeatLine(epoch int32, has bool, assignment, status string) string {
+	line := fmt.Sprintf("member-epoch=%d", epoch)
+	if has {
+		line += " assignment=" + assignment
+	}
+	if status != "" {
+		line += " status=" + status
+	}
+	return line
+}
+
+func describeText(g shard.GroupDescription) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s state=%s epoch=%d assignment-epoch=%d", g.GroupID, g.Type, g.State, g.Epoch, g.AssignmentEpoch)
+	if g.Type == shard.Streams {
+		fmt.Fprintf(&b, " topology=%s stored=%d failed=%d", shard.FormatTopology(g.Topology), g.StoredDescriptionTopologyEpoch, g.FailedDescriptionTopologyEpoch)
+	}
+	b.WriteByte('\n')
+	for _, m := range g.Members {
+		assigned := shard.FormatAssignment(m.Assignment)
+		if g.Type == shard.Streams {
+			assigned = shard.FormatTasks(m.ActiveTasks)
+		}
+		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s\n", m.MemberID, m.MemberEpoch, assigned)
+	}
+	return b.String()
+}
+
+func errName(err error) string {
+	if err == nil {
+		return "deleted"
+	}
+	return kerr.Name(err)
+}
+
+func str(d *datadriven.TestData, key string) string {
+	a, ok := d.Arg(key)
+	if !ok || len(a.Vals) == 0 {
+		return ""
+	}
+	return a.Vals[0]
+}
+
+// num returns a numeric argument, or def when it is absent. A malformed
+// number is a broken scenario file: it panics with the file position, which
+// fails the test loudly instead of running with a default.
+func num(d *datadriven.TestData, key string, def int64) int64 {
+	a, ok := d.Arg(key)
+	if !ok || len(a.Vals) == 0 {
+		return def
+	}
+	n, err := strconv.ParseInt(a.Vals[0], 10, 64)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %s=%s is not a number", d.Pos, key, a.Vals[0]))
+	}
+	return n
+}
+
+func list(d *datadriven.TestData, key string) []string {
+	if a, ok := d.Arg(key); ok {
+		return slices.Clone(a.Vals)
+	}
+	return nil
+}
+
+func splitTopicPartition(s string) (string, int32, error) {
+	i := strings.LastIndexByte(s, '-')
+	if i > 0 && s[i-1] == '-' {
+		i-- // "foo--1" is topic foo, partition -1
+	}
+	if i <= 0 {
+		return "", 0, fmt.Errorf("%q is not topic-partition", s)
+	}
+	p, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return "", 0, fmt.Errorf("%q is not topic-partition", s)
+	}
+	return s[:i], int32(p), nil
+}
+
+func commitTopics(d *datadriven.TestData) ([]shard.OffsetCommitTopic, error) {
+	var topics []shard.OffsetCommitTopic
+	for _, o := range list(d, "offsets") {
+		tp, off, ok := strings.Cut(o, "@")
+		if !ok {
+			return nil, fmt.Errorf("%q is not topic-partition@offset", o)
+		}
+		topic, p, err := splitTopicPartition(tp)
+		if err != nil {
+			return nil, err
+		}
+		offset, err := strconv.ParseInt(off, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		part := shard.OffsetCommitPartition{Partition: p, Offset: offset, LeaderEpoch: -1, Metadata: str(d, "metadata")}
+		if n := len(topics); n > 0 && topics[n-1].Topic == topic {
+			topics[n-1].Partitions = append(topics[n-1].Partitions, part)
+		} else {
+			topics = append(topics, shard.OffsetCommitTopic{Topic: topic, Partitions: []shard.OffsetCommitPartition{part}})
+		}
+	}
+	return topics, nil
+}

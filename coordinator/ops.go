@@ -1,0 +1,232 @@
+package coordinator
+
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// routeGroup validates a group id and returns its partition.
+func (c *Coordinator) routeGroup(groupID string) (int32, error) {
+	if !c.active {
+		return 0, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active")
+	}
+	if err := shard.ValidateGroupID(groupID); err != nil {
+		return 0, err
+	}
+	return c.PartitionFor(groupID), nil
+}
+
+func routed[R any](c *Coordinator, groupID string, fn func(p int32) *Future[R]) *Future[R] {
+	p, err := c.routeGroup(groupID)
+	if err != nil {
+		var zero R
+		return completed(zero, err)
+	}
+	return fn(p)
+}
+
+// routedHeartbeat is routed for the heartbeat APIs, which Kafka validates
+// before routing: a bad group id is INVALID_REQUEST, not INVALID_GROUP_ID.
+func routedHeartbeat[R any](c *Coordinator, groupID string, fn func(p int32) *Future[R]) *Future[R] {
+	if c.active && groupID == "" {
+		var zero R
+		return completed(zero, kerr.InvalidRequest.WithMessage("GroupId can't be empty."))
+	}
+	if err := shard.ValidateGroupID(groupID); c.active && err != nil {
+		var zero R
+		return completed(zero, kerr.InvalidRequest.WithMessage("GroupId is invalid: %v", err))
+	}
+	return routed(c, groupID, fn)
+}
+
+// ConsumerGroupHeartbeat handles a KIP-848 ConsumerGroupHeartbeat.
+func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatRequest) *Future[shard.ConsumerGroupHeartbeatResponse] {
+	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ConsumerGroupHeartbeatResponse] {
+		return write(c, "consumer-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ConsumerGroupHeartbeatResponse], error) {
+			return s.ConsumerGroupHeartbeat(now, req)
+		})
+	})
+}
+
+// StreamsGroupHeartbeat handles a KIP-1071 StreamsGroupHeartbeat.
+func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatRequest) *Future[shard.StreamsGroupHeartbeatResponse] {
+	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.StreamsGroupHeartbeatResponse] {
+		return write(c, "streams-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.StreamsGroupHeartbeatResponse], error) {
+			return s.StreamsGroupHeartbeat(now, req)
+		})
+	})
+}
+
+// ShareGroupHeartbeat handles a KIP-932 ShareGroupHeartbeat.
+func (c *Coordinator) ShareGroupHeartbeat(req shard.ShareGroupHeartbeatRequest) *Future[shard.ShareGroupHeartbeatResponse] {
+	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ShareGroupHeartbeatResponse] {
+		return write(c, "share-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ShareGroupHeartbeatResponse], error) {
+			return s.ShareGroupHeartbeat(now, req)
+		})
+	})
+}
+
+// CommitOffsets handles an OffsetCommit.
+func (c *Coordinator) CommitOffsets(req shard.OffsetCommitRequest) *Future[shard.OffsetCommitResponse] {
+	return routed(c, req.GroupID, func(p int32) *Future[shard.OffsetCommitResponse] {
+		return write(c, "commit-offset", p, func(s *shard.Shard, now int64) (shard.Result[shard.OffsetCommitResponse], error) {
+			res, err := s.CommitOffsets(now, req)
+			if err == nil {
+				c.metrics.offsetCommits.RecordValue(float64(res.Response.Committed), now)
+			}
+			return res, err
+		})
+	})
+}
+
+// CommitTransactionalOffsets handles a TxnOffsetCommit.
+func (c *Coordinator) CommitTransactionalOffsets(req shard.TxnOffsetCommitRequest) *Future[shard.OffsetCommitResponse] {
+	return routed(c, req.GroupID, func(p int32) *Future[shard.OffsetCommitResponse] {
+		return write(c, "txn-commit-offset", p, func(s *shard.Shard, now int64) (shard.Result[shard.OffsetCommitResponse], error) {
+			return s.CommitTransactionalOffsets(now, req)
+		})
+	})
+}
+
+// EndTransaction writes a transaction marker for a group's pending offsets.
+func (c *Coordinator) EndTransaction(groupID string, producerID int64, commit bool) *Future[struct{}] {
+	return routed(c, groupID, func(p int32) *Future[struct{}] {
+		return write(c, "end-transaction", p, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
+			return s.EndTransaction(groupID, producerID, commit)
+		})
+	})
+}
+
+// FetchOffsets reads committed offsets of a group (all of them when topics
+// is nil).
+func (c *Coordinator) FetchOffsets(groupID string, topics []shard.TopicPartitions, requireStable bool) ([]shard.FetchedOffset, error) {
+	p, err := c.routeGroup(groupID)
+	if err != nil {
+		return nil, err
+	}
+	return read(c, p, func(s *shard.Shard) ([]shard.FetchedOffset, error) {
+		return s.FetchOffsets(groupID, topics, requireStable)
+	})
+}
+
+// DeleteOffsets handles an OffsetDelete; it returns how many offsets were deleted.
+func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitions) *Future[int] {
+	return routed(c, groupID, func(p int32) *Future[int] {
+		return write(c, "delete-offsets", p, func(s *shard.Shard, now int64) (shard.Result[int], error) {
+			res, err := s.DeleteOffsets(groupID, topics)
+			if err == nil && res.Response > 0 {
+				c.metrics.offsetDeletions.RecordValue(float64(res.Response), now)
+			}
+			return res, err
+		})
+	})
+}
+
+// DeleteGroups deletes groups across their shards, one write per shard
+// (Kafka's "delete-groups"). Results come in request order; a shard that
+// cannot be written answers for each of its groups with its error.
+func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGroupResult] {
+	if !c.active {
+		return completed[[]shard.DeleteGroupResult](nil, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
+	}
+	results := make([]shard.DeleteGroupResult, len(groupIDs))
+	byPartition := map[int32][]int{}
+	for i, id := range groupIDs {
+		results[i].GroupID = id
+		if err := shard.ValidateGroupID(id); err != nil {
+			results[i].Err = err
+			continue
+		}
+		p := c.PartitionFor(id)
+		byPartition[p] = append(byPartition[p], i)
+	}
+	parts := make([]int32, 0, len(byPartition))
+	for p := range byPartition {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	f := &Future[[]shard.DeleteGroupResult]{}
+	remaining := len(parts)
+	if remaining == 0 {
+		f.complete(results, nil)
+		return f
+	}
+	for _, p := range parts {
+		idx := byPartition[p]
+		ids := make([]string, len(idx))
+		for j, i := range idx {
+			ids[j] = groupIDs[i]
+		}
+		sub := write(c, "delete-groups", p, func(s *shard.Shard, now int64) (shard.Result[[]shard.DeleteGroupResult], error) {
+			res, err := s.DeleteGroups(ids)
+			if err == nil {
+				c.metrics.recordDeletedOffsets(now, res.Records)
+			}
+			return res, err
+		})
+		sub.OnDone(func(rs []shard.DeleteGroupResult, err error) {
+			for j, i := range idx {
+				if err != nil {
+					results[i].Err = err
+				} else {
+					results[i].Err = rs[j].Err
+				}
+			}
+			remaining--
+			if remaining == 0 {
+				f.complete(results, nil)
+			}
+		})
+	}
+	return f
+}
+
+// DescribedGroup is one row of DescribeGroups: a description or an error.
+type DescribedGroup struct {
+	GroupID     string
+	Description shard.GroupDescription
+	Err         error
+}
+
+// DescribeGroups reads group descriptions from committed state, in request order.
+func (c *Coordinator) DescribeGroups(groupIDs []string) []DescribedGroup {
+	out := make([]DescribedGroup, len(groupIDs))
+	for i, id := range groupIDs {
+		out[i].GroupID = id
+		p, err := c.routeGroup(id)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Description, out[i].Err = read(c, p, func(s *shard.Shard) (shard.GroupDescription, error) {
+			d, ok := s.DescribeGroup(id)
+			if !ok {
+				return d, kerr.GroupIDNotFound.WithMessage("Group %s not found.", id)
+			}
+			return d, nil
+		})
+	}
+	return out
+}
+
+// ListGroups lists every group on the hosted shards from committed state, in
+// (partition, group id) order. Shards that cannot answer are skipped and
+// returned as errors.
+func (c *Coordinator) ListGroups() ([]shard.GroupListing, []PartitionResult[struct{}]) {
+	var out []shard.GroupListing
+	var errs []PartitionResult[struct{}]
+	for _, r := range ReadAll(c, func(s *shard.Shard) ([]shard.GroupListing, error) {
+		var gs []shard.GroupListing
+		s.ListGroups(func(g shard.GroupListing) bool { gs = append(gs, g); return true })
+		return gs, nil
+	}) {
+		if r.Err != nil {
+			errs = append(errs, PartitionResult[struct{}]{Partition: r.Partition, Err: r.Err})
+			continue
+		}
+		out = append(out, r.Value...)
+	}
+	return out, errs
+}

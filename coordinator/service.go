@@ -1,0 +1,644 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Clock is the one thing the coordinator asks of time. benbjohnson/clock's
+// clock.Clock satisfies it for live use; the simulator supplies virtual time.
+type Clock interface {
+	Now() time.Time
+}
+
+// Hooks let a driver inject faults and observe the coordinator. Every hook
+// is optional and is called on the coordinator's goroutine.
+type Hooks struct {
+	// BeforeAppend may fail an append (a full disk, a lost leader). A non-nil
+	// error rolls the shard back to its committed state and fails every
+	// uncommitted write of that partition. Kafka errors are translated as
+	// Kafka's handleOperationException does.
+	BeforeAppend func(partition int32, records []shard.Record) error
+	// CommitDelay overrides Config.CommitDelay per append.
+	CommitDelay func(partition int32) time.Duration
+	// AfterReplay sees every record replayed into a hosted shard.
+	AfterReplay func(partition int32, offset int64, r shard.Record)
+}
+
+// Options are everything New needs besides the configuration.
+type Options struct {
+	// BrokerID names the broker in logs and metrics.
+	BrokerID int32
+	// Clock is required.
+	Clock Clock
+	// Logs are the shared partition logs; nil creates private ones.
+	Logs *Logs
+	// Logger receives the coordinator's logs; nil discards them.
+	Logger *slog.Logger
+	Hooks  Hooks
+}
+
+type shardStatus uint8
+
+const (
+	statusLoading shardStatus = iota
+	statusActive
+	statusFailed
+)
+
+type snapshot struct {
+	end int64
+	s   *shard.Shard
+}
+
+type waiter struct {
+	end  int64
+	done func(error)
+}
+
+type pendingCommit struct {
+	atMs int64
+	end  int64
+}
+
+// hosted is one shard this broker leads.
+type hosted struct {
+	partition int32
+	status    shardStatus
+	loadAtMs  int64
+	log       *Log
+	// latest receives every replayed record; committed is the state at the
+	// high watermark that reads see. They are the same object whenever
+	// nothing is uncommitted, so the common case pays for no snapshot.
+	latest    *shard.Shard
+	committed *shard.Shard
+	snaps     []snapshot
+	waiters   []waiter
+	commits   []pendingCommit
+	timers    *TimerQueue[shard.Task]
+}
+
+func (h *hosted) nextDeadline() (int64, bool) {
+	switch h.status {
+	case statusLoading:
+		return h.loadAtMs, true
+	case statusFailed:
+		return 0, false
+	}
+	at, ok := h.timers.NextDeadline()
+	if len(h.commits) > 0 && (!ok || h.commits[0].atMs < at) {
+		at, ok = h.commits[0].atMs, true
+	}
+	return at, ok
+}
+
+// Coordinator is one broker's group coordinator service (Kafka's
+// GroupCoordinatorService over its CoordinatorRuntime). It hosts the shards
+// this broker leads, routes each group to its shard, runs write operations
+// against the latest state and releases their responses at commit, runs
+// reads against committed state, and owns the shards' keyed timers.
+//
+// It is single-threaded: every method must be called from one goroutine (the
+// simulator's loop or a live driver's loop).
+type Coordinator struct {
+	cfg      Config
+	shardCfg shard.Config
+	brokerID int32
+	clock    Clock
+	logs     *Logs
+	log      *slog.Logger
+	hooks    Hooks
+
+	active   bool
+	shutDown bool
+	shards   map[int32]*hosted // iterate via sortedPartitions
+	topics   map[string]int32
+
+	metrics *serviceMetrics
+}
+
+// maxEventsPerPoll bounds one Poll so a timer that reschedules itself at
+// "now" cannot spin for ever.
+const maxEventsPerPoll = 1 << 22
+
+// New builds a coordinator. It is inactive until Startup and hosts no shard
+// until LoadShard.
+func New(cfg Config, opts Options) (*Coordinator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		return nil, errors.New("coordinator: Options.Clock is required")
+	}
+	logs := opts.Logs
+	if logs == nil {
+		var err error
+		if logs, err = NewLogs(cfg.NumPartitions); err != nil {
+			return nil, err
+		}
+	}
+	if logs.NumPartitions() != cfg.NumPartitions {
+		return nil, &ConfigError{Key: "offsets.topic.num.partitions", Value: cfg.NumPartitions,
+			Reason: fmt.Sprintf("the shared logs have %d partitions", logs.NumPartitions())}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Coordinator{
+		cfg: cfg, shardCfg: cfg.shardConfig(), brokerID: opts.BrokerID, clock: opts.Clock,
+		logs: logs, log: logger.With("broker", opts.BrokerID), hooks: opts.Hooks,
+		shards: map[int32]*hosted{}, topics: map[string]int32{},
+	}
+	c.metrics = newServiceMetrics(c)
+	return c, nil
+}
+
+// Config returns the coordinator's configuration.
+func (c *Coordinator) Config() Config { return c.cfg }
+
+// BrokerID is the broker this coordinator runs on.
+func (c *Coordinator) BrokerID() int32 { return c.brokerID }
+
+// Logs returns the partition logs the coordinator writes.
+func (c *Coordinator) Logs() *Logs { return c.logs }
+
+func (c *Coordinator) nowMs() int64 { return c.clock.Now().UnixMilli() }
+
+// Startup makes the service active (Kafka's GroupCoordinatorService.startup).
+func (c *Coordinator) Startup() error {
+	if c.shutDown {
+		return kerr.CoordinatorNotAvailable.WithMessage("the coordinator was shut down and cannot restart; build a new one")
+	}
+	c.active = true
+	return nil
+}
+
+// Shutdown deactivates the service and unloads every shard; their pending
+// writes fail with NOT_COORDINATOR and later calls get COORDINATOR_NOT_AVAILABLE.
+func (c *Coordinator) Shutdown() {
+	for _, p := range c.sortedPartitions() {
+		c.unload(p)
+	}
+	c.active, c.shutDown = false, true
+}
+
+// IsActive reports whether the service is started and not shut down.
+func (c *Coordinator) IsActive() bool { return c.active }
+
+// PartitionFor routes a group id to its __consumer_offsets partition.
+func (c *Coordinator) PartitionFor(groupID string) int32 {
+	return PartitionFor(groupID, c.cfg.NumPartitions)
+}
+
+func (c *Coordinator) sortedPartitions() []int32 {
+	ps := make([]int32, 0, len(c.shards))
+	for p := range c.shards {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// HostedPartitions lists the partitions this broker hosts (loading or active).
+func (c *Coordinator) HostedPartitions() []int32 { return c.sortedPartitions() }
+
+// IsHosting reports whether partition p is hosted and active.
+func (c *Coordinator) IsHosting(p int32) bool {
+	h := c.shards[p]
+	return h != nil && h.status == statusActive
+}
+
+// SetTopics installs the topic metadata image (topic → partition count) on
+// every hosted shard and on shards loaded later.
+func (c *Coordinator) SetTopics(topics map[string]int32) error {
+	probe, err := shard.New(0, c.shardCfg)
+	if err != nil {
+		return err
+	}
+	if err := probe.SetTopics(topics); err != nil {
+		return err // validate before changing anything
+	}
+	c.topics = make(map[string]int32, len(topics))
+	for k, v := range topics {
+		c.topics[k] = v
+	}
+	for _, p := range c.sortedPartitions() {
+		h := c.shards[p]
+		if h.status != statusActive {
+			continue
+		}
+		_ = h.latest.SetTopics(c.topics)
+		if h.committed != h.latest {
+			_ = h.committed.SetTopics(c.topics)
+		}
+	}
+	return nil
+}
+
+// LoadShard starts hosting partition p: it replays the partition's committed
+// log (after LoadDelay) and arms the shard's timers. Meanwhile operations on
+// p get COORDINATOR_LOAD_IN_PROGRESS.
+func (c *Coordinator) LoadShard(p int32) error {
+	if !c.active {
+		return kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active")
+	}
+	l := c.logs.Partition(p)
+	if l == nil {
+		return kerr.InvalidRequest.WithMessage("partition %d is out of range [0, %d)", p, c.cfg.NumPartitions)
+	}
+	if _, ok := c.shards[p]; ok {
+		return kerr.InvalidRequest.WithMessage("partition %d is already hosted", p)
+	}
+	h := &hosted{partition: p, status: statusLoading, loadAtMs: c.nowMs() + c.cfg.LoadDelay.Milliseconds(), log: l}
+	c.shards[p] = h
+	if c.cfg.LoadDelay == 0 {
+		c.finishLoad(h)
+	}
+	return nil
+}
+
+func (c *Coordinator) finishLoad(h *hosted) {
+	// A new leader starts from the committed prefix; an uncommitted tail
+	// left by the previous leader is gone, as after a leader change.
+	h.log.truncate()
+	s, err := shard.New(h.partition, c.shardCfg)
+	if err == nil {
+		err = s.SetTopics(c.topics)
+	}
+	if err == nil {
+		err = s.ReplayAll(0, h.log.Committed())
+	}
+	if err != nil {
+		h.status = statusFailed
+		c.log.Error("failed to load shard", "partition", h.partition, "err", err)
+		return
+	}
+	h.latest, h.committed = s, s
+	h.timers = NewTimerQueue[shard.Task]()
+	h.status = statusActive
+	c.applyTimers(h, s.OnLoaded(c.nowMs()))
+	c.log.Debug("loaded shard", "partition", h.partition, "records", h.log.HighWatermark())
+}
+
+// UnloadShard stops hosting partition p: its state and timers are dropped,
+// its uncommitted writes fail with NOT_COORDINATOR and the uncommitted tail
+// of its log is truncated. Broker-level state is untouched.
+func (c *Coordinator) UnloadShard(p int32) error {
+	if _, ok := c.shards[p]; !ok {
+		return kerr.NotCoordinator.WithMessage("partition %d is not hosted by broker %d", p, c.brokerID)
+	}
+	c.unload(p)
+	return nil
+}
+
+func (c *Coordinator) unload(p int32) {
+	h := c.shards[p]
+	delete(c.shards, p)
+	err := kerr.NotCoordinator.WithMessage("partition %d was unloaded", p)
+	h.log.truncate()
+	c.failWaiters(h, err)
+	h.status = statusFailed
+}
+
+// shardFor returns the active shard hosting p, or Kafka's error for why not.
+func (c *Coordinator) shardFor(p int32) (*hosted, error) {
+	if !c.active {
+		return nil, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active")
+	}
+	h := c.shards[p]
+	switch {
+	case h == nil:
+		return nil, kerr.NotCoordinator.WithMessage("broker %d does not host partition %d", c.brokerID, p)
+	case h.status == statusLoading:
+		return nil, kerr.CoordinatorLoadInProgress.WithMessage("partition %d is loading", p)
+	case h.status == statusFailed:
+		return nil, kerr.NotCoordinator.WithMessage("partition %d failed to load", p)
+	}
+	return h, nil
+}
+
+// write runs op against the latest state of partition p, appends and
+// replays its records, and completes the future at commit (Kafka's
+// scheduleWriteOperation).
+func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, nowMs int64) (shard.Result[R], error)) *Future[R] {
+	var zero R
+	h, err := c.shardFor(p)
+	if err != nil {
+		return completed(zero, err)
+	}
+	res, err := op(h.latest, c.nowMs())
+	if err != nil {
+		return completed(zero, err)
+	}
+	f := &Future[R]{}
+	c.appendRecords(h, name, res.Records, res.Timers, func(err error) {
+		if err != nil {
+			f.complete(zero, err)
+			return
+		}
+		f.complete(res.Response, nil)
+	})
+	return f
+}
+
+// read runs fn against the committed state of the shard hosting p (Kafka's
+// scheduleReadOperation).
+func read[R any](c *Coordinator, p int32, fn func(s *shard.Shard) (R, error)) (R, error) {
+	h, err := c.shardFor(p)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return fn(h.committed)
+}
+
+// PartitionResult is one hosted partition's answer to a read-all operation.
+type PartitionResult[R any] struct {
+	Partition int32
+	Value     R
+	Err       error
+}
+
+// ReadAll runs fn against the committed state of every hosted shard, in
+// partition order; a shard that is not active answers with its error
+// (Kafka's scheduleReadAllOperation).
+func ReadAll[R any](c *Coordinator, fn func(s *shard.Shard) (R, error)) []PartitionResult[R] {
+	if !c.active {
+		return nil
+	}
+	ps := c.sortedPartitions()
+	out := make([]PartitionResult[R], 0, len(ps))
+	for _, p := range ps {
+		r := PartitionResult[R]{Partition: p}
+		var h *hosted
+		if h, r.Err = c.shardFor(p); r.Err == nil {
+			r.Value, r.Err = fn(h.committed)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// appendRecords is the write path: append, replay, arm timers, and wait for
+// the high watermark. A write with no records still waits for the writes
+// before it, so a response never overtakes an uncommitted earlier write.
+func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Record, timers []shard.TimerOp, done func(error)) {
+	if len(records) == 0 {
+		c.applyTimers(h, timers)
+		c.await(h, h.log.EndOffset(), done)
+		return
+	}
+	if c.hooks.BeforeAppend != nil {
+		if err := c.hooks.BeforeAppend(h.partition, records); err != nil {
+			err = translateAppendError(err)
+			c.log.Warn("append failed; rolling back to the committed state", "op", name, "partition", h.partition, "err", err)
+			c.rollback(h, err)
+			done(err)
+			return
+		}
+	}
+	delay := c.cfg.CommitDelay
+	if c.hooks.CommitDelay != nil {
+		delay = max(c.hooks.CommitDelay(h.partition), 0)
+	}
+	if delay > 0 && h.committed == h.latest {
+		h.committed = h.latest.Clone()
+	}
+	first, end := h.log.append(records)
+	for i, r := range records {
+		if err := h.latest.Replay(first+int64(i), r); err != nil {
+			// The shard produced a record it cannot replay: a coordsim bug.
+			panic(fmt.Sprintf("coordinator: %s produced an unreplayable record: %v", name, err))
+		}
+		if c.hooks.AfterReplay != nil {
+			c.hooks.AfterReplay(h.partition, first+int64(i), r)
+		}
+	}
+	c.applyTimers(h, timers)
+	c.await(h, end, done)
+	if delay == 0 {
+		c.commit(h, end)
+		return
+	}
+	h.snaps = append(h.snaps, snapshot{end: end, s: h.latest.Clone()})
+	h.commits = append(h.commits, pendingCommit{atMs: c.nowMs() + delay.Milliseconds(), end: end})
+	slices.SortStableFunc(h.commits, func(a, b pendingCommit) int { return int(a.atMs - b.atMs) })
+}
+
+func (c *Coordinator) await(h *hosted, end int64, done func(error)) {
+	if end <= h.log.HighWatermark() {
+		done(nil)
+		return
+	}
+	h.waiters = append(h.waiters, waiter{end: end, done: done})
+}
+
+// commit advances the high watermark to end, moves the committed view
+// forward and releases the responses waiting for it.
+func (c *Coordinator) commit(h *hosted, end int64) {
+	h.log.commit(end)
+	hw := h.log.HighWatermark()
+	if hw == h.log.EndOffset() {
+		h.committed, h.snaps = h.latest, nil
+	} else {
+		i := 0
+		for i < len(h.snaps) && h.snaps[i].end <= hw {
+			h.committed = h.snaps[i].s
+			i++
+		}
+		h.snaps = h.snaps[i:]
+	}
+	n := 0
+	for n < len(h.waiters) && h.waiters[n].end <= hw {
+		n++
+	}
+	ready := h.waiters[:n]
+	h.waiters = h.waiters[n:]
+	for _, w := range ready {
+		w.done(nil)
+	}
+}
+
+// rollback returns a shard to its committed state after a failed append:
+// the uncommitted tail is truncated and every write waiting on it fails.
+func (c *Coordinator) rollback(h *hosted, err error) {
+	h.log.truncate()
+	h.latest, h.snaps, h.commits = h.committed, nil, nil
+	c.failWaiters(h, err)
+}
+
+func (c *Coordinator) failWaiters(h *hosted, err error) {
+	ws := h.waiters
+	h.waiters = nil
+	for _, w := range ws {
+		w.done(err)
+	}
+}
+
+func (c *Coordinator) applyTimers(h *hosted, ops []shard.TimerOp) {
+	for _, op := range ops {
+		if op.Cancel {
+			h.timers.Cancel(op.Key)
+		} else {
+			h.timers.Schedule(op.Key, op.DeadlineMs, op.Task)
+		}
+	}
+}
+
+// translateAppendError is Kafka's handleOperationException for append
+// failures (kip1331.md §4.2).
+func translateAppendError(err error) error {
+	var to *kerr.Error
+	switch kerr.As(err) {
+	case nil:
+		to = kerr.UnknownServerError
+	case kerr.UnknownTopicOrPartition, kerr.NotEnoughReplicas, kerr.RequestTimedOut:
+		to = kerr.CoordinatorNotAvailable
+	case kerr.NotLeaderOrFollower, kerr.KafkaStorageError:
+		to = kerr.NotCoordinator
+	case kerr.MessageTooLarge, kerr.RecordListTooLarge:
+		to = kerr.UnknownServerError
+	case kerr.NetworkException:
+		to = kerr.CoordinatorLoadInProgress
+	default:
+		return err
+	}
+	return to.WithMessage("append failed: %v", err)
+}
+
+// NextDeadline is the earliest moment at which Poll has work: a timer, a
+// pending commit or a shard load. ok is false when there is none.
+func (c *Coordinator) NextDeadline() (time.Time, bool) {
+	best, ok := int64(0), false
+	for _, h := range c.shards { // order-free: a minimum
+		if at, has := h.nextDeadline(); has && (!ok || at < best) {
+			best, ok = at, true
+		}
+	}
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(best), true
+}
+
+// Poll runs everything due at the clock's now, earliest first: shard loads,
+// commits, then timers; ties go to the lower partition. Work a due event
+// schedules for now runs in the same Poll. It returns the number of events run.
+func (c *Coordinator) Poll() int {
+	now := c.nowMs()
+	n := 0
+	for ; n < maxEventsPerPoll; n++ {
+		h := c.nextDue(now)
+		if h == nil {
+			return n
+		}
+		c.runDue(h, now)
+	}
+	panic(fmt.Sprintf("coordinator: more than %d events due at %d ms; a timer reschedules itself at now", maxEventsPerPoll, now))
+}
+
+func (c *Coordinator) nextDue(now int64) *hosted {
+	var best *hosted
+	var bestAt int64
+	for _, h := range c.shards {
+		at, ok := h.nextDeadline()
+		if !ok || at > now {
+			continue
+		}
+		if best == nil || at < bestAt || (at == bestAt && h.partition < best.partition) {
+			best, bestAt = h, at
+		}
+	}
+	return best
+}
+
+func (c *Coordinator) runDue(h *hosted, now int64) {
+	if h.status == statusLoading {
+		c.finishLoad(h)
+		return
+	}
+	at, _ := h.nextDeadline()
+	if len(h.commits) > 0 && h.commits[0].atMs == at {
+		pc := h.commits[0]
+		h.commits = h.commits[1:]
+		c.commit(h, pc.end)
+		return
+	}
+	_, task, ok := h.timers.PopDue(now)
+	if !ok {
+		return
+	}
+	c.runTimer(h, now, task)
+}
+
+func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
+	res := h.latest.RunTimer(now, task)
+	if task.Kind == shard.TaskSweep {
+		c.metrics.recordSweep(now, h.partition, res.Records)
+	}
+	p := h.partition
+	c.appendRecords(h, "timer", res.Records, res.Timers, func(err error) {
+		if err == nil {
+			return
+		}
+		// Kafka retries a failed timer operation after its retry backoff:
+		// the sweep's is the check interval, other timers' 500 ms.
+		h2 := c.shards[p]
+		if h2 != h || h.status != statusActive {
+			return
+		}
+		backoff := int64(500)
+		key := shard.SessionTimeoutKey(task.GroupID, task.MemberID)
+		if task.Kind == shard.TaskSweep {
+			backoff, key = c.shardCfg.OffsetsRetentionCheckIntervalMs, shard.SweepTimerKey
+		}
+		c.log.Warn("timer operation failed; retrying", "partition", p, "key", key, "err", err)
+		h.timers.Schedule(key, c.nowMs()+backoff, task)
+	})
+}
+
+// TimerKeys lists partition p's scheduled timer keys, sorted (for tests and
+// inspection).
+func (c *Coordinator) TimerKeys(p int32) []string {
+	h := c.shards[p]
+	if h == nil || h.timers == nil {
+		return nil
+	}
+	return h.timers.Keys()
+}
+
+// TimerDeadline returns when partition p's timer key fires.
+func (c *Coordinator) TimerDeadline(p int32, key string) (time.Time, bool) {
+	h := c.shards[p]
+	if h == nil || h.timers == nil {
+		return time.Time{}, false
+	}
+	ms, ok := h.timers.Deadline(key)
+	return time.UnixMilli(ms), ok
+}
+
+// CommittedShard returns a copy-on-write snapshot of partition p's committed
+// state, for inspection. Changing it changes nothing in the coordinator.
+func (c *Coordinator) CommittedShard(p int32) (*shard.Shard, error) {
+	h, err := c.shardFor(p)
+	if err != nil {
+		return nil, err
+	}
+	return h.committed.Clone(), nil
+}
+
+// LatestShard is CommittedShard for the latest (uncommitted) state.
+func (c *Coordinator) LatestShard(p int32) (*shard.Shard, error) {
+	h, err := c.shardFor(p)
+	if err != nil {
+		return nil, err
+	}
+	return h.latest.Clone(), nil
+}

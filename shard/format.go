@@ -1,0 +1,138 @@
+package shard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Format renders a record on one line, deterministically: the form scenario
+// files and simulation traces show. A tombstone prints as "<tombstone>".
+func Format(r Record) string {
+	var b strings.Builder
+	b.WriteString(r.Type().String())
+	b.WriteByte(' ')
+	b.WriteString(r.GroupID())
+	switch r := r.(type) {
+	case *OffsetCommit:
+		fmt.Fprintf(&b, "/%s-%d", r.Topic, r.Partition)
+		if r.Tombstone {
+			b.WriteString(" <tombstone>")
+			break
+		}
+		fmt.Fprintf(&b, " offset=%d", r.Value.Offset)
+		if r.Value.LeaderEpoch >= 0 {
+			fmt.Fprintf(&b, " leader-epoch=%d", r.Value.LeaderEpoch)
+		}
+		if r.Value.Metadata != "" {
+			fmt.Fprintf(&b, " metadata=%q", r.Value.Metadata)
+		}
+		if r.Value.ExpireTimestampMs >= 0 {
+			fmt.Fprintf(&b, " expire=%d", r.Value.ExpireTimestampMs)
+		}
+		if r.ProducerID != NoProducerID {
+			fmt.Fprintf(&b, " producer=%d", r.ProducerID)
+		}
+	case *EndTransactionMarker:
+		verdict := "abort"
+		if r.Commit {
+			verdict = "commit"
+		}
+		fmt.Fprintf(&b, " producer=%d %s", r.ProducerID, verdict)
+	case *GroupMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " protocol=%q generation=%d", r.ProtocolType, r.Generation) })
+	case *ConsumerGroupMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " epoch=%d", r.Epoch) })
+	case *ShareGroupMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " epoch=%d", r.Epoch) })
+	case *StreamsGroupMetadata:
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " epoch=%d stored=%d failed=%d", r.Epoch, r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch)
+		})
+	case *ConsumerGroupTargetAssignmentMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " assignment-epoch=%d", r.AssignmentEpoch) })
+	case *StreamsGroupTargetAssignmentMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " assignment-epoch=%d", r.AssignmentEpoch) })
+	case *ShareGroupTargetAssignmentMetadata:
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " assignment-epoch=%d", r.AssignmentEpoch) })
+	case *ConsumerGroupMemberMetadata:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ",")) })
+	case *ShareGroupMemberMetadata:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ",")) })
+	case *StreamsGroupMemberMetadata:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topology-epoch=%d", r.TopologyEpoch) })
+	case *ConsumerGroupTargetAssignmentMember:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatAssignment(r.Partitions)) })
+	case *ShareGroupTargetAssignmentMember:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatAssignment(r.Partitions)) })
+	case *StreamsGroupTargetAssignmentMember:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatTasks(r.ActiveTasks)) })
+	case *ConsumerGroupCurrentMemberAssignment:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " epoch=%d previous=%d assigned=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatAssignment(r.Partitions))
+		})
+	case *ShareGroupCurrentMemberAssignment:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " epoch=%d previous=%d assigned=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatAssignment(r.Partitions))
+		})
+	case *StreamsGroupCurrentMemberAssignment:
+		fmt.Fprintf(&b, " member=%s", r.MemberID)
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " epoch=%d previous=%d tasks=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatTasks(r.ActiveTasks))
+		})
+	case *StreamsGroupTopology:
+		tomb(&b, r.Tombstone, func() { b.WriteString(" " + FormatTopology(&r.Topology)) })
+	}
+	return b.String()
+}
+
+func tomb(b *strings.Builder, tombstone bool, value func()) {
+	if tombstone {
+		b.WriteString(" <tombstone>")
+		return
+	}
+	value()
+}
+
+// FormatAssignment renders partitions as "foo:0,1;bar:2" ("-" when empty).
+func FormatAssignment(a []TopicPartitions) string {
+	if len(a) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(a))
+	for i, tp := range a {
+		parts[i] = tp.Topic + ":" + joinInt32(tp.Partitions)
+	}
+	return strings.Join(parts, ";")
+}
+
+// FormatTasks renders tasks as "s0:0,1;s1:0" ("-" when empty).
+func FormatTasks(t []TaskIDs) string { return FormatAssignment(tasksToPartitions(t)) }
+
+// FormatTopology renders a topology as "epoch=1 [s0:foo,bar s1:baz]".
+func FormatTopology(t *Topology) string {
+	if t == nil {
+		return "<none>"
+	}
+	parts := make([]string, len(t.Subtopologies))
+	for i, st := range t.Subtopologies {
+		parts[i] = st.ID + ":" + strings.Join(append(append([]string(nil), st.SourceTopics...), st.RepartitionSourceTopics...), ",")
+	}
+	return fmt.Sprintf("epoch=%d [%s]", t.Epoch, strings.Join(parts, " "))
+}
+
+func joinInt32(xs []int32) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(int(x))
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,229 @@
+package shard
+
+import (
+	"slices"
+	"strings"
+)
+
+// GroupType is a group's protocol. One group id has exactly one type.
+type GroupType uint8
+
+// Group types, named as Kafka's Group.GroupType.
+const (
+	Classic GroupType = iota
+	Consumer
+	Streams
+	Share
+	numGroupTypes
+)
+
+func (t GroupType) String() string {
+	switch t {
+	case Classic:
+		return "classic"
+	case Consumer:
+		return "consumer"
+	case Streams:
+		return "streams"
+	case Share:
+		return "share"
+	}
+	return "unknown"
+}
+
+// GroupTypes lists every group type in a fixed order.
+var GroupTypes = [...]GroupType{Classic, Consumer, Streams, Share}
+
+// GroupState is a group's state. Not every type uses every state: classic
+// simple groups are always EMPTY, share groups are EMPTY or STABLE, and only
+// streams groups are NOT_READY.
+type GroupState uint8
+
+// Group states, Kafka's names.
+const (
+	StateEmpty GroupState = iota
+	StateNotReady
+	StateAssigning
+	StateReconciling
+	StateStable
+	StateDead
+	numGroupStates
+)
+
+func (s GroupState) String() string {
+	switch s {
+	case StateEmpty:
+		return "EMPTY"
+	case StateNotReady:
+		return "NOT_READY"
+	case StateAssigning:
+		return "ASSIGNING"
+	case StateReconciling:
+		return "RECONCILING"
+	case StateStable:
+		return "STABLE"
+	case StateDead:
+		return "DEAD"
+	}
+	return "UNKNOWN"
+}
+
+// MetricLabel is the lowercase form Kafka uses in metric tags ("not_ready").
+func (s GroupState) MetricLabel() string { return strings.ToLower(s.String()) }
+
+// GroupStates lists every state in a fixed order.
+var GroupStates = [...]GroupState{StateEmpty, StateNotReady, StateAssigning, StateReconciling, StateStable, StateDead}
+
+// EpochNone is the "nothing stored" value of the KIP-1331 epochs.
+const EpochNone int32 = -1
+
+// EpochUncertain is the KIP-1331 v2 marker (PR #22777): a plugin call that may
+// have disturbed the stored row is in flight or its outcome is unknown.
+const EpochUncertain int32 = -2
+
+// group is the in-memory state of one group. Objects are shared between a
+// shard and its clones, so a group is never mutated unless its gen equals the
+// shard's (see Shard.mutableGroup); slices inside are replaced, never written.
+type group struct {
+	id  string
+	typ GroupType
+	gen uint64
+
+	epoch           int32 // group epoch; generation for classic
+	assignmentEpoch int32
+	members         map[string]*member // never iterated for output: see sortedMemberIDs
+
+	// classic
+	protocolType            string
+	currentStateTimestampMs int64
+
+	// metadataHash fingerprints the partition counts of the topics the group
+	// reads; a change bumps the group epoch (KIP-848 / KIP-1071).
+	metadataHash int64
+
+	// streams
+	topology               *Topology // immutable once set
+	validatedTopologyEpoch int32
+	storedEpoch            int32
+	failedEpoch            int32
+
+	// derived on replay by refresh
+	state     GroupState
+	deletable bool // in Shard.deletable
+	eligible  bool // in Shard.eligible
+}
+
+type member struct {
+	id                  string
+	clientID            string
+	processID           string
+	subscribedTopics    []string
+	rebalanceTimeoutMs  int32
+	topologyEpoch       int32
+	memberEpoch         int32
+	previousMemberEpoch int32
+	// assigned and target hold partitions, or for streams members tasks with
+	// the subtopology id in the Topic field (one engine serves every type).
+	assigned    []TopicPartitions
+	target      []TopicPartitions
+	hasMetadata bool
+}
+
+func newGroup(id string, typ GroupType) *group {
+	return &group{
+		id:          id,
+		typ:         typ,
+		members:     map[string]*member{},
+		storedEpoch: EpochNone,
+		failedEpoch: EpochNone,
+		state:       StateEmpty,
+	}
+}
+
+func (g *group) clone() *group {
+	c := *g
+	c.members = make(map[string]*member, len(g.members))
+	for id, m := range g.members {
+		mc := *m
+		c.members[id] = &mc
+	}
+	return &c
+}
+
+func (g *group) sortedMemberIDs() []string {
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (g *group) member(id string) *member {
+	if m, ok := g.members[id]; ok {
+		return m
+	}
+	m := &member{id: id}
+	g.members[id] = m
+	return m
+}
+
+// isSubscribedToTopic is Kafka's Group.isSubscribedToTopic for the types we
+// model: classic simple groups subscribe to nothing; consumer and share groups
+// to the union of their members' subscriptions; streams groups, once empty, to
+// nothing (KAFKA-19372), otherwise to their topology's source topics.
+func (g *group) isSubscribedToTopic(topic string) bool {
+	switch g.typ {
+	case Consumer, Share:
+		for _, m := range g.members {
+			if _, ok := slices.BinarySearch(m.subscribedTopics, topic); ok {
+				return true
+			}
+		}
+	case Streams:
+		if len(g.members) == 0 || g.topology == nil {
+			return false
+		}
+		for _, st := range g.topology.Subtopologies {
+			if slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deriveState is Kafka's maybeUpdateGroupState for each type.
+func (g *group) deriveState(topicPartitions func(string) int32) GroupState {
+	if len(g.members) == 0 {
+		return StateEmpty
+	}
+	switch g.typ {
+	case Share:
+		return StateStable
+	case Streams:
+		if g.topology == nil || !topologyReady(g.topology, topicPartitions) {
+			return StateNotReady
+		}
+	}
+	if g.epoch > g.assignmentEpoch {
+		return StateAssigning
+	}
+	for _, m := range g.members {
+		if m.memberEpoch != g.assignmentEpoch {
+			return StateReconciling
+		}
+	}
+	return StateStable
+}
+
+func topologyReady(t *Topology, topicPartitions func(string) int32) bool {
+	for _, st := range t.Subtopologies {
+		for _, topic := range st.SourceTopics {
+			if topicPartitions(topic) <= 0 {
+				return false
+			}
+		}
+	}
+	return true
+}

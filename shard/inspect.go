@@ -1,0 +1,180 @@
+package shard
+
+import (
+	"github.com/coordsim/coordsim/offsets"
+)
+
+// MemberDescription is a member as Describe shows it.
+type MemberDescription struct {
+	MemberID            string
+	ClientID            string
+	ProcessID           string
+	SubscribedTopics    []string
+	RebalanceTimeoutMs  int32
+	TopologyEpoch       int32
+	MemberEpoch         int32
+	PreviousMemberEpoch int32
+	Assignment          []TopicPartitions
+	TargetAssignment    []TopicPartitions
+	ActiveTasks         []TaskIDs
+	TargetActiveTasks   []TaskIDs
+}
+
+// GroupDescription is a group as Describe shows it. Every replayed field is
+// here, so two shards with equal descriptions and offsets are equal.
+type GroupDescription struct {
+	GroupID                        string
+	Type                           GroupType
+	State                          GroupState
+	Epoch                          int32
+	AssignmentEpoch                int32
+	ProtocolType                   string
+	CurrentStateTimestampMs        int64
+	Topology                       *Topology
+	MetadataHash                   int64
+	ValidatedTopologyEpoch         int32
+	StoredDescriptionTopologyEpoch int32
+	FailedDescriptionTopologyEpoch int32
+	Members                        []MemberDescription
+}
+
+func describe(g *group) GroupDescription {
+	d := GroupDescription{
+		GroupID: g.id, Type: g.typ, State: g.state, Epoch: g.epoch, AssignmentEpoch: g.assignmentEpoch,
+		ProtocolType: g.protocolType, CurrentStateTimestampMs: g.currentStateTimestampMs,
+		Topology: g.topology, MetadataHash: g.metadataHash, ValidatedTopologyEpoch: g.validatedTopologyEpoch,
+		StoredDescriptionTopologyEpoch: g.storedEpoch, FailedDescriptionTopologyEpoch: g.failedEpoch,
+	}
+	for _, id := range g.sortedMemberIDs() {
+		m := g.members[id]
+		md := MemberDescription{
+			MemberID: m.id, ClientID: m.clientID, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch,
+			MemberEpoch: m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
+			Assignment: m.assigned, TargetAssignment: m.target,
+		}
+		if g.typ == Streams {
+			md.Assignment, md.TargetAssignment = nil, nil
+			md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
+		}
+		d.Members = append(d.Members, md)
+	}
+	return d
+}
+
+// DescribeGroup returns one group, or false if it does not exist.
+func (s *Shard) DescribeGroup(id string) (GroupDescription, bool) {
+	g := s.lookup(id)
+	if g == nil {
+		return GroupDescription{}, false
+	}
+	return describe(g), true
+}
+
+// GroupType returns a group's type, or false if it does not exist.
+func (s *Shard) GroupType(id string) (GroupType, bool) {
+	g := s.lookup(id)
+	if g == nil {
+		return 0, false
+	}
+	return g.typ, true
+}
+
+// GroupState returns a group's state, or false if it does not exist.
+func (s *Shard) GroupState(id string) (GroupState, bool) {
+	g := s.lookup(id)
+	if g == nil {
+		return 0, false
+	}
+	return g.state, true
+}
+
+// HasMember reports whether the group has the member.
+func (s *Shard) HasMember(groupID, memberID string) bool {
+	g := s.lookup(groupID)
+	return g != nil && g.members[memberID] != nil
+}
+
+// GroupListing is one row of ListGroups.
+type GroupListing struct {
+	GroupID string
+	Type    GroupType
+	State   GroupState
+}
+
+// ListGroups calls fn for every group in id order until fn returns false.
+func (s *Shard) ListGroups(fn func(GroupListing) bool) {
+	s.groups.Ascend(func(g *group) bool {
+		return fn(GroupListing{GroupID: g.id, Type: g.typ, State: g.state})
+	})
+}
+
+// GroupCount returns the number of groups of a type in a state.
+func (s *Shard) GroupCount(t GroupType, st GroupState) int {
+	if t >= numGroupTypes || st >= numGroupStates {
+		return 0
+	}
+	return s.counts[t][st]
+}
+
+// NumGroups is the number of groups on the shard.
+func (s *Shard) NumGroups() int { return s.groups.Len() }
+
+// OffsetCount is the number of committed offsets on the shard.
+func (s *Shard) OffsetCount() int { return s.offsets.Len() }
+
+// GroupOffsetCount is the number of committed offsets of one group.
+func (s *Shard) GroupOffsetCount(groupID string) int { return s.offsets.GroupOffsetCount(groupID) }
+
+// Offset returns one committed offset.
+func (s *Shard) Offset(groupID, topic string, partition int32) (offsets.OffsetAndMetadata, bool) {
+	return s.offsets.Get(offsets.Key{Group: groupID, Topic: topic, Partition: partition})
+}
+
+// AscendOffsets calls fn for every committed offset of a group in order.
+func (s *Shard) AscendOffsets(groupID string, fn func(offsets.Key, offsets.OffsetAndMetadata) bool) {
+	s.offsets.AscendGroup(groupID, fn)
+}
+
+// HasOpenTransaction reports whether the group has pending transactional offsets.
+func (s *Shard) HasOpenTransaction(groupID string) bool { return s.offsets.HasOpenTransaction(groupID) }
+
+// Snapshot is the whole replayed state of a shard in comparable form: equal
+// snapshots mean equal shards (the replay-equality property).
+type Snapshot struct {
+	Groups        []GroupDescription
+	Offsets       []OffsetEntry
+	PendingCount  int
+	Deletable     []string
+	Eligible      []string
+	Counts        [numGroupTypes][numGroupStates]int
+	LastOffset    int64
+	OffsetCount   int
+	OpenTxnGroups []string
+}
+
+// OffsetEntry is one committed offset in a Snapshot.
+type OffsetEntry struct {
+	Key   offsets.Key
+	Value offsets.OffsetAndMetadata
+}
+
+// Snapshot returns the shard's whole state. It costs O(state); it is for
+// tests, replay checks and debugging, not hot paths.
+func (s *Shard) Snapshot() Snapshot {
+	snap := Snapshot{Counts: s.counts, LastOffset: s.lastOffset, OffsetCount: s.offsets.Len(), PendingCount: s.offsets.PendingLen()}
+	s.groups.Ascend(func(g *group) bool {
+		snap.Groups = append(snap.Groups, describe(g))
+		if s.offsets.HasOpenTransaction(g.id) {
+			snap.OpenTxnGroups = append(snap.OpenTxnGroups, g.id)
+		}
+		return true
+	})
+	s.offsets.Ascend(func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
+		snap.Offsets = append(snap.Offsets, OffsetEntry{k, v})
+		return true
+	})
+	s.deletable.Ascend(func(id string) bool { snap.Deletable = append(snap.Deletable, id); return true })
+	s.eligible.Ascend(func(id string) bool { snap.Eligible = append(snap.Eligible, id); return true })
+	return snap
+}

@@ -1,0 +1,503 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Membership for consumer (KIP-848), streams (KIP-1071) and share (KIP-932)
+// groups, in one engine.
+//
+// What is modelled: join (epoch 0), heartbeat, leave (-1; -2 is treated as a
+// leave since static membership is not modelled), session-timeout fencing,
+// group epochs bumped by joins, leaves, fences, subscription and topology
+// changes, a target assignment recomputed whenever the group epoch passes the
+// assignment epoch, and member epochs. What is simplified: a member moves to
+// its target assignment and the target epoch at its next heartbeat, without
+// KIP-848's revocation phase (UNREVOKED/UNRELEASED partitions); for share
+// groups that is exactly Kafka's behaviour, for consumer and streams groups
+// it means a partition may briefly have two owners. Until every member has
+// heartbeated after a target change the group is RECONCILING.
+
+// heartbeat is the type-independent part of a heartbeat request.
+type heartbeat struct {
+	typ                GroupType
+	groupID            string
+	memberID           string
+	memberEpoch        int32
+	clientID           string
+	processID          string
+	rebalanceTimeoutMs int32
+	subscribedTopics   []string  // nil = unchanged
+	topology           *Topology // streams join only
+}
+
+// view is a working copy of a group that an operation edits before it turns
+// the differences into records. It never aliases the shard's objects in a
+// way that could be written.
+type view struct {
+	s       *Shard
+	g       *group // nil for a new group
+	typ     GroupType
+	id      string
+	epoch   int32
+	aEpoch  int32
+	hash    int64
+	members []*member // sorted by id; copies
+	topo    *Topology
+
+	records []Record
+	timers  []TimerOp
+}
+
+func (s *Shard) newView(g *group, typ GroupType, id string) *view {
+	v := &view{s: s, g: g, typ: typ, id: id}
+	if g != nil {
+		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
+		for _, mid := range g.sortedMemberIDs() {
+			m := *g.members[mid]
+			v.members = append(v.members, &m)
+		}
+	}
+	return v
+}
+
+func (v *view) find(id string) (int, *member) {
+	i, ok := slices.BinarySearchFunc(v.members, id, func(m *member, id string) int {
+		if m.id < id {
+			return -1
+		} else if m.id > id {
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return i, nil
+	}
+	return i, v.members[i]
+}
+
+func (s *Shard) sessionTimeoutMs(typ GroupType) int32 {
+	switch typ {
+	case Streams:
+		return s.cfg.StreamsSessionTimeoutMs
+	case Share:
+		return s.cfg.ShareSessionTimeoutMs
+	}
+	return s.cfg.ConsumerSessionTimeoutMs
+}
+
+func (s *Shard) heartbeatIntervalMs(typ GroupType) int32 {
+	switch typ {
+	case Streams:
+		return s.cfg.StreamsHeartbeatIntervalMs
+	case Share:
+		return s.cfg.ShareHeartbeatIntervalMs
+	}
+	return s.cfg.ConsumerHeartbeatIntervalMs
+}
+
+func (s *Shard) maxSize(typ GroupType) int {
+	switch typ {
+	case Streams:
+		return s.cfg.StreamsMaxSize
+	case Share:
+		return s.cfg.ShareMaxSize
+	}
+	return s.cfg.ConsumerMaxSize
+}
+
+// validateHeartbeat is Kafka's throwIf*HeartbeatRequestIsInvalid.
+func validateHeartbeat(h *heartbeat) error {
+	if h.groupID == "" {
+		return kerr.InvalidRequest.WithMessage("GroupId can't be empty.")
+	}
+	if err := ValidateGroupID(h.groupID); err != nil {
+		return kerr.InvalidRequest.WithMessage("GroupId is invalid: %v", err)
+	}
+	if h.memberID == "" {
+		return kerr.InvalidRequest.WithMessage("MemberId can't be empty.")
+	}
+	if err := validateMemberID(h.memberID); err != nil {
+		return err
+	}
+	if h.memberEpoch < -2 {
+		return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
+	}
+	for _, t := range h.subscribedTopics {
+		if err := validateTopicName(t); err != nil {
+			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
+		}
+	}
+	if h.memberEpoch == 0 {
+		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
+			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
+		}
+		if h.typ != Streams && len(h.subscribedTopics) == 0 {
+			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
+		}
+		if h.typ == Streams && h.topology == nil {
+			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
+		}
+	} else if h.topology != nil {
+		return kerr.InvalidRequest.WithMessage("Topology can only be provided when (re-)joining.")
+	}
+	if h.topology != nil {
+		if err := validateTopology(h.topology); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heartbeatResult is the type-independent outcome of a heartbeat.
+type heartbeatResult struct {
+	memberEpoch    int32
+	assignment     []TopicPartitions
+	sendAssignment bool
+	staleTopology  bool
+	missingTopics  bool
+	view           *view
+}
+
+// doHeartbeat runs a heartbeat against the latest state and returns the
+// records it implies. It changes nothing in the shard.
+func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) {
+	var out heartbeatResult
+	if err := validateHeartbeat(h); err != nil {
+		return out, err
+	}
+	g := s.lookup(h.groupID)
+	if g != nil && g.typ != h.typ {
+		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && h.typ != Share {
+			// "Converted the empty classic group to a <type> group": its
+			// tombstone goes first; offsets, keyed by group id, stay.
+			v := s.newView(nil, h.typ, h.groupID)
+			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
+			return s.heartbeatOn(nowMs, v, h)
+		}
+		return out, notTypeErr(h.groupID, h.typ)
+	}
+	if g == nil && h.memberEpoch != 0 {
+		if h.memberEpoch < 0 {
+			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
+		}
+		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
+	}
+	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
+}
+
+func groupTitle(t GroupType) string {
+	switch t {
+	case Streams:
+		return "Streams"
+	case Share:
+		return "Share"
+	}
+	return "Consumer"
+}
+
+func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
+	var out heartbeatResult
+	if h.memberEpoch < 0 {
+		i, m := v.find(h.memberID)
+		if m == nil {
+			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
+		}
+		v.removeMember(i)
+		v.maybeAssign()
+		out.memberEpoch = -1
+		out.view = v
+		return out, nil
+	}
+	i, m := v.find(h.memberID)
+	bump := false
+	if m == nil {
+		if h.memberEpoch != 0 {
+			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
+		}
+		if len(v.members) >= s.maxSize(h.typ) {
+			return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+		}
+		m = &member{id: h.memberID, hasMetadata: true}
+		v.members = slices.Insert(v.members, i, m)
+		bump = true
+		out.sendAssignment = true
+	} else if h.memberEpoch == 0 {
+		out.sendAssignment = true // a rejoin always gets its assignment
+	} else if h.memberEpoch > m.memberEpoch {
+		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, newer than %d", h.memberID, h.memberEpoch, m.memberEpoch)
+	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
+		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, older than %d", h.memberID, h.memberEpoch, m.memberEpoch)
+	}
+	changed := bump
+	if h.memberEpoch == 0 {
+		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
+		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	}
+	if h.subscribedTopics != nil {
+		subs := sortedTopics(h.subscribedTopics)
+		if !slices.Equal(subs, m.subscribedTopics) {
+			m.subscribedTopics = subs
+			changed, bump = true, true
+		}
+	}
+	if h.typ == Streams && h.memberEpoch == 0 {
+		t := *h.topology
+		switch {
+		case v.topo == nil || t.Epoch > v.topo.Epoch:
+			v.topo = &t
+			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
+			bump = true
+		case t.Epoch == v.topo.Epoch && !topologyEqual(&t, v.topo):
+			return out, kerr.StreamsInvalidTopologyEpoch.WithMessage("topology changed without an epoch bump (epoch %d)", t.Epoch)
+		}
+		if m.topologyEpoch != t.Epoch {
+			m.topologyEpoch = t.Epoch
+			changed, bump = true, true
+		}
+	}
+	if changed {
+		v.records = append(v.records, v.memberMetadataRecord(m, false))
+	}
+	// A change in the partition counts of what the group reads bumps the
+	// group epoch, so a topic that appears or grows gets assigned.
+	if hash := v.metadataHash(); hash != v.hash {
+		v.hash, bump = hash, true
+	}
+	if bump {
+		v.epoch++
+		v.records = append(v.records, v.groupEpochRecord())
+	}
+	v.maybeAssign()
+	// Reconcile: the member moves straight to its target (see the file comment).
+	if m.memberEpoch != v.aEpoch || !equalAssignment(m.assigned, m.target) {
+		prev := m.memberEpoch
+		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, v.aEpoch, m.target
+		v.records = append(v.records, v.currentAssignmentRecord(m, false))
+		out.sendAssignment = true
+	}
+	v.timers = append(v.timers, TimerOp{
+		Key:        SessionTimeoutKey(v.id, m.id),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
+	})
+	out.memberEpoch = m.memberEpoch
+	out.assignment = m.assigned
+	if h.typ == Streams && v.topo != nil {
+		out.staleTopology = m.topologyEpoch < v.topo.Epoch
+		out.missingTopics = !topologyReady(v.topo, s.TopicPartitions)
+	}
+	out.view = v
+	return out, nil
+}
+
+// removeMember writes a leaving or fenced member's tombstones and bumps the
+// group epoch (Kafka: current assignment, target assignment, member metadata).
+func (v *view) removeMember(i int) {
+	m := v.members[i]
+	v.records = append(v.records,
+		v.currentAssignmentRecord(m, true),
+		v.targetMemberRecord(m.id, nil, true),
+		v.memberMetadataRecord(m, true))
+	v.members = slices.Delete(v.members, i, i+1)
+	v.hash = v.metadataHash()
+	v.epoch++
+	v.records = append(v.records, v.groupEpochRecord())
+	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
+}
+
+// maybeAssign recomputes the target assignment when the group epoch has
+// passed the assignment epoch, writing the targets that changed and then the
+// new assignment epoch.
+func (v *view) maybeAssign() {
+	if v.epoch <= v.aEpoch {
+		return
+	}
+	in := make([]assignee, 0, len(v.members))
+	var taskSubs []string
+	partitionsOf := v.s.TopicPartitions
+	if v.typ == Streams {
+		taskSubs, partitionsOf = v.taskSpace()
+	}
+	for _, m := range v.members {
+		a := assignee{id: m.id, subs: m.subscribedTopics, previous: m.target}
+		if v.typ == Streams {
+			a.subs = nil
+			if v.topo != nil && m.topologyEpoch == v.topo.Epoch {
+				a.subs = taskSubs
+			}
+		}
+		in = append(in, a)
+	}
+	targets := assignUniform(in, partitionsOf)
+	for i, m := range v.members {
+		if !equalAssignment(targets[i], m.target) {
+			m.target = targets[i]
+			v.records = append(v.records, v.targetMemberRecord(m.id, m.target, false))
+		}
+	}
+	v.aEpoch = v.epoch
+	v.records = append(v.records, v.targetEpochRecord())
+}
+
+// taskSpace maps a streams topology onto the assignor's topic space: each
+// subtopology is a "topic" with as many partitions as it has tasks, the
+// largest partition count among its source topics (0 when one is missing,
+// which leaves the group NOT_READY and unassigned).
+func (v *view) taskSpace() ([]string, func(string) int32) {
+	// Kafka computes no assignment while the topology is not ready.
+	if v.topo == nil || !topologyReady(v.topo, v.s.TopicPartitions) {
+		return nil, func(string) int32 { return 0 }
+	}
+	tasks := map[string]int32{}
+	var ids []string
+	for _, st := range v.topo.Subtopologies {
+		var n int32
+		ready := true
+		for _, t := range st.SourceTopics {
+			p := v.s.TopicPartitions(t)
+			if p == 0 {
+				ready = false
+			}
+			n = max(n, p)
+		}
+		for _, t := range st.RepartitionSourceTopics {
+			n = max(n, v.s.TopicPartitions(t))
+		}
+		if !ready {
+			n = 0
+		}
+		tasks[st.ID] = n
+		ids = append(ids, st.ID)
+	}
+	slices.Sort(ids)
+	return ids, func(id string) int32 { return tasks[id] }
+}
+
+func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
+	switch v.typ {
+	case Streams:
+		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID,
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, Tombstone: tombstone}
+	case Share:
+		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
+			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
+	}
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
+		SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
+}
+
+func (v *view) groupEpochRecord() Record {
+	switch v.typ {
+	case Streams:
+		r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
+			StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone}
+		if v.g != nil {
+			r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
+			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+		}
+		if v.topo != nil {
+			r.ValidatedTopologyEpoch = v.topo.Epoch
+		}
+		return r
+	case Share:
+		return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
+	}
+	return &ConsumerGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
+}
+
+func (v *view) targetMemberRecord(id string, target []TopicPartitions, tombstone bool) Record {
+	switch v.typ {
+	case Streams:
+		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: id, ActiveTasks: partitionsToTasks(target), Tombstone: tombstone}
+	case Share:
+		return &ShareGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+	}
+	return &ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+}
+
+func (v *view) targetEpochRecord() Record {
+	switch v.typ {
+	case Streams:
+		return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+	case Share:
+		return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+	}
+	return &ConsumerGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+}
+
+func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
+	switch v.typ {
+	case Streams:
+		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+			PreviousMemberEpoch: m.previousMemberEpoch, ActiveTasks: partitionsToTasks(m.assigned), Tombstone: tombstone}
+	case Share:
+		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+	}
+	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+}
+
+func topologyEqual(a, b *Topology) bool {
+	return a.Epoch == b.Epoch && slices.EqualFunc(a.Subtopologies, b.Subtopologies, func(x, y Subtopology) bool {
+		return x.ID == y.ID && slices.Equal(x.SourceTopics, y.SourceTopics) && slices.Equal(x.RepartitionSourceTopics, y.RepartitionSourceTopics)
+	})
+}
+
+// fenceMember is the session-timeout path: the same records as a leave.
+func (s *Shard) fenceMember(typ GroupType, groupID, memberID string) (Result[struct{}], bool) {
+	var res Result[struct{}]
+	g := s.lookup(groupID)
+	if g == nil || g.typ != typ {
+		return res, false
+	}
+	v := s.newView(g, typ, groupID)
+	i, m := v.find(memberID)
+	if m == nil {
+		return res, false
+	}
+	v.removeMember(i)
+	v.maybeAssign()
+	res.Records, res.Timers = v.records, v.timers
+	return res, true
+}
+
+// metadataHash fingerprints (FNV-1a) the sorted topics the group reads with
+// their partition counts: subscriptions for consumer and share groups, the
+// topology's source topics for streams groups. 0 means "reads nothing".
+func (v *view) metadataHash() int64 {
+	var topics []string
+	if v.typ == Streams {
+		if v.topo != nil {
+			for _, st := range v.topo.Subtopologies {
+				topics = append(topics, st.SourceTopics...)
+				topics = append(topics, st.RepartitionSourceTopics...)
+			}
+		}
+	} else {
+		for _, m := range v.members {
+			topics = append(topics, m.subscribedTopics...)
+		}
+	}
+	if len(topics) == 0 {
+		return 0
+	}
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	h := uint64(14695981039346656037)
+	mix := func(b byte) { h = (h ^ uint64(b)) * 1099511628211 }
+	for _, t := range topics {
+		for i := 0; i < len(t); i++ {
+			mix(t[i])
+		}
+		mix(0)
+		n := v.s.TopicPartitions(t)
+		for i := 0; i < 4; i++ {
+			mix(byte(n >> (8 * i)))
+		}
+	}
+	return int64(h)
+}

@@ -1,0 +1,193 @@
+package shard
+
+// ConsumerGroupHeartbeatRequest is KIP-848's ConsumerGroupHeartbeat.
+// SubscribedTopicNames nil means "unchanged"; it must be set on join.
+type ConsumerGroupHeartbeatRequest struct {
+	GroupID              string
+	MemberID             string
+	MemberEpoch          int32
+	ClientID             string
+	RebalanceTimeoutMs   int32
+	SubscribedTopicNames []string
+}
+
+// ConsumerGroupHeartbeatResponse answers a consumer heartbeat. Assignment is
+// set (non-nil flag HasAssignment) on join and whenever it changed.
+type ConsumerGroupHeartbeatResponse struct {
+	MemberID            string
+	MemberEpoch         int32
+	HeartbeatIntervalMs int32
+	HasAssignment       bool
+	Assignment          []TopicPartitions
+}
+
+// ConsumerGroupHeartbeat runs a consumer-group heartbeat: join (epoch 0),
+// heartbeat (current epoch) or leave (-1/-2).
+func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
+	var res Result[ConsumerGroupHeartbeatResponse]
+	out, err := s.doHeartbeat(nowMs, &heartbeat{
+		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
+		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Records, res.Timers = out.view.records, out.view.timers
+	res.Response = ConsumerGroupHeartbeatResponse{
+		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
+		HeartbeatIntervalMs: s.cfg.ConsumerHeartbeatIntervalMs,
+		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
+	}
+	return res, nil
+}
+
+// ShareGroupHeartbeatRequest is KIP-932's ShareGroupHeartbeat.
+type ShareGroupHeartbeatRequest struct {
+	GroupID              string
+	MemberID             string
+	MemberEpoch          int32
+	ClientID             string
+	SubscribedTopicNames []string
+}
+
+// ShareGroupHeartbeatResponse answers a share heartbeat.
+type ShareGroupHeartbeatResponse struct {
+	MemberID            string
+	MemberEpoch         int32
+	HeartbeatIntervalMs int32
+	HasAssignment       bool
+	Assignment          []TopicPartitions
+}
+
+// ShareGroupHeartbeat runs a share-group heartbeat (membership only; the
+// share-partition record state lives in package share).
+func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest) (Result[ShareGroupHeartbeatResponse], error) {
+	var res Result[ShareGroupHeartbeatResponse]
+	out, err := s.doHeartbeat(nowMs, &heartbeat{
+		typ: Share, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
+		clientID: req.ClientID, subscribedTopics: req.SubscribedTopicNames,
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Records, res.Timers = out.view.records, out.view.timers
+	res.Response = ShareGroupHeartbeatResponse{
+		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
+		HeartbeatIntervalMs: s.cfg.ShareHeartbeatIntervalMs,
+		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
+	}
+	return res, nil
+}
+
+// StreamsStatus is a KIP-1071 heartbeat status code.
+type StreamsStatus int8
+
+// Streams heartbeat statuses (Kafka's codes).
+const (
+	StatusStaleTopology                StreamsStatus = 0
+	StatusMissingSourceTopics          StreamsStatus = 1
+	StatusIncorrectlyPartitionedTopics StreamsStatus = 2
+	StatusMissingInternalTopics        StreamsStatus = 3
+	StatusShutdownApplication          StreamsStatus = 4
+)
+
+func (s StreamsStatus) String() string {
+	switch s {
+	case StatusStaleTopology:
+		return "STALE_TOPOLOGY"
+	case StatusMissingSourceTopics:
+		return "MISSING_SOURCE_TOPICS"
+	case StatusIncorrectlyPartitionedTopics:
+		return "INCORRECTLY_PARTITIONED_TOPICS"
+	case StatusMissingInternalTopics:
+		return "MISSING_INTERNAL_TOPICS"
+	case StatusShutdownApplication:
+		return "SHUTDOWN_APPLICATION"
+	}
+	return "UNKNOWN"
+}
+
+// StreamsGroupHeartbeatRequest is KIP-1071's StreamsGroupHeartbeat. Topology
+// is required on join (epoch 0) and refused otherwise. Version is the request
+// version (KIP-1331 solicits only from v1).
+type StreamsGroupHeartbeatRequest struct {
+	GroupID            string
+	MemberID           string
+	MemberEpoch        int32
+	ProcessID          string
+	ClientID           string
+	RebalanceTimeoutMs int32
+	Topology           *Topology
+	Version            int16
+}
+
+// StreamsGroupHeartbeatResponse answers a streams heartbeat.
+type StreamsGroupHeartbeatResponse struct {
+	MemberID            string
+	MemberEpoch         int32
+	HeartbeatIntervalMs int32
+	HasAssignment       bool
+	ActiveTasks         []TaskIDs
+	Status              []StreamsStatus
+	// TopologyDescriptionRequired is KIP-1331's solicitation flag; the
+	// coordinator sets it after the shard answers.
+	TopologyDescriptionRequired bool
+}
+
+// StreamsGroupHeartbeat runs a streams-group heartbeat.
+func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequest) (Result[StreamsGroupHeartbeatResponse], error) {
+	var res Result[StreamsGroupHeartbeatResponse]
+	out, err := s.doHeartbeat(nowMs, &heartbeat{
+		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
+		clientID: req.ClientID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
+		topology: req.Topology,
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Records, res.Timers = out.view.records, out.view.timers
+	res.Response = StreamsGroupHeartbeatResponse{
+		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
+		HeartbeatIntervalMs: s.cfg.StreamsHeartbeatIntervalMs,
+		HasAssignment:       out.sendAssignment, ActiveTasks: partitionsToTasks(out.assignment),
+	}
+	if out.staleTopology {
+		res.Response.Status = append(res.Response.Status, StatusStaleTopology)
+	}
+	if out.missingTopics {
+		res.Response.Status = append(res.Response.Status, StatusMissingSourceTopics)
+	}
+	return res, nil
+}
+
+// OnLoaded returns the timers a freshly loaded shard needs (Kafka's
+// onLoaded): the sweep, and a session timeout for every member, counted
+// from now since the previous owner's heartbeats are unknown.
+func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
+	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
+	s.groups.Ascend(func(g *group) bool {
+		for _, id := range g.sortedMemberIDs() {
+			ops = append(ops, TimerOp{
+				Key:        SessionTimeoutKey(g.id, id),
+				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+				Task:       Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id},
+			})
+		}
+		return true
+	})
+	return ops
+}
+
+// RunTimer runs a fired timer's task as a write operation.
+func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
+	switch t.Kind {
+	case TaskSweep:
+		res := s.CleanupGroupMetadata(nowMs)
+		res.Timers = append(res.Timers, TimerOp{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: t})
+		return Result[struct{}]{Records: res.Records, Timers: res.Timers}
+	case TaskSessionTimeout:
+		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID)
+		return res
+	}
+	return Result[struct{}]{}
+}

@@ -1,0 +1,344 @@
+package shard
+
+import (
+	"fmt"
+
+	"github.com/coordsim/coordsim/offsets"
+)
+
+// RecordType names a record kind; the values follow Kafka's CoordinatorRecordType
+// (kip1331.md §4.4) in spirit, not in number.
+type RecordType uint8
+
+// Record types. A record whose Tombstone field is true deletes what its key
+// names, as a null value does in Kafka.
+const (
+	TypeOffsetCommit RecordType = iota + 1
+	TypeEndTransactionMarker
+	TypeGroupMetadata // classic groups
+	TypeConsumerGroupMetadata
+	TypeConsumerGroupMemberMetadata
+	TypeConsumerGroupTargetAssignmentMetadata
+	TypeConsumerGroupTargetAssignmentMember
+	TypeConsumerGroupCurrentMemberAssignment
+	TypeStreamsGroupMetadata
+	TypeStreamsGroupTopology
+	TypeStreamsGroupMemberMetadata
+	TypeStreamsGroupTargetAssignmentMetadata
+	TypeStreamsGroupTargetAssignmentMember
+	TypeStreamsGroupCurrentMemberAssignment
+	TypeShareGroupMetadata
+	TypeShareGroupMemberMetadata
+	TypeShareGroupTargetAssignmentMetadata
+	TypeShareGroupTargetAssignmentMember
+	TypeShareGroupCurrentMemberAssignment
+	typeEnd
+)
+
+var recordTypeNames = [...]string{
+	TypeOffsetCommit:                          "OffsetCommit",
+	TypeEndTransactionMarker:                  "EndTransactionMarker",
+	TypeGroupMetadata:                         "GroupMetadata",
+	TypeConsumerGroupMetadata:                 "ConsumerGroupMetadata",
+	TypeConsumerGroupMemberMetadata:           "ConsumerGroupMemberMetadata",
+	TypeConsumerGroupTargetAssignmentMetadata: "ConsumerGroupTargetAssignmentMetadata",
+	TypeConsumerGroupTargetAssignmentMember:   "ConsumerGroupTargetAssignmentMember",
+	TypeConsumerGroupCurrentMemberAssignment:  "ConsumerGroupCurrentMemberAssignment",
+	TypeStreamsGroupMetadata:                  "StreamsGroupMetadata",
+	TypeStreamsGroupTopology:                  "StreamsGroupTopology",
+	TypeStreamsGroupMemberMetadata:            "StreamsGroupMemberMetadata",
+	TypeStreamsGroupTargetAssignmentMetadata:  "StreamsGroupTargetAssignmentMetadata",
+	TypeStreamsGroupTargetAssignmentMember:    "StreamsGroupTargetAssignmentMember",
+	TypeStreamsGroupCurrentMemberAssignment:   "StreamsGroupCurrentMemberAssignment",
+	TypeShareGroupMetadata:                    "ShareGroupMetadata",
+	TypeShareGroupMemberMetadata:              "ShareGroupMemberMetadata",
+	TypeShareGroupTargetAssignmentMetadata:    "ShareGroupTargetAssignmentMetadata",
+	TypeShareGroupTargetAssignmentMember:      "ShareGroupTargetAssignmentMember",
+	TypeShareGroupCurrentMemberAssignment:     "ShareGroupCurrentMemberAssignment",
+}
+
+func (t RecordType) String() string {
+	if t == 0 || t >= typeEnd {
+		return fmt.Sprintf("RecordType(%d)", uint8(t))
+	}
+	return recordTypeNames[t]
+}
+
+// Record is one entry of a shard's log. Replaying records is the only way a
+// shard's state changes.
+type Record interface {
+	// Type is the record's kind.
+	Type() RecordType
+	// GroupID is the group the record belongs to ("" for none).
+	GroupID() string
+}
+
+// NoProducerID marks a non-transactional offset commit.
+const NoProducerID int64 = -1
+
+// OffsetCommit is Kafka's OffsetCommit record (key group/topic/partition). With
+// a ProducerID it is a pending transactional offset until an
+// EndTransactionMarker of that producer arrives. (Kafka carries the producer id
+// on the record batch; we carry it on the record.)
+type OffsetCommit struct {
+	Group      string
+	Topic      string
+	Partition  int32
+	Value      offsets.OffsetAndMetadata
+	ProducerID int64
+	Tombstone  bool
+}
+
+// EndTransactionMarker commits or aborts ProducerID's pending offsets of Group.
+type EndTransactionMarker struct {
+	Group      string
+	ProducerID int64
+	Commit     bool
+}
+
+// GroupMetadata is the classic group record. coordsim models only the simple
+// (protocol-less, member-less) classic groups that offset commits create; the
+// record exists so the sweep can tombstone them.
+type GroupMetadata struct {
+	Group                   string
+	ProtocolType            string
+	Generation              int32
+	CurrentStateTimestampMs int64
+	Tombstone               bool
+}
+
+// ConsumerGroupMetadata carries a consumer group's epoch; its tombstone deletes
+// the group.
+type ConsumerGroupMetadata struct {
+	Group        string
+	Epoch        int32
+	MetadataHash int64
+	Tombstone    bool
+}
+
+// ConsumerGroupMemberMetadata is a member's subscription; its tombstone
+// removes the member.
+type ConsumerGroupMemberMetadata struct {
+	Group              string
+	MemberID           string
+	ClientID           string
+	SubscribedTopics   []string // sorted, deduplicated
+	RebalanceTimeoutMs int32
+	Tombstone          bool
+}
+
+// ConsumerGroupTargetAssignmentMetadata carries the target assignment epoch.
+type ConsumerGroupTargetAssignmentMetadata struct {
+	Group           string
+	AssignmentEpoch int32
+	Tombstone       bool
+}
+
+// ConsumerGroupTargetAssignmentMember is one member's target partitions.
+type ConsumerGroupTargetAssignmentMember struct {
+	Group      string
+	MemberID   string
+	Partitions []TopicPartitions
+	Tombstone  bool
+}
+
+// ConsumerGroupCurrentMemberAssignment is a member's reconciled state.
+type ConsumerGroupCurrentMemberAssignment struct {
+	Group               string
+	MemberID            string
+	MemberEpoch         int32
+	PreviousMemberEpoch int32
+	Partitions          []TopicPartitions
+	Tombstone           bool
+}
+
+// StreamsGroupMetadata is Kafka's StreamsGroupMetadataValue with KIP-1331's two
+// tagged fields. Its tombstone deletes the group.
+type StreamsGroupMetadata struct {
+	Group                          string
+	Epoch                          int32
+	MetadataHash                   int64
+	ValidatedTopologyEpoch         int32
+	StoredDescriptionTopologyEpoch int32
+	FailedDescriptionTopologyEpoch int32
+	Tombstone                      bool
+}
+
+// StreamsGroupTopology is the group's configured topology (the part KIP-1071
+// sends for assignment).
+type StreamsGroupTopology struct {
+	Group     string
+	Topology  Topology
+	Tombstone bool
+}
+
+// StreamsGroupMemberMetadata is a streams member's metadata.
+type StreamsGroupMemberMetadata struct {
+	Group              string
+	MemberID           string
+	ProcessID          string
+	ClientID           string
+	RebalanceTimeoutMs int32
+	TopologyEpoch      int32
+	Tombstone          bool
+}
+
+// StreamsGroupTargetAssignmentMetadata carries the streams target assignment epoch.
+type StreamsGroupTargetAssignmentMetadata struct {
+	Group           string
+	AssignmentEpoch int32
+	Tombstone       bool
+}
+
+// StreamsGroupTargetAssignmentMember is one streams member's target tasks.
+type StreamsGroupTargetAssignmentMember struct {
+	Group       string
+	MemberID    string
+	ActiveTasks []TaskIDs
+	Tombstone   bool
+}
+
+// StreamsGroupCurrentMemberAssignment is a streams member's reconciled state.
+type StreamsGroupCurrentMemberAssignment struct {
+	Group               string
+	MemberID            string
+	MemberEpoch         int32
+	PreviousMemberEpoch int32
+	ActiveTasks         []TaskIDs
+	Tombstone           bool
+}
+
+// ShareGroupMetadata carries a share group's epoch; its tombstone deletes the group.
+type ShareGroupMetadata struct {
+	Group        string
+	Epoch        int32
+	MetadataHash int64
+	Tombstone    bool
+}
+
+// ShareGroupMemberMetadata is a share member's subscription.
+type ShareGroupMemberMetadata struct {
+	Group            string
+	MemberID         string
+	ClientID         string
+	SubscribedTopics []string
+	Tombstone        bool
+}
+
+// ShareGroupTargetAssignmentMetadata carries the share target assignment epoch.
+type ShareGroupTargetAssignmentMetadata struct {
+	Group           string
+	AssignmentEpoch int32
+	Tombstone       bool
+}
+
+// ShareGroupTargetAssignmentMember is one share member's target partitions.
+type ShareGroupTargetAssignmentMember struct {
+	Group      string
+	MemberID   string
+	Partitions []TopicPartitions
+	Tombstone  bool
+}
+
+// ShareGroupCurrentMemberAssignment is a share member's current state.
+type ShareGroupCurrentMemberAssignment struct {
+	Group               string
+	MemberID            string
+	MemberEpoch         int32
+	PreviousMemberEpoch int32
+	Partitions          []TopicPartitions
+	Tombstone           bool
+}
+
+func (*OffsetCommit) Type() RecordType         { return TypeOffsetCommit }
+func (*EndTransactionMarker) Type() RecordType { return TypeEndTransactionMarker }
+func (*GroupMetadata) Type() RecordType        { return TypeGroupMetadata }
+func (*ConsumerGroupMetadata) Type() RecordType {
+	return TypeConsumerGroupMetadata
+}
+func (*ConsumerGroupMemberMetadata) Type() RecordType {
+	return TypeConsumerGroupMemberMetadata
+}
+func (*ConsumerGroupTargetAssignmentMetadata) Type() RecordType {
+	return TypeConsumerGroupTargetAssignmentMetadata
+}
+func (*ConsumerGroupTargetAssignmentMember) Type() RecordType {
+	return TypeConsumerGroupTargetAssignmentMember
+}
+func (*ConsumerGroupCurrentMemberAssignment) Type() RecordType {
+	return TypeConsumerGroupCurrentMemberAssignment
+}
+func (*StreamsGroupMetadata) Type() RecordType { return TypeStreamsGroupMetadata }
+func (*StreamsGroupTopology) Type() RecordType { return TypeStreamsGroupTopology }
+func (*StreamsGroupMemberMetadata) Type() RecordType {
+	return TypeStreamsGroupMemberMetadata
+}
+func (*StreamsGroupTargetAssignmentMetadata) Type() RecordType {
+	return TypeStreamsGroupTargetAssignmentMetadata
+}
+func (*StreamsGroupTargetAssignmentMember) Type() RecordType {
+	return TypeStreamsGroupTargetAssignmentMember
+}
+func (*StreamsGroupCurrentMemberAssignment) Type() RecordType {
+	return TypeStreamsGroupCurrentMemberAssignment
+}
+func (*ShareGroupMetadata) Type() RecordType { return TypeShareGroupMetadata }
+func (*ShareGroupMemberMetadata) Type() RecordType {
+	return TypeShareGroupMemberMetadata
+}
+func (*ShareGroupTargetAssignmentMetadata) Type() RecordType {
+	return TypeShareGroupTargetAssignmentMetadata
+}
+func (*ShareGroupTargetAssignmentMember) Type() RecordType {
+	return TypeShareGroupTargetAssignmentMember
+}
+func (*ShareGroupCurrentMemberAssignment) Type() RecordType {
+	return TypeShareGroupCurrentMemberAssignment
+}
+
+func (r *OffsetCommit) GroupID() string                          { return r.Group }
+func (r *EndTransactionMarker) GroupID() string                  { return r.Group }
+func (r *GroupMetadata) GroupID() string                         { return r.Group }
+func (r *ConsumerGroupMetadata) GroupID() string                 { return r.Group }
+func (r *ConsumerGroupMemberMetadata) GroupID() string           { return r.Group }
+func (r *ConsumerGroupTargetAssignmentMetadata) GroupID() string { return r.Group }
+func (r *ConsumerGroupTargetAssignmentMember) GroupID() string   { return r.Group }
+func (r *ConsumerGroupCurrentMemberAssignment) GroupID() string  { return r.Group }
+func (r *StreamsGroupMetadata) GroupID() string                  { return r.Group }
+func (r *StreamsGroupTopology) GroupID() string                  { return r.Group }
+func (r *StreamsGroupMemberMetadata) GroupID() string            { return r.Group }
+func (r *StreamsGroupTargetAssignmentMetadata) GroupID() string  { return r.Group }
+func (r *StreamsGroupTargetAssignmentMember) GroupID() string    { return r.Group }
+func (r *StreamsGroupCurrentMemberAssignment) GroupID() string   { return r.Group }
+func (r *ShareGroupMetadata) GroupID() string                    { return r.Group }
+func (r *ShareGroupMemberMetadata) GroupID() string              { return r.Group }
+func (r *ShareGroupTargetAssignmentMetadata) GroupID() string    { return r.Group }
+func (r *ShareGroupTargetAssignmentMember) GroupID() string      { return r.Group }
+func (r *ShareGroupCurrentMemberAssignment) GroupID() string     { return r.Group }
+
+// TopicPartitions is a topic and a sorted list of its partitions.
+type TopicPartitions struct {
+	Topic      string
+	Partitions []int32
+}
+
+// TaskIDs is a subtopology and a sorted list of its task partitions.
+type TaskIDs struct {
+	SubtopologyID string
+	Partitions    []int32
+}
+
+// Topology is the assignment-relevant part of a streams topology (KIP-1071):
+// its epoch and subtopologies.
+type Topology struct {
+	Epoch         int32
+	Subtopologies []Subtopology
+}
+
+// Subtopology lists the topics a subtopology reads. A subtopology has as many
+// tasks as its largest source topic has partitions.
+type Subtopology struct {
+	ID                      string
+	SourceTopics            []string
+	RepartitionSourceTopics []string
+}

@@ -1,0 +1,352 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/coordsim/coordsim/offsets"
+)
+
+// ErrReplay is returned (wrapped) when a record cannot be applied: Kafka throws
+// IllegalStateException in the same places. A record that fails leaves the
+// shard unchanged.
+var ErrReplay = errors.New("shard: record cannot be replayed")
+
+func replayErr(r Record, format string, args ...any) error {
+	return fmt.Errorf("%w: %s for group %q: %s", ErrReplay, r.Type(), r.GroupID(), fmt.Sprintf(format, args...))
+}
+
+// Replay applies one record at log offset. It is the only code that mutates
+// a shard. Offsets must increase; a record that fails validation returns an
+// error wrapping ErrReplay and changes nothing.
+func (s *Shard) Replay(offset int64, r Record) error {
+	if r == nil {
+		return fmt.Errorf("%w: nil record", ErrReplay)
+	}
+	if offset <= s.lastOffset {
+		return fmt.Errorf("%w: offset %d is not after %d", ErrReplay, offset, s.lastOffset)
+	}
+	if err := s.apply(r); err != nil {
+		return err
+	}
+	s.lastOffset = offset
+	return nil
+}
+
+// ReplayAll replays records at consecutive offsets starting at first.
+func (s *Shard) ReplayAll(first int64, records []Record) error {
+	for i, r := range records {
+		if err := s.Replay(first+int64(i), r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupForRecord returns the mutable group a member or group record applies
+// to, creating it (as Kafka's getOrMaybeCreatePersisted*Group does) when
+// create is set and it is absent. A group of another type is an error.
+func (s *Shard) groupForRecord(r Record, typ GroupType, create bool) (*group, error) {
+	id := r.GroupID()
+	if id == "" {
+		return nil, replayErr(r, "empty group id")
+	}
+	g := s.lookup(id)
+	if g == nil {
+		if !create {
+			return nil, replayErr(r, "group does not exist")
+		}
+		return s.createGroup(id, typ), nil
+	}
+	if g.typ != typ {
+		return nil, replayErr(r, "group is a %s group", g.typ)
+	}
+	return s.mutableGroup(id), nil
+}
+
+func (s *Shard) apply(r Record) error {
+	switch r := r.(type) {
+	case *OffsetCommit:
+		return s.applyOffsetCommit(r)
+	case *EndTransactionMarker:
+		if r.Group == "" {
+			return replayErr(r, "empty group id")
+		}
+		s.offsets.EndTransaction(r.ProducerID, r.Group, r.Commit)
+		s.refresh(r.Group)
+		return nil
+	case *GroupMetadata:
+		return s.applyGroupMetadata(r)
+	case *ConsumerGroupMetadata:
+		return s.applyGroupEpoch(r, Consumer, r.Epoch, r.MetadataHash, r.Tombstone)
+	case *StreamsGroupMetadata:
+		return s.applyStreamsGroupMetadata(r)
+	case *ShareGroupMetadata:
+		return s.applyGroupEpoch(r, Share, r.Epoch, r.MetadataHash, r.Tombstone)
+	case *ConsumerGroupTargetAssignmentMetadata:
+		return s.applyAssignmentEpoch(r, Consumer, r.AssignmentEpoch, r.Tombstone)
+	case *StreamsGroupTargetAssignmentMetadata:
+		return s.applyAssignmentEpoch(r, Streams, r.AssignmentEpoch, r.Tombstone)
+	case *ShareGroupTargetAssignmentMetadata:
+		return s.applyAssignmentEpoch(r, Share, r.AssignmentEpoch, r.Tombstone)
+	case *ConsumerGroupMemberMetadata:
+		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
+			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
+		})
+	case *ShareGroupMemberMetadata:
+		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
+			m.clientID, m.subscribedTopics = r.ClientID, r.SubscribedTopics
+		})
+	case *StreamsGroupMemberMetadata:
+		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
+			m.clientID, m.processID, m.rebalanceTimeoutMs, m.topologyEpoch = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs, r.TopologyEpoch
+		})
+	case *ConsumerGroupTargetAssignmentMember:
+		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
+	case *ShareGroupTargetAssignmentMember:
+		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
+	case *StreamsGroupTargetAssignmentMember:
+		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) { m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks)) })
+	case *ConsumerGroupCurrentMemberAssignment:
+		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) {
+			m.assigned = tombstoned(r.Tombstone, r.Partitions)
+			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
+		})
+	case *ShareGroupCurrentMemberAssignment:
+		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) {
+			m.assigned = tombstoned(r.Tombstone, r.Partitions)
+			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
+		})
+	case *StreamsGroupCurrentMemberAssignment:
+		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
+			m.assigned = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
+			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
+		})
+	case *StreamsGroupTopology:
+		return s.applyStreamsTopology(r)
+	}
+	return fmt.Errorf("%w: unknown record type %T", ErrReplay, r)
+}
+
+func tombstoned[T any](tombstone bool, v []T) []T {
+	if tombstone {
+		return nil
+	}
+	return v
+}
+
+func currentEpochs(tombstone bool, epoch, previous int32) (int32, int32) {
+	if tombstone {
+		return 0, 0
+	}
+	return epoch, previous
+}
+
+func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
+	if r.Group == "" || r.Topic == "" || r.Partition < 0 {
+		return replayErr(r, "invalid key %q/%d", r.Topic, r.Partition)
+	}
+	k := offsets.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition}
+	switch {
+	case r.Tombstone:
+		s.offsets.Delete(k)
+	case r.ProducerID != NoProducerID:
+		s.offsets.CommitPending(r.ProducerID, k, r.Value)
+	default:
+		s.offsets.Commit(k, r.Value)
+	}
+	// Replaying an offset commit for an unknown group creates an empty simple
+	// classic group (kip1331.md §4.4); a tombstone never creates one.
+	if !r.Tombstone && s.lookup(r.Group) == nil {
+		s.createGroup(r.Group, Classic)
+	}
+	s.refresh(r.Group)
+	return nil
+}
+
+func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
+	if r.Group == "" {
+		return replayErr(r, "empty group id")
+	}
+	g := s.lookup(r.Group)
+	if g != nil && g.typ != Classic {
+		return replayErr(r, "group is a %s group", g.typ)
+	}
+	if r.Tombstone {
+		s.removeGroup(r.Group)
+		return nil
+	}
+	if g == nil {
+		g = s.createGroup(r.Group, Classic)
+	} else {
+		g = s.mutableGroup(r.Group)
+	}
+	g.protocolType, g.epoch, g.currentStateTimestampMs = r.ProtocolType, r.Generation, r.CurrentStateTimestampMs
+	s.refresh(r.Group)
+	return nil
+}
+
+// applyGroupEpoch replays a consumer or share group metadata record. Its
+// tombstone deletes the group; Kafka requires the members to be gone first.
+func (s *Shard) applyGroupEpoch(r Record, typ GroupType, epoch int32, hash int64, tombstone bool) error {
+	if tombstone {
+		return s.deleteTyped(r, typ)
+	}
+	g, err := s.groupForRecord(r, typ, true)
+	if err != nil {
+		return err
+	}
+	g.epoch, g.metadataHash = epoch, hash
+	s.refresh(g.id)
+	return nil
+}
+
+func (s *Shard) deleteTyped(r Record, typ GroupType) error {
+	g := s.lookup(r.GroupID())
+	if g == nil {
+		return nil // deleting an absent group is a no-op, as replaying a tombstone twice must be
+	}
+	if g.typ != typ {
+		return replayErr(r, "group is a %s group", g.typ)
+	}
+	if len(g.members) > 0 {
+		return replayErr(r, "group still has %d members", len(g.members))
+	}
+	s.removeGroup(g.id)
+	return nil
+}
+
+func (s *Shard) applyStreamsGroupMetadata(r *StreamsGroupMetadata) error {
+	if r.Tombstone {
+		return s.deleteTyped(r, Streams)
+	}
+	if r.StoredDescriptionTopologyEpoch < EpochUncertain || r.FailedDescriptionTopologyEpoch < EpochNone {
+		return replayErr(r, "description epochs stored=%d failed=%d out of range",
+			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch)
+	}
+	g, err := s.groupForRecord(r, Streams, true)
+	if err != nil {
+		return err
+	}
+	g.epoch, g.metadataHash, g.validatedTopologyEpoch = r.Epoch, r.MetadataHash, r.ValidatedTopologyEpoch
+	g.storedEpoch, g.failedEpoch = r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch
+	s.refresh(g.id)
+	return nil
+}
+
+func (s *Shard) applyAssignmentEpoch(r Record, typ GroupType, epoch int32, tombstone bool) error {
+	if tombstone {
+		g := s.lookup(r.GroupID())
+		if g == nil {
+			return nil
+		}
+		if g.typ != typ {
+			return replayErr(r, "group is a %s group", g.typ)
+		}
+		epoch = 0
+	}
+	g, err := s.groupForRecord(r, typ, true)
+	if err != nil {
+		return err
+	}
+	g.assignmentEpoch = epoch
+	s.refresh(g.id)
+	return nil
+}
+
+func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, tombstone bool, set func(*member)) error {
+	if memberID == "" {
+		return replayErr(r, "empty member id")
+	}
+	if tombstone {
+		g := s.lookup(r.GroupID())
+		if g == nil {
+			return nil
+		}
+		if g.typ != typ {
+			return replayErr(r, "group is a %s group", g.typ)
+		}
+		g = s.mutableGroup(g.id)
+		delete(g.members, memberID)
+		s.refresh(g.id)
+		return nil
+	}
+	g, err := s.groupForRecord(r, typ, true)
+	if err != nil {
+		return err
+	}
+	m := g.member(memberID)
+	m.hasMetadata = true
+	set(m)
+	s.refresh(g.id)
+	return nil
+}
+
+// applyMemberPart replays a member's target or current assignment. Kafka
+// creates the member if absent on a non-tombstone; a tombstone for an absent
+// member or group is a no-op.
+func (s *Shard) applyMemberPart(r Record, typ GroupType, memberID string, set func(*member)) error {
+	if memberID == "" {
+		return replayErr(r, "empty member id")
+	}
+	g := s.lookup(r.GroupID())
+	tombstone := isTombstone(r)
+	if tombstone && (g == nil || g.members[memberID] == nil) {
+		if g != nil && g.typ != typ {
+			return replayErr(r, "group is a %s group", g.typ)
+		}
+		return nil
+	}
+	g, err := s.groupForRecord(r, typ, true)
+	if err != nil {
+		return err
+	}
+	set(g.member(memberID))
+	s.refresh(g.id)
+	return nil
+}
+
+func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
+	if r.Tombstone {
+		g := s.lookup(r.Group)
+		if g == nil {
+			return nil
+		}
+		if g.typ != Streams {
+			return replayErr(r, "group is a %s group", g.typ)
+		}
+		g = s.mutableGroup(r.Group)
+		g.topology = nil
+		s.refresh(g.id)
+		return nil
+	}
+	if err := validateTopology(&r.Topology); err != nil {
+		return replayErr(r, "%v", err)
+	}
+	g, err := s.groupForRecord(r, Streams, true)
+	if err != nil {
+		return err
+	}
+	t := r.Topology
+	g.topology = &t
+	s.refresh(g.id)
+	return nil
+}
+
+func isTombstone(r Record) bool {
+	switch r := r.(type) {
+	case *ConsumerGroupTargetAssignmentMember:
+		return r.Tombstone
+	case *ShareGroupTargetAssignmentMember:
+		return r.Tombstone
+	case *StreamsGroupTargetAssignmentMember:
+		return r.Tombstone
+	case *ConsumerGroupCurrentMemberAssignment:
+		return r.Tombstone
+	case *ShareGroupCurrentMemberAssignment:
+		return r.Tombstone
+	case *StreamsGroupCurrentMemberAssignment:
+		return r.Tombstone
+	}
+	return false
+}

@@ -1,0 +1,115 @@
+package shard
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Result is what an operation on a shard produces: the records to append (and
+// then replay), the response to release once they are committed, and the
+// timer changes to apply if the append succeeds. Operations never mutate the
+// shard; the coordinator appends Records and replays them.
+type Result[T any] struct {
+	Records  []Record
+	Response T
+	Timers   []TimerOp
+}
+
+// TaskKind says what a fired timer does.
+type TaskKind uint8
+
+// Timer tasks.
+const (
+	// TaskSweep is the per-shard expire-group-metadata sweep.
+	TaskSweep TaskKind = iota + 1
+	// TaskSessionTimeout fences a member that missed its heartbeats.
+	TaskSessionTimeout
+)
+
+// Task is a timer's payload: what to run when it fires.
+type Task struct {
+	Kind     TaskKind
+	Type     GroupType
+	GroupID  string
+	MemberID string
+}
+
+// TimerOp schedules (or, with Cancel, cancels) the keyed timer Key. Keys
+// follow Kafka's: "expire-group-metadata", "session-timeout-<group>-<member>".
+type TimerOp struct {
+	Key        string
+	DeadlineMs int64
+	Cancel     bool
+	Task       Task
+}
+
+// SweepTimerKey is Kafka's GROUP_EXPIRATION_KEY.
+const SweepTimerKey = "expire-group-metadata"
+
+// SessionTimeoutKey is the key of a member's session timer.
+func SessionTimeoutKey(groupID, memberID string) string {
+	return "session-timeout-" + groupID + "-" + memberID
+}
+
+// GroupIDMaxBytes bounds group ids. Kafka has no explicit limit (the record
+// key is bounded by the message size); coordsim refuses ids over this size
+// with INVALID_GROUP_ID so a runaway workload fails loudly.
+const GroupIDMaxBytes = 1024
+
+// MemberIDMaxBytes bounds member ids (client-generated UUIDs are 22–36 bytes).
+const MemberIDMaxBytes = 256
+
+// ValidateGroupID returns INVALID_GROUP_ID for an empty, oversized or
+// non-UTF-8 id.
+func ValidateGroupID(id string) error {
+	switch {
+	case id == "":
+		return kerr.InvalidGroupID.WithMessage("group id is empty")
+	case len(id) > GroupIDMaxBytes:
+		return kerr.InvalidGroupID.WithMessage("group id is %d bytes, more than %d", len(id), GroupIDMaxBytes)
+	case !utf8.ValidString(id):
+		return kerr.InvalidGroupID.WithMessage("group id is not valid UTF-8")
+	}
+	return nil
+}
+
+func validateMemberID(id string) error {
+	if len(id) > MemberIDMaxBytes || !utf8.ValidString(id) {
+		return kerr.InvalidRequest.WithMessage("member id is invalid (%d bytes)", len(id))
+	}
+	return nil
+}
+
+func notTypeErr(id string, want GroupType) error {
+	return kerr.GroupIDNotFound.WithMessage("Group %s is not a %s group.", id, want)
+}
+
+func validateTopology(t *Topology) error {
+	if t.Epoch < 0 {
+		return kerr.InvalidRequest.WithMessage("topology epoch is %d, but must be >= 0", t.Epoch)
+	}
+	if len(t.Subtopologies) == 0 {
+		return kerr.StreamsInvalidTopology.WithMessage("topology has no subtopologies")
+	}
+	seen := map[string]bool{}
+	for _, st := range t.Subtopologies {
+		if st.ID == "" {
+			return kerr.StreamsInvalidTopology.WithMessage("subtopology with an empty id")
+		}
+		if seen[st.ID] {
+			return kerr.StreamsInvalidTopology.WithMessage("duplicate subtopology id %q", st.ID)
+		}
+		seen[st.ID] = true
+		if len(st.SourceTopics)+len(st.RepartitionSourceTopics) == 0 {
+			return kerr.StreamsInvalidTopology.WithMessage("subtopology %q has no source topics", st.ID)
+		}
+		for _, topic := range append(append([]string(nil), st.SourceTopics...), st.RepartitionSourceTopics...) {
+			if err := validateTopicName(topic); err != nil {
+				return fmt.Errorf("subtopology %q: %w", st.ID, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package shard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/btree"
+	"go.uber.org/atomic"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/offsets"
+)
+
+// Config is what one shard needs to know. Times are milliseconds; the
+// coordinator converts its Kafka-keyed configuration into this.
+type Config struct {
+	OffsetsRetentionMs              int64
+	OffsetsRetentionCheckIntervalMs int64
+	OffsetMetadataMaxBytes          int
+
+	ConsumerSessionTimeoutMs    int32
+	ConsumerHeartbeatIntervalMs int32
+	ConsumerMaxSize             int
+	StreamsSessionTimeoutMs     int32
+	StreamsHeartbeatIntervalMs  int32
+	StreamsMaxSize              int
+	ShareSessionTimeoutMs       int32
+	ShareHeartbeatIntervalMs    int32
+	ShareMaxSize                int
+
+	// TopologyPluginConfigured is KIP-1331's builder flag: when set, the sweep
+	// defers the tombstone of a streams group whose stored description epoch
+	// is not -1 (kip1331.md §2.4).
+	TopologyPluginConfigured bool
+}
+
+// DefaultConfig is Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{
+		OffsetsRetentionMs:              7 * 24 * 60 * 60 * 1000,
+		OffsetsRetentionCheckIntervalMs: 600_000,
+		OffsetMetadataMaxBytes:          offsets.MetadataMaxBytes,
+		ConsumerSessionTimeoutMs:        45_000,
+		ConsumerHeartbeatIntervalMs:     5_000,
+		ConsumerMaxSize:                 1<<31 - 1,
+		StreamsSessionTimeoutMs:         45_000,
+		StreamsHeartbeatIntervalMs:      5_000,
+		StreamsMaxSize:                  1<<31 - 1,
+		ShareSessionTimeoutMs:           45_000,
+		ShareHeartbeatIntervalMs:        5_000,
+		ShareMaxSize:                    200,
+	}
+}
+
+// Validate checks the configuration; the coordinator names Kafka's keys.
+func (c Config) Validate() error {
+	switch {
+	case c.OffsetsRetentionMs < 1:
+		return fmt.Errorf("shard: OffsetsRetentionMs must be >= 1, got %d", c.OffsetsRetentionMs)
+	case c.OffsetsRetentionCheckIntervalMs < 1:
+		return fmt.Errorf("shard: OffsetsRetentionCheckIntervalMs must be >= 1, got %d", c.OffsetsRetentionCheckIntervalMs)
+	case c.OffsetMetadataMaxBytes < 0:
+		return fmt.Errorf("shard: OffsetMetadataMaxBytes must be >= 0, got %d", c.OffsetMetadataMaxBytes)
+	case c.ConsumerSessionTimeoutMs < 1 || c.StreamsSessionTimeoutMs < 1 || c.ShareSessionTimeoutMs < 1:
+		return fmt.Errorf("shard: session timeouts must be >= 1 ms")
+	case c.ConsumerHeartbeatIntervalMs < 1 || c.StreamsHeartbeatIntervalMs < 1 || c.ShareHeartbeatIntervalMs < 1:
+		return fmt.Errorf("shard: heartbeat intervals must be >= 1 ms")
+	case c.ConsumerMaxSize < 1 || c.StreamsMaxSize < 1 || c.ShareMaxSize < 1:
+		return fmt.Errorf("shard: group max sizes must be >= 1")
+	}
+	return nil
+}
+
+// Shard is one __consumer_offsets partition: its groups, its offsets and the
+// indexes derived from them. It is not safe for concurrent use.
+//
+// Clone returns a copy-on-write snapshot in O(1): the btrees are cloned
+// lazily, and group objects are shared until either copy writes to one.
+type Shard struct {
+	cfg       Config
+	partition int32
+
+	// gen marks the group objects this copy may write in place. Every Clone
+	// gives both copies fresh generations from the shared source, so neither
+	// writes an object the other can see.
+	gen       uint64
+	genSource *atomic.Uint64
+
+	groups  *btree.BTreeG[*group]
+	offsets *offsets.Store
+	// deletable holds the ids of groups the sweep could tombstone now: not
+	// share, empty, no offsets and no open transaction. It keeps the sweep
+	// O(what expires) instead of O(all groups).
+	deletable *btree.BTreeG[string]
+	// eligible holds the KIP-1331 cleanup candidates: streams, empty, stored
+	// description epoch set and no offsets or open transaction (§2.4).
+	eligible *btree.BTreeG[string]
+
+	counts [numGroupTypes][numGroupStates]int
+
+	topics map[string]int32 // topic metadata image: name → partition count
+
+	lastOffset int64 // offset of the last replayed record, -1 before any
+}
+
+const btreeDegree = 16
+
+func lessGroup(a, b *group) bool { return a.id < b.id }
+
+// New returns an empty shard for partition with cfg.
+func New(partition int32, cfg Config) (*Shard, error) {
+	if partition < 0 {
+		return nil, fmt.Errorf("shard: partition must be >= 0, got %d", partition)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	src := atomic.NewUint64(1)
+	return &Shard{
+		cfg:        cfg,
+		partition:  partition,
+		gen:        src.Load(),
+		genSource:  src,
+		groups:     btree.NewG(btreeDegree, lessGroup),
+		offsets:    offsets.NewStore(cfg.OffsetsRetentionMs),
+		deletable:  btree.NewOrderedG[string](btreeDegree),
+		eligible:   btree.NewOrderedG[string](btreeDegree),
+		topics:     map[string]int32{},
+		lastOffset: -1,
+	}, nil
+}
+
+// Partition is the __consumer_offsets partition this shard is.
+func (s *Shard) Partition() int32 { return s.partition }
+
+// Config returns the shard's configuration.
+func (s *Shard) Config() Config { return s.cfg }
+
+// LastOffset is the log offset of the last replayed record (-1 before any).
+func (s *Shard) LastOffset() int64 { return s.lastOffset }
+
+// Clone returns a snapshot that shares structure with s copy-on-write.
+func (s *Shard) Clone() *Shard {
+	c := *s
+	c.groups = s.groups.Clone()
+	c.offsets = s.offsets.Clone()
+	c.deletable = s.deletable.Clone()
+	c.eligible = s.eligible.Clone()
+	c.topics = s.topics // replaced, never written in place: see SetTopics
+	s.gen = s.genSource.Inc()
+	c.gen = s.genSource.Inc()
+	return &c
+}
+
+// SetTopics installs the topic metadata image (name → partition count). It
+// is not a record: like Kafka's MetadataImage it comes from outside the log,
+// and group states that depend on it (streams NOT_READY) are re-derived.
+func (s *Shard) SetTopics(topics map[string]int32) error {
+	img := make(map[string]int32, len(topics))
+	for name, n := range topics {
+		if err := validateTopicName(name); err != nil {
+			return err
+		}
+		if n < 1 {
+			return kerr.InvalidRequest.WithMessage("topic %q must have at least one partition, got %d", name, n)
+		}
+		img[name] = n
+	}
+	s.topics = img
+	var streams []string
+	s.groups.Ascend(func(g *group) bool {
+		if g.typ == Streams && len(g.members) > 0 {
+			streams = append(streams, g.id)
+		}
+		return true
+	})
+	for _, id := range streams {
+		s.refresh(id)
+	}
+	return nil
+}
+
+// TopicPartitions returns the partition count of topic in the metadata image
+// (0 when unknown).
+func (s *Shard) TopicPartitions(topic string) int32 { return s.topics[topic] }
+
+func (s *Shard) lookup(id string) *group {
+	g, ok := s.groups.Get(&group{id: id})
+	if !ok {
+		return nil
+	}
+	return g
+}
+
+// mutableGroup returns a group object that s may write, copying it first if
+// a clone may still see it.
+func (s *Shard) mutableGroup(id string) *group {
+	g := s.lookup(id)
+	if g == nil {
+		return nil
+	}
+	if g.gen != s.gen {
+		g = g.clone()
+		g.gen = s.gen
+		s.groups.ReplaceOrInsert(g)
+	}
+	return g
+}
+
+func (s *Shard) createGroup(id string, typ GroupType) *group {
+	g := newGroup(id, typ)
+	g.gen = s.gen
+	s.groups.ReplaceOrInsert(g)
+	s.counts[typ][StateEmpty]++
+	return g
+}
+
+func (s *Shard) removeGroup(id string) {
+	g, ok := s.groups.Delete(&group{id: id})
+	if !ok {
+		return
+	}
+	s.counts[g.typ][g.state]--
+	if g.deletable {
+		s.deletable.Delete(id)
+	}
+	if g.eligible {
+		s.eligible.Delete(id)
+	}
+}
+
+// refresh re-derives a group's state and index membership after a replay
+// touched it. It is the one place the derived fields change.
+func (s *Shard) refresh(id string) {
+	g := s.lookup(id)
+	if g == nil {
+		return
+	}
+	state := g.deriveState(s.TopicPartitions)
+	noOffsets := s.offsets.GroupHasNoOffsets(id)
+	deletable := g.typ != Share && state == StateEmpty && noOffsets
+	eligible := g.typ == Streams && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets
+	if state == g.state && deletable == g.deletable && eligible == g.eligible {
+		return
+	}
+	g = s.mutableGroup(id)
+	s.counts[g.typ][g.state]--
+	s.counts[g.typ][state]++
+	g.state = state
+	if deletable != g.deletable {
+		g.deletable = deletable
+		if deletable {
+			s.deletable.ReplaceOrInsert(id)
+		} else {
+			s.deletable.Delete(id)
+		}
+	}
+	if eligible != g.eligible {
+		g.eligible = eligible
+		if eligible {
+			s.eligible.ReplaceOrInsert(id)
+		} else {
+			s.eligible.Delete(id)
+		}
+	}
+}
+
+func validateTopicName(name string) error {
+	if name == "" {
+		return kerr.InvalidTopicException.WithMessage("topic name is empty")
+	}
+	if len(name) > 249 {
+		return kerr.InvalidTopicException.WithMessage("topic name is longer than 249 characters")
+	}
+	if strings.ContainsAny(name, "\x00\n") {
+		return kerr.InvalidTopicException.WithMessage("topic name %q contains an illegal character", name)
+	}
+	return nil
+}
+
+// Topics returns a copy of the topic metadata image.
+func (s *Shard) Topics() map[string]int32 {
+	out := make(map[string]int32, len(s.topics))
+	for k, v := range s.topics {
+		out[k] = v
+	}
+	return out
+}
