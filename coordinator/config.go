@@ -42,6 +42,11 @@ type Config struct {
 	// ShareMaxSize is group.share.max.size (default 200, within [1, 1000]).
 	ShareMaxSize int
 
+	// TopologyCleanupProtocol is the KIP-1331 cleanup protocol, CleanupV2 by
+	// default; CleanupV1 reproduces apache/kafka#22622 and its race. Not a
+	// Kafka key.
+	TopologyCleanupProtocol CleanupProtocol
+
 	// CommitDelay is how long after an append the partition's high watermark
 	// passes it (replication, in Kafka). 0 commits at once. Not a Kafka key.
 	CommitDelay time.Duration
@@ -70,6 +75,7 @@ func DefaultConfig() Config {
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
 		ShareMaxSize:                  200,
+		TopologyCleanupProtocol:       CleanupV2,
 	}
 }
 
@@ -130,6 +136,9 @@ func (c Config) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if c.TopologyCleanupProtocol != CleanupV1 && c.TopologyCleanupProtocol != CleanupV2 {
+		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be v1 or v2"}
 	}
 	if c.OffsetsRetention%time.Minute != 0 {
 		return &ConfigError{Key: "offsets.retention.minutes", Value: c.OffsetsRetention, Reason: "value must be a whole number of minutes"}

@@ -50,15 +50,6 @@ func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatReq
 	})
 }
 
-// StreamsGroupHeartbeat handles a KIP-1071 StreamsGroupHeartbeat.
-func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatRequest) *Future[shard.StreamsGroupHeartbeatResponse] {
-	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.StreamsGroupHeartbeatResponse] {
-		return write(c, "streams-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.StreamsGroupHeartbeatResponse], error) {
-			return s.StreamsGroupHeartbeat(now, req)
-		})
-	})
-}
-
 // ShareGroupHeartbeat handles a KIP-932 ShareGroupHeartbeat.
 func (c *Coordinator) ShareGroupHeartbeat(req shard.ShareGroupHeartbeatRequest) *Future[shard.ShareGroupHeartbeatResponse] {
 	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ShareGroupHeartbeatResponse] {
@@ -124,34 +115,14 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 	})
 }
 
-// DeleteGroups deletes groups across their shards, one write per shard
-// (Kafka's "delete-groups"). Results come in request order; a shard that
-// cannot be written answers for each of its groups with its error.
-func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGroupResult] {
-	if !c.active {
-		return completed[[]shard.DeleteGroupResult](nil, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
-	}
-	results := make([]shard.DeleteGroupResult, len(groupIDs))
-	byPartition := map[int32][]int{}
-	for i, id := range groupIDs {
-		results[i].GroupID = id
-		if err := shard.ValidateGroupID(id); err != nil {
-			results[i].Err = err
-			continue
-		}
-		p := c.PartitionFor(id)
-		byPartition[p] = append(byPartition[p], i)
-	}
-	parts := make([]int32, 0, len(byPartition))
-	for p := range byPartition {
-		parts = append(parts, p)
-	}
-	slices.Sort(parts)
-	f := &Future[[]shard.DeleteGroupResult]{}
+// deleteGroupsWrite runs the "delete-groups" write on each partition for the
+// request indices listed, filling results, then calls done.
+func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, done func()) {
+	parts := sortedKeys(byPartition)
 	remaining := len(parts)
 	if remaining == 0 {
-		f.complete(results, nil)
-		return f
+		done()
+		return
 	}
 	for _, p := range parts {
 		idx := byPartition[p]
@@ -176,11 +147,19 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			}
 			remaining--
 			if remaining == 0 {
-				f.complete(results, nil)
+				done()
 			}
 		})
 	}
-	return f
+}
+
+func sortedKeys[V any](m map[int32]V) []int32 {
+	keys := make([]int32, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // DescribedGroup is one row of DescribeGroups: a description or an error.

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -29,6 +31,13 @@ type Hooks struct {
 	CommitDelay func(partition int32) time.Duration
 	// AfterReplay sees every record replayed into a hosted shard.
 	AfterReplay func(partition int32, offset int64, r shard.Record)
+	// OnTopologyEvent sees the KIP-1331 engine's notable moments.
+	OnTopologyEvent func(TopologyEvent)
+
+	// beforeSolicit and beforeCleanupRead let tests inject synchronous
+	// failures into the KIP-1331 paths.
+	beforeSolicit     func()
+	beforeCleanupRead func()
 }
 
 // Options are everything New needs besides the configuration.
@@ -42,6 +51,16 @@ type Options struct {
 	// Logger receives the coordinator's logs; nil discards them.
 	Logger *slog.Logger
 	Hooks  Hooks
+
+	// TopologyPlugin is the KIP-1331 topology-description store
+	// (group.streams.topology.description.plugin.class); nil disables the
+	// feature: no solicitation, no cleanup cycle, describe says NOT_STORED.
+	TopologyPlugin plugin.Store
+	// PluginExecutor runs plugin calls; nil runs them inline.
+	PluginExecutor PluginExecutor
+	// Rand is the seeded source of the back-off jitter; nil seeds one from
+	// the broker id. Never the global generator.
+	Rand *rand.Rand
 }
 
 type shardStatus uint8
@@ -120,8 +139,19 @@ type Coordinator struct {
 	shards   map[int32]*hosted // iterate via sortedPartitions
 	topics   map[string]int32
 
-	metrics *serviceMetrics
+	metrics  *serviceMetrics
+	topology *topologyManager
+	// brokerTimers holds broker-level timers (the KIP-1331 cleanup cycle),
+	// which, unlike shard timers, survive unloads.
+	brokerTimers *TimerQueue[brokerTask]
 }
+
+type brokerTask uint8
+
+const taskTopologyCleanup brokerTask = 1
+
+// CleanupTimerKey is the broker-level timer of the KIP-1331 cleanup cycle.
+const CleanupTimerKey = "streams-topology-description-cleanup"
 
 // maxEventsPerPoll bounds one Poll so a timer that reschedules itself at
 // "now" cannot spin for ever.
@@ -155,8 +185,11 @@ func New(cfg Config, opts Options) (*Coordinator, error) {
 		cfg: cfg, shardCfg: cfg.shardConfig(), brokerID: opts.BrokerID, clock: opts.Clock,
 		logs: logs, log: logger.With("broker", opts.BrokerID), hooks: opts.Hooks,
 		shards: map[int32]*hosted{}, topics: map[string]int32{},
+		brokerTimers: NewTimerQueue[brokerTask](),
 	}
+	c.shardCfg.TopologyPluginConfigured = opts.TopologyPlugin != nil
 	c.metrics = newServiceMetrics(c)
+	c.topology = newTopologyManager(c, opts.TopologyPlugin, opts.PluginExecutor, opts.Rand, cfg.TopologyCleanupProtocol)
 	return c, nil
 }
 
@@ -177,12 +210,30 @@ func (c *Coordinator) Startup() error {
 		return kerr.CoordinatorNotAvailable.WithMessage("the coordinator was shut down and cannot restart; build a new one")
 	}
 	c.active = true
+	if c.topology.configured() {
+		// Kafka arms the self-rescheduling cleanup task after isActive=true,
+		// only when a plugin is configured.
+		c.topology.running = true
+		c.brokerTimers.Schedule(CleanupTimerKey, c.nowMs()+c.cfg.OffsetsRetentionCheckInterval.Milliseconds(), taskTopologyCleanup)
+	}
 	return nil
 }
 
-// Shutdown deactivates the service and unloads every shard; their pending
-// writes fail with NOT_COORDINATOR and later calls get COORDINATOR_NOT_AVAILABLE.
+// Shutdown stops the cleanup harness (a cycle in flight schedules no further
+// plugin call or write), cancels its timer, closes the plugin, then
+// deactivates the service and unloads every shard: pending writes fail with
+// NOT_COORDINATOR and later calls get COORDINATOR_NOT_AVAILABLE.
 func (c *Coordinator) Shutdown() {
+	if c.shutDown {
+		return
+	}
+	c.topology.running = false
+	c.brokerTimers.Cancel(CleanupTimerKey)
+	if c.topology.configured() {
+		if err := plugin.SafeClose(c.topology.store); err != nil {
+			c.log.Warn("closing the topology description plugin failed", "err", err)
+		}
+	}
 	for _, p := range c.sortedPartitions() {
 		c.unload(p)
 	}
@@ -516,7 +567,7 @@ func translateAppendError(err error) error {
 // NextDeadline is the earliest moment at which Poll has work: a timer, a
 // pending commit or a shard load. ok is false when there is none.
 func (c *Coordinator) NextDeadline() (time.Time, bool) {
-	best, ok := int64(0), false
+	best, ok := c.brokerTimers.NextDeadline()
 	for _, h := range c.shards { // order-free: a minimum
 		if at, has := h.nextDeadline(); has && (!ok || at < best) {
 			best, ok = at, true
@@ -529,17 +580,28 @@ func (c *Coordinator) NextDeadline() (time.Time, bool) {
 }
 
 // Poll runs everything due at the clock's now, earliest first: shard loads,
-// commits, then timers; ties go to the lower partition. Work a due event
-// schedules for now runs in the same Poll. It returns the number of events run.
+// commits, then timers, ties going to the lower partition; broker timers run
+// after shard work due at the same instant. Work a due event schedules for
+// now runs in the same Poll. It returns the number of events run.
 func (c *Coordinator) Poll() int {
 	now := c.nowMs()
 	n := 0
 	for ; n < maxEventsPerPoll; n++ {
 		h := c.nextDue(now)
-		if h == nil {
-			return n
+		if h != nil {
+			if at, ok := c.brokerTimers.NextDeadline(); ok && at < mustDeadline(h) {
+				h = nil // an earlier broker timer goes first
+			}
 		}
-		c.runDue(h, now)
+		if h != nil {
+			c.runDue(h, now)
+			continue
+		}
+		if _, task, ok := c.brokerTimers.PopDue(now); ok {
+			c.runBrokerTask(task, now)
+			continue
+		}
+		return n
 	}
 	panic(fmt.Sprintf("coordinator: more than %d events due at %d ms; a timer reschedules itself at now", maxEventsPerPoll, now))
 }
@@ -558,6 +620,22 @@ func (c *Coordinator) nextDue(now int64) *hosted {
 	}
 	return best
 }
+
+func mustDeadline(h *hosted) int64 {
+	at, _ := h.nextDeadline()
+	return at
+}
+
+func (c *Coordinator) runBrokerTask(task brokerTask, now int64) {
+	if task == taskTopologyCleanup {
+		// Self-rescheduling first, so a panicking cycle still re-arms.
+		c.brokerTimers.Schedule(CleanupTimerKey, now+c.cfg.OffsetsRetentionCheckInterval.Milliseconds(), task)
+		c.RunTopologyCleanupCycle()
+	}
+}
+
+// BrokerTimerKeys lists the broker-level timer keys (the cleanup cycle's).
+func (c *Coordinator) BrokerTimerKeys() []string { return c.brokerTimers.Keys() }
 
 func (c *Coordinator) runDue(h *hosted, now int64) {
 	if h.status == statusLoading {

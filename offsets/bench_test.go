@@ -121,18 +121,19 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-// measureBytesPerOffset builds a 1M-offset store and returns its heap cost
+// buildMeasured builds a 1M-offset store and returns it with its heap cost
 // per committed offset, expiry index and interned names included.
-func measureBytesPerOffset(names benchNames, degree int, order []int) float64 {
+func buildMeasured(names benchNames, degree int, order []int) (*Store, float64) {
 	before := heapInUse()
 	s := newStoreWithDegree(benchRetention, degree)
 	fill(s, names, order, func(i int) int64 { return 1_000_000 + int64(i%5000) })
 	after := heapInUse()
-	runtime.KeepAlive(s)
-	return float64(after-before) / benchOffsets
+	return s, float64(after-before) / benchOffsets
 }
 
 func BenchmarkMemoryPerOffset(b *testing.B) {
+	// Key order is the worst case for google/btree (every split leaves a half
+	// full node behind); random order is what interleaved groups produce.
 	names := newBenchNames()
 	shuffled := rand.New(rand.NewPCG(3, 4)).Perm(benchOffsets)
 	for _, tc := range []struct {
@@ -143,7 +144,9 @@ func BenchmarkMemoryPerOffset(b *testing.B) {
 			b.ReportAllocs()
 			var perOffset float64
 			for range b.N {
-				perOffset = measureBytesPerOffset(names, defaultDegree, tc.order)
+				var s *Store
+				s, perOffset = buildMeasured(names, defaultDegree, tc.order)
+				runtime.KeepAlive(s)
 			}
 			b.ReportMetric(perOffset, "bytes/offset")
 		})
@@ -151,8 +154,10 @@ func BenchmarkMemoryPerOffset(b *testing.B) {
 }
 
 func BenchmarkDegree(b *testing.B) {
-	// Compares btree degrees on the two figures that matter: memory per offset
-	// (random commit order) and the cost of replacing an offset.
+	// Compares btree degrees on what they trade: memory per offset (random
+	// commit order), the cost of replacing an offset, and the cost of the first
+	// write after a Clone (copy-on-write copies one node per level, and larger
+	// nodes cost more to copy).
 	names := newBenchNames()
 	shuffled := rand.New(rand.NewPCG(5, 6)).Perm(benchOffsets)
 	r := rand.New(rand.NewPCG(7, 8))
@@ -160,17 +165,21 @@ func BenchmarkDegree(b *testing.B) {
 	for j := range keys {
 		keys[j] = names.key(r.IntN(benchOffsets))
 	}
-	for _, degree := range []int{8, 16, 32, 64, 128} {
-		b.Run(fmt.Sprintf("degree=%d", degree), func(b *testing.B) {
-			perOffset := measureBytesPerOffset(names, degree, shuffled)
-			s := newStoreWithDegree(benchRetention, degree)
-			fill(s, names, shuffled, constCommit)
+	for _, degree := range []int{16, 32, 64, 128} {
+		s, perOffset := buildMeasured(names, degree, shuffled)
+		b.Run(fmt.Sprintf("degree=%d/commit", degree), func(b *testing.B) {
 			b.ReportAllocs()
-			b.ResetTimer()
 			for i := range b.N {
 				s.Commit(keys[i&(len(keys)-1)], benchValue(i, 2_000_000+int64(i)))
 			}
 			b.ReportMetric(perOffset, "bytes/offset")
+		})
+		b.Run(fmt.Sprintf("degree=%d/clone-commit", degree), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := range b.N {
+				s = s.Clone()
+				s.Commit(keys[i&(len(keys)-1)], benchValue(i, 3_000_000+int64(i)))
+			}
 		})
 	}
 }

@@ -287,6 +287,28 @@ func TestReplaceDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
+func TestReadsDoNotAllocate(t *testing.T) {
+	// Queries run on every request and every sweep; none of them allocates.
+	s := NewStore(1000)
+	k := Key{"g", "t", 3}
+	s.Commit(k, om(1, 0))
+	s.CommitPending(9, Key{"g", "u", 0}, om(1, 0))
+	n := 0
+	count := func(Key, OffsetAndMetadata) bool { n++; return true }
+	allocs := testing.AllocsPerRun(100, func() {
+		_, _ = s.Get(k)
+		_ = s.HasPending(k)
+		_ = s.HasOpenTransaction("g")
+		_ = s.GroupOffsetCount("g")
+		_ = s.GroupHasNoOffsets("g")
+		s.AscendGroup("g", count)
+		s.AscendTopic("g", "t", count)
+		s.AscendExpirable(5000, count)
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, 3*101, n, "AllocsPerRun adds one warm-up run; each run visits 3 offsets")
+}
+
 // randomOp draws one mutation from u.
 func randomOp(r *rand.Rand, u universe) op {
 	pick := func(n int) int { return r.IntN(n) }

@@ -261,6 +261,26 @@ func BenchmarkMemory(b *testing.B) {
 		})
 	})
 
+	b.Run("groups/simple-classic-100000/offsets-store-only", func(b *testing.B) {
+		// The offsets store's share of the figure above: the same 100 000
+		// commits into a bare offsets.Store, no group registry.
+		const n = 100_000
+		b.ReportAllocs()
+		var bytesPer float64
+		for range b.N {
+			before := heapAlloc()
+			st := offsets.NewStore(DefaultConfig().OffsetsRetentionMs)
+			for g := range n {
+				k := offsets.Key{Group: fmt.Sprintf("%s-%06d", "simple-group", g), Topic: "orders.events.v0"}
+				st.Commit(k, offsets.OffsetAndMetadata{Offset: 1000, LeaderEpoch: 3, CommitTimestampMs: benchCommitMs, ExpireTimestampMs: offsets.NoExpireTimestamp})
+			}
+			after := heapAlloc()
+			runtime.KeepAlive(st)
+			bytesPer = float64(int64(after)-int64(before)) / n
+		}
+		b.ReportMetric(bytesPer, "B/group")
+	})
+
 	b.Run("groups/consumer-10000x3", func(b *testing.B) {
 		const n = 10_000
 		measure(b, "B/group", n, func(s *Shard) {

@@ -246,9 +246,9 @@ func recordTypes(records []Record) []RecordType {
 // requireSnapshotEqual compares two snapshots field by field, so a failure
 // names the field (and the group) that differs, then as a whole so a field
 // added to Snapshot later is still compared.
-func requireSnapshotEqual(t testing.TB, want, got Snapshot, msgAndArgs ...any) {
+func requireSnapshotEqual(t testing.TB, want, got Snapshot, format string, args ...any) {
 	t.Helper()
-	ctx := msgContext(msgAndArgs...)
+	ctx := fmt.Sprintf(format, args...)
 	require.Equal(t, want.LastOffset, got.LastOffset, "%s: LastOffset", ctx)
 	require.Equal(t, want.Counts, got.Counts, "%s: Counts", ctx)
 	require.Equal(t, want.OffsetCount, got.OffsetCount, "%s: OffsetCount", ctx)
@@ -264,17 +264,6 @@ func requireSnapshotEqual(t testing.TB, want, got Snapshot, msgAndArgs ...any) {
 	require.Equal(t, want, got, "%s: whole snapshot", ctx)
 }
 
-// msgContext renders testify-style msgAndArgs into one string.
-func msgContext(msgAndArgs ...any) string {
-	if len(msgAndArgs) == 0 {
-		return ""
-	}
-	if f, ok := msgAndArgs[0].(string); ok {
-		return fmt.Sprintf(f, msgAndArgs[1:]...)
-	}
-	return fmt.Sprint(msgAndArgs...)
-}
-
 func groupIDs(gs []GroupDescription) []string {
 	out := make([]string, len(gs))
 	for i, g := range gs {
@@ -286,9 +275,9 @@ func groupIDs(gs []GroupDescription) []string {
 // requireIndexesConsistent recomputes every derived field and index of the
 // shard from its groups and offsets and requires them to match: the state
 // refresh keeps, the deletable and eligible indexes and the state counts.
-func requireIndexesConsistent(t testing.TB, s *Shard, msgAndArgs ...any) {
+func requireIndexesConsistent(t testing.TB, s *Shard, format string, args ...any) {
 	t.Helper()
-	ctx := msgContext(msgAndArgs...)
+	ctx := fmt.Sprintf(format, args...)
 	var counts [numGroupTypes][numGroupStates]int
 	var deletable, eligible []string
 	s.groups.Ascend(func(g *group) bool {

@@ -577,10 +577,10 @@ func TestMemberEpochValidation(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
 			e1 := ops.beat(h, "g", "m1", 0)
 			require.Equal(t, int32(1), e1)
-			ops.beat(h, "g", "m2", 0)              // group epoch 2
-			e1 = ops.beat(h, "g", "m1", e1)        // m1: 2, previous 1
-			ops.beat(h, "g", "m3", 0)              // group epoch 3
-			e1 = ops.beat(h, "g", "m1", e1)        // m1: 3, previous 2
+			ops.beat(h, "g", "m2", 0)       // group epoch 2
+			e1 = ops.beat(h, "g", "m1", e1) // m1: 2, previous 1
+			ops.beat(h, "g", "m3", 0)       // group epoch 3
+			e1 = ops.beat(h, "g", "m1", e1) // m1: 3, previous 2
 			require.Equal(t, int32(3), e1)
 
 			ops.refuse(h, "g", "m1", 4, kerr.FencedMemberEpoch)
@@ -959,7 +959,7 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 					assert.NoError(t, err, cc.name)
 					assert.Len(t, res.Records, 1, cc.name)
 				}
-				requireSnapshotEqual(t, before, h.s.Snapshot(), cc.name)
+				requireSnapshotEqual(t, before, h.s.Snapshot(), "%s", cc.name)
 			}
 			tc.leave(h, c)
 			h.commit("g", "", -1, testT, "foo-1") // admin commit to the now empty group

@@ -244,7 +244,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		}
 	}
 	if h.typ == Streams && h.memberEpoch == 0 {
-		t := *h.topology
+		t := cloneTopology(h.topology) // the group and the record must not alias the request
 		switch {
 		case v.topo == nil || t.Epoch > v.topo.Epoch:
 			v.topo = &t
@@ -439,6 +439,15 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 	}
 	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+}
+
+// cloneTopology deep-copies t.
+func cloneTopology(t *Topology) Topology {
+	c := Topology{Epoch: t.Epoch, Subtopologies: make([]Subtopology, len(t.Subtopologies))}
+	for i, st := range t.Subtopologies {
+		c.Subtopologies[i] = Subtopology{ID: st.ID, SourceTopics: slices.Clone(st.SourceTopics), RepartitionSourceTopics: slices.Clone(st.RepartitionSourceTopics)}
+	}
+	return c
 }
 
 func topologyEqual(a, b *Topology) bool {

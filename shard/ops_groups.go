@@ -132,6 +132,13 @@ type StreamsGroupHeartbeatResponse struct {
 	// TopologyDescriptionRequired is KIP-1331's solicitation flag; the
 	// coordinator sets it after the shard answers.
 	TopologyDescriptionRequired bool
+
+	// The group's topology epoch (-1 without a topology) and its KIP-1331
+	// stored and failed description epochs, which the coordinator's
+	// solicitation gates read (kip1331.md §1.6). Not on Kafka's wire.
+	GroupTopologyEpoch             int32
+	StoredDescriptionTopologyEpoch int32
+	FailedDescriptionTopologyEpoch int32
 }
 
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
@@ -150,6 +157,15 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
 		HeartbeatIntervalMs: s.cfg.StreamsHeartbeatIntervalMs,
 		HasAssignment:       out.sendAssignment, ActiveTasks: partitionsToTasks(out.assignment),
+		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
+	}
+	if v := out.view; v != nil {
+		if v.topo != nil {
+			res.Response.GroupTopologyEpoch = v.topo.Epoch
+		}
+		if v.g != nil {
+			res.Response.StoredDescriptionTopologyEpoch, res.Response.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+		}
 	}
 	if out.staleTopology {
 		res.Response.Status = append(res.Response.Status, StatusStaleTopology)

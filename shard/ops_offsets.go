@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"math"
 	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -59,6 +60,11 @@ func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[Offs
 	expire := offsets.NoExpireTimestamp
 	if req.RetentionTimeMs >= 0 {
 		expire = nowMs + req.RetentionTimeMs
+		if expire < nowMs {
+			// Saturate: a wrapped sum would be negative, which reads as "no
+			// expire timestamp" and falls back to the broker's retention.
+			expire = math.MaxInt64
+		}
 	}
 	res.Records = s.offsetRecords(req.GroupID, nowMs, expire, NoProducerID, req.Topics, n)
 	res.Response.Committed = n
@@ -367,7 +373,14 @@ func (s *Shard) pendingOnlyKeys(groupID string) []offsets.Key {
 	if !s.offsets.HasOpenTransaction(groupID) {
 		return nil
 	}
-	return s.offsets.PendingKeys(groupID)
+	keys := s.offsets.PendingKeys(groupID)
+	out := keys[:0]
+	for _, k := range keys {
+		if _, committed := s.offsets.Get(k); !committed {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // appendGroupTombstones is Kafka's createGroupTombstoneRecords for an empty group.

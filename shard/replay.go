@@ -3,6 +3,7 @@ package shard
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/coordsim/coordsim/offsets"
 )
@@ -20,7 +21,7 @@ func replayErr(r Record, format string, args ...any) error {
 // a shard. Offsets must increase; a record that fails validation returns an
 // error wrapping ErrReplay and changes nothing.
 func (s *Shard) Replay(offset int64, r Record) error {
-	if r == nil {
+	if r == nil || isNilPointer(r) {
 		return fmt.Errorf("%w: nil record", ErrReplay)
 	}
 	if offset <= s.lastOffset {
@@ -31,6 +32,13 @@ func (s *Shard) Replay(offset int64, r Record) error {
 	}
 	s.lastOffset = offset
 	return nil
+}
+
+// isNilPointer reports a typed nil (say a nil *OffsetCommit) inside the
+// interface: the record switch would dereference it.
+func isNilPointer(r Record) bool {
+	v := reflect.ValueOf(r)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // ReplayAll replays records at consecutive offsets starting at first.

@@ -12,11 +12,13 @@ package coordtest
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -64,6 +66,9 @@ type options struct {
 	partitions []int32
 	topics     map[string]int32
 	hooks      coordinator.Hooks
+	store      plugin.Store
+	exec       coordinator.PluginExecutor
+	seed       uint64
 }
 
 // Option configures New.
@@ -84,23 +89,34 @@ func WithTopics(topics map[string]int32) Option { return func(o *options) { o.to
 // WithHooks adds coordinator hooks; the harness chains its own around them.
 func WithHooks(h coordinator.Hooks) Option { return func(o *options) { o.hooks = h } }
 
+// WithPlugin configures a KIP-1331 topology-description store.
+func WithPlugin(store plugin.Store) Option { return func(o *options) { o.store = store } }
+
+// WithExecutor sets how plugin calls run (default: inline; see ManualExecutor).
+func WithExecutor(e coordinator.PluginExecutor) Option { return func(o *options) { o.exec = e } }
+
+// WithSeed seeds the coordinator's back-off jitter (default 1).
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
 // New builds, starts and loads a coordinator.
 func New(opts ...Option) (*Harness, error) {
-	o := options{cfg: coordinator.DefaultConfig(), start: Epoch}
+	o := options{cfg: coordinator.DefaultConfig(), start: Epoch, seed: 1}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	h := &Harness{Clock: NewClock(o.start), hooks: o.hooks}
-	c, err := coordinator.New(o.cfg, coordinator.Options{Clock: h.Clock, Hooks: coordinator.Hooks{
-		BeforeAppend: h.beforeAppend,
-		CommitDelay:  o.hooks.CommitDelay,
-		AfterReplay: func(p int32, off int64, r shard.Record) {
-			h.records = append(h.records, AppendedRecord{p, off, r})
-			if o.hooks.AfterReplay != nil {
-				o.hooks.AfterReplay(p, off, r)
-			}
-		},
-	}})
+	c, err := coordinator.New(o.cfg, coordinator.Options{Clock: h.Clock, TopologyPlugin: o.store, PluginExecutor: o.exec,
+		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: coordinator.Hooks{
+			BeforeAppend:    h.beforeAppend,
+			CommitDelay:     o.hooks.CommitDelay,
+			OnTopologyEvent: o.hooks.OnTopologyEvent,
+			AfterReplay: func(p int32, off int64, r shard.Record) {
+				h.records = append(h.records, AppendedRecord{p, off, r})
+				if o.hooks.AfterReplay != nil {
+					o.hooks.AfterReplay(p, off, r)
+				}
+			},
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +283,24 @@ func (h *Harness) Commit(groupID, memberID string, memberEpoch int32, topic stri
 		Topics: []shard.OffsetCommitTopic{{Topic: topic, Partitions: []shard.OffsetCommitPartition{{Partition: partition, Offset: offset, LeaderEpoch: -1}}}},
 	}))
 	return err
+}
+
+// Push pushes a topology description for a member at epoch.
+func (h *Harness) Push(groupID, memberID string, epoch int32, d *plugin.TopologyDescription) error {
+	_, err := Await(h, h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+		GroupID: groupID, MemberID: memberID, TopologyEpoch: epoch, Description: d,
+	}))
+	return err
+}
+
+// DescribeStreams describes one streams group with its topology-description
+// status.
+func (h *Harness) DescribeStreams(groupID string, include bool) (coordinator.StreamsGroupDescription, error) {
+	rows, err := Await(h, h.Coordinator.DescribeStreamsGroups([]string{groupID}, include))
+	if err != nil {
+		return coordinator.StreamsGroupDescription{}, err
+	}
+	return rows[0], rows[0].Err
 }
 
 // DeleteGroups deletes groups and returns each group's error (nil = deleted).

@@ -1,0 +1,282 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/plugin"
+)
+
+// CleanupProtocol selects how the KIP-1331 cleanup cycle guards a plugin
+// delete.
+type CleanupProtocol string
+
+const (
+	// CleanupV1 is the cycle as merged in apache/kafka#22622 (with #22676's
+	// batching): scan, deleteTopology, conditional clear. It has the accepted
+	// data-loss race of kip1331.md §1.8.
+	CleanupV1 CleanupProtocol = "v1"
+	// CleanupV2 adds PR #22777's uncertain marker: scan, mark -2 (re-checking
+	// eligibility), deleteTopology, finalize (-2 → -1, or back to -2 when a
+	// push landed meanwhile). It closes the race. The default.
+	CleanupV2 CleanupProtocol = "v2"
+)
+
+// PluginResult is the outcome of one topology-store call.
+type PluginResult struct {
+	Description *plugin.TopologyDescription
+	Err         error
+}
+
+// PluginExecutor decides when a topology-store call runs and when its
+// outcome comes back (DESIGN.md §Plugin calls and asynchrony). Execute must
+// eventually call deliver exactly once, on the coordinator's goroutine: at
+// once (InlineExecutor), at a later virtual time (the simulator), or from a
+// live driver's loop after a goroutine ran the call.
+type PluginExecutor interface {
+	Execute(op plugin.Op, groupID string, call func(ctx context.Context) PluginResult, deliver func(PluginResult))
+}
+
+// InlineExecutor runs each call at once and delivers its outcome before
+// Execute returns.
+type InlineExecutor struct{}
+
+// Execute runs call and delivers its result.
+func (InlineExecutor) Execute(_ plugin.Op, _ string, call func(context.Context) PluginResult, deliver func(PluginResult)) {
+	deliver(call(context.Background()))
+}
+
+// PluginOutcome classifies a setTopology result as Kafka's manager does.
+type PluginOutcome uint8
+
+// Set outcomes.
+const (
+	OutcomeSuccess PluginOutcome = iota
+	OutcomePermanent
+	OutcomeTransient
+	// OutcomeInvalid is a store refusing the arguments; Kafka answers such a
+	// push with INVALID_REQUEST and records no failed epoch.
+	OutcomeInvalid
+)
+
+func (o PluginOutcome) String() string {
+	return [...]string{"SUCCESS", "PERMANENT", "TRANSIENT", "INVALID"}[o]
+}
+
+func classifySet(err error) PluginOutcome {
+	switch {
+	case err == nil:
+		return OutcomeSuccess
+	case errors.Is(err, plugin.ErrInvalidArgument), errors.Is(err, plugin.ErrInvalidDescription):
+		return OutcomeInvalid
+	case plugin.Classify(err) == plugin.ClassPermanent:
+		return OutcomePermanent
+	}
+	return OutcomeTransient
+}
+
+// DeleteFailedMessage is Kafka's fixed GROUP_DELETION_FAILED message; the
+// plugin's own message is never forwarded.
+const DeleteFailedMessage = "Topology description plugin failed to delete the topology."
+
+// TopologyEventKind names a notable moment of the KIP-1331 engine.
+type TopologyEventKind uint8
+
+// Topology events, reported through Hooks.OnTopologyEvent.
+const (
+	EventCycleStarted TopologyEventKind = iota + 1
+	EventCycleFinished
+	EventTickDropped          // single flight dropped a tick
+	EventCycleReadFailed      // one partition's eligibility read failed
+	EventClearMismatch        // a conditional clear found a newer stored epoch
+	EventClearWriteFailed     // a clear, mark or finalize write failed and was swallowed
+	EventMarkSkipped          // v2: a scanned group was no longer eligible at mark time
+	EventFinalizeReSolicit    // v2: a push landed during the delete; stored goes back to -2
+	EventCycleAbortedShutdown // a cycle stopped its follow-up work because of shutdown
+	EventCyclePanicked        // building a cycle panicked; the flag was released
+	EventSolicited            // a heartbeat set TopologyDescriptionRequired
+	EventDeleteIssued         // a deleteTopology call was issued (GroupID, Epoch = observed)
+	EventDeleteDone           // a deleteTopology call succeeded
+)
+
+func (k TopologyEventKind) String() string {
+	names := [...]string{"", "cycle-started", "cycle-finished", "tick-dropped", "cycle-read-failed", "clear-mismatch",
+		"clear-write-failed", "mark-skipped", "finalize-resolicit", "cycle-aborted-shutdown", "cycle-panicked",
+		"solicited", "delete-issued", "delete-done"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return fmt.Sprintf("TopologyEventKind(%d)", uint8(k))
+}
+
+// TopologyEvent is one notable moment, for traces and coverage marks.
+type TopologyEvent struct {
+	Kind      TopologyEventKind
+	Partition int32
+	GroupID   string
+	Epoch     int32
+}
+
+// topologyManager is Kafka's StreamsGroupTopologyDescriptionManager plus the
+// cycle's scheduling harness: one per broker, in memory, never replayed.
+type topologyManager struct {
+	store    plugin.Store // nil: no plugin configured
+	exec     PluginExecutor
+	backoff  *TopologyBackoff
+	protocol CleanupProtocol
+
+	running       bool // the cleanup harness runs (false after shutdown)
+	cycleInFlight bool
+	cyclesRun     int64
+	ticksDropped  int64
+
+	cycleRuns     *metrics.Sensor
+	cycleEligible *metrics.Sensor
+	cycleSkipped  *metrics.Sensor
+	deleteSuccess *metrics.Sensor
+	deleteError   *metrics.Sensor
+	setSuccess    *metrics.Sensor
+	setError      *metrics.Sensor
+	getSuccess    *metrics.Sensor
+	getError      *metrics.Sensor
+}
+
+func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor, rng *rand.Rand, protocol CleanupProtocol) *topologyManager {
+	if exec == nil {
+		exec = InlineExecutor{}
+	}
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(uint64(c.brokerID), 1331))
+	}
+	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol}
+	const p = "streams-group-topology-description-"
+	reg := c.metrics.reg
+	m.cycleRuns = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupCycleRuns", p+"cleanup-cycle", "cleanup cycles that passed the guard")
+	m.cycleEligible = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupEligibleGroups", p+"cleanup-eligible", "groups found eligible for cleanup")
+	m.cycleSkipped = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupCycleSkipped", p+"cleanup-cycle-skipped", "cleanup ticks dropped by single flight (coordsim, not Kafka)")
+	m.deleteSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionDeleteSuccess", p+"delete-success", "successful deleteTopology calls")
+	m.deleteError = mustMeter(reg, "StreamsGroupTopologyDescriptionDeleteError", p+"delete-error", "failed deleteTopology calls")
+	m.setSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionSetSuccess", p+"set-success", "successful setTopology calls")
+	m.setError = mustMeter(reg, "StreamsGroupTopologyDescriptionSetError", p+"set-error", "failed setTopology calls")
+	m.getSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionGetSuccess", p+"get-success", "successful getTopology calls (a null result counts)")
+	m.getError = mustMeter(reg, "StreamsGroupTopologyDescriptionGetError", p+"get-error", "failed getTopology calls")
+	return m
+}
+
+func (m *topologyManager) configured() bool { return m.store != nil }
+
+// IsTopologyPluginConfigured reports whether a topology-store plugin is set.
+func (c *Coordinator) IsTopologyPluginConfigured() bool { return c.topology.configured() }
+
+// TopologyBackoff exposes the broker's solicitation back-off for inspection.
+func (c *Coordinator) TopologyBackoff() *TopologyBackoff { return c.topology.backoff }
+
+// CleanupProtocol is the protocol the cleanup cycle runs.
+func (c *Coordinator) CleanupProtocol() CleanupProtocol { return c.topology.protocol }
+
+// CleanupStats reports how many cleanup cycles ran and how many ticks single
+// flight dropped, and whether a cycle is in flight now.
+func (c *Coordinator) CleanupStats() (cyclesRun, ticksDropped int64, inFlight bool) {
+	return c.topology.cyclesRun, c.topology.ticksDropped, c.topology.cycleInFlight
+}
+
+func (c *Coordinator) emit(ev TopologyEvent) {
+	if c.hooks.OnTopologyEvent != nil {
+		c.hooks.OnTopologyEvent(ev)
+	}
+}
+
+// invokeSet runs setTopology through the executor and the safe-call layer;
+// done receives Kafka's outcome classification.
+func (c *Coordinator) invokeSet(groupID string, epoch int32, d *plugin.TopologyDescription, done func(PluginOutcome, error)) {
+	m := c.topology
+	m.exec.Execute(plugin.OpSet, groupID, func(ctx context.Context) PluginResult {
+		return PluginResult{Err: plugin.SafeSet(ctx, m.store, groupID, epoch, d)}
+	}, func(r PluginResult) {
+		outcome := classifySet(r.Err)
+		if outcome == OutcomeSuccess {
+			m.setSuccess.Record(c.nowMs())
+		} else {
+			m.setError.Record(c.nowMs())
+		}
+		done(outcome, r.Err)
+	})
+}
+
+// invokeGet runs getTopology; a nil description with a nil error is "not stored".
+func (c *Coordinator) invokeGet(groupID string, epoch int32, done func(*plugin.TopologyDescription, error)) {
+	m := c.topology
+	m.exec.Execute(plugin.OpGet, groupID, func(ctx context.Context) PluginResult {
+		d, err := plugin.SafeGet(ctx, m.store, groupID, epoch)
+		return PluginResult{Description: d, Err: err}
+	}, func(r PluginResult) {
+		if r.Err != nil {
+			m.getError.Record(c.nowMs())
+		} else {
+			m.getSuccess.Record(c.nowMs())
+		}
+		done(r.Description, r.Err)
+	})
+}
+
+// DeleteFailure is one group whose deleteTopology failed.
+type DeleteFailure struct {
+	GroupID string
+	Err     error // the plugin's error (callers answer with GROUP_DELETION_FAILED)
+}
+
+// invokeDeleteTopologies is Kafka's invokeDeleteTopologies: one call per
+// group, all in flight together; done receives the failures only, in group
+// order. No plugin or no groups gives no failures at once.
+func (c *Coordinator) invokeDeleteTopologies(groupIDs []string, done func([]DeleteFailure)) {
+	m := c.topology
+	if !m.configured() || len(groupIDs) == 0 {
+		done(nil)
+		return
+	}
+	ids := slices.Clone(groupIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var failures []DeleteFailure
+	remaining := len(ids)
+	for _, id := range ids {
+		m.exec.Execute(plugin.OpDelete, id, func(ctx context.Context) PluginResult {
+			return PluginResult{Err: plugin.SafeDelete(ctx, m.store, id)}
+		}, func(r PluginResult) {
+			if r.Err != nil {
+				m.deleteError.Record(c.nowMs())
+				failures = append(failures, DeleteFailure{GroupID: id, Err: r.Err})
+			} else {
+				m.deleteSuccess.Record(c.nowMs())
+				c.emit(TopologyEvent{Kind: EventDeleteDone, GroupID: id})
+			}
+			remaining--
+			if remaining == 0 {
+				slices.SortFunc(failures, func(a, b DeleteFailure) int { return compareStrings(a.GroupID, b.GroupID) })
+				done(failures)
+			}
+		})
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func failedSet(failures []DeleteFailure) map[string]bool {
+	out := make(map[string]bool, len(failures))
+	for _, f := range failures {
+		out[f.GroupID] = true
+	}
+	return out
+}

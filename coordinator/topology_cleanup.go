@@ -1,0 +1,241 @@
+package coordinator
+
+import (
+	"fmt"
+
+	"github.com/coordsim/coordsim/shard"
+)
+
+// RunTopologyCleanupCycle is one run of the KIP-1331 cleanup cycle (Kafka's
+// runOnce, kip1331.md §2.3): it reports whether a cycle started. The broker
+// timer calls it every offsets.retention.check.interval.ms; tests and the
+// simulator may call it directly.
+//
+// The cycle runs only while the service is active and a plugin is
+// configured. It is single flight: while a cycle is in flight a tick is
+// dropped, logged and counted, and the flag is held until every read, plugin
+// delete and write of the cycle has settled. Per hosted shard it reads the
+// eligible groups from committed state, deletes their rows, and then:
+//
+//   - v1: clears the back-off of each group whose delete succeeded and writes
+//     one conditional clear per shard (stored → -1 only if it still equals
+//     the observed epoch);
+//   - v2: first marks the still-eligible groups -2 (one write per shard),
+//     deletes only those, then finalizes (still -2 → -1; advanced → -2).
+//
+// Failed deletes keep the stored epoch and the back-off and are retried next
+// cycle; write failures are logged and swallowed; after Shutdown no further
+// plugin call or write is issued.
+func (c *Coordinator) RunTopologyCleanupCycle() (started bool) {
+	m := c.topology
+	if !c.active || !m.configured() || !m.running {
+		return false
+	}
+	if m.cycleInFlight {
+		m.ticksDropped++
+		m.cycleSkipped.Record(c.nowMs())
+		c.log.Warn("Topology-description cleanup cycle skipped: previous cycle is still in flight.")
+		c.emit(TopologyEvent{Kind: EventTickDropped})
+		return false
+	}
+	m.cycleInFlight = true
+	m.cyclesRun++
+	pending := 1 // held by the construction of the chain itself
+	finished := false
+	settle := func() {
+		pending--
+		if pending == 0 && !finished {
+			finished = true
+			m.cycleInFlight = false
+			c.emit(TopologyEvent{Kind: EventCycleFinished})
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			// A synchronous failure while building the chain releases the
+			// flag; the timer task logs it and stays scheduled.
+			finished, m.cycleInFlight = true, false
+			c.log.Error("Unexpected error running topology-description cleanup cycle.", "panic", fmt.Sprint(p))
+			c.emit(TopologyEvent{Kind: EventCyclePanicked})
+			started = false
+		}
+	}()
+	now := c.nowMs()
+	m.cycleRuns.Record(now)
+	c.emit(TopologyEvent{Kind: EventCycleStarted})
+	if c.hooks.beforeCleanupRead != nil {
+		c.hooks.beforeCleanupRead()
+	}
+	reads := ReadAll(c, func(s *shard.Shard) ([]shard.GroupEpoch, error) {
+		return s.ListStreamsGroupsNeedingTopologyCleanup(), nil
+	})
+	for _, r := range reads {
+		switch {
+		case r.Err != nil:
+			c.log.Warn("Topology-description cleanup read failed for one partition.", "partition", r.Partition, "err", r.Err)
+			c.emit(TopologyEvent{Kind: EventCycleReadFailed, Partition: r.Partition})
+			continue
+		case len(r.Value) == 0:
+			continue
+		case !m.running:
+			continue
+		}
+		m.cycleEligible.RecordValue(float64(len(r.Value)), now)
+		pending++
+		if m.protocol == CleanupV1 {
+			c.cleanupV1(r.Partition, r.Value, settle)
+		} else {
+			c.cleanupV2(r.Partition, r.Value, settle)
+		}
+	}
+	settle()
+	return true
+}
+
+func idsOf(ges []shard.GroupEpoch) []string {
+	ids := make([]string, len(ges))
+	for i, ge := range ges {
+		ids[i] = ge.GroupID
+	}
+	return ids
+}
+
+// cleanupV1 is PR #22622's chain for one shard: delete, then the
+// conditional clear of the groups whose delete succeeded.
+func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, settle func()) {
+	for _, ge := range eligible {
+		c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
+	}
+	c.invokeDeleteTopologies(idsOf(eligible), func(failures []DeleteFailure) {
+		if !c.topology.running {
+			c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
+			settle()
+			return
+		}
+		failed := failedSet(failures)
+		var cleared []shard.GroupEpoch
+		for _, ge := range eligible {
+			if failed[ge.GroupID] {
+				continue // keep the stored epoch and the back-off; retry next cycle
+			}
+			c.topology.backoff.ClearGroup(ge.GroupID)
+			cleared = append(cleared, ge)
+		}
+		if len(cleared) == 0 {
+			settle()
+			return
+		}
+		f := write(c, "clear-stored-topology-epoch-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]string], error) {
+			return s.ClearStoredDescriptionTopologyEpochBatch(cleared), nil
+		})
+		f.OnDone(func(done []string, err error) {
+			if err != nil {
+				c.swallowWriteError(p, cleared, err)
+			} else {
+				c.reportMismatches(p, cleared, done)
+			}
+			settle()
+		})
+	})
+}
+
+// cleanupV2 is PR #22777's chain for one shard: mark -2, delete the marked
+// groups, finalize.
+func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle func()) {
+	mark := write(c, "mark-topology-uncertain-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+		return s.MarkStoredDescriptionTopologyEpochUncertainBatch(eligible), nil
+	})
+	mark.OnDone(func(marked []shard.GroupEpoch, err error) {
+		if err != nil {
+			c.swallowWriteError(p, eligible, err)
+			settle()
+			return
+		}
+		if len(marked) < len(eligible) {
+			for _, ge := range eligible {
+				if !containsGroup(marked, ge.GroupID) {
+					c.emit(TopologyEvent{Kind: EventMarkSkipped, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
+				}
+			}
+		}
+		if !c.topology.running {
+			c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
+			settle()
+			return
+		}
+		if len(marked) == 0 {
+			settle()
+			return
+		}
+		for _, ge := range marked {
+			c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
+		}
+		c.invokeDeleteTopologies(idsOf(marked), func(failures []DeleteFailure) {
+			if !c.topology.running {
+				c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
+				settle()
+				return
+			}
+			failed := failedSet(failures)
+			var deleted []string
+			for _, ge := range marked {
+				if !failed[ge.GroupID] {
+					c.topology.backoff.ClearGroup(ge.GroupID)
+					deleted = append(deleted, ge.GroupID)
+				}
+			}
+			if len(deleted) == 0 {
+				settle() // stays -2: eligible again next cycle
+				return
+			}
+			fin := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+				return s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(deleted), nil
+			})
+			fin.OnDone(func(res []shard.GroupEpoch, err error) {
+				if err != nil {
+					c.swallowWriteError(p, marked, err)
+				}
+				for _, ge := range res {
+					if ge.Epoch == shard.EpochUncertain {
+						c.emit(TopologyEvent{Kind: EventFinalizeReSolicit, Partition: p, GroupID: ge.GroupID})
+					}
+				}
+				settle()
+			})
+		})
+	})
+}
+
+func containsGroup(ges []shard.GroupEpoch, id string) bool {
+	for _, ge := range ges {
+		if ge.GroupID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Coordinator) swallowWriteError(p int32, groups []shard.GroupEpoch, err error) {
+	for _, ge := range groups {
+		c.log.Warn("Failed to clear StoredDescriptionTopologyEpoch for group; the next cleanup cycle will retry.",
+			"group", ge.GroupID, "partition", p, "err", err)
+	}
+	c.emit(TopologyEvent{Kind: EventClearWriteFailed, Partition: p})
+}
+
+// reportMismatches emits an event for each conditional clear that found the
+// stored epoch changed since the scan (the v1 race's fingerprint).
+func (c *Coordinator) reportMismatches(p int32, requested []shard.GroupEpoch, cleared []string) {
+	for _, ge := range requested {
+		found := false
+		for _, id := range cleared {
+			if id == ge.GroupID {
+				found = true
+				break
+			}
+		}
+		if !found {
+			c.emit(TopologyEvent{Kind: EventClearMismatch, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
+		}
+	}
+}

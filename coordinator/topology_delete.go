@@ -1,0 +1,164 @@
+package coordinator
+
+import (
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// DeleteGroups deletes groups across their shards, one "delete-groups" write
+// per shard, answering in request order.
+//
+// With a topology plugin configured (kip1331.md §2.7) a pre-delete read
+// finds the empty streams groups whose stored description epoch is set; their
+// rows are deleted first (v2 marks them -2 before), each attempted group's
+// back-off is cleared, and a group whose delete failed answers
+// GROUP_DELETION_FAILED with Kafka's fixed message and is not tombstoned. A
+// failed pre-delete read holds back every group of its shard with the read's
+// error. Under v2, a group whose row was deleted but that then survived the
+// tombstone write (a member joined meanwhile) is finalized like the cycle's.
+func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGroupResult] {
+	if !c.active {
+		return completed[[]shard.DeleteGroupResult](nil, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
+	}
+	results := make([]shard.DeleteGroupResult, len(groupIDs))
+	byPartition := map[int32][]int{}
+	for i, id := range groupIDs {
+		results[i].GroupID = id
+		if err := shard.ValidateGroupID(id); err != nil {
+			results[i].Err = err
+			continue
+		}
+		p := c.PartitionFor(id)
+		byPartition[p] = append(byPartition[p], i)
+	}
+	f := &Future[[]shard.DeleteGroupResult]{}
+	finish := func() { f.complete(results, nil) }
+	if !c.topology.configured() {
+		c.deleteGroupsWrite(groupIDs, results, byPartition, finish)
+		return f
+	}
+	// The pre-delete read, per shard, on committed state.
+	withStored := map[int32][]shard.GroupEpoch{}
+	for _, p := range sortedKeys(byPartition) {
+		idx := byPartition[p]
+		ids := make([]string, len(idx))
+		for j, i := range idx {
+			ids[j] = groupIDs[i]
+		}
+		found, err := read(c, p, func(s *shard.Shard) ([]shard.GroupEpoch, error) {
+			return s.StreamsGroupsWithStoredTopologyDescription(ids), nil
+		})
+		if err != nil {
+			for _, i := range idx {
+				results[i].Err = err
+			}
+			delete(byPartition, p)
+			continue
+		}
+		if len(found) > 0 {
+			withStored[p] = found
+		}
+	}
+	afterDelete := func(deleted map[string]bool) {
+		c.deleteGroupsWrite(groupIDs, results, byPartition, func() {
+			if c.topology.protocol == CleanupV2 {
+				c.finalizeSurvivors(results, deleted, finish)
+				return
+			}
+			finish()
+		})
+	}
+	c.markForDelete(withStored, func(toDelete []shard.GroupEpoch) {
+		ids := idsOf(toDelete)
+		c.invokeDeleteTopologies(ids, func(failures []DeleteFailure) {
+			failed := failedSet(failures)
+			deleted := map[string]bool{}
+			for _, id := range ids {
+				c.topology.backoff.ClearGroup(id)
+				if !failed[id] {
+					deleted[id] = true
+				}
+			}
+			// A group whose row could not be deleted keeps its record.
+			for p, idx := range byPartition {
+				kept := idx[:0]
+				for _, i := range idx {
+					if failed[groupIDs[i]] {
+						results[i].Err = kerr.GroupDeletionFailed.WithMessage(DeleteFailedMessage)
+						continue
+					}
+					kept = append(kept, i)
+				}
+				byPartition[p] = kept
+			}
+			afterDelete(deleted)
+		})
+	})
+	return f
+}
+
+// markForDelete is v2's "mark -2 first" for DeleteGroups, one write per
+// shard; under v1 it passes the groups through. done receives the groups
+// whose rows may be deleted.
+func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, done func([]shard.GroupEpoch)) {
+	var all []shard.GroupEpoch
+	parts := sortedKeys(withStored)
+	if c.topology.protocol == CleanupV1 || len(parts) == 0 {
+		for _, p := range parts {
+			all = append(all, withStored[p]...)
+		}
+		done(all)
+		return
+	}
+	remaining := len(parts)
+	for _, p := range parts {
+		observed := withStored[p]
+		w := write(c, "delete-groups-mark-topology-uncertain", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+			return s.MarkStoredDescriptionTopologyEpochUncertainForDelete(observed), nil
+		})
+		w.OnDone(func(marked []shard.GroupEpoch, err error) {
+			if err != nil {
+				c.log.Warn("marking groups uncertain before DeleteGroups failed", "partition", p, "err", err)
+			} else {
+				all = append(all, marked...)
+			}
+			remaining--
+			if remaining == 0 {
+				done(all)
+			}
+		})
+	}
+}
+
+// finalizeSurvivors runs the v2 finalize on groups whose row was deleted but
+// whose tombstone write did not happen.
+func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, deleted map[string]bool, done func()) {
+	byPartition := map[int32][]string{}
+	for _, r := range results {
+		if r.Err != nil && deleted[r.GroupID] {
+			p := c.PartitionFor(r.GroupID)
+			byPartition[p] = append(byPartition[p], r.GroupID)
+		}
+	}
+	parts := sortedKeys(byPartition)
+	remaining := len(parts)
+	if remaining == 0 {
+		done()
+		return
+	}
+	for _, p := range parts {
+		ids := byPartition[p]
+		w := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+			return s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(ids), nil
+		})
+		w.OnDone(func(_ []shard.GroupEpoch, err error) {
+			if err != nil {
+				c.log.Warn("finalizing groups after DeleteGroups failed", "partition", p, "err", err)
+			}
+			remaining--
+			if remaining == 0 {
+				done()
+			}
+		})
+	}
+}
