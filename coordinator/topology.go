@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/coordsim/coordsim/metrics"
 	"github.com/coordsim/coordsim/plugin"
@@ -42,12 +43,23 @@ type PluginExecutor interface {
 }
 
 // InlineExecutor runs each call at once and delivers its outcome before
-// Execute returns.
-type InlineExecutor struct{}
+// Execute returns. With a Timeout, each call gets a context with that
+// deadline (wall clock): a store that blocks past it is abandoned and the
+// call fails as transient. Leave Timeout zero in simulations, which must not
+// depend on wall time.
+type InlineExecutor struct {
+	Timeout time.Duration
+}
 
 // Execute runs call and delivers its result.
-func (InlineExecutor) Execute(_ plugin.Op, _ string, call func(context.Context) PluginResult, deliver func(PluginResult)) {
-	deliver(call(context.Background()))
+func (e InlineExecutor) Execute(_ plugin.Op, _ string, call func(context.Context) PluginResult, deliver func(PluginResult)) {
+	if e.Timeout <= 0 {
+		deliver(call(context.Background()))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.Timeout)
+	defer cancel()
+	deliver(call(ctx))
 }
 
 // PluginOutcome classifies a setTopology result as Kafka's manager does.

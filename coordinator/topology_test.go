@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -819,3 +820,40 @@ func TestBackoffDelays(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// blockingStore is a topology store whose set blocks until released: the
+// plugin that hangs past its deadline.
+type blockingStore struct {
+	*memstore.Store
+	release chan struct{}
+}
+
+func (b blockingStore) SetTopology(ctx context.Context, g string, e int32, d *plugin.TopologyDescription) error {
+	<-b.release
+	return b.Store.SetTopology(ctx, g, e, d)
+}
+
+// TestPushToBlockingPluginTimesOutAsTransient proves a plugin that blocks
+// past the executor's deadline fails the push with
+// STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED, classified transient (the
+// back-off is armed, no failed epoch is written), and does not hang the
+// coordinator.
+func TestPushToBlockingPluginTimesOutAsTransient(t *testing.T) {
+	store := blockingStore{Store: memstore.New(), release: make(chan struct{})}
+	defer close(store.release)
+	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"in": 1}), coordtest.WithPlugin(store),
+		coordtest.WithExecutor(coordinator.InlineExecutor{Timeout: 20 * time.Millisecond}))
+	require.NoError(t, err)
+	_, err = h.JoinStreams("g", "m", topologyAt(1))
+	require.NoError(t, err)
+	err = h.Push("g", "m", 1, description(1))
+	require.ErrorIs(t, err, kerr.StreamsTopologyDescriptionUpdateFailed)
+	d, err := h.Group("g")
+	require.NoError(t, err)
+	assert.Equal(t, shard.EpochNone, d.FailedDescriptionTopologyEpoch, "transient: no failed epoch")
+	_, attempts, _, armed := h.Coordinator.TopologyBackoff().Entry("g")
+	assert.True(t, armed)
+	assert.Equal(t, 1, attempts)
+	v, _ := h.Metric("streams-group-topology-description-set-error-count")
+	assert.Equal(t, 1.0, v)
+}

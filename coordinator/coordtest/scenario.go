@@ -13,8 +13,23 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/faultstore"
+	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/shard"
 )
+
+func parseOp(name string) (plugin.Op, error) {
+	switch name {
+	case "set":
+		return plugin.OpSet, nil
+	case "get":
+		return plugin.OpGet, nil
+	case "delete":
+		return plugin.OpDelete, nil
+	}
+	return 0, fmt.Errorf("op=%q: set, get or delete", name)
+}
 
 // RunScenarios runs every scenario file matching glob (for example
 // "testdata/*.txt") as a subtest.
@@ -56,6 +71,20 @@ func RunScenarios(t *testing.T, glob string) {
 //	fail-next-append [error=NOT_ENOUGH_REPLICAS]
 //	metrics [prefix]                           non-zero metrics whose name starts with prefix
 //	check-replay                               rebuild shards from their logs and compare
+//
+// KIP-1331 (with coordinator plugin=memstore [protocol=v1|v2] [executor=manual]):
+//
+//	push group= member= epoch=                 StreamsGroupTopologyDescriptionUpdate with a sample description
+//	describe-streams group= [include]          state, stored epoch and topology-description status
+//	cleanup-cycle                              run one cleanup cycle now
+//	plugin-fail op=set|get|delete group= [fault=transient|permanent] [times=N]
+//	executor manual|inline                     park plugin calls from now on, or run them at once
+//	plugin-pending / plugin-run op= group=     list / run calls parked by executor=manual
+//	plugin-rows                                the store's rows
+//	backoff group=                             the group's solicitation back-off
+//
+// push and describe-streams never advance time: when a plugin call is parked
+// they print "pending" and report the outcome when a later command completes it.
 func RunScenario(t *testing.T, path string) {
 	t.Helper()
 	s := &scenario{}
@@ -89,6 +118,11 @@ type scenario struct {
 	h       *Harness
 	start   time.Time
 	pending []pendingWrite
+	// With plugin=memstore: the store, the fault wrapper the coordinator
+	// sees, and (executor=manual) the executor that parks plugin calls.
+	store  *memstore.Store
+	faults *faultstore.Store
+	exec   *ManualExecutor
 }
 
 // pendingWrite is a write issued with the async flag: the scenario does not
@@ -116,6 +150,8 @@ func (s *scenario) reportCompleted() string {
 func (s *scenario) reset(args []datadriven.CmdArg) error {
 	cfg := coordinator.DefaultConfig()
 	cfg.NumPartitions = 1
+	var opts []Option
+	s.store, s.faults, s.exec = nil, nil, &ManualExecutor{Auto: true}
 	for _, a := range args {
 		if len(a.Vals) != 1 {
 			return fmt.Errorf("argument %s needs one value", a.Key)
@@ -144,15 +180,54 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 				return err
 			}
 			cfg.CommitDelay = d
+		case "plugin":
+			if v != "memstore" {
+				return fmt.Errorf("plugin=%s: only memstore is built in", v)
+			}
+			s.store = memstore.New()
+			f, err := faultstore.New(s.store)
+			if err != nil {
+				return err
+			}
+			s.faults = f
+			opts = append(opts, WithPlugin(f))
+		case "protocol":
+			cfg.TopologyCleanupProtocol = coordinator.CleanupProtocol(v)
+		case "executor":
+			if v != "manual" && v != "inline" {
+				return fmt.Errorf("executor=%s: manual or inline", v)
+			}
+			s.exec.Auto = v == "inline"
 		default:
 			return fmt.Errorf("unknown configuration %q", a.Key)
 		}
 	}
-	h, err := New(WithConfig(cfg))
+	h, err := New(append(opts, WithConfig(cfg), WithExecutor(s.exec))...)
 	if err != nil {
 		return err
 	}
-	s.h, s.start = h, h.Now()
+	s.h, s.start, s.pending = h, h.Now(), nil
+	return nil
+}
+
+// awaitOrPark returns a future's outcome when it is done; otherwise the
+// scenario parks it and reports it when a later command completes it. It
+// never advances time, so a parked plugin call cannot make it hang.
+func awaitOrPark[T any](s *scenario, label string, f *coordinator.Future[T], describe func(T, error) string) string {
+	if f.Done() {
+		return describe(f.Result())
+	}
+	s.pending = append(s.pending, pendingWrite{label: label, poll: func() (bool, string) {
+		v, err := f.Result()
+		return f.Done(), describe(v, err)
+	}})
+	return "pending"
+}
+
+func (s *scenario) needPlugin() error {
+	if s.faults == nil {
+		return fmt.Errorf("this command needs coordinator plugin=memstore")
+	}
 	return nil
 }
 
@@ -208,7 +283,103 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		for _, st := range r.Status {
 			status = append(status, st.String())
 		}
-		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatTasks(r.ActiveTasks), strings.Join(status, ",")), nil
+		line := heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatTasks(r.ActiveTasks), strings.Join(status, ","))
+		if r.TopologyDescriptionRequired {
+			line += " topology-description-required"
+		}
+		return line, nil
+	case "push":
+		f := h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+			GroupID: str(d, "group"), MemberID: str(d, "member"), TopologyEpoch: int32(num(d, "epoch", 0)),
+			Description: plugin.SampleTopology(uint64(num(d, "epoch", 0)), 2)})
+		return awaitOrPark(s, fmt.Sprintf("push %s@%d", str(d, "group"), num(d, "epoch", 0)), f, func(_ struct{}, err error) string {
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return "stored"
+		}), nil
+	case "describe-streams":
+		f := h.Coordinator.DescribeStreamsGroups([]string{str(d, "group")}, d.HasArg("include"))
+		return awaitOrPark(s, "describe "+str(d, "group"), f, func(rows []coordinator.StreamsGroupDescription, err error) string {
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			r := rows[0]
+			if r.Err != nil {
+				return fmt.Sprintf("error: %v (status %s)", r.Err, r.TopologyDescriptionStatus)
+			}
+			line := fmt.Sprintf("state=%s stored=%d status=%s", r.Group.State, r.Group.StoredDescriptionTopologyEpoch, r.TopologyDescriptionStatus)
+			if r.TopologyDescription != nil {
+				line += fmt.Sprintf(" nodes=%d", r.TopologyDescription.NodeCount())
+			}
+			return line
+		}), nil
+	case "cleanup-cycle":
+		before := len(s.h.Records())
+		_ = before
+		if h.Coordinator.RunTopologyCleanupCycle() {
+			return "cycle started", nil
+		}
+		return "cycle not started", nil
+	case "plugin-fail":
+		if err := s.needPlugin(); err != nil {
+			return "", err
+		}
+		op, err := parseOp(str(d, "op"))
+		if err != nil {
+			return "", err
+		}
+		fault := faultstore.FaultTransient
+		if str(d, "fault") == "permanent" {
+			fault = faultstore.FaultPermanent
+		}
+		return "", s.faults.FailGroup(str(d, "group"), op, fault, int(num(d, "times", 1)))
+	case "executor":
+		switch {
+		case d.HasArg("manual"):
+			s.exec.Auto = false
+		case d.HasArg("inline"):
+			s.exec.Auto = true
+		default:
+			return "", fmt.Errorf("executor manual|inline")
+		}
+		return "", nil
+	case "plugin-pending":
+		var b strings.Builder
+		for _, pc := range s.exec.Pending() {
+			fmt.Fprintf(&b, "%s %s\n", pc.Op, pc.GroupID)
+		}
+		if b.Len() == 0 {
+			return "no parked calls", nil
+		}
+		return b.String(), nil
+	case "plugin-run":
+		op, err := parseOp(str(d, "op"))
+		if err != nil {
+			return "", err
+		}
+		if !s.exec.Run(op, str(d, "group")) {
+			return "", fmt.Errorf("no parked %s call for %q", op, str(d, "group"))
+		}
+		return "", nil
+	case "plugin-rows":
+		if err := s.needPlugin(); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, e := range s.store.List() {
+			fmt.Fprintf(&b, "%s epoch=%d\n", e.GroupID, e.TopologyEpoch)
+		}
+		if b.Len() == 0 {
+			return "no rows", nil
+		}
+		return b.String(), nil
+	case "backoff":
+		e, attempts, next, ok := h.Coordinator.TopologyBackoff().Entry(str(d, "group"))
+		if !ok {
+			return "no back-off", nil
+		}
+		return fmt.Sprintf("epoch=%d attempts=%d next-at=%s", e, attempts, time.UnixMilli(next).Sub(s.start)), nil
 	case "commit", "txn-commit":
 		topics, err := commitTopics(d)
 		if err != nil {
