@@ -33,6 +33,12 @@ type Hooks struct {
 	AfterReplay func(partition int32, offset int64, r shard.Record)
 	// OnTopologyEvent sees the KIP-1331 engine's notable moments.
 	OnTopologyEvent func(TopologyEvent)
+	// OnWrite sees every write that has records, before its append: the
+	// operation's name (Kafka's, e.g. "expire-group-metadata",
+	// "clear-stored-topology-epoch-batch"), the latest state the operation
+	// ran against, and its records. It must not modify the shard; the
+	// simulator's invariant checker reads it.
+	OnWrite func(partition int32, op string, latest *shard.Shard, records []shard.Record)
 
 	// beforeSolicit and beforeCleanupRead let tests inject synchronous
 	// failures into the KIP-1331 paths.
@@ -446,6 +452,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		c.await(h, h.log.EndOffset(), done)
 		return
 	}
+	if c.hooks.OnWrite != nil {
+		c.hooks.OnWrite(h.partition, name, h.latest, records)
+	}
 	if c.hooks.BeforeAppend != nil {
 		if err := c.hooks.BeforeAppend(h.partition, records); err != nil {
 			err = translateAppendError(err)
@@ -473,11 +482,13 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		}
 	}
 	c.applyTimers(h, timers)
-	c.await(h, end, done)
 	if delay == 0 {
+		// Committing now releases every earlier waiter first, then this write.
 		c.commit(h, end)
+		done(nil)
 		return
 	}
+	c.await(h, end, done)
 	h.snaps = append(h.snaps, snapshot{end: end, s: h.latest.Clone()})
 	h.commits = append(h.commits, pendingCommit{atMs: c.nowMs() + delay.Milliseconds(), end: end})
 	slices.SortStableFunc(h.commits, func(a, b pendingCommit) int { return int(a.atMs - b.atMs) })
@@ -510,8 +521,11 @@ func (c *Coordinator) commit(h *hosted, end int64) {
 	for n < len(h.waiters) && h.waiters[n].end <= hw {
 		n++
 	}
-	ready := h.waiters[:n]
-	h.waiters = h.waiters[n:]
+	if n == 0 {
+		return
+	}
+	ready := slices.Clone(h.waiters[:n])
+	h.waiters = append(h.waiters[:0], h.waiters[n:]...) // keep the capacity
 	for _, w := range ready {
 		w.done(nil)
 	}
@@ -662,7 +676,11 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		c.metrics.recordSweep(now, h.partition, res.Records)
 	}
 	p := h.partition
-	c.appendRecords(h, "timer", res.Records, res.Timers, func(err error) {
+	name := "session-timeout"
+	if task.Kind == shard.TaskSweep {
+		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
+	}
+	c.appendRecords(h, name, res.Records, res.Timers, func(err error) {
 		if err == nil {
 			return
 		}
@@ -702,8 +720,21 @@ func (c *Coordinator) TimerDeadline(p int32, key string) (time.Time, bool) {
 	return time.UnixMilli(ms), ok
 }
 
+// ReadShard runs fn against partition p's committed state without copying
+// it: the cheap way to inspect a shard. fn must not modify or retain s.
+func (c *Coordinator) ReadShard(p int32, fn func(s *shard.Shard)) error {
+	h, err := c.shardFor(p)
+	if err != nil {
+		return err
+	}
+	fn(h.committed)
+	return nil
+}
+
 // CommittedShard returns a copy-on-write snapshot of partition p's committed
-// state, for inspection. Changing it changes nothing in the coordinator.
+// state, for inspection. Changing it changes nothing in the coordinator. It
+// makes later writes to p copy what they touch once; prefer ReadShard for
+// frequent inspection.
 func (c *Coordinator) CommittedShard(p int32) (*shard.Shard, error) {
 	h, err := c.shardFor(p)
 	if err != nil {

@@ -212,6 +212,20 @@ func BenchmarkExpirySweep(b *testing.B) {
 		}
 	})
 
+	b.Run("indexed-keys", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			n := 0
+			s.AscendExpirableKeys(nowMs, func(Key) bool {
+				n++
+				return true
+			})
+			if n != want {
+				b.Fatalf("indexed key sweep found %d, want %d", n, want)
+			}
+		}
+	})
+
 	b.Run("fullscan", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

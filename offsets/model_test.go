@@ -245,7 +245,32 @@ func checkAgainstModel(t testing.TB, s *Store, m *model, u universe) {
 			got = append(got, modelOffset{k, v})
 			return true
 		})
-		require.Equal(t, m.expirable(now), got, "AscendExpirable now=%d", now)
+		want := m.expirable(now)
+		require.Equal(t, want, got, "AscendExpirable now=%d", now)
+		var wantKeys, gotKeys []Key
+		for _, e := range want {
+			wantKeys = append(wantKeys, e.k)
+		}
+		s.AscendExpirableKeys(now, func(k Key) bool {
+			gotKeys = append(gotKeys, k)
+			return true
+		})
+		require.Equal(t, wantKeys, gotKeys, "AscendExpirableKeys now=%d", now)
+	}
+	var all []modelOffset
+	s.Ascend(func(k Key, v OffsetAndMetadata) bool {
+		all = append(all, modelOffset{k, v})
+		return true
+	})
+	require.Equal(t, m.committed, all, "Ascend")
+	for _, g := range u.groups {
+		var want []Key
+		for _, e := range m.pending { // key order
+			if e.k.Group == g && (len(want) == 0 || want[len(want)-1] != e.k) {
+				want = append(want, e.k)
+			}
+		}
+		require.Equal(t, want, s.PendingKeys(g), "PendingKeys %q", g)
 	}
 }
 

@@ -17,14 +17,25 @@
 //     clone, so a million offsets of one group hold one copy of its name and
 //     each btree item carries one pointer instead of two string headers.
 //     Symbols are reference-counted and dropped with their last offset.
+//   - Metadata and a legacy expire timestamp live behind one immutable pointer
+//     that is nil for the common case, so a committed offset is a 40-byte btree
+//     item plus a 24-byte expiry-index item (about 100 bytes per offset with
+//     btree overhead, 140 in the worst, key-ordered, insert pattern; see
+//     BENCHMARKS.md). A commit that carries metadata allocates that one object.
 //   - EndTransaction with commit lets the pending value replace the committed
-//     one, as the contract says. Kafka additionally keeps a committed offset
-//     whose record offset is newer than the transactional one; replay order is
-//     the only order this package sees, so that distinction is the caller's.
+//     one, as the contract says. Kafka's replayEndTransactionMarker instead
+//     keeps a committed offset whose record is newer than the transactional
+//     one (a regular commit replayed between the transactional commit and its
+//     marker wins there, and loses here).
+//   - Negative ExpireTimestampMs values other than NoExpireTimestamp also mean
+//     "absent" to the predicate, but are returned as given.
 //   - Metadata strings are stored as given (not copied): the caller must not
-//     hand in a substring of a large buffer it wants collected.
+//     hand in a substring of a large buffer it wants collected. Group and
+//     topic names are copied once, when first interned.
 //   - Callbacks passed to Ascend* must not mutate the Store; collect keys and
 //     mutate afterwards.
+//   - A broken internal index panics (invariant): serving wrong offsets
+//     silently would be worse.
 package offsets
 
 // CONTRACT FILE: the exported API below is fixed; bodies are filled in by the
@@ -108,8 +119,9 @@ func saturatingAdd(a, b int64) int64 {
 
 // Store is the offsets state of one shard.
 //
-// A Store is not safe for concurrent use; a Clone and its origin are
-// independent and may each be used by its own goroutine.
+// The zero Store is not usable: call NewStore. A Store is not safe for
+// concurrent use; a Clone and its origin are independent and may each be used
+// by its own goroutine.
 type Store struct {
 	retentionMs int64
 	// committed holds every committed offset, ordered (group, topic, partition).
@@ -291,7 +303,7 @@ func (s *Store) EndTransaction(producerID int64, group string, commit bool) {
 	for _, it := range s.pendingScratch {
 		s.symbols.release(it.pair, 1)
 	}
-	clear(s.pendingScratch) // drop metadata references held by the buffer
+	clear(s.pendingScratch) // drop the references the buffer still holds
 }
 
 // Get returns one committed offset.
@@ -399,6 +411,27 @@ func (s *Store) AscendExpirable(nowMs int64, fn func(k Key, v OffsetAndMetadata)
 			return true
 		}
 		return fn(it.key(), v)
+	})
+}
+
+// AscendExpirableKeys is AscendExpirable for callers that need only the keys
+// (the sweep collects the groups to visit): it reads the expiry index alone
+// and skips the O(log n) value lookup per offset.
+func (s *Store) AscendExpirableKeys(nowMs int64, fn func(k Key) bool) {
+	s.expiry.Ascend(func(e expiryItem) bool {
+		if e.atMs > nowMs {
+			return false
+		}
+		k := Key{Group: e.pair.group, Topic: e.pair.topic, Partition: e.partition}
+		if e.atMs == math.MaxInt64 {
+			// Saturated: only the value can tell (see AscendExpirable).
+			it, ok := s.committed.Get(committedItem{pair: e.pair, partition: e.partition})
+			invariant(ok, "expiry index entry without a committed offset")
+			if !IsOffsetExpired(it.value(), nowMs, s.retentionMs) {
+				return true
+			}
+		}
+		return fn(k)
 	})
 }
 

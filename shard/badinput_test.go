@@ -439,6 +439,8 @@ func TestReplayBadInput(t *testing.T) {
 		offset int64 // 0 means the next offset
 	}{
 		{name: "nil record", record: nil},
+		{name: "typed nil record", record: (*OffsetCommit)(nil)},
+		{name: "typed nil streams metadata", record: (*StreamsGroupMetadata)(nil)},
 		{name: "unknown record type", record: unknownRecord{}},
 		{name: "offset not after the last", record: &ConsumerGroupMetadata{Group: "x", Epoch: 1}, offset: -1},
 		{name: "offset commit: empty group", record: &OffsetCommit{Topic: "foo", Partition: 0}},

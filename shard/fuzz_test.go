@@ -128,48 +128,48 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 1, 2, 3, 1, 0, 0, 0, 1, 0, 2, 1, 2, 0, 1, 0, 2, 3, 2, 1, 0, 0, 0})
 	f.Add([]byte("the quick brown fox jumps over the lazy dog, twice: the quick brown fox"))
 	f.Add([]byte{19, 20, 21, 0, 21, 1, 2, 0, 0, 0, 0, 1})
+	f.Add([]byte{2, 0, 0, 21, 0, 2, 0, 0, 19, 2, 0, 0, 20, 2, 1, 1, 21, 1}) // typed nil, nil, unknown
 	f.Fuzz(fuzzReplayOnce)
 }
 
+// fuzzReplayOnce is FuzzReplay's body.
 func fuzzReplayOnce(t *testing.T, data []byte) {
-	{
-		c := &byteChooser{data: data}
-		gen := fuzzRecords{c}
-		s, err := New(3, testConfig())
-		require.NoError(t, err)
-		topics := map[string]int32{"t0": 2, "t1": 1}
-		require.NoError(t, s.SetTopics(topics))
-		var accepted []replayedRecord
-		for i := 0; i < 200 && !c.exhausted(); i++ {
-			offset := s.LastOffset() + 1
-			switch c.intn(16) {
-			case 0:
-				offset = s.LastOffset() // not after the last: refused
-			case 1:
-				offset += int64(c.intn(5)) // a gap is allowed
-			}
-			r := gen.next()
-			before := s.Snapshot()
-			if err := s.Replay(offset, r); err != nil {
-				require.True(t, errors.Is(err, ErrReplay), "record %d: error %v does not wrap ErrReplay", i, err)
-				requireSnapshotEqual(t, before, s.Snapshot(), "record %d refused (%v) but changed the shard", i, err)
-				continue
-			}
-			accepted = append(accepted, replayedRecord{offset, r})
-			requireIndexesConsistent(t, s, "after record %d (%s)", i, Format(r))
+	c := &byteChooser{data: data}
+	gen := fuzzRecords{c}
+	s, err := New(3, testConfig())
+	require.NoError(t, err)
+	topics := map[string]int32{"t0": 2, "t1": 1}
+	require.NoError(t, s.SetTopics(topics))
+	var accepted []replayedRecord
+	for i := 0; i < 200 && !c.exhausted(); i++ {
+		offset := s.LastOffset() + 1
+		switch c.intn(16) {
+		case 0:
+			offset = s.LastOffset() // not after the last: refused
+		case 1:
+			offset += int64(c.intn(5)) // a gap is allowed
 		}
-		fresh, err := New(3, testConfig())
-		require.NoError(t, err)
-		require.NoError(t, fresh.SetTopics(topics))
-		for _, a := range accepted {
-			require.NoError(t, fresh.Replay(a.offset, a.r), "re-replaying %s", Format(a.r))
+		r := gen.next()
+		before := s.Snapshot()
+		if err := s.Replay(offset, r); err != nil {
+			require.True(t, errors.Is(err, ErrReplay), "record %d: error %v does not wrap ErrReplay", i, err)
+			requireSnapshotEqual(t, before, s.Snapshot(), "record %d refused (%v) but changed the shard", i, err)
+			continue
 		}
-		requireSnapshotEqual(t, s.Snapshot(), fresh.Snapshot(), "replay equality")
-		sweep := s.CleanupGroupMetadata(1 << 40)
-		full := s.cleanupGroupMetadataFullScan(1 << 40)
-		require.Equal(t, full.Records, sweep.Records, "indexed sweep vs full scan")
-		require.NoError(t, s.ReplayAll(s.LastOffset()+1, sweep.Records), "sweep records replay")
+		accepted = append(accepted, replayedRecord{offset, r})
+		requireIndexesConsistent(t, s, "after record %d (%s)", i, Format(r))
 	}
+	fresh, err := New(3, testConfig())
+	require.NoError(t, err)
+	require.NoError(t, fresh.SetTopics(topics))
+	for _, a := range accepted {
+		require.NoError(t, fresh.Replay(a.offset, a.r), "re-replaying %s", Format(a.r))
+	}
+	requireSnapshotEqual(t, s.Snapshot(), fresh.Snapshot(), "replay equality")
+	sweep := s.CleanupGroupMetadata(1 << 40)
+	full := s.cleanupGroupMetadataFullScan(1 << 40)
+	require.Equal(t, full.Records, sweep.Records, "indexed sweep vs full scan")
+	require.NoError(t, s.ReplayAll(s.LastOffset()+1, sweep.Records), "sweep records replay")
 }
 
 // FuzzOperations proves that no sequence of operations with random-ish

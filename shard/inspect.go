@@ -1,6 +1,9 @@
 package shard
 
 import (
+	"fmt"
+	"reflect"
+
 	"github.com/coordsim/coordsim/offsets"
 )
 
@@ -177,4 +180,29 @@ func (s *Shard) Snapshot() Snapshot {
 	s.deletable.Ascend(func(id string) bool { snap.Deletable = append(snap.Deletable, id); return true })
 	s.eligible.Ascend(func(id string) bool { snap.Eligible = append(snap.Eligible, id); return true })
 	return snap
+}
+
+// Diff returns nil when two snapshots are equal, or an error naming the
+// first difference (replay checks use it).
+func (a Snapshot) Diff(b Snapshot) error {
+	if reflect.DeepEqual(a, b) {
+		return nil
+	}
+	switch {
+	case len(a.Groups) != len(b.Groups):
+		return fmt.Errorf("%d groups vs %d", len(a.Groups), len(b.Groups))
+	case len(a.Offsets) != len(b.Offsets):
+		return fmt.Errorf("%d offsets vs %d", len(a.Offsets), len(b.Offsets))
+	}
+	for i := range a.Groups {
+		if !reflect.DeepEqual(a.Groups[i], b.Groups[i]) {
+			return fmt.Errorf("group %s: %+v vs %+v", a.Groups[i].GroupID, a.Groups[i], b.Groups[i])
+		}
+	}
+	for i := range a.Offsets {
+		if a.Offsets[i] != b.Offsets[i] {
+			return fmt.Errorf("offset %+v vs %+v", a.Offsets[i], b.Offsets[i])
+		}
+	}
+	return fmt.Errorf("indexes or counters differ: %+v vs %+v", a, b)
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,7 +137,7 @@ func TestCleanupExpiredOffsetsWithPendingTransactionalOffsets(t *testing.T) {
 			keys, allExpired := h.s.offsets.CleanupExpiredOffsets("group-id", testT+60_000, subscribedFn(t, h.s, "group-id"), nil)
 			assert.Empty(t, keys)
 			assert.False(t, allExpired)
-			assert.Equal(t, sweep, h.s.cleanupGroupMetadataFullScan(testT+60_000).withoutVisited(sweep.Response.GroupsVisited))
+			assert.Equal(t, sweep, withVisited(h.s.cleanupGroupMetadataFullScan(testT+60_000), sweep.Response.GroupsVisited))
 
 			end, err := h.s.EndTransaction("group-id", 10, tc.commit)
 			mustApply(h, end, err)
@@ -148,12 +149,10 @@ func TestCleanupExpiredOffsetsWithPendingTransactionalOffsets(t *testing.T) {
 	}
 }
 
-// withoutVisited returns r with GroupsVisited replaced, so a full scan can
-// be compared with the indexed sweep.
-func (r Result[T]) withoutVisited(visited int) Result[T] {
-	if sr, ok := any(&r.Response).(*SweepResponse); ok {
-		sr.GroupsVisited = visited
-	}
+// withVisited returns r with GroupsVisited replaced, so Kafka's full scan
+// (which visits every group) can be compared with the indexed sweep.
+func withVisited(r Result[SweepResponse], visited int) Result[SweepResponse] {
+	r.Response.GroupsVisited = visited
 	return r
 }
 
@@ -195,19 +194,9 @@ func TestCleanupExpiredOffsetsGroupHasNoOffsets(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
 			tc.setup(h)
 			assert.Equal(t, tc.want, h.s.offsets.GroupHasNoOffsets("g"))
-			_, inDeletable := slicesIndex(h.s.Snapshot().Deletable, "g")
-			assert.Equal(t, tc.want, inDeletable, "the deletable index agrees with groupHasNoOffsets")
+			assert.Equal(t, tc.want, slices.Contains(h.s.Snapshot().Deletable, "g"), "the deletable index agrees with groupHasNoOffsets")
 		})
 	}
-}
-
-func slicesIndex(xs []string, x string) (int, bool) {
-	for i, y := range xs {
-		if y == x {
-			return i, true
-		}
-	}
-	return -1, false
 }
 
 // TestCleanupExpiredOffsetsLegacyExpireTimestamp proves that the expire
@@ -349,7 +338,7 @@ func runStreamsDeferralCase(t *testing.T, plugin bool, stored int32, wantDeferre
 	h := streamsGroupWithExpiredOffsets(t, plugin, stored)
 	sweep := h.s.CleanupGroupMetadata(testT + 60_000)
 	require.Equal(t, []string{"streams/foo-0"}, offsetTombstoneKeys(sweep.Records), "offsets expire either way")
-	assert.Equal(t, sweep, h.s.cleanupGroupMetadataFullScan(testT+60_000).withoutVisited(sweep.Response.GroupsVisited))
+	assert.Equal(t, sweep, withVisited(h.s.cleanupGroupMetadataFullScan(testT+60_000), sweep.Response.GroupsVisited))
 	if wantDeferred {
 		assert.Len(t, sweep.Records, 1, formatRecords(sweep.Records))
 		assert.Equal(t, []string{"streams"}, sweep.Response.GroupsDeferred)
@@ -597,11 +586,12 @@ func TestMemberEpochValidation(t *testing.T) {
 	}
 }
 
-// TestShareGroupLeavingMemberBumpsGroupEpoch proves, for each type, that a
-// leave answers epoch -1 and writes the member's current-assignment,
+// TestLeavingMemberBumpsGroupEpoch proves, for each type (Kafka's
+// testLeavingMemberBumpsGroupEpoch and testShareGroupLeavingMemberBumpsGroupEpoch),
+// that a leave answers epoch -1 and writes the member's current-assignment,
 // target-assignment and metadata tombstones, then the bumped group epoch,
 // and cancels its session timer.
-func TestShareGroupLeavingMemberBumpsGroupEpoch(t *testing.T) {
+func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 	wantTombs := map[GroupType][]RecordType{
 		Consumer: {TypeConsumerGroupCurrentMemberAssignment, TypeConsumerGroupTargetAssignmentMember, TypeConsumerGroupMemberMetadata, TypeConsumerGroupMetadata},
 		Streams:  {TypeStreamsGroupCurrentMemberAssignment, TypeStreamsGroupTargetAssignmentMember, TypeStreamsGroupMemberMetadata, TypeStreamsGroupMetadata},
@@ -816,13 +806,16 @@ func TestStreamsGroupStates(t *testing.T) {
 
 	h.setTopics(map[string]int32{"foo": 2, "input": 4})
 	assert.Equal(t, StateStable, state(), "SetTopics re-derives the state")
-	e1 := h.streamsHeartbeat("streams", "m1", resp.MemberEpoch).MemberEpoch
+	r1 := h.streamsHeartbeat("streams", "m1", resp.MemberEpoch)
+	e1 := r1.MemberEpoch
 	assert.Equal(t, StateStable, state())
+	assert.Equal(t, []TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1, 2, 3}}}, r1.ActiveTasks,
+		"the topic that appeared is assigned at the next heartbeat")
 
 	resp2 := h.streamsJoin("streams", "m2", topo(1, "input"))
 	assert.NotContains(t, resp2.Status, StatusMissingSourceTopics)
 	assert.Equal(t, StateReconciling, state(), "m1 has not caught up with the new target")
-	r1 := h.streamsHeartbeat("streams", "m1", e1)
+	r1 = h.streamsHeartbeat("streams", "m1", e1)
 	assert.Equal(t, StateStable, state())
 	assert.Equal(t, resp2.MemberEpoch, r1.MemberEpoch)
 	d, _ := h.s.DescribeGroup("streams")
@@ -967,4 +960,119 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 			assert.True(t, ok)
 		})
 	}
+}
+
+// TestReplayAppliesEveryRequestField proves that what a request carries
+// reaches the replayed state (replay equality alone cannot see a field that
+// replay drops on both sides): member metadata, epochs and assignments of
+// each type, and every field of a committed offset.
+func TestReplayAppliesEveryRequestField(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"foo": 2, "bar": 1})
+	res, err := h.s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{
+		GroupID: "consumer", MemberID: "m1", ClientID: "client-a", RebalanceTimeoutMs: 12_345,
+		SubscribedTopicNames: []string{"foo", "bar", "foo"},
+	})
+	mustApply(h, res, err)
+	sres, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{
+		GroupID: "streams", MemberID: "s1", ProcessID: "proc-1", ClientID: "client-b", RebalanceTimeoutMs: 2_000, Topology: topo(4, "foo"),
+	})
+	mustApply(h, sres, err)
+	shres, err := h.s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{
+		GroupID: "share", MemberID: "x1", ClientID: "client-c", SubscribedTopicNames: []string{"bar"},
+	})
+	mustApply(h, shres, err)
+
+	all := []TopicPartitions{{Topic: "bar", Partitions: []int32{0}}, {Topic: "foo", Partitions: []int32{0, 1}}}
+	d, _ := h.s.DescribeGroup("consumer")
+	assert.Equal(t, []MemberDescription{{MemberID: "m1", ClientID: "client-a", SubscribedTopics: []string{"bar", "foo"},
+		RebalanceTimeoutMs: 12_345, MemberEpoch: 1, Assignment: all, TargetAssignment: all}}, d.Members)
+	assert.Equal(t, int32(1), d.Epoch)
+	assert.Equal(t, int32(1), d.AssignmentEpoch)
+	assert.Equal(t, StateStable, d.State)
+
+	tasks := []TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1}}}
+	d, _ = h.s.DescribeGroup("streams")
+	assert.Equal(t, []MemberDescription{{MemberID: "s1", ClientID: "client-b", ProcessID: "proc-1", RebalanceTimeoutMs: 2_000,
+		TopologyEpoch: 4, MemberEpoch: 1, ActiveTasks: tasks, TargetActiveTasks: tasks}}, d.Members)
+	assert.Equal(t, topo(4, "foo"), d.Topology)
+	assert.Equal(t, int32(4), d.ValidatedTopologyEpoch)
+	assert.Equal(t, []TaskIDs(tasks), sres.Response.ActiveTasks)
+
+	bar := []TopicPartitions{{Topic: "bar", Partitions: []int32{0}}}
+	d, _ = h.s.DescribeGroup("share")
+	assert.Equal(t, []MemberDescription{{MemberID: "x1", ClientID: "client-c", SubscribedTopics: []string{"bar"},
+		MemberEpoch: 1, Assignment: bar, TargetAssignment: bar}}, d.Members)
+	assert.Equal(t, bar, shres.Response.Assignment)
+
+	cres, err := h.s.CommitOffsets(testT+7, OffsetCommitRequest{GroupID: "consumer", MemberID: "m1", MemberEpoch: 1, RetentionTimeMs: 500,
+		Topics: []OffsetCommitTopic{{Topic: "foo", Partitions: []OffsetCommitPartition{{Partition: 1, Offset: 42, LeaderEpoch: 9, Metadata: "meta"}}}}})
+	mustApply(h, cres, err)
+	v, ok := h.s.Offset("consumer", "foo", 1)
+	require.True(t, ok)
+	assert.Equal(t, offsets.OffsetAndMetadata{Offset: 42, LeaderEpoch: 9, Metadata: "meta", CommitTimestampMs: testT + 7, ExpireTimestampMs: testT + 507}, v)
+	fetched, err := h.s.FetchOffsets("consumer", nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, []FetchedOffset{{Topic: "foo", Partition: 1, Offset: 42, LeaderEpoch: 9, Metadata: "meta"}}, fetched)
+}
+
+// TestGroupEpochBumpsWhenSubscribedTopicMetadataChanges proves, for each
+// type, that a partition-count change of a topic the group reads bumps the
+// group epoch at the next heartbeat and gets the new partitions assigned,
+// while a change to a topic nobody reads bumps nothing.
+func TestGroupEpochBumpsWhenSubscribedTopicMetadataChanges(t *testing.T) {
+	for _, ops := range allMemberOps {
+		t.Run(ops.typ.String(), func(t *testing.T) {
+			h := newHarness(t, testConfig(), map[string]int32{"foo": 2})
+			e := ops.beat(h, "g", "m1", 0)
+			require.Equal(t, e, ops.beat(h, "g", "m1", e), "nothing changed")
+			h.setTopics(map[string]int32{"foo": 2, "unrelated": 7})
+			require.Equal(t, e, ops.beat(h, "g", "m1", e), "a topic nobody reads changes nothing")
+
+			h.setTopics(map[string]int32{"foo": 5, "unrelated": 7})
+			e2 := ops.beat(h, "g", "m1", e)
+			assert.Equal(t, e+1, e2, "the member moves to the bumped epoch")
+			d, _ := h.s.DescribeGroup("g")
+			assert.Equal(t, e+1, d.Epoch)
+			require.Len(t, d.Members, 1)
+			got := d.Members[0].Assignment
+			if ops.typ == Streams {
+				got = tasksToPartitions(d.Members[0].ActiveTasks)
+			}
+			assert.Equal(t, 5, countPartitions(got), "all five partitions are assigned: %s", FormatAssignment(got))
+			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
+		})
+	}
+}
+
+// TestOnLoadedArmsSessionTimeouts proves that a new owner, loading the shard
+// from its log, arms the sweep and one session timer per member counted from
+// the load, so members that never heartbeat to it are fenced.
+func TestOnLoadedArmsSessionTimeouts(t *testing.T) {
+	h := newHarness(t, testConfig(), expiryTopics)
+	h.consumerJoin("consumer", "m1", "foo")
+	h.consumerJoin("consumer", "m2", "foo")
+	h.streamsJoin("streams", "m1", topo(1, "foo"))
+	h.shareJoin("share", "m1", "foo")
+
+	loaded := newHarness(t, testConfig(), expiryTopics)
+	loaded.replay(h.log...)
+	loaded.nowMs = testT + 100_000
+	ops := loaded.s.OnLoaded(loaded.nowMs)
+	var keys []string
+	for _, op := range ops {
+		keys = append(keys, op.Key)
+		if op.Key != SweepTimerKey {
+			assert.Equal(t, loaded.nowMs+45_000, op.DeadlineMs, op.Key)
+			assert.Equal(t, TaskSessionTimeout, op.Task.Kind)
+		}
+	}
+	assert.Equal(t, []string{SweepTimerKey, SessionTimeoutKey("consumer", "m1"), SessionTimeoutKey("consumer", "m2"),
+		SessionTimeoutKey("share", "m1"), SessionTimeoutKey("streams", "m1")}, keys)
+	loaded.timers.apply(ops)
+	loaded.advance(loaded.nowMs + 45_000)
+	for _, g := range []string{"consumer", "streams", "share"} {
+		st, _ := loaded.s.GroupState(g)
+		assert.Equal(t, StateEmpty, st, g)
+	}
+	requireSnapshotEqual(t, loaded.s.Snapshot(), loaded.rebuild().Snapshot(), "rebuild")
 }

@@ -139,8 +139,26 @@ func (w *workload) ctx() string { return fmt.Sprintf("%s step %d", w.name, w.ste
 // every derived index matches its definition.
 func (w *workload) checkReplay() {
 	w.t.Helper()
-	requireSnapshotEqual(w.t, w.h.s.Snapshot(), w.h.rebuild().Snapshot(), "%s: replay equality", w.ctx())
+	rebuilt := w.h.rebuild()
+	requireSnapshotEqual(w.t, w.h.s.Snapshot(), rebuilt.Snapshot(), "%s: replay equality", w.ctx())
 	requireIndexesConsistent(w.t, w.h.s, "%s", w.ctx())
+	// Snapshot counts pending transactional offsets but does not show them;
+	// committing every transaction on clones of both makes them visible.
+	requireSnapshotEqual(w.t, commitAllPending(w.t, w.h.s), commitAllPending(w.t, rebuilt), "%s: pending offsets", w.ctx())
+}
+
+// commitAllPending commits every workload producer's transaction on a clone
+// of s and returns the clone's snapshot.
+func commitAllPending(t testing.TB, s *Shard) Snapshot {
+	t.Helper()
+	c := s.Clone()
+	for _, g := range wlGroups {
+		for producer := range int64(3) {
+			require.NoError(t, c.Replay(c.LastOffset()+1, &EndTransactionMarker{Group: g, ProducerID: producer, Commit: true}))
+		}
+	}
+	require.Zero(t, c.Snapshot().PendingCount, "every pending offset belongs to a workload group and producer")
+	return c.Snapshot()
 }
 
 // startClone takes a clone, then checks that writing to a second clone

@@ -100,6 +100,10 @@ type Shard struct {
 
 	topics map[string]int32 // topic metadata image: name → partition count
 
+	// probe is the search key lookup reuses, so a lookup does not allocate.
+	// Each copy (and clone) has its own.
+	probe group
+
 	lastOffset int64 // offset of the last replayed record, -1 before any
 }
 
@@ -142,6 +146,7 @@ func (s *Shard) LastOffset() int64 { return s.lastOffset }
 // Clone returns a snapshot that shares structure with s copy-on-write.
 func (s *Shard) Clone() *Shard {
 	c := *s
+	c.probe = group{}
 	c.groups = s.groups.Clone()
 	c.offsets = s.offsets.Clone()
 	c.deletable = s.deletable.Clone()
@@ -185,7 +190,9 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 func (s *Shard) TopicPartitions(topic string) int32 { return s.topics[topic] }
 
 func (s *Shard) lookup(id string) *group {
-	g, ok := s.groups.Get(&group{id: id})
+	s.probe.id = id
+	g, ok := s.groups.Get(&s.probe)
+	s.probe.id = ""
 	if !ok {
 		return nil
 	}

@@ -38,7 +38,7 @@ type GroupCount struct {
 func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 	var candidates []string
 	last := ""
-	s.offsets.AscendExpirable(nowMs, func(k offsets.Key, _ offsets.OffsetAndMetadata) bool {
+	s.offsets.AscendExpirableKeys(nowMs, func(k offsets.Key) bool {
 		if k.Group != last {
 			candidates = append(candidates, k.Group)
 			last = k.Group

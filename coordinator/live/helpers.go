@@ -1,0 +1,94 @@
+package live
+
+import (
+	"context"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/shard"
+)
+
+type outcome[T any] struct {
+	value T
+	err   error
+}
+
+// call starts op on the loop and waits for its future. If ctx ends first it
+// returns ctx.Err(): the operation may still complete on the loop, as a
+// Kafka request the client stopped waiting for does, and its outcome is
+// dropped. If the driver stops first it returns ErrStopped, unless the
+// future completed while the loop shut down (pending writes then fail with
+// NOT_COORDINATOR, which is returned instead).
+func call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinator) *coordinator.Future[T]) (T, error) {
+	var zero T
+	ch := make(chan outcome[T], 1) // the callback never blocks the loop
+	if err := d.Do(ctx, func(c *coordinator.Coordinator) {
+		op(c).OnDone(func(v T, err error) { ch <- outcome[T]{v, err} })
+	}); err != nil {
+		return zero, err
+	}
+	select {
+	case o := <-ch:
+		return o.value, o.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-d.done:
+		select {
+		case o := <-ch:
+			return o.value, o.err
+		default:
+			return zero, ErrStopped
+		}
+	}
+}
+
+// read runs a synchronous coordinator read on the loop.
+func read[T any](ctx context.Context, d *Driver, fn func(*coordinator.Coordinator) (T, error)) (T, error) {
+	var value T
+	var err error
+	if doErr := d.Do(ctx, func(c *coordinator.Coordinator) { value, err = fn(c) }); doErr != nil {
+		var zero T
+		return zero, doErr
+	}
+	return value, err // Do returned nil: fn ran and returned before it did
+}
+
+// CommitOffsets handles an OffsetCommit and returns once it is committed.
+func (d *Driver) CommitOffsets(ctx context.Context, req shard.OffsetCommitRequest) (shard.OffsetCommitResponse, error) {
+	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
+		return c.CommitOffsets(req)
+	})
+}
+
+// ConsumerGroupHeartbeat handles a KIP-848 ConsumerGroupHeartbeat and
+// returns its committed response.
+func (d *Driver) ConsumerGroupHeartbeat(ctx context.Context, req shard.ConsumerGroupHeartbeatRequest) (shard.ConsumerGroupHeartbeatResponse, error) {
+	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.ConsumerGroupHeartbeatResponse] {
+		return c.ConsumerGroupHeartbeat(req)
+	})
+}
+
+// StreamsGroupHeartbeat handles a KIP-1071 StreamsGroupHeartbeat and returns
+// its committed response, with KIP-1331's TopologyDescriptionRequired set
+// when the coordinator solicits a push.
+func (d *Driver) StreamsGroupHeartbeat(ctx context.Context, req shard.StreamsGroupHeartbeatRequest) (shard.StreamsGroupHeartbeatResponse, error) {
+	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.StreamsGroupHeartbeatResponse] {
+		return c.StreamsGroupHeartbeat(req)
+	})
+}
+
+// FetchOffsets reads a group's committed offsets (all of them when topics
+// is nil).
+func (d *Driver) FetchOffsets(ctx context.Context, groupID string, topics []shard.TopicPartitions, requireStable bool) ([]shard.FetchedOffset, error) {
+	return read(ctx, d, func(c *coordinator.Coordinator) ([]shard.FetchedOffset, error) {
+		return c.FetchOffsets(groupID, topics, requireStable)
+	})
+}
+
+// DescribeGroups describes groups from committed state, in request order;
+// per-group errors are in the rows. The error is the driver's (ErrStopped,
+// ctx.Err()).
+func (d *Driver) DescribeGroups(ctx context.Context, groupIDs []string) ([]coordinator.DescribedGroup, error) {
+	return read(ctx, d, func(c *coordinator.Coordinator) ([]coordinator.DescribedGroup, error) {
+		return c.DescribeGroups(groupIDs), nil
+	})
+}

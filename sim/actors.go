@@ -1,0 +1,405 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// simGroup is a group the workload creates: its type, lifetime and members.
+type simGroup struct {
+	id            string
+	typ           shard.GroupType
+	bornMs        int64
+	diesMs        int64
+	topic         string
+	topologyEpoch int32
+	members       []*simMember
+	nextMember    int
+	upgradeAtMs   int64 // 0: no upgrade
+}
+
+// simMember is one client instance: a Kafka Streams instance, a KIP-848
+// consumer or a share consumer.
+type simMember struct {
+	g        *simGroup
+	id       string
+	epoch    int32
+	joined   bool
+	gone     bool // left or crashed
+	assigned []shard.TopicPartitions
+	tasks    []shard.TaskIDs
+	topo     int32 // topology epoch this instance runs
+	offset   int64
+}
+
+const (
+	heartbeatInterval = 5 * time.Second
+	retryBackoff      = time.Second
+)
+
+// spawnWorkload creates every group with its birth, lifetime and members.
+func (w *world) spawnWorkload() {
+	wl := w.opts.Workload
+	window := int64(float64(w.opts.Duration.Milliseconds()) * wl.ArrivalWindow)
+	topics := sortedTopicNames(w.topics)
+	type kind struct {
+		typ   shard.GroupType
+		n     int
+		label string
+	}
+	kinds := []kind{{shard.Streams, wl.StreamsApps, "streams"}, {shard.Consumer, wl.ConsumerGroups, "consumer"},
+		{shard.Share, wl.ShareGroups, "share"}, {shard.Classic, wl.SimpleGroups, "simple"}}
+	for _, k := range kinds {
+		for i := range k.n {
+			g := &simGroup{
+				id:  fmt.Sprintf("%s-%06d", k.label, i),
+				typ: k.typ, topic: topics[w.eng.rng.IntN(len(topics))],
+				topologyEpoch: int32(w.eng.rng.IntN(3)),
+			}
+			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
+			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
+			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
+				g.upgradeAtMs = g.bornMs + (g.diesMs-g.bornMs)/2
+			}
+			w.groups = append(w.groups, g)
+			w.res.GroupsCreated[k.label]++
+			gg := g
+			w.eng.at(g.bornMs, func() { w.birth(gg) })
+		}
+	}
+}
+
+func (w *world) birth(g *simGroup) {
+	if g.typ == shard.Classic {
+		w.simpleCommitLoop(g)
+		return
+	}
+	n := w.opts.Workload.MembersMin + w.eng.rng.IntN(w.opts.Workload.MembersMax-w.opts.Workload.MembersMin+1)
+	for range n {
+		w.addMember(g)
+	}
+	if g.upgradeAtMs > 0 {
+		w.eng.at(g.upgradeAtMs, func() { w.upgrade(g) })
+	}
+	w.eng.at(g.diesMs, func() { w.death(g) })
+}
+
+func (w *world) addMember(g *simGroup) *simMember {
+	m := &simMember{g: g, id: fmt.Sprintf("m%d", g.nextMember), topo: g.topologyEpoch}
+	g.nextMember++
+	g.members = append(g.members, m)
+	w.eng.after(w.eng.uniform(0, time.Second), func() { w.join(m) })
+	return m
+}
+
+// upgrade rolls a streams app to the next topology epoch: each instance
+// rejoins with it at a random moment of the next minute.
+func (w *world) upgrade(g *simGroup) {
+	if w.healed {
+		return
+	}
+	g.topologyEpoch++
+	w.client(tUpgrade, g.id, "", fmt.Sprintf("topology-epoch=%d", g.topologyEpoch))
+	w.mark("topology-upgrade")
+	for _, m := range g.members {
+		mm := m
+		w.eng.after(w.eng.uniform(0, time.Minute), func() {
+			if !mm.gone {
+				mm.topo = g.topologyEpoch
+				w.join(mm)
+			}
+		})
+	}
+}
+
+func (w *world) death(g *simGroup) {
+	for _, m := range g.members {
+		if !m.gone {
+			w.leave(m)
+		}
+	}
+}
+
+func topologyFor(g *simGroup, epoch int32) *shard.Topology {
+	return &shard.Topology{Epoch: epoch, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{g.topic}}}}
+}
+
+// join sends a join heartbeat (epoch 0).
+func (w *world) join(m *simMember) {
+	if m.gone {
+		return
+	}
+	b := w.route(m.g.id)
+	w.client(tJoin, m.g.id, m.id, "")
+	if b < 0 {
+		w.eng.after(retryBackoff, func() { w.join(m) })
+		return
+	}
+	m.epoch = 0
+	w.heartbeatWith(b, m, 0)
+}
+
+// heartbeatWith sends one heartbeat of the member's type at epoch.
+func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
+	c := w.brokers[b].c
+	g := m.g
+	w.touch(b)
+	switch g.typ {
+	case shard.Consumer:
+		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim"}
+		if epoch == 0 {
+			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{g.topic}
+		}
+		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
+			if r.HasAssignment {
+				m.assigned = r.Assignment
+			}
+			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
+		})
+	case shard.Share:
+		req := shard.ShareGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim"}
+		if epoch == 0 {
+			req.SubscribedTopicNames = []string{g.topic}
+		}
+		c.ShareGroupHeartbeat(req).OnDone(func(r shard.ShareGroupHeartbeatResponse, err error) {
+			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
+		})
+	case shard.Streams:
+		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.id, Version: 1}
+		if epoch == 0 {
+			req.RebalanceTimeoutMs, req.Topology = 300_000, topologyFor(g, m.topo)
+		}
+		c.StreamsGroupHeartbeat(req).OnDone(func(r shard.StreamsGroupHeartbeatResponse, err error) {
+			if r.HasAssignment {
+				m.tasks = r.ActiveTasks
+			}
+			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
+		})
+	}
+}
+
+// afterHeartbeat reacts to a heartbeat response: schedule the next one,
+// rejoin when fenced, retry when the coordinator is unavailable, push when
+// solicited, and start committing after the first join.
+func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solicited bool) {
+	if m.gone && sent >= 0 {
+		return
+	}
+	if sent < 0 { // leave answered
+		return
+	}
+	if err != nil {
+		e := kerr.As(err)
+		w.client(tResponse, m.g.id, m.id, kerr.Name(err))
+		switch e {
+		case kerr.FencedMemberEpoch, kerr.UnknownMemberID, kerr.GroupIDNotFound:
+			w.mark("member-fenced-rejoin")
+			w.eng.after(retryBackoff, func() { w.join(m) })
+		case kerr.CoordinatorLoadInProgress:
+			w.mark("load-in-progress-seen")
+			w.eng.after(retryBackoff, func() { w.retry(m) })
+		default:
+			w.eng.after(retryBackoff, func() { w.retry(m) })
+		}
+		return
+	}
+	first := !m.joined
+	m.joined, m.epoch = true, epoch
+	if solicited && w.opts.Plugin {
+		w.push(m)
+	}
+	if first {
+		w.eng.after(w.eng.uniform(0, w.opts.Workload.CommitInterval), func() { w.commitLoop(m) })
+	}
+	w.eng.after(heartbeatInterval, func() { w.heartbeat(m) })
+}
+
+// retry resends after an error: a join if the member never joined.
+func (w *world) retry(m *simMember) {
+	if m.joined {
+		w.heartbeat(m)
+	} else {
+		w.join(m)
+	}
+}
+
+func (w *world) heartbeat(m *simMember) {
+	if m.gone {
+		return
+	}
+	if !w.healed && w.eng.chance(w.opts.Faults.LostHeartbeatProb) {
+		w.mark("heartbeat-lost")
+		w.eng.after(heartbeatInterval, func() { w.heartbeat(m) })
+		return
+	}
+	b := w.route(m.g.id)
+	if b < 0 {
+		w.eng.after(retryBackoff, func() { w.heartbeat(m) })
+		return
+	}
+	w.client(tHeartbeat, m.g.id, m.id, "")
+	w.heartbeatWith(b, m, m.epoch)
+}
+
+func (w *world) leave(m *simMember) {
+	m.gone = true
+	b := w.route(m.g.id)
+	w.client(tLeave, m.g.id, m.id, "")
+	if b < 0 {
+		return // the session timeout will fence it
+	}
+	w.heartbeatWith(b, m, -1)
+}
+
+// push answers a solicitation with the instance's topology description.
+func (w *world) push(m *simMember) {
+	b := w.route(m.g.id)
+	if b < 0 {
+		return
+	}
+	w.client(tPush, m.g.id, m.id, fmt.Sprintf("epoch=%d", m.topo))
+	w.touch(b)
+	w.brokers[b].c.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+		GroupID: m.g.id, MemberID: m.id, TopologyEpoch: m.topo, Description: plugin.SampleTopology(uint64(m.topo)+1, 2),
+	}).OnDone(func(_ struct{}, err error) {
+		if err != nil {
+			w.client(tResponse, m.g.id, m.id, "push "+kerr.Name(err))
+			if kerr.As(err) == kerr.StreamsTopologyDescriptionUpdateFailed {
+				w.mark("push-failed")
+			}
+		}
+	})
+}
+
+// commitLoop commits the member's partitions every CommitInterval; each
+// commit may crash the member instead (it then stops heartbeating and a new
+// instance replaces it a little later).
+func (w *world) commitLoop(m *simMember) {
+	if m.gone {
+		return
+	}
+	if !w.healed && w.eng.chance(w.opts.Faults.MemberCrashProb) {
+		m.gone = true
+		w.client(tCrash, m.g.id, m.id, "")
+		w.mark("member-crash")
+		if w.nowMs() < m.g.diesMs {
+			g := m.g
+			w.eng.after(w.eng.uniform(10*time.Second, 2*time.Minute), func() {
+				if w.nowMs() < g.diesMs && !w.healed {
+					w.client(tRestart, g.id, "", "")
+					w.addMember(g)
+				}
+			})
+		}
+		return
+	}
+	if m.g.typ != shard.Share {
+		w.commitAssigned(m)
+	}
+	w.eng.after(w.opts.Workload.CommitInterval, func() { w.commitLoop(m) })
+}
+
+func (w *world) commitAssigned(m *simMember) {
+	var parts []shard.OffsetCommitPartition
+	if m.g.typ == shard.Streams {
+		for _, t := range m.tasks {
+			for _, p := range t.Partitions {
+				parts = append(parts, shard.OffsetCommitPartition{Partition: p})
+			}
+		}
+	} else {
+		for _, tp := range m.assigned {
+			for _, p := range tp.Partitions {
+				parts = append(parts, shard.OffsetCommitPartition{Partition: p})
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	m.offset += 100
+	for i := range parts {
+		parts[i].Offset, parts[i].LeaderEpoch = m.offset, -1
+	}
+	w.commit(m.g, m.id, m.epoch, parts)
+}
+
+func (w *world) commit(g *simGroup, member string, epoch int32, parts []shard.OffsetCommitPartition) {
+	b := w.route(g.id)
+	if b < 0 {
+		return
+	}
+	w.touch(b)
+	w.client(tCommit, g.id, member, "")
+	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{
+		GroupID: g.id, MemberID: member, MemberEpoch: epoch, RetentionTimeMs: -1,
+		Topics: []shard.OffsetCommitTopic{{Topic: g.topic, Partitions: parts}},
+	}).OnDone(func(r shard.OffsetCommitResponse, err error) {
+		if err == nil {
+			w.res.OffsetCommits += int64(r.Committed)
+		}
+	})
+}
+
+// simpleCommitLoop is a simple consumer: memberless commits during its life.
+func (w *world) simpleCommitLoop(g *simGroup) {
+	if w.nowMs() >= g.diesMs || w.healed {
+		return
+	}
+	n := w.topics[g.topic]
+	p := int32(w.eng.rng.IntN(int(n)))
+	w.commit(g, "", -1, []shard.OffsetCommitPartition{{Partition: p, Offset: w.nowMs() - startMs, LeaderEpoch: -1}})
+	w.eng.after(w.opts.Workload.CommitInterval, func() { w.simpleCommitLoop(g) })
+}
+
+// adminLoop is the admin client: DeleteGroups of a random group past its
+// life, and describe (with the topology description) of a random streams app.
+func (w *world) adminLoop(endMs int64) {
+	if w.opts.Workload.AdminInterval <= 0 || len(w.groups) == 0 || w.nowMs() >= endMs {
+		return
+	}
+	g := w.groups[w.eng.rng.IntN(len(w.groups))]
+	if b := w.route(g.id); b >= 0 && w.nowMs() > g.diesMs {
+		w.touch(b)
+		w.client(tAdminDelete, g.id, "", "")
+		w.brokers[b].c.DeleteGroups([]string{g.id}).OnDone(func(rs []shard.DeleteGroupResult, err error) {
+			if err == nil && len(rs) == 1 && kerr.As(rs[0].Err) == kerr.GroupDeletionFailed {
+				w.mark("group-deletion-failed")
+			}
+			if err == nil && len(rs) == 1 && rs[0].Err == nil {
+				w.mark("admin-deleted")
+			}
+		})
+	}
+	s := w.groups[w.eng.rng.IntN(len(w.groups))]
+	if b := w.route(s.id); b >= 0 && s.typ == shard.Streams {
+		w.touch(b)
+		w.brokers[b].c.DescribeStreamsGroups([]string{s.id}, true).OnDone(func(rows []coordinator.StreamsGroupDescription, err error) {
+			if err != nil || rows[0].Err != nil {
+				return
+			}
+			st := rows[0].TopologyDescriptionStatus
+			w.client(tDescribe, s.id, "", st.String())
+			w.mark("describe-" + st.String())
+		})
+	}
+	w.eng.after(w.opts.Workload.AdminInterval, func() { w.adminLoop(endMs) })
+}
+
+func sortedTopicNames(m map[string]int32) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+}

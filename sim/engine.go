@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/btree"
+)
+
+// startMs is where virtual time begins: 2026-01-01T00:00:00Z.
+const startMs int64 = 1767225600000
+
+// event is one thing that happens at a virtual instant. Events with equal
+// times run in the order they were scheduled.
+type event struct {
+	atMs int64
+	seq  uint64
+	fn   func()
+}
+
+func lessEvent(a, b *event) bool {
+	if a.atMs != b.atMs {
+		return a.atMs < b.atMs
+	}
+	return a.seq < b.seq
+}
+
+// engine is a single-threaded discrete-event loop on virtual time with one
+// seeded generator. It is also the clock every coordinator reads.
+type engine struct {
+	nowMs int64
+	seq   uint64
+	queue *btree.BTreeG[*event]
+	rng   *rand.Rand
+	step  int64
+	free  []*event
+}
+
+func newEngine(seed uint64) *engine {
+	return &engine{
+		nowMs: startMs,
+		queue: btree.NewG(32, lessEvent),
+		rng:   rand.New(rand.NewPCG(seed, 0x636f6f7264)), // "coord"
+	}
+}
+
+// Now is the virtual time (the coordinator.Clock interface).
+func (e *engine) Now() time.Time { return time.UnixMilli(e.nowMs).UTC() }
+
+// at schedules fn at an absolute virtual time (never in the past) and
+// returns a handle that cancel accepts until the event fires.
+func (e *engine) at(atMs int64, fn func()) *event {
+	if atMs < e.nowMs {
+		atMs = e.nowMs
+	}
+	var ev *event
+	if n := len(e.free); n > 0 {
+		ev, e.free = e.free[n-1], e.free[:n-1]
+	} else {
+		ev = &event{}
+	}
+	e.seq++
+	ev.atMs, ev.seq, ev.fn = atMs, e.seq, fn
+	e.queue.ReplaceOrInsert(ev)
+	return ev
+}
+
+// cancel removes a scheduled event that has not fired.
+func (e *engine) cancel(ev *event) {
+	if ev == nil || ev.fn == nil {
+		return
+	}
+	e.queue.Delete(ev)
+	ev.fn = nil
+	e.free = append(e.free, ev)
+}
+
+// after schedules fn d from now.
+func (e *engine) after(d time.Duration, fn func()) { e.at(e.nowMs+d.Milliseconds(), fn) }
+
+// next pops the earliest event at or before limitMs, moves time to it and
+// returns its function; ok is false when none is due.
+func (e *engine) next(limitMs int64) (fn func(), ok bool) {
+	ev, found := e.queue.Min()
+	if !found || ev.atMs > limitMs {
+		return nil, false
+	}
+	e.queue.DeleteMin()
+	e.nowMs = ev.atMs
+	fn = ev.fn
+	ev.fn = nil
+	e.free = append(e.free, ev)
+	e.step++
+	return fn, true
+}
+
+// uniformMs draws a duration in [lo, hi] milliseconds.
+func (e *engine) uniform(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(e.rng.Int64N(int64(hi-lo)+1))
+}
+
+// chance reports true with probability p (drawing nothing when p is 0 or 1,
+// so switching a fault off does not shift the random stream of the others
+// only if it was off from the start; documented in the package doc).
+func (e *engine) chance(p float64) bool {
+	if p <= 0 {
+		return false
+	}
+	if p >= 1 {
+		return true
+	}
+	return e.rng.Float64() < p
+}

@@ -1,0 +1,288 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/offsets"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Invariant names (DESIGN.md §Invariants), as violations report them.
+const (
+	InvNoTombstoneWhileStored = "1-no-tombstone-while-stored"
+	InvClearOnlyObserved      = "2-clear-only-observed-epoch"
+	InvDeleteOnlyEligible     = "3-delete-only-eligible"
+	InvSingleFlight           = "4-single-flight"
+	InvOffsetRetention        = "5-offset-retention"
+	InvLiveness               = "6-liveness"
+	InvNoDataLossV2           = "6-no-plugin-side-data-loss"
+	InvReplay                 = "7-replay-equality"
+)
+
+// checker holds the state the invariants need beyond the coordinators'.
+type checker struct {
+	w *world
+	// observed is the stored epoch each cycle's scan saw, by group, set when
+	// the cycle issues the delete (invariant 2).
+	observed map[string]int32
+	inCycle  []int // cycles in flight per broker (invariant 4)
+}
+
+func newChecker(w *world) *checker {
+	return &checker{w: w, observed: map[string]int32{}, inCycle: make([]int, w.opts.Brokers)}
+}
+
+// onWrite checks a write against the latest state it ran on, before its
+// append: what the sweep expires and tombstones (1, 5) and what the
+// conditional clear clears (2).
+func (c *checker) onWrite(b int, p int32, op string, latest *shard.Shard, records []shard.Record) {
+	w := c.w
+	switch op {
+	case shard.SweepTimerKey:
+		now, retention := w.nowMs(), w.opts.Retention.Milliseconds()
+		for _, r := range records {
+			switch r := r.(type) {
+			case *shard.OffsetCommit:
+				if !r.Tombstone {
+					continue
+				}
+				if v, ok := latest.Offset(r.Group, r.Topic, r.Partition); ok && !offsets.IsOffsetExpired(v, now, retention) {
+					w.violate(InvOffsetRetention, fmt.Sprintf("%s/%s-%d expired before its retention (committed at %d, now %d)",
+						r.Group, r.Topic, r.Partition, v.CommitTimestampMs, now))
+				}
+				if d, ok := latest.DescribeGroup(r.Group); ok && len(d.Members) > 0 && subscribes(d, r.Topic) {
+					w.violate(InvOffsetRetention, fmt.Sprintf("%s/%s-%d expired while the %s group subscribes to it",
+						r.Group, r.Topic, r.Partition, d.Type))
+				}
+			case *shard.StreamsGroupMetadata:
+				if !r.Tombstone || !w.opts.Plugin {
+					continue
+				}
+				if d, ok := latest.DescribeGroup(r.Group); ok && d.StoredDescriptionTopologyEpoch != shard.EpochNone {
+					w.violate(InvNoTombstoneWhileStored, fmt.Sprintf("streams group %s tombstoned by expiry with stored epoch %d",
+						r.Group, d.StoredDescriptionTopologyEpoch))
+				}
+			}
+		}
+	case "clear-stored-topology-epoch-batch", "finalize-stored-topology-epoch-after-delete-batch":
+		for _, r := range records {
+			sm, ok := r.(*shard.StreamsGroupMetadata)
+			if !ok || sm.Tombstone || sm.StoredDescriptionTopologyEpoch != shard.EpochNone {
+				continue
+			}
+			d, _ := latest.DescribeGroup(sm.Group)
+			want, seen := c.observed[sm.Group]
+			if op != "clear-stored-topology-epoch-batch" {
+				want, seen = shard.EpochUncertain, true
+			}
+			if !seen || d.StoredDescriptionTopologyEpoch != want {
+				w.violate(InvClearOnlyObserved, fmt.Sprintf("%s cleared group %s at stored epoch %d; the scan observed %d",
+					op, sm.Group, d.StoredDescriptionTopologyEpoch, want))
+			}
+		}
+	}
+}
+
+func subscribes(d shard.GroupDescription, topic string) bool {
+	if d.Type == shard.Streams {
+		if d.Topology == nil {
+			return false
+		}
+		for _, st := range d.Topology.Subtopologies {
+			if slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range d.Members {
+		if slices.Contains(m.SubscribedTopics, topic) {
+			return true
+		}
+	}
+	return false
+}
+
+// onTopologyEvent checks single flight (4) and that a delete is issued only
+// for a group eligible in committed state (3).
+func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
+	w := c.w
+	switch ev.Kind {
+	case coordinator.EventCycleStarted:
+		if c.inCycle[b] > 0 {
+			w.violate(InvSingleFlight, fmt.Sprintf("broker %d started a cycle while %d were in flight", b, c.inCycle[b]))
+		}
+		c.inCycle[b]++
+	case coordinator.EventCycleFinished, coordinator.EventCyclePanicked:
+		if c.inCycle[b] > 0 {
+			c.inCycle[b]--
+		}
+		c.probeDataLoss()
+	case coordinator.EventDeleteIssued:
+		c.observed[ev.GroupID] = ev.Epoch
+		s, err := w.brokers[b].c.CommittedShard(ev.Partition)
+		if err != nil {
+			w.violate(InvDeleteOnlyEligible, fmt.Sprintf("delete of %s issued by broker %d for partition %d it cannot read: %v", ev.GroupID, b, ev.Partition, err))
+			return
+		}
+		d, ok := s.DescribeGroup(ev.GroupID)
+		switch {
+		case !ok:
+			w.violate(InvDeleteOnlyEligible, fmt.Sprintf("delete issued for %s, which does not exist", ev.GroupID))
+		case d.Type != shard.Streams || len(d.Members) > 0 || d.StoredDescriptionTopologyEpoch == shard.EpochNone ||
+			s.GroupOffsetCount(ev.GroupID) > 0 || s.HasOpenTransaction(ev.GroupID):
+			w.violate(InvDeleteOnlyEligible, fmt.Sprintf("delete issued for %s: type %s, %d members, stored %d, %d offsets, open txn %v",
+				ev.GroupID, d.Type, len(d.Members), d.StoredDescriptionTopologyEpoch, s.GroupOffsetCount(ev.GroupID), s.HasOpenTransaction(ev.GroupID)))
+		}
+	}
+}
+
+// quiet reports whether no plugin call, cleanup cycle or uncommitted
+// KIP-1331 write is in flight, so the store and the metadata must agree.
+func (c *checker) quiet() bool {
+	if c.w.inFlight > 0 {
+		return false
+	}
+	for _, n := range c.inCycle {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// probeDataLoss looks for a streams group whose metadata says its
+// description is stored (epoch >= 0) while the store holds no row at that
+// epoch or later. Under v1 that is the accepted race (counted once per
+// group and epoch); under v2 it is a violation.
+func (c *checker) probeDataLoss() {
+	w := c.w
+	if w.store == nil || !c.quiet() {
+		return
+	}
+	rows := map[string]int32{}
+	for _, e := range w.store.List() {
+		rows[e.GroupID] = e.TopologyEpoch
+	}
+	for _, g := range w.groups {
+		if g.typ != shard.Streams {
+			continue
+		}
+		stored, ok := w.committedStored(g.id)
+		if !ok || stored < 0 {
+			continue
+		}
+		if row, has := rows[g.id]; has && row >= stored {
+			continue
+		}
+		key := fmt.Sprintf("%s/%d", g.id, stored)
+		if w.dataLoss[key] {
+			continue
+		}
+		w.dataLoss[key] = true
+		if w.opts.Protocol == coordinator.CleanupV1 {
+			w.res.AcceptedDataLoss++
+			w.mark("v1-race")
+			w.tr(traceEvent{kind: tMark, broker: -1, group: g.id, detail: fmt.Sprintf("accepted plugin-side data loss at stored epoch %d", stored)})
+			continue
+		}
+		w.violate(InvNoDataLossV2, fmt.Sprintf("group %s: stored epoch %d but the store has no row", g.id, stored))
+	}
+}
+
+// committedStored reads a streams group's stored epoch from its owner's
+// committed state.
+func (w *world) committedStored(groupID string) (int32, bool) {
+	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
+	b := w.owner[p]
+	if b < 0 {
+		return 0, false
+	}
+	var stored int32
+	found := false
+	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+		if _, st, ok := s.StreamsTopologyState(groupID); ok {
+			stored, found = st, true
+		}
+	})
+	return stored, found
+}
+
+// checkReplay rebuilds every active shard from its committed log and
+// compares it with the committed state its broker serves (7).
+func (c *checker) checkReplay() {
+	w := c.w
+	for p := range w.opts.Partitions {
+		b := w.owner[p]
+		if b < 0 {
+			continue
+		}
+		live, err := w.brokers[b].c.CommittedShard(p)
+		if err != nil {
+			continue // loading
+		}
+		rebuilt, err := shard.New(p, live.Config())
+		if err == nil {
+			err = rebuilt.SetTopics(live.Topics())
+		}
+		if err == nil {
+			err = rebuilt.ReplayAll(0, w.logs.Partition(p).Committed())
+		}
+		if err == nil {
+			err = live.Snapshot().Diff(rebuilt.Snapshot())
+		}
+		if err != nil {
+			w.violate(InvReplay, fmt.Sprintf("partition %d on broker %d: %v", p, b, err))
+			return
+		}
+	}
+}
+
+// checkLiveness runs at the end, after the faults healed and the workload
+// stopped: every group that can expire is gone, and the store holds no row
+// of a group that no longer exists (6).
+func (c *checker) checkLiveness() {
+	w := c.w
+	live := map[string]bool{}
+	for p := range w.opts.Partitions {
+		b := w.owner[p]
+		if b < 0 {
+			w.violate(InvLiveness, fmt.Sprintf("partition %d never finished moving", p))
+			return
+		}
+		s, err := w.brokers[b].c.CommittedShard(p)
+		if err != nil {
+			w.violate(InvLiveness, fmt.Sprintf("partition %d unavailable at the end: %v", p, err))
+			return
+		}
+		var stuck []string
+		s.ListGroups(func(g shard.GroupListing) bool {
+			live[g.GroupID] = true
+			if g.Type != shard.Share {
+				stuck = append(stuck, fmt.Sprintf("%s (%s %s)", g.GroupID, g.Type, g.State))
+			}
+			return len(stuck) < 5
+		})
+		if len(stuck) > 0 {
+			w.violate(InvLiveness, fmt.Sprintf("groups still alive after the liveness phase: %v", stuck))
+			return
+		}
+	}
+	if w.store == nil {
+		return
+	}
+	for _, e := range w.store.List() {
+		if live[e.GroupID] {
+			continue
+		}
+		if w.opts.Protocol == coordinator.CleanupV1 {
+			w.res.LeakedRows++
+			w.mark("v1-leaked-row")
+			continue
+		}
+		w.violate(InvLiveness, fmt.Sprintf("the store still holds a row of %s, which no longer exists", e.GroupID))
+		return
+	}
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+)
+
+// Options is everything that determines a simulation. The same Options
+// (including Seed) give a byte-identical trace.
+type Options struct {
+	// Seed is the only source of randomness.
+	Seed uint64
+	// Scenario names the scenario the options came from (for reports).
+	Scenario string
+	// Duration is the virtual time of the workload phase; a liveness phase
+	// follows (see Liveness).
+	Duration time.Duration
+	// Brokers is the number of brokers (default 3); Partitions the number of
+	// __consumer_offsets partitions (default 50), spread round-robin.
+	Brokers    int
+	Partitions int32
+
+	// Retention is offsets.retention.minutes as a duration (whole minutes);
+	// CheckInterval is offsets.retention.check.interval.ms (also the
+	// KIP-1331 cycle's interval).
+	Retention     time.Duration
+	CheckInterval time.Duration
+	// Protocol is the KIP-1331 cleanup protocol (v1 or v2).
+	Protocol coordinator.CleanupProtocol
+	// Plugin configures a topology store (memstore wrapped in faultstore).
+	Plugin bool
+
+	Workload Workload
+	Faults   Faults
+
+	// ReplayCheckEvery runs the replay-equality invariant every N events
+	// (0: only at the end). It costs O(state) each time.
+	ReplayCheckEvery int
+	// MaxEvents bounds the run (0: default 50 M).
+	MaxEvents int
+	// StopAt stops the run after this step (0: run to the end); replay uses it.
+	StopAt int64
+	// TraceTail is how many trace events a violation prints (default 50).
+	TraceTail int
+}
+
+// Workload describes the groups and clients.
+type Workload struct {
+	// Groups created over the workload phase, by type.
+	StreamsApps    int
+	ConsumerGroups int
+	ShareGroups    int
+	SimpleGroups   int
+	// MembersMin/MembersMax bound the members per streams, consumer or share group.
+	MembersMin int
+	MembersMax int
+	// LifetimeMin/LifetimeMax bound how long a group has members.
+	LifetimeMin time.Duration
+	LifetimeMax time.Duration
+	// ArrivalWindow is the fraction (0,1] of Duration over which groups are born.
+	ArrivalWindow float64
+	// CommitInterval is how often an active member commits offsets.
+	CommitInterval time.Duration
+	// TopologyUpgradeProb is the chance a streams app upgrades its topology
+	// epoch once during its life.
+	TopologyUpgradeProb float64
+	// AdminInterval is how often the admin acts (DeleteGroups of a random
+	// dead group, describe of a random streams group); 0 disables it.
+	AdminInterval time.Duration
+	// Topics is the topic metadata image (name → partitions); nil picks a default.
+	Topics map[string]int32
+}
+
+// Faults lists the fault kinds; each has a switch (a zero probability or
+// rate turns it off).
+type Faults struct {
+	// Plugin errors: probabilities per call.
+	PluginTransient        float64
+	PluginPermanent        float64
+	PluginAppliedTransient float64 // the call takes effect but reports a transient error
+	// PluginLatencyMin/Max bound each plugin call's virtual latency.
+	PluginLatencyMin time.Duration
+	PluginLatencyMax time.Duration
+	// PluginBurstProb starts a burst of PluginBurstLength failing calls.
+	PluginBurstProb   float64
+	PluginBurstLength int
+	// ShardMovesPerHour moves a random partition to another broker this
+	// often on average; MoveDuringCycleProb additionally moves a partition
+	// with eligible groups right after a cleanup cycle starts.
+	ShardMovesPerHour   float64
+	MoveDuringCycleProb float64
+	// LoadDelay is how long a moved shard takes to load.
+	LoadDelay time.Duration
+	// AppendFailureProb fails an append; CommitDelayMax delays commits by a
+	// uniform [0, max] per append.
+	AppendFailureProb float64
+	CommitDelayMax    time.Duration
+	// MemberCrashProb is the chance an active member crashes at each of its
+	// commits (it then stops heartbeating and is fenced); LostHeartbeatProb
+	// drops a heartbeat.
+	MemberCrashProb   float64
+	LostHeartbeatProb float64
+}
+
+// FaultPreset names a fault level.
+type FaultPreset string
+
+// Fault presets.
+const (
+	FaultsNone  FaultPreset = "none"
+	FaultsLight FaultPreset = "light"
+	FaultsHeavy FaultPreset = "heavy"
+)
+
+// PresetFaults returns a preset's faults.
+func PresetFaults(p FaultPreset) (Faults, error) {
+	switch p {
+	case FaultsNone, "":
+		return Faults{}, nil
+	case FaultsLight:
+		return Faults{
+			PluginTransient: 0.05, PluginPermanent: 0.01, PluginAppliedTransient: 0.01,
+			PluginLatencyMin: 5 * time.Millisecond, PluginLatencyMax: 2 * time.Second,
+			PluginBurstProb: 0.002, PluginBurstLength: 5,
+			ShardMovesPerHour: 0.5, MoveDuringCycleProb: 0.05, LoadDelay: 200 * time.Millisecond,
+			AppendFailureProb: 0.002, CommitDelayMax: 50 * time.Millisecond,
+			MemberCrashProb: 0.01, LostHeartbeatProb: 0.01,
+		}, nil
+	case FaultsHeavy:
+		return Faults{
+			PluginTransient: 0.2, PluginPermanent: 0.05, PluginAppliedTransient: 0.05,
+			PluginLatencyMin: 10 * time.Millisecond, PluginLatencyMax: 30 * time.Second,
+			PluginBurstProb: 0.01, PluginBurstLength: 20,
+			ShardMovesPerHour: 4, MoveDuringCycleProb: 0.3, LoadDelay: 2 * time.Second,
+			AppendFailureProb: 0.02, CommitDelayMax: 500 * time.Millisecond,
+			MemberCrashProb: 0.05, LostHeartbeatProb: 0.05,
+		}, nil
+	}
+	return Faults{}, fmt.Errorf("unknown fault preset %q (none, light, heavy)", p)
+}
+
+// DefaultOptions is the default scenario: three brokers, 50 partitions, a
+// plugin, protocol v2, light faults, two virtual days with a one-hour
+// retention so groups are born, idle, expire and are cleaned many times.
+func DefaultOptions() Options {
+	f, _ := PresetFaults(FaultsLight)
+	return Options{
+		Seed: 1, Scenario: "default", Duration: 48 * time.Hour,
+		Brokers: 3, Partitions: 50,
+		Retention: time.Hour, CheckInterval: 10 * time.Minute,
+		Protocol: coordinator.CleanupV2, Plugin: true,
+		Workload: Workload{
+			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
+			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,
+			ArrivalWindow: 0.8, CommitInterval: 30 * time.Second, TopologyUpgradeProb: 0.2,
+			AdminInterval: 10 * time.Minute,
+		},
+		Faults:           f,
+		ReplayCheckEvery: 0,
+	}
+}
+
+// Validate checks the options; the error names the field.
+func (o Options) Validate() error {
+	w, f := o.Workload, o.Faults
+	checks := []struct {
+		bad   bool
+		field string
+		why   string
+	}{
+		{o.Duration < time.Minute || o.Duration > 366*24*time.Hour, "duration", "must be in [1m, 366d]"},
+		{o.Brokers < 1 || o.Brokers > 64, "brokers", "must be in [1, 64]"},
+		{o.Partitions < 1 || o.Partitions > 1000, "partitions", "must be in [1, 1000]"},
+		{o.Retention < time.Minute || o.Retention%time.Minute != 0, "retention", "must be a whole number of minutes, at least 1m"},
+		{o.CheckInterval < time.Second, "check-interval", "must be at least 1s"},
+		{o.Protocol != coordinator.CleanupV1 && o.Protocol != coordinator.CleanupV2, "protocol", "must be v1 or v2"},
+		{w.StreamsApps < 0 || w.ConsumerGroups < 0 || w.ShareGroups < 0 || w.SimpleGroups < 0, "workload groups", "must be >= 0"},
+		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > 2_000_000, "workload groups", "at most 2 000 000 in total"},
+		{w.MembersMin < 1 || w.MembersMax < w.MembersMin || w.MembersMax > 100, "members", "need 1 <= min <= max <= 100"},
+		{w.LifetimeMin <= 0 || w.LifetimeMax < w.LifetimeMin, "lifetime", "need 0 < min <= max"},
+		{w.ArrivalWindow <= 0 || w.ArrivalWindow > 1, "arrival-window", "must be in (0, 1]"},
+		{w.CommitInterval < time.Second, "commit-interval", "must be at least 1s"},
+		{w.TopologyUpgradeProb < 0 || w.TopologyUpgradeProb > 1, "topology-upgrade-prob", "must be in [0, 1]"},
+		{w.AdminInterval < 0, "admin-interval", "must be >= 0"},
+		{!prob(f.PluginTransient) || !prob(f.PluginPermanent) || !prob(f.PluginAppliedTransient) || !prob(f.PluginBurstProb) ||
+			!prob(f.MoveDuringCycleProb) || !prob(f.AppendFailureProb) || !prob(f.MemberCrashProb) || !prob(f.LostHeartbeatProb),
+			"faults", "probabilities must be in [0, 1]"},
+		{f.PluginTransient+f.PluginPermanent+f.PluginAppliedTransient > 1, "faults", "plugin fault probabilities add up to more than 1"},
+		{f.PluginLatencyMin < 0 || f.PluginLatencyMax < f.PluginLatencyMin, "plugin-latency", "need 0 <= min <= max"},
+		{f.PluginBurstLength < 0 || f.PluginBurstLength > 10_000, "plugin-burst-length", "must be in [0, 10000]"},
+		{f.ShardMovesPerHour < 0 || f.ShardMovesPerHour > 3600, "shard-moves-per-hour", "must be in [0, 3600]"},
+		{f.LoadDelay < 0 || f.CommitDelayMax < 0, "delays", "must be >= 0"},
+		{o.MaxEvents < 0 || o.StopAt < 0 || o.ReplayCheckEvery < 0 || o.TraceTail < 0, "limits", "must be >= 0"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("sim: invalid %s: %s", c.field, c.why)
+		}
+	}
+	return nil
+}
+
+func prob(p float64) bool { return p >= 0 && p <= 1 }

@@ -1,0 +1,23 @@
+// Package report renders one simulation's sim.Result as a single,
+// self-contained HTML file: the scenario, seed, protocol and the exact replay
+// command; a summary table; the invariant verdict (or the violation with its
+// trace); the coverage marks; and plots over virtual time of groups by type
+// and state, eligible groups and deletes per cleanup cycle, stored-epoch
+// classes, committed offsets and plugin rows.
+//
+// The plots are drawn by gonum.org/v1/plot through its vg/vgsvg backend and
+// inlined into the page as SVG; the one font they use (Liberation Sans, which
+// gonum/plot measures text with) is embedded once as a data: URL, so labels
+// are laid out in the browser exactly as gonum/plot measured them.
+//
+// What the package must never do:
+//
+//   - Fetch anything when the report is viewed. The page holds no script,
+//     stylesheet, font or image reference to anything outside itself; it
+//     opens from a file on a machine without a network.
+//   - Depend on the wall clock, the environment or any randomness. The output
+//     is a function of the Result alone: the same Result gives byte-identical
+//     HTML (the only wall-clock figure shown is Result.WallTime, which the
+//     caller measured). Maps are always walked in sorted order.
+//   - Change the Result it is given.
+package report

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fmtInt formats n with thousands separators: 12345678 → "12,345,678".
+func fmtInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// fmtFloat formats a rate or ratio: whole numbers with separators from 100
+// up, three significant digits below.
+func fmtFloat(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case math.Abs(v) >= 100:
+		return fmtInt(int64(math.Round(v)))
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+// fmtVirtual formats a virtual duration as days, hours, minutes and seconds
+// ("7d 3h 0m 12.5s"), followed by the total in hours, the plots' x unit.
+func fmtVirtual(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	days := d / (24 * time.Hour)
+	rest := d % (24 * time.Hour)
+	h := rest / time.Hour
+	m := (rest % time.Hour) / time.Minute
+	s := rest % time.Minute
+	var parts []string
+	if days > 0 {
+		parts = append(parts, fmt.Sprintf("%dd", days))
+	}
+	if days > 0 || h > 0 {
+		parts = append(parts, fmt.Sprintf("%dh", h))
+	}
+	if days > 0 || h > 0 || m > 0 {
+		parts = append(parts, fmt.Sprintf("%dm", m))
+	}
+	parts = append(parts, strconv.FormatFloat(s.Seconds(), 'f', -1, 64)+"s")
+	out := sign + strings.Join(parts, " ")
+	if d >= time.Hour {
+		out += fmt.Sprintf(" (%s h)", strconv.FormatFloat(d.Hours(), 'f', 2, 64))
+	}
+	return out
+}
+
+// fmtWall formats a wall-clock duration measured by the caller.
+func fmtWall(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "not recorded"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	default:
+		return d.Round(time.Millisecond).String()
+	}
+}
+
+// fmtAtMs formats a virtual instant given in milliseconds since the start.
+func fmtAtMs(ms int64) string {
+	return fmt.Sprintf("%s ms = %s", fmtInt(ms), fmtVirtual(time.Duration(ms)*time.Millisecond))
+}
+
+// shellQuote returns s quoted for a POSIX shell when it needs quoting, so the
+// replay command can be pasted as is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			strings.ContainsRune("-_./:=+,@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// replayCommand is the command that reruns the simulation; stopAt > 0 adds
+// --stop-at to stop right after that step.
+func replayCommand(seed uint64, scenario string, stopAt int64) string {
+	cmd := "go run ./cmd/coordsim replay --seed " + strconv.FormatUint(seed, 10)
+	if scenario != "" {
+		cmd += " --scenario " + shellQuote(scenario)
+	}
+	if stopAt > 0 {
+		cmd += " --stop-at " + strconv.FormatInt(stopAt, 10)
+	}
+	return cmd
+}
+
+// msDuration converts virtual milliseconds to a duration.
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

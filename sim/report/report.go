@@ -1,0 +1,333 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"golang.org/x/image/font/sfnt"
+	"gonum.org/v1/plot/font"
+
+	"github.com/coordsim/coordsim/sim"
+)
+
+// WriteHTML writes the report of r to w as one self-contained HTML page.
+// It reads r and never changes it; the same Result always gives the same
+// bytes.
+func WriteHTML(w io.Writer, r *sim.Result) error {
+	if r == nil {
+		return errors.New("report: nil Result")
+	}
+	figs, err := buildFigures(r)
+	if err != nil {
+		return err
+	}
+	// The font is half a megabyte: embed it only when a plot uses it.
+	var fontCSS template.CSS
+	if slices.ContainsFunc(figs, func(f figure) bool { return f.SVG != "" }) {
+		if fontCSS, err = fontFaceCSS(); err != nil {
+			return err
+		}
+	}
+	tmpl, err := template.New("report").Parse(pageTemplate)
+	if err != nil {
+		return fmt.Errorf("report: parse template: %w", err)
+	}
+	pg := newPage(r, figs, fontCSS)
+	// Render to memory first so that a failure leaves w untouched.
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, pg); err != nil {
+		return fmt.Errorf("report: execute template: %w", err)
+	}
+	if _, err := buf.WriteTo(w); err != nil {
+		return fmt.Errorf("report: write: %w", err)
+	}
+	return nil
+}
+
+// page is what the template shows.
+type page struct {
+	Title     string
+	Scenario  string
+	Seed      uint64
+	Protocol  string
+	TraceHash string
+	Replay    string
+	Stopped   bool
+
+	Summary   []row
+	Violation *violation
+
+	GroupsCreated []row
+	GroupsFinal   []row
+	Marks         []row
+	MarksZero     int
+
+	Figures []figure
+	FontCSS template.CSS
+}
+
+// row is one line of a two-column table; Class styles it ("bad", "warn",
+// "good", "zero").
+type row struct {
+	Name, Value, Class string
+}
+
+// violation is sim.Violation as the page shows it.
+type violation struct {
+	Invariant string
+	Step      string
+	At        string
+	Detail    string
+	Replay    string
+	Trace     string
+	TraceLen  int
+}
+
+func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
+	scenario := r.Scenario
+	if scenario == "" {
+		scenario = "(unnamed)"
+	}
+	protocol := r.Protocol
+	if protocol == "" {
+		protocol = "(unknown)"
+	}
+	pg := page{
+		Title:     fmt.Sprintf("coordsim report: %s, seed %d, protocol %s", scenario, r.Seed, protocol),
+		Scenario:  scenario,
+		Seed:      r.Seed,
+		Protocol:  protocol,
+		TraceHash: r.TraceHash,
+		Replay:    replayCommand(r.Seed, r.Scenario, 0),
+		Stopped:   r.Stopped,
+		Figures:   figs,
+		FontCSS:   fontCSS,
+	}
+	pg.Summary = summaryRows(r)
+	if v := r.Violation; v != nil {
+		pg.Violation = &violation{
+			Invariant: v.Invariant,
+			Step:      fmtInt(v.Step),
+			At:        fmtAtMs(v.AtMs),
+			Detail:    v.Detail,
+			Replay:    replayCommand(r.Seed, r.Scenario, v.Step),
+			Trace:     strings.Join(v.Trace, "\n"),
+			TraceLen:  len(v.Trace),
+		}
+	}
+	pg.GroupsCreated = countRows(r.GroupsCreated)
+	pg.GroupsFinal = countRows(r.GroupsFinal)
+	for _, k := range sortedKeys(r.Marks) {
+		n := r.Marks[k]
+		rw := row{Name: k, Value: fmtInt(n)}
+		if n == 0 {
+			rw.Class = "zero"
+			rw.Value = "0 (never reached)"
+			pg.MarksZero++
+		}
+		pg.Marks = append(pg.Marks, rw)
+	}
+	return pg
+}
+
+// summaryRows are the summary table, in the order of the CLI's summary.
+func summaryRows(r *sim.Result) []row {
+	wallS := r.WallTime.Seconds()
+	ratio, evPerS := "n/a (wall time not recorded)", "n/a (wall time not recorded)"
+	if r.WallTime > 0 {
+		ratio = fmtFloat(r.VirtualTime.Seconds()/wallS) + "×"
+		evPerS = fmtFloat(float64(r.Events) / wallS)
+	}
+	rows := []row{
+		{Name: "Events", Value: fmtInt(r.Events)},
+		{Name: "Virtual time", Value: fmtVirtual(r.VirtualTime)},
+		{Name: "Wall time", Value: fmtWall(r.WallTime)},
+		{Name: "Virtual/wall ratio", Value: ratio},
+		{Name: "Events per second (wall)", Value: evPerS},
+		{Name: "Cleanup cycles", Value: fmtInt(r.Cycles)},
+		{Name: "Eligible groups (all cycles)", Value: fmtInt(r.Eligible)},
+		{Name: "Deletes ok / failed", Value: fmtInt(r.DeletesOK) + " / " + fmtInt(r.DeletesFailed)},
+		{Name: "Dropped ticks (cycle in flight)", Value: fmtInt(r.TicksDropped)},
+		{Name: "Offset commits", Value: fmtInt(r.OffsetCommits)},
+		{Name: "Offsets expired", Value: fmtInt(r.OffsetExpired)},
+		{Name: "Shard moves", Value: fmtInt(r.ShardMoves)},
+		{Name: "Accepted plugin-side data loss (v1 race)", Value: fmtInt(r.AcceptedDataLoss), Class: warnIf(r.AcceptedDataLoss > 0)},
+		{Name: "Leaked rows", Value: fmtInt(r.LeakedRows), Class: warnIf(r.LeakedRows > 0)},
+	}
+	if r.DeletesFailed > 0 {
+		rows[7].Class = "warn"
+	}
+	inv := row{Name: "Invariants", Value: "held", Class: "good"}
+	if v := r.Violation; v != nil {
+		inv = row{Name: "Invariants", Value: fmt.Sprintf("VIOLATED: %s at step %s", v.Invariant, fmtInt(v.Step)), Class: "bad"}
+	}
+	rows = append(rows, inv)
+	if r.Stopped {
+		rows = append(rows, row{Name: "Stopped", Value: "yes: the run stopped at --stop-at, the figures cover a partial run", Class: "warn"})
+	}
+	if r.TraceHash != "" {
+		rows = append(rows, row{Name: "Trace hash (FNV-64a)", Value: r.TraceHash})
+	}
+	return rows
+}
+
+func warnIf(b bool) string {
+	if b {
+		return "warn"
+	}
+	return ""
+}
+
+// countRows lists a map of counts as rows sorted by key.
+func countRows(m map[string]int) []row {
+	rows := make([]row, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		rows = append(rows, row{Name: k, Value: fmtInt(int64(m[k]))})
+	}
+	return rows
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// fontFaceCSS embeds the font of the plots' text once for the whole page,
+// under the family name vgsvg writes in the SVG, so that the browser lays
+// the labels out with the metrics gonum/plot measured them with.
+func fontFaceCSS() (template.CSS, error) {
+	face := font.DefaultCache.Lookup(sansFont, 10)
+	if face.Face == nil {
+		return "", errors.New("report: gonum/plot has no Liberation Sans font")
+	}
+	var sbuf sfnt.Buffer
+	family, err := face.Face.Name(&sbuf, sfnt.NameIDFamily)
+	if err != nil {
+		return "", fmt.Errorf("report: font family name: %w", err)
+	}
+	if strings.ContainsAny(family, `"\<>;{}`) {
+		return "", fmt.Errorf("report: unexpected font family name %q", family)
+	}
+	var raw bytes.Buffer
+	if _, err := face.Face.WriteSourceTo(&sbuf, &raw); err != nil {
+		return "", fmt.Errorf("report: read font: %w", err)
+	}
+	css := fmt.Sprintf(`@font-face{font-family:"%s";font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,%s) format("truetype");}`,
+		family, base64.StdEncoding.EncodeToString(raw.Bytes()))
+	return template.CSS(css), nil
+}
+
+// pageTemplate is the whole page; styles are inline, nothing is fetched.
+const pageTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+{{.FontCSS}}
+body{margin:0;background:#f6f7f9;color:#1d232b;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif}
+main{max-width:1000px;margin:0 auto;padding:24px 28px 48px}
+h1{font-size:26px;margin:0 0 4px}
+h2{font-size:19px;margin:32px 0 10px;padding-bottom:4px;border-bottom:1px solid #d5d9df}
+h3{font-size:16px;margin:18px 0 8px}
+.meta{color:#4a5563;margin:0 0 12px}
+.meta b{color:#1d232b}
+pre,code{font:13px/1.4 ui-monospace,"SFMono-Regular",Menlo,Consolas,"Liberation Mono",monospace}
+pre{background:#fff;border:1px solid #d5d9df;border-radius:6px;padding:10px 12px;overflow-x:auto;margin:6px 0}
+pre.cmd{background:#1d232b;color:#e8edf2;border-color:#1d232b}
+table{border-collapse:collapse;background:#fff;border:1px solid #d5d9df;margin:6px 0}
+th,td{text-align:left;padding:5px 12px;border-bottom:1px solid #e6e9ee;vertical-align:top}
+th{background:#eef1f5;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.summary{max-width:100%}
+table.summary td:first-child{color:#4a5563;white-space:nowrap}
+table.summary tr.bad td.num{text-align:left;white-space:normal}
+tr.good td.num,tr.good td:last-child{color:#1e7a34;font-weight:600}
+tr.bad td{background:#fde8e8;color:#9b1c1c;font-weight:600}
+tr.warn td{background:#fff6dd}
+tr.zero td{background:#fde8e8;color:#9b1c1c}
+.tables{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+.banner{border-radius:6px;padding:10px 14px;margin:14px 0;font-weight:600}
+.banner.bad{background:#fde8e8;border:1px solid #f3b4b4;color:#9b1c1c}
+.banner.good{background:#e5f5e9;border:1px solid #a9dcb5;color:#1e7a34}
+.banner.warn{background:#fff6dd;border:1px solid #f0d890;color:#7a5a00}
+figure{margin:8px 0 24px;background:#fff;border:1px solid #d5d9df;border-radius:6px;padding:10px}
+figcaption{color:#4a5563;font-size:14px;margin:0 4px 6px}
+svg.plot{display:block;width:100%;height:auto}
+.note{color:#4a5563;font-style:italic;padding:18px 8px;text-align:center;background:#fafbfc;border:1px dashed #c8ced6;border-radius:4px}
+.muted{color:#6b7683}
+</style>
+</head>
+<body>
+<main>
+<h1>coordsim report: {{.Scenario}}</h1>
+<p class="meta">scenario <b>{{.Scenario}}</b> · seed <b>{{.Seed}}</b> · protocol <b>{{.Protocol}}</b>{{if .TraceHash}} · trace hash <code>{{.TraceHash}}</code>{{end}}</p>
+<p class="meta">Replay this run:</p>
+<pre class="cmd"><code>{{.Replay}}</code></pre>
+{{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
+{{else}}<div class="banner good">All invariants held.</div>
+{{end}}{{if .Stopped}}<div class="banner warn">The run stopped early (--stop-at): the figures cover a partial run.</div>
+{{end}}
+<h2 id="summary">Summary</h2>
+<table class="summary">
+<tbody>
+{{range .Summary}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody>
+</table>
+
+<div class="tables">
+<div>
+<h3>Groups created, by type</h3>
+{{if .GroupsCreated}}<table><thead><tr><th>type</th><th>groups</th></tr></thead><tbody>
+{{range .GroupsCreated}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
+</div>
+<div>
+<h3>Groups alive at the end, by type/state</h3>
+{{if .GroupsFinal}}<table><thead><tr><th>type/STATE</th><th>groups</th></tr></thead><tbody>
+{{range .GroupsFinal}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
+</div>
+</div>
+{{with .Violation}}
+<h2 id="violation">Invariant violation</h2>
+<table class="summary"><tbody>
+<tr class="bad"><td>Invariant</td><td>{{.Invariant}}</td></tr>
+<tr><td>Step</td><td class="num">{{.Step}}</td></tr>
+<tr><td>Virtual time</td><td class="num">{{.At}}</td></tr>
+<tr><td>Detail</td><td>{{.Detail}}</td></tr>
+</tbody></table>
+<p class="meta">Stop the replay right after the failing step:</p>
+<pre class="cmd"><code>{{.Replay}}</code></pre>
+<h3>Trace: the last {{.TraceLen}} events</h3>
+{{if .Trace}}<pre class="trace">{{.Trace}}</pre>{{else}}<p class="muted">No trace recorded.</p>{{end}}
+{{end}}
+<h2 id="marks">Coverage marks</h2>
+{{if .Marks}}<p class="meta">How often each rare branch was reached.{{if .MarksZero}} <b>{{.MarksZero}}</b> listed branch(es) never reached are highlighted.{{end}}</p>
+<table><thead><tr><th>branch</th><th>count</th></tr></thead><tbody>
+{{range .Marks}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="note">No coverage marks were recorded.</p>{{end}}
+
+<h2 id="plots">Over virtual time</h2>
+{{range .Figures}}<figure id="{{.ID}}">
+<h3>{{.Title}}</h3>
+<figcaption>{{.Caption}}</figcaption>
+{{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
+</figure>
+{{end}}
+<p class="muted">Generated by coordsim from the simulation's result alone: the same run gives the same file.</p>
+</main>
+</body>
+</html>
+`

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+)
+
+// hourTicks marks virtual time in round hours: every 1, 2, 3, 6 or 12 hours,
+// or whole days, whichever gives at most ten labels.
+type hourTicks struct{}
+
+// hourSteps are the label spacings hourTicks chooses from, with the number
+// of minor intervals between two labels.
+var hourSteps = []struct {
+	hours float64
+	minor int
+}{
+	{1, 4}, {2, 2}, {3, 3}, {6, 6}, {12, 4}, {24, 4}, {48, 2}, {72, 3}, {168, 7}, {336, 2}, {720, 5},
+}
+
+// Ticks implements plot.Ticker.
+func (hourTicks) Ticks(lo, hi float64) []plot.Tick {
+	const maxLabels = 10
+	if !(hi > lo) {
+		return nil
+	}
+	if hi-lo < 2 {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step, minor := 0.0, 1
+	for _, s := range hourSteps {
+		step, minor = s.hours, s.minor
+		if (hi-lo)/s.hours <= maxLabels {
+			break
+		}
+	}
+	if (hi-lo)/step > maxLabels { // beyond the table: whole multiples of 30 days
+		step = 720 * math.Ceil((hi-lo)/step/maxLabels)
+		minor = 1
+	}
+	var ticks []plot.Tick
+	first := math.Ceil(lo/step) * step
+	for v := first; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: fmtFloatTick(v)})
+	}
+	minorStep := step / float64(minor)
+	for v := math.Ceil(lo/minorStep) * minorStep; v <= hi+minorStep*1e-9; v += minorStep {
+		if r := math.Mod(v, step); r > minorStep*1e-6 && step-r > minorStep*1e-6 {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// countTicks labels counts as integers with thousands separators, about
+// six labels on round steps (1, 2, 2.5 or 5 times a power of ten, never a
+// fraction of a group).
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	const wantLabels = 6
+	if !(hi > lo) {
+		return nil
+	}
+	raw := (hi - lo) / wantLabels
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw && (m != 2.5 || mag >= 10) {
+			step = m * mag
+			break
+		}
+	}
+	step = math.Max(step, 1)
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: fmtFloatTick(v)})
+	}
+	return ticks
+}
+
+// fmtFloatTick labels a tick: integers with separators, others as is.
+func fmtFloatTick(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmtInt(int64(v))
+	}
+	return fmtFloat(v)
+}

@@ -1,0 +1,60 @@
+package sim
+
+import "time"
+
+// Result is what one simulation produced. Everything in it is a function of
+// the Options, except WallTime, which the caller fills in.
+type Result struct {
+	Seed     uint64 `json:"seed"`
+	Scenario string `json:"scenario"`
+	Protocol string `json:"protocol"`
+
+	Events      int64         `json:"events"`
+	VirtualTime time.Duration `json:"virtual_time_ns"`
+	WallTime    time.Duration `json:"wall_time_ns"`
+	// TraceHash is an FNV-64a hash of the full trace: equal runs have equal hashes.
+	TraceHash string `json:"trace_hash"`
+
+	// GroupsCreated is the number of groups the workload created, by type.
+	GroupsCreated map[string]int `json:"groups_created"`
+	// GroupsFinal counts groups alive at the end by "type/STATE".
+	GroupsFinal map[string]int `json:"groups_final"`
+
+	Cycles        int64 `json:"cycles"`
+	TicksDropped  int64 `json:"ticks_dropped"`
+	Eligible      int64 `json:"eligible"`
+	DeletesOK     int64 `json:"deletes_ok"`
+	DeletesFailed int64 `json:"deletes_failed"`
+	OffsetCommits int64 `json:"offset_commits"`
+	OffsetExpired int64 `json:"offsets_expired"`
+	ShardMoves    int64 `json:"shard_moves"`
+
+	// AcceptedDataLoss counts occurrences of the v1 race (kip1331.md §1.8):
+	// a group whose metadata says its description is stored while the store
+	// has no row. Under v2 any occurrence is a violation instead.
+	AcceptedDataLoss int64 `json:"accepted_data_loss"`
+	// LeakedRows counts rows left in the store for groups that no longer
+	// exist at the end of the liveness phase (v1 only; a violation under v2).
+	LeakedRows int64 `json:"leaked_rows"`
+
+	// Marks counts how often each rare branch was reached.
+	Marks map[string]int64 `json:"marks"`
+	// Violation is the first invariant that failed, or nil.
+	Violation *Violation `json:"violation,omitempty"`
+	// Stopped is set when the run stopped at Options.StopAt.
+	Stopped bool `json:"stopped,omitempty"`
+
+	Series Series `json:"-"`
+}
+
+// Violation describes a failed invariant.
+type Violation struct {
+	Invariant string   `json:"invariant"`
+	Step      int64    `json:"step"`
+	AtMs      int64    `json:"at_ms"`
+	Detail    string   `json:"detail"`
+	Trace     []string `json:"trace"`
+}
+
+// InvariantsHeld reports whether no invariant failed.
+func (r *Result) InvariantsHeld() bool { return r.Violation == nil }

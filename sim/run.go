@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"io"
+	"time"
+
+	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/shard"
+)
+
+const defaultMaxEvents = 50_000_000
+
+// Run runs one simulation. traceOut, if not nil, receives every trace event
+// as a line. The result's WallTime is left for the caller to fill.
+func Run(opts Options, traceOut io.Writer) (*Result, error) {
+	w, err := newWorld(opts, traceOut)
+	if err != nil {
+		return nil, err
+	}
+	w.run()
+	return w.res, nil
+}
+
+func (w *world) run() {
+	o := w.opts
+	workEnd := startMs + o.Duration.Milliseconds()
+	// The liveness phase: after the faults heal and every member leaves,
+	// groups must expire (retention), be cleaned (one cycle, at most one
+	// more if a cycle was in flight) and be tombstoned (one more sweep).
+	liveEnd := workEnd + o.Retention.Milliseconds() + 4*o.CheckInterval.Milliseconds() + (2 * time.Minute).Milliseconds()
+
+	w.spawnWorkload()
+	w.scheduleRandomMoves(workEnd)
+	w.eng.at(startMs+o.Workload.AdminInterval.Milliseconds(), func() { w.adminLoop(workEnd) })
+	w.eng.at(workEnd, func() {
+		w.heal()
+		for _, g := range w.groups {
+			w.death(g)
+		}
+	})
+	var sample func()
+	sample = func() {
+		w.takeSample()
+		if w.nowMs()+w.sampleEveryMs <= liveEnd {
+			w.eng.after(time.Duration(w.sampleEveryMs)*time.Millisecond, sample)
+		}
+	}
+	w.eng.at(startMs, sample)
+	for i := range w.dirty {
+		w.dirty[i] = true
+	}
+	w.schedulePolls()
+
+	maxEvents := int64(o.MaxEvents)
+	if maxEvents == 0 {
+		maxEvents = defaultMaxEvents
+	}
+	for w.stopErr == nil {
+		fn, ok := w.eng.next(liveEnd)
+		if !ok {
+			break
+		}
+		fn()
+		w.res.Events++
+		w.schedulePolls()
+		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {
+			w.check.checkReplay()
+		}
+		if o.StopAt > 0 && w.eng.step >= o.StopAt {
+			w.res.Stopped = true
+			break
+		}
+		if w.res.Events >= maxEvents {
+			w.violate("event-limit", "the run exceeded its event limit")
+		}
+	}
+	if w.stopErr == nil && !w.res.Stopped {
+		w.eng.nowMs = max(w.eng.nowMs, liveEnd)
+		w.check.checkReplay()
+		w.check.probeDataLoss()
+		w.check.checkLiveness()
+		w.takeSample()
+	}
+	w.finish()
+}
+
+// takeSample records the cluster's state for the report, from committed state.
+func (w *world) takeSample() {
+	s := Sample{AtMs: w.nowMs() - startMs, Groups: map[string]int{}, StoredEpochs: map[string]int{}}
+	for p := range w.opts.Partitions {
+		b := w.owner[p]
+		if b < 0 {
+			continue
+		}
+		_ = w.brokers[b].c.ReadShard(p, func(sh *shard.Shard) {
+			for _, t := range shard.GroupTypes {
+				for _, st := range shard.GroupStates {
+					if n := sh.GroupCount(t, st); n > 0 {
+						s.Groups[t.String()+"/"+st.String()] += n
+					}
+				}
+			}
+			s.Offsets += sh.OffsetCount()
+		})
+	}
+	for _, g := range w.groups {
+		if g.typ != shard.Streams {
+			continue
+		}
+		if stored, ok := w.committedStored(g.id); ok {
+			switch {
+			case stored == shard.EpochNone:
+				s.StoredEpochs["none"]++
+			case stored == shard.EpochUncertain:
+				s.StoredEpochs["uncertain"]++
+			default:
+				s.StoredEpochs["stored"]++
+			}
+		}
+	}
+	if w.store != nil {
+		s.PluginRows = w.store.Len()
+	}
+	w.res.Series.Samples = append(w.res.Series.Samples, s)
+}
+
+// finish fills in the result's totals.
+func (w *world) finish() {
+	r := w.res
+	r.VirtualTime = time.Duration(w.nowMs()-startMs) * time.Millisecond
+	r.TraceHash = w.trace.sum()
+	r.Violation = w.stopErr
+	r.Marks = map[string]int64{}
+	for _, name := range sortedMarks(w.marks) {
+		r.Marks[name] = w.marks[name]
+	}
+	for p := range w.opts.Partitions {
+		b := w.owner[p]
+		if b < 0 {
+			continue
+		}
+		_ = w.brokers[b].c.ReadShard(p, func(sh *shard.Shard) {
+			sh.ListGroups(func(g shard.GroupListing) bool {
+				r.GroupsFinal[g.Type.String()+"/"+g.State.String()]++
+				return true
+			})
+		})
+	}
+	for _, b := range w.brokers {
+		_, dropped, _ := b.c.CleanupStats()
+		_ = dropped
+		snap := b.c.MetricsSnapshot()
+		r.DeletesOK += int64(metricValue(snap, "streams-group-topology-description-delete-success-count"))
+		r.DeletesFailed += int64(metricValue(snap, "streams-group-topology-description-delete-error-count"))
+		r.OffsetExpired += int64(metricValue(snap, "offset-expiration-count"))
+	}
+}
+
+func metricValue(samples []metrics.Sample, name string) float64 {
+	for _, s := range samples {
+		if s.Name.Name == name && len(s.Name.Tags) == 0 {
+			return s.Value
+		}
+	}
+	return 0
+}

@@ -1,0 +1,95 @@
+// Package scenario reads simulation scenarios: YAML files that name a set of
+// [sim.Options], with the built-in scenarios embedded in the binary. [Resolve]
+// takes what a user names on the command line (a built-in or a file) and
+// [Builtins] lists the built-ins for the CLI's `scenarios` command.
+//
+// What the package must never do: panic or hang on a file's content (every bad
+// file gives an [*Error] with the file, line, column and the offending key), or
+// hold global mutable state (each call parses afresh). It only reads options;
+// it never runs a simulation.
+//
+// # Schema
+//
+// A scenario file is one YAML mapping. Every key except name is optional and
+// defaults to [sim.DefaultOptions]; unknown keys, duplicate keys and values of
+// the wrong type are errors. Durations are Go duration strings ("90s", "10m",
+// "48h"; there is no day unit) and a bare 0 means zero. After the keys are
+// applied the options must pass [sim.Options.Validate]; a failure is reported
+// at the key that caused it. SCHEMA.md holds the same schema with an example.
+//
+//	name                string    required; [A-Za-z0-9._-], at most 64, starting with a letter or digit
+//	description         string    what the scenario is for
+//	seed                uint      the PRNG seed (default 1); a sweep overrides it
+//	duration            duration  virtual time of the workload phase, in [1m, 366 days] (default 48h)
+//	brokers             int       number of brokers, in [1, 64] (default 3)
+//	partitions          int       __consumer_offsets partitions, in [1, 1000] (default 50)
+//	retention           duration  offsets.retention.minutes, whole minutes, at least 1m (default 1h)
+//	check_interval      duration  offsets.retention.check.interval.ms and the cleanup cycle's interval, at least 1s (default 10m)
+//	protocol            string    KIP-1331 cleanup protocol: v1 or v2 (default v2)
+//	plugin              bool      configure a topology store (default true)
+//	faults              preset or mapping, see below (default the light preset)
+//	workload            mapping, see below
+//	replay_check_every  int       run the replay-equality invariant every N events; 0: only at the end (default 0)
+//	required_marks      list      coverage mark names a sweep of this scenario must reach (default none)
+//
+// faults is either a preset name (none, light or heavy; see [sim.PresetFaults])
+// or a mapping whose optional preset key picks the base (default: the default
+// options' faults, the light preset) and whose other keys override single
+// fields, wherever preset appears in the mapping:
+//
+//	preset                    none | light | heavy
+//	plugin_transient          probability  a plugin call fails with a transient error
+//	plugin_permanent          probability  a plugin call fails with a permanent error
+//	plugin_applied_transient  probability  a plugin call takes effect but reports a transient error
+//	plugin_latency_min        duration     lower bound of a plugin call's latency
+//	plugin_latency_max        duration     upper bound of a plugin call's latency (>= min)
+//	plugin_burst_prob         probability  a call starts a burst of failing calls
+//	plugin_burst_length       int          calls in a burst, in [0, 10000]
+//	shard_moves_per_hour      number       mean rate of random partition moves, in [0, 3600]
+//	move_during_cycle_prob    probability  a partition with eligible groups moves right after a cycle starts
+//	load_delay                duration     how long a moved partition takes to load
+//	append_failure_prob       probability  an append fails
+//	commit_delay_max          duration     appends commit after a uniform [0, max] delay
+//	member_crash_prob         probability  an active member crashes at a commit
+//	lost_heartbeat_prob       probability  a heartbeat is lost
+//
+// The three plugin error probabilities may add up to at most 1; every
+// probability is in [0, 1].
+//
+// workload describes the groups the simulation creates over its duration:
+//
+//	streams_apps           int          Kafka Streams applications (streams groups), >= 0
+//	consumer_groups        int          KIP-848 consumer groups, >= 0
+//	share_groups           int          share groups, >= 0
+//	simple_groups          int          groups that only commit offsets, >= 0 (at most 2 000 000 groups in all)
+//	members_min            int          fewest members of a streams, consumer or share group (>= 1)
+//	members_max            int          most members (>= members_min, <= 100)
+//	lifetime_min           duration     shortest time a group has members (> 0)
+//	lifetime_max           duration     longest time a group has members (>= lifetime_min)
+//	arrival_window         number       fraction (0, 1] of duration over which groups are born
+//	commit_interval        duration     how often an active member commits, at least 1s
+//	topology_upgrade_prob  probability  a streams app upgrades its topology epoch once
+//	admin_interval         duration     how often the admin deletes or describes a group; 0 disables it
+//	topics                 mapping      topic name → partitions (1 to 100000); omit for the default topics
+//
+// # Errors
+//
+// An [*Error] prints as "file:line:column: key "dotted.key": message", for
+// example
+//
+//	scenarios/foo.yaml:12:3: key "workload.membrs_max": unknown key (did you mean "members_max"?)
+//
+// Unknown and duplicate keys point at the key; wrong types and bad values
+// point at the value; a failed validation points at the value of the key
+// involved that the file gives last. YAML syntax errors carry the parser's
+// line and no column; problems that belong to no place (an empty file, a file
+// too large) are on line 1 without a column.
+//
+// # Built-in scenarios
+//
+// The built-ins live in builtin/*.yaml: default (exactly [sim.DefaultOptions]),
+// quick (about a virtual day and a few hundred groups, for CI sweeps), v1-race
+// (protocol v1 tuned to make the accepted plugin-side data-loss race likely),
+// heavy (the heavy fault preset), no-plugin (streams groups expire through the
+// sweep alone, KAFKA-21141) and large (100 000 groups).
+package scenario

@@ -1,0 +1,366 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/faultstore"
+	"github.com/coordsim/coordsim/plugin/memstore"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// broker is one simulated broker: a coordinator over the partitions it leads.
+type broker struct {
+	id   int32
+	c    *coordinator.Coordinator
+	poll *event // the one scheduled poll, nil when none
+}
+
+// switchStore is the topology store every broker sees: the fault-injecting
+// store during the workload, the plain store once faults are healed.
+type switchStore struct{ cur plugin.Store }
+
+func (s *switchStore) SetTopology(ctx context.Context, g string, e int32, d *plugin.TopologyDescription) error {
+	return s.cur.SetTopology(ctx, g, e, d)
+}
+func (s *switchStore) GetTopology(ctx context.Context, g string, e int32) (*plugin.TopologyDescription, error) {
+	return s.cur.GetTopology(ctx, g, e)
+}
+func (s *switchStore) DeleteTopology(ctx context.Context, g string) error {
+	return s.cur.DeleteTopology(ctx, g)
+}
+func (s *switchStore) Close() error { return nil } // brokers never shut down in a simulation
+
+// world is one simulation: engine, brokers, shared logs, store, clients,
+// faults and the invariant checker.
+type world struct {
+	opts    Options
+	eng     *engine
+	logs    *coordinator.Logs
+	brokers []*broker
+	owner   []int // partition → broker index; -1 while moving
+	topics  map[string]int32
+
+	store    *memstore.Store
+	faults   *faultstore.Store
+	sw       *switchStore
+	inFlight int // plugin calls not yet delivered
+	healed   bool
+
+	groups []*simGroup
+	dirty  []bool // brokers touched by the current event
+
+	trace    *tracer
+	check    *checker
+	res      *Result
+	stopErr  *Violation
+	marks    map[string]int64
+	dataLoss map[string]bool // "group/epoch" already counted
+
+	sampleEveryMs int64
+}
+
+// brokerExecutor runs a broker's plugin calls at a virtual time drawn from
+// the fault model and delivers the outcome then.
+type brokerExecutor struct {
+	w *world
+	b int
+}
+
+func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.Context) coordinator.PluginResult, deliver func(coordinator.PluginResult)) {
+	w := x.w
+	f := w.opts.Faults
+	lat := time.Duration(0)
+	if !w.healed {
+		lat = w.eng.uniform(f.PluginLatencyMin, f.PluginLatencyMax)
+	}
+	w.inFlight++
+	w.eng.after(lat, func() {
+		w.inFlight--
+		r := call(context.Background())
+		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
+		deliver(r)
+		w.touch(x.b)
+	})
+}
+
+func newWorld(opts Options, traceOut io.Writer) (*world, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	w := &world{
+		opts: opts, eng: newEngine(opts.Seed), marks: map[string]int64{}, dataLoss: map[string]bool{},
+		res: &Result{Seed: opts.Seed, Scenario: opts.Scenario, Protocol: string(opts.Protocol),
+			GroupsCreated: map[string]int{}, GroupsFinal: map[string]int{}},
+		sampleEveryMs: max(opts.Duration.Milliseconds()/400, 60_000),
+	}
+	w.trace = newTracer(opts.TraceTail, traceOut)
+	w.topics = opts.Workload.Topics
+	if w.topics == nil {
+		w.topics = map[string]int32{"orders": 6, "payments": 3, "clicks": 12, "events": 8}
+	}
+	var err error
+	if w.logs, err = coordinator.NewLogs(opts.Partitions); err != nil {
+		return nil, err
+	}
+	w.check = newChecker(w)
+	if opts.Plugin {
+		w.store = memstore.New()
+		f := opts.Faults
+		rates := faultstore.Rates{Transient: f.PluginTransient, Permanent: f.PluginPermanent, AppliedTransient: f.PluginAppliedTransient}
+		fopts := []faultstore.Option{faultstore.WithRand(w.eng.rng), faultstore.WithRates(faultstore.AnyOp, rates)}
+		if f.PluginBurstProb > 0 && f.PluginBurstLength > 0 {
+			fopts = append(fopts, faultstore.WithBurst(faultstore.Burst{Probability: f.PluginBurstProb, Length: f.PluginBurstLength, Fault: faultstore.FaultTransient}))
+		}
+		if w.faults, err = faultstore.New(w.store, fopts...); err != nil {
+			return nil, err
+		}
+		w.sw = &switchStore{cur: w.faults}
+	}
+	cfg := coordinator.DefaultConfig()
+	cfg.NumPartitions = opts.Partitions
+	cfg.OffsetsRetention = opts.Retention
+	cfg.OffsetsRetentionCheckInterval = opts.CheckInterval
+	cfg.TopologyCleanupProtocol = opts.Protocol
+	cfg.LoadDelay = opts.Faults.LoadDelay
+	w.owner = make([]int, opts.Partitions)
+	w.dirty = make([]bool, opts.Brokers)
+	for i := range opts.Brokers {
+		b := &broker{id: int32(i)}
+		copts := coordinator.Options{
+			BrokerID: int32(i), Clock: w.eng, Logs: w.logs,
+			PluginExecutor: brokerExecutor{w: w, b: i},
+			Rand:           w.eng.rng,
+			Hooks:          w.hooks(i),
+		}
+		if w.sw != nil {
+			copts.TopologyPlugin = w.sw
+		}
+		if b.c, err = coordinator.New(cfg, copts); err != nil {
+			return nil, err
+		}
+		if err := b.c.Startup(); err != nil {
+			return nil, err
+		}
+		if err := b.c.SetTopics(w.topics); err != nil {
+			return nil, err
+		}
+		w.brokers = append(w.brokers, b)
+	}
+	for p := range opts.Partitions {
+		bi := int(p) % opts.Brokers
+		w.owner[p] = bi
+		if err := w.brokers[bi].c.LoadShard(p); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// hooks wires a broker's coordinator to the fault model and the checker.
+func (w *world) hooks(b int) coordinator.Hooks {
+	return coordinator.Hooks{
+		BeforeAppend: func(p int32, _ []shard.Record) error {
+			if !w.healed && w.eng.chance(w.opts.Faults.AppendFailureProb) {
+				w.mark("append-failed")
+				return kerr.NotEnoughReplicas
+			}
+			return nil
+		},
+		CommitDelay: func(int32) time.Duration {
+			if w.healed || w.opts.Faults.CommitDelayMax <= 0 {
+				return 0
+			}
+			return w.eng.uniform(0, w.opts.Faults.CommitDelayMax)
+		},
+		OnWrite: func(p int32, op string, latest *shard.Shard, records []shard.Record) {
+			w.check.onWrite(b, p, op, latest, records)
+		},
+		OnTopologyEvent: func(ev coordinator.TopologyEvent) { w.onTopologyEvent(b, ev) },
+	}
+}
+
+func (w *world) nowMs() int64 { return w.eng.nowMs }
+
+// tr traces a broker-side event (callers set broker; -1 for none).
+func (w *world) tr(ev traceEvent) {
+	ev.step, ev.atMs = w.eng.step, w.eng.nowMs
+	w.trace.add(ev)
+}
+
+// client traces a client-side event.
+func (w *world) client(kind traceKind, group, member, detail string) {
+	w.tr(traceEvent{kind: kind, broker: -1, group: group, member: member, detail: detail})
+}
+
+func (w *world) mark(name string) { w.marks[name]++ }
+
+// touch records that broker b was called into, so its next deadline is
+// re-read after the current event.
+func (w *world) touch(b int) { w.dirty[b] = true }
+
+// route returns the broker owning the group's partition, or -1 while the
+// partition moves.
+func (w *world) route(groupID string) int {
+	return w.owner[coordinator.PartitionFor(groupID, w.opts.Partitions)]
+}
+
+// schedulePolls arms a poll event at each dirty broker's next deadline.
+func (w *world) schedulePolls() {
+	for i, d := range w.dirty {
+		if !d {
+			continue
+		}
+		w.dirty[i] = false
+		b := w.brokers[i]
+		next, ok := b.c.NextDeadline()
+		if !ok {
+			continue
+		}
+		at := max(next.UnixMilli(), w.nowMs())
+		if b.poll != nil {
+			if b.poll.atMs <= at {
+				continue // the scheduled poll comes first; it re-arms after
+			}
+			w.eng.cancel(b.poll)
+		}
+		bi := i
+		b.poll = w.eng.at(at, func() {
+			b.poll = nil
+			if n := b.c.Poll(); n > 0 {
+				w.tr(traceEvent{kind: tPoll, broker: int16(bi), n: int64(n)})
+			}
+			w.touch(bi)
+		})
+	}
+}
+
+// moveShard moves partition p to another broker: unload now, load on the
+// target (which takes LoadDelay), as a leader change does.
+func (w *world) moveShard(p int32, why string) {
+	from := w.owner[p]
+	if from < 0 || len(w.brokers) < 2 {
+		return
+	}
+	to := (from + 1 + w.eng.rng.IntN(len(w.brokers)-1)) % len(w.brokers)
+	if err := w.brokers[from].c.UnloadShard(p); err != nil {
+		return
+	}
+	w.owner[p] = to
+	if err := w.brokers[to].c.LoadShard(p); err != nil {
+		w.violate("shard-move", fmt.Sprintf("loading partition %d on broker %d failed: %v", p, to, err))
+		return
+	}
+	w.res.ShardMoves++
+	if _, _, inFlight := w.brokers[from].c.CleanupStats(); inFlight {
+		w.mark("move-during-cycle")
+	}
+	w.tr(traceEvent{kind: tMove, broker: int16(from), detail: fmt.Sprintf("p%d -> broker %d (%s)", p, to, why)})
+	w.touch(from)
+	w.touch(to)
+}
+
+func (w *world) scheduleRandomMoves(endMs int64) {
+	rate := w.opts.Faults.ShardMovesPerHour
+	if rate <= 0 || len(w.brokers) < 2 {
+		return
+	}
+	var next func()
+	next = func() {
+		if w.healed {
+			return
+		}
+		w.moveShard(int32(w.eng.rng.IntN(int(w.opts.Partitions))), "random")
+		w.scheduleMoveAfterExp(rate, endMs, next)
+	}
+	w.scheduleMoveAfterExp(rate, endMs, next)
+}
+
+func (w *world) scheduleMoveAfterExp(ratePerHour float64, endMs int64, fn func()) {
+	gapMs := int64(w.eng.rng.ExpFloat64() / ratePerHour * float64(time.Hour/time.Millisecond))
+	if w.nowMs()+gapMs < endMs {
+		w.eng.at(w.nowMs()+gapMs, fn)
+	}
+}
+
+func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
+	w.check.onTopologyEvent(b, ev)
+	switch ev.Kind {
+	case coordinator.EventCycleStarted:
+		w.res.Cycles++
+		w.tr(traceEvent{kind: tCycle, broker: int16(b), detail: "started"})
+		if !w.healed && w.eng.chance(w.opts.Faults.MoveDuringCycleProb) {
+			ps := w.partitionsOf(b)
+			if len(ps) > 0 {
+				p := ps[w.eng.rng.IntN(len(ps))]
+				w.eng.after(w.eng.uniform(0, w.opts.Faults.PluginLatencyMax), func() { w.moveShard(p, "during-cycle") })
+			}
+		}
+	case coordinator.EventCycleFinished:
+		w.tr(traceEvent{kind: tCycle, broker: int16(b), detail: "finished"})
+	case coordinator.EventTickDropped:
+		w.res.TicksDropped++
+		w.mark("tick-dropped")
+	case coordinator.EventClearMismatch:
+		w.mark("clear-mismatch")
+	case coordinator.EventFinalizeReSolicit:
+		w.mark("finalize-resolicit")
+	case coordinator.EventMarkSkipped:
+		w.mark("mark-skipped")
+	case coordinator.EventCycleReadFailed:
+		w.mark("cycle-read-failed")
+	case coordinator.EventClearWriteFailed:
+		w.mark("clear-write-failed")
+	case coordinator.EventCycleAbortedShutdown:
+		w.mark("cycle-aborted")
+	case coordinator.EventDeleteIssued:
+		w.res.Eligible++
+		w.tr(traceEvent{kind: tDelete, broker: int16(b), group: ev.GroupID, detail: fmt.Sprintf("issued observed=%d", ev.Epoch)})
+	case coordinator.EventSolicited:
+		w.mark("solicited")
+	}
+}
+
+func (w *world) partitionsOf(b int) []int32 {
+	var ps []int32
+	for p, o := range w.owner {
+		if o == b {
+			ps = append(ps, int32(p))
+		}
+	}
+	return ps
+}
+
+// heal switches every fault off: the liveness phase starts from here.
+func (w *world) heal() {
+	w.healed = true
+	if w.sw != nil {
+		w.sw.cur = w.store
+	}
+	w.tr(traceEvent{kind: tHeal, broker: -1})
+}
+
+func (w *world) violate(invariant, detail string) {
+	if w.stopErr != nil {
+		return
+	}
+	w.stopErr = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}
+	w.tr(traceEvent{kind: tViolation, broker: -1, detail: invariant + ": " + detail})
+	w.stopErr.Trace = w.trace.tail()
+}
+
+// sortedMarks returns mark names in order (for stable output).
+func sortedMarks(m map[string]int64) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
