@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -536,7 +537,30 @@ func (c *Coordinator) commit(h *hosted, end int64) {
 func (c *Coordinator) rollback(h *hosted, err error) {
 	h.log.truncate()
 	h.latest, h.snaps, h.commits = h.committed, nil, nil
+	c.reconcileSessionTimers(h)
 	c.failWaiters(h, err)
+}
+
+// reconcileSessionTimers makes the session timers match the members of the
+// rolled-back state: a rolled-back leave had cancelled a timer the restored
+// member needs, and a rolled-back join had armed one for a member that is
+// gone. Existing timers keep their deadlines.
+func (c *Coordinator) reconcileSessionTimers(h *hosted) {
+	want := h.latest.SessionTimers(c.nowMs())
+	for _, key := range h.timers.Keys() {
+		if _, ok := want[key]; !ok && strings.HasPrefix(key, "session-timeout-") {
+			h.timers.Cancel(key)
+		}
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // scheduling order decides ties: keep it deterministic
+	for _, k := range keys {
+		op := want[k]
+		h.timers.ScheduleIfAbsent(op.Key, op.DeadlineMs, op.Task)
+	}
 }
 
 func (c *Coordinator) failWaiters(h *hosted, err error) {

@@ -194,6 +194,23 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 	return ops
 }
 
+// SessionTimers returns the session timer every member of the shard needs,
+// keyed by timer key, with deadlines now + the session timeout. The
+// coordinator reconciles its timers with it after a rollback, which may
+// have undone the writes that scheduled or cancelled them.
+func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
+	out := map[string]TimerOp{}
+	s.groups.Ascend(func(g *group) bool {
+		for id := range g.members {
+			key := SessionTimeoutKey(g.id, id)
+			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+				Task: Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id}}
+		}
+		return true
+	})
+	return out
+}
+
 // RunTimer runs a fired timer's task as a write operation.
 func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 	switch t.Kind {

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/coordsim/coordsim/metrics"
+)
 
 // Result is what one simulation produced. Everything in it is a function of
 // the Options, except WallTime, which the caller fills in.
@@ -45,6 +49,9 @@ type Result struct {
 	Stopped bool `json:"stopped,omitempty"`
 
 	Series Series `json:"-"`
+	// Metrics are every broker's coordinator metrics at the end, each
+	// series tagged with its broker.
+	Metrics []metrics.Sample `json:"-"`
 }
 
 // Violation describes a failed invariant.

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/coordsim/coordsim/metrics"
@@ -147,13 +149,21 @@ func (w *world) finish() {
 		})
 	}
 	for _, b := range w.brokers {
-		_, dropped, _ := b.c.CleanupStats()
-		_ = dropped
 		snap := b.c.MetricsSnapshot()
+		for _, s := range snap {
+			kv := []string{"broker", fmt.Sprint(b.id)}
+			for _, t := range s.Name.Tags {
+				kv = append(kv, t.Key, t.Value)
+			}
+			if name, err := metrics.NewMetricName(s.Name.Name, s.Name.Group, s.Name.Description, kv...); err == nil {
+				r.Metrics = append(r.Metrics, metrics.Sample{Name: name, Kind: s.Kind, Value: s.Value})
+			}
+		}
 		r.DeletesOK += int64(metricValue(snap, "streams-group-topology-description-delete-success-count"))
 		r.DeletesFailed += int64(metricValue(snap, "streams-group-topology-description-delete-error-count"))
 		r.OffsetExpired += int64(metricValue(snap, "offset-expiration-count"))
 	}
+	slices.SortFunc(r.Metrics, func(a, b metrics.Sample) int { return a.Name.Compare(b.Name) })
 }
 
 func metricValue(samples []metrics.Sample, name string) float64 {

@@ -64,6 +64,9 @@ type world struct {
 	dataLoss map[string]bool // "group/epoch" already counted
 
 	sampleEveryMs int64
+	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
+	// flight, -1 when none.
+	cycleAt []int
 }
 
 // brokerExecutor runs a broker's plugin calls at a virtual time drawn from
@@ -131,6 +134,10 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	cfg.LoadDelay = opts.Faults.LoadDelay
 	w.owner = make([]int, opts.Partitions)
 	w.dirty = make([]bool, opts.Brokers)
+	w.cycleAt = make([]int, opts.Brokers)
+	for i := range w.cycleAt {
+		w.cycleAt[i] = -1
+	}
 	for i := range opts.Brokers {
 		b := &broker{id: int32(i)}
 		copts := coordinator.Options{
@@ -294,6 +301,8 @@ func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 	switch ev.Kind {
 	case coordinator.EventCycleStarted:
 		w.res.Cycles++
+		w.cycleAt[b] = len(w.res.Series.Cycles)
+		w.res.Series.Cycles = append(w.res.Series.Cycles, CycleRecord{AtMs: w.nowMs() - startMs, Broker: int32(b)})
 		w.tr(traceEvent{kind: tCycle, broker: int16(b), detail: "started"})
 		if !w.healed && w.eng.chance(w.opts.Faults.MoveDuringCycleProb) {
 			ps := w.partitionsOf(b)
@@ -302,8 +311,17 @@ func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 				w.eng.after(w.eng.uniform(0, w.opts.Faults.PluginLatencyMax), func() { w.moveShard(p, "during-cycle") })
 			}
 		}
-	case coordinator.EventCycleFinished:
+	case coordinator.EventCycleFinished, coordinator.EventCyclePanicked:
+		if i := w.cycleAt[b]; i >= 0 {
+			c := &w.res.Series.Cycles[i]
+			c.DeletesFailed = max(c.Eligible-c.DeletesOK, 0)
+			w.cycleAt[b] = -1
+		}
 		w.tr(traceEvent{kind: tCycle, broker: int16(b), detail: "finished"})
+	case coordinator.EventDeleteDone:
+		if i := w.cycleAt[b]; i >= 0 {
+			w.res.Series.Cycles[i].DeletesOK++
+		}
 	case coordinator.EventTickDropped:
 		w.res.TicksDropped++
 		w.mark("tick-dropped")
@@ -321,6 +339,9 @@ func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 		w.mark("cycle-aborted")
 	case coordinator.EventDeleteIssued:
 		w.res.Eligible++
+		if i := w.cycleAt[b]; i >= 0 {
+			w.res.Series.Cycles[i].Eligible++
+		}
 		w.tr(traceEvent{kind: tDelete, broker: int16(b), group: ev.GroupID, detail: fmt.Sprintf("issued observed=%d", ev.Epoch)})
 	case coordinator.EventSolicited:
 		w.mark("solicited")

@@ -1,12 +1,13 @@
-// Command coordsim runs Kafka group-coordinator simulations.
+// Command coordsim runs deterministic simulations of Apache Kafka's group
+// coordinator on virtual time.
 //
-// Usage:
+//	coordsim run       [flags]   one simulation, with a summary (and optionally JSON, HTML, trace, metrics)
+//	coordsim replay    [flags]   rerun a seed, stopping at a step, and print the state and trace there
+//	coordsim sweep     [flags]   many seeds in parallel; one JSON line per seed and a summary
+//	coordsim scenarios [-v]      list the built-in scenarios
 //
-//	coordsim run [--seed N] [--groups N] [--duration D]
-//
-// Until the simulator lands, run drives a built-in demo workload on one
-// broker hosting every shard, on virtual time, and prints what happened.
-// Exit codes: 0 success, 1 failure, 2 bad usage.
+// Exit codes: 0 success, 1 an invariant failed (or a sweep missed a required
+// mark, or a determinism check failed), 2 bad usage or input.
 package main
 
 import (
@@ -15,9 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
-
-	"github.com/coordsim/coordsim/internal/demo"
 )
 
 func main() {
@@ -27,9 +25,21 @@ func main() {
 const usage = `usage: coordsim <command> [flags]
 
 commands:
-  run     run the built-in demo workload on virtual time
-  help    show this help
+  run        run one simulation and print a summary
+  replay     rerun a seed, stop at a step, print the state and trace there
+  sweep      run many seeds in parallel
+  scenarios  list the built-in scenarios
+  help       show this help
+
+'coordsim <command> -h' lists a command's flags.
 `
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitUsage     = 2
+)
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -37,39 +47,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "run":
-		return runDemo(args[1:], stdout, stderr)
+		return runCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
+	case "sweep":
+		return sweepCmd(args[1:], stdout, stderr)
+	case "scenarios":
+		return scenariosCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stderr, "coordsim: unknown command %q\n%s", args[0], usage)
-	return 2
+	return exitUsage
 }
 
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := demo.Options{}
-	fs.Uint64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same output")
-	fs.IntVar(&o.Groups, "groups", 2000, "groups created over the run")
-	fs.DurationVar(&o.Duration, "duration", 10*24*time.Hour, "virtual time to simulate")
+// parse parses flags; ok is false when the command should exit with code.
+func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK, false
 		}
-		return 2
+		return exitUsage, false
 	}
-	if err := o.Validate(); err != nil {
-		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
-		return 2
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "coordsim %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
 	}
-	began := time.Now() // wall time, for the report only; never reaches the simulation
-	rep, err := demo.Run(o)
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
-		return 1
-	}
-	rep.Print(stdout, o, time.Since(began))
-	fmt.Fprintf(stdout, "replay: go run ./cmd/coordsim run --seed %d --groups %d --duration %s\n", o.Seed, o.Groups, o.Duration)
-	return 0
+	return 0, true
 }

@@ -88,7 +88,8 @@
 // # Built-in scenarios
 //
 // The built-ins live in builtin/*.yaml: default (exactly [sim.DefaultOptions]),
-// quick (about a virtual day and a few hundred groups, for CI sweeps), v1-race
+// ci (six virtual hours and about 120 groups, the scenario of CI's 500-seed
+// sweep), quick (about a virtual day and a few hundred groups), v1-race
 // (protocol v1 tuned to make the accepted plugin-side data-loss race likely),
 // heavy (the heavy fault preset), no-plugin (streams groups expire through the
 // sweep alone, KAFKA-21141) and large (100 000 groups).

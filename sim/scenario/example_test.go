@@ -51,6 +51,7 @@ func ExampleBuiltins() {
 			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups)
 	}
 	// Output:
+	// ci        v2    120 groups
 	// default   v2   1260 groups
 	// heavy     v2   1260 groups
 	// large     v2 100000 groups

@@ -39,7 +39,7 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 	for _, sc := range scs {
 		names = append(names, sc.Name)
 	}
-	require.Equal(t, []string{"default", "heavy", "large", "no-plugin", "quick", "v1-race"}, names)
+	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick", "v1-race"}, names)
 
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -450,7 +450,7 @@ func TestLoadAndResolve(t *testing.T) {
 
 	_, err = Resolve("no-such-scenario")
 	assert.ErrorIs(t, err, ErrUnknown)
-	assert.ErrorContains(t, err, "default, heavy, large, no-plugin, quick, v1-race")
+	assert.ErrorContains(t, err, "ci, default, heavy, large, no-plugin, quick, v1-race")
 
 	for _, name := range []string{"", "../scenario", "builtin/quick", "quick.yaml"} {
 		_, err = Builtin(name)

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/report"
+	"github.com/coordsim/coordsim/sim/scenario"
+)
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	of := addOptionFlags(fs)
+	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
+	reportPath := fs.String("report", "", "write a self-contained HTML report to this file")
+	tracePath := fs.String("trace", "", "write every trace event to this file")
+	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to this file")
+	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	sc, err := of.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		return exitUsage
+	}
+	var trace io.Writer
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		trace = f
+	}
+	res, err := timedRun(sc.Options, trace)
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		return exitUsage
+	}
+	code := exitOK
+	if !res.InvariantsHeld() {
+		code = exitViolation
+	}
+	if *determinism {
+		again, err := sim.Run(sc.Options, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+			return exitUsage
+		}
+		if again.TraceHash != res.TraceHash {
+			fmt.Fprintf(stderr, "coordsim run: NOT DETERMINISTIC: trace hashes %s and %s differ\n", res.TraceHash, again.TraceHash)
+			code = exitViolation
+		} else {
+			fmt.Fprintf(stderr, "determinism: two runs, trace hash %s both times\n", res.TraceHash)
+		}
+	}
+	if *reportPath != "" {
+		if err := writeFile(*reportPath, func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
+			fmt.Fprintf(stderr, "coordsim run: report: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *metricsPath != "" {
+		if err := writeFile(*metricsPath, func(w io.Writer) error {
+			return metrics.WritePrometheus(w, res.Metrics, "kafka_coordinator_")
+		}); err != nil {
+			fmt.Fprintf(stderr, "coordsim run: metrics: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return exitUsage
+		}
+		return code
+	}
+	printSummary(stdout, sc, res)
+	return code
+}
+
+// timedRun runs a simulation and records its wall time; the wall clock is
+// read here, outside the simulation, and never reaches it.
+func timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
+	began := time.Now()
+	res, err := sim.Run(o, trace)
+	if err != nil {
+		return nil, err
+	}
+	res.WallTime = time.Since(began)
+	return res, nil
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
+	o := sc.Options
+	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, plugin %v\n",
+		sc.Name, o.Seed, o.Protocol, o.Brokers, o.Partitions, o.Plugin)
+	wall := max(r.WallTime, time.Microsecond)
+	fmt.Fprintf(w, "  events          %d\n", r.Events)
+	fmt.Fprintf(w, "  virtual time    %s\n", r.VirtualTime)
+	fmt.Fprintf(w, "  wall time       %s\n", r.WallTime.Round(time.Millisecond))
+	fmt.Fprintf(w, "  virtual/wall    %.0fx\n", float64(r.VirtualTime)/float64(wall))
+	fmt.Fprintf(w, "  events/s        %.0f\n", float64(r.Events)/wall.Seconds())
+	fmt.Fprintf(w, "  groups created  %s\n", joinCounts(r.GroupsCreated))
+	fmt.Fprintf(w, "  groups at end   %s\n", joinCounts(r.GroupsFinal))
+	fmt.Fprintf(w, "  offset commits  %d, expired %d\n", r.OffsetCommits, r.OffsetExpired)
+	fmt.Fprintf(w, "  cleanup cycles  %d (dropped ticks %d), eligible %d, deletes ok %d / failed %d\n",
+		r.Cycles, r.TicksDropped, r.Eligible, r.DeletesOK, r.DeletesFailed)
+	fmt.Fprintf(w, "  shard moves     %d\n", r.ShardMoves)
+	if o.Protocol == "v1" {
+		fmt.Fprintf(w, "  accepted plugin-side data loss (v1 race)  %d, leaked rows %d\n", r.AcceptedDataLoss, r.LeakedRows)
+	}
+	fmt.Fprintf(w, "  marks reached   %s\n", joinCounts64(r.Marks))
+	fmt.Fprintf(w, "  trace hash      %s\n", r.TraceHash)
+	if r.InvariantsHeld() {
+		fmt.Fprintf(w, "  invariants      held\n")
+	} else {
+		v := r.Violation
+		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
+		fmt.Fprintf(w, "  last %d trace events:\n", len(v.Trace))
+		for _, l := range v.Trace {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, fmt.Sprintf(" --stop-at %d", v.Step)))
+		return
+	}
+	fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, ""))
+}
+
+func joinCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return strings.Compare(typeOrder(a), typeOrder(b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// typeOrder sorts "type/STATE" keys by type, then state, in Kafka's order.
+func typeOrder(k string) string {
+	typ, state, _ := strings.Cut(k, "/")
+	ti, si := 9, 9
+	for i, t := range shard.GroupTypes {
+		if t.String() == typ {
+			ti = i
+		}
+	}
+	for i, s := range shard.GroupStates {
+		if s.String() == state {
+			si = i
+		}
+	}
+	return fmt.Sprintf("%d%d%s", ti, si, k)
+}
+
+func joinCounts64(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
