@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
@@ -68,6 +69,10 @@ type Options struct {
 	// Rand is the seeded source of the back-off jitter; nil seeds one from
 	// the broker id. Never the global generator.
 	Rand *rand.Rand
+
+	// Mutants are deliberate bugs for the simulator's own tests (package
+	// internal/mutant); the zero value changes nothing.
+	Mutants mutant.Set
 }
 
 type shardStatus uint8
@@ -151,6 +156,7 @@ type Coordinator struct {
 	// brokerTimers holds broker-level timers (the KIP-1331 cleanup cycle),
 	// which, unlike shard timers, survive unloads.
 	brokerTimers *TimerQueue[brokerTask]
+	mutants      mutant.Set
 }
 
 type brokerTask uint8
@@ -195,6 +201,8 @@ func New(cfg Config, opts Options) (*Coordinator, error) {
 		brokerTimers: NewTimerQueue[brokerTask](),
 	}
 	c.shardCfg.TopologyPluginConfigured = opts.TopologyPlugin != nil
+	c.shardCfg.Mutants = opts.Mutants
+	c.mutants = opts.Mutants
 	c.metrics = newServiceMetrics(c)
 	c.topology = newTopologyManager(c, opts.TopologyPlugin, opts.PluginExecutor, opts.Rand, cfg.TopologyCleanupProtocol)
 	return c, nil
@@ -474,6 +482,11 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	}
 	first, end := h.log.append(records)
 	for i, r := range records {
+		if oc, ok := r.(*shard.OffsetCommit); ok && c.mutants.CorruptLiveReplay && !oc.Tombstone {
+			corrupt := *oc
+			corrupt.Value.Offset++
+			r = &corrupt
+		}
 		if err := h.latest.Replay(first+int64(i), r); err != nil {
 			// The shard produced a record it cannot replay: a coordsim bug.
 			panic(fmt.Sprintf("coordinator: %s produced an unreplayable record: %v", name, err))

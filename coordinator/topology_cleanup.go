@@ -31,7 +31,7 @@ func (c *Coordinator) RunTopologyCleanupCycle() (started bool) {
 	if !c.active || !m.configured() || !m.running {
 		return false
 	}
-	if m.cycleInFlight {
+	if m.cycleInFlight && !c.mutants.NoSingleFlight {
 		m.ticksDropped++
 		m.cycleSkipped.Record(c.nowMs())
 		c.log.Warn("Topology-description cleanup cycle skipped: previous cycle is still in flight.")

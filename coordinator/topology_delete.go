@@ -68,7 +68,20 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			finish()
 		})
 	}
-	c.markForDelete(withStored, func(toDelete []shard.GroupEpoch) {
+	c.markForDelete(withStored, func(toDelete []shard.GroupEpoch, markErrs map[string]error) {
+		// A group whose mark could not be written is held back with that
+		// error: tombstoning it without deleting its row would leak the row.
+		for p, idx := range byPartition {
+			kept := idx[:0]
+			for _, i := range idx {
+				if err, failed := markErrs[groupIDs[i]]; failed {
+					results[i].Err = err
+					continue
+				}
+				kept = append(kept, i)
+			}
+			byPartition[p] = kept
+		}
 		ids := idsOf(toDelete)
 		c.invokeDeleteTopologies(ids, func(failures []DeleteFailure) {
 			failed := failedSet(failures)
@@ -99,15 +112,17 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 
 // markForDelete is v2's "mark -2 first" for DeleteGroups, one write per
 // shard; under v1 it passes the groups through. done receives the groups
-// whose rows may be deleted.
-func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, done func([]shard.GroupEpoch)) {
+// whose rows may be deleted, and the error of each group whose mark write
+// failed.
+func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, done func([]shard.GroupEpoch, map[string]error)) {
 	var all []shard.GroupEpoch
+	markErrs := map[string]error{}
 	parts := sortedKeys(withStored)
 	if c.topology.protocol == CleanupV1 || len(parts) == 0 {
 		for _, p := range parts {
 			all = append(all, withStored[p]...)
 		}
-		done(all)
+		done(all, markErrs)
 		return
 	}
 	remaining := len(parts)
@@ -118,13 +133,16 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 		})
 		w.OnDone(func(marked []shard.GroupEpoch, err error) {
 			if err != nil {
-				c.log.Warn("marking groups uncertain before DeleteGroups failed", "partition", p, "err", err)
+				c.log.Warn("marking groups uncertain before DeleteGroups failed; holding them back", "partition", p, "err", err)
+				for _, ge := range observed {
+					markErrs[ge.GroupID] = err
+				}
 			} else {
 				all = append(all, marked...)
 			}
 			remaining--
 			if remaining == 0 {
-				done(all)
+				done(all, markErrs)
 			}
 		})
 	}

@@ -857,3 +857,24 @@ func TestPushToBlockingPluginTimesOutAsTransient(t *testing.T) {
 	v, _ := h.Metric("streams-group-topology-description-set-error-count")
 	assert.Equal(t, 1.0, v)
 }
+
+// TestDeleteGroupsHoldsBackGroupWhenMarkFails proves that under v2 a group
+// whose uncertain mark cannot be written is not tombstoned (its row would
+// leak): it answers the write's error and keeps its record and row. Found
+// by the simulator's liveness invariant (ci scenario, seed 13).
+func TestDeleteGroupsHoldsBackGroupWhenMarkFails(t *testing.T) {
+	k := newKip(t, withProtocol(coordinator.CleanupV2))
+	k.eligible("g", 1)
+	k.h.FailNextAppend(kerr.NotEnoughReplicas)
+	res, err := k.h.DeleteGroups("g")
+	require.NoError(t, err)
+	assert.ErrorIs(t, res[0].Err, kerr.CoordinatorNotAvailable)
+	_, err = k.h.Group("g")
+	assert.NoError(t, err, "the group was not tombstoned")
+	_, _, has := k.storeHas("g")
+	assert.True(t, has, "nor was its row deleted")
+	res, err = k.h.DeleteGroups("g")
+	require.NoError(t, err)
+	assert.NoError(t, res[0].Err, "a retry succeeds")
+	assert.Zero(t, k.store.Len())
+}

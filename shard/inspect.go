@@ -65,7 +65,8 @@ func describe(g *group) GroupDescription {
 	return d
 }
 
-// DescribeGroup returns one group, or false if it does not exist.
+// DescribeGroup returns one group, or false if it does not exist. The
+// returned slices share memory with the shard: read them, never modify them.
 func (s *Shard) DescribeGroup(id string) (GroupDescription, bool) {
 	g := s.lookup(id)
 	if g == nil {

@@ -211,7 +211,9 @@ func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 		{name: "broker default", retentionMs: -1, expiresAtMs: testT + 60_000},
 		{name: "shorter than the default", retentionMs: 1_000, expiresAtMs: testT + 1_000},
 		{name: "longer than the default", retentionMs: 120_000, expiresAtMs: testT + 120_000},
-		{name: "zero", retentionMs: 0, expiresAtMs: testT},
+		// 0 is Go's zero value: coordsim treats it as unset (the broker
+		// default), so a request built without the field keeps the default.
+		{name: "zero means the broker default", retentionMs: 0, expiresAtMs: testT + 60_000},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,7 +224,7 @@ func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 			mustApply(h, res, err)
 			v, ok := h.s.Offset("group-id", "foo", 0)
 			require.True(t, ok)
-			if tc.retentionMs >= 0 {
+			if tc.retentionMs > 0 {
 				assert.Equal(t, testT+tc.retentionMs, v.ExpireTimestampMs)
 			} else {
 				assert.Equal(t, offsets.NoExpireTimestamp, v.ExpireTimestampMs)

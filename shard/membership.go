@@ -125,6 +125,10 @@ func validateHeartbeat(h *heartbeat) error {
 	if h.memberEpoch < -2 {
 		return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
 	}
+	if h.typ == Share && h.memberEpoch == -2 {
+		// Share groups have no static members, so no temporary leave.
+		return kerr.InvalidRequest.WithMessage("MemberEpoch is -2, but share groups have no static members.")
+	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
@@ -180,9 +184,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, notTypeErr(h.groupID, h.typ)
 	}
 	if g == nil && h.memberEpoch != 0 {
-		if h.memberEpoch < 0 {
-			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
-		}
+		// Kafka looks the group up first, for a leave too.
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
 	}
 	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)

@@ -27,9 +27,11 @@ type OffsetCommitTopic struct {
 // MemberID and MemberEpoch identify the committer: a member of a consumer or
 // streams group (its member epoch), or nobody ("" and a negative epoch) for a
 // simple consumer or an admin commit to an empty group. RetentionTimeMs is
-// OffsetCommit v1–v4's retention: -1 means the broker default; any other value
-// writes the legacy expire timestamp now+RetentionTimeMs, which wins over
-// offsets.retention.minutes.
+// OffsetCommit v1–v4's retention: -1 (Kafka's) or 0 (Go's zero value) means
+// the broker default; a positive value writes the legacy expire timestamp
+// now+RetentionTimeMs, which wins over offsets.retention.minutes. (Kafka
+// would expire a retention of 0 at once; coordsim treats it as unset so a
+// request built without the field keeps the default.)
 type OffsetCommitRequest struct {
 	GroupID         string
 	MemberID        string
@@ -58,7 +60,7 @@ func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[Offs
 		return res, kerr.InvalidRequest.WithMessage("retention time %d ms is negative", req.RetentionTimeMs)
 	}
 	expire := offsets.NoExpireTimestamp
-	if req.RetentionTimeMs >= 0 {
+	if req.RetentionTimeMs > 0 {
 		expire = nowMs + req.RetentionTimeMs
 		if expire < nowMs {
 			// Saturate: a wrapped sum would be negative, which reads as "no
@@ -302,9 +304,14 @@ func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[
 			return res, kerr.GroupSubscribedToTopic.WithMessage("group %s is subscribed to %s", groupID, t.Topic)
 		}
 	}
+	seen := map[offsets.Key]bool{}
 	for _, t := range topics {
 		for _, p := range t.Partitions {
 			k := offsets.Key{Group: groupID, Topic: t.Topic, Partition: p}
+			if seen[k] {
+				continue // a partition listed twice is deleted once
+			}
+			seen[k] = true
 			if _, ok := s.offsets.Get(k); ok || s.offsets.HasPending(k) {
 				res.Records = append(res.Records, &OffsetCommit{Group: groupID, Topic: t.Topic, Partition: p, ProducerID: NoProducerID, Tombstone: true})
 			}

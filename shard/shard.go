@@ -7,6 +7,7 @@ import (
 	"github.com/google/btree"
 	"go.uber.org/atomic"
 
+	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/offsets"
 )
@@ -32,6 +33,10 @@ type Config struct {
 	// defers the tombstone of a streams group whose stored description epoch
 	// is not -1 (kip1331.md §2.4).
 	TopologyPluginConfigured bool
+
+	// Mutants are deliberate bugs for the simulator's own tests; the zero
+	// value (always, outside those tests) changes nothing.
+	Mutants mutant.Set
 }
 
 // DefaultConfig is Kafka's defaults.
@@ -109,6 +114,10 @@ type Shard struct {
 
 const btreeDegree = 16
 
+// MaxTopicPartitions bounds a topic's partition count in the metadata image:
+// the assignors walk every partition, so an absurd count would stall them.
+const MaxTopicPartitions = 100_000
+
 func lessGroup(a, b *group) bool { return a.id < b.id }
 
 // New returns an empty shard for partition with cfg.
@@ -166,8 +175,8 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 		if err := validateTopicName(name); err != nil {
 			return err
 		}
-		if n < 1 {
-			return kerr.InvalidRequest.WithMessage("topic %q must have at least one partition, got %d", name, n)
+		if n < 1 || n > MaxTopicPartitions {
+			return kerr.InvalidRequest.WithMessage("topic %q must have between 1 and %d partitions, got %d", name, MaxTopicPartitions, n)
 		}
 		img[name] = n
 	}

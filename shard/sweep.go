@@ -36,6 +36,9 @@ type GroupCount struct {
 // expiry index) and those already empty with nothing left (the deletable
 // index). The result is the same; TestSweepMatchesFullScan holds it to that.
 func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
+	if s.cfg.Mutants.ExpireEarly {
+		nowMs += s.cfg.OffsetsRetentionMs / 2
+	}
 	var candidates []string
 	last := ""
 	s.offsets.AscendExpirableKeys(nowMs, func(k offsets.Key) bool {
@@ -85,7 +88,7 @@ func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse
 		if !allExpired || len(g.members) > 0 {
 			continue
 		}
-		if s.cfg.TopologyPluginConfigured && g.typ == Streams && g.storedEpoch != EpochNone {
+		if s.cfg.TopologyPluginConfigured && g.typ == Streams && g.storedEpoch != EpochNone && !s.cfg.Mutants.SkipSweepDeferral {
 			res.Response.GroupsDeferred = append(res.Response.GroupsDeferred, id)
 			continue
 		}

@@ -28,6 +28,14 @@ func (s *Shard) ListStreamsGroupsNeedingTopologyCleanup() []GroupEpoch {
 		out = append(out, GroupEpoch{GroupID: id, Epoch: g.storedEpoch})
 		return true
 	})
+	if s.cfg.Mutants.ListNonEmptyForCleanup {
+		s.groups.Ascend(func(g *group) bool {
+			if g.typ == Streams && len(g.members) > 0 && g.storedEpoch >= 0 {
+				out = append(out, GroupEpoch{GroupID: g.id, Epoch: g.storedEpoch})
+			}
+			return true
+		})
+	}
 	return out
 }
 
@@ -82,7 +90,24 @@ func (s *Shard) ClearStoredDescriptionTopologyEpochBatch(observed []GroupEpoch) 
 		res.Records = append(res.Records, streamsMetadataWith(g, EpochNone, g.failedEpoch))
 		res.Response = append(res.Response, g.id)
 	}
+	if s.cfg.Mutants.ClearUnobservedGroups && len(res.Records) > 0 {
+		s.groups.Ascend(func(g *group) bool {
+			if g.typ == Streams && g.storedEpoch >= 0 && !containsGroupID(observed, g.id) {
+				res.Records = append(res.Records, streamsMetadataWith(g, EpochNone, g.failedEpoch))
+			}
+			return true
+		})
+	}
 	return res
+}
+
+func containsGroupID(ges []GroupEpoch, id string) bool {
+	for _, ge := range ges {
+		if ge.GroupID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // MarkStoredDescriptionTopologyEpochUncertainBatch is the v2 cycle's first
@@ -131,6 +156,8 @@ func (s *Shard) FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(groupIDs 
 			continue
 		}
 		switch {
+		case g.storedEpoch == EpochUncertain && s.cfg.Mutants.FinalizeNeverClears:
+		case g.storedEpoch >= 0 && s.cfg.Mutants.FinalizeKeepsAdvanced:
 		case g.storedEpoch == EpochUncertain:
 			res.Records = append(res.Records, streamsMetadataWith(g, EpochNone, g.failedEpoch))
 			res.Response = append(res.Response, GroupEpoch{id, EpochNone})

@@ -139,18 +139,17 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 	}
 }
 
-// quiet reports whether no plugin call, cleanup cycle or uncommitted
-// KIP-1331 write is in flight, so the store and the metadata must agree.
-func (c *checker) quiet() bool {
-	if c.w.inFlight > 0 {
+// settled reports whether nothing in flight can still change what the store
+// or the metadata says about a group: no plugin call for it, and no cleanup
+// cycle on the broker that owns it (a cycle's writes settle before it ends).
+// Then the store and the metadata must agree.
+func (c *checker) settled(groupID string) bool {
+	w := c.w
+	if w.groupInFlight[groupID] > 0 {
 		return false
 	}
-	for _, n := range c.inCycle {
-		if n > 0 {
-			return false
-		}
-	}
-	return true
+	b := w.route(groupID)
+	return b >= 0 && c.inCycle[b] == 0
 }
 
 // probeDataLoss looks for a streams group whose metadata says its
@@ -159,7 +158,7 @@ func (c *checker) quiet() bool {
 // group and epoch); under v2 it is a violation.
 func (c *checker) probeDataLoss() {
 	w := c.w
-	if w.store == nil || !c.quiet() {
+	if w.store == nil {
 		return
 	}
 	rows := map[string]int32{}
@@ -167,7 +166,7 @@ func (c *checker) probeDataLoss() {
 		rows[e.GroupID] = e.TopologyEpoch
 	}
 	for _, g := range w.groups {
-		if g.typ != shard.Streams {
+		if g.typ != shard.Streams || !c.settled(g.id) {
 			continue
 		}
 		stored, ok := w.committedStored(g.id)

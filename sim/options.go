@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/mutant"
 )
 
 // Options is everything that determines a simulation. The same Options
@@ -44,6 +45,9 @@ type Options struct {
 	StopAt int64
 	// TraceTail is how many trace events a violation prints (default 50).
 	TraceTail int
+
+	// Mutants are deliberate coordinator bugs for the simulator's own tests.
+	Mutants mutant.Set
 }
 
 // Workload describes the groups and clients.

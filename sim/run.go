@@ -86,8 +86,10 @@ func (w *world) run() {
 	w.finish()
 }
 
-// takeSample records the cluster's state for the report, from committed state.
+// takeSample records the cluster's state for the report, from committed
+// state, and probes for plugin-side data loss.
 func (w *world) takeSample() {
+	w.check.probeDataLoss()
 	s := Sample{AtMs: w.nowMs() - startMs, Groups: map[string]int{}, StoredEpochs: map[string]int{}}
 	for p := range w.opts.Partitions {
 		b := w.owner[p]

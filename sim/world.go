@@ -50,7 +50,8 @@ type world struct {
 	store    *memstore.Store
 	faults   *faultstore.Store
 	sw       *switchStore
-	inFlight int // plugin calls not yet delivered
+	inFlight      int            // plugin calls not yet delivered
+	groupInFlight map[string]int // the same, per group
 	healed   bool
 
 	groups []*simGroup
@@ -84,8 +85,12 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 		lat = w.eng.uniform(f.PluginLatencyMin, f.PluginLatencyMax)
 	}
 	w.inFlight++
+	w.groupInFlight[groupID]++
 	w.eng.after(lat, func() {
 		w.inFlight--
+		if w.groupInFlight[groupID]--; w.groupInFlight[groupID] == 0 {
+			delete(w.groupInFlight, groupID)
+		}
 		r := call(context.Background())
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
 		deliver(r)
@@ -98,7 +103,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		return nil, err
 	}
 	w := &world{
-		opts: opts, eng: newEngine(opts.Seed), marks: map[string]int64{}, dataLoss: map[string]bool{},
+		opts: opts, eng: newEngine(opts.Seed), marks: map[string]int64{}, dataLoss: map[string]bool{}, groupInFlight: map[string]int{},
 		res: &Result{Seed: opts.Seed, Scenario: opts.Scenario, Protocol: string(opts.Protocol),
 			GroupsCreated: map[string]int{}, GroupsFinal: map[string]int{}},
 		sampleEveryMs: max(opts.Duration.Milliseconds()/400, 60_000),
@@ -145,6 +150,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			PluginExecutor: brokerExecutor{w: w, b: i},
 			Rand:           w.eng.rng,
 			Hooks:          w.hooks(i),
+			Mutants:        opts.Mutants,
 		}
 		if w.sw != nil {
 			copts.TopologyPlugin = w.sw

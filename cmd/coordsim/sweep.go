@@ -54,6 +54,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	shardSpec := fs.String("shard", "", "run only part i/n of the seeds (0 <= i < n), to spread a sweep over machines")
 	merge := fs.Bool("merge", false, "read JSON lines from the files given as arguments (or stdin) and print the summary")
 	require := fs.String("require-marks", "", "comma-separated marks every sweep must reach (added to the scenario's)")
+	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -87,7 +88,10 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			todo = append(todo, *start+uint64(i))
 		}
 	}
-	required := append(slices.Clone(base.RequiredMarks), splitMarks(*require)...)
+	required := splitMarks(*require)
+	if !*ignoreRequired {
+		required = append(slices.Clone(base.RequiredMarks), required...)
+	}
 
 	var bar *progressbar.ProgressBar
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -1,0 +1,36 @@
+// Package mutant holds deliberate bugs that tests switch on to prove the
+// simulator's invariant checker catches each invariant's violation. It is
+// internal: only code in this module can set a mutant, and nothing outside
+// tests ever should. A zero Set changes nothing.
+package mutant
+
+// Set lists the mutants; each breaks exactly one invariant of DESIGN.md.
+type Set struct {
+	// SkipSweepDeferral makes the sweep tombstone streams groups whose
+	// stored description epoch is set (invariant 1).
+	SkipSweepDeferral bool
+	// ClearUnobservedGroups makes the v1 conditional clear also clear the
+	// stored epoch of every other streams group on the shard, groups its
+	// scan never observed (invariant 2).
+	ClearUnobservedGroups bool
+	// ListNonEmptyForCleanup makes the eligibility scan also return
+	// non-empty streams groups with a stored epoch (invariant 3).
+	ListNonEmptyForCleanup bool
+	// NoSingleFlight lets a cleanup cycle start while one is in flight
+	// (invariant 4).
+	NoSingleFlight bool
+	// ExpireEarly makes the sweep expire offsets at half their retention
+	// (invariant 5).
+	ExpireEarly bool
+	// FinalizeNeverClears makes the v2 finalize leave -2 in place, so
+	// groups never become tombstone-able (invariant 6, liveness).
+	FinalizeNeverClears bool
+	// FinalizeKeepsAdvanced makes the v2 finalize skip groups whose stored
+	// epoch advanced during the delete, reopening the race (invariant 6,
+	// no plugin-side data loss under v2).
+	FinalizeKeepsAdvanced bool
+	// CorruptLiveReplay makes the coordinator replay offset commits into
+	// its live state with a different offset than the log holds
+	// (invariant 7).
+	CorruptLiveReplay bool
+}
