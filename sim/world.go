@@ -47,12 +47,12 @@ type world struct {
 	owner   []int // partition → broker index; -1 while moving
 	topics  map[string]int32
 
-	store    *memstore.Store
-	faults   *faultstore.Store
-	sw       *switchStore
+	store         *memstore.Store
+	faults        *faultstore.Store
+	sw            *switchStore
 	inFlight      int            // plugin calls not yet delivered
 	groupInFlight map[string]int // the same, per group
-	healed   bool
+	healed        bool
 
 	groups []*simGroup
 	dirty  []bool // brokers touched by the current event
