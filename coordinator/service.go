@@ -83,9 +83,10 @@ const (
 	statusFailed
 )
 
-type snapshot struct {
-	end int64
-	s   *shard.Shard
+// pendingRecord is an appended record the committed replica has not replayed.
+type pendingRecord struct {
+	offset int64
+	r      shard.Record
 }
 
 type waiter struct {
@@ -104,12 +105,17 @@ type hosted struct {
 	status    shardStatus
 	loadAtMs  int64
 	log       *Log
-	// latest receives every replayed record; committed is the state at the
-	// high watermark that reads see. They are the same object whenever
-	// nothing is uncommitted, so the common case pays for no snapshot.
+	// latest receives every record when it is appended; committed is the
+	// state at the high watermark that reads see. They are one object until
+	// a write has to wait for its commit (a commit delay); then the shard
+	// forks once into two replicas, and each record is replayed into the
+	// committed replica when the high watermark passes it. Replaying twice
+	// costs less than a copy-on-write snapshot per write, which would make
+	// every later write copy the btree paths it touches.
 	latest    *shard.Shard
 	committed *shard.Shard
-	snaps     []snapshot
+	forked    bool
+	pending   []pendingRecord
 	waiters   []waiter
 	commits   []pendingCommit
 	timers    *TimerQueue[shard.Task]
@@ -477,8 +483,8 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	if c.hooks.CommitDelay != nil {
 		delay = max(c.hooks.CommitDelay(h.partition), 0)
 	}
-	if delay > 0 && h.committed == h.latest {
-		h.committed = h.latest.Clone()
+	if delay > 0 && !h.forked {
+		h.committed, h.forked = h.latest.Clone(), true
 	}
 	first, end := h.log.append(records)
 	for i, r := range records {
@@ -490,6 +496,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		if err := h.latest.Replay(first+int64(i), r); err != nil {
 			// The shard produced a record it cannot replay: a coordsim bug.
 			panic(fmt.Sprintf("coordinator: %s produced an unreplayable record: %v", name, err))
+		}
+		if h.forked {
+			h.pending = append(h.pending, pendingRecord{offset: first + int64(i), r: records[i]})
 		}
 		if c.hooks.AfterReplay != nil {
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
@@ -503,7 +512,6 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		return
 	}
 	c.await(h, end, done)
-	h.snaps = append(h.snaps, snapshot{end: end, s: h.latest.Clone()})
 	h.commits = append(h.commits, pendingCommit{atMs: c.nowMs() + delay.Milliseconds(), end: end})
 	slices.SortStableFunc(h.commits, func(a, b pendingCommit) int { return int(a.atMs - b.atMs) })
 }
@@ -521,15 +529,15 @@ func (c *Coordinator) await(h *hosted, end int64, done func(error)) {
 func (c *Coordinator) commit(h *hosted, end int64) {
 	h.log.commit(end)
 	hw := h.log.HighWatermark()
-	if hw == h.log.EndOffset() {
-		h.committed, h.snaps = h.latest, nil
-	} else {
+	if h.forked {
 		i := 0
-		for i < len(h.snaps) && h.snaps[i].end <= hw {
-			h.committed = h.snaps[i].s
-			i++
+		for ; i < len(h.pending) && h.pending[i].offset < hw; i++ {
+			if err := h.committed.Replay(h.pending[i].offset, h.pending[i].r); err != nil {
+				panic(fmt.Sprintf("coordinator: committed replica refused record %d: %v", h.pending[i].offset, err))
+			}
 		}
-		h.snaps = h.snaps[i:]
+		clear(h.pending[:i])
+		h.pending = append(h.pending[:0], h.pending[i:]...)
 	}
 	n := 0
 	for n < len(h.waiters) && h.waiters[n].end <= hw {
@@ -549,7 +557,10 @@ func (c *Coordinator) commit(h *hosted, end int64) {
 // the uncommitted tail is truncated and every write waiting on it fails.
 func (c *Coordinator) rollback(h *hosted, err error) {
 	h.log.truncate()
-	h.latest, h.snaps, h.commits = h.committed, nil, nil
+	if h.forked {
+		h.latest = h.committed.Clone()
+	}
+	h.pending, h.commits = nil, nil
 	c.reconcileSessionTimers(h)
 	c.failWaiters(h, err)
 }

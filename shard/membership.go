@@ -44,7 +44,11 @@ type view struct {
 	epoch   int32
 	aEpoch  int32
 	hash    int64
-	members []*member // sorted by id; copies
+	// members is sorted by id. Entries point at the group's own member
+	// objects until own copies one for writing: a heartbeat that changes
+	// nothing copies nothing.
+	members []*member
+	owned   []bool
 	topo    *Topology
 
 	records []Record
@@ -55,12 +59,23 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	v := &view{s: s, g: g, typ: typ, id: id}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
-		for _, mid := range g.sortedMemberIDs() {
-			m := *g.members[mid]
-			v.members = append(v.members, &m)
+		ids := g.sortedMemberIDs()
+		v.members = make([]*member, len(ids))
+		v.owned = make([]bool, len(ids))
+		for i, mid := range ids {
+			v.members[i] = g.members[mid]
 		}
 	}
 	return v
+}
+
+// own returns member i as a copy the view may write.
+func (v *view) own(i int) *member {
+	if !v.owned[i] {
+		m := *v.members[i]
+		v.members[i], v.owned[i] = &m, true
+	}
+	return v.members[i]
 }
 
 func (v *view) find(id string) (int, *member) {
@@ -224,6 +239,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)
+		v.owned = slices.Insert(v.owned, i, true)
 		bump = true
 		out.sendAssignment = true
 	} else if h.memberEpoch == 0 {
@@ -233,6 +249,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
 		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, older than %d", h.memberID, h.memberEpoch, m.memberEpoch)
 	}
+	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
 	if h.memberEpoch == 0 {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
@@ -304,6 +321,7 @@ func (v *view) removeMember(i int) {
 		v.targetMemberRecord(m.id, nil, true),
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
+	v.owned = slices.Delete(v.owned, i, i+1)
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
@@ -336,6 +354,7 @@ func (v *view) maybeAssign() {
 	targets := assignUniform(in, partitionsOf)
 	for i, m := range v.members {
 		if !equalAssignment(targets[i], m.target) {
+			m = v.own(i)
 			m.target = targets[i]
 			v.records = append(v.records, v.targetMemberRecord(m.id, m.target, false))
 		}
