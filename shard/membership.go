@@ -37,13 +37,13 @@ type heartbeat struct {
 // the differences into records. It never aliases the shard's objects in a
 // way that could be written.
 type view struct {
-	s       *Shard
-	g       *group // nil for a new group
-	typ     GroupType
-	id      string
-	epoch   int32
-	aEpoch  int32
-	hash    int64
+	s      *Shard
+	g      *group // nil for a new group
+	typ    GroupType
+	id     string
+	epoch  int32
+	aEpoch int32
+	hash   int64
 	// members is sorted by id. Entries point at the group's own member
 	// objects until own copies one for writing: a heartbeat that changes
 	// nothing copies nothing.
