@@ -1,0 +1,26 @@
+// Package coordinator is one broker's group coordinator: Kafka's
+// GroupCoordinatorService over its CoordinatorRuntime, hosting the shards
+// (package shard) this broker leads.
+//
+// It routes each group to its partition with PartitionFor (Java's
+// String.hashCode, bit for bit); runs write operations against a shard's
+// latest state, appends their records to the partition's Log, replays them
+// and releases the response as a Future when the high watermark passes them;
+// runs reads against committed state; loads a shard by replaying its log and
+// unloads it (NOT_COORDINATOR after, COORDINATOR_LOAD_IN_PROGRESS while
+// loading); owns the keyed timers (TimerQueue: same key replaces, fire at
+// deadline <= now, FIFO among equal deadlines); records Kafka's coordinator
+// metrics; and runs the KIP-1331 engine: the per-broker back-off,
+// solicitation, the push, describe statuses, DeleteGroups' plugin interplay
+// and the single-flight cleanup cycle in protocols v1 and v2.
+//
+// A failed append rolls the shard back to its committed state (DESIGN.md),
+// failing every uncommitted write and reconciling session timers with the
+// restored state; Kafka reverts only the failing write. Plugin calls go
+// through a PluginExecutor: inline here, at virtual times in the simulator,
+// on goroutines in the live driver (package coordinator/live).
+//
+// It reads time only through the Clock it is given, starts no goroutine
+// (InlineExecutor with a Timeout is the one exception, for live use) and is
+// single-threaded: every method must be called from one goroutine.
+package coordinator

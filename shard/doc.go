@@ -1,0 +1,40 @@
+// Package shard is one __consumer_offsets partition of Kafka's group
+// coordinator as a pure state machine: the role etcd-io/raft's RawNode plays
+// for raft.
+//
+// Operations (CommitOffsets, ConsumerGroupHeartbeat, StreamsGroupHeartbeat,
+// the sweep, the KIP-1331 writes, ...) read the shard and return a Result:
+// the records to append, the response to release once they are committed,
+// and timer changes. They never change the shard. Replay is the only
+// mutator: a shard rebuilt by replaying its log equals the live one, which
+// tests check after random workloads. Reads (FetchOffsets, DescribeGroup,
+// the eligibility scan) run on whatever state they are given; the
+// coordinator gives them the committed one. Clone is an O(1) copy-on-write
+// snapshot.
+//
+// What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
+// group and member epochs, a sticky uniform assignor), streams groups
+// (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
+// MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
+// share-group membership (KIP-932), the simple classic groups memberless
+// commits create, committed and transactional offsets with Kafka's expiry
+// rules, OffsetFetch / OffsetDelete / DeleteGroups, and the per-shard
+// expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
+// on purpose: a member moves to its target assignment at its next heartbeat
+// without KIP-848's revocation phase (a partition may briefly have two
+// owners); static membership, regex subscriptions, rack awareness and the
+// classic JoinGroup/SyncGroup protocol are not modelled; a request with any
+// invalid partition fails whole (Kafka answers per partition).
+//
+// Choices where Kafka's behaviour was unclear or Go needs one: the sweep
+// visits only groups that can change (an expiry index and a deletable-group
+// index), with results identical to Kafka's scan of every group; group ids
+// are limited to GroupIDMaxBytes; OffsetCommitRequest.RetentionTimeMs 0 means
+// the broker default; timer keys follow Kafka's ("expire-group-metadata",
+// "session-timeout-<group>-<member>").
+//
+// It must never read a clock (time arrives as an argument), start a
+// goroutine, iterate a Go map where the order can reach an output, or
+// mutate state outside Replay. It is not safe for concurrent use; a Clone and
+// its origin may each be used by its own goroutine.
+package shard

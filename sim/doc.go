@@ -1,0 +1,27 @@
+// Package sim runs deterministic simulations of a cluster of Kafka group
+// coordinators on virtual time (DESIGN.md §The simulator).
+//
+// One simulation is single-threaded: an event queue ordered by (time,
+// sequence) on google/btree and one seeded PCG generator from which every
+// random choice is drawn in a fixed order. Brokers are coordinators over
+// shared partition logs, so a shard moves by unloading on one broker and
+// loading on another. Clients are actors (Kafka Streams instances, KIP-848
+// consumers, share members, simple consumers, an admin). Faults each have a
+// switch and a probability. After every event the checker verifies the
+// invariants of DESIGN.md (with a replay-equality check every
+// Options.ReplayCheckEvery events and at the end); after the workload the
+// faults heal, the clients leave, and a liveness phase requires every group
+// that can expire to be cleaned up. The same Options give a byte-identical
+// trace; Result.TraceHash fingerprints it.
+//
+// Choices: an invariant that needs the state an operation ran on reads it
+// through the coordinator's OnWrite hook; the plugin-side data-loss probe
+// checks a group only when no plugin call for it and no cleanup cycle on its
+// broker is in flight; under v1 a loss is counted as "accepted" (the race
+// of kip1331.md §1.8), under v2 it is a violation. Switching a fault off
+// does not keep the random stream of the others unchanged.
+//
+// It must never read the wall clock, use the global random generator,
+// iterate a Go map where the order can reach the trace, or start a
+// goroutine: Run is one goroutine; sweeps run many Runs in parallel.
+package sim
