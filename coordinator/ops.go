@@ -119,11 +119,11 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 // request indices listed, filling results, then calls done.
 func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, done func()) {
 	parts := sortedKeys(byPartition)
-	remaining := len(parts)
-	if remaining == 0 {
+	if len(parts) == 0 {
 		done()
 		return
 	}
+	finish := countdown(len(parts), done)
 	for _, p := range parts {
 		idx := byPartition[p]
 		ids := make([]string, len(idx))
@@ -145,10 +145,7 @@ func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.Delet
 					results[i].Err = rs[j].Err
 				}
 			}
-			remaining--
-			if remaining == 0 {
-				done()
-			}
+			finish()
 		})
 	}
 }

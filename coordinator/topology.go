@@ -292,3 +292,14 @@ func failedSet(failures []DeleteFailure) map[string]bool {
 	}
 	return out
 }
+
+// countdown returns a function that calls done on its n-th call: the join
+// of n operations that complete in any order. n must be at least 1.
+func countdown(n int, done func()) func() {
+	return func() {
+		n--
+		if n == 0 {
+			done()
+		}
+	}
+}

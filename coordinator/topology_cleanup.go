@@ -100,19 +100,34 @@ func idsOf(ges []shard.GroupEpoch) []string {
 	return ids
 }
 
+// stoppedByShutdown ends a cycle's chain for shard p once the service is
+// shutting down: no further plugin call or write is issued.
+func (c *Coordinator) stoppedByShutdown(p int32, settle func()) bool {
+	if c.topology.running {
+		return false
+	}
+	c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
+	settle()
+	return true
+}
+
+// deleteRows issues the cycle's deleteTopology calls for groups and hands
+// the failures to done, unless the service shut down meanwhile.
+func (c *Coordinator) deleteRows(p int32, groups []shard.GroupEpoch, settle func(), done func(failed map[string]bool)) {
+	for _, ge := range groups {
+		c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
+	}
+	c.invokeDeleteTopologies(idsOf(groups), func(failures []DeleteFailure) {
+		if !c.stoppedByShutdown(p, settle) {
+			done(failedSet(failures))
+		}
+	})
+}
+
 // cleanupV1 is PR #22622's chain for one shard: delete, then the
 // conditional clear of the groups whose delete succeeded.
 func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, settle func()) {
-	for _, ge := range eligible {
-		c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
-	}
-	c.invokeDeleteTopologies(idsOf(eligible), func(failures []DeleteFailure) {
-		if !c.topology.running {
-			c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
-			settle()
-			return
-		}
-		failed := failedSet(failures)
+	c.deleteRows(p, eligible, settle, func(failed map[string]bool) {
 		var cleared []shard.GroupEpoch
 		for _, ge := range eligible {
 			if failed[ge.GroupID] {
@@ -158,25 +173,14 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle fun
 				}
 			}
 		}
-		if !c.topology.running {
-			c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
-			settle()
+		if c.stoppedByShutdown(p, settle) {
 			return
 		}
 		if len(marked) == 0 {
 			settle()
 			return
 		}
-		for _, ge := range marked {
-			c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
-		}
-		c.invokeDeleteTopologies(idsOf(marked), func(failures []DeleteFailure) {
-			if !c.topology.running {
-				c.emit(TopologyEvent{Kind: EventCycleAbortedShutdown, Partition: p})
-				settle()
-				return
-			}
-			failed := failedSet(failures)
+		c.deleteRows(p, marked, settle, func(failed map[string]bool) {
 			var deleted []string
 			for _, ge := range marked {
 				if !failed[ge.GroupID] {

@@ -125,7 +125,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 		done(all, markErrs)
 		return
 	}
-	remaining := len(parts)
+	finish := countdown(len(parts), func() { done(all, markErrs) })
 	for _, p := range parts {
 		observed := withStored[p]
 		w := write(c, "delete-groups-mark-topology-uncertain", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
@@ -140,10 +140,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 			} else {
 				all = append(all, marked...)
 			}
-			remaining--
-			if remaining == 0 {
-				done(all, markErrs)
-			}
+			finish()
 		})
 	}
 }
@@ -159,11 +156,11 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 		}
 	}
 	parts := sortedKeys(byPartition)
-	remaining := len(parts)
-	if remaining == 0 {
+	if len(parts) == 0 {
 		done()
 		return
 	}
+	finish := countdown(len(parts), done)
 	for _, p := range parts {
 		ids := byPartition[p]
 		w := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
@@ -173,10 +170,7 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 			if err != nil {
 				c.log.Warn("finalizing groups after DeleteGroups failed", "partition", p, "err", err)
 			}
-			remaining--
-			if remaining == 0 {
-				done()
-			}
+			finish()
 		})
 	}
 }

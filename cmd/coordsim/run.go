@@ -152,12 +152,20 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, ""))
 }
 
+// joinCounts renders "type/STATE" counts in Kafka's type and state order.
 func joinCounts(m map[string]int) string {
+	return join(m, func(a, b string) int { return strings.Compare(typeOrder(a), typeOrder(b)) })
+}
+
+// joinCounts64 renders counts by name.
+func joinCounts64(m map[string]int64) string { return join(m, strings.Compare) }
+
+func join[V int | int64](m map[string]V, cmp func(a, b string) int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return strings.Compare(typeOrder(a), typeOrder(b)) })
+	slices.SortFunc(keys, cmp)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
@@ -183,20 +191,4 @@ func typeOrder(k string) string {
 		}
 	}
 	return fmt.Sprintf("%d%d%s", ti, si, k)
-}
-
-func joinCounts64(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, " ")
 }
