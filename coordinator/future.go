@@ -14,7 +14,28 @@ type Future[T any] struct {
 	value     T
 	err       error
 	callbacks []func(T, error)
+	// staged is a write's response, held until its records commit.
+	staged T
 }
+
+// completer is what the write path completes at commit. A Future is one, so
+// a write needs no closure per operation.
+type completer interface{ settle(err error) }
+
+// settle completes a write's future with its staged response or err.
+func (f *Future[T]) settle(err error) {
+	if err != nil {
+		var zero T
+		f.complete(zero, err)
+		return
+	}
+	f.complete(f.staged, nil)
+}
+
+// doneFunc adapts a function to completer.
+type doneFunc func(error)
+
+func (d doneFunc) settle(err error) { d(err) }
 
 func completed[T any](v T, err error) *Future[T] {
 	return &Future[T]{done: true, value: v, err: err}

@@ -91,7 +91,7 @@ type pendingRecord struct {
 
 type waiter struct {
 	end  int64
-	done func(error)
+	done completer
 }
 
 type pendingCommit struct {
@@ -409,14 +409,8 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 	if err != nil {
 		return completed(zero, err)
 	}
-	f := &Future[R]{}
-	c.appendRecords(h, name, res.Records, res.Timers, func(err error) {
-		if err != nil {
-			f.complete(zero, err)
-			return
-		}
-		f.complete(res.Response, nil)
-	})
+	f := &Future[R]{staged: res.Response}
+	c.appendRecords(h, name, res.Records, res.Timers, f)
 	return f
 }
 
@@ -461,7 +455,7 @@ func ReadAll[R any](c *Coordinator, fn func(s *shard.Shard) (R, error)) []Partit
 // appendRecords is the write path: append, replay, arm timers, and wait for
 // the high watermark. A write with no records still waits for the writes
 // before it, so a response never overtakes an uncommitted earlier write.
-func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Record, timers []shard.TimerOp, done func(error)) {
+func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Record, timers []shard.TimerOp, done completer) {
 	if len(records) == 0 {
 		c.applyTimers(h, timers)
 		c.await(h, h.log.EndOffset(), done)
@@ -475,7 +469,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 			err = translateAppendError(err)
 			c.log.Warn("append failed; rolling back to the committed state", "op", name, "partition", h.partition, "err", err)
 			c.rollback(h, err)
-			done(err)
+			done.settle(err)
 			return
 		}
 	}
@@ -508,7 +502,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.
 		c.commit(h, end)
-		done(nil)
+		done.settle(nil)
 		return
 	}
 	c.await(h, end, done)
@@ -516,9 +510,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	slices.SortStableFunc(h.commits, func(a, b pendingCommit) int { return int(a.atMs - b.atMs) })
 }
 
-func (c *Coordinator) await(h *hosted, end int64, done func(error)) {
+func (c *Coordinator) await(h *hosted, end int64, done completer) {
 	if end <= h.log.HighWatermark() {
-		done(nil)
+		done.settle(nil)
 		return
 	}
 	h.waiters = append(h.waiters, waiter{end: end, done: done})
@@ -549,7 +543,7 @@ func (c *Coordinator) commit(h *hosted, end int64) {
 	ready := slices.Clone(h.waiters[:n])
 	h.waiters = append(h.waiters[:0], h.waiters[n:]...) // keep the capacity
 	for _, w := range ready {
-		w.done(nil)
+		w.done.settle(nil)
 	}
 }
 
@@ -591,7 +585,7 @@ func (c *Coordinator) failWaiters(h *hosted, err error) {
 	ws := h.waiters
 	h.waiters = nil
 	for _, w := range ws {
-		w.done(err)
+		w.done.settle(err)
 	}
 }
 
@@ -728,7 +722,7 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 	if task.Kind == shard.TaskSweep {
 		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
 	}
-	c.appendRecords(h, name, res.Records, res.Timers, func(err error) {
+	c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
 		if err == nil {
 			return
 		}
@@ -745,7 +739,7 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		}
 		c.log.Warn("timer operation failed; retrying", "partition", p, "key", key, "err", err)
 		h.timers.Schedule(key, c.nowMs()+backoff, task)
-	})
+	}))
 }
 
 // TimerKeys lists partition p's scheduled timer keys, sorted (for tests and

@@ -150,6 +150,10 @@ type pendingItem struct {
 	offset      int64
 	commitMs    int64
 	extra       *offsetExtra
+	// superseded is set when a plain commit of the partition is replayed
+	// after this pending offset: at the commit marker the newer committed
+	// offset wins, as in Kafka's replayEndTransactionMarker.
+	superseded bool
 }
 
 func lessPending(a, b pendingItem) bool {

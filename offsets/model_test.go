@@ -29,6 +29,7 @@ type modelPending struct {
 	producerID int64
 	k          Key
 	v          OffsetAndMetadata
+	superseded bool // a plain commit of the partition came after it
 }
 
 func compareKeys(a, b Key) int {
@@ -39,7 +40,18 @@ func (m *model) clone() *model {
 	return &model{retentionMs: m.retentionMs, committed: slices.Clone(m.committed), pending: slices.Clone(m.pending)}
 }
 
+// commit is a plain (replayed) commit: it supersedes every pending
+// transactional offset of the partition written before it.
 func (m *model) commit(k Key, v OffsetAndMetadata) {
+	for i := range m.pending {
+		if m.pending[i].k == k {
+			m.pending[i].superseded = true
+		}
+	}
+	m.put(k, v)
+}
+
+func (m *model) put(k Key, v OffsetAndMetadata) {
 	i, found := slices.BinarySearchFunc(m.committed, k, func(e modelOffset, k Key) int { return compareKeys(e.k, k) })
 	if found {
 		m.committed[i].v = v
@@ -68,7 +80,7 @@ func comparePendingEntries(a, b modelPending) int {
 }
 
 func (m *model) commitPending(producerID int64, k Key, v OffsetAndMetadata) {
-	e := modelPending{producerID, k, v}
+	e := modelPending{producerID: producerID, k: k, v: v}
 	i, found := slices.BinarySearchFunc(m.pending, e, comparePendingEntries)
 	if found {
 		m.pending[i] = e
@@ -81,8 +93,8 @@ func (m *model) endTransaction(producerID int64, group string, commit bool) {
 	var keep []modelPending
 	for _, e := range m.pending { // key order, so commits land in (topic, partition) order
 		if e.producerID == producerID && e.k.Group == group {
-			if commit {
-				m.commit(e.k, e.v)
+			if commit && !e.superseded {
+				m.put(e.k, e.v)
 			}
 			continue
 		}

@@ -175,11 +175,37 @@ func (s *Store) Clone() *Store {
 	}
 }
 
-// Commit replays an OffsetCommit record: insert or replace.
+// Commit replays an OffsetCommit record: insert or replace. Pending
+// transactional offsets of the partition written before it are superseded:
+// their commit marker will not overwrite this newer offset (Kafka keeps the
+// committed offset whose record is newer).
 func (s *Store) Commit(k Key, v OffsetAndMetadata) {
 	sym := s.symbols.intern(k.Group, k.Topic)
 	if s.commitItem(newCommittedItem(sym, k.Partition, v)) {
 		s.symbols.adjustGroup(sym.group, 1, 0)
+	}
+	if s.pendingByPartition.Len() > 0 {
+		s.supersedePending(sym, k.Partition)
+	}
+}
+
+func (s *Store) supersedePending(sym *pairSymbol, partition int32) {
+	s.refScratch = s.refScratch[:0]
+	s.pendingByPartition.AscendGreaterOrEqual(pendingRef{pair: sym, partition: partition, producerID: math.MinInt64},
+		func(r pendingRef) bool {
+			if r.pair != sym || r.partition != partition {
+				return false
+			}
+			s.refScratch = append(s.refScratch, r)
+			return true
+		})
+	for _, r := range s.refScratch {
+		it, ok := s.pendingByProducer.Get(pendingItem{pair: sym, producerID: r.producerID, partition: r.partition})
+		invariant(ok, "pending partition index out of step with the producer index")
+		if !it.superseded {
+			it.superseded = true
+			s.pendingByProducer.ReplaceOrInsert(it)
+		}
 	}
 }
 
@@ -267,8 +293,10 @@ func (s *Store) CommitPending(producerID int64, k Key, v OffsetAndMetadata) {
 }
 
 // EndTransaction replays a transaction marker of producerID for group: on
-// commit the pending offsets become committed (keeping the commit order
-// semantics: the pending value replaces the committed one), on abort they vanish.
+// commit the pending offsets become committed, except where a plain commit
+// of the partition was replayed after the pending one (the newer committed
+// offset stays, as in Kafka's replayEndTransactionMarker); on abort they
+// vanish.
 func (s *Store) EndTransaction(producerID int64, group string, commit bool) {
 	first, ok := s.symbols.firstPairOf(group)
 	if !ok {
@@ -293,7 +321,7 @@ func (s *Store) EndTransaction(producerID int64, group string, commit bool) {
 		s.pendingByProducer.Delete(it)
 		_, found := s.pendingByPartition.Delete(pendingRef{pair: it.pair, partition: it.partition, producerID: producerID})
 		invariant(found, "pending producer index out of step with the partition index")
-		if commit && s.commitItem(it.committed()) {
+		if commit && !it.superseded && s.commitItem(it.committed()) {
 			inserted++
 		}
 	}

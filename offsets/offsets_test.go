@@ -479,3 +479,30 @@ func FuzzStoreOps(f *testing.F) {
 		checkAgainstModel(t, s, m, u)
 	})
 }
+
+// TestCommitMarkerKeepsNewerPlainCommit proves Kafka's replayEndTransactionMarker
+// rule: a plain commit replayed after a pending transactional offset of the
+// same partition survives the transaction's commit marker, while a pending
+// offset written after the plain commit still replaces it.
+func TestCommitMarkerKeepsNewerPlainCommit(t *testing.T) {
+	s := NewStore(60_000)
+	k := Key{Group: "g", Topic: "foo", Partition: 0}
+	other := Key{Group: "g", Topic: "foo", Partition: 1}
+	s.CommitPending(7, k, OffsetAndMetadata{Offset: 10, LeaderEpoch: NoLeaderEpoch, ExpireTimestampMs: NoExpireTimestamp})
+	s.CommitPending(7, other, OffsetAndMetadata{Offset: 11, LeaderEpoch: NoLeaderEpoch, ExpireTimestampMs: NoExpireTimestamp})
+	s.Commit(k, OffsetAndMetadata{Offset: 20, LeaderEpoch: NoLeaderEpoch, ExpireTimestampMs: NoExpireTimestamp})
+	s.EndTransaction(7, "g", true)
+	v, ok := s.Get(k)
+	require.True(t, ok)
+	assert.Equal(t, int64(20), v.Offset, "the newer plain commit stays")
+	v, ok = s.Get(other)
+	require.True(t, ok)
+	assert.Equal(t, int64(11), v.Offset, "an untouched partition takes the transactional offset")
+	assert.False(t, s.HasOpenTransaction("g"))
+
+	s.Commit(k, OffsetAndMetadata{Offset: 30, LeaderEpoch: NoLeaderEpoch, ExpireTimestampMs: NoExpireTimestamp})
+	s.CommitPending(8, k, OffsetAndMetadata{Offset: 40, LeaderEpoch: NoLeaderEpoch, ExpireTimestampMs: NoExpireTimestamp})
+	s.EndTransaction(8, "g", true)
+	v, _ = s.Get(k)
+	assert.Equal(t, int64(40), v.Offset, "a pending offset written after the plain commit replaces it")
+}

@@ -1,6 +1,9 @@
 package shard
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/coordsim/coordsim/offsets"
 )
 
@@ -31,21 +34,24 @@ type GroupCount struct {
 // plugin configured, a streams group whose stored description epoch is set
 // keeps its group record until the cleanup cycle clears it (§2.4).
 //
-// Kafka visits every group. This sweep visits only groups that can change:
-// those owning an offset whose expirable-at instant has passed (the offsets
-// expiry index) and those already empty with nothing left (the deletable
-// index). The result is the same; TestSweepMatchesFullScan holds it to that.
+// Kafka visits every group and every offset. This sweep costs O(what
+// expires): it takes the expired offsets straight from the expiry index,
+// grouped by group, keeps those whose topic is not subscribed and that have
+// no pending transactional offset, and decides "nothing left" by comparing
+// their number with the group's offset count. It also visits the groups
+// already empty with nothing left (the deletable index). The result is the
+// same as the full scan's; the property tests hold it to that.
 func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 	if s.cfg.Mutants.ExpireEarly {
 		nowMs += s.cfg.OffsetsRetentionMs / 2
 	}
+	expired := map[string][]offsets.Key{} // never iterated: candidates are sorted
 	var candidates []string
-	last := ""
 	s.offsets.AscendExpirableKeys(nowMs, func(k offsets.Key) bool {
-		if k.Group != last {
+		if _, seen := expired[k.Group]; !seen {
 			candidates = append(candidates, k.Group)
-			last = k.Group
 		}
+		expired[k.Group] = append(expired[k.Group], k)
 		return true
 	})
 	s.deletable.Ascend(func(id string) bool {
@@ -53,7 +59,21 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		return true
 	})
 	sortDedup(&candidates)
-	return s.sweepGroups(nowMs, candidates)
+	return s.sweepWith(nowMs, candidates, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
+		for _, k := range expired[g.id] {
+			if !g.isSubscribedToTopic(k.Topic) && !s.offsets.HasPending(k) {
+				out = append(out, k)
+			}
+		}
+		slices.SortFunc(out, func(a, b offsets.Key) int {
+			if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+				return c
+			}
+			return int(a.Partition) - int(b.Partition)
+		})
+		allExpired := len(out) == s.offsets.GroupOffsetCount(g.id) && !s.offsets.HasOpenTransaction(g.id)
+		return out, allExpired
+	})
 }
 
 // cleanupGroupMetadataFullScan is Kafka's algorithm as written: every group,
@@ -67,7 +87,17 @@ func (s *Shard) cleanupGroupMetadataFullScan(nowMs int64) Result[SweepResponse] 
 	return s.sweepGroups(nowMs, all)
 }
 
+// sweepGroups runs Kafka's sweep over groupIDs, walking each group's offsets
+// with cleanupExpiredOffsets.
 func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse] {
+	return s.sweepWith(nowMs, groupIDs, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
+		return s.offsets.CleanupExpiredOffsets(g.id, nowMs, g.isSubscribedToTopic, out)
+	})
+}
+
+// sweepWith runs the sweep over groupIDs; expire returns a group's offset
+// tombstones and whether nothing would be left (Kafka's cleanupExpiredOffsets).
+func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, out []offsets.Key) ([]offsets.Key, bool)) Result[SweepResponse] {
 	var res Result[SweepResponse]
 	var keys []offsets.Key
 	for _, id := range groupIDs {
@@ -77,7 +107,7 @@ func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse
 		}
 		res.Response.GroupsVisited++
 		var allExpired bool
-		keys, allExpired = s.offsets.CleanupExpiredOffsets(id, nowMs, g.isSubscribedToTopic, keys[:0])
+		keys, allExpired = expire(g, keys[:0])
 		for _, k := range keys {
 			res.Records = append(res.Records, &OffsetCommit{Group: k.Group, Topic: k.Topic, Partition: k.Partition, ProducerID: NoProducerID, Tombstone: true})
 		}
