@@ -45,35 +45,51 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 	if s.cfg.Mutants.ExpireEarly {
 		nowMs += s.cfg.OffsetsRetentionMs / 2
 	}
-	expired := map[string][]offsets.Key{} // never iterated: candidates are sorted
-	var candidates []string
+	// All expired keys, then sorted by (group, topic, partition): each
+	// group's keys form one run, in Kafka's tombstone order.
+	var expired []offsets.Key
 	s.offsets.AscendExpirableKeys(nowMs, func(k offsets.Key) bool {
-		if _, seen := expired[k.Group]; !seen {
-			candidates = append(candidates, k.Group)
-		}
-		expired[k.Group] = append(expired[k.Group], k)
+		expired = append(expired, k)
 		return true
 	})
+	slices.SortFunc(expired, compareKeys)
+	var candidates []string
+	for i, k := range expired {
+		if i == 0 || expired[i-1].Group != k.Group {
+			candidates = append(candidates, k.Group)
+		}
+	}
 	s.deletable.Ascend(func(id string) bool {
 		candidates = append(candidates, id)
 		return true
 	})
 	sortDedup(&candidates)
-	return s.sweepWith(nowMs, candidates, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
-		for _, k := range expired[g.id] {
-			if !g.isSubscribedToTopic(k.Topic) && !s.offsets.HasPending(k) {
+	next := 0 // start of the current group's run in expired
+	res := s.sweepWith(nowMs, candidates, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
+		for next < len(expired) && expired[next].Group < g.id {
+			next++
+		}
+		openTxn := s.offsets.HasOpenTransaction(g.id) // only then can a partition be pending
+		for ; next < len(expired) && expired[next].Group == g.id; next++ {
+			k := expired[next]
+			if !g.isSubscribedToTopic(k.Topic) && (!openTxn || !s.offsets.HasPending(k)) {
 				out = append(out, k)
 			}
 		}
-		slices.SortFunc(out, func(a, b offsets.Key) int {
-			if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-				return c
-			}
-			return int(a.Partition) - int(b.Partition)
-		})
-		allExpired := len(out) == s.offsets.GroupOffsetCount(g.id) && !s.offsets.HasOpenTransaction(g.id)
+		allExpired := len(out) == s.offsets.GroupOffsetCount(g.id) && !openTxn
 		return out, allExpired
 	})
+	return res
+}
+
+func compareKeys(a, b offsets.Key) int {
+	if c := strings.Compare(a.Group, b.Group); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return int(a.Partition) - int(b.Partition)
 }
 
 // cleanupGroupMetadataFullScan is Kafka's algorithm as written: every group,
@@ -100,6 +116,7 @@ func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse
 func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, out []offsets.Key) ([]offsets.Key, bool)) Result[SweepResponse] {
 	var res Result[SweepResponse]
 	var keys []offsets.Key
+	var slab []OffsetCommit
 	for _, id := range groupIDs {
 		g := s.lookup(id)
 		if g == nil || g.typ == Share { // Kafka: !group.shouldExpire()
@@ -109,7 +126,11 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 		var allExpired bool
 		keys, allExpired = expire(g, keys[:0])
 		for _, k := range keys {
-			res.Records = append(res.Records, &OffsetCommit{Group: k.Group, Topic: k.Topic, Partition: k.Partition, ProducerID: NoProducerID, Tombstone: true})
+			if len(slab) == cap(slab) {
+				slab = make([]OffsetCommit, 0, max(2*cap(slab), 16)) // one allocation for many tombstones
+			}
+			slab = append(slab, OffsetCommit{Group: k.Group, Topic: k.Topic, Partition: k.Partition, ProducerID: NoProducerID, Tombstone: true})
+			res.Records = append(res.Records, &slab[len(slab)-1])
 		}
 		if len(keys) > 0 {
 			res.Response.OffsetsExpired += len(keys)
