@@ -482,11 +482,6 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	}
 	first, end := h.log.append(records)
 	for i, r := range records {
-		if oc, ok := r.(*shard.OffsetCommit); ok && c.mutants.CorruptLiveReplay && !oc.Tombstone {
-			corrupt := *oc
-			corrupt.Value.Offset++
-			r = &corrupt
-		}
 		if err := h.latest.Replay(first+int64(i), r); err != nil {
 			// The shard produced a record it cannot replay: a coordsim bug.
 			panic(fmt.Sprintf("coordinator: %s produced an unreplayable record: %v", name, err))

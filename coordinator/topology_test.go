@@ -878,3 +878,53 @@ func TestDeleteGroupsHoldsBackGroupWhenMarkFails(t *testing.T) {
 	assert.NoError(t, res[0].Err, "a retry succeeds")
 	assert.Zero(t, k.store.Len())
 }
+
+// TestCleanupCycleSkipsDeleteForRevivedGroup proves PR #22777's mark
+// re-check: a member's join that is appended but not yet committed when the
+// cycle runs is invisible to the scan (committed state: the group is empty
+// and eligible) but visible to the mark (latest state), so the group is
+// neither marked nor deleted and its row stays. (In coordsim the scan and
+// the mark run in one call, so the uncommitted write is the window.)
+func TestCleanupCycleSkipsDeleteForRevivedGroup(t *testing.T) {
+	k := newKip(t, withProtocol(coordinator.CleanupV2), withCommitDelay(time.Second))
+	k.exec.Auto = true
+	join := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m",
+		RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(4)), Version: 1})
+	_, err := coordtest.Await(k.h, join)
+	require.NoError(t, err)
+	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+		GroupID: "foo", MemberID: "m", TopologyEpoch: 4, Description: description(4)}))
+	require.NoError(t, err)
+	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m", MemberEpoch: -1, Version: 1}))
+	require.NoError(t, err)
+
+	revive := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "back",
+		RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(4)), Version: 1})
+	require.False(t, revive.Done(), "the join is appended, not committed")
+	require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
+	k.h.Advance(5 * time.Second)
+	_, err = revive.Result()
+	require.NoError(t, err)
+	assert.Equal(t, 1, k.countEvents(coordinator.EventMarkSkipped))
+	assert.Zero(t, k.faults.Counts().Delete.Calls, "no deleteTopology for the revived group")
+	_, _, has := k.storeHas("foo")
+	assert.True(t, has)
+	assert.Equal(t, int32(4), k.stored("foo"))
+}
+
+// TestCleanupCycleSwallowsMarkWriteFailure proves a failed mark write is
+// logged and swallowed: no delete is issued, the cycle settles, and the next
+// cycle cleans the group.
+func TestCleanupCycleSwallowsMarkWriteFailure(t *testing.T) {
+	k := newKip(t, withProtocol(coordinator.CleanupV2))
+	k.eligible("foo", 4)
+	k.h.FailNextAppend(kerr.NotEnoughReplicas)
+	require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
+	assert.Zero(t, k.faults.Counts().Delete.Calls)
+	assert.Equal(t, 1, k.countEvents(coordinator.EventClearWriteFailed))
+	_, _, inFlight := k.h.Coordinator.CleanupStats()
+	assert.False(t, inFlight, "the cycle settled")
+	require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
+	assert.Equal(t, shard.EpochNone, k.stored("foo"))
+	assert.Zero(t, k.store.Len())
+}

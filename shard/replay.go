@@ -155,6 +155,11 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 		return replayErr(r, "invalid key %q/%d", r.Topic, r.Partition)
 	}
 	k := offsets.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition}
+	if s.cfg.Mutants.CorruptLiveReplay && !r.Tombstone {
+		v := r.Value
+		v.Offset++
+		r = &OffsetCommit{Group: r.Group, Topic: r.Topic, Partition: r.Partition, Value: v, ProducerID: r.ProducerID}
+	}
 	switch {
 	case r.Tombstone:
 		s.offsets.Delete(k)

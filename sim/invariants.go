@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -222,7 +223,10 @@ func (c *checker) checkReplay() {
 		if err != nil {
 			continue // loading
 		}
-		rebuilt, err := shard.New(p, live.Config())
+		// Rebuild with a correct replay: a mutant must not hide in both.
+		cfg := live.Config()
+		cfg.Mutants = mutant.Set{}
+		rebuilt, err := shard.New(p, cfg)
 		if err == nil {
 			err = rebuilt.SetTopics(live.Topics())
 		}

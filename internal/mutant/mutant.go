@@ -29,8 +29,9 @@ type Set struct {
 	// epoch advanced during the delete, reopening the race (invariant 6,
 	// no plugin-side data loss under v2).
 	FinalizeKeepsAdvanced bool
-	// CorruptLiveReplay makes the coordinator replay offset commits into
-	// its live state with a different offset than the log holds
+	// CorruptLiveReplay makes the shard's replay of offset commits store a
+	// different offset than the record holds, so live state (and any rebuild
+	// with the same mutant) departs from a correct replay of the log
 	// (invariant 7).
 	CorruptLiveReplay bool
 }
