@@ -159,11 +159,11 @@ func (c *checker) settled(groupID string) bool {
 // group and epoch); under v2 it is a violation.
 func (c *checker) probeDataLoss() {
 	w := c.w
-	if w.store == nil {
+	if w.lister == nil {
 		return
 	}
 	rows := map[string]int32{}
-	for _, e := range w.store.List() {
+	for _, e := range w.lister.List() {
 		rows[e.GroupID] = e.TopologyEpoch
 	}
 	for _, g := range w.groups {
@@ -273,10 +273,10 @@ func (c *checker) checkLiveness() {
 			return
 		}
 	}
-	if w.store == nil {
+	if w.lister == nil {
 		return
 	}
-	for _, e := range w.store.List() {
+	for _, e := range w.lister.List() {
 		if live[e.GroupID] {
 			continue
 		}

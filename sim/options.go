@@ -6,6 +6,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
+	"github.com/coordsim/coordsim/plugin"
 )
 
 // Options is everything that determines a simulation. The same Options
@@ -30,8 +31,13 @@ type Options struct {
 	CheckInterval time.Duration
 	// Protocol is the KIP-1331 cleanup protocol (v1 or v2).
 	Protocol coordinator.CleanupProtocol
-	// Plugin configures a topology store (memstore wrapped in faultstore).
+	// Plugin configures a topology store, wrapped in faultstore.
 	Plugin bool
+	// Store builds the topology store when Plugin is set; nil uses
+	// memstore. Any plugin.Store works, including a user's; one that also
+	// implements plugin.Lister gets the two checks that compare its rows
+	// with the coordinators' metadata. The simulation closes it at the end.
+	Store func() (plugin.Store, error) `json:"-"`
 
 	Workload Workload
 	Faults   Faults

@@ -84,6 +84,11 @@ func (w *world) run() {
 		w.takeSample()
 	}
 	w.finish()
+	if w.store != nil {
+		if err := w.store.Close(); err != nil && w.stopErr == nil {
+			w.res.Marks["store-close-failed"]++
+		}
+	}
 }
 
 // takeSample records the cluster's state for the report, from committed
@@ -122,8 +127,8 @@ func (w *world) takeSample() {
 			}
 		}
 	}
-	if w.store != nil {
-		s.PluginRows = w.store.Len()
+	if w.lister != nil {
+		s.PluginRows = len(w.lister.List())
 	}
 	w.res.Series.Samples = append(w.res.Series.Samples, s)
 }

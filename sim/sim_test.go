@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/boltstore"
+	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/sim"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
@@ -213,4 +217,34 @@ func TestEveryInvariantHasAMutant(t *testing.T) {
 	names := []string{sim.InvNoTombstoneWhileStored, sim.InvClearOnlyObserved, sim.InvDeleteOnlyEligible, sim.InvSingleFlight,
 		sim.InvOffsetRetention, sim.InvLiveness, sim.InvNoDataLossV2, sim.InvReplay}
 	assert.Len(t, names, 8, fmt.Sprint(names))
+}
+
+// hiddenStore hides memstore's List: a store that cannot list its rows.
+type hiddenStore struct{ plugin.Store }
+
+// TestAnyConformingStoreGivesTheSameRun proves a user's store plugs into the
+// simulator: the durable bbolt store gives exactly the run memstore gives
+// (same trace hash), and a store that cannot list its rows still runs, with
+// the two row checks skipped.
+func TestAnyConformingStoreGivesTheSameRun(t *testing.T) {
+	o := small(t)
+	o.Duration = time.Hour
+	mem, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, mem.Violation)
+
+	o.Store = func() (plugin.Store, error) {
+		return boltstore.Open(filepath.Join(t.TempDir(), "topology.db"), boltstore.WithNoSync())
+	}
+	bolt, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, bolt.Violation)
+	assert.Equal(t, mem.TraceHash, bolt.TraceHash, "a conforming store answers like memstore")
+
+	o.Store = func() (plugin.Store, error) { return hiddenStore{memstore.New()}, nil }
+	hidden, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, hidden.Violation)
+	assert.Equal(t, mem.TraceHash, hidden.TraceHash)
+	assert.Zero(t, hidden.Series.Samples[len(hidden.Series.Samples)-1].PluginRows, "rows are not listed")
 }

@@ -47,7 +47,8 @@ type world struct {
 	owner   []int // partition → broker index; -1 while moving
 	topics  map[string]int32
 
-	store         *memstore.Store
+	store         plugin.Store  // the store under test (memstore unless Options.Store)
+	lister        plugin.Lister // the store's rows, when it can list them
 	faults        *faultstore.Store
 	sw            *switchStore
 	inFlight      int            // plugin calls not yet delivered
@@ -119,7 +120,14 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	}
 	w.check = newChecker(w)
 	if opts.Plugin {
-		w.store = memstore.New()
+		if opts.Store != nil {
+			if w.store, err = opts.Store(); err != nil {
+				return nil, fmt.Errorf("sim: building the topology store: %w", err)
+			}
+		} else {
+			w.store = memstore.New()
+		}
+		w.lister, _ = w.store.(plugin.Lister)
 		f := opts.Faults
 		rates := faultstore.Rates{Transient: f.PluginTransient, Permanent: f.PluginPermanent, AppliedTransient: f.PluginAppliedTransient}
 		fopts := []faultstore.Option{faultstore.WithRand(w.eng.rng), faultstore.WithRates(faultstore.AnyOp, rates)}

@@ -3,9 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/sim"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
@@ -24,6 +28,7 @@ type optionFlags struct {
 	protocol   string
 	plugin     bool
 	replayEach int
+	store      string
 }
 
 func addOptionFlags(fs *flag.FlagSet) *optionFlags {
@@ -38,6 +43,7 @@ func addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	fs.StringVar(&o.protocol, "protocol", "", "KIP-1331 cleanup protocol v1|v2 (default: the scenario's)")
 	fs.BoolVar(&o.plugin, "plugin", true, "configure a topology-description plugin (default: the scenario's)")
 	fs.IntVar(&o.replayEach, "replay-check-every", 0, "check replay equality every N events (default: the scenario's; 0 = at the end)")
+	fs.StringVar(&o.store, "store", "memstore", "topology store under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")
 	return o
 }
 
@@ -88,6 +94,13 @@ func (o *optionFlags) resolve() (*scenario.Scenario, error) {
 	}
 	if o.set("replay-check-every") {
 		opts.ReplayCheckEvery = o.replayEach
+	}
+	switch o.store {
+	case "memstore":
+	case "bolt":
+		opts.Store = newTempBoltStore
+	default:
+		return nil, fmt.Errorf("--store %q: memstore or bolt", o.store)
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -168,4 +181,32 @@ func scenarioBase(name string) (sim.Options, bool) {
 
 func total(w sim.Workload) int {
 	return w.StreamsApps + w.ConsumerGroups + w.ShareGroups + w.SimpleGroups
+}
+
+// tempBoltStore is a boltstore in its own temporary directory, removed when
+// the simulation closes the store.
+type tempBoltStore struct {
+	*boltstore.Store
+	dir string
+}
+
+func newTempBoltStore() (plugin.Store, error) {
+	dir, err := os.MkdirTemp("", "coordsim-bolt-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := boltstore.Open(filepath.Join(dir, "topology.db"), boltstore.WithNoSync())
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &tempBoltStore{Store: s, dir: dir}, nil
+}
+
+func (t *tempBoltStore) Close() error {
+	err := t.Store.Close()
+	if rmErr := os.RemoveAll(t.dir); err == nil {
+		err = rmErr
+	}
+	return err
 }

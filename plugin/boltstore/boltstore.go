@@ -197,6 +197,27 @@ func (s *Store) GetTopology(ctx context.Context, groupID string, topologyEpoch i
 	return d, nil
 }
 
+// List returns every stored (group, epoch) row sorted by group id
+// (plugin.Lister). bbolt keeps keys in byte order, which for UTF-8 group
+// ids is the string order. A row that fails to decode is skipped.
+func (s *Store) List() []plugin.Entry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil
+	}
+	var out []plugin.Entry
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bucketName)).ForEach(func(k, v []byte) error {
+			if epoch, err := decodeEpoch(v); err == nil {
+				out = append(out, plugin.Entry{GroupID: string(k), TopologyEpoch: epoch})
+			}
+			return nil
+		})
+	})
+	return out
+}
+
 // DeleteTopology removes the group's row, whatever its epoch. Deleting a group with
 // nothing stored succeeds.
 func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {

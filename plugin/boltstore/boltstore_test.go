@@ -177,3 +177,24 @@ func FuzzDecode(f *testing.F) {
 		assert.True(t, d.Equal(d2))
 	})
 }
+
+// TestListSortedAndSurvivesReopen proves List (plugin.Lister) returns every
+// row sorted by group id with its epoch, after a reopen too.
+func TestListSortedAndSurvivesReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "topology.db")
+	s, err := Open(path)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i, g := range []string{"b", "a", "grüße"} {
+		require.NoError(t, s.SetTopology(ctx, g, int32(i+1), plugin.SampleTopology(uint64(i), 1)))
+	}
+	want := []plugin.Entry{{GroupID: "a", TopologyEpoch: 2}, {GroupID: "b", TopologyEpoch: 1}, {GroupID: "grüße", TopologyEpoch: 3}}
+	assert.Equal(t, want, s.List())
+	require.NoError(t, s.Close())
+	assert.Nil(t, s.List(), "a closed store lists nothing")
+	s, err = Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, want, s.List())
+	var _ plugin.Lister = s
+}

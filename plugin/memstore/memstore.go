@@ -65,11 +65,8 @@ type Option func(*Store)
 // WithPolicy sets what a set at an older epoch does (NewestEpochWins by default).
 func WithPolicy(p Policy) Option { return func(s *Store) { s.policy = p } }
 
-// Entry is one stored row, as List reports it.
-type Entry struct {
-	GroupID       string
-	TopologyEpoch int32
-}
+// Entry is one stored row, as List reports it (plugin.Entry).
+type Entry = plugin.Entry
 
 type row struct {
 	epoch int32

@@ -60,9 +60,9 @@ func TestListSortedAndLen(t *testing.T) {
 		require.NoError(t, s.SetTopology(ctx, g, int32(i), d))
 	}
 	assert.Equal(t, 3, s.Len())
-	assert.Equal(t, []memstore.Entry{{"a", 3}, {"b", 2}, {"c", 0}}, s.List())
+	assert.Equal(t, []memstore.Entry{{GroupID: "a", TopologyEpoch: 3}, {GroupID: "b", TopologyEpoch: 2}, {GroupID: "c", TopologyEpoch: 0}}, s.List())
 	require.NoError(t, s.DeleteTopology(ctx, "b"))
-	assert.Equal(t, []memstore.Entry{{"a", 3}, {"c", 0}}, s.List())
+	assert.Equal(t, []memstore.Entry{{GroupID: "a", TopologyEpoch: 3}, {GroupID: "c", TopologyEpoch: 0}}, s.List())
 }
 
 // TestBadArgumentsArePermanent proves that bad input is refused with a permanent
