@@ -127,6 +127,15 @@ type member struct {
 	assigned    []TopicPartitions
 	target      []TopicPartitions
 	hasMetadata bool
+	sessionKey  string // SessionTimeoutKey, built once per member
+}
+
+// timerKey is the member's session-timer key, built on first use.
+func (m *member) timerKey(groupID string) string {
+	if m.sessionKey == "" {
+		return SessionTimeoutKey(groupID, m.id)
+	}
+	return m.sessionKey
 }
 
 func newGroup(id string, typ GroupType) *group {
@@ -163,7 +172,7 @@ func (g *group) member(id string) *member {
 	if m, ok := g.members[id]; ok {
 		return m
 	}
-	m := &member{id: id}
+	m := &member{id: id, sessionKey: SessionTimeoutKey(g.id, id)}
 	g.members[id] = m
 	return m
 }

@@ -188,6 +188,9 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, err
 	}
 	g := s.lookup(h.groupID)
+	if out, ok := s.steadyHeartbeat(nowMs, g, h); ok {
+		return out, nil
+	}
 	if g != nil && g.typ != h.typ {
 		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && h.typ != Share {
 			// "Converted the empty classic group to a <type> group": its
@@ -203,6 +206,35 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
 	}
 	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
+}
+
+// steadyHeartbeat answers the common heartbeat that changes nothing (a
+// member at its epoch, reconciled, in a group whose assignment is settled
+// and whose topic metadata is unchanged) without building a view: no
+// records, the session timer re-armed. The slow path gives the same answer;
+// the property tests compare their records and responses.
+func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatResult, bool) {
+	var out heartbeatResult
+	if g == nil || g.typ != h.typ || h.memberEpoch <= 0 || h.topology != nil || h.subscribedTopics != nil {
+		return out, false
+	}
+	m := g.members[h.memberID]
+	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
+		!equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
+		return out, false
+	}
+	v := &view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology}
+	v.timers = []TimerOp{{
+		Key:        m.timerKey(g.id),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
+	}}
+	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
+	if h.typ == Streams && g.topology != nil {
+		out.staleTopology = m.topologyEpoch < g.topology.Epoch
+		out.missingTopics = !topologyReady(g.topology, s.TopicPartitions)
+	}
+	return out, true
 }
 
 func groupTitle(t GroupType) string {
@@ -298,7 +330,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		out.sendAssignment = true
 	}
 	v.timers = append(v.timers, TimerOp{
-		Key:        SessionTimeoutKey(v.id, m.id),
+		Key:        m.timerKey(v.id),
 		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
 	})
@@ -495,39 +527,101 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string) (Result[str
 	return res, true
 }
 
-// metadataHash fingerprints (FNV-1a) the sorted topics the group reads with
-// their partition counts: subscriptions for consumer and share groups, the
-// topology's source topics for streams groups. 0 means "reads nothing".
+// metadataHash fingerprints the topics the group reads with their partition
+// counts: subscriptions for consumer and share groups, the topology's source
+// topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
-	var topics []string
+	var h topicHasher
 	if v.typ == Streams {
-		if v.topo != nil {
-			for _, st := range v.topo.Subtopologies {
-				topics = append(topics, st.SourceTopics...)
-				topics = append(topics, st.RepartitionSourceTopics...)
-			}
-		}
+		h.topology(v.topo)
 	} else {
 		for _, m := range v.members {
-			topics = append(topics, m.subscribedTopics...)
+			h.add(m.subscribedTopics...)
 		}
 	}
-	if len(topics) == 0 {
-		return 0
+	return h.sum(v.s)
+}
+
+// groupMetadataHash is metadataHash for a group as stored, without a view.
+func (s *Shard) groupMetadataHash(g *group) int64 {
+	var h topicHasher
+	if g.typ == Streams {
+		h.topology(g.topology)
+	} else {
+		for _, m := range g.members {
+			h.add(m.subscribedTopics...)
+		}
 	}
-	slices.Sort(topics)
-	topics = slices.Compact(topics)
-	h := uint64(14695981039346656037)
-	mix := func(b byte) { h = (h ^ uint64(b)) * 1099511628211 }
+	return h.sum(s)
+}
+
+// topicHasher collects the unique topics of a group and hashes them. The
+// hash of the set is the sum of each topic's FNV-1a hash (over its name and
+// partition count), so it needs neither sorting nor, for up to eight
+// topics, any allocation: a steady-state heartbeat computes it for free.
+type topicHasher struct {
+	small [8]string
+	n     int
+	more  map[string]bool // beyond eight unique topics; only looked up
+}
+
+func (h *topicHasher) add(topics ...string) {
 	for _, t := range topics {
-		for i := 0; i < len(t); i++ {
-			mix(t[i])
+		if h.has(t) {
+			continue
 		}
-		mix(0)
-		n := v.s.TopicPartitions(t)
-		for i := 0; i < 4; i++ {
-			mix(byte(n >> (8 * i)))
+		if h.n < len(h.small) {
+			h.small[h.n] = t
+			h.n++
+			continue
+		}
+		if h.more == nil {
+			h.more = map[string]bool{}
+		}
+		h.more[t] = true
+	}
+}
+
+func (h *topicHasher) has(t string) bool {
+	for _, x := range h.small[:h.n] {
+		if x == t {
+			return true
 		}
 	}
-	return int64(h)
+	return h.more[t]
+}
+
+func (h *topicHasher) topology(t *Topology) {
+	if t == nil {
+		return
+	}
+	for _, st := range t.Subtopologies {
+		h.add(st.SourceTopics...)
+		h.add(st.RepartitionSourceTopics...)
+	}
+}
+
+// sum is order-independent: the map part is summed, never iterated for
+// output order.
+func (h *topicHasher) sum(s *Shard) int64 {
+	var total uint64
+	for _, t := range h.small[:h.n] {
+		total += topicHash(t, s.TopicPartitions(t))
+	}
+	for t := range h.more {
+		total += topicHash(t, s.TopicPartitions(t))
+	}
+	return int64(total)
+}
+
+func topicHash(t string, partitions int32) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(t); i++ {
+		h = (h ^ uint64(t[i])) * 1099511628211
+	}
+	h = (h ^ 0) * 1099511628211
+	for i := 0; i < 4; i++ {
+		h = (h ^ uint64(byte(partitions>>(8*i)))) * 1099511628211
+	}
+	return h
 }
