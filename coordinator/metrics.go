@@ -20,6 +20,11 @@ type serviceMetrics struct {
 	offsetCommits     *metrics.Sensor
 	offsetExpirations *metrics.Sensor
 	offsetDeletions   *metrics.Sensor
+	// Target-assignment recomputations per group type (Kafka's
+	// <type>-group-rebalance-rate/-count), see recordRebalances.
+	consumerRebalances *metrics.Sensor
+	streamsRebalances  *metrics.Sensor
+	shareRebalances    *metrics.Sensor
 }
 
 func newServiceMetrics(c *Coordinator) *serviceMetrics {
@@ -31,6 +36,9 @@ func newServiceMetrics(c *Coordinator) *serviceMetrics {
 	m.offsetCommits = mustMeter(reg, "OffsetCommits", "offset-commit", "committed offsets")
 	m.offsetExpirations = mustMeter(reg, "OffsetExpired", "offset-expiration", "expired offsets")
 	m.offsetDeletions = mustMeter(reg, "OffsetDeletions", "offset-deletion", "administratively deleted offsets")
+	m.consumerRebalances = mustMeter(reg, "ConsumerGroupRebalances", "consumer-group-rebalance", "consumer group rebalances")
+	m.streamsRebalances = mustMeter(reg, "StreamsGroupRebalances", "streams-group-rebalance", "streams group rebalances")
+	m.shareRebalances = mustMeter(reg, "ShareGroupRebalances", "share-group-rebalance", "share group rebalances")
 	if _, err := reg.RegisterCollector(c.collectGauges); err != nil {
 		panic(err)
 	}
@@ -107,6 +115,30 @@ func (m *serviceMetrics) recordDeletedOffsets(nowMs int64, records []shard.Recor
 	}
 	if n > 0 {
 		m.offsetDeletions.RecordValue(float64(n), nowMs)
+	}
+}
+
+// recordRebalances counts the target-assignment recomputations in an
+// appended write: one per non-tombstone <type>GroupTargetAssignmentMetadata
+// record, which the shard writes exactly when a group's assignment epoch
+// advances to its group epoch. Replays of a log (loading a partition) do not
+// pass here, so each recomputation is counted once, by the broker that did it.
+func (m *serviceMetrics) recordRebalances(nowMs int64, records []shard.Record) {
+	for _, r := range records {
+		switch r := r.(type) {
+		case *shard.ConsumerGroupTargetAssignmentMetadata:
+			if !r.Tombstone {
+				m.consumerRebalances.Record(nowMs)
+			}
+		case *shard.StreamsGroupTargetAssignmentMetadata:
+			if !r.Tombstone {
+				m.streamsRebalances.Record(nowMs)
+			}
+		case *shard.ShareGroupTargetAssignmentMetadata:
+			if !r.Tombstone {
+				m.shareRebalances.Record(nowMs)
+			}
+		}
 	}
 }
 

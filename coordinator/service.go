@@ -493,6 +493,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
 		}
 	}
+	// <type>-group-rebalance-rate/-count: one per target-assignment
+	// recomputation this write carries (see recordRebalances).
+	c.metrics.recordRebalances(c.nowMs(), records)
 	c.applyTimers(h, timers)
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.

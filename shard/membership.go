@@ -383,7 +383,15 @@ func (v *view) maybeAssign() {
 		}
 		in = append(in, a)
 	}
-	targets := assignUniform(in, partitionsOf)
+	// Share groups use the KIP-932 simple assignor (share_assignor.go), which
+	// may share a partition among several members; the other types use the
+	// exclusive uniform assignor.
+	var targets [][]TopicPartitions
+	if v.typ == Share {
+		targets = assignShareSimple(in, partitionsOf)
+	} else {
+		targets = assignUniform(in, partitionsOf)
+	}
 	for i, m := range v.members {
 		if !equalAssignment(targets[i], m.target) {
 			m = v.own(i)
