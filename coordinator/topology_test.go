@@ -137,6 +137,21 @@ func (k *kip) eligible(g string, e int32) {
 	require.True(k.t, ok)
 }
 
+// eligibleAwaited is eligible for fixtures with a commit delay: it waits
+// (in virtual time) for each step to commit.
+func (k *kip) eligibleAwaited(g string, e int32) {
+	k.t.Helper()
+	t := k.t
+	_, err := coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: g, MemberID: "m",
+		RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(e)), Version: 1}))
+	require.NoError(t, err)
+	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+		GroupID: g, MemberID: "m", TopologyEpoch: e, Description: description(uint64(e))}))
+	require.NoError(t, err)
+	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: g, MemberID: "m", MemberEpoch: -1, Version: 1}))
+	require.NoError(t, err)
+}
+
 func (k *kip) storeHas(g string) (int32, bool, bool) {
 	for _, e := range k.store.List() {
 		if e.GroupID == g {
@@ -310,15 +325,7 @@ func TestCleanupCycleSingleFlightSkipsConcurrentCycle(t *testing.T) {
 func TestCleanupCycleSingleFlightHoldsFlagUntilClearWriteSettles(t *testing.T) {
 	protocols(t, func(t *testing.T, p coordinator.CleanupProtocol) {
 		k := newKip(t, withProtocol(p), withCommitDelay(time.Second))
-		join := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m",
-			RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(4)), Version: 1})
-		_, err := coordtest.Await(k.h, join)
-		require.NoError(t, err)
-		_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
-			GroupID: "foo", MemberID: "m", TopologyEpoch: 4, Description: description(4)}))
-		require.NoError(t, err)
-		_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m", MemberEpoch: -1, Version: 1}))
-		require.NoError(t, err)
+		k.eligibleAwaited("foo", 4)
 
 		require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
 		_, _, inFlight := k.h.Coordinator.CleanupStats()
@@ -888,22 +895,14 @@ func TestDeleteGroupsHoldsBackGroupWhenMarkFails(t *testing.T) {
 func TestCleanupCycleSkipsDeleteForRevivedGroup(t *testing.T) {
 	k := newKip(t, withProtocol(coordinator.CleanupV2), withCommitDelay(time.Second))
 	k.exec.Auto = true
-	join := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m",
-		RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(4)), Version: 1})
-	_, err := coordtest.Await(k.h, join)
-	require.NoError(t, err)
-	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
-		GroupID: "foo", MemberID: "m", TopologyEpoch: 4, Description: description(4)}))
-	require.NoError(t, err)
-	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "m", MemberEpoch: -1, Version: 1}))
-	require.NoError(t, err)
+	k.eligibleAwaited("foo", 4)
 
 	revive := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "foo", MemberID: "back",
 		RebalanceTimeoutMs: 1000, Topology: ptr(topologyAt(4)), Version: 1})
 	require.False(t, revive.Done(), "the join is appended, not committed")
 	require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
 	k.h.Advance(5 * time.Second)
-	_, err = revive.Result()
+	_, err := revive.Result()
 	require.NoError(t, err)
 	assert.Equal(t, 1, k.countEvents(coordinator.EventMarkSkipped))
 	assert.Zero(t, k.faults.Counts().Delete.Calls, "no deleteTopology for the revived group")

@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"iter"
+	"maps"
 	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -539,24 +541,23 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string) (Result[str
 // counts: subscriptions for consumer and share groups, the topology's source
 // topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
-	var h topicHasher
-	if v.typ == Streams {
-		h.topology(v.topo)
-	} else {
-		for _, m := range v.members {
-			h.add(m.subscribedTopics...)
-		}
-	}
-	return h.sum(v.s)
+	return v.s.topicsHash(v.typ, v.topo, slices.Values(v.members))
 }
 
 // groupMetadataHash is metadataHash for a group as stored, without a view.
 func (s *Shard) groupMetadataHash(g *group) int64 {
+	return s.topicsHash(g.typ, g.topology, maps.Values(g.members))
+}
+
+// topicsHash hashes what a group of type typ reads: its topology's source
+// topics (streams) or its members' subscriptions. The hash is a sum, so the
+// members' order (a map's, for a stored group) does not matter.
+func (s *Shard) topicsHash(typ GroupType, topo *Topology, members iter.Seq[*member]) int64 {
 	var h topicHasher
-	if g.typ == Streams {
-		h.topology(g.topology)
+	if typ == Streams {
+		h.topology(topo)
 	} else {
-		for _, m := range g.members {
+		for m := range members {
 			h.add(m.subscribedTopics...)
 		}
 	}
