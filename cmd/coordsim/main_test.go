@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// small is a scenario and duration that finish in well under a second.
+var small = []string{"--scenario", "ci", "--duration", "1h"}
+
+// TestRunPrintsSummaryAndReplayCommand proves run prints the summary a user
+// reads (events, invariants, the replay command) and exits 0.
+func TestRunPrintsSummaryAndReplayCommand(t *testing.T) {
+	code, out, _ := runCLI(append([]string{"run"}, small...)...)
+	require.Equal(t, exitOK, code, out)
+	for _, want := range []string{"events", "virtual/wall", "cleanup cycles", "invariants      held",
+		"replay: go run ./cmd/coordsim replay --scenario ci --seed 1 --duration 1h0m0s"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+// TestRunJSONAndFiles proves --json is valid JSON with the result, and that
+// --report, --metrics and --trace write their files.
+func TestRunJSONAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	report, metrics, trace := filepath.Join(dir, "r.html"), filepath.Join(dir, "m.prom"), filepath.Join(dir, "t.txt")
+	code, out, errs := runCLI(append([]string{"run", "--json", "--report", report, "--metrics", metrics, "--trace", trace,
+		"--check-determinism"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	var res struct {
+		Seed      uint64 `json:"seed"`
+		Events    int64  `json:"events"`
+		TraceHash string `json:"trace_hash"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, uint64(1), res.Seed)
+	assert.Positive(t, res.Events)
+	assert.Contains(t, errs, "determinism: two runs, trace hash "+res.TraceHash)
+	for _, f := range []string{report, metrics, trace} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.NotEmpty(t, b, f)
+	}
+	m, _ := os.ReadFile(metrics)
+	assert.Contains(t, string(m), "kafka_coordinator_offset_commit_total")
+	tr, _ := os.ReadFile(trace)
+	lines := int64(strings.Count(string(tr), "\n"))
+	assert.Positive(t, lines)
+	assert.LessOrEqual(t, lines, res.Events, "at most one line per event (polls that ran nothing are not traced)")
+	assert.True(t, strings.HasPrefix(string(tr), "step="), "trace lines start with their step")
+}
+
+// TestReplayStopsAtStep proves replay stops after the given step and prints
+// the trace window there.
+func TestReplayStopsAtStep(t *testing.T) {
+	code, out, errs := runCLI(append([]string{"replay", "--stop-at", "500", "--window", "5"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "stopped at step 500")
+	assert.Contains(t, out, "last 5 trace events")
+	assert.Contains(t, out, "step=500 ")
+}
+
+// TestSweepShardsAndMerge proves a sweep split with --shard and merged with
+// --merge gives the same summary as one sweep, and prints one JSON line per
+// seed.
+func TestSweepShardsAndMerge(t *testing.T) {
+	base := append([]string{"sweep", "--seeds", "4", "--parallel", "2"}, small...)
+	code, whole, errs := runCLI(base...)
+	require.Equal(t, exitOK, code, errs)
+	require.Equal(t, 4, strings.Count(whole, "\n"))
+	dir := t.TempDir()
+	var files []string
+	for i, part := range []string{"0/2", "1/2"} {
+		code, out, errs := runCLI(append(append([]string{}, base...), "--shard", part)...)
+		require.Equal(t, exitOK, code, errs)
+		f := filepath.Join(dir, []string{"a.jsonl", "b.jsonl"}[i])
+		require.NoError(t, os.WriteFile(f, []byte(out), 0o600))
+		files = append(files, f)
+	}
+	code, merged, _ := runCLI(append([]string{"sweep", "--merge"}, files...)...)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, merged, "sweep summary: 4 seeds")
+	assert.Contains(t, errs, "sweep summary: 4 seeds")
+}
+
+// TestSweepFailsOnMissingRequiredMark proves a sweep exits 1 when a required
+// mark was never reached.
+func TestSweepFailsOnMissingRequiredMark(t *testing.T) {
+	code, _, errs := runCLI(append([]string{"sweep", "--seeds", "1", "--require-marks", "no-such-branch"}, small...)...)
+	assert.Equal(t, exitViolation, code)
+	assert.Contains(t, errs, "REQUIRED MARK NEVER REACHED: no-such-branch")
+}
+
+// TestBadUsageExitsTwo proves bad commands, flags, scenarios and values exit
+// 2 with a message, and help exits 0.
+func TestBadUsageExitsTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"run", "--no-such-flag"},
+		{"run", "--scenario", "no-such-scenario"},
+		{"run", "--faults", "extreme"},
+		{"run", "--protocol", "v3"},
+		{"run", "--brokers", "0"},
+		{"run", "--store", "sqlite"},
+		{"run", "extra-argument"},
+		{"sweep", "--shard", "2/2"},
+		{"sweep", "--seeds", "0"},
+		{"replay", "--stop-at", "-1"},
+	} {
+		code, _, errs := runCLI(args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.NotEmpty(t, errs, "%v", args)
+	}
+	code, out, _ := runCLI("help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "commands:")
+	code, out, _ = runCLI("scenarios", "-v")
+	assert.Equal(t, exitOK, code)
+	for _, name := range []string{"ci", "default", "v1-race", "large"} {
+		assert.Contains(t, out, name)
+	}
+}
+
+// TestBadScenarioFileNamesLineAndKey proves a bad YAML file is refused with
+// its line and the offending key.
+func TestBadScenarioFileNamesLineAndKey(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("name: bad\nworkload:\n  membrs_max: 3\n"), 0o600))
+	code, _, errs := runCLI("run", "--scenario", f)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, ":3:")
+	assert.Contains(t, errs, "membrs_max")
+}
