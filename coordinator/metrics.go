@@ -45,7 +45,7 @@ func newServiceMetrics(c *Coordinator) *serviceMetrics {
 	return m
 }
 
-// MustMeter adds a Kafka Meter named base (base-rate and base-count) to a new
+// mustMeter adds a Kafka Meter named base (base-rate and base-count) to a new
 // sensor; it panics on a programming error (a bad or duplicate name).
 func mustMeter(reg *metrics.Registry, sensor, base, what string) *metrics.Sensor {
 	s, err := reg.Sensor(sensor)

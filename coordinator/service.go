@@ -641,9 +641,9 @@ func (c *Coordinator) Poll() int {
 	now := c.nowMs()
 	n := 0
 	for ; n < maxEventsPerPoll; n++ {
-		h := c.nextDue(now)
+		h, hAt := c.nextDue(now)
 		if h != nil {
-			if at, ok := c.brokerTimers.NextDeadline(); ok && at < mustDeadline(h) {
+			if at, ok := c.brokerTimers.NextDeadline(); ok && at < hAt {
 				h = nil // an earlier broker timer goes first
 			}
 		}
@@ -660,7 +660,9 @@ func (c *Coordinator) Poll() int {
 	panic(fmt.Sprintf("coordinator: more than %d events due at %d ms; a timer reschedules itself at now", maxEventsPerPoll, now))
 }
 
-func (c *Coordinator) nextDue(now int64) *hosted {
+// nextDue returns the hosted shard with the earliest due work and that
+// work's deadline, or nil.
+func (c *Coordinator) nextDue(now int64) (*hosted, int64) {
 	var best *hosted
 	var bestAt int64
 	for _, h := range c.shards {
@@ -672,12 +674,7 @@ func (c *Coordinator) nextDue(now int64) *hosted {
 			best, bestAt = h, at
 		}
 	}
-	return best
-}
-
-func mustDeadline(h *hosted) int64 {
-	at, _ := h.nextDeadline()
-	return at
+	return best, bestAt
 }
 
 func (c *Coordinator) runBrokerTask(task brokerTask, now int64) {

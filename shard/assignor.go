@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -131,7 +130,3 @@ func countPartitions(a []TopicPartitions) int {
 	}
 	return n
 }
-
-var _ = cmp.Compare[int]
-
-func slicesSort(x []string) { slices.Sort(x) }

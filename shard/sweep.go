@@ -150,17 +150,6 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 }
 
 func sortDedup(ids *[]string) {
-	x := *ids
-	if len(x) < 2 {
-		return
-	}
-	slicesSort(x)
-	j := 1
-	for i := 1; i < len(x); i++ {
-		if x[i] != x[j-1] {
-			x[j] = x[i]
-			j++
-		}
-	}
-	*ids = x[:j]
+	slices.Sort(*ids)
+	*ids = slices.Compact(*ids)
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -391,15 +393,4 @@ func (w *world) adminLoop(endMs int64) {
 	w.eng.after(w.opts.Workload.AdminInterval, func() { w.adminLoop(endMs) })
 }
 
-func sortedTopicNames(m map[string]int32) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	for i := 1; i < len(names); i++ {
-		for j := i; j > 0 && names[j] < names[j-1]; j-- {
-			names[j], names[j-1] = names[j-1], names[j]
-		}
-	}
-	return names
-}
+func sortedTopicNames(m map[string]int32) []string { return slices.Sorted(maps.Keys(m)) }

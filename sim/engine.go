@@ -102,9 +102,8 @@ func (e *engine) uniform(lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(e.rng.Int64N(int64(hi-lo)+1))
 }
 
-// chance reports true with probability p (drawing nothing when p is 0 or 1,
-// so switching a fault off does not shift the random stream of the others
-// only if it was off from the start; documented in the package doc).
+// chance reports true with probability p. It draws nothing when p is 0 or
+// 1, so a fault that is off from the start consumes no randomness.
 func (e *engine) chance(p float64) bool {
 	if p <= 0 {
 		return false

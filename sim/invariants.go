@@ -22,6 +22,11 @@ const (
 	InvReplay                 = "7-replay-equality"
 )
 
+// Invariants lists every invariant the checker enforces; each has a mutant
+// test that proves the checker catches it.
+var Invariants = []string{InvNoTombstoneWhileStored, InvClearOnlyObserved, InvDeleteOnlyEligible, InvSingleFlight,
+	InvOffsetRetention, InvLiveness, InvNoDataLossV2, InvReplay}
+
 // checker holds the state the invariants need beyond the coordinators'.
 type checker struct {
 	w *world

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -391,11 +392,4 @@ func (w *world) violate(invariant, detail string) {
 }
 
 // sortedMarks returns mark names in order (for stable output).
-func sortedMarks(m map[string]int64) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
+func sortedMarks(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/coordsim/coordsim/sim"
@@ -30,14 +29,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	o := sc.Options
 	o.StopAt, o.TraceTail = *stopAt, *window
-	var trace strings.Builder
 	ring := &tailWriter{max: *window}
 	res, err := sim.Run(o, ring)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
 	}
-	_ = trace
 	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, stopped at step %d, virtual time %s, trace hash %s\n",
 		sc.Name, o.Seed, stepOf(res, *stopAt), res.VirtualTime, res.TraceHash)
 	fmt.Fprintf(stdout, "groups at this point: %s\n", joinCounts(res.GroupsFinal))
