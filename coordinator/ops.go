@@ -118,14 +118,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 // deleteGroupsWrite runs the "delete-groups" write on each partition for the
 // request indices listed, filling results, then calls done.
 func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, done func()) {
-	parts := sortedKeys(byPartition)
-	if len(parts) == 0 {
-		done()
-		return
-	}
-	finish := countdown(len(parts), done)
-	for _, p := range parts {
-		idx := byPartition[p]
+	fanOut(byPartition, done, func(p int32, idx []int, finish func()) {
 		ids := make([]string, len(idx))
 		for j, i := range idx {
 			ids[j] = groupIDs[i]
@@ -147,7 +140,7 @@ func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.Delet
 			}
 			finish()
 		})
-	}
+	})
 }
 
 func sortedKeys[V any](m map[int32]V) []int32 {

@@ -293,6 +293,21 @@ func failedSet(failures []DeleteFailure) map[string]bool {
 	return out
 }
 
+// fanOut calls each for every partition of m, in partition order, and done
+// once every each has called its finish (at once when m is empty): the shape
+// of an operation that writes to several shards and answers when all have.
+func fanOut[V any](m map[int32]V, done func(), each func(p int32, v V, finish func())) {
+	parts := sortedKeys(m)
+	if len(parts) == 0 {
+		done()
+		return
+	}
+	finish := countdown(len(parts), done)
+	for _, p := range parts {
+		each(p, m[p], finish)
+	}
+}
+
 // countdown returns a function that calls done on its n-th call: the join
 // of n operations that complete in any order. n must be at least 1.
 func countdown(n int, done func()) func() {

@@ -125,9 +125,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 		done(all, markErrs)
 		return
 	}
-	finish := countdown(len(parts), func() { done(all, markErrs) })
-	for _, p := range parts {
-		observed := withStored[p]
+	fanOut(withStored, func() { done(all, markErrs) }, func(p int32, observed []shard.GroupEpoch, finish func()) {
 		w := write(c, "delete-groups-mark-topology-uncertain", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
 			return s.MarkStoredDescriptionTopologyEpochUncertainForDelete(observed), nil
 		})
@@ -142,7 +140,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 			}
 			finish()
 		})
-	}
+	})
 }
 
 // finalizeSurvivors runs the v2 finalize on groups whose row was deleted but
@@ -155,14 +153,7 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 			byPartition[p] = append(byPartition[p], r.GroupID)
 		}
 	}
-	parts := sortedKeys(byPartition)
-	if len(parts) == 0 {
-		done()
-		return
-	}
-	finish := countdown(len(parts), done)
-	for _, p := range parts {
-		ids := byPartition[p]
+	fanOut(byPartition, done, func(p int32, ids []string, finish func()) {
 		w := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
 			return s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(ids), nil
 		})
@@ -172,5 +163,5 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 			}
 			finish()
 		})
-	}
+	})
 }
