@@ -1,0 +1,183 @@
+package connect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/share"
+)
+
+// ConvertOutcome is how converting and transforming one record (converter
+// and SMT chain) ended. The zero value is invalid so a forgotten field is
+// caught: the decision functions answer INVALID_REQUEST for it.
+type ConvertOutcome int8
+
+// The conversion outcomes.
+const (
+	// ConvertOK: the record goes into the batch handed to put().
+	ConvertOK ConvertOutcome = iota + 1
+	// ConvertFailed: a converter or SMT threw; errors.tolerance decides.
+	ConvertFailed
+)
+
+// String names the outcome for traces.
+func (o ConvertOutcome) String() string {
+	switch o {
+	case ConvertOK:
+		return "ConvertOK"
+	case ConvertFailed:
+		return "ConvertFailed"
+	}
+	return fmt.Sprintf("ConvertOutcome(%d)", int8(o))
+}
+
+// PutOutcome is how one SinkTask.put(batch) call ended. The zero value is
+// invalid, as for ConvertOutcome.
+type PutOutcome int8
+
+// The put() outcomes.
+const (
+	// PutOK: put() returned normally.
+	PutOK PutOutcome = iota + 1
+	// PutRetriable: put() threw a RetriableException.
+	PutRetriable
+	// PutFatal: put() threw any other exception.
+	PutFatal
+)
+
+// String names the outcome for traces.
+func (o PutOutcome) String() string {
+	switch o {
+	case PutOK:
+		return "PutOK"
+	case PutRetriable:
+		return "PutRetriable"
+	case PutFatal:
+		return "PutFatal"
+	}
+	return fmt.Sprintf("PutOutcome(%d)", int8(o))
+}
+
+// Decision says what a task does with a record or a batch after an outcome
+// (§4.2's outcome mapping). The zero Decision means "carry on": the record
+// proceeds to put(), or, after a successful put() on a consumer sink, its
+// offsets become committable at the next flush.
+type Decision struct {
+	// Ack is the acknowledgement a share sink sends for the record or batch
+	// (AckAccept, AckRelease or AckReject); 0 (share.AckGap, never sent by a
+	// sink) means none: always for consumer sinks, and for a share sink
+	// that carries on or fails.
+	Ack share.AcknowledgeType
+	// FailTask: the task dies (FAILED). A share sink's close then releases
+	// its un-acknowledged records for redelivery to other tasks.
+	FailTask bool
+	// RetrySameBatch: a consumer sink pauses its partitions and hands the
+	// same batch to put() again (WorkerSinkTask's RetriableException path).
+	RetrySameBatch bool
+	// SkipRecord: the record is left out of the batch handed to put()
+	// (errors.tolerance=all).
+	SkipRecord bool
+	// ToConnectDLQ: the record is reported to Connect's KIP-298 DLQ topic.
+	ToConnectDLQ bool
+}
+
+// String lists what the decision does, for traces: e.g. "ACCEPT",
+// "RELEASE", "FAIL_TASK", "SKIP_RECORD+CONNECT_DLQ+REJECT", or "CONTINUE"
+// for the zero Decision. Printing Ack 0 as share's "GAP" would mislead.
+func (d Decision) String() string {
+	var parts []string
+	if d.FailTask {
+		parts = append(parts, "FAIL_TASK")
+	}
+	if d.RetrySameBatch {
+		parts = append(parts, "RETRY_SAME_BATCH")
+	}
+	if d.SkipRecord {
+		parts = append(parts, "SKIP_RECORD")
+	}
+	if d.ToConnectDLQ {
+		parts = append(parts, "CONNECT_DLQ")
+	}
+	if d.Ack != 0 {
+		parts = append(parts, d.Ack.String())
+	}
+	if len(parts) == 0 {
+		return "CONTINUE"
+	}
+	return strings.Join(parts, "+")
+}
+
+// checkKind refuses a SinkConfig that did not come from Resolve.
+func (c SinkConfig) checkKind() error {
+	if !c.Kind.valid() {
+		return kerr.InvalidRequest.WithMessage("connect: sink kind %v: the config did not come from Resolve", c.Kind)
+	}
+	return nil
+}
+
+// OnConvert maps one record's conversion outcome to a Decision: ConvertOK
+// carries on (the zero Decision), ConvertFailed is OnConvertFailure. An
+// unknown outcome or an unresolved config is INVALID_REQUEST.
+func (c SinkConfig) OnConvert(o ConvertOutcome, brokerDLQ bool) (Decision, error) {
+	switch o {
+	case ConvertOK:
+		return Decision{}, c.checkKind()
+	case ConvertFailed:
+		return c.OnConvertFailure(brokerDLQ)
+	}
+	return Decision{}, kerr.InvalidRequest.WithMessage("connect: unknown convert outcome %v", o)
+}
+
+// OnConvertFailure maps a converter/SMT failure (§3.2, §4.2). With
+// errors.tolerance=none the task fails, for both kinds, and a share sink
+// acknowledges nothing (its close releases the record). With all the record
+// is skipped: reported to Connect's DLQ when DLQTopic is set, and a share
+// sink ACCEPTs it, or REJECTs it when brokerDLQ says the share group has a
+// KIP-1191 DLQ, so the broker copies it there. brokerDLQ is ignored for
+// consumer sinks. An unresolved config is INVALID_REQUEST.
+func (c SinkConfig) OnConvertFailure(brokerDLQ bool) (Decision, error) {
+	if err := c.checkKind(); err != nil {
+		return Decision{}, err
+	}
+	if c.ErrorsTolerance != ToleranceAll {
+		return Decision{FailTask: true}, nil
+	}
+	d := Decision{SkipRecord: true, ToConnectDLQ: c.DLQTopic != ""}
+	if c.Kind == ShareSink {
+		d.Ack = share.AckAccept
+		if brokerDLQ {
+			d.Ack = share.AckReject
+		}
+	}
+	return d, nil
+}
+
+// OnPut maps a put() outcome for the whole batch (§4.2). PutOK: a share
+// sink ACCEPTs, a consumer sink carries on (offsets committable).
+// PutRetriable: a share sink RELEASEs the batch (no local retry; the
+// delivery count grows and the broker archives at the limit), a consumer
+// sink retries the same batch. PutFatal: the task fails, never REJECT (that
+// would drop data without a DLQ). An unknown outcome or an unresolved
+// config is INVALID_REQUEST.
+func (c SinkConfig) OnPut(o PutOutcome) (Decision, error) {
+	if err := c.checkKind(); err != nil {
+		return Decision{}, err
+	}
+	shareSink := c.Kind == ShareSink
+	switch o {
+	case PutOK:
+		if shareSink {
+			return Decision{Ack: share.AckAccept}, nil
+		}
+		return Decision{}, nil
+	case PutRetriable:
+		if shareSink {
+			return Decision{Ack: share.AckRelease}, nil
+		}
+		return Decision{RetrySameBatch: true}, nil
+	case PutFatal:
+		return Decision{FailTask: true}, nil
+	}
+	return Decision{}, kerr.InvalidRequest.WithMessage("connect: unknown put outcome %v", o)
+}

@@ -1,0 +1,70 @@
+package connect_test
+
+import (
+	"fmt"
+
+	"github.com/coordsim/coordsim/connect"
+)
+
+// A worker switches its sinks to share groups (KIP-1302); the connector
+// keeps Connect's earliest default and sets a session timeout a share
+// consumer would reject. Resolve strips it, forces explicit
+// acknowledgement, and moves "earliest" to the share group's config.
+func ExampleResolve() {
+	worker := connect.Props{"consumer.group.protocol": "share"}
+	connector := connect.Props{
+		"name":                                 "orders-sink",
+		"topics":                               "orders, payments",
+		"tasks.max":                            "8",
+		"consumer.override.session.timeout.ms": "10000",
+	}
+	cfg, err := connect.Resolve(worker, connector)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("kind:", cfg.Kind)
+	fmt.Println("group:", cfg.GroupID)
+	fmt.Println("topics:", cfg.Topics, "tasks:", cfg.Tasks)
+	fmt.Println("stripped:", cfg.Stripped)
+	for _, k := range cfg.GroupConfigs.SortedKeys() {
+		fmt.Printf("group config: %s=%s\n", k, cfg.GroupConfigs[k])
+	}
+	for _, k := range cfg.Consumer.SortedKeys() {
+		fmt.Printf("consumer: %s=%s\n", k, cfg.Consumer[k])
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Println("warning:", w)
+	}
+	// Output:
+	// kind: share
+	// group: connect-orders-sink
+	// topics: [orders payments] tasks: 8
+	// stripped: [auto.offset.reset enable.auto.commit group.protocol session.timeout.ms]
+	// group config: share.auto.offset.reset=earliest
+	// consumer: group.id=connect-orders-sink
+	// consumer: share.acknowledgement.mode=explicit
+	// warning: consumer.override.session.timeout.ms=10000 dropped: a share consumer rejects it; the group config share.session.timeout.ms governs it
+}
+
+// A share sink maps each outcome to an acknowledgement: a batch put()
+// accepts, a retriable put() failure releases for redelivery, and a record
+// that fails conversion under errors.tolerance=all is rejected into the
+// broker's dead-letter queue when the group has one.
+func ExampleSinkConfig_OnPut() {
+	cfg, _ := connect.Resolve(nil, connect.Props{
+		"name": "s", "topics": "orders", "errors.tolerance": "all",
+		"consumer.override.group.protocol": "share",
+	})
+	for _, o := range []connect.PutOutcome{connect.PutOK, connect.PutRetriable, connect.PutFatal} {
+		d, _ := cfg.OnPut(o)
+		fmt.Printf("%v: %v\n", o, d)
+	}
+	d, _ := cfg.OnConvertFailure(true)
+	fmt.Printf("convert failure, broker DLQ: %v\n", d)
+	// Output:
+	// PutOK: ACCEPT
+	// PutRetriable: RELEASE
+	// PutFatal: FAIL_TASK
+	// convert failure, broker DLQ: SKIP_RECORD+REJECT
+}
