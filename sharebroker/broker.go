@@ -1,0 +1,421 @@
+package sharebroker
+
+import (
+	"math"
+	"sort"
+
+	"github.com/google/btree"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/share"
+)
+
+// Limits (TIGER_STYLE: a limit on everything). Requests beyond them are
+// INVALID_REQUEST and change nothing.
+const (
+	// DefaultMaxShareSessions is group.share.max.share.sessions' default.
+	DefaultMaxShareSessions = 2000
+	// MaxMaxShareSessions bounds Config.MaxShareSessions.
+	MaxMaxShareSessions = 1_000_000
+	// MaxTopics bounds the topics of one broker.
+	MaxTopics = 10_000
+	// MaxPartitionsPerTopic bounds CreateTopic's partition count.
+	MaxPartitionsPerTopic int32 = 10_000
+	// MaxPartitionsPerRequest bounds the partitions one ShareFetch fetches,
+	// the partitions one request acknowledges, and one admin call's offsets.
+	MaxPartitionsPerRequest = 10_000
+	// MaxRecordsPerProduce bounds the records of one produced batch.
+	MaxRecordsPerProduce int32 = 100_000
+	// MaxLogBatches bounds the live batches of one topic partition's log.
+	MaxLogBatches = 1 << 24
+	// MaxTopicNameLength is Kafka's topic name limit.
+	MaxTopicNameLength = 249
+	// MaxIDLength bounds group and member ids.
+	MaxIDLength = 1024
+	// MaxGroupConfigs bounds the groups with a dynamic config.
+	MaxGroupConfigs = 100_000
+	// MaxCachedSharePartitions bounds the share-partitions cached at once;
+	// a fetch that would create one more gets INVALID_REQUEST for that
+	// partition (Kafka has no such limit but memory).
+	MaxCachedSharePartitions = 1_000_000
+	// MaxDLQWriteDelayMs bounds Config.DLQWriteDelayMs.
+	MaxDLQWriteDelayMs int64 = 3_600_000
+)
+
+// TopicPartition names one partition of a data topic.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// Config is the broker's static configuration.
+type Config struct {
+	// MaxShareSessions is group.share.max.share.sessions (0 → 2000): the
+	// sessions the cache holds across all groups before an epoch-0 request
+	// for a new (group, member) gets SHARE_SESSION_LIMIT_REACHED.
+	MaxShareSessions int
+	// Defaults is the broker-level share-partition config (group.share.*);
+	// zero fields take share's defaults. BatchSize is the MaxRecords a fetch
+	// asking for 0 gets. DLQEnabled must be false: the DLQ is per group
+	// (GroupConfig.DLQTopic).
+	Defaults share.Config
+	// DLQWriteDelayMs is how long a KIP-1191 dead-letter write takes (≥0);
+	// ARCHIVING records stay ARCHIVING that long.
+	DLQWriteDelayMs int64
+}
+
+// GroupConfig is the per-group dynamic config (share.* group configs,
+// KIP-1240). Zero fields take the broker Defaults. It applies to
+// share-partitions created after SetGroupConfig: first fetch, rebuild after
+// an eviction, or a leader move.
+type GroupConfig struct {
+	// AutoOffsetReset is share.auto.offset.reset; the zero value (latest)
+	// means "broker default". AutoOffsetResetDurationMs goes with it.
+	AutoOffsetReset           share.AutoOffsetReset
+	AutoOffsetResetDurationMs int64
+	// MaxDeliveryCount is share.delivery.count.limit.
+	MaxDeliveryCount int32
+	// RecordLockDurationMs is share.record.lock.duration.ms.
+	RecordLockDurationMs int64
+	// RenewDisabled is share.renew.acknowledge.enable=false.
+	RenewDisabled bool
+	// DLQTopic is errors.deadletterqueue.topic.name; "" = off; it must be
+	// an existing topic.
+	DLQTopic string
+}
+
+// partitionLog is one topic partition: its log of producer batches and its
+// leader epoch. batches holds the live batches only (none entirely below
+// logStart), ascending and contiguous, the last ending at logEnd − 1.
+type partitionLog struct {
+	batches     []share.LogBatch
+	logStart    int64
+	logEnd      int64
+	leaderEpoch int32
+}
+
+// firstBatchFrom returns the index of the first batch containing or after
+// offset (binary search; batches are ascending).
+func (l *partitionLog) firstBatchFrom(offset int64) int {
+	return sort.Search(len(l.batches), func(i int) bool { return l.batches[i].LastOffset >= offset })
+}
+
+// searchTimestamp returns the index of the first batch with a max
+// timestamp at or after sinceMs (timestamps ascend: the clock never goes
+// back), or len(batches).
+func searchTimestamp(batches []share.LogBatch, sinceMs int64) int {
+	return sort.Search(len(batches), func(i int) bool { return batches[i].MaxTimestampMs >= sinceMs })
+}
+
+func (l *partitionLog) append(nowMs int64, records int64) share.LogBatch {
+	b := share.LogBatch{BaseOffset: l.logEnd, LastOffset: l.logEnd + records - 1, MaxTimestampMs: nowMs}
+	l.batches = append(l.batches, b)
+	l.logEnd += records
+	return b
+}
+
+// Broker is the share-group side of a Kafka cluster's brokers (see the
+// package doc). The zero value is not usable; call New.
+type Broker struct {
+	cfg       Config
+	persister *share.Persister
+
+	topics       map[string][]*partitionLog // lookups only; listings sort
+	groupConfigs map[string]GroupConfig
+
+	sessions      map[sessionKey]*session
+	groupSessions map[string]int // sessions per group
+
+	entries map[share.Key]*entry
+	byGroup *btree.BTreeG[*entry] // (group, topic, partition)
+	byTopic *btree.BTreeG[*entry] // (topic, partition, group)
+	known   *btree.BTreeG[share.Key]
+
+	timers   *coordinator.TimerQueue[timerPayload]
+	dlqFault func(share.Key, share.DLQWrite) bool
+
+	lastNowMs int64
+	retired   share.Stats // stats of share-partition objects no longer cached
+	evictions int64
+	pollGen   uint64
+}
+
+// New returns a broker with no topics, sessions or state.
+func New(cfg Config) (*Broker, error) {
+	if cfg.MaxShareSessions < 0 || cfg.MaxShareSessions > MaxMaxShareSessions {
+		return nil, kerr.InvalidRequest.WithMessage("sharebroker: max share sessions %d outside [0, %d]", cfg.MaxShareSessions, MaxMaxShareSessions)
+	}
+	if cfg.DLQWriteDelayMs < 0 || cfg.DLQWriteDelayMs > MaxDLQWriteDelayMs {
+		return nil, kerr.InvalidRequest.WithMessage("sharebroker: DLQ write delay %d ms outside [0, %d]", cfg.DLQWriteDelayMs, MaxDLQWriteDelayMs)
+	}
+	if cfg.Defaults.DLQEnabled {
+		return nil, kerr.InvalidRequest.WithMessage("sharebroker: the DLQ is enabled per group (GroupConfig.DLQTopic)")
+	}
+	if err := validateShareConfig(cfg.Defaults); err != nil {
+		return nil, err
+	}
+	if cfg.MaxShareSessions == 0 {
+		cfg.MaxShareSessions = DefaultMaxShareSessions
+	}
+	if cfg.Defaults.BatchSize == 0 {
+		cfg.Defaults.BatchSize = share.DefaultBatchSize
+	}
+	return &Broker{
+		cfg:           cfg,
+		persister:     share.NewPersister(),
+		topics:        make(map[string][]*partitionLog),
+		groupConfigs:  make(map[string]GroupConfig),
+		sessions:      make(map[sessionKey]*session),
+		groupSessions: make(map[string]int),
+		entries:       make(map[share.Key]*entry),
+		byGroup:       btree.NewG(8, func(a, b *entry) bool { return keyLess(a.key, b.key) }),
+		byTopic:       btree.NewG(8, func(a, b *entry) bool { return topicKeyLess(a.key, b.key) }),
+		known:         btree.NewG(8, keyLess),
+		timers:        coordinator.NewTimerQueue[timerPayload](),
+	}, nil
+}
+
+// validateShareConfig runs share's own config validation (unexported there)
+// by building a throw-away share-partition without a persister.
+func validateShareConfig(c share.Config) error {
+	_, err := share.New(share.Key{Group: "validate", Topic: "validate"}, c, 0, nil)
+	return err
+}
+
+func keyLess(a, b share.Key) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	if a.Topic != b.Topic {
+		return a.Topic < b.Topic
+	}
+	return a.Partition < b.Partition
+}
+
+func topicKeyLess(a, b share.Key) bool {
+	if a.Topic != b.Topic {
+		return a.Topic < b.Topic
+	}
+	if a.Partition != b.Partition {
+		return a.Partition < b.Partition
+	}
+	return a.Group < b.Group
+}
+
+// checkNow refuses a time before the last one seen: share-partitions refuse
+// it too, and checking here keeps a refused request from changing anything.
+func (b *Broker) checkNow(nowMs int64) error {
+	if nowMs < 0 || nowMs < b.lastNowMs {
+		return kerr.InvalidRequest.WithMessage("sharebroker: time %d ms before %d ms", nowMs, b.lastNowMs)
+	}
+	return nil
+}
+
+func checkID(what, id string) error {
+	if id == "" || len(id) > MaxIDLength {
+		return kerr.InvalidRequest.WithMessage("sharebroker: %s id of length %d outside [1, %d]", what, len(id), MaxIDLength)
+	}
+	return nil
+}
+
+// validTopicName is Kafka's rule: 1..249 of [a-zA-Z0-9._-], not "." or "..".
+func validTopicName(name string) bool {
+	if name == "" || len(name) > MaxTopicNameLength || name == "." || name == ".." {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateTopic creates a topic of partitions empty partitions, leader epoch
+// 0. kerr has no TOPIC_ALREADY_EXISTS, so a duplicate is INVALID_REQUEST; an
+// illegal name is INVALID_TOPIC_EXCEPTION.
+func (b *Broker) CreateTopic(name string, partitions int32) error {
+	if !validTopicName(name) {
+		return kerr.InvalidTopicException.WithMessage("sharebroker: illegal topic name %q", name)
+	}
+	if partitions < 1 || partitions > MaxPartitionsPerTopic {
+		return kerr.InvalidRequest.WithMessage("sharebroker: %d partitions outside [1, %d]", partitions, MaxPartitionsPerTopic)
+	}
+	if _, ok := b.topics[name]; ok {
+		return kerr.InvalidRequest.WithMessage("sharebroker: topic %q already exists", name)
+	}
+	if len(b.topics) >= MaxTopics {
+		return kerr.InvalidRequest.WithMessage("sharebroker: %d topics reached", MaxTopics)
+	}
+	logs := make([]*partitionLog, partitions)
+	for i := range logs {
+		logs[i] = &partitionLog{}
+	}
+	b.topics[name] = logs
+	return nil
+}
+
+// log returns tp's log, or UNKNOWN_TOPIC_OR_PARTITION.
+func (b *Broker) log(tp TopicPartition) (*partitionLog, error) {
+	logs, ok := b.topics[tp.Topic]
+	if !ok || tp.Partition < 0 || int(tp.Partition) >= len(logs) {
+		return nil, kerr.UnknownTopicOrPartition.WithMessage("sharebroker: unknown topic partition %s-%d", tp.Topic, tp.Partition)
+	}
+	return logs[tp.Partition], nil
+}
+
+// Produce appends one log batch of records records (1..100000), with
+// MaxTimestampMs = nowMs, to tp and returns it. The log end is the high
+// watermark: produced records are at once fetchable.
+func (b *Broker) Produce(nowMs int64, tp TopicPartition, records int32) (share.LogBatch, error) {
+	if err := b.checkNow(nowMs); err != nil {
+		return share.LogBatch{}, err
+	}
+	l, err := b.log(tp)
+	if err != nil {
+		return share.LogBatch{}, err
+	}
+	if records < 1 || records > MaxRecordsPerProduce {
+		return share.LogBatch{}, kerr.InvalidRequest.WithMessage("sharebroker: %d records outside [1, %d]", records, MaxRecordsPerProduce)
+	}
+	if len(l.batches) >= MaxLogBatches {
+		return share.LogBatch{}, kerr.InvalidRequest.WithMessage("sharebroker: log of %s-%d holds %d batches", tp.Topic, tp.Partition, MaxLogBatches)
+	}
+	b.lastNowMs = nowMs
+	return l.append(nowMs, int64(records)), nil
+}
+
+// EndOffset returns tp's log end offset, which is also its high watermark
+// (exclusive).
+func (b *Broker) EndOffset(tp TopicPartition) (int64, error) {
+	l, err := b.log(tp)
+	if err != nil {
+		return 0, err
+	}
+	return l.logEnd, nil
+}
+
+// LogStartOffset returns tp's log start offset: records below it are gone.
+func (b *Broker) LogStartOffset(tp TopicPartition) (int64, error) {
+	l, err := b.log(tp)
+	if err != nil {
+		return 0, err
+	}
+	return l.logStart, nil
+}
+
+// DeleteRecords moves tp's log start to beforeOffset (Kafka's
+// DeleteRecords; it never moves back, a lower offset changes nothing;
+// above the log end is INVALID_REQUEST). Every cached share-partition of tp
+// archives its AVAILABLE records below it (share's UpdateLogStartOffset);
+// share-partitions not cached catch up on their next fetch.
+func (b *Broker) DeleteRecords(nowMs int64, tp TopicPartition, beforeOffset int64) error {
+	if err := b.checkNow(nowMs); err != nil {
+		return err
+	}
+	l, err := b.log(tp)
+	if err != nil {
+		return err
+	}
+	if beforeOffset < 0 || beforeOffset > l.logEnd {
+		return kerr.InvalidRequest.WithMessage("sharebroker: delete before %d outside [0, %d]", beforeOffset, l.logEnd)
+	}
+	b.lastNowMs = nowMs
+	if beforeOffset <= l.logStart {
+		return nil
+	}
+	l.logStart = beforeOffset
+	l.batches = l.batches[l.firstBatchFrom(beforeOffset):]
+	for _, e := range b.entriesOfTopicPartition(tp) {
+		res, err := e.sp.UpdateLogStartOffset(beforeOffset)
+		invariant(err == nil || e.sp.Fenced() != nil, "UpdateLogStartOffset failed on a live partition")
+		b.afterOp(nowMs, e, res.DLQ)
+	}
+	return nil
+}
+
+// SetGroupConfig sets group's dynamic config after validating it (delivery
+// count, lock duration and reset bounds as share validates them; the DLQ
+// topic must exist). It applies to share-partitions created afterwards
+// (first fetch, rebuild after eviction, leader move): live ones keep theirs.
+func (b *Broker) SetGroupConfig(group string, gc GroupConfig) error {
+	if err := checkID("group", group); err != nil {
+		return err
+	}
+	if gc.DLQTopic != "" {
+		if _, ok := b.topics[gc.DLQTopic]; !ok {
+			return kerr.InvalidRequest.WithMessage("sharebroker: DLQ topic %q does not exist", gc.DLQTopic)
+		}
+	}
+	if err := validateShareConfig(b.shareConfig(gc)); err != nil {
+		return err
+	}
+	if _, ok := b.groupConfigs[group]; !ok && len(b.groupConfigs) >= MaxGroupConfigs {
+		return kerr.InvalidRequest.WithMessage("sharebroker: %d group configs reached", MaxGroupConfigs)
+	}
+	b.groupConfigs[group] = gc
+	return nil
+}
+
+// GroupConfig returns group's dynamic config as set (zero when never set).
+func (b *Broker) GroupConfig(group string) GroupConfig { return b.groupConfigs[group] }
+
+// shareConfig merges gc over the broker defaults. BatchSize is
+// share.MaxBatchSize: the broker bounds each fetch by its log window (see
+// the package doc), so share's own budget must never bind first.
+func (b *Broker) shareConfig(gc GroupConfig) share.Config {
+	c := b.cfg.Defaults
+	if gc.AutoOffsetReset != share.ResetLatest {
+		c.AutoOffsetReset, c.AutoOffsetResetDurationMs = gc.AutoOffsetReset, gc.AutoOffsetResetDurationMs
+	} else if gc.AutoOffsetResetDurationMs != 0 {
+		// A duration without by_duration is invalid: let share say so.
+		c.AutoOffsetResetDurationMs = gc.AutoOffsetResetDurationMs
+	}
+	if gc.MaxDeliveryCount != 0 {
+		c.MaxDeliveryCount = gc.MaxDeliveryCount
+	}
+	if gc.RecordLockDurationMs != 0 {
+		c.RecordLockDurationMs = gc.RecordLockDurationMs
+	}
+	c.RenewDisabled = c.RenewDisabled || gc.RenewDisabled
+	c.DLQEnabled = gc.DLQTopic != ""
+	c.BatchSize = share.MaxBatchSize
+	return c
+}
+
+// SetPersistFault installs a persister write-fault hook: a non-nil answer
+// fails that write (share.Persister.SetWriteFault). nil removes it.
+func (b *Broker) SetPersistFault(f func(share.Key) error) {
+	if f == nil {
+		b.persister.SetWriteFault(nil)
+		return
+	}
+	b.persister.SetWriteFault(func(st share.PersistedState) error { return f(st.Key) })
+}
+
+// SetDLQFault installs a DLQ write-fault hook: true fails that write (the
+// records still go ARCHIVED, KIP-1191: a DLQ failure never blocks
+// progress). nil removes it.
+func (b *Broker) SetDLQFault(f func(share.Key, share.DLQWrite) bool) { b.dlqFault = f }
+
+// Persister returns the share coordinator model every share-partition
+// writes to.
+func (b *Broker) Persister() *share.Persister { return b.persister }
+
+// invariant panics when cond is false: reaching it is a bug in this
+// package or in share, which must stop the test or the simulator.
+func invariant(cond bool, msg string) {
+	if !cond {
+		panic("sharebroker: invariant violated: " + msg)
+	}
+}
+
+// nextEpoch is Kafka's ShareRequestMetadata.nextEpoch: 1, 2, …, MaxInt32, 1.
+func nextEpoch(e int32) int32 {
+	if e == math.MaxInt32 {
+		return 1
+	}
+	return e + 1
+}

@@ -1,0 +1,80 @@
+// Package sharebroker is the broker side of KIP-932 share groups: Kafka's
+// SharePartitionManager, ShareSessionCache and the data-topic logs they read
+// (reference/share_groups.md §1.10, §1.11, §3.1). It drives many
+// share.SharePartition state machines, one per (share group, topic,
+// partition), and one share.Persister standing for the share coordinator.
+//
+// A Broker holds the topics and their logs (Produce, DeleteRecords, leader
+// epochs), the share sessions keyed by (group, member) with their epochs,
+// the cache of live share-partitions (created on first fetch from the
+// persisted state, evicted when the last session of their group goes,
+// rebuilt on a leader move), one lock-expiry timer per cached
+// share-partition and one timer per pending dead-letter write (KIP-1191).
+// ShareFetch applies piggy-backed acknowledgements, then acquires records
+// from each requested partition; ShareAcknowledge applies acknowledgements;
+// a FINAL epoch or DropConnection releases the member's records.
+//
+// It must never read a clock (nowMs is always an argument, and must not go
+// back between calls), start a goroutine, hold global state, or let Go map
+// iteration order reach an output (every listing is sorted). Every public
+// entry point validates its input first and returns a kerr error that
+// changed nothing; per-partition failures go into the response instead,
+// as Kafka's per-partition error codes do. It is not safe for concurrent
+// use: the simulator owns it from one goroutine.
+//
+// The caller drives time: call Poll(nowMs) before handling requests at
+// nowMs (lock expiries and DLQ completions first, reference §8), and
+// sleep or jump virtual time to NextDeadline.
+//
+// Choices where Kafka is unsure, or where we simplify:
+//
+//   - One session cache for the whole cluster rather than one per broker:
+//     MaxShareSessions bounds all sessions. A client talks to one broker per
+//     partition leader in Kafka; here a session covers every partition.
+//   - Epoch 0 on a key that already has a session replaces it, like Kafka's
+//     newContext: the old session's records are NOT released, they come back
+//     by lock expiry (or a later FINAL/drop of the same member).
+//   - Acknowledgements for a share-partition that is not cached (never
+//     fetched, or evicted by the group listener, an admin reset, fencing)
+//     answer UNKNOWN_TOPIC_OR_PARTITION for that partition, as Kafka's
+//     SharePartitionManager.acknowledge does when the partition cache misses.
+//   - The per-fetch MaxRecords cannot be passed to share.SharePartition
+//     (its BatchSize is fixed at creation), so share-partitions are created
+//     with BatchSize = share.MaxBatchSize and the broker bounds what one
+//     fetch acquires by the log window it hands over: whole log batches from
+//     the next fetch offset until they hold MaxRecords acquirable records
+//     (cached AVAILABLE ones and new ones; the group's default,
+//     Config.Defaults.BatchSize, when 0). That is share's own budget rule
+//     (batch_optimized: whole batches, a soft limit); share still applies
+//     the in-flight limit and poison-pill throttling. sp.Config().BatchSize
+//     therefore reads share.MaxBatchSize.
+//   - Group configs (SetGroupConfig) apply to share-partitions created
+//     afterwards: on first fetch, on a rebuild after eviction, or on a
+//     leader move. A live share-partition keeps the config it was built
+//     with, including its DLQ topic. A zero GroupConfig field takes the
+//     broker default, so a group cannot set share.auto.offset.reset=latest
+//     (the zero value) or renew enabled over a broker default that differs.
+//   - Dead-letter writes take DLQWriteDelayMs of virtual time; the records
+//     stay ARCHIVING meanwhile. A write becomes one batch of the DLQ topic
+//     partition sourcePartition % partitions. A share-partition evicted or
+//     rebuilt while writes are pending drops them; the next object finds
+//     ARCHIVING in the persisted state and re-issues them (PendingDLQ), so
+//     no DLQ record is written twice here (Kafka may duplicate).
+//   - Evicting a group's share-partitions (last session gone, admin reset)
+//     drops their in-memory state; what was not persisted (acquisitions,
+//     lock expiries whose write failed) comes back as persisted.
+//   - share.Persister has no delete and no listing: the broker remembers
+//     every key it initialised (ListShareGroupOffsets covers those), and
+//     DeleteShareGroupState re-initialises each key with a bumped state
+//     epoch and UninitializedStartOffset, which is what the next start sees
+//     (share.auto.offset.reset applies). Listing skips keys whose start
+//     offset is unresolved. Listing reads the persister with the partition's
+//     current leader epoch, which records that epoch: harmless, since every
+//     live share-partition already writes with it.
+//   - Admin operations (ListShareGroupOffsets, AlterShareGroupOffsets,
+//     DeleteShareGroupState) trust the group coordinator to have checked
+//     that the group is EMPTY (NON_EMPTY_GROUP is its answer, not ours).
+//   - Not modelled: fetch sessions' incremental partition lists (every
+//     ShareFetch names its partitions), MaxWaitMs/MinBytes (a fetch never
+//     waits), record_limit mode, transactions, topic deletion.
+package sharebroker
