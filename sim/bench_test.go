@@ -25,3 +25,60 @@ func BenchmarkSimulation(b *testing.B) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }
+
+// BenchmarkSinkScaling is KIP-1302's scaling claim in one run: a share
+// sink and a consumer-group sink on a 4-partition topic with a backlog,
+// each with 2, 4 and 6 tasks, put() dominating (1–3 s per 100 records).
+// It reports the virtual throughput (records/s of virtual time, measured
+// over the last 20 of 30 minutes) as custom metrics; the wall-time figures
+// are the simulator's cost. The share sink should scale ~3× from 2 to 6
+// tasks; the consumer sink stops at 4 (one task per partition).
+func BenchmarkSinkScaling(b *testing.B) {
+	for _, kind := range []string{"share", "consumer"} {
+		for _, tasks := range []int{2, 4, 6} {
+			b.Run(kind+"/tasks="+string(rune('0'+tasks)), func(b *testing.B) {
+				b.ReportAllocs()
+				var perSec float64
+				for i := 0; i < b.N; i++ {
+					perSec = sinkThroughput(b, kind, tasks, uint64(i+1))
+				}
+				b.ReportMetric(perSec, "records/vs")
+			})
+		}
+	}
+}
+
+// sinkThroughput runs one sink with a fixed task count and returns its
+// delivery rate between 10m and 30m of virtual time.
+func sinkThroughput(b *testing.B, kind string, tasks int, seed uint64) float64 {
+	o := sim.DefaultOptions()
+	o.Seed, o.Duration = seed, 30*time.Minute
+	o.Retention, o.CheckInterval = 10*time.Minute, 2*time.Minute
+	o.Workload = sim.Workload{MembersMin: 1, MembersMax: 1, LifetimeMin: time.Minute, LifetimeMax: time.Minute, ArrivalWindow: 1, CommitInterval: time.Second}
+	o.Faults = sim.Faults{}
+	cfg := map[string]string{"name": "sink", "topics": "orders", "tasks.max": string(rune('0' + tasks))}
+	if kind == "share" {
+		cfg["consumer.override.group.protocol"] = "share"
+	}
+	o.Connect = &sim.ConnectWorkload{
+		Topics:    map[string]int32{"orders": 4},
+		Producers: []sim.Producer{{Topic: "orders", RatePerSec: 1000, BatchRecords: 10}},
+		Connectors: []sim.Connector{{Config: cfg, MaxPollRecords: 100,
+			PutLatencyMin: time.Second, PutLatencyMax: 3 * time.Second}},
+		Drain: time.Minute,
+	}
+	r, err := sim.Run(o, nil)
+	if err != nil || r.Violation != nil {
+		b.Fatalf("%v %v", err, r.Violation)
+	}
+	var at10, at30 int64
+	for _, s := range r.Series.Sinks {
+		if s.AtMs <= (10 * time.Minute).Milliseconds() {
+			at10 = s.Unique
+		}
+		if s.AtMs <= (30 * time.Minute).Milliseconds() {
+			at30 = s.Unique
+		}
+	}
+	return float64(at30-at10) / (20 * time.Minute).Seconds()
+}

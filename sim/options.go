@@ -41,6 +41,10 @@ type Options struct {
 
 	Workload Workload
 	Faults   Faults
+	// Connect adds producers and Kafka Connect sink connectors (consumer- and
+	// share-group sinks, KIP-1302) over a simulated share-partition broker
+	// layer; nil runs none.
+	Connect *ConnectWorkload `json:",omitempty"`
 
 	// ReplayCheckEvery runs the replay-equality invariant every N events
 	// (0: only at the end). It costs O(state) each time.
@@ -112,6 +116,16 @@ type Faults struct {
 	// drops a heartbeat.
 	MemberCrashProb   float64
 	LostHeartbeatProb float64
+
+	// Share faults, used only with a Connect workload. ShareLeaderMovesPerHour
+	// moves a data partition's leadership (share-partitions are rebuilt from
+	// the persister); SharePersistFailProb fails a share-state write;
+	// ShareDLQFailProb fails a dead-letter write; TaskKillsPerHour kills a
+	// random sink task hard inside put() (it restarts a minute later).
+	ShareLeaderMovesPerHour float64
+	SharePersistFailProb    float64
+	ShareDLQFailProb        float64
+	TaskKillsPerHour        float64
 }
 
 // FaultPreset names a fault level.
@@ -137,6 +151,7 @@ func PresetFaults(p FaultPreset) (Faults, error) {
 			ShardMovesPerHour: 0.5, MoveDuringCycleProb: 0.05, LoadDelay: 200 * time.Millisecond,
 			AppendFailureProb: 0.002, CommitDelayMax: 50 * time.Millisecond,
 			MemberCrashProb: 0.01, LostHeartbeatProb: 0.01,
+			ShareLeaderMovesPerHour: 1, SharePersistFailProb: 0.001, ShareDLQFailProb: 0.05, TaskKillsPerHour: 1,
 		}, nil
 	case FaultsHeavy:
 		return Faults{
@@ -146,6 +161,7 @@ func PresetFaults(p FaultPreset) (Faults, error) {
 			ShardMovesPerHour: 4, MoveDuringCycleProb: 0.3, LoadDelay: 2 * time.Second,
 			AppendFailureProb: 0.02, CommitDelayMax: 500 * time.Millisecond,
 			MemberCrashProb: 0.05, LostHeartbeatProb: 0.05,
+			ShareLeaderMovesPerHour: 6, SharePersistFailProb: 0.01, ShareDLQFailProb: 0.2, TaskKillsPerHour: 6,
 		}, nil
 	}
 	return Faults{}, fmt.Errorf("unknown fault preset %q (none, light, heavy)", p)
@@ -202,11 +218,22 @@ func (o Options) Validate() error {
 		{f.PluginBurstLength < 0 || f.PluginBurstLength > 10_000, "plugin-burst-length", "must be in [0, 10000]"},
 		{f.ShardMovesPerHour < 0 || f.ShardMovesPerHour > 3600, "shard-moves-per-hour", "must be in [0, 3600]"},
 		{f.LoadDelay < 0 || f.CommitDelayMax < 0, "delays", "must be >= 0"},
+		{!prob(f.SharePersistFailProb) || !prob(f.ShareDLQFailProb), "faults", "share probabilities must be in [0, 1]"},
+		{f.ShareLeaderMovesPerHour < 0 || f.ShareLeaderMovesPerHour > 3600 || f.TaskKillsPerHour < 0 || f.TaskKillsPerHour > 3600,
+			"faults", "share-leader-moves-per-hour and task-kills-per-hour must be in [0, 3600]"},
 		{o.MaxEvents < 0 || o.StopAt < 0 || o.ReplayCheckEvery < 0 || o.TraceTail < 0, "limits", "must be >= 0"},
 	}
 	for _, c := range checks {
 		if c.bad {
 			return fmt.Errorf("sim: invalid %s: %s", c.field, c.why)
+		}
+	}
+	if o.Connect != nil {
+		if err := o.Connect.Validate(o.Duration); err != nil {
+			return err
+		}
+		if _, err := resolveConnectors(o.Connect); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -41,6 +41,11 @@ type Result struct {
 	// exist at the end of the liveness phase (v1 only; a violation under v2).
 	LeakedRows int64 `json:"leaked_rows"`
 
+	// Produced counts records the Connect workload's producers wrote;
+	// Connect is each connector's outcome (empty without a Connect workload).
+	Produced int64        `json:"produced,omitempty"`
+	Connect  []SinkResult `json:"connect,omitempty"`
+
 	// Marks counts how often each rare branch was reached.
 	Marks map[string]int64 `json:"marks"`
 	// Violation is the first invariant that failed, or nil.

@@ -30,6 +30,21 @@ func (w *world) run() {
 	// groups must expire (retention), be cleaned (one cycle, at most one
 	// more if a cycle was in flight) and be tombstoned (one more sweep).
 	liveEnd := workEnd + o.Retention.Milliseconds() + 4*o.CheckInterval.Milliseconds() + (2 * time.Minute).Milliseconds()
+	if w.cw != nil {
+		// Sinks drain after the workload; their groups then expire like any other.
+		drainEnd := workEnd + o.Connect.drain().Milliseconds()
+		liveEnd += drainEnd - workEnd
+		w.cw.start(workEnd, drainEnd)
+		every := connectSampleEvery(o.Duration)
+		var sample func()
+		sample = func() {
+			w.cw.sample()
+			if w.nowMs()+every.Milliseconds() <= drainEnd {
+				w.eng.after(every, sample)
+			}
+		}
+		w.eng.at(startMs, sample)
+	}
 
 	w.spawnWorkload()
 	w.scheduleRandomMoves(workEnd)
@@ -64,6 +79,9 @@ func (w *world) run() {
 		}
 		fn()
 		w.res.Events++
+		if w.cw != nil {
+			w.cw.afterEvent()
+		}
 		w.schedulePolls()
 		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {
 			w.check.checkReplay()
@@ -138,6 +156,9 @@ func (w *world) finish() {
 	r := w.res
 	r.VirtualTime = time.Duration(w.nowMs()-startMs) * time.Millisecond
 	r.TraceHash = w.trace.sum()
+	if w.cw != nil {
+		w.cw.finish()
+	}
 	r.Violation = w.stopErr
 	r.Marks = map[string]int64{}
 	for _, name := range sortedMarks(w.marks) {

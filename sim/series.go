@@ -29,4 +29,6 @@ type CycleRecord struct {
 type Series struct {
 	Samples []Sample
 	Cycles  []CycleRecord
+	// Sinks is every connector's progress over time (Connect workloads).
+	Sinks []SinkSample
 }

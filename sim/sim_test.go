@@ -111,6 +111,9 @@ func TestInvariantMutants(t *testing.T) {
 			o.ReplayCheckEvery = 20_000
 			return o
 		}},
+		{"share sink acknowledges before put", sim.InvSharePartitions, mutant.Set{ShareSinkAckBeforePut: true}, func(t *testing.T) sim.Options {
+			return builtin(t, "share-kill")
+		}},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {

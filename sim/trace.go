@@ -33,10 +33,14 @@ const (
 	tViolation
 	tUpgrade
 	tMark
+	tFetch
+	tAck
+	tTask
 )
 
 var traceNames = [...]string{"", "join", "heartbeat", "leave", "commit", "push", "response", "crash", "restart",
-	"poll", "plugin-done", "move", "load", "cycle", "delete", "describe", "admin-delete", "heal", "violation", "upgrade", "mark"}
+	"poll", "plugin-done", "move", "load", "cycle", "delete", "describe", "admin-delete", "heal", "violation", "upgrade", "mark",
+	"fetch", "ack", "task"}
 
 // traceEvent is one line of the trace, kept compact so that tracing every
 // event stays cheap; it is formatted only when printed.

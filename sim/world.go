@@ -67,6 +67,7 @@ type world struct {
 	dataLoss map[string]bool // "group/epoch" already counted
 
 	sampleEveryMs int64
+	cw            *connectWorld // nil without a Connect workload
 	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
 	// flight, -1 when none.
 	cycleAt []int
@@ -118,6 +119,19 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	var err error
 	if w.logs, err = coordinator.NewLogs(opts.Partitions); err != nil {
 		return nil, err
+	}
+	if opts.Connect != nil {
+		topics := maps.Clone(w.topics)
+		for name, n := range opts.Connect.Topics {
+			if m, ok := topics[name]; ok && m != n && opts.Workload.Topics != nil {
+				return nil, fmt.Errorf("sim: topic %q has %d partitions in the workload and %d in connect", name, m, n)
+			}
+			topics[name] = n
+		}
+		w.topics = topics
+		if w.cw, err = newConnectWorld(w, opts.Connect); err != nil {
+			return nil, err
+		}
 	}
 	w.check = newChecker(w)
 	if opts.Plugin {
@@ -235,6 +249,9 @@ func (w *world) route(groupID string) int {
 
 // schedulePolls arms a poll event at each dirty broker's next deadline.
 func (w *world) schedulePolls() {
+	if w.cw != nil {
+		w.cw.schedulePoll()
+	}
 	for i, d := range w.dirty {
 		if !d {
 			continue

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/scenario"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -30,6 +33,33 @@ func TestRunPrintsSummaryAndReplayCommand(t *testing.T) {
 		"replay: go run ./cmd/coordsim replay --scenario ci --seed 1 --duration 1h0m0s"} {
 		assert.Contains(t, out, want)
 	}
+	assert.NotContains(t, out, "  sink ", "no connector lines without a Connect workload")
+}
+
+// TestSummaryPrintsSinks proves the summary has one line per connector after
+// the shard moves: its counts, the refusal of a refused one, the kill
+// redelivery when a task was killed with records in flight, and the
+// rebalance pauses of a consumer-group sink.
+func TestSummaryPrintsSinks(t *testing.T) {
+	sc := &scenario.Scenario{Name: "connect", Options: sim.DefaultOptions()}
+	r := &sim.Result{Connect: []sim.SinkResult{
+		{Name: "s3", Kind: "share", Group: "connect-s3", TasksStarted: 2, Produced: 180000, Received: 180240, Unique: 180000,
+			Duplicates: 240, ThroughputPerSec: 100.2},
+		{Name: "s4", Kind: "share", Group: "connect-s4", TasksStarted: 3, TasksKilled: 1, Produced: 10, Received: 10, Unique: 10,
+			Redeliveries: 4, Lost: 1, Undelivered: 2, KilledInFlight: 4, KilledRedelivered: 4, MaxKillRedeliveryMs: 31_200},
+		{Name: "jdbc", Kind: "consumer", Group: "connect-jdbc", TasksStarted: 6, RebalancePauses: 7, RebalancePausedMs: 21_000},
+		{Name: "x", Kind: "share", Group: "orders", Refused: "group orders is a consumer group"},
+	}}
+	var out bytes.Buffer
+	printSummary(&out, sc, r)
+	want := []string{
+		"  shard moves     0",
+		"  sink s3 (share, group connect-s3)  produced 180000, received 180240 (unique 180000, duplicates 240), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 2 failed 0 killed 0, throughput 100/s",
+		"  sink s4 (share, group connect-s4)  produced 10, received 10 (unique 10, duplicates 0), redelivered 4, archived 0, dead-lettered 0, lost 1, undelivered 2, tasks started 3 failed 0 killed 1, throughput 0/s, killed in flight 4, redelivered 4, longest wait 31.2s",
+		"  sink jdbc (consumer, group connect-jdbc)  produced 0, received 0 (unique 0, duplicates 0), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 6 failed 0 killed 0, throughput 0/s, rebalance pauses 7 (21s paused)",
+		"  sink x (share, group orders)  REFUSED: group orders is a consumer group",
+	}
+	assert.Contains(t, out.String(), strings.Join(want, "\n")+"\n", "the sink lines follow the shard moves, in the workload's order")
 }
 
 // TestRunJSONAndFiles proves --json is valid JSON with the result, and that

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/metrics"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sim"
@@ -132,6 +133,9 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	fmt.Fprintf(w, "  cleanup cycles  %d (dropped ticks %d), eligible %d, deletes ok %d / failed %d\n",
 		r.Cycles, r.TicksDropped, r.Eligible, r.DeletesOK, r.DeletesFailed)
 	fmt.Fprintf(w, "  shard moves     %d\n", r.ShardMoves)
+	for _, c := range r.Connect {
+		fmt.Fprintf(w, "  %s\n", sinkLine(c))
+	}
 	if o.Protocol == "v1" {
 		fmt.Fprintf(w, "  accepted plugin-side data loss (v1 race)  %d, leaked rows %d\n", r.AcceptedDataLoss, r.LeakedRows)
 	}
@@ -150,6 +154,31 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		return
 	}
 	fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, ""))
+}
+
+// sinkLine is one connector's outcome on one line: what it received against
+// what was produced, what went wrong with records, its tasks and throughput;
+// the kill redelivery and rebalance pauses when they happened.
+func sinkLine(c sim.SinkResult) string {
+	head := fmt.Sprintf("sink %s (%s, group %s)", c.Name, c.Kind, c.Group)
+	if c.Refused != "" {
+		return head + "  REFUSED: " + c.Refused
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  produced %d, received %d (unique %d, duplicates %d), redelivered %d, archived %d, dead-lettered %d, lost %d",
+		head, c.Produced, c.Received, c.Unique, c.Duplicates, c.Redeliveries, c.Archived, c.DeadLettered, c.Lost)
+	if c.Undelivered > 0 {
+		fmt.Fprintf(&b, ", undelivered %d", c.Undelivered)
+	}
+	fmt.Fprintf(&b, ", tasks started %d failed %d killed %d, throughput %.0f/s", c.TasksStarted, c.TasksFailed, c.TasksKilled, c.ThroughputPerSec)
+	if c.KilledInFlight > 0 {
+		fmt.Fprintf(&b, ", killed in flight %d, redelivered %d, longest wait %s",
+			c.KilledInFlight, c.KilledRedelivered, (time.Duration(c.MaxKillRedeliveryMs) * time.Millisecond).Round(100*time.Millisecond))
+	}
+	if c.Kind == connect.ConsumerSink.String() {
+		fmt.Fprintf(&b, ", rebalance pauses %d (%s paused)", c.RebalancePauses, time.Duration(c.RebalancePausedMs)*time.Millisecond)
+	}
+	return b.String()
 }
 
 // joinCounts renders "type/STATE" counts in Kafka's type and state order.

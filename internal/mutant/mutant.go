@@ -34,4 +34,8 @@ type Set struct {
 	// with the same mutant) departs from a correct replay of the log
 	// (invariant 7).
 	CorruptLiveReplay bool
+	// ShareSinkAckBeforePut makes the simulated share sink task ACCEPT its
+	// records when put() starts instead of when it returns, so a task killed
+	// inside put() loses them (invariant 8: none is lost).
+	ShareSinkAckBeforePut bool
 }

@@ -3,7 +3,12 @@
 // command; a summary table; the invariant verdict (or the violation with its
 // trace); the coverage marks; and plots over virtual time of groups by type
 // and state, eligible groups and deletes per cleanup cycle, stored-epoch
-// classes, committed offsets and plugin rows.
+// classes, committed offsets and plugin rows. A run with a Connect workload
+// also gets a Sinks section: a table of every connector's outcome (records
+// produced, received, duplicated, redelivered, archived, dead-lettered,
+// lost; tasks; throughput; the longest redelivery after a kill) and plots of
+// each connector's throughput and running tasks over virtual time. A run
+// without one renders exactly as if the section did not exist.
 //
 // The plots are drawn by gonum.org/v1/plot through its vg/vgsvg backend and
 // inlined into the page as SVG; the one font they use (Liberation Sans, which

@@ -75,6 +75,9 @@ type figure struct {
 	Caption string
 	SVG     template.HTML
 	Note    string
+	// legendMin widens the legend column beyond legendWidthMin, so that
+	// figures meant to be read together have data areas of one width.
+	legendMin vg.Length
 }
 
 // namedXYs is one line of a plot.
@@ -82,6 +85,8 @@ type namedXYs struct {
 	name  string
 	xys   plotter.XYs
 	color color.Color // nil: from the palette by position
+	// style, when set, is the whole line style (color is then ignored).
+	style *draw.LineStyle
 }
 
 // buildFigures draws the five plots of the report, in page order.
@@ -105,7 +110,7 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 		for _, k := range keys {
 			lines = append(lines, namedXYs{name: k, xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.Groups[k] })})
 		}
-		if err := f.draw(lines, nil, xMax, "groups"); err != nil {
+		if err := f.draw(lines, nil, hoursAxis(xMax), "groups"); err != nil {
 			return nil, err
 		}
 	}
@@ -132,7 +137,7 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 			lines = append(lines, namedXYs{name: k, color: epochColor(k),
 				xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.StoredEpochs[k] })})
 		}
-		if err := f.draw(lines, nil, xMax, "streams groups"); err != nil {
+		if err := f.draw(lines, nil, hoursAxis(xMax), "streams groups"); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +158,7 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 		if len(s.Samples) == 0 {
 			f.Note = noSamples
 		} else if err := f.draw([]namedXYs{{name: one.name, color: one.clr, xys: sampleXYs(s.Samples, one.value)}},
-			nil, xMax, one.yLabel); err != nil {
+			nil, hoursAxis(xMax), one.yLabel); err != nil {
 			return nil, err
 		}
 		figs = append(figs, f)
@@ -220,7 +225,7 @@ func cycleFigure(cycles []sim.CycleRecord, xMax float64) (figure, error) {
 		{"deletes ok", ok, draw.GlyphStyle{Color: palette[4], Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}},
 		{"deletes failed (> 0)", failedSome, draw.GlyphStyle{Color: palette[2], Radius: vg.Points(3.5), Shape: draw.CrossGlyph{}}},
 	}
-	return f, f.draw(nil, points, xMax, yLabel)
+	return f, f.draw(nil, points, hoursAxis(xMax), yLabel)
 }
 
 // namedPoints is one scatter series of a plot.
@@ -230,18 +235,36 @@ type namedPoints struct {
 	glyph draw.GlyphStyle
 }
 
-// draw renders lines and points into f.SVG: x in virtual hours from 0 to
-// xMax, y (labelled yLabel) from 0, and a legend.
-func (f *figure) draw(lines []namedXYs, points []namedPoints, xMax float64, yLabel string) error {
+// timeAxis is the x axis of a plot: virtual time from 0 to max, in a unit
+// that the axis label names and its ticks count.
+type timeAxis struct {
+	max   float64
+	label string
+	ticks plot.Ticker
+}
+
+// hoursAxis is the x axis of the cluster plots: virtual hours up to xMax.
+func hoursAxis(xMax float64) timeAxis {
+	return timeAxis{max: xMax, label: "virtual time (hours)", ticks: hourTicks{}}
+}
+
+// minutesAxis is virtual minutes up to xMax, for short spans.
+func minutesAxis(xMax float64) timeAxis {
+	return timeAxis{max: xMax, label: "virtual time (minutes)", ticks: minuteTicks{}}
+}
+
+// draw renders lines and points into f.SVG: x in virtual time from 0 to
+// x.max, y (labelled yLabel) from 0, and a legend.
+func (f *figure) draw(lines []namedXYs, points []namedPoints, x timeAxis, yLabel string) error {
 	if len(lines) > maxSeries {
 		f.Caption += fmt.Sprintf(" Only the first %d of %d series are drawn.", maxSeries, len(lines))
 		lines = lines[:maxSeries]
 	}
 	p := plot.New()
 	styleAxes(p)
-	p.X.Label.Text = "virtual time (hours)"
+	p.X.Label.Text = x.label
 	p.Y.Label.Text = yLabel
-	p.X.Tick.Marker = hourTicks{}
+	p.X.Tick.Marker = x.ticks
 	p.Y.Tick.Marker = countTicks{}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xdd}
@@ -264,6 +287,10 @@ func (f *figure) draw(lines []namedXYs, points []namedPoints, xMax float64, yLab
 			clr = palette[i%len(palette)]
 		}
 		line.LineStyle = draw.LineStyle{Color: clr, Width: vg.Points(1.5), Dashes: dashes[(i/len(palette))%len(dashes)]}
+		if l.style != nil {
+			line.LineStyle = *l.style
+			clr = l.style.Color
+		}
 		p.Add(line)
 		thumbs := []plot.Thumbnailer{line}
 		if len(xys) < 2 { // a single point draws no line: mark it
@@ -293,10 +320,10 @@ func (f *figure) draw(lines []namedXYs, points []namedPoints, xMax float64, yLab
 	}
 	// Counts start at zero; time starts at zero and ends with the run, so
 	// that all plots share one x range.
-	p.X.Min, p.X.Max = 0, xMax
+	p.X.Min, p.X.Max = 0, x.max
 	p.Y.Min, p.Y.Max = 0, math.Max(yMax*1.05, 1)
 
-	svg, err := render(p, entries, f.Title)
+	svg, err := render(p, entries, f.Title, f.legendMin)
 	if err != nil {
 		return err
 	}
@@ -320,12 +347,12 @@ func styleAxes(p *plot.Plot) {
 // HTML. The legend sits in a column on the right when it fits there; a
 // longer one goes under the plot in as many columns as the width allows,
 // and the figure grows taller instead of the data area narrower.
-func render(p *plot.Plot, entries []legendEntry, label string) (template.HTML, error) {
+func render(p *plot.Plot, entries []legendEntry, label string, legendMin vg.Length) (template.HTML, error) {
 	leg := newLegend()
 	rowHeight := leg.TextStyle.Rectangle("Xg").Size().Y + leg.Padding
 	entryWidth := vg.Length(0)
 	for _, e := range entries {
-		entryWidth = max(entryWidth, leg.ThumbnailWidth+leg.TextStyle.Rectangle(" "+e.name).Size().X)
+		entryWidth = max(entryWidth, legendEntryWidth(leg, e.name))
 	}
 	inner := func(l vg.Length) vg.Length { return l - 2*margin }
 	perColumn := max(1, int(inner(plotHeight)/rowHeight))
@@ -333,7 +360,7 @@ func render(p *plot.Plot, entries []legendEntry, label string) (template.HTML, e
 	if len(entries) <= perColumn {
 		canvas := vgsvg.New(plotWidth, plotHeight)
 		dc := draw.Crop(draw.New(canvas), margin, -margin, margin, -margin)
-		legendWidth := max(entryWidth, legendWidthMin)
+		legendWidth := max(entryWidth, legendWidthMin, legendMin)
 		p.Draw(draw.Crop(dc, 0, -(legendWidth + legendGap), 0, 0))
 		if len(entries) > 0 {
 			col := legendColumn(entries)
@@ -382,6 +409,11 @@ func newLegend() plot.Legend {
 	leg.ThumbnailWidth = vg.Points(24)
 	leg.Padding = vg.Points(3)
 	return leg
+}
+
+// legendEntryWidth is the width of one legend entry: thumbnail and text.
+func legendEntryWidth(leg plot.Legend, name string) vg.Length {
+	return leg.ThumbnailWidth + leg.TextStyle.Rectangle(" "+name).Size().X
 }
 
 // legendColumn is a legend of the given entries, top to bottom.

@@ -27,9 +27,13 @@ func WriteHTML(w io.Writer, r *sim.Result) error {
 	if err != nil {
 		return err
 	}
+	sinkFigs, err := sinkFigures(r)
+	if err != nil {
+		return err
+	}
 	// The font is half a megabyte: embed it only when a plot uses it.
 	var fontCSS template.CSS
-	if slices.ContainsFunc(figs, func(f figure) bool { return f.SVG != "" }) {
+	if slices.ContainsFunc(slices.Concat(figs, sinkFigs), func(f figure) bool { return f.SVG != "" }) {
 		if fontCSS, err = fontFaceCSS(); err != nil {
 			return err
 		}
@@ -39,6 +43,9 @@ func WriteHTML(w io.Writer, r *sim.Result) error {
 		return fmt.Errorf("report: parse template: %w", err)
 	}
 	pg := newPage(r, figs, fontCSS)
+	if hasSinks(r) {
+		pg.Sinks = &sinks{Heads: sinkHeads, Rows: sinkRows(r.Connect), Figures: sinkFigs}
+	}
 	// Render to memory first so that a failure leaves w untouched.
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, pg); err != nil {
@@ -70,6 +77,16 @@ type page struct {
 
 	Figures []figure
 	FontCSS template.CSS
+
+	// Sinks is the Connect section, nil for a run without a Connect workload.
+	Sinks *sinks
+}
+
+// sinks is the Connect section: the connectors' table and their plots.
+type sinks struct {
+	Heads   []string
+	Rows    []sinkRow
+	Figures []figure
 }
 
 // row is one line of a two-column table; Class styles it ("bad", "warn",
@@ -171,6 +188,9 @@ func summaryRows(r *sim.Result) []row {
 	if r.Stopped {
 		rows = append(rows, row{Name: "Stopped", Value: "yes: the run stopped at --stop-at, the figures cover a partial run", Class: "warn"})
 	}
+	if len(r.Connect) > 0 {
+		rows = append(rows, row{Name: "Records produced (Connect)", Value: fmtInt(r.Produced)})
+	}
 	if r.TraceHash != "" {
 		rows = append(rows, row{Name: "Trace hash (FNV-64a)", Value: r.TraceHash})
 	}
@@ -267,7 +287,15 @@ figcaption{color:#4a5563;font-size:14px;margin:0 4px 6px}
 svg.plot{display:block;width:100%;height:auto}
 .note{color:#4a5563;font-style:italic;padding:18px 8px;text-align:center;background:#fafbfc;border:1px dashed #c8ced6;border-radius:4px}
 .muted{color:#6b7683}
-</style>
+{{if .Sinks}}.wide{overflow-x:auto}
+table.sinks{font-size:13px}
+table.sinks th,table.sinks td{padding:4px 6px}
+table.sinks th{vertical-align:bottom;hyphens:manual}
+table.sinks td.name{white-space:nowrap}
+table.sinks td .muted{font-size:12px;white-space:normal}
+table.sinks td.bad{background:#fde8e8;color:#9b1c1c;font-weight:600}
+table.sinks td.warn{background:#fff6dd}
+{{end}}</style>
 </head>
 <body>
 <main>
@@ -300,7 +328,18 @@ svg.plot{display:block;width:100%;height:auto}
 {{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
 </div>
 </div>
-{{with .Violation}}
+{{with .Sinks}}
+<h2 id="sinks">Sinks</h2>
+<p class="meta">Each Kafka Connect sink connector (its group id under its name) and its outcome: records produced to its topics, put by its tasks (all puts, distinct records, the difference), delivered again, archived by the broker, dead-lettered, lost (any is a violation for a share sink) and left unprocessed at the end.</p>
+{{if .Rows}}<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})<br><span class="muted">{{.Group}}</span></td>{{if .Refused}}<td class="bad" colspan="{{len $.Sinks.Heads}}">REFUSED: {{.Refused}}</td>{{else}}{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table></div>{{else}}<p class="muted">No connector result recorded.</p>{{end}}
+{{range .Figures}}<figure id="{{.ID}}">
+<h3>{{.Title}}</h3>
+<figcaption>{{.Caption}}</figcaption>
+{{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
+</figure>
+{{end}}{{end}}{{with .Violation}}
 <h2 id="violation">Invariant violation</h2>
 <table class="summary"><tbody>
 <tr class="bad"><td>Invariant</td><td>{{.Invariant}}</td></tr>

@@ -39,6 +39,49 @@ func (hourTicks) Ticks(lo, hi float64) []plot.Tick {
 		step = 720 * math.Ceil((hi-lo)/step/maxLabels)
 		minor = 1
 	}
+	return stepTicks(lo, hi, step, minor)
+}
+
+// minuteTicks marks virtual time in round minutes (every 1, 2, 5, 10, 15,
+// 20, 30 or 60 minutes...), at most ten labels; the sink plots of short
+// runs use it.
+type minuteTicks struct{}
+
+// minuteSteps are the label spacings minuteTicks chooses from, with the
+// number of minor intervals between two labels.
+var minuteSteps = []struct {
+	minutes float64
+	minor   int
+}{
+	{1, 4}, {2, 2}, {5, 5}, {10, 2}, {15, 3}, {20, 2}, {30, 3}, {60, 4}, {120, 4}, {180, 3}, {360, 6},
+}
+
+// Ticks implements plot.Ticker.
+func (minuteTicks) Ticks(lo, hi float64) []plot.Tick {
+	const maxLabels = 10
+	if !(hi > lo) {
+		return nil
+	}
+	if hi-lo < 2 {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step, minor := 0.0, 1
+	for _, s := range minuteSteps {
+		step, minor = s.minutes, s.minor
+		if (hi-lo)/s.minutes <= maxLabels {
+			break
+		}
+	}
+	if (hi-lo)/step > maxLabels { // beyond the table: whole multiples of 12 hours
+		step = 720 * math.Ceil((hi-lo)/720/maxLabels)
+		minor = 1
+	}
+	return stepTicks(lo, hi, step, minor)
+}
+
+// stepTicks labels every multiple of step in [lo, hi] and marks minor-1
+// unlabelled ticks between two labels.
+func stepTicks(lo, hi, step float64, minor int) []plot.Tick {
 	var ticks []plot.Tick
 	first := math.Ceil(lo/step) * step
 	for v := first; v <= hi+step*1e-9; v += step {

@@ -481,6 +481,10 @@ func (d *decoder) topFields(sc *Scenario) []field {
 		{"workload", func(p string, n *yaml.Node) *Error {
 			return d.mapping(p, n, d.workloadFields(&o.Workload), d.sections("workload"))
 		}},
+		{"connect", func(p string, n *yaml.Node) *Error {
+			o.Connect = connectDefaults()
+			return d.mapping(p, n, d.connectFields(o.Connect), nil)
+		}},
 		d.intField("replay_check_every", &o.ReplayCheckEvery, math.MinInt32, math.MaxInt32),
 		{"required_marks", func(p string, n *yaml.Node) (perr *Error) {
 			sc.RequiredMarks, perr = d.marks(p, n)
@@ -550,6 +554,10 @@ func (d *decoder) faultFields(f *sim.Faults) []field {
 		d.durField("commit_delay_max", &f.CommitDelayMax),
 		d.probField("member_crash_prob", &f.MemberCrashProb),
 		d.probField("lost_heartbeat_prob", &f.LostHeartbeatProb),
+		d.numberField("share_leader_moves_per_hour", &f.ShareLeaderMovesPerHour),
+		d.probField("share_persist_fail_prob", &f.SharePersistFailProb),
+		d.probField("share_dlq_fail_prob", &f.ShareDLQFailProb),
+		d.numberField("task_kills_per_hour", &f.TaskKillsPerHour),
 	}
 }
 

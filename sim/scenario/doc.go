@@ -29,6 +29,7 @@
 //	plugin              bool      configure a topology store (default true)
 //	faults              preset or mapping, see below (default the light preset)
 //	workload            mapping, see below
+//	connect             mapping, see below (default none: no Connect workload)
 //	replay_check_every  int       run the replay-equality invariant every N events; 0: only at the end (default 0)
 //	required_marks      list      coverage mark names a sweep of this scenario must reach (default none)
 //
@@ -52,6 +53,10 @@
 //	commit_delay_max          duration     appends commit after a uniform [0, max] delay
 //	member_crash_prob         probability  an active member crashes at a commit
 //	lost_heartbeat_prob       probability  a heartbeat is lost
+//	share_leader_moves_per_hour  number    mean rate of share-partition leader moves (Connect workloads)
+//	share_persist_fail_prob   probability  a share-state write fails
+//	share_dlq_fail_prob       probability  a KIP-1191 dead-letter write fails
+//	task_kills_per_hour       number       mean rate of sink tasks killed inside put()
 //
 // The three plugin error probabilities may add up to at most 1; every
 // probability is in [0, 1].
@@ -71,6 +76,19 @@
 //	topology_upgrade_prob  probability  a streams app upgrades its topology epoch once
 //	admin_interval         duration     how often the admin deletes or describes a group; 0 disables it
 //	topics                 mapping      topic name → partitions (1 to 100000); omit for the default topics
+//
+// connect adds Kafka Connect producers and sink connectors (KIP-1302 share
+// sinks and consumer-group sinks) over simulated share partitions; SCHEMA.md
+// lists every key of its producers and connectors lists:
+//
+//	topics                mapping      data topic name → partitions
+//	producers             list         topic, rate (records/s), batch_records, start_at, stop_at
+//	connectors            list         worker and config (Kafka properties), start_at, scale, kills, put_* and the rest
+//	drain                 duration     how long sinks may run after the workload to catch up (default 1h)
+//	record_lock_duration  duration     group.share.record.lock.duration.ms (default 30s)
+//	delivery_count_limit  int          group.share.delivery.count.limit, in [2, 10] (default 5)
+//	max_record_locks      int          group.share.partition.max.record.locks, in [100, 10000] (default 2000)
+//	dlq_write_delay       duration     how long a KIP-1191 dead-letter write takes
 //
 // # Errors
 //
@@ -92,5 +110,11 @@
 // sweep), quick (about a virtual day and a few hundred groups), v1-race
 // (protocol v1 tuned to make the accepted plugin-side data-loss race likely),
 // heavy (the heavy fault preset), no-plugin (streams groups expire through the
-// sweep alone, KAFKA-21141) and large (100 000 groups).
+// sweep alone, KAFKA-21141) and large (100 000 groups); and the Connect
+// scenarios of KIP-1302's test plan: share-sink (every record delivered),
+// share-scaling (2 → 4 → 6 tasks, share sink against consumer sink),
+// share-kill (a task killed inside put()), share-at-least-once (N produced,
+// at least N received), share-mixed-sinks (both sink kinds with other groups),
+// share-collision (a colliding group id refused) and share-faults (the
+// invariant-8 sweep).
 package scenario

@@ -47,17 +47,28 @@ workload:
 func ExampleBuiltins() {
 	for _, sc := range scenario.Builtins() {
 		w := sc.Options.Workload
-		fmt.Printf("%-9s %s %6d groups\n", sc.Name, sc.Options.Protocol,
-			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups)
+		sinks := 0
+		if sc.Options.Connect != nil {
+			sinks = len(sc.Options.Connect.Connectors)
+		}
+		fmt.Printf("%-19s %s %6d groups %d sinks\n", sc.Name, sc.Options.Protocol,
+			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups, sinks)
 	}
 	// Output:
-	// ci        v2    120 groups
-	// default   v2   1260 groups
-	// heavy     v2   1260 groups
-	// large     v2 100000 groups
-	// no-plugin v2   1000 groups
-	// quick     v2    400 groups
-	// v1-race   v1   1700 groups
+	// ci                  v2    120 groups 0 sinks
+	// default             v2   1260 groups 0 sinks
+	// heavy               v2   1260 groups 0 sinks
+	// large               v2 100000 groups 0 sinks
+	// no-plugin           v2   1000 groups 0 sinks
+	// quick               v2    400 groups 0 sinks
+	// share-at-least-once v2      0 groups 1 sinks
+	// share-collision     v2      0 groups 3 sinks
+	// share-faults        v2     17 groups 3 sinks
+	// share-kill          v2      0 groups 1 sinks
+	// share-mixed-sinks   v2     65 groups 2 sinks
+	// share-scaling       v2      0 groups 2 sinks
+	// share-sink          v2      0 groups 1 sinks
+	// v1-race             v1   1700 groups 0 sinks
 }
 
 // Resolve takes what a user types after --scenario: a built-in name or a path.

@@ -39,7 +39,9 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 	for _, sc := range scs {
 		names = append(names, sc.Name)
 	}
-	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick", "v1-race"}, names)
+	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick",
+		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-mixed-sinks", "share-scaling", "share-sink",
+		"v1-race"}, names)
 
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -455,7 +457,7 @@ func TestLoadAndResolve(t *testing.T) {
 
 	_, err = Resolve("no-such-scenario")
 	assert.ErrorIs(t, err, ErrUnknown)
-	assert.ErrorContains(t, err, "ci, default, heavy, large, no-plugin, quick, v1-race")
+	assert.ErrorContains(t, err, "ci, default, heavy, large, no-plugin, quick, share-at-least-once")
 
 	for _, name := range []string{"", "../scenario", "builtin/quick", "quick.yaml"} {
 		_, err = Builtin(name)
@@ -484,7 +486,14 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Workload{}))...)
 	keys = append(keys, keysOf(d.faultFields(&sim.Faults{}))...)
-	require.Len(t, keys, 14+13+15)
+	require.Len(t, keys, 15+13+19)
+	var connectKeys []string
+	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
+	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)
+	connectKeys = append(connectKeys, keysOf(d.connectorFields(&sim.Connector{}))...)
+	for _, k := range connectKeys {
+		assert.Contains(t, string(schema), "`"+k+"`", "SCHEMA.md documents connect key %s", k)
+	}
 	for _, k := range keys {
 		assert.Contains(t, string(schema), "`"+k+"`", "SCHEMA.md documents %s", k)
 		assert.Regexp(t, `(?m)^\s+`+k+`\s`, pkgDoc, "the package doc documents %s", k)

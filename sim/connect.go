@@ -1,0 +1,1374 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coordsim/coordsim/connect"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
+)
+
+// The Connect side of a simulation: producers, sink connectors and their
+// tasks, over a sharebroker.Broker that holds the data topics and the share
+// partitions. Every task is an actor on the engine, like the group members
+// in actors.go; membership goes through the coordinators.
+
+type tp = sharebroker.TopicPartition
+
+const (
+	fetchIdle        = 200 * time.Millisecond // a fetch that returned nothing waits this long (ShareFetch MaxWaitMs)
+	processingGap    = time.Millisecond       // between one batch's commit and the next poll
+	retriableBackoff = time.Second            // WorkerSinkTask's pause after RetriableException
+	killRestartAfter = time.Minute            // a task killed by the fault model comes back after this
+	drainCheck       = 30 * time.Second       // how often the drain checks whether the sinks caught up
+	squatWait        = time.Minute            // how long a connector waits for its existing_group to appear
+)
+
+// connectWorld is the Connect workload's state inside a world.
+type connectWorld struct {
+	w      *world
+	wl     *ConnectWorkload
+	sb     *sharebroker.Broker
+	sinks  []*sink
+	pollEv *event
+	dirty  bool
+	lockMs int64
+	limit  int32
+	parts  []tp // every data partition, sorted
+	// holds tracks, per share-partition, who holds each offset and until
+	// when, as the tasks saw it (invariant 8).
+	holds map[share.Key]*holdTab
+	// spso is the last SPSO seen per share-partition and the leader epoch
+	// it was seen under (invariant 8: SPSO never moves back within one
+	// leadership).
+	spso    map[share.Key][2]int64
+	touched map[share.Key]bool
+	nextID  int32
+	stopped bool
+}
+
+// holdTab is per share-partition, indexed by offset.
+type holdTab struct {
+	holder   []int32 // task id holding the offset; 0 none
+	until    []int64 // lock deadline the holder was told
+	orphaned []int64 // when its holder was killed (redelivery latency), 0 none
+}
+
+func (h *holdTab) grow(off int64) {
+	for int64(len(h.holder)) <= off {
+		h.holder = append(h.holder, 0)
+		h.until = append(h.until, 0)
+		h.orphaned = append(h.orphaned, 0)
+	}
+}
+
+// sink is one connector.
+type sink struct {
+	idx       int
+	spec      Connector
+	cfg       connect.SinkConfig
+	tasks     []*sinkTask // by task index; nil for a slot never started
+	desired   int
+	refused   error
+	started   bool
+	brokerDLQ bool
+	recv      map[tp]*recvTab
+	res       SinkResult
+	kills     []TaskKill
+	// seen and progress are deliveries at the last drain check and since
+	// the one before: a sink still delivering when the drain ends is slow,
+	// one that stopped delivering with records left is stuck.
+	seen, progress int64
+}
+
+// recvTab is what the sink did with each offset of one partition.
+type recvTab struct {
+	recv     []uint8 // successful puts of the offset (saturating)
+	maxCount []uint8 // highest delivery count seen (share sinks)
+	flags    []uint8
+}
+
+const (
+	flagSkipped  = 1 << iota // conversion failed and errors.tolerance=all skipped it
+	flagRejected             // the sink acknowledged it REJECT
+	flagAcked                // the broker accepted an ACCEPT for it
+)
+
+func (r *recvTab) grow(off int64) {
+	for int64(len(r.recv)) <= off {
+		r.recv = append(r.recv, 0)
+		r.maxCount = append(r.maxCount, 0)
+		r.flags = append(r.flags, 0)
+	}
+}
+
+// sinkTask is one task: a share consumer or a consumer-group consumer.
+type sinkTask struct {
+	s        *sink
+	idx      int
+	id       int32 // unique across the run, for the holder tables
+	member   string
+	epoch    int32
+	joined   bool
+	alive    bool
+	stopping bool
+	failed   bool
+	inPut    bool
+	putEv    *event
+	killAt   int64 // kill inside the next put at or after this time; 0 none
+
+	assignment []tp
+	// share sinks
+	sessEpoch int32 // the next session epoch to send; 0 opens one
+	held      []heldRange
+	// ackedEarly is what the ShareSinkAckBeforePut mutant acknowledged
+	// before put() ran.
+	ackedEarly []heldRange
+	// consumer sinks
+	positions   map[tp]int64
+	pausedUntil int64
+	lastFlush   int64
+	pending     []readRange // a batch put() threw RetriableException on
+}
+
+// heldRange is a run of offsets a share task holds, and what it will ack.
+type heldRange struct {
+	tp    tp
+	first int64
+	last  int64
+	count int32
+	acks  []share.AcknowledgeType // per offset; 0 means not decided yet
+}
+
+// readRange is a run of offsets a consumer task read.
+type readRange struct {
+	tp    tp
+	first int64
+	last  int64
+}
+
+// resolveConnectors resolves every connector's configuration.
+func resolveConnectors(c *ConnectWorkload) ([]connect.SinkConfig, error) {
+	out := make([]connect.SinkConfig, len(c.Connectors))
+	seen := map[string]bool{}
+	for i, k := range c.Connectors {
+		cfg, err := connect.Resolve(connect.Props(k.Worker), connect.Props(k.Config))
+		if err != nil {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d]: %w", i, err)
+		}
+		if seen[cfg.Name] {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d]: duplicate connector name %q", i, cfg.Name)
+		}
+		seen[cfg.Name] = true
+		for _, t := range cfg.Topics {
+			if c.Topics[t] == 0 {
+				return nil, fmt.Errorf("sim: invalid connect.connectors[%d]: topic %q is not a data topic", i, t)
+			}
+		}
+		out[i] = cfg
+	}
+	return out, nil
+}
+
+// newConnectWorld builds the share broker and the connectors; the topics
+// join the coordinators' metadata image (the caller passes them on).
+func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
+	cfgs, err := resolveConnectors(wl)
+	if err != nil {
+		return nil, err
+	}
+	cw := &connectWorld{w: w, wl: wl, holds: map[share.Key]*holdTab{}, spso: map[share.Key][2]int64{}, touched: map[share.Key]bool{}}
+	pc := share.Config{MaxDeliveryCount: wl.DeliveryCountLimit, RecordLockDurationMs: wl.RecordLockDuration.Milliseconds(), MaxInFlightRecords: wl.MaxRecordLocks}
+	cw.lockMs, cw.limit = pc.RecordLockDurationMs, pc.MaxDeliveryCount
+	if cw.lockMs == 0 {
+		cw.lockMs = 30_000
+	}
+	if cw.limit == 0 {
+		cw.limit = share.DefaultMaxDeliveryCount
+	}
+	if cw.sb, err = sharebroker.New(sharebroker.Config{Defaults: pc, DLQWriteDelayMs: wl.DLQWriteDelay.Milliseconds()}); err != nil {
+		return nil, err
+	}
+	for _, name := range sortedTopicNames(wl.Topics) {
+		if err := cw.sb.CreateTopic(name, wl.Topics[name]); err != nil {
+			return nil, err
+		}
+		for p := range wl.Topics[name] {
+			cw.parts = append(cw.parts, tp{Topic: name, Partition: p})
+		}
+	}
+	f := w.opts.Faults
+	cw.sb.SetPersistFault(func(share.Key) error {
+		if !w.healed && f.SharePersistFailProb > 0 && w.eng.chance(f.SharePersistFailProb) {
+			w.mark("share-persist-failed")
+			return kerr.CoordinatorNotAvailable
+		}
+		return nil
+	})
+	cw.sb.SetDLQFault(func(share.Key, share.DLQWrite) bool {
+		if !w.healed && f.ShareDLQFailProb > 0 && w.eng.chance(f.ShareDLQFailProb) {
+			w.mark("share-dlq-write-failed")
+			return true
+		}
+		return false
+	})
+	for i, k := range wl.Connectors {
+		s := &sink{idx: i, spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills)}
+		s.res = SinkResult{Name: s.cfg.Name, Kind: s.cfg.Kind.String(), Group: s.cfg.GroupID, Stripped: s.cfg.Stripped}
+		if k.BrokerDLQ != "" && s.cfg.Kind == connect.ShareSink {
+			if err := cw.sb.CreateTopic(k.BrokerDLQ, 2); err != nil {
+				return nil, err
+			}
+			s.brokerDLQ = true
+		}
+		cw.sinks = append(cw.sinks, s)
+	}
+	return cw, nil
+}
+
+// start schedules producers, connectors, scaling, kills and faults.
+func (cw *connectWorld) start(workEnd, drainEnd int64) {
+	w := cw.w
+	for i, p := range cw.wl.Producers {
+		cw.startProducer(i, p, workEnd)
+	}
+	for _, s := range cw.sinks {
+		ss := s
+		if s.spec.ExistingGroup != "" {
+			cw.squat(s, workEnd)
+		}
+		w.eng.at(startMs+s.spec.StartAt.Milliseconds(), func() { cw.startSink(ss) })
+		for _, st := range s.spec.Scale {
+			n := st.Tasks
+			w.eng.at(startMs+st.At.Milliseconds(), func() { cw.scale(ss, n) })
+		}
+		for _, k := range s.spec.Kills {
+			kk := k
+			w.eng.at(startMs+k.At.Milliseconds(), func() { cw.armKill(ss, kk.Task) })
+		}
+	}
+	f := w.opts.Faults
+	if f.ShareLeaderMovesPerHour > 0 {
+		var next func()
+		next = func() {
+			if w.healed {
+				return
+			}
+			t := cw.parts[w.eng.rng.IntN(len(cw.parts))]
+			cw.moveLeader(t)
+			w.scheduleMoveAfterExp(f.ShareLeaderMovesPerHour, workEnd, next)
+		}
+		w.scheduleMoveAfterExp(f.ShareLeaderMovesPerHour, workEnd, next)
+	}
+	if f.TaskKillsPerHour > 0 {
+		var next func()
+		next = func() {
+			if w.healed {
+				return
+			}
+			var live []*sinkTask
+			for _, s := range cw.sinks {
+				for _, t := range s.tasks {
+					if t != nil && t.alive && !t.stopping && t.killAt == 0 {
+						live = append(live, t)
+					}
+				}
+			}
+			if len(live) > 0 {
+				t := live[w.eng.rng.IntN(len(live))]
+				t.killAt = w.nowMs()
+				cw.restartAfterKill(t)
+			}
+			w.scheduleMoveAfterExp(f.TaskKillsPerHour, workEnd, next)
+		}
+		w.scheduleMoveAfterExp(f.TaskKillsPerHour, workEnd, next)
+	}
+	// The drain: sinks keep running after the workload until every record
+	// is processed (checked every drainCheck), at most until drainEnd.
+	var check func()
+	check = func() {
+		if cw.stopped {
+			return
+		}
+		if w.nowMs() >= drainEnd || cw.drained() {
+			cw.stopAll()
+			return
+		}
+		for _, s := range cw.sinks {
+			s.progress = s.res.Deliveries - s.seen
+			s.seen = s.res.Deliveries
+		}
+		w.eng.after(drainCheck, check)
+	}
+	w.eng.at(workEnd, check)
+}
+
+// drained reports whether every running sink has processed every record of
+// its topics: a share sink's SPSO reached the log end everywhere, a
+// consumer sink put every record.
+func (cw *connectWorld) drained() bool {
+	for _, s := range cw.sinks {
+		if !s.started || !s.running() {
+			continue
+		}
+		for _, topic := range s.cfg.Topics {
+			for p := range cw.wl.Topics[topic] {
+				part := tp{Topic: topic, Partition: p}
+				end, _ := cw.sb.EndOffset(part)
+				if s.cfg.Kind == connect.ShareSink {
+					sp, ok := cw.sb.Partition(share.Key{Group: s.cfg.GroupID, Topic: topic, Partition: p})
+					if !ok || sp.StartOffset() < end {
+						return false
+					}
+					continue
+				}
+				if !s.consumedUpTo(part, end) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// running reports whether any task of s is alive or will restart.
+func (s *sink) running() bool {
+	for _, t := range s.tasks {
+		if t != nil && t.alive {
+			return true
+		}
+	}
+	return false
+}
+
+// consumedUpTo reports whether some live task's position on p reached end.
+func (s *sink) consumedUpTo(p tp, end int64) bool {
+	for _, t := range s.tasks {
+		if t != nil && t.alive && t.positions[p] >= end {
+			return true
+		}
+	}
+	return end == 0
+}
+
+// squat creates the connector's group id as another type before it starts.
+func (cw *connectWorld) squat(s *sink, workEnd int64) {
+	typ := map[string]shard.GroupType{"consumer": shard.Consumer, "streams": shard.Streams, "share": shard.Share}[s.spec.ExistingGroup]
+	topics := sortedTopicNames(cw.wl.Topics)
+	g := &simGroup{id: s.cfg.GroupID, typ: typ, topic: topics[0], bornMs: startMs, diesMs: workEnd}
+	cw.w.groups = append(cw.w.groups, g)
+	cw.w.res.GroupsCreated[s.spec.ExistingGroup]++
+	cw.w.eng.at(startMs, func() { cw.w.birth(g) })
+}
+
+// --- producers ----------------------------------------------------------
+
+func (cw *connectWorld) startProducer(i int, p Producer, workEnd int64) {
+	w := cw.w
+	stop := workEnd
+	if p.StopAt > 0 {
+		stop = min(stop, startMs+p.StopAt.Milliseconds())
+	}
+	gapMs := max(int64(float64(p.BatchRecords)/p.RatePerSec*1000), 1)
+	next := 0
+	var produce func()
+	produce = func() {
+		if w.nowMs() >= stop {
+			return
+		}
+		t := tp{Topic: p.Topic, Partition: int32(next % int(cw.wl.Topics[p.Topic]))}
+		next++
+		if _, err := cw.sb.Produce(w.nowMs(), t, p.BatchRecords); err != nil {
+			w.violate("connect-produce", fmt.Sprintf("producer %d: %v", i, err))
+			return
+		}
+		w.res.Produced += int64(p.BatchRecords)
+		w.eng.after(time.Duration(gapMs)*time.Millisecond, produce)
+	}
+	w.eng.at(startMs+p.StartAt.Milliseconds(), produce)
+}
+
+// --- connectors and tasks --------------------------------------------------
+
+// startSink validates the group id against the cluster, sets the group
+// configs, and starts tasks.max tasks.
+func (cw *connectWorld) startSink(s *sink) {
+	w := cw.w
+	b := w.route(s.cfg.GroupID)
+	if b < 0 {
+		w.eng.after(retryBackoff, func() { cw.startSink(s) })
+		return
+	}
+	existing := connect.GroupType("")
+	d := w.brokers[b].c.DescribeGroups([]string{s.cfg.GroupID})[0]
+	switch {
+	case d.Err == nil:
+		existing = connect.GroupType(strings.ToLower(d.Description.Type.String()))
+	case kerr.As(d.Err) != kerr.GroupIDNotFound,
+		// The squatter group of existing_group is still joining: wait for it.
+		s.spec.ExistingGroup != "" && w.nowMs() < startMs+s.spec.StartAt.Milliseconds()+squatWait.Milliseconds():
+		w.eng.after(retryBackoff, func() { cw.startSink(s) })
+		return
+	}
+	if err := connect.ValidateGroup(s.cfg, existing); err != nil {
+		s.refused = err
+		s.res.Refused = err.Error()
+		w.mark("connect-group-collision-refused")
+		w.client(tTask, s.cfg.GroupID, s.cfg.Name, "refused: "+err.Error())
+		return
+	}
+	if s.cfg.Kind == connect.ShareSink {
+		gc := sharebroker.GroupConfig{}
+		if v, ok := s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset]; ok {
+			var err error
+			if gc.AutoOffsetReset, gc.AutoOffsetResetDurationMs, err = connect.ParseShareAutoOffsetReset(v); err != nil {
+				w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
+				return
+			}
+		}
+		if s.brokerDLQ {
+			gc.DLQTopic = s.spec.BrokerDLQ
+		}
+		if err := cw.sb.SetGroupConfig(s.cfg.GroupID, gc); err != nil {
+			w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
+			return
+		}
+	}
+	s.started = true
+	w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("start kind=%s tasks=%d", s.cfg.Kind, s.cfg.Tasks))
+	cw.scale(s, s.cfg.Tasks)
+}
+
+// scale sets the running task count: new tasks start, the highest-indexed
+// ones stop gracefully.
+func (cw *connectWorld) scale(s *sink, n int) {
+	s.desired = n
+	if !s.started || cw.stopped {
+		return
+	}
+	cw.w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("scale tasks=%d", n))
+	for i := range max(n, len(s.tasks)) {
+		var t *sinkTask
+		if i < len(s.tasks) {
+			t = s.tasks[i]
+		}
+		running := t != nil && t.alive && !t.stopping
+		switch {
+		case i < n && !running && (t == nil || !t.failed || t.stopping):
+			cw.startTask(s, i)
+		case i >= n && running:
+			cw.stopTask(t)
+		}
+	}
+}
+
+func (cw *connectWorld) startTask(s *sink, i int) {
+	for len(s.tasks) <= i {
+		s.tasks = append(s.tasks, nil)
+	}
+	cw.nextID++
+	t := &sinkTask{s: s, idx: i, id: cw.nextID, alive: true, positions: map[tp]int64{}}
+	t.member = fmt.Sprintf("%s-%d-%d", s.cfg.Name, i, t.id)
+	s.tasks[i] = t
+	s.res.TasksStarted++
+	for j, k := range s.kills {
+		if k.Task == i && k.At.Milliseconds()+startMs <= cw.w.nowMs() {
+			t.killAt = cw.w.nowMs()
+			s.kills = slices.Delete(s.kills, j, j+1)
+			break
+		}
+	}
+	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-start")
+	cw.heartbeat(t, 0)
+	cw.after(t, processingGap, cw.poll)
+}
+
+// armKill kills task i inside its next put.
+func (cw *connectWorld) armKill(s *sink, i int) {
+	if i < len(s.tasks) && s.tasks[i] != nil && s.tasks[i].alive {
+		s.tasks[i].killAt = cw.w.nowMs()
+		s.kills = slices.DeleteFunc(s.kills, func(k TaskKill) bool { return k.Task == i })
+	}
+}
+
+// restartAfterKill brings a fault-killed task back after a while.
+func (cw *connectWorld) restartAfterKill(t *sinkTask) {
+	s, i := t.s, t.idx
+	cw.w.eng.after(killRestartAfter, func() {
+		if cw.stopped || i >= s.desired || s.tasks[i] != t || t.alive {
+			return
+		}
+		cw.startTask(s, i)
+	})
+}
+
+// after runs fn for t later, unless t died meanwhile.
+func (cw *connectWorld) after(t *sinkTask, d time.Duration, fn func(*sinkTask)) {
+	cw.w.eng.after(d, func() {
+		if t.alive {
+			fn(t)
+		}
+	})
+}
+
+// heartbeat sends one group heartbeat of the task's kind at epoch.
+func (cw *connectWorld) heartbeat(t *sinkTask, epoch int32) {
+	w := cw.w
+	s := t.s
+	b := w.route(s.cfg.GroupID)
+	if b < 0 {
+		if epoch >= 0 {
+			cw.after(t, retryBackoff, func(t *sinkTask) { cw.heartbeat(t, t.epoch) })
+		}
+		return
+	}
+	w.touch(b)
+	c := w.brokers[b].c
+	onDone := func(memberEpoch int32, hasAssignment bool, assignment []shard.TopicPartitions, err error) {
+		if epoch < 0 || !t.alive {
+			return
+		}
+		if err != nil {
+			w.client(tResponse, s.cfg.GroupID, t.member, kerr.Name(err))
+			switch kerr.As(err) {
+			case kerr.FencedMemberEpoch, kerr.UnknownMemberID:
+				w.mark("sink-task-fenced-rejoin")
+				t.epoch = 0
+				cw.after(t, retryBackoff, func(t *sinkTask) { cw.heartbeat(t, 0) })
+			case kerr.GroupIDNotFound, kerr.GroupMaxSizeReached, kerr.InvalidRequest:
+				cw.failTask(t, "heartbeat: "+kerr.Name(err))
+			default:
+				cw.after(t, retryBackoff, func(t *sinkTask) { cw.heartbeat(t, t.epoch) })
+			}
+			return
+		}
+		t.joined, t.epoch = true, memberEpoch
+		if hasAssignment {
+			cw.assign(t, flatten(assignment))
+		}
+		cw.after(t, heartbeatInterval, func(t *sinkTask) { cw.heartbeat(t, t.epoch) })
+	}
+	switch s.cfg.Kind {
+	case connect.ShareSink:
+		req := shard.ShareGroupHeartbeatRequest{GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: epoch, ClientID: s.cfg.Name}
+		if epoch == 0 {
+			req.SubscribedTopicNames = s.cfg.Topics
+		}
+		c.ShareGroupHeartbeat(req).OnDone(func(r shard.ShareGroupHeartbeatResponse, err error) {
+			onDone(r.MemberEpoch, r.HasAssignment, r.Assignment, err)
+		})
+	default:
+		req := shard.ConsumerGroupHeartbeatRequest{GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: epoch, ClientID: s.cfg.Name}
+		if epoch == 0 {
+			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, s.cfg.Topics
+		}
+		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
+			onDone(r.MemberEpoch, r.HasAssignment, r.Assignment, err)
+		})
+	}
+}
+
+func flatten(a []shard.TopicPartitions) []tp {
+	var out []tp
+	for _, t := range a {
+		for _, p := range t.Partitions {
+			out = append(out, tp{Topic: t.Topic, Partition: p})
+		}
+	}
+	slices.SortFunc(out, compareTP)
+	return out
+}
+
+func compareTP(a, b tp) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return int(a.Partition) - int(b.Partition)
+}
+
+// assign takes a new assignment. A consumer-group task commits what it
+// processed of revoked partitions, looks up committed offsets of new ones
+// and pauses for the rebalance; a share task only fetches from the new set.
+func (cw *connectWorld) assign(t *sinkTask, next []tp) {
+	if slices.Equal(next, t.assignment) {
+		return
+	}
+	s := t.s
+	cw.w.client(tTask, s.cfg.GroupID, t.member, fmt.Sprintf("assigned %d partitions", len(next)))
+	if s.cfg.Kind == connect.ShareSink {
+		t.assignment = next
+		return
+	}
+	var revoked []tp
+	for _, p := range t.assignment {
+		if _, ok := slices.BinarySearchFunc(next, p, compareTP); !ok {
+			revoked = append(revoked, p)
+		}
+	}
+	cw.commitPositions(t, revoked)
+	for _, p := range revoked {
+		delete(t.positions, p)
+	}
+	t.assignment = next
+	var fresh []tp
+	for _, p := range next {
+		if _, ok := t.positions[p]; !ok {
+			fresh = append(fresh, p)
+		}
+	}
+	cw.lookupPositions(t, fresh)
+	pause := s.spec.RebalancePause
+	if pause == 0 {
+		pause = defaultRebalance
+	}
+	t.pausedUntil = cw.w.nowMs() + pause.Milliseconds()
+	s.res.RebalancePauses++
+	s.res.RebalancePausedMs += pause.Milliseconds()
+}
+
+// lookupPositions reads committed offsets for newly assigned partitions;
+// without one a task starts at the log start (auto.offset.reset=earliest,
+// Connect's default) or the log end (latest).
+func (cw *connectWorld) lookupPositions(t *sinkTask, fresh []tp) {
+	if len(fresh) == 0 {
+		return
+	}
+	w := cw.w
+	byTopic := map[string][]int32{}
+	for _, p := range fresh {
+		byTopic[p.Topic] = append(byTopic[p.Topic], p.Partition)
+	}
+	var req []shard.TopicPartitions
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		req = append(req, shard.TopicPartitions{Topic: name, Partitions: byTopic[name]})
+	}
+	committed := map[tp]int64{}
+	if b := w.route(t.s.cfg.GroupID); b >= 0 {
+		if offs, err := w.brokers[b].c.FetchOffsets(t.s.cfg.GroupID, req, false); err == nil {
+			for _, o := range offs {
+				if o.Offset >= 0 {
+					committed[tp{Topic: o.Topic, Partition: o.Partition}] = o.Offset
+				}
+			}
+		}
+	}
+	for _, p := range fresh {
+		if off, ok := committed[p]; ok {
+			t.positions[p] = off
+			continue
+		}
+		if t.s.cfg.Consumer["auto.offset.reset"] == "latest" {
+			t.positions[p], _ = cw.sb.EndOffset(p)
+		} else {
+			t.positions[p], _ = cw.sb.LogStartOffset(p)
+		}
+	}
+}
+
+// commitPositions commits the task's positions of ps (all when nil).
+func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
+	w := cw.w
+	if ps == nil {
+		ps = t.assignment
+	}
+	if len(ps) == 0 || !t.joined {
+		return
+	}
+	b := w.route(t.s.cfg.GroupID)
+	if b < 0 {
+		return
+	}
+	var topics []shard.OffsetCommitTopic
+	for _, p := range ps {
+		pos, ok := t.positions[p]
+		if !ok {
+			continue
+		}
+		if n := len(topics); n == 0 || topics[n-1].Topic != p.Topic {
+			topics = append(topics, shard.OffsetCommitTopic{Topic: p.Topic})
+		}
+		topics[len(topics)-1].Partitions = append(topics[len(topics)-1].Partitions, shard.OffsetCommitPartition{Partition: p.Partition, Offset: pos, LeaderEpoch: -1})
+	}
+	if len(topics) == 0 {
+		return
+	}
+	w.touch(b)
+	t.lastFlush = w.nowMs()
+	s := t.s
+	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: t.epoch, RetentionTimeMs: -1, Topics: topics}).
+		OnDone(func(_ shard.OffsetCommitResponse, err error) {
+			if err != nil {
+				s.res.CommitsFailed++
+				return
+			}
+			s.res.Commits++
+		})
+}
+
+// poll is one iteration of the task's loop.
+func (cw *connectWorld) poll(t *sinkTask) {
+	if t.stopping {
+		cw.finishStop(t)
+		return
+	}
+	if cw.stopped {
+		return
+	}
+	if t.s.cfg.Kind == connect.ShareSink {
+		cw.sharePoll(t)
+	} else {
+		cw.consumerPoll(t)
+	}
+}
+
+// --- share sink (WorkerShareSinkTask) ---------------------------------------
+
+func (cw *connectWorld) sharePoll(t *sinkTask) {
+	w, s := cw.w, t.s
+	if len(t.assignment) == 0 {
+		cw.after(t, fetchIdle, cw.poll)
+		return
+	}
+	// max.poll.records bounds the whole poll: each partition gets its share
+	// (record_limit-like; batch_optimized may still overshoot by whole log
+	// batches, as Kafka's does).
+	perPartition := max(cw.maxPoll(s)/int32(len(t.assignment)), 1)
+	req := sharebroker.FetchRequest{GroupID: s.cfg.GroupID, MemberID: t.member, SessionEpoch: t.sessEpoch,
+		Partitions: t.assignment, MaxRecords: perPartition}
+	resp, err := cw.sb.ShareFetch(w.nowMs(), req)
+	cw.dirty = true
+	for _, p := range t.assignment {
+		cw.touched[share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}] = true
+	}
+	if err != nil {
+		w.client(tFetch, s.cfg.GroupID, t.member, kerr.Name(err))
+		w.mark("share-fetch-" + kerr.Name(err))
+		t.sessEpoch = 0
+		cw.after(t, retryBackoff, cw.poll)
+		return
+	}
+	t.sessEpoch = nextSessionEpoch(t.sessEpoch)
+	n := int64(0)
+	for _, fp := range resp.Partitions {
+		if fp.Err != nil {
+			w.mark("share-fetch-partition-" + kerr.Name(fp.Err))
+			continue
+		}
+		for _, r := range fp.Records {
+			cw.onAcquired(t, fp.TopicPartition, r, fp.LockDeadlineMs)
+			t.held = append(t.held, heldRange{tp: fp.TopicPartition, first: r.FirstOffset, last: r.LastOffset, count: r.DeliveryCount,
+				acks: make([]share.AcknowledgeType, r.LastOffset-r.FirstOffset+1)})
+			n += r.LastOffset - r.FirstOffset + 1
+		}
+	}
+	if n == 0 {
+		cw.after(t, fetchIdle, cw.poll)
+		return
+	}
+	w.tr(traceEvent{kind: tFetch, broker: -1, group: s.cfg.GroupID, member: t.member, n: n})
+	cw.convertAndPut(t, n)
+}
+
+func nextSessionEpoch(e int32) int32 {
+	if e == 1<<31-1 {
+		return 1
+	}
+	return e + 1
+}
+
+func (cw *connectWorld) maxPoll(s *sink) int32 {
+	if s.spec.MaxPollRecords > 0 {
+		return s.spec.MaxPollRecords
+	}
+	return defaultMaxPoll
+}
+
+// onAcquired checks invariant 8 on an acquisition and records the holder.
+func (cw *connectWorld) onAcquired(t *sinkTask, p tp, r share.AcquiredRecords, deadlineMs int64) {
+	w, s := cw.w, t.s
+	key := share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}
+	h := cw.holds[key]
+	if h == nil {
+		h = &holdTab{}
+		cw.holds[key] = h
+	}
+	if r.DeliveryCount < 1 || r.DeliveryCount > cw.limit {
+		w.violate(InvSharePartitions, fmt.Sprintf("%s offsets %d-%d delivered with count %d (limit %d)", keyString(key), r.FirstOffset, r.LastOffset, r.DeliveryCount, cw.limit))
+		return
+	}
+	h.grow(r.LastOffset)
+	rt := s.tab(p)
+	rt.grow(r.LastOffset)
+	now := w.nowMs()
+	for o := r.FirstOffset; o <= r.LastOffset; o++ {
+		if prev := h.holder[o]; prev != 0 && prev != t.id && h.until[o] > now {
+			w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d acquired by %s while task %d holds its lock until %d", keyString(key), o, t.member, prev, h.until[o]))
+			return
+		}
+		h.holder[o], h.until[o] = t.id, deadlineMs
+		if h.orphaned[o] > 0 {
+			lat := now - h.orphaned[o]
+			s.res.KilledRedelivered++
+			s.res.MaxKillRedeliveryMs = max(s.res.MaxKillRedeliveryMs, lat)
+			h.orphaned[o] = 0
+		}
+		rt.maxCount[o] = max(rt.maxCount[o], uint8(r.DeliveryCount))
+	}
+	n := r.LastOffset - r.FirstOffset + 1
+	s.res.Deliveries += n
+	if r.DeliveryCount > 1 {
+		s.res.Redeliveries += n
+	}
+}
+
+func (s *sink) tab(p tp) *recvTab {
+	rt := s.recv[p]
+	if rt == nil {
+		rt = &recvTab{}
+		s.recv[p] = rt
+	}
+	return rt
+}
+
+// convertAndPut converts the polled records (failures follow
+// errors.tolerance) and calls put() with the rest.
+func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
+	w, s := cw.w, t.s
+	if p := s.spec.ConvertFailProb; p > 0 {
+		d, err := s.cfg.OnConvertFailure(s.brokerDLQ)
+		if err != nil {
+			w.violate("connect-decision", err.Error())
+			return
+		}
+		for i := range t.held {
+			h := &t.held[i]
+			for o := h.first; o <= h.last; o++ {
+				if !w.eng.chance(p) {
+					continue
+				}
+				s.res.ConvertFailures++
+				if d.FailTask {
+					cw.failTask(t, "conversion failed (errors.tolerance=none)")
+					return
+				}
+				h.acks[o-h.first] = d.Ack
+				s.tab(h.tp).flags[o] |= flagSkipped
+				if d.ToConnectDLQ {
+					s.res.ConnectDLQ++
+				}
+			}
+		}
+	}
+	cw.put(t, n, func(outcome connect.PutOutcome) {
+		d, err := s.cfg.OnPut(outcome)
+		if err != nil {
+			w.violate("connect-decision", err.Error())
+			return
+		}
+		switch {
+		case d.FailTask:
+			s.res.PutFatal++
+			cw.failTask(t, "put() threw a fatal exception")
+			return
+		case outcome == connect.PutRetriable:
+			s.res.PutRetriable++
+		}
+		for _, h := range t.ackedEarly { // the mutant acknowledged these already
+			for o := h.first; o <= h.last; o++ {
+				if s.tab(h.tp).flags[o]&flagSkipped == 0 && d.Ack == share.AckAccept {
+					cw.received(s, h.tp, o)
+				}
+			}
+		}
+		t.ackedEarly = nil
+		for i := range t.held {
+			h := &t.held[i]
+			for o := h.first; o <= h.last; o++ {
+				if h.acks[o-h.first] != 0 {
+					continue
+				}
+				h.acks[o-h.first] = d.Ack
+				if d.Ack == share.AckAccept {
+					cw.received(s, h.tp, o)
+				}
+			}
+		}
+		cw.commitSync(t, 0)
+		cw.after(t, processingGap, cw.poll)
+	})
+}
+
+// received counts one successful put() of an offset.
+func (cw *connectWorld) received(s *sink, p tp, o int64) {
+	rt := s.tab(p)
+	rt.grow(o)
+	if rt.recv[o] == 0 {
+		s.res.Unique++
+		if s.res.firstMs == 0 {
+			s.res.firstMs = cw.w.nowMs()
+		}
+		s.res.lastMs = cw.w.nowMs()
+	}
+	if rt.recv[o] < 255 {
+		rt.recv[o]++
+	}
+	s.res.Received++
+}
+
+// put runs SinkTask.put() for n records: it takes a drawn latency, renews
+// share locks while it runs long, and may be killed inside.
+func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome)) {
+	w, s := cw.w, t.s
+	lat := w.eng.uniform(s.spec.PutLatencyMin, s.spec.PutLatencyMax) + time.Duration(n)*s.spec.PutPerRecord
+	t.inPut = true
+	if w.opts.Mutants.ShareSinkAckBeforePut && s.cfg.Kind == connect.ShareSink {
+		t.ackedEarly = slices.Clone(t.held)
+		for i := range t.held {
+			h := &t.held[i]
+			for o := h.first; o <= h.last; o++ {
+				if h.acks[o-h.first] == 0 {
+					h.acks[o-h.first] = share.AckAccept
+				}
+			}
+		}
+		cw.commitSync(t, 0)
+	}
+	if t.killAt > 0 && t.killAt <= w.nowMs() {
+		cw.kill(t)
+		return
+	}
+	if s.cfg.Kind == connect.ShareSink {
+		cw.scheduleRenew(t, lat)
+	}
+	t.putEv = w.eng.at(w.nowMs()+lat.Milliseconds(), func() {
+		t.putEv = nil
+		t.inPut = false
+		if !t.alive {
+			return
+		}
+		r := w.eng.rng.Float64()
+		outcome := connect.PutOK
+		switch {
+		case r < s.spec.PutFatalProb:
+			outcome = connect.PutFatal
+		case r < s.spec.PutFatalProb+s.spec.PutRetriableProb:
+			outcome = connect.PutRetriable
+		}
+		done(outcome)
+	})
+}
+
+// scheduleRenew sends RENEW for the held records every half lock duration
+// while a put runs (KIP-1222; share.renew.acknowledge.enable=true).
+func (cw *connectWorld) scheduleRenew(t *sinkTask, lat time.Duration) {
+	every := time.Duration(cw.lockMs/2) * time.Millisecond
+	if lat <= every {
+		return
+	}
+	for at := every; at < lat; at += every {
+		cw.after(t, at, func(t *sinkTask) {
+			if t.inPut && len(t.held) > 0 {
+				t.s.res.Renewals++
+				cw.commitSync(t, share.AckRenew)
+			}
+		})
+	}
+}
+
+// commitSync sends the decided acknowledgements of the held records (or a
+// RENEW of all of them when renew is set) with ShareAcknowledge.
+func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
+	w, s := cw.w, t.s
+	if len(t.held) == 0 || t.sessEpoch == 0 {
+		t.held = t.held[:0]
+		return
+	}
+	acks, ranges := buildAcks(t.held, renew)
+	if len(acks) == 0 {
+		return
+	}
+	spso := cw.startOffsets(s, acks)
+	res, err := cw.sb.ShareAcknowledge(w.nowMs(), sharebroker.AckRequest{GroupID: s.cfg.GroupID, MemberID: t.member, SessionEpoch: t.sessEpoch, Acks: acks})
+	cw.dirty = true
+	if err != nil {
+		w.client(tAck, s.cfg.GroupID, t.member, kerr.Name(err))
+		t.sessEpoch = 0
+		if renew == 0 {
+			t.held = t.held[:0]
+		}
+		return
+	}
+	t.sessEpoch = nextSessionEpoch(t.sessEpoch)
+	cw.onAcked(t, res, ranges, spso, renew)
+	if renew == 0 {
+		t.held = t.held[:0]
+	}
+}
+
+// buildAcks turns held ranges into per-partition ack batches, one batch per
+// run of equal types, ascending. It returns, per partition, the offsets it
+// acknowledged with their types, for the invariant checks.
+func buildAcks(held []heldRange, renew share.AcknowledgeType) ([]sharebroker.PartitionAcks, map[tp][]share.AckBatch) {
+	by := map[tp][]share.AckBatch{}
+	for _, h := range held {
+		for o := h.first; o <= h.last; o++ {
+			typ := h.acks[o-h.first]
+			if renew != 0 {
+				typ = renew
+			}
+			if typ == 0 {
+				continue
+			}
+			bs := by[h.tp]
+			if n := len(bs); n > 0 && bs[n-1].LastOffset == o-1 && bs[n-1].Type == typ {
+				bs[n-1].LastOffset = o
+			} else {
+				bs = append(bs, share.AckBatch{FirstOffset: o, LastOffset: o, Type: typ})
+			}
+			by[h.tp] = bs
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(by), compareTP)
+	out := make([]sharebroker.PartitionAcks, 0, len(keys))
+	for _, k := range keys {
+		bs := by[k]
+		slices.SortFunc(bs, func(a, b share.AckBatch) int { return int(a.FirstOffset - b.FirstOffset) })
+		out = append(out, sharebroker.PartitionAcks{TopicPartition: k, Batches: bs})
+	}
+	return out, by
+}
+
+// startOffsets returns each acknowledged partition's SPSO before the
+// acknowledgement: offsets below it are terminal, and an acknowledgement of
+// them is a no-op the broker answers without error (a zombie task's late
+// ACCEPT of records another task already finished).
+func (cw *connectWorld) startOffsets(s *sink, acks []sharebroker.PartitionAcks) map[tp]int64 {
+	out := make(map[tp]int64, len(acks))
+	for _, a := range acks {
+		if sp, ok := cw.sb.Partition(share.Key{Group: s.cfg.GroupID, Topic: a.Topic, Partition: a.Partition}); ok {
+			out[a.TopicPartition] = sp.StartOffset()
+		}
+	}
+	return out
+}
+
+// onAcked checks invariant 8 on the broker's answer: an acknowledgement
+// the broker applied must come from the holder of every offset in it.
+func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges map[tp][]share.AckBatch, spso map[tp]int64, renew share.AcknowledgeType) {
+	w, s := cw.w, t.s
+	now := w.nowMs()
+	for _, r := range res {
+		key := share.Key{Group: s.cfg.GroupID, Topic: r.Topic, Partition: r.Partition}
+		cw.touched[key] = true
+		n := int64(0)
+		for _, b := range ranges[r.TopicPartition] {
+			n += b.LastOffset - b.FirstOffset + 1
+		}
+		if r.Err != nil {
+			s.res.AcksRefused += n
+			w.mark("share-ack-refused-" + kerr.Name(r.Err))
+			continue
+		}
+		h := cw.holds[key]
+		rt := s.tab(r.TopicPartition)
+		for _, b := range ranges[r.TopicPartition] {
+			for o := b.FirstOffset; o <= b.LastOffset; o++ {
+				if start, ok := spso[r.TopicPartition]; !ok || o < start {
+					w.mark("share-ack-below-spso-ignored")
+					continue
+				}
+				if h == nil || o >= int64(len(h.holder)) || h.holder[o] != t.id {
+					w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d: %s acknowledgement from %s accepted, but it does not hold the record", keyString(key), o, b.Type, t.member))
+					return
+				}
+				switch b.Type {
+				case share.AckRenew:
+					h.until[o] = now + cw.lockMs
+				default:
+					h.holder[o], h.until[o] = 0, 0
+				}
+				switch b.Type {
+				case share.AckAccept:
+					rt.flags[o] |= flagAcked
+				case share.AckReject:
+					rt.flags[o] |= flagRejected
+				}
+			}
+		}
+		if renew == 0 {
+			s.res.Acked += n
+		}
+	}
+}
+
+// closeShare ends the task's share session (FINAL epoch): pending acks are
+// sent, the rest of its records are released at once.
+func (cw *connectWorld) closeShare(t *sinkTask) {
+	w, s := cw.w, t.s
+	if t.sessEpoch == 0 {
+		t.held = t.held[:0]
+		return
+	}
+	acks, ranges := buildAcks(t.held, 0)
+	spso := cw.startOffsets(s, acks)
+	res, err := cw.sb.ShareAcknowledge(w.nowMs(), sharebroker.AckRequest{GroupID: s.cfg.GroupID, MemberID: t.member, SessionEpoch: -1, Acks: acks})
+	cw.dirty = true
+	if err == nil {
+		cw.onAcked(t, res, ranges, spso, 0)
+	} else {
+		w.mark("share-close-" + kerr.Name(err))
+	}
+	cw.releaseHolder(t)
+	t.held, t.sessEpoch = t.held[:0], 0
+	for _, p := range t.assignment {
+		cw.touched[share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}] = true
+	}
+}
+
+// releaseHolder forgets every offset t holds (its session closed).
+func (cw *connectWorld) releaseHolder(t *sinkTask) {
+	for _, k := range slices.SortedFunc(maps.Keys(cw.holds), compareKey) {
+		if k.Group != t.s.cfg.GroupID {
+			continue
+		}
+		h := cw.holds[k]
+		for o, id := range h.holder {
+			if id == t.id {
+				h.holder[o], h.until[o] = 0, 0
+			}
+		}
+	}
+}
+
+func keyString(k share.Key) string { return fmt.Sprintf("%s/%s-%d", k.Group, k.Topic, k.Partition) }
+
+func compareKey(a, b share.Key) int {
+	if c := strings.Compare(a.Group, b.Group); c != 0 {
+		return c
+	}
+	return compareTP(tp{Topic: a.Topic, Partition: a.Partition}, tp{Topic: b.Topic, Partition: b.Partition})
+}
+
+// --- consumer-group sink (WorkerSinkTask) -------------------------------------
+
+func (cw *connectWorld) consumerPoll(t *sinkTask) {
+	w, s := cw.w, t.s
+	now := w.nowMs()
+	if now < t.pausedUntil {
+		cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
+		return
+	}
+	flush := s.spec.FlushInterval
+	if flush == 0 {
+		flush = defaultFlush
+	}
+	if now-t.lastFlush >= flush.Milliseconds() {
+		cw.commitPositions(t, nil)
+	}
+	batch := t.pending
+	if batch == nil {
+		budget := int64(cw.maxPoll(s))
+		for _, p := range t.assignment {
+			if budget == 0 {
+				break
+			}
+			pos, ok := t.positions[p]
+			end, _ := cw.sb.EndOffset(p)
+			if !ok || pos >= end {
+				continue
+			}
+			last := min(end-1, pos+budget-1)
+			batch = append(batch, readRange{tp: p, first: pos, last: last})
+			budget -= last - pos + 1
+		}
+	}
+	if len(batch) == 0 {
+		cw.after(t, fetchIdle, cw.poll)
+		return
+	}
+	n := int64(0)
+	for _, r := range batch {
+		n += r.last - r.first + 1
+	}
+	w.tr(traceEvent{kind: tFetch, broker: -1, group: s.cfg.GroupID, member: t.member, n: n})
+	if t.pending == nil && s.spec.ConvertFailProb > 0 {
+		d, err := s.cfg.OnConvertFailure(false)
+		if err != nil {
+			w.violate("connect-decision", err.Error())
+			return
+		}
+		for _, r := range batch {
+			for o := r.first; o <= r.last; o++ {
+				if w.eng.chance(s.spec.ConvertFailProb) {
+					s.res.ConvertFailures++
+					if d.FailTask {
+						cw.failTask(t, "conversion failed (errors.tolerance=none)")
+						return
+					}
+					rt := s.tab(r.tp)
+					rt.grow(o)
+					rt.flags[o] |= flagSkipped
+				}
+			}
+		}
+	}
+	s.res.Deliveries += n
+	cw.put(t, n, func(outcome connect.PutOutcome) {
+		d, err := s.cfg.OnPut(outcome)
+		if err != nil {
+			w.violate("connect-decision", err.Error())
+			return
+		}
+		switch {
+		case d.FailTask:
+			s.res.PutFatal++
+			cw.failTask(t, "put() threw a fatal exception")
+			return
+		case d.RetrySameBatch:
+			s.res.PutRetriable++
+			t.pending = batch
+			t.pausedUntil = w.nowMs() + retriableBackoff.Milliseconds()
+			cw.after(t, processingGap, cw.poll)
+			return
+		}
+		t.pending = nil
+		for _, r := range batch {
+			rt := s.tab(r.tp)
+			rt.grow(r.last)
+			for o := r.first; o <= r.last; o++ {
+				if rt.flags[o]&flagSkipped == 0 {
+					cw.received(s, r.tp, o)
+				}
+			}
+			if pos, ok := t.positions[r.tp]; ok && pos == r.first {
+				t.positions[r.tp] = r.last + 1
+			}
+		}
+		cw.after(t, processingGap, cw.poll)
+	})
+}
+
+// --- lifecycle ------------------------------------------------------------------
+
+// stopTask stops a task gracefully: at once when idle, after its put
+// otherwise.
+func (cw *connectWorld) stopTask(t *sinkTask) {
+	t.stopping = true
+	if !t.inPut {
+		cw.finishStop(t)
+	}
+}
+
+func (cw *connectWorld) finishStop(t *sinkTask) {
+	if !t.alive {
+		return
+	}
+	s := t.s
+	if s.cfg.Kind == connect.ShareSink {
+		cw.closeShare(t)
+	} else {
+		cw.commitPositions(t, nil)
+	}
+	cw.heartbeat(t, -1)
+	t.alive = false
+	s.res.TasksStopped++
+	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-stop")
+}
+
+// failTask is a task failure: the consumer closes (a share consumer
+// releases what it holds), the task leaves the group and stays FAILED
+// unless RestartFailedAfter is set.
+func (cw *connectWorld) failTask(t *sinkTask, why string) {
+	s := t.s
+	if t.putEv != nil {
+		cw.w.eng.cancel(t.putEv)
+		t.putEv = nil
+	}
+	t.inPut = false
+	if s.cfg.Kind == connect.ShareSink {
+		cw.closeShare(t)
+	}
+	cw.heartbeat(t, -1)
+	t.alive, t.failed = false, true
+	s.res.TasksFailed++
+	cw.w.mark("sink-task-failed")
+	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-failed: "+why)
+	if d := s.spec.RestartFailedAfter; d > 0 {
+		i := t.idx
+		cw.w.eng.after(d, func() {
+			if !cw.stopped && i < s.desired && s.tasks[i] == t {
+				cw.startTask(s, i)
+			}
+		})
+	}
+}
+
+// kill kills a task hard inside put(): no close, no leave. Its share
+// records come back when their locks expire; its group membership ends at
+// the session timeout.
+func (cw *connectWorld) kill(t *sinkTask) {
+	s := t.s
+	t.alive, t.inPut = false, false
+	s.res.TasksKilled++
+	cw.w.mark("sink-task-killed-mid-put")
+	cw.w.client(tCrash, s.cfg.GroupID, t.member, "killed inside put()")
+	now := cw.w.nowMs()
+	for _, h := range t.held {
+		key := share.Key{Group: s.cfg.GroupID, Topic: h.tp.Topic, Partition: h.tp.Partition}
+		ht := cw.holds[key]
+		for o := h.first; o <= h.last; o++ {
+			if ht != nil && ht.holder[o] == t.id {
+				ht.orphaned[o] = now
+				s.res.KilledInFlight++
+				s.res.MaxKillUnlockMs = max(s.res.MaxKillUnlockMs, ht.until[o]-now)
+			}
+		}
+	}
+	t.held = nil
+}
+
+// stopAll stops every task at the end of the drain.
+func (cw *connectWorld) stopAll() {
+	for _, s := range cw.sinks {
+		for _, t := range s.tasks {
+			if t != nil && t.alive {
+				t.stopping = true
+				if t.putEv != nil {
+					cw.w.eng.cancel(t.putEv)
+					t.putEv, t.inPut = nil, false
+				}
+				cw.finishStop(t)
+			}
+		}
+	}
+	cw.stopped = true
+	cw.checkDelivery()
+}
+
+// moveLeader moves a data partition's leadership (share fault).
+func (cw *connectWorld) moveLeader(p tp) {
+	w := cw.w
+	if err := cw.sb.MoveLeader(w.nowMs(), p); err != nil {
+		w.violate(InvSharePartitions, fmt.Sprintf("leader move of %s-%d failed: %v", p.Topic, p.Partition, err))
+		return
+	}
+	w.mark("share-leader-move")
+	w.tr(traceEvent{kind: tMove, broker: -1, detail: fmt.Sprintf("leader %s-%d", p.Topic, p.Partition)})
+	cw.dirty = true
+	for _, k := range slices.SortedFunc(maps.Keys(cw.holds), compareKey) {
+		if k.Topic != p.Topic || k.Partition != p.Partition {
+			continue
+		}
+		h := cw.holds[k]
+		clear(h.holder)
+		clear(h.until)
+		delete(cw.spso, k) // a new leadership may restart from the persisted start
+		cw.touched[k] = true
+	}
+}

@@ -1,0 +1,163 @@
+package scenario
+
+import (
+	"math"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/coordsim/coordsim/sim"
+)
+
+// Limits on the connect section (the simulator's own limits are checked by
+// sim.Options.Validate afterwards).
+const (
+	maxListItems = 1000
+	maxProps     = 1000
+	maxPropLen   = 4096
+)
+
+// connectFields are the keys of the connect section.
+func (d *decoder) connectFields(c *sim.ConnectWorkload) []field {
+	return []field{
+		{"topics", func(p string, n *yaml.Node) (perr *Error) {
+			c.Topics, perr = d.topics(p, n)
+			return perr
+		}},
+		{"producers", func(p string, n *yaml.Node) *Error {
+			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+				var pr sim.Producer
+				if perr := d.mapping(ip, item, d.producerFields(&pr), nil); perr != nil {
+					return perr
+				}
+				c.Producers = append(c.Producers, pr)
+				return nil
+			})
+		}},
+		{"connectors", func(p string, n *yaml.Node) *Error {
+			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+				var k sim.Connector
+				if perr := d.mapping(ip, item, d.connectorFields(&k), nil); perr != nil {
+					return perr
+				}
+				c.Connectors = append(c.Connectors, k)
+				return nil
+			})
+		}},
+		d.durField("drain", &c.Drain),
+		d.durField("record_lock_duration", &c.RecordLockDuration),
+		d.int32Field("delivery_count_limit", &c.DeliveryCountLimit),
+		{"max_record_locks", func(p string, n *yaml.Node) (perr *Error) {
+			c.MaxRecordLocks, perr = d.integer(p, n, math.MinInt32, math.MaxInt32)
+			return perr
+		}},
+		d.durField("dlq_write_delay", &c.DLQWriteDelay),
+	}
+}
+
+func (d *decoder) producerFields(pr *sim.Producer) []field {
+	return []field{
+		d.strField("topic", &pr.Topic),
+		d.numberField("rate", &pr.RatePerSec),
+		d.int32Field("batch_records", &pr.BatchRecords),
+		d.durField("start_at", &pr.StartAt),
+		d.durField("stop_at", &pr.StopAt),
+	}
+}
+
+func (d *decoder) connectorFields(k *sim.Connector) []field {
+	return []field{
+		{"worker", func(p string, n *yaml.Node) (perr *Error) {
+			k.Worker, perr = d.props(p, n)
+			return perr
+		}},
+		{"config", func(p string, n *yaml.Node) (perr *Error) {
+			k.Config, perr = d.props(p, n)
+			return perr
+		}},
+		d.durField("start_at", &k.StartAt),
+		{"scale", func(p string, n *yaml.Node) *Error {
+			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+				var s sim.ScaleStep
+				perr := d.mapping(ip, item, []field{d.durField("at", &s.At), d.intField("tasks", &s.Tasks, math.MinInt32, math.MaxInt32)}, nil)
+				k.Scale = append(k.Scale, s)
+				return perr
+			})
+		}},
+		{"kills", func(p string, n *yaml.Node) *Error {
+			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+				var kl sim.TaskKill
+				perr := d.mapping(ip, item, []field{d.durField("at", &kl.At), d.intField("task", &kl.Task, math.MinInt32, math.MaxInt32)}, nil)
+				k.Kills = append(k.Kills, kl)
+				return perr
+			})
+		}},
+		d.int32Field("max_poll_records", &k.MaxPollRecords),
+		d.durField("put_latency_min", &k.PutLatencyMin),
+		d.durField("put_latency_max", &k.PutLatencyMax),
+		d.durField("put_per_record", &k.PutPerRecord),
+		d.probField("put_retriable_prob", &k.PutRetriableProb),
+		d.probField("put_fatal_prob", &k.PutFatalProb),
+		d.probField("convert_fail_prob", &k.ConvertFailProb),
+		d.durField("restart_failed_after", &k.RestartFailedAfter),
+		d.durField("rebalance_pause", &k.RebalancePause),
+		d.durField("flush_interval", &k.FlushInterval),
+		d.strField("broker_dlq", &k.BrokerDLQ),
+		d.strField("existing_group", &k.ExistingGroup),
+	}
+}
+
+// list walks a sequence, calling item for each element with its path
+// ("connect.connectors[2]").
+func (d *decoder) list(path string, n *yaml.Node, item func(string, *yaml.Node) *Error) *Error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errAt(n, path, "expects a list, got %s", describe(n))
+	}
+	if len(n.Content) > maxListItems {
+		return d.errAt(n, path, "too many items (%d, at most %d)", len(n.Content), maxListItems)
+	}
+	for i, it := range n.Content {
+		if perr := item(path+"["+strconv.Itoa(i)+"]", deref(it)); perr != nil {
+			return perr
+		}
+	}
+	return nil
+}
+
+// props reads a mapping of Kafka property names to string values. Numbers
+// and booleans are accepted and kept as written ("tasks.max: 4").
+func (d *decoder) props(path string, n *yaml.Node) (map[string]string, *Error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, d.errAt(n, path, "expects a mapping of property names to values, got %s", describe(n))
+	}
+	if len(n.Content)/2 > maxProps {
+		return nil, d.errAt(n, path, "too many properties (%d, at most %d)", len(n.Content)/2, maxProps)
+	}
+	out := make(map[string]string, len(n.Content)/2)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		key, perr := d.key(path, k)
+		if perr != nil {
+			return nil, perr
+		}
+		full := join(path, key)
+		if first, dup := seen[key]; dup {
+			return nil, d.errAt(k, full, "duplicate property (first given at line %d)", first)
+		}
+		seen[key] = k.Line
+		if !isScalar(v, "!!str", "!!int", "!!float", "!!bool") {
+			return nil, d.errAt(v, full, "expects a value (string, number or boolean), got %s", describe(v))
+		}
+		if len(key) > maxPropLen || len(v.Value) > maxPropLen {
+			return nil, d.errAt(v, full, "property too long (at most %d bytes)", maxPropLen)
+		}
+		out[key] = v.Value
+	}
+	return out, nil
+}
+
+// connectDefaults is what an empty connect: mapping starts from.
+func connectDefaults() *sim.ConnectWorkload {
+	return &sim.ConnectWorkload{}
+}
