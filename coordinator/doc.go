@@ -14,6 +14,13 @@
 // solicitation, the push, describe statuses, DeleteGroups' plugin interplay
 // and the single-flight cleanup cycle in protocols v1 and v2.
 //
+// Share groups (KIP-932) get membership, DeleteGroups (EMPTY only) and the
+// group-coordinator half of the share offsets admin: AlterShareGroupOffsets
+// answers the bumped group epoch, DeleteShareGroupOffsets the partitions
+// named. Re-initialising or deleting the share-partition state is the
+// caller's (package share); the offsets sweep and the KIP-1331 cleanup
+// cycle skip share groups.
+//
 // A failed append rolls the shard back to its committed state (DESIGN.md),
 // failing every uncommitted write and reconciling session timers with the
 // restored state; Kafka reverts only the failing write. Plugin calls go

@@ -115,6 +115,33 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 	})
 }
 
+// AlterShareGroupOffsets handles the group-coordinator half of
+// AlterShareGroupOffsets (share_groups.md §2.7): the share group must exist
+// and be EMPTY; the write bumps its group epoch and the future carries the
+// new epoch once committed. The caller then re-initialises the named
+// partitions' share state at that new state epoch; the coordinator does not
+// touch share state.
+func (c *Coordinator) AlterShareGroupOffsets(groupID string, topics []shard.TopicPartitions) *Future[int32] {
+	return routed(c, groupID, func(p int32) *Future[int32] {
+		return write(c, "alter-share-group-offsets", p, func(s *shard.Shard, _ int64) (shard.Result[int32], error) {
+			return s.AlterShareGroupOffsets(groupID, topics)
+		})
+	})
+}
+
+// DeleteShareGroupOffsets handles the group-coordinator half of
+// DeleteShareGroupOffsets: the share group must exist and be EMPTY. It
+// writes nothing; the future carries the number of distinct partitions
+// named, released after every earlier write of the shard has committed, and
+// the caller then deletes their share state.
+func (c *Coordinator) DeleteShareGroupOffsets(groupID string, topics []shard.TopicPartitions) *Future[int] {
+	return routed(c, groupID, func(p int32) *Future[int] {
+		return write(c, "delete-share-group-offsets", p, func(s *shard.Shard, _ int64) (shard.Result[int], error) {
+			return s.DeleteShareGroupOffsets(groupID, topics)
+		})
+	})
+}
+
 // deleteGroupsWrite runs the "delete-groups" write on each partition for the
 // request indices listed, filling results, then calls done.
 func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, done func()) {

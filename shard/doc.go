@@ -16,9 +16,15 @@
 // group and member epochs, a sticky uniform assignor), streams groups
 // (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
-// share-group membership (KIP-932), the simple classic groups memberless
-// commits create, committed and transactional offsets with Kafka's expiry
-// rules, OffsetFetch / OffsetDelete / DeleteGroups, and the per-shard
+// share groups (KIP-932: membership with the simple assignor, no revocation
+// phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
+// and the group-coordinator half of AlterShareGroupOffsets, which bumps the
+// group epoch, and DeleteShareGroupOffsets, which writes nothing; the
+// share-partition state itself belongs to the caller, package share, and
+// neither the sweep nor the KIP-1331 cleanup ever deletes a share group),
+// the simple classic groups memberless commits create, committed and
+// transactional offsets with Kafka's expiry rules, OffsetFetch /
+// OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: a member moves to its target assignment at its next heartbeat
 // without KIP-848's revocation phase (a partition may briefly have two

@@ -264,6 +264,12 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	}
 	i, m := v.find(h.memberID)
 	bump := false
+	if m == nil && h.typ == Share && len(v.members) >= s.maxSize(h.typ) {
+		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
+		// an unknown member of a full share group is refused for the size
+		// whatever its epoch (share_groups.md §2.2 steps 3-4).
+		return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+	}
 	if m == nil {
 		if h.memberEpoch != 0 {
 			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)

@@ -63,6 +63,8 @@ func RunScenarios(t *testing.T, glob string) {
 //	fetch group= [stable]
 //	delete-offsets group= partitions=(foo-0,...)
 //	delete-groups groups=(a,b)
+//	alter-share-offsets group= partitions=(foo-0,...)   AlterShareGroupOffsets: prints the bumped group epoch
+//	delete-share-offsets group= partitions=(foo-0,...)  DeleteShareGroupOffsets: prints the partitions named
 //	describe group=
 //	groups                                     list every group with type and state
 //	timers group=                              the timer keys of the group's shard
@@ -174,6 +176,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":
 			cfg.ConsumerMaxSize = int(n)
+		case "group.share.max.size":
+			cfg.ShareMaxSize = int(n)
 		case "commit-delay":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -446,6 +450,23 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("deleted %d", n), nil
+	case "alter-share-offsets", "delete-share-offsets":
+		tps, err := topicPartitions(list(d, "partitions"))
+		if err != nil {
+			return "", err
+		}
+		if d.Cmd == "alter-share-offsets" {
+			epoch, err := Await(h, h.Coordinator.AlterShareGroupOffsets(str(d, "group"), tps))
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("group-epoch=%d", epoch), nil
+		}
+		n, err := Await(h, h.Coordinator.DeleteShareGroupOffsets(str(d, "group"), tps))
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("partitions=%d", n), nil
 	case "delete-groups":
 		rs, err := h.DeleteGroups(list(d, "groups")...)
 		if err != nil {
@@ -603,6 +624,28 @@ func splitTopicPartition(s string) (string, int32, error) {
 		return "", 0, fmt.Errorf("%q is not topic-partition", s)
 	}
 	return s[:i], int32(p), nil
+}
+
+// topicPartitions parses topic-partition specs into request topics, one
+// entry per topic in first-seen order; "()" names none.
+func topicPartitions(specs []string) ([]shard.TopicPartitions, error) {
+	var out []shard.TopicPartitions
+	for _, spec := range specs {
+		if spec == "" {
+			continue
+		}
+		topic, p, err := splitTopicPartition(spec)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out, func(tp shard.TopicPartitions) bool { return tp.Topic == topic })
+		if i < 0 {
+			out = append(out, shard.TopicPartitions{Topic: topic})
+			i = len(out) - 1
+		}
+		out[i].Partitions = append(out[i].Partitions, p)
+	}
+	return out, nil
 }
 
 func commitTopics(d *datadriven.TestData) ([]shard.OffsetCommitTopic, error) {

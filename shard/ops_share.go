@@ -1,0 +1,134 @@
+package shard
+
+import (
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Share-group offsets admin (share_groups.md §2.7): Kafka's
+// AlterShareGroupOffsets and DeleteShareGroupOffsets at the group
+// coordinator. A share group's "offsets" are its share-partition state (the
+// SPSO and the state batches), which lives with the broker side (package
+// share) and not in this shard: these operations only check the group and
+// the request, and bump the group epoch where Kafka does. The caller acts on
+// the share state once the response is released.
+//
+// Unlike Kafka, which answers per topic and partition, a request with any
+// invalid or unknown partition fails whole and changes nothing (as
+// CommitOffsets does).
+
+// AlterShareGroupOffsets is the group-coordinator half of
+// AlterShareGroupOffsets: the group must exist and be a share group
+// (GROUP_ID_NOT_FOUND, "Group X is not a share group." for another type), be
+// EMPTY (NON_EMPTY_GROUP: no member may be consuming while its start offsets
+// move), and every named partition must exist in the metadata image
+// (UNKNOWN_TOPIC_OR_PARTITION).
+//
+// It writes one ShareGroupMetadata record with the group epoch + 1 (the
+// metadata hash kept) and returns the new group epoch. The caller, the
+// broker side, then re-initialises the share state of the named partitions
+// at their new start offsets with a new state epoch, which the bump makes
+// newer than any state an earlier member generation wrote. Nothing here
+// touches that state.
+//
+// Kafka's trunk creates a missing share group here and writes no epoch bump
+// (it records the partitions as initialising and uses the current group
+// epoch as the state epoch); coordsim requires the group to exist and bumps
+// the epoch so that the state epoch is new (share_groups.md §2.7).
+func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int32], error) {
+	var res Result[int32]
+	g, _, err := s.validateShareOffsetsAdmin(groupID, topics)
+	if err != nil {
+		return res, err
+	}
+	epoch := g.epoch + 1
+	res.Records = []Record{&ShareGroupMetadata{Group: g.id, Epoch: epoch, MetadataHash: g.metadataHash}}
+	res.Response = epoch
+	return res, nil
+}
+
+// DeleteShareGroupOffsets is the group-coordinator half of
+// DeleteShareGroupOffsets, with AlterShareGroupOffsets' checks: an existing
+// share group, EMPTY, and partitions that exist. It writes nothing and
+// returns the number of distinct partitions named; the caller, the broker
+// side, deletes their share state so that the next member starts from
+// share.auto.offset.reset.
+//
+// Kafka's OffsetDelete refuses topics the group is subscribed to
+// (GROUP_SUBSCRIBED_TO_TOPIC); share groups need no such rule, because only
+// an EMPTY share group is accepted and an empty share group subscribes to
+// nothing. Kafka also answers UNKNOWN_TOPIC_OR_PARTITION for a topic whose
+// share state was never initialised; this shard does not track
+// initialisation, so that answer is the caller's.
+func (s *Shard) DeleteShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int], error) {
+	var res Result[int]
+	_, n, err := s.validateShareOffsetsAdmin(groupID, topics)
+	if err != nil {
+		return res, err
+	}
+	res.Response = n
+	return res, nil
+}
+
+// shareOffsetsAdminPartitionsMax bounds the partitions one request may name,
+// so a runaway admin request fails loudly instead of building a huge set.
+const shareOffsetsAdminPartitionsMax = 1 << 16
+
+// validateShareOffsetsAdmin checks a share offsets admin request in Kafka's
+// order of severity: a malformed request (INVALID_GROUP_ID, INVALID_REQUEST,
+// INVALID_TOPIC_EXCEPTION) first, then the group (GROUP_ID_NOT_FOUND,
+// NON_EMPTY_GROUP, Kafka's top-level errors), then the partitions against
+// the metadata image (UNKNOWN_TOPIC_OR_PARTITION, Kafka's per-partition
+// error). It returns the group and the number of distinct partitions.
+func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitions) (*group, int, error) {
+	if err := ValidateGroupID(groupID); err != nil {
+		return nil, 0, err
+	}
+	if len(topics) == 0 {
+		return nil, 0, kerr.InvalidRequest.WithMessage("request for share group %s names no topic", groupID)
+	}
+	named := 0
+	for _, t := range topics {
+		if err := validateTopicName(t.Topic); err != nil {
+			return nil, 0, err
+		}
+		if len(t.Partitions) == 0 {
+			return nil, 0, kerr.InvalidRequest.WithMessage("topic %s names no partition", t.Topic)
+		}
+		for _, p := range t.Partitions {
+			if p < 0 {
+				return nil, 0, kerr.UnknownTopicOrPartition.WithMessage("%s-%d: negative partition", t.Topic, p)
+			}
+		}
+		named += len(t.Partitions)
+		if named > shareOffsetsAdminPartitionsMax {
+			return nil, 0, kerr.InvalidRequest.WithMessage("request names more than %d partitions", shareOffsetsAdminPartitionsMax)
+		}
+	}
+	g := s.lookup(groupID)
+	switch {
+	case g == nil:
+		return nil, 0, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
+	case g.typ != Share:
+		return nil, 0, notTypeErr(groupID, Share)
+	case len(g.members) > 0:
+		return nil, 0, kerr.NonEmptyGroup.WithMessage("Share group %s is not empty: it has %d members.", groupID, len(g.members))
+	}
+	type topicPartition struct {
+		topic     string
+		partition int32
+	}
+	seen := make(map[topicPartition]bool, named)
+	for _, t := range topics {
+		count := s.TopicPartitions(t.Topic)
+		if count == 0 {
+			return nil, 0, kerr.UnknownTopicOrPartition.WithMessage("topic %s is not in the metadata image", t.Topic)
+		}
+		for _, p := range t.Partitions {
+			if p >= count {
+				return nil, 0, kerr.UnknownTopicOrPartition.WithMessage("%s-%d: topic %s has %d partitions", t.Topic, p, t.Topic, count)
+			}
+			seen[topicPartition{t.Topic, p}] = true
+		}
+	}
+	return g, len(seen), nil
+}
