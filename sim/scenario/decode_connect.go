@@ -117,7 +117,9 @@ func (d *decoder) list(path string, n *yaml.Node, item func(string, *yaml.Node) 
 		return d.errAt(n, path, "too many items (%d, at most %d)", len(n.Content), maxListItems)
 	}
 	for i, it := range n.Content {
-		if perr := item(path+"["+strconv.Itoa(i)+"]", deref(it)); perr != nil {
+		ip := path + "[" + strconv.Itoa(i) + "]"
+		d.given[ip] = deref(it) // validation errors name items: connect.connectors[2]
+		if perr := item(ip, deref(it)); perr != nil {
 			return perr
 		}
 	}

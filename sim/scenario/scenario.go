@@ -184,6 +184,9 @@ func validateKeys(field, why string) [][]string {
 		if strings.Contains(why, "add up") {
 			return [][]string{f("plugin_transient", "plugin_permanent", "plugin_applied_transient"), sections}
 		}
+		if strings.Contains(why, "share") {
+			return [][]string{f("share_persist_fail_prob", "share_dlq_fail_prob", "share_leader_moves_per_hour", "task_kills_per_hour"), sections}
+		}
 		return [][]string{f("plugin_transient", "plugin_permanent", "plugin_applied_transient", "plugin_burst_prob",
 			"move_during_cycle_prob", "append_failure_prob", "member_crash_prob", "lost_heartbeat_prob"), sections}
 	case "plugin-latency":
@@ -194,6 +197,20 @@ func validateKeys(field, why string) [][]string {
 		return [][]string{f("load_delay", "commit_delay_max"), sections}
 	case "limits":
 		return [][]string{{"replay_check_every"}}
+	}
+	if strings.HasPrefix(field, "connect.") {
+		// "connect.connectors[0].put_latency": the key itself when it is one,
+		// else the nearest enclosing item or section given.
+		var tiers [][]string
+		for k := field; k != ""; {
+			tiers = append(tiers, []string{k})
+			i := strings.LastIndexAny(k, ".[")
+			if i < 0 {
+				break
+			}
+			k = k[:i]
+		}
+		return tiers
 	}
 	// duration, brokers, partitions, retention, protocol, and any field added
 	// later whose name is its key.
