@@ -7,6 +7,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/share"
 )
@@ -63,6 +64,9 @@ type Config struct {
 	// DLQWriteDelayMs is how long a KIP-1191 dead-letter write takes (≥0);
 	// ARCHIVING records stay ARCHIVING that long.
 	DLQWriteDelayMs int64
+	// Mutants are deliberate bugs for the simulator's own tests; the zero
+	// value changes nothing.
+	Mutants mutant.Set
 }
 
 // GroupConfig is the per-group dynamic config (share.* group configs,

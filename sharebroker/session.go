@@ -302,7 +302,15 @@ func (b *Broker) applyAcks(nowMs int64, k sessionKey, acks []PartitionAcks) []Ac
 		} else if e := b.entries[share.Key{Group: k.group, Topic: pa.Topic, Partition: pa.Partition}]; e == nil {
 			r.Err = kerr.UnknownTopicOrPartition.WithMessage("sharebroker: share-partition %s-%d of group %q is not loaded", pa.Topic, pa.Partition, k.group)
 		} else {
-			res, err := e.sp.Acknowledge(nowMs, k.member, pa.Batches)
+			member := k.member
+			if b.cfg.Mutants.ShareAckIgnoresOwner && len(pa.Batches) > 0 {
+				// The mutant acknowledges on behalf of whoever holds the
+				// first record, as a broker that skipped the owner check.
+				if r, ok := e.sp.Record(pa.Batches[0].FirstOffset); ok && r.MemberID != "" {
+					member = r.MemberID
+				}
+			}
+			res, err := e.sp.Acknowledge(nowMs, member, pa.Batches)
 			r.Err = err
 			b.afterOp(nowMs, e, res.DLQ)
 		}

@@ -22,12 +22,13 @@ import (
 type tp = sharebroker.TopicPartition
 
 const (
-	fetchIdle        = 200 * time.Millisecond // a fetch that returned nothing waits this long (ShareFetch MaxWaitMs)
-	processingGap    = time.Millisecond       // between one batch's commit and the next poll
-	retriableBackoff = time.Second            // WorkerSinkTask's pause after RetriableException
-	killRestartAfter = time.Minute            // a task killed by the fault model comes back after this
-	drainCheck       = 30 * time.Second       // how often the drain checks whether the sinks caught up
-	squatWait        = time.Minute            // how long a connector waits for its existing_group to appear
+	fetchIdle          = 200 * time.Millisecond // a fetch that returned nothing waits this long (ShareFetch MaxWaitMs)
+	processingGap      = time.Millisecond       // between one batch's commit and the next poll
+	retriableBackoff   = time.Second            // WorkerSinkTask's pause after RetriableException
+	killRestartAfter   = time.Minute            // a task killed by the fault model comes back after this
+	drainCheck         = 30 * time.Second       // how often the drain checks whether the sinks caught up
+	squatWait          = time.Minute            // how long a connector waits for its existing_group to appear
+	defaultIdleTimeout = 10 * time.Minute       // connections.max.idle.ms
 )
 
 // connectWorld is the Connect workload's state inside a world.
@@ -44,13 +45,25 @@ type connectWorld struct {
 	// holds tracks, per share-partition, who holds each offset and until
 	// when, as the tasks saw it (invariant 8).
 	holds map[share.Key]*holdTab
-	// spso is the last SPSO seen per share-partition and the leader epoch
-	// it was seen under (invariant 8: SPSO never moves back within one
-	// leadership).
-	spso    map[share.Key][2]int64
+	// spso is the last SPSO seen per share-partition and the partition
+	// object it was seen on (invariant 8: SPSO never moves back while one
+	// object, one leadership, lives; a leader move or an eviction rebuilds
+	// the object from the persister, which may hold an older start).
+	spso map[share.Key]spsoMark
+	// floor is, per share-partition, the highest SPSO seen right after an
+	// initialisation by share.auto.offset.reset: offsets below it that were
+	// never delivered were skipped by the reset, not lost.
+	floor   map[share.Key]int64
 	touched map[share.Key]bool
 	nextID  int32
 	stopped bool
+}
+
+// spsoMark is the SPSO last seen on one share-partition object.
+type spsoMark struct {
+	sp   *share.SharePartition
+	init bool
+	spso int64
 }
 
 // holdTab is per share-partition, indexed by offset.
@@ -81,10 +94,12 @@ type sink struct {
 	recv      map[tp]*recvTab
 	res       SinkResult
 	kills     []TaskKill
-	// seen and progress are deliveries at the last drain check and since
-	// the one before: a sink still delivering when the drain ends is slow,
-	// one that stopped delivering with records left is stuck.
-	seen, progress int64
+	// lastDeliveryMs is when a task last acquired or read records: a sink
+	// still delivering when the drain ends is slow, one that stopped for
+	// longer than stuckAfter with records left is stuck.
+	lastDeliveryMs int64
+	// pendingRestarts counts killed or failed tasks that will come back.
+	pendingRestarts int
 }
 
 // recvTab is what the sink did with each offset of one partition.
@@ -98,6 +113,7 @@ const (
 	flagSkipped  = 1 << iota // conversion failed and errors.tolerance=all skipped it
 	flagRejected             // the sink acknowledged it REJECT
 	flagAcked                // the broker accepted an ACCEPT for it
+	flagDLQ                  // a dead-letter write of it was attempted (KIP-1191)
 )
 
 func (r *recvTab) grow(off int64) {
@@ -122,6 +138,8 @@ type sinkTask struct {
 	inPut    bool
 	putEv    *event
 	killAt   int64 // kill inside the next put at or after this time; 0 none
+	// restartAfterKill: the fault model's kills come back after a while.
+	restartAfterKill bool
 
 	assignment []tp
 	// share sinks
@@ -135,6 +153,9 @@ type sinkTask struct {
 	pausedUntil int64
 	lastFlush   int64
 	pending     []readRange // a batch put() threw RetriableException on
+	// lookupFailed: the committed-offset lookup for new partitions failed;
+	// the next poll retries it (those partitions are not read meanwhile).
+	lookupFailed bool
 }
 
 // heldRange is a run of offsets a share task holds, and what it will ack.
@@ -183,7 +204,8 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	cw := &connectWorld{w: w, wl: wl, holds: map[share.Key]*holdTab{}, spso: map[share.Key][2]int64{}, touched: map[share.Key]bool{}}
+	cw := &connectWorld{w: w, wl: wl, holds: map[share.Key]*holdTab{}, spso: map[share.Key]spsoMark{},
+		floor: map[share.Key]int64{}, touched: map[share.Key]bool{}}
 	pc := share.Config{MaxDeliveryCount: wl.DeliveryCountLimit, RecordLockDurationMs: wl.RecordLockDuration.Milliseconds(), MaxInFlightRecords: wl.MaxRecordLocks}
 	cw.lockMs, cw.limit = pc.RecordLockDurationMs, pc.MaxDeliveryCount
 	if cw.lockMs == 0 {
@@ -192,7 +214,7 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 	if cw.limit == 0 {
 		cw.limit = share.DefaultMaxDeliveryCount
 	}
-	if cw.sb, err = sharebroker.New(sharebroker.Config{Defaults: pc, DLQWriteDelayMs: wl.DLQWriteDelay.Milliseconds()}); err != nil {
+	if cw.sb, err = sharebroker.New(sharebroker.Config{Defaults: pc, DLQWriteDelayMs: wl.DLQWriteDelay.Milliseconds(), Mutants: w.opts.Mutants}); err != nil {
 		return nil, err
 	}
 	for _, name := range sortedTopicNames(wl.Topics) {
@@ -211,7 +233,10 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 		}
 		return nil
 	})
-	cw.sb.SetDLQFault(func(share.Key, share.DLQWrite) bool {
+	cw.sb.SetDLQFault(func(k share.Key, d share.DLQWrite) bool {
+		// Every dead-letter write passes here: remember which offsets were
+		// written (or attempted) for the end-of-run DLQ check.
+		cw.dlqAttempt(k, d)
 		if !w.healed && f.ShareDLQFailProb > 0 && w.eng.chance(f.ShareDLQFailProb) {
 			w.mark("share-dlq-write-failed")
 			return true
@@ -282,8 +307,7 @@ func (cw *connectWorld) start(workEnd, drainEnd int64) {
 			}
 			if len(live) > 0 {
 				t := live[w.eng.rng.IntN(len(live))]
-				t.killAt = w.nowMs()
-				cw.restartAfterKill(t)
+				t.killAt, t.restartAfterKill = w.nowMs(), true
 			}
 			w.scheduleMoveAfterExp(f.TaskKillsPerHour, workEnd, next)
 		}
@@ -299,10 +323,6 @@ func (cw *connectWorld) start(workEnd, drainEnd int64) {
 		if w.nowMs() >= drainEnd || cw.drained() {
 			cw.stopAll()
 			return
-		}
-		for _, s := range cw.sinks {
-			s.progress = s.res.Deliveries - s.seen
-			s.seen = s.res.Deliveries
 		}
 		w.eng.after(drainCheck, check)
 	}
@@ -323,7 +343,7 @@ func (cw *connectWorld) drained() bool {
 				end, _ := cw.sb.EndOffset(part)
 				if s.cfg.Kind == connect.ShareSink {
 					sp, ok := cw.sb.Partition(share.Key{Group: s.cfg.GroupID, Topic: topic, Partition: p})
-					if !ok || sp.StartOffset() < end {
+					if !ok || sp.StartOffset() < end || len(sp.PendingDLQ()) > 0 {
 						return false
 					}
 					continue
@@ -337,8 +357,19 @@ func (cw *connectWorld) drained() bool {
 	return true
 }
 
+// stuckAfter is how long a running sink may go without a delivery before
+// the drain calls it stuck: two drain checks plus the longest legitimate
+// pause (a put, a lock running out, a restart).
+func (s *sink) stuckAfter(lockMs int64) int64 {
+	return 2*drainCheck.Milliseconds() + s.spec.PutLatencyMax.Milliseconds() + lockMs +
+		killRestartAfter.Milliseconds() + s.spec.RestartFailedAfter.Milliseconds() + retriableBackoff.Milliseconds()
+}
+
 // running reports whether any task of s is alive or will restart.
 func (s *sink) running() bool {
+	if s.pendingRestarts > 0 {
+		return true
+	}
 	for _, t := range s.tasks {
 		if t != nil && t.alive {
 			return true
@@ -375,23 +406,30 @@ func (cw *connectWorld) startProducer(i int, p Producer, workEnd int64) {
 	if p.StopAt > 0 {
 		stop = min(stop, startMs+p.StopAt.Milliseconds())
 	}
-	gapMs := max(int64(float64(p.BatchRecords)/p.RatePerSec*1000), 1)
-	next := 0
+	begin := startMs + p.StartAt.Milliseconds()
+	// Batch k is due at begin + k·batch/rate, computed from k so that the
+	// rate holds exactly however small the gap; batches due in the same
+	// millisecond are produced in one event.
+	due := func(k int64) int64 { return begin + int64(float64(k)*float64(p.BatchRecords)*1000/p.RatePerSec) }
+	var k int64
 	var produce func()
 	produce = func() {
-		if w.nowMs() >= stop {
-			return
+		for ; due(k) <= w.nowMs(); k++ {
+			if w.nowMs() >= stop {
+				return
+			}
+			t := tp{Topic: p.Topic, Partition: int32(k % int64(cw.wl.Topics[p.Topic]))}
+			if _, err := cw.sb.Produce(w.nowMs(), t, p.BatchRecords); err != nil {
+				w.violate("connect-produce", fmt.Sprintf("producer %d: %v", i, err))
+				return
+			}
+			w.res.Produced += int64(p.BatchRecords)
 		}
-		t := tp{Topic: p.Topic, Partition: int32(next % int(cw.wl.Topics[p.Topic]))}
-		next++
-		if _, err := cw.sb.Produce(w.nowMs(), t, p.BatchRecords); err != nil {
-			w.violate("connect-produce", fmt.Sprintf("producer %d: %v", i, err))
-			return
+		if at := due(k); at < stop {
+			w.eng.at(at, produce)
 		}
-		w.res.Produced += int64(p.BatchRecords)
-		w.eng.after(time.Duration(gapMs)*time.Millisecond, produce)
 	}
-	w.eng.at(startMs+p.StartAt.Milliseconds(), produce)
+	w.eng.at(begin, produce)
 }
 
 // --- connectors and tasks --------------------------------------------------
@@ -489,19 +527,24 @@ func (cw *connectWorld) startTask(s *sink, i int) {
 	cw.after(t, processingGap, cw.poll)
 }
 
-// armKill kills task i inside its next put.
+// armKill kills task i inside its next put; a kill for a slot without a
+// live task waits for the next task started there.
 func (cw *connectWorld) armKill(s *sink, i int) {
-	if i < len(s.tasks) && s.tasks[i] != nil && s.tasks[i].alive {
+	if i < len(s.tasks) && s.tasks[i] != nil && s.tasks[i].alive && s.tasks[i].killAt == 0 {
 		s.tasks[i].killAt = cw.w.nowMs()
-		s.kills = slices.DeleteFunc(s.kills, func(k TaskKill) bool { return k.Task == i })
+		if j := slices.IndexFunc(s.kills, func(k TaskKill) bool { return k.Task == i }); j >= 0 {
+			s.kills = slices.Delete(s.kills, j, j+1)
+		}
 	}
 }
 
-// restartAfterKill brings a fault-killed task back after a while.
-func (cw *connectWorld) restartAfterKill(t *sinkTask) {
+// restartLater brings a fault-killed task back after killRestartAfter.
+func (cw *connectWorld) restartLater(t *sinkTask) {
 	s, i := t.s, t.idx
+	s.pendingRestarts++
 	cw.w.eng.after(killRestartAfter, func() {
-		if cw.stopped || i >= s.desired || s.tasks[i] != t || t.alive {
+		s.pendingRestarts--
+		if cw.stopped || i >= s.desired || s.tasks[i] != t {
 			return
 		}
 		cw.startTask(s, i)
@@ -637,6 +680,7 @@ func (cw *connectWorld) assign(t *sinkTask, next []tp) {
 // Connect's default) or the log end (latest).
 func (cw *connectWorld) lookupPositions(t *sinkTask, fresh []tp) {
 	if len(fresh) == 0 {
+		t.lookupFailed = false
 		return
 	}
 	w := cw.w
@@ -649,13 +693,21 @@ func (cw *connectWorld) lookupPositions(t *sinkTask, fresh []tp) {
 		req = append(req, shard.TopicPartitions{Topic: name, Partitions: byTopic[name]})
 	}
 	committed := map[tp]int64{}
-	if b := w.route(t.s.cfg.GroupID); b >= 0 {
-		if offs, err := w.brokers[b].c.FetchOffsets(t.s.cfg.GroupID, req, false); err == nil {
-			for _, o := range offs {
-				if o.Offset >= 0 {
-					committed[tp{Topic: o.Topic, Partition: o.Partition}] = o.Offset
-				}
-			}
+	b := w.route(t.s.cfg.GroupID)
+	if b < 0 {
+		t.lookupFailed = true // the coordinator is moving: poll retries
+		return
+	}
+	offs, err := w.brokers[b].c.FetchOffsets(t.s.cfg.GroupID, req, false)
+	if err != nil {
+		t.lookupFailed = true
+		w.mark("sink-offset-fetch-retried")
+		return
+	}
+	t.lookupFailed = false
+	for _, o := range offs {
+		if o.Offset >= 0 {
+			committed[tp{Topic: o.Topic, Partition: o.Partition}] = o.Offset
 		}
 	}
 	for _, p := range fresh {
@@ -663,7 +715,10 @@ func (cw *connectWorld) lookupPositions(t *sinkTask, fresh []tp) {
 			t.positions[p] = off
 			continue
 		}
-		if t.s.cfg.Consumer["auto.offset.reset"] == "latest" {
+		// auto.offset.reset: latest, or earliest (Connect's default; none
+		// and by_duration are not modelled for consumer sinks and read as
+		// earliest).
+		if strings.EqualFold(t.s.cfg.Consumer["auto.offset.reset"], "latest") {
 			t.positions[p], _ = cw.sb.EndOffset(p)
 		} else {
 			t.positions[p], _ = cw.sb.LogStartOffset(p)
@@ -822,6 +877,7 @@ func (cw *connectWorld) onAcquired(t *sinkTask, p tp, r share.AcquiredRecords, d
 	}
 	n := r.LastOffset - r.FirstOffset + 1
 	s.res.Deliveries += n
+	s.lastDeliveryMs = now
 	if r.DeliveryCount > 1 {
 		s.res.Redeliveries += n
 	}
@@ -902,6 +958,20 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 		cw.commitSync(t, 0)
 		cw.after(t, processingGap, cw.poll)
 	})
+}
+
+// dlqAttempt records a dead-letter write of [d.FirstOffset, d.LastOffset].
+func (cw *connectWorld) dlqAttempt(k share.Key, d share.DLQWrite) {
+	for _, s := range cw.sinks {
+		if s.cfg.GroupID != k.Group {
+			continue
+		}
+		rt := s.tab(tp{Topic: k.Topic, Partition: k.Partition})
+		rt.grow(d.LastOffset)
+		for o := d.FirstOffset; o <= d.LastOffset; o++ {
+			rt.flags[o] |= flagDLQ
+		}
+	}
 }
 
 // received counts one successful put() of an offset.
@@ -1087,6 +1157,10 @@ func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges
 					w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d: %s acknowledgement from %s accepted, but it does not hold the record", keyString(key), o, b.Type, t.member))
 					return
 				}
+				if h.until[o] <= now {
+					w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d: %s acknowledgement from %s accepted after its lock expired at %d", keyString(key), o, b.Type, t.member, h.until[o]-startMs))
+					return
+				}
 				switch b.Type {
 				case share.AckRenew:
 					h.until[o] = now + cw.lockMs
@@ -1112,6 +1186,13 @@ func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges
 func (cw *connectWorld) closeShare(t *sinkTask) {
 	w, s := cw.w, t.s
 	if t.sessEpoch == 0 {
+		// No usable session epoch: end whatever session the broker still
+		// holds for the member, as a closed connection does.
+		if cw.sb.DropConnection(w.nowMs(), s.cfg.GroupID, t.member) == nil {
+			cw.dirty = true
+		}
+		cw.releaseHolder(t)
+		cw.touchGroup(s.cfg.GroupID)
 		t.held = t.held[:0]
 		return
 	}
@@ -1126,9 +1207,7 @@ func (cw *connectWorld) closeShare(t *sinkTask) {
 	}
 	cw.releaseHolder(t)
 	t.held, t.sessEpoch = t.held[:0], 0
-	for _, p := range t.assignment {
-		cw.touched[share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}] = true
-	}
+	cw.touchGroup(s.cfg.GroupID)
 }
 
 // releaseHolder forgets every offset t holds (its session closed).
@@ -1163,6 +1242,15 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 	if now < t.pausedUntil {
 		cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
 		return
+	}
+	if t.lookupFailed {
+		var fresh []tp
+		for _, p := range t.assignment {
+			if _, ok := t.positions[p]; !ok {
+				fresh = append(fresh, p)
+			}
+		}
+		cw.lookupPositions(t, fresh)
 	}
 	flush := s.spec.FlushInterval
 	if flush == 0 {
@@ -1219,6 +1307,7 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		}
 	}
 	s.res.Deliveries += n
+	s.lastDeliveryMs = w.nowMs()
 	cw.put(t, n, func(outcome connect.PutOutcome) {
 		d, err := s.cfg.OnPut(outcome)
 		if err != nil {
@@ -1301,7 +1390,9 @@ func (cw *connectWorld) failTask(t *sinkTask, why string) {
 	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-failed: "+why)
 	if d := s.spec.RestartFailedAfter; d > 0 {
 		i := t.idx
+		s.pendingRestarts++
 		cw.w.eng.after(d, func() {
+			s.pendingRestarts--
 			if !cw.stopped && i < s.desired && s.tasks[i] == t {
 				cw.startTask(s, i)
 			}
@@ -1331,10 +1422,53 @@ func (cw *connectWorld) kill(t *sinkTask) {
 		}
 	}
 	t.held = nil
+	if t.restartAfterKill {
+		cw.restartLater(t)
+	}
+	if s.cfg.Kind == connect.ShareSink {
+		// A crashed host's connection is closed by the broker after
+		// connections.max.idle.ms; the share session goes with it
+		// (§1.11), releasing anything its locks still hold.
+		member, group := t.member, s.cfg.GroupID
+		cw.w.eng.after(cw.idleTimeout(), func() {
+			if err := cw.sb.DropConnection(cw.w.nowMs(), group, member); err == nil {
+				cw.w.mark("share-connection-dropped")
+				cw.dirty = true
+				cw.touchGroup(group)
+			}
+		})
+	}
+}
+
+// idleTimeout is connections.max.idle.ms.
+func (cw *connectWorld) idleTimeout() time.Duration {
+	if cw.wl.ConnectionIdleTimeout > 0 {
+		return cw.wl.ConnectionIdleTimeout
+	}
+	return defaultIdleTimeout
+}
+
+// touchGroup marks every share-partition of group for the per-event checks
+// (closing a group's last session evicts all of them).
+func (cw *connectWorld) touchGroup(group string) {
+	for _, k := range cw.sb.Keys() {
+		if k.Group == group {
+			cw.touched[k] = true
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(cw.spso), compareKey) {
+		if k.Group == group {
+			cw.touched[k] = true
+		}
+	}
 }
 
 // stopAll stops every task at the end of the drain.
 func (cw *connectWorld) stopAll() {
+	// The check reads the instant the drain ends, before the tasks close:
+	// closing sends decided acknowledgements and releases the rest, and the
+	// group's last session closing evicts its share-partitions.
+	cw.checkDelivery(cw.snapshotEnd())
 	for _, s := range cw.sinks {
 		for _, t := range s.tasks {
 			if t != nil && t.alive {
@@ -1348,7 +1482,6 @@ func (cw *connectWorld) stopAll() {
 		}
 	}
 	cw.stopped = true
-	cw.checkDelivery()
 }
 
 // moveLeader moves a data partition's leadership (share fault).
@@ -1368,7 +1501,6 @@ func (cw *connectWorld) moveLeader(p tp) {
 		h := cw.holds[k]
 		clear(h.holder)
 		clear(h.until)
-		delete(cw.spso, k) // a new leadership may restart from the persisted start
 		cw.touched[k] = true
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coordsim/coordsim/connect"
+	"github.com/coordsim/coordsim/share"
 )
 
 // SinkResult is one connector's outcome.
@@ -43,6 +44,9 @@ type SinkResult struct {
 	// left unprocessed because no task was running at the end.
 	Lost        int64 `json:"lost"`
 	Undelivered int64 `json:"undelivered"`
+	// SkippedByReset are records share.auto.offset.reset (latest or
+	// by_duration) legitimately skipped.
+	SkippedByReset int64 `json:"skipped_by_reset,omitempty"`
 
 	Acked           int64 `json:"acked"`
 	AcksRefused     int64 `json:"acks_refused"`
@@ -90,7 +94,10 @@ const InvSharePartitions = "8-share-partitions"
 
 // afterEvent runs invariant 8's per-event checks on the share-partitions
 // the event touched: the partition's own invariants, and SPSO never moving
-// back while one partition object (one leadership) lives.
+// back while one partition object (one leadership) lives. A new object (a
+// leader move or an eviction rebuilt it from the persister) starts a new
+// record, and for sinks not reading from the earliest offset it raises the
+// partition's reset floor.
 func (cw *connectWorld) afterEvent() {
 	if len(cw.touched) == 0 {
 		return
@@ -98,7 +105,6 @@ func (cw *connectWorld) afterEvent() {
 	for _, k := range slices.SortedFunc(maps.Keys(cw.touched), compareKey) {
 		sp, ok := cw.sb.Partition(k)
 		if !ok {
-			delete(cw.spso, k)
 			continue
 		}
 		if err := sp.CheckInvariants(); err != nil {
@@ -108,12 +114,16 @@ func (cw *connectWorld) afterEvent() {
 		if !sp.Initialized() {
 			continue
 		}
-		cur := [2]int64{int64(sp.LeaderEpoch()), sp.StartOffset()}
-		if prev, seen := cw.spso[k]; seen && prev[0] == cur[0] && cur[1] < prev[1] {
-			cw.w.violate(InvSharePartitions, fmt.Sprintf("%s: SPSO moved back from %d to %d under leader epoch %d", keyString(k), prev[1], cur[1], cur[0]))
+		cur := sp.StartOffset()
+		prev := cw.spso[k]
+		if prev.sp == sp && prev.init && cur < prev.spso {
+			cw.w.violate(InvSharePartitions, fmt.Sprintf("%s: SPSO moved back from %d to %d under leader epoch %d", keyString(k), prev.spso, cur, sp.LeaderEpoch()))
 			return
 		}
-		cw.spso[k] = cur
+		if prev.sp != sp || !prev.init {
+			cw.floor[k] = max(cw.floor[k], cur)
+		}
+		cw.spso[k] = spsoMark{sp: sp, init: true, spso: cur}
 	}
 	clear(cw.touched)
 }
@@ -174,32 +184,73 @@ func (cw *connectWorld) sample() {
 	}
 }
 
+// sinkEnd is what checkDelivery needs from the moment the drain ends,
+// before the tasks close their sessions: whether the sink was running, and
+// per share-partition its SPSO and whether dead-letter writes were pending.
+type sinkEnd struct {
+	running    bool
+	spso       map[tp]int64
+	dlqPending bool
+}
+
+// snapshotEnd reads every sink's state before the drain's stop.
+func (cw *connectWorld) snapshotEnd() []sinkEnd {
+	out := make([]sinkEnd, len(cw.sinks))
+	for i, s := range cw.sinks {
+		e := sinkEnd{running: s.running(), spso: map[tp]int64{}}
+		if s.cfg.Kind == connect.ShareSink {
+			persisted := map[tp]int64{}
+			for _, po := range cw.sb.ListShareGroupOffsets(s.cfg.GroupID) {
+				persisted[po.TopicPartition] = po.StartOffset
+			}
+			for _, topic := range s.cfg.Topics {
+				for p := range cw.wl.Topics[topic] {
+					part := tp{Topic: topic, Partition: p}
+					e.spso[part] = persisted[part] // 0 when never initialised
+					sp, ok := cw.sb.Partition(share.Key{Group: s.cfg.GroupID, Topic: topic, Partition: p})
+					if !ok {
+						// Evicted: its dead-letter writes wait in the persisted
+						// ARCHIVING records for the next leader object.
+						e.dlqPending = true
+						continue
+					}
+					if sp.Initialized() {
+						e.spso[part] = sp.StartOffset()
+					}
+					e.dlqPending = e.dlqPending || len(sp.PendingDLQ()) > 0
+				}
+			}
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // checkDelivery runs when the sinks stop: every record of a running share
 // sink's topics ends acknowledged or archived, none is lost, and what the
 // dead-letter queue holds matches what was archived (invariant 8).
-func (cw *connectWorld) checkDelivery() {
+func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 	w := cw.w
-	for _, s := range cw.sinks {
+	for i, s := range cw.sinks {
 		if !s.started {
 			continue
 		}
-		running := false
-		for _, t := range s.tasks {
-			running = running || (t != nil && !t.failed && t.s.desired > t.idx)
-		}
-		var archived int64
+		end := final[i]
+		var archived, notDeadLettered int64
 		isShare := s.cfg.Kind == connect.ShareSink
 		for _, topic := range s.cfg.Topics {
 			for p := range cw.wl.Topics[topic] {
 				part := tp{Topic: topic, Partition: p}
-				end, _ := cw.sb.EndOffset(part)
-				s.res.Produced += end
+				logEnd, _ := cw.sb.EndOffset(part)
+				s.res.Produced += logEnd
 				rt := s.tab(part)
-				rt.grow(end)
-				lost, undelivered, arch := cw.classify(s, rt, end)
-				archived += arch
-				s.res.Undelivered += undelivered
-				s.res.Lost += lost
+				rt.grow(logEnd)
+				c := cw.classify(s, part, rt, logEnd, end.spso[part])
+				archived += c.archived
+				notDeadLettered += c.notDeadLettered
+				s.res.Undelivered += c.undelivered
+				s.res.Lost += c.lost
+				s.res.SkippedByReset += c.skipped
 			}
 		}
 		s.res.Archived = archived
@@ -213,56 +264,104 @@ func (cw *connectWorld) checkDelivery() {
 		if s.brokerDLQ {
 			s.res.DeadLettered = cw.sb.DLQRecords(s.spec.BrokerDLQ)
 		}
+		if s.res.Lost > 0 {
+			w.violate(InvSharePartitions, fmt.Sprintf("sink %s lost %d records: terminal at the broker, or acknowledged, without a successful put, a skip or a legitimate archive", s.cfg.Name, s.res.Lost))
+		}
 		switch {
-		case s.res.Lost > 0:
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s lost %d records: never put, skipped or archived", s.cfg.Name, s.res.Lost))
-		case running && s.res.Undelivered > 0 && s.progress == 0:
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d records neither acknowledged nor archived, and none delivered in the last %s of the drain", s.cfg.Name, s.res.Undelivered, drainCheck))
-		case s.res.Undelivered > 0:
+		case end.running && s.res.Undelivered > 0 && w.nowMs()-s.lastDeliveryMs > s.stuckAfter(cw.lockMs):
+			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d records neither acknowledged nor archived, and nothing delivered for %s", s.cfg.Name, s.res.Undelivered,
+				time.Duration(w.nowMs()-s.lastDeliveryMs)*time.Millisecond))
+		case s.res.Undelivered > 0 && end.running:
 			w.mark("connect-drain-ended-with-backlog")
-		case s.res.DeadLettered > archived:
+		case s.res.Undelivered > 0:
+			w.mark("connect-drain-ended-without-running-tasks")
+		}
+		if s.res.DeadLettered > archived {
 			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d dead-lettered records but only %d archived", s.cfg.Name, s.res.DeadLettered, archived))
-		case s.brokerDLQ && w.opts.Faults.ShareDLQFailProb == 0 && s.res.DeadLettered != archived:
+		}
+		if s.brokerDLQ && notDeadLettered > 0 {
+			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records never went to the dead-letter queue (no write attempted, none pending)", s.cfg.Name, notDeadLettered))
+		}
+		if s.brokerDLQ && w.opts.Faults.ShareDLQFailProb == 0 && !end.dlqPending && s.res.DeadLettered != archived {
 			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records but %d in the dead-letter queue", s.cfg.Name, archived, s.res.DeadLettered))
 		}
 	}
 }
 
-// classify sorts a partition's offsets [0, end): lost (never put, skipped
-// or archived by a rule), undelivered (still pending at the broker, or
-// never consumed by a consumer sink) and archived.
-func (cw *connectWorld) classify(s *sink, rt *recvTab, end int64) (lost, undelivered, archived int64) {
-	isShare := s.cfg.Kind == connect.ShareSink
-	from := int64(0)
-	if isShare && s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset] != "earliest" {
-		// latest: offsets before the first delivery were never meant to be read.
-		from = end
-		for o := int64(0); o < end; o++ {
-			if rt.maxCount[o] > 0 {
-				from = o
-				break
-			}
-		}
-	}
+// classified counts one partition's offsets for checkDelivery.
+type classified struct{ lost, undelivered, archived, skipped, notDeadLettered int64 }
+
+// classify sorts a partition's offsets [0, logEnd) using what the tasks saw
+// and the broker's SPSO when the drain ended (every offset below it is
+// terminal at the broker):
+//   - skipped: below the reset floor and never put (share.auto.offset.reset
+//     skipped it; a start offset resolved but not yet persisted is resolved
+//     again by a rebuilt partition, possibly further on);
+//   - archived: REJECTed, or delivered at the delivery limit and never accepted;
+//   - lost: acknowledged without a successful put(), or terminal without a
+//     put, a conversion skip or an archive;
+//   - undelivered: still pending at the broker (share), or never put (consumer).
+func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64) classified {
+	var c classified
 	limit := uint8(cw.limit)
-	for o := from; o < end; o++ {
-		f := rt.flags[o]
+	key := share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}
+	floor := int64(0)
+	if s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset] != "earliest" {
+		floor = cw.floor[key]
+	}
+	sp, cached := cw.sb.Partition(key)
+	// pendingDLQ: an ARCHIVING record is waiting for its dead-letter write.
+	pendingDLQ := func(o int64) bool {
+		if !cached {
+			return true // evicted: the write waits in the persisted state
+		}
+		r, ok := sp.Record(o)
+		return ok && r.State == share.Archiving
+	}
+	for o := int64(0); o < logEnd; o++ {
+		f, put := rt.flags[o], rt.recv[o] > 0 || rt.flags[o]&flagSkipped != 0
+		if s.cfg.Kind != connect.ShareSink {
+			if !put {
+				c.undelivered++
+			}
+			continue
+		}
+		if o >= spso && cached {
+			// At or past SPSO the live partition knows the state.
+			if r, ok := sp.Record(o); ok {
+				switch {
+				case f&flagAcked != 0 && !put:
+					c.lost++
+				case r.State == share.Archived || r.State == share.Archiving:
+					c.archived++
+					if s.brokerDLQ && r.State == share.Archived && f&flagDLQ == 0 {
+						c.notDeadLettered++
+					}
+				case r.State == share.Available || r.State == share.Acquired:
+					c.undelivered++
+				}
+				continue
+			}
+		}
 		switch {
-		case !isShare:
-			if rt.recv[o] == 0 && f&flagSkipped == 0 {
-				undelivered++
-			}
+		case o < floor && !put:
+			c.skipped++
 		case f&flagRejected != 0 || (rt.maxCount[o] >= limit && f&flagAcked == 0):
-			archived++
-		case f&flagAcked != 0:
-			if rt.recv[o] == 0 && f&flagSkipped == 0 {
-				lost++ // ACCEPTed without a put
+			c.archived++
+			if s.brokerDLQ && f&flagDLQ == 0 && o < spso && !pendingDLQ(o) {
+				c.notDeadLettered++
 			}
+		case f&flagAcked != 0 && !put:
+			c.lost++ // ACCEPTed without a put
+		case f&flagAcked != 0 || (o < spso && put):
+			// acknowledged, or put and since terminal at the broker
+		case o < spso:
+			c.lost++ // terminal at the broker without ever being put
 		default:
-			undelivered++
+			c.undelivered++
 		}
 	}
-	return lost, undelivered, archived
+	return c
 }
 
 // finishConnect copies the connectors' results into the run's result.

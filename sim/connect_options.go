@@ -34,6 +34,10 @@ type ConnectWorkload struct {
 	MaxRecordLocks     int64
 	// DLQWriteDelay is how long a KIP-1191 dead-letter write takes.
 	DLQWriteDelay time.Duration
+	// ConnectionIdleTimeout is connections.max.idle.ms: how long after a
+	// task is killed the broker closes its connection and share session
+	// (default 10m).
+	ConnectionIdleTimeout time.Duration
 }
 
 // Producer writes batches of BatchRecords records, round-robin over the
@@ -122,6 +126,9 @@ const (
 	defaultFlush       = time.Minute
 	defaultDrain       = time.Hour
 	maxRecordsPerBatch = 100_000
+	// maxProducedRecords bounds a run's records: the checker keeps about
+	// 25 bytes per record and share sink.
+	maxProducedRecords = 10_000_000
 )
 
 // Validate checks the Connect workload; the error names the field.
@@ -159,6 +166,17 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 		case p.StartAt < 0 || p.StopAt < 0 || (p.StopAt > 0 && p.StopAt <= p.StartAt) || p.StartAt >= d:
 			return bad(fmt.Sprintf("producers[%d]", i), "need 0 <= start_at < stop_at (or stop_at 0) and start_at < duration")
 		}
+	}
+	total64 := 0.0
+	for _, p := range c.Producers {
+		stop := d
+		if p.StopAt > 0 {
+			stop = min(stop, p.StopAt)
+		}
+		total64 += p.RatePerSec * max(stop-p.StartAt, 0).Seconds()
+	}
+	if total64 > maxProducedRecords {
+		return bad("producers", "produce about %.0f records; at most %d in one run (lower rate or duration)", total64, maxProducedRecords)
 	}
 	if len(c.Connectors) == 0 || len(c.Connectors) > maxConnectors {
 		return bad("connectors", "need 1..%d connectors", maxConnectors)
@@ -199,8 +217,10 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 		return bad("delivery_count_limit", "must be in [2, 10] (group.share.delivery.count.limit)")
 	case c.MaxRecordLocks != 0 && (c.MaxRecordLocks < 100 || c.MaxRecordLocks > 10_000):
 		return bad("max_record_locks", "must be in [100, 10000] (group.share.partition.max.record.locks)")
-	case c.DLQWriteDelay < 0 || c.DLQWriteDelay > time.Hour:
-		return bad("dlq_write_delay", "must be in [0, 1h]")
+	case c.DLQWriteDelay < 0 || c.DLQWriteDelay > time.Minute:
+		return bad("dlq_write_delay", "must be in [0, 1m]")
+	case c.ConnectionIdleTimeout < 0 || c.ConnectionIdleTimeout > 24*time.Hour:
+		return bad("connection_idle_timeout", "must be in [0, 24h]")
 	}
 	return nil
 }

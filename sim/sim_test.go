@@ -114,6 +114,9 @@ func TestInvariantMutants(t *testing.T) {
 		{"share sink acknowledges before put", sim.InvSharePartitions, mutant.Set{ShareSinkAckBeforePut: true}, func(t *testing.T) sim.Options {
 			return builtin(t, "share-kill")
 		}},
+		{"share broker skips the owner check", sim.InvSharePartitions, mutant.Set{ShareAckIgnoresOwner: true}, func(t *testing.T) sim.Options {
+			return builtin(t, "share-at-least-once")
+		}},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {

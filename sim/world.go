@@ -122,7 +122,8 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	}
 	if opts.Connect != nil {
 		topics := maps.Clone(w.topics)
-		for name, n := range opts.Connect.Topics {
+		for _, name := range sortedTopicNames(opts.Connect.Topics) {
+			n := opts.Connect.Topics[name]
 			if m, ok := topics[name]; ok && m != n && opts.Workload.Topics != nil {
 				return nil, fmt.Errorf("sim: topic %q has %d partitions in the workload and %d in connect", name, m, n)
 			}

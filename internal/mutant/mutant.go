@@ -38,4 +38,8 @@ type Set struct {
 	// records when put() starts instead of when it returns, so a task killed
 	// inside put() loses them (invariant 8: none is lost).
 	ShareSinkAckBeforePut bool
+	// ShareAckIgnoresOwner makes the share broker apply an acknowledgement
+	// as if it came from the record's holder, whoever sent it (invariant 8:
+	// an acknowledgement from a non-owner is refused).
+	ShareAckIgnoresOwner bool
 }

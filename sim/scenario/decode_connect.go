@@ -52,6 +52,7 @@ func (d *decoder) connectFields(c *sim.ConnectWorkload) []field {
 			return perr
 		}},
 		d.durField("dlq_write_delay", &c.DLQWriteDelay),
+		d.durField("connection_idle_timeout", &c.ConnectionIdleTimeout),
 	}
 }
 

@@ -88,7 +88,8 @@
 //	record_lock_duration  duration     group.share.record.lock.duration.ms (default 30s)
 //	delivery_count_limit  int          group.share.delivery.count.limit, in [2, 10] (default 5)
 //	max_record_locks      int          group.share.partition.max.record.locks, in [100, 10000] (default 2000)
-//	dlq_write_delay       duration     how long a KIP-1191 dead-letter write takes
+//	dlq_write_delay       duration     how long a KIP-1191 dead-letter write takes (at most 1m)
+//	connection_idle_timeout  duration  connections.max.idle.ms: a killed task's session closes this long after (default 10m)
 //
 // # Errors
 //
