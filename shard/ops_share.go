@@ -17,11 +17,14 @@ import (
 // CommitOffsets does).
 
 // AlterShareGroupOffsets is the group-coordinator half of
-// AlterShareGroupOffsets: the group must exist and be a share group
-// (GROUP_ID_NOT_FOUND, "Group X is not a share group." for another type), be
+// AlterShareGroupOffsets: an existing group must be a share group
+// (GROUP_ID_NOT_FOUND, "Group X is not a share group." for another type) and
 // EMPTY (NON_EMPTY_GROUP: no member may be consuming while its start offsets
 // move), and every named partition must exist in the metadata image
-// (UNKNOWN_TOPIC_OR_PARTITION).
+// (UNKNOWN_TOPIC_OR_PARTITION). A missing group is created, EMPTY at epoch 1,
+// as Kafka's trunk does: that is how a consumer-group application migrates
+// to a share group (KIP-1302, share_groups.md §4.2), setting the new group's
+// start offsets before its first member joins.
 //
 // It writes one ShareGroupMetadata record with the group epoch + 1 (the
 // metadata hash kept) and returns the new group epoch. The caller, the
@@ -30,15 +33,20 @@ import (
 // newer than any state an earlier member generation wrote. Nothing here
 // touches that state.
 //
-// Kafka's trunk creates a missing share group here and writes no epoch bump
-// (it records the partitions as initialising and uses the current group
-// epoch as the state epoch); coordsim requires the group to exist and bumps
-// the epoch so that the state epoch is new (share_groups.md §2.7).
+// For an existing group Kafka's trunk writes no epoch bump (it records the
+// partitions as initialising and uses the current group epoch as the state
+// epoch); coordsim bumps the epoch so that the state epoch is new
+// (share_groups.md §2.7).
 func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int32], error) {
 	var res Result[int32]
-	g, _, err := s.validateShareOffsetsAdmin(groupID, topics)
+	g, _, err := s.validateShareOffsetsAdmin(groupID, topics, true)
 	if err != nil {
 		return res, err
+	}
+	if g == nil { // created, as Kafka's trunk does
+		res.Records = []Record{&ShareGroupMetadata{Group: groupID, Epoch: 1}}
+		res.Response = 1
+		return res, nil
 	}
 	epoch := g.epoch + 1
 	res.Records = []Record{&ShareGroupMetadata{Group: g.id, Epoch: epoch, MetadataHash: g.metadataHash}}
@@ -61,7 +69,7 @@ func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions)
 // initialisation, so that answer is the caller's.
 func (s *Shard) DeleteShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int], error) {
 	var res Result[int]
-	_, n, err := s.validateShareOffsetsAdmin(groupID, topics)
+	_, n, err := s.validateShareOffsetsAdmin(groupID, topics, false)
 	if err != nil {
 		return res, err
 	}
@@ -78,8 +86,9 @@ const shareOffsetsAdminPartitionsMax = 1 << 16
 // INVALID_TOPIC_EXCEPTION) first, then the group (GROUP_ID_NOT_FOUND,
 // NON_EMPTY_GROUP, Kafka's top-level errors), then the partitions against
 // the metadata image (UNKNOWN_TOPIC_OR_PARTITION, Kafka's per-partition
-// error). It returns the group and the number of distinct partitions.
-func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitions) (*group, int, error) {
+// error). It returns the group (nil when missing and createMissing is set)
+// and the number of distinct partitions.
+func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitions, createMissing bool) (*group, int, error) {
 	if err := ValidateGroupID(groupID); err != nil {
 		return nil, 0, err
 	}
@@ -106,8 +115,9 @@ func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitio
 	}
 	g := s.lookup(groupID)
 	switch {
-	case g == nil:
+	case g == nil && !createMissing:
 		return nil, 0, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
+	case g == nil: // the caller creates it
 	case g.typ != Share:
 		return nil, 0, notTypeErr(groupID, Share)
 	case len(g.members) > 0:

@@ -581,6 +581,32 @@ func TestAlterShareGroupOffsets(t *testing.T) {
 	}
 }
 
+// TestAlterShareGroupOffsetsCreatesMissingGroup proves Kafka trunk's
+// migration path: altering the offsets of a group that does not exist yet
+// creates it as an EMPTY share group at epoch 1, so its start offsets can be
+// set before the first member joins; the partitions are still checked.
+func TestAlterShareGroupOffsetsCreatesMissingGroup(t *testing.T) {
+	h := emptyShareGroup(t)
+	res, err := h.s.AlterShareGroupOffsets("migrated", []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), res.Response)
+	assert.Equal(t, []Record{&ShareGroupMetadata{Group: "migrated", Epoch: 1}}, res.Records)
+	applyResult(h, res)
+	d, ok := h.s.DescribeGroup("migrated")
+	require.True(t, ok)
+	assert.Equal(t, Share, d.Type)
+	assert.Equal(t, StateEmpty, d.State)
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
+	assert.Equal(t, int32(2), h.shareJoin("migrated", "m1", "foo").MemberEpoch, "the first member joins past it")
+
+	before := h.s.Snapshot()
+	_, err = h.s.AlterShareGroupOffsets("other", []TopicPartitions{{Topic: "nope", Partitions: []int32{0}}})
+	require.ErrorIs(t, err, kerr.UnknownTopicOrPartition, "an unknown topic still refuses the creation")
+	requireSnapshotEqual(t, before, h.s.Snapshot(), "nothing created")
+	_, ok = h.s.DescribeGroup("other")
+	assert.False(t, ok)
+}
+
 // TestDeleteShareGroupOffsets proves the accepted half of
 // DeleteShareGroupOffsets: on an EMPTY share group it writes nothing and
 // answers the number of distinct partitions named.
@@ -653,6 +679,9 @@ func TestShareGroupOffsetsAdminRefusals(t *testing.T) {
 	}
 	for _, op := range ops {
 		for _, tc := range tests {
+			if op.name == "alter" && tc.group == "missing" {
+				continue // alter creates a missing group: TestAlterShareGroupOffsetsCreatesMissingGroup
+			}
 			t.Run(op.name+"/"+tc.name, func(t *testing.T) {
 				h := emptyShareGroup(t)
 				requireRefused(t, h, func() (Result[struct{}], error) { return op.call(h.s, tc.group, tc.topics) }, tc.want, tc.text)

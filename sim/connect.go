@@ -100,6 +100,11 @@ type sink struct {
 	lastDeliveryMs int64
 	// pendingRestarts counts killed or failed tasks that will come back.
 	pendingRestarts int
+	// resetting is set while an offset reset waits for the group to empty;
+	// no task starts meanwhile. resetFloor is, per partition, the highest
+	// start offset a reset set: records below it never put were skipped.
+	resetting  bool
+	resetFloor map[tp]int64
 }
 
 // recvTab is what the sink did with each offset of one partition.
@@ -244,7 +249,7 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 		return false
 	})
 	for i, k := range wl.Connectors {
-		s := &sink{idx: i, spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills)}
+		s := &sink{idx: i, spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills), resetFloor: map[tp]int64{}}
 		s.res = SinkResult{Name: s.cfg.Name, Kind: s.cfg.Kind.String(), Group: s.cfg.GroupID, Stripped: s.cfg.Stripped}
 		if k.BrokerDLQ != "" && s.cfg.Kind == connect.ShareSink {
 			if err := cw.sb.CreateTopic(k.BrokerDLQ, 2); err != nil {
@@ -269,6 +274,7 @@ func (cw *connectWorld) start(workEnd, drainEnd int64) {
 			cw.squat(s, workEnd)
 		}
 		w.eng.at(startMs+s.spec.StartAt.Milliseconds(), func() { cw.startSink(ss) })
+		cw.scheduleResets(ss)
 		for _, st := range s.spec.Scale {
 			n := st.Tasks
 			w.eng.at(startMs+st.At.Milliseconds(), func() { cw.scale(ss, n) })
@@ -487,7 +493,7 @@ func (cw *connectWorld) startSink(s *sink) {
 // ones stop gracefully.
 func (cw *connectWorld) scale(s *sink, n int) {
 	s.desired = n
-	if !s.started || cw.stopped {
+	if !s.started || cw.stopped || s.resetting {
 		return
 	}
 	cw.w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("scale tasks=%d", n))
@@ -507,6 +513,9 @@ func (cw *connectWorld) scale(s *sink, n int) {
 }
 
 func (cw *connectWorld) startTask(s *sink, i int) {
+	if s.resetting {
+		return // the reset's end starts the tasks
+	}
 	for len(s.tasks) <= i {
 		s.tasks = append(s.tasks, nil)
 	}

@@ -44,8 +44,8 @@ type SinkResult struct {
 	// left unprocessed because no task was running at the end.
 	Lost        int64 `json:"lost"`
 	Undelivered int64 `json:"undelivered"`
-	// SkippedByReset are records share.auto.offset.reset (latest or
-	// by_duration) legitimately skipped.
+	// SkippedByReset are records legitimately skipped by
+	// share.auto.offset.reset (latest or by_duration) or by an offset reset.
 	SkippedByReset int64 `json:"skipped_by_reset,omitempty"`
 
 	Acked           int64 `json:"acked"`
@@ -305,9 +305,9 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 	var c classified
 	limit := uint8(cw.limit)
 	key := share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}
-	floor := int64(0)
+	floor := s.resetFloor[p] // an operator's offset reset
 	if s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset] != "earliest" {
-		floor = cw.floor[key]
+		floor = max(floor, cw.floor[key])
 	}
 	sp, cached := cw.sb.Partition(key)
 	// pendingDLQ: an ARCHIVING record is waiting for its dead-letter write.

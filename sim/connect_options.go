@@ -70,6 +70,9 @@ type Connector struct {
 	// Kills kill a task hard (no close, no leave) the next time it is inside
 	// put() at or after At; a killed task is not restarted.
 	Kills []TaskKill
+	// ResetOffsets reset a share sink's group offsets (stop, alter when
+	// EMPTY, start again); see OffsetReset.
+	ResetOffsets []OffsetReset
 
 	// MaxPollRecords is max.poll.records (default 500).
 	MaxPollRecords int32
@@ -200,6 +203,11 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 		for j, s := range k.Scale {
 			if s.At < k.StartAt || s.At >= d || s.Tasks < 0 || s.Tasks > maxTasksPerSink || (j > 0 && s.At <= k.Scale[j-1].At) {
 				return bad(f(fmt.Sprintf("scale[%d]", j)), "need ascending times in [start_at, duration) and 0..%d tasks", maxTasksPerSink)
+			}
+		}
+		for j, r := range k.ResetOffsets {
+			if err := validateReset(i, j, r, d); err != nil {
+				return err
 			}
 		}
 		for j, kl := range k.Kills {

@@ -319,3 +319,41 @@ func TestShareDeadLetterQueue(t *testing.T) {
 	assert.Equal(t, s.Archived, s.DeadLettered, "and dead-lettered")
 	assert.Equal(t, r.Produced, s.Unique+s.Archived)
 }
+
+// TestConsumerSinkMigratesToShareSink is KIP-1302's migration path: the
+// consumer-group sink stops, the new share group's offsets are set from the
+// consumer group's committed offsets (the alter creates the share group),
+// and the share sink starts there. Between them every record is put, and
+// none twice across the handover.
+func TestConsumerSinkMigratesToShareSink(t *testing.T) {
+	r := runScenario(t, "share-migration", 1)
+	old, queue := sinkNamed(t, r, "orders-jdbc"), sinkNamed(t, r, "orders-queue")
+	assert.Positive(t, old.Unique)
+	assert.Equal(t, old.Unique, queue.SkippedByReset, "the share sink skips exactly what the consumer sink committed")
+	assert.Equal(t, r.Produced, old.Unique+queue.Unique, "together they put every record")
+	assert.Zero(t, queue.Duplicates+queue.Lost)
+	assert.EqualValues(t, 1, r.Marks["share-offsets-reset"])
+}
+
+// TestShareOffsetResetWaitsForEmptyGroup proves the EMPTY rule end to end:
+// a reset to earliest stops the sink's tasks, but a task killed just before
+// stays a member until its session times out, so the alter is refused with
+// NON_EMPTY_GROUP until then; afterwards the topic is delivered again from
+// the start (the first ten minutes put twice, nothing lost).
+func TestShareOffsetResetWaitsForEmptyGroup(t *testing.T) {
+	c := shareSink("s", "3")
+	c.ResetOffsets = []sim.OffsetReset{{At: 10 * time.Minute, To: "earliest"}}
+	c.Kills = []sim.TaskKill{{At: 9*time.Minute + 50*time.Second, Task: 1}}
+	c.PutLatencyMin, c.PutLatencyMax = time.Second, 2*time.Second // the kill lands inside a put within seconds
+	o := connectOptions(1, 20*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 2}}, c)
+	r, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.Violation, "%+v", r.Violation)
+	s := sinkNamed(t, r, "s")
+	t.Logf("produced %d, received %d, unique %d, marks %v", r.Produced, s.Received, s.Unique, r.Marks)
+	assert.Equal(t, r.Produced, s.Unique)
+	assert.Greater(t, s.Duplicates, int64(0.9*20*600), "the reset to earliest delivers the first ten minutes again")
+	assert.LessOrEqual(t, s.Duplicates, int64(20*600))
+	assert.EqualValues(t, 1, r.Marks["share-offsets-reset"])
+	assert.Positive(t, r.Marks["share-reset-retried-NON_EMPTY_GROUP"], "refused while members remained")
+}

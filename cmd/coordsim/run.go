@@ -170,6 +170,9 @@ func sinkLine(c sim.SinkResult) string {
 	if c.Undelivered > 0 {
 		fmt.Fprintf(&b, ", undelivered %d", c.Undelivered)
 	}
+	if c.SkippedByReset > 0 {
+		fmt.Fprintf(&b, ", skipped by offset reset %d", c.SkippedByReset)
+	}
 	fmt.Fprintf(&b, ", tasks started %d failed %d killed %d, throughput %.0f/s", c.TasksStarted, c.TasksFailed, c.TasksKilled, c.ThroughputPerSec)
 	if c.KilledInFlight > 0 {
 		fmt.Fprintf(&b, ", killed in flight %d, redelivered %d, longest wait %s",

@@ -93,6 +93,14 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 				return perr
 			})
 		}},
+		{"reset_offsets", func(p string, n *yaml.Node) *Error {
+			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+				var r sim.OffsetReset
+				perr := d.mapping(ip, item, []field{d.durField("at", &r.At), d.strField("to", &r.To)}, nil)
+				k.ResetOffsets = append(k.ResetOffsets, r)
+				return perr
+			})
+		}},
 		d.int32Field("max_poll_records", &k.MaxPollRecords),
 		d.durField("put_latency_min", &k.PutLatencyMin),
 		d.durField("put_latency_max", &k.PutLatencyMax),

@@ -83,7 +83,7 @@
 //
 //	topics                mapping      data topic name → partitions
 //	producers             list         topic, rate (records/s), batch_records, start_at, stop_at
-//	connectors            list         worker and config (Kafka properties), start_at, scale, kills, put_* and the rest
+//	connectors            list         worker and config (Kafka properties), start_at, scale, kills, reset_offsets, put_* and the rest
 //	drain                 duration     how long sinks may run after the workload to catch up (default 1h)
 //	record_lock_duration  duration     group.share.record.lock.duration.ms (default 30s)
 //	delivery_count_limit  int          group.share.delivery.count.limit, in [2, 10] (default 5)
@@ -116,6 +116,7 @@
 // share-scaling (2 → 4 → 6 tasks, share sink against consumer sink),
 // share-kill (a task killed inside put()), share-at-least-once (N produced,
 // at least N received), share-mixed-sinks (both sink kinds with other groups),
-// share-collision (a colliding group id refused) and share-faults (the
-// invariant-8 sweep).
+// share-collision (a colliding group id refused), share-migration (a
+// consumer sink handing over to a share sink at its committed offsets) and
+// share-faults (the invariant-8 sweep).
 package scenario
