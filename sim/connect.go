@@ -931,18 +931,9 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 		}
 	}
 	cw.put(t, n, func(outcome connect.PutOutcome) {
-		d, err := s.cfg.OnPut(outcome)
-		if err != nil {
-			w.violate("connect-decision", err.Error())
+		d, ok := cw.decidePut(t, outcome)
+		if !ok {
 			return
-		}
-		switch {
-		case d.FailTask:
-			s.res.PutFatal++
-			cw.failTask(t, "put() threw a fatal exception")
-			return
-		case outcome == connect.PutRetriable:
-			s.res.PutRetriable++
 		}
 		for _, h := range t.ackedEarly { // the mutant acknowledged these already
 			for o := h.first; o <= h.last; o++ {
@@ -981,6 +972,29 @@ func (cw *connectWorld) dlqAttempt(k share.Key, d share.DLQWrite) {
 			rt.flags[o] |= flagDLQ
 		}
 	}
+}
+
+// decidePut maps a put() outcome to the task's decision (package connect),
+// counting failures; a fatal outcome fails the task. It reports false when
+// the task must not go on with the batch.
+func (cw *connectWorld) decidePut(t *sinkTask, outcome connect.PutOutcome) (connect.Decision, bool) {
+	s := t.s
+	d, err := s.cfg.OnPut(outcome)
+	if err != nil {
+		cw.w.violate("connect-decision", err.Error())
+		return d, false
+	}
+	switch outcome {
+	case connect.PutFatal:
+		s.res.PutFatal++
+	case connect.PutRetriable:
+		s.res.PutRetriable++
+	}
+	if d.FailTask {
+		cw.failTask(t, "put() threw a fatal exception")
+		return d, false
+	}
+	return d, true
 }
 
 // received counts one successful put() of an offset.
@@ -1318,18 +1332,11 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 	s.res.Deliveries += n
 	s.lastDeliveryMs = w.nowMs()
 	cw.put(t, n, func(outcome connect.PutOutcome) {
-		d, err := s.cfg.OnPut(outcome)
-		if err != nil {
-			w.violate("connect-decision", err.Error())
+		d, ok := cw.decidePut(t, outcome)
+		if !ok {
 			return
 		}
-		switch {
-		case d.FailTask:
-			s.res.PutFatal++
-			cw.failTask(t, "put() threw a fatal exception")
-			return
-		case d.RetrySameBatch:
-			s.res.PutRetriable++
+		if d.RetrySameBatch {
 			t.pending = batch
 			t.pausedUntil = w.nowMs() + retriableBackoff.Milliseconds()
 			cw.after(t, processingGap, cw.poll)

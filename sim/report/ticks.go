@@ -10,54 +10,41 @@ import (
 // or whole days, whichever gives at most ten labels.
 type hourTicks struct{}
 
-// hourSteps are the label spacings hourTicks chooses from, with the number
-// of minor intervals between two labels.
-var hourSteps = []struct {
-	hours float64
-	minor int
-}{
-	{1, 4}, {2, 2}, {3, 3}, {6, 6}, {12, 4}, {24, 4}, {48, 2}, {72, 3}, {168, 7}, {336, 2}, {720, 5},
-}
-
 // Ticks implements plot.Ticker.
-func (hourTicks) Ticks(lo, hi float64) []plot.Tick {
-	const maxLabels = 10
-	if !(hi > lo) {
-		return nil
-	}
-	if hi-lo < 2 {
-		return plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	step, minor := 0.0, 1
-	for _, s := range hourSteps {
-		step, minor = s.hours, s.minor
-		if (hi-lo)/s.hours <= maxLabels {
-			break
-		}
-	}
-	if (hi-lo)/step > maxLabels { // beyond the table: whole multiples of 30 days
-		step = 720 * math.Ceil((hi-lo)/step/maxLabels)
-		minor = 1
-	}
-	return stepTicks(lo, hi, step, minor)
-}
+func (hourTicks) Ticks(lo, hi float64) []plot.Tick { return roundTicks(lo, hi, hourTable) }
 
 // minuteTicks marks virtual time in round minutes (every 1, 2, 5, 10, 15,
 // 20, 30 or 60 minutes...), at most ten labels; the sink plots of short
 // runs use it.
 type minuteTicks struct{}
 
-// minuteSteps are the label spacings minuteTicks chooses from, with the
-// number of minor intervals between two labels.
-var minuteSteps = []struct {
-	minutes float64
-	minor   int
-}{
-	{1, 4}, {2, 2}, {5, 5}, {10, 2}, {15, 3}, {20, 2}, {30, 3}, {60, 4}, {120, 4}, {180, 3}, {360, 6},
+// Ticks implements plot.Ticker.
+func (minuteTicks) Ticks(lo, hi float64) []plot.Tick { return roundTicks(lo, hi, minuteTable) }
+
+const (
+	hourTable = iota
+	minuteTable
+)
+
+// tickStep is one label spacing and the number of minor intervals between
+// two labels.
+type tickStep struct {
+	size  float64
+	minor int
 }
 
-// Ticks implements plot.Ticker.
-func (minuteTicks) Ticks(lo, hi float64) []plot.Tick {
+// tickSteps are each table's spacings and its overflow unit.
+var tickSteps = [...]struct {
+	steps    []tickStep
+	overflow float64
+}{
+	hourTable:   {steps: []tickStep{{1, 4}, {2, 2}, {3, 3}, {6, 6}, {12, 4}, {24, 4}, {48, 2}, {72, 3}, {168, 7}, {336, 2}, {720, 5}}, overflow: 720},  // 30 days
+	minuteTable: {steps: []tickStep{{1, 4}, {2, 2}, {5, 5}, {10, 2}, {15, 3}, {20, 2}, {30, 3}, {60, 4}, {120, 4}, {180, 3}, {360, 6}}, overflow: 720}, // 12 hours
+}
+
+// roundTicks labels [lo, hi] at the first spacing of a table that gives at
+// most ten labels; beyond the table, at whole multiples of its overflow.
+func roundTicks(lo, hi float64, tableIndex int) []plot.Tick {
 	const maxLabels = 10
 	if !(hi > lo) {
 		return nil
@@ -65,15 +52,16 @@ func (minuteTicks) Ticks(lo, hi float64) []plot.Tick {
 	if hi-lo < 2 {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
+	table := tickSteps[tableIndex]
 	step, minor := 0.0, 1
-	for _, s := range minuteSteps {
-		step, minor = s.minutes, s.minor
-		if (hi-lo)/s.minutes <= maxLabels {
+	for _, s := range table.steps {
+		step, minor = s.size, s.minor
+		if (hi-lo)/s.size <= maxLabels {
 			break
 		}
 	}
-	if (hi-lo)/step > maxLabels { // beyond the table: whole multiples of 12 hours
-		step = 720 * math.Ceil((hi-lo)/720/maxLabels)
+	if (hi-lo)/step > maxLabels { // beyond the table
+		step = table.overflow * math.Ceil((hi-lo)/table.overflow/maxLabels)
 		minor = 1
 	}
 	return stepTicks(lo, hi, step, minor)
