@@ -153,13 +153,7 @@ func (b *Broker) ShareAcknowledge(nowMs int64, req AckRequest) ([]AckResult, err
 // group's last session, the group's share-partitions are evicted. No
 // session is SHARE_SESSION_NOT_FOUND.
 func (b *Broker) DropConnection(nowMs int64, group, member string) error {
-	if err := b.checkNow(nowMs); err != nil {
-		return err
-	}
-	if err := checkID("group", group); err != nil {
-		return err
-	}
-	if err := checkID("member", member); err != nil {
+	if err := b.checkCaller(nowMs, group, member); err != nil {
 		return err
 	}
 	k := sessionKey{group, member}
@@ -171,19 +165,25 @@ func (b *Broker) DropConnection(nowMs int64, group, member string) error {
 	return nil
 }
 
-// Sessions returns the number of share sessions cached.
-func (b *Broker) Sessions() int { return len(b.sessions) }
-
-// checkRequest validates what ShareFetch and ShareAcknowledge share: time,
-// ids, the epoch's range and the acks' shape and limits.
-func (b *Broker) checkRequest(nowMs int64, group, member string, epoch int32, acks []PartitionAcks) error {
+// checkCaller validates what every session call carries: the time and the
+// group and member ids.
+func (b *Broker) checkCaller(nowMs int64, group, member string) error {
 	if err := b.checkNow(nowMs); err != nil {
 		return err
 	}
 	if err := checkID("group", group); err != nil {
 		return err
 	}
-	if err := checkID("member", member); err != nil {
+	return checkID("member", member)
+}
+
+// Sessions returns the number of share sessions cached.
+func (b *Broker) Sessions() int { return len(b.sessions) }
+
+// checkRequest validates what ShareFetch and ShareAcknowledge share: time,
+// ids, the epoch's range and the acks' shape and limits.
+func (b *Broker) checkRequest(nowMs int64, group, member string, epoch int32, acks []PartitionAcks) error {
+	if err := b.checkCaller(nowMs, group, member); err != nil {
 		return err
 	}
 	if epoch < FinalEpoch {
