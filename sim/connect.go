@@ -71,6 +71,11 @@ type holdTab struct {
 	holder   []int32 // task id holding the offset; 0 none
 	until    []int64 // lock deadline the holder was told
 	orphaned []int64 // when its holder was killed (redelivery latency), 0 none
+	// count is the delivery count of the offset's last acquisition from
+	// the partition object sp: each acquisition from one object must count
+	// higher (a rebuilt object restarts from the persisted counts).
+	count []uint8
+	sp    *share.SharePartition
 }
 
 func (h *holdTab) grow(off int64) {
@@ -78,6 +83,7 @@ func (h *holdTab) grow(off int64) {
 		h.holder = append(h.holder, 0)
 		h.until = append(h.until, 0)
 		h.orphaned = append(h.orphaned, 0)
+		h.count = append(h.count, 0)
 	}
 }
 
@@ -867,6 +873,10 @@ func (cw *connectWorld) onAcquired(t *sinkTask, p tp, r share.AcquiredRecords, d
 		return
 	}
 	h.grow(r.LastOffset)
+	if sp, _ := cw.sb.Partition(key); sp != h.sp {
+		clear(h.count)
+		h.sp = sp
+	}
 	rt := s.tab(p)
 	rt.grow(r.LastOffset)
 	now := w.nowMs()
@@ -875,6 +885,11 @@ func (cw *connectWorld) onAcquired(t *sinkTask, p tp, r share.AcquiredRecords, d
 			w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d acquired by %s while task %d holds its lock until %d", keyString(key), o, t.member, prev, h.until[o]))
 			return
 		}
+		if c := uint8(r.DeliveryCount); c <= h.count[o] {
+			w.violate(InvSharePartitions, fmt.Sprintf("%s offset %d delivered with count %d after count %d", keyString(key), o, c, h.count[o]))
+			return
+		}
+		h.count[o] = uint8(r.DeliveryCount)
 		h.holder[o], h.until[o] = t.id, deadlineMs
 		if h.orphaned[o] > 0 {
 			lat := now - h.orphaned[o]

@@ -66,6 +66,10 @@ func sinkRows(conns []sim.SinkResult) []sinkRow {
 		if c.Kind == connect.ConsumerSink.String() && c.RebalancePauses > 0 {
 			tasks.Sub = fmt.Sprintf("%s rebalance pauses, %s", fmtInt(c.RebalancePauses), fmtVirtual(msDuration(c.RebalancePausedMs)))
 		}
+		undelivered := num(c.Undelivered, warnIf(c.Undelivered > 0))
+		if c.SkippedByReset > 0 {
+			undelivered.Sub = fmtInt(c.SkippedByReset) + " skipped by offset reset"
+		}
 		rw.Cells = []cell{
 			num(c.Produced, ""),
 			num(c.Received, ""),
@@ -75,7 +79,7 @@ func sinkRows(conns []sim.SinkResult) []sinkRow {
 			num(c.Archived, ""),
 			num(c.DeadLettered, ""),
 			num(c.Lost, badIf(c.Lost > 0)),
-			num(c.Undelivered, warnIf(c.Undelivered > 0)),
+			undelivered,
 			tasks,
 			{Value: fmtFloat(c.ThroughputPerSec) + "/s"},
 			kill,
