@@ -89,7 +89,6 @@ func (h *holdTab) grow(off int64) {
 
 // sink is one connector.
 type sink struct {
-	idx       int
 	spec      Connector
 	cfg       connect.SinkConfig
 	tasks     []*sinkTask // by task index; nil for a slot never started
@@ -174,7 +173,6 @@ type heldRange struct {
 	tp    tp
 	first int64
 	last  int64
-	count int32
 	acks  []share.AcknowledgeType // per offset; 0 means not decided yet
 }
 
@@ -255,7 +253,7 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 		return false
 	})
 	for i, k := range wl.Connectors {
-		s := &sink{idx: i, spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills), resetFloor: map[tp]int64{}}
+		s := &sink{spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills), resetFloor: map[tp]int64{}}
 		s.res = SinkResult{Name: s.cfg.Name, Kind: s.cfg.Kind.String(), Group: s.cfg.GroupID, Stripped: s.cfg.Stripped}
 		if k.BrokerDLQ != "" && s.cfg.Kind == connect.ShareSink {
 			if err := cw.sb.CreateTopic(k.BrokerDLQ, 2); err != nil {
@@ -674,13 +672,7 @@ func (cw *connectWorld) assign(t *sinkTask, next []tp) {
 		delete(t.positions, p)
 	}
 	t.assignment = next
-	var fresh []tp
-	for _, p := range next {
-		if _, ok := t.positions[p]; !ok {
-			fresh = append(fresh, p)
-		}
-	}
-	cw.lookupPositions(t, fresh)
+	cw.lookupPositions(t)
 	pause := s.spec.RebalancePause
 	if pause == 0 {
 		pause = defaultRebalance
@@ -693,7 +685,13 @@ func (cw *connectWorld) assign(t *sinkTask, next []tp) {
 // lookupPositions reads committed offsets for newly assigned partitions;
 // without one a task starts at the log start (auto.offset.reset=earliest,
 // Connect's default) or the log end (latest).
-func (cw *connectWorld) lookupPositions(t *sinkTask, fresh []tp) {
+func (cw *connectWorld) lookupPositions(t *sinkTask) {
+	var fresh []tp // assigned partitions without a position
+	for _, p := range t.assignment {
+		if _, ok := t.positions[p]; !ok {
+			fresh = append(fresh, p)
+		}
+	}
 	if len(fresh) == 0 {
 		t.lookupFailed = false
 		return
@@ -832,7 +830,7 @@ func (cw *connectWorld) sharePoll(t *sinkTask) {
 		}
 		for _, r := range fp.Records {
 			cw.onAcquired(t, fp.TopicPartition, r, fp.LockDeadlineMs)
-			t.held = append(t.held, heldRange{tp: fp.TopicPartition, first: r.FirstOffset, last: r.LastOffset, count: r.DeliveryCount,
+			t.held = append(t.held, heldRange{tp: fp.TopicPartition, first: r.FirstOffset, last: r.LastOffset,
 				acks: make([]share.AcknowledgeType, r.LastOffset-r.FirstOffset+1)})
 			n += r.LastOffset - r.FirstOffset + 1
 		}
@@ -1250,11 +1248,10 @@ func (cw *connectWorld) closeShare(t *sinkTask) {
 
 // releaseHolder forgets every offset t holds (its session closed).
 func (cw *connectWorld) releaseHolder(t *sinkTask) {
-	for _, k := range slices.SortedFunc(maps.Keys(cw.holds), compareKey) {
+	for k, h := range cw.holds { // order-free: each table is cleared on its own
 		if k.Group != t.s.cfg.GroupID {
 			continue
 		}
-		h := cw.holds[k]
 		for o, id := range h.holder {
 			if id == t.id {
 				h.holder[o], h.until[o] = 0, 0
@@ -1282,13 +1279,7 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		return
 	}
 	if t.lookupFailed {
-		var fresh []tp
-		for _, p := range t.assignment {
-			if _, ok := t.positions[p]; !ok {
-				fresh = append(fresh, p)
-			}
-		}
-		cw.lookupPositions(t, fresh)
+		cw.lookupPositions(t)
 	}
 	flush := s.spec.FlushInterval
 	if flush == 0 {
@@ -1487,7 +1478,7 @@ func (cw *connectWorld) touchGroup(group string) {
 			cw.touched[k] = true
 		}
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(cw.spso), compareKey) {
+	for k := range cw.spso { // order-free: afterEvent sorts what it checks
 		if k.Group == group {
 			cw.touched[k] = true
 		}
@@ -1525,11 +1516,10 @@ func (cw *connectWorld) moveLeader(p tp) {
 	w.mark("share-leader-move")
 	w.tr(traceEvent{kind: tMove, broker: -1, detail: fmt.Sprintf("leader %s-%d", p.Topic, p.Partition)})
 	cw.dirty = true
-	for _, k := range slices.SortedFunc(maps.Keys(cw.holds), compareKey) {
+	for k, h := range cw.holds { // order-free: each table is cleared on its own
 		if k.Topic != p.Topic || k.Partition != p.Partition {
 			continue
 		}
-		h := cw.holds[k]
 		clear(h.holder)
 		clear(h.until)
 		cw.touched[k] = true

@@ -39,6 +39,12 @@ func workload(t *testing.T, opts ...faultstore.Option) []faultstore.Decision {
 	var got []faultstore.Decision
 	opts = append(opts, faultstore.WithOnCall(func(d faultstore.Decision) { got = append(got, d) }))
 	fs, _ := newFS(t, opts...)
+	mixedCalls(fs)
+	return got
+}
+
+// mixedCalls makes 300 calls: set, get and delete in turn over three groups.
+func mixedCalls(fs plugin.Store) {
 	ctx := context.Background()
 	d := plugin.SampleTopology(1, 1)
 	groups := []string{"a", "b", "c"}
@@ -53,7 +59,6 @@ func workload(t *testing.T, opts ...faultstore.Option) []faultstore.Decision {
 			_ = plugin.SafeDelete(ctx, fs, g)
 		}
 	}
-	return got
 }
 
 func faultyOptions(seed uint64) []faultstore.Option {
@@ -104,20 +109,7 @@ func TestScriptsDoNotShiftTheStream(t *testing.T) {
 	opts := append(faultyOptions(3), faultstore.WithOnCall(func(d faultstore.Decision) { got = append(got, d) }))
 	fs, _ := newFS(t, opts...)
 	require.NoError(t, fs.FailCall(10, faultstore.FaultPermanent))
-	ctx := context.Background()
-	d := plugin.SampleTopology(1, 1)
-	groups := []string{"a", "b", "c"}
-	for i := range 300 {
-		g := groups[i%len(groups)]
-		switch i % 3 {
-		case 0:
-			_ = plugin.SafeSet(ctx, fs, g, int32(i), d)
-		case 1:
-			_, _ = plugin.SafeGet(ctx, fs, g, int32(i))
-		default:
-			_ = plugin.SafeDelete(ctx, fs, g)
-		}
-	}
+	mixedCalls(fs)
 	require.Len(t, got, 300)
 	assert.Equal(t, faultstore.FaultPermanent, got[9].Fault)
 	assert.Equal(t, faultstore.CauseCallScript, got[9].Cause)

@@ -24,26 +24,8 @@ func (d *decoder) connectFields(c *sim.ConnectWorkload) []field {
 			c.Topics, perr = d.topics(p, n)
 			return perr
 		}},
-		{"producers", func(p string, n *yaml.Node) *Error {
-			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
-				var pr sim.Producer
-				if perr := d.mapping(ip, item, d.producerFields(&pr), nil); perr != nil {
-					return perr
-				}
-				c.Producers = append(c.Producers, pr)
-				return nil
-			})
-		}},
-		{"connectors", func(p string, n *yaml.Node) *Error {
-			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
-				var k sim.Connector
-				if perr := d.mapping(ip, item, d.connectorFields(&k), nil); perr != nil {
-					return perr
-				}
-				c.Connectors = append(c.Connectors, k)
-				return nil
-			})
-		}},
+		listField(d, "producers", &c.Producers, d.producerFields),
+		listField(d, "connectors", &c.Connectors, d.connectorFields),
 		d.durField("drain", &c.Drain),
 		d.durField("record_lock_duration", &c.RecordLockDuration),
 		d.int32Field("delivery_count_limit", &c.DeliveryCountLimit),
@@ -77,30 +59,15 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 			return perr
 		}},
 		d.durField("start_at", &k.StartAt),
-		{"scale", func(p string, n *yaml.Node) *Error {
-			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
-				var s sim.ScaleStep
-				perr := d.mapping(ip, item, []field{d.durField("at", &s.At), d.intField("tasks", &s.Tasks, math.MinInt32, math.MaxInt32)}, nil)
-				k.Scale = append(k.Scale, s)
-				return perr
-			})
-		}},
-		{"kills", func(p string, n *yaml.Node) *Error {
-			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
-				var kl sim.TaskKill
-				perr := d.mapping(ip, item, []field{d.durField("at", &kl.At), d.intField("task", &kl.Task, math.MinInt32, math.MaxInt32)}, nil)
-				k.Kills = append(k.Kills, kl)
-				return perr
-			})
-		}},
-		{"reset_offsets", func(p string, n *yaml.Node) *Error {
-			return d.list(p, n, func(ip string, item *yaml.Node) *Error {
-				var r sim.OffsetReset
-				perr := d.mapping(ip, item, []field{d.durField("at", &r.At), d.strField("to", &r.To)}, nil)
-				k.ResetOffsets = append(k.ResetOffsets, r)
-				return perr
-			})
-		}},
+		listField(d, "scale", &k.Scale, func(s *sim.ScaleStep) []field {
+			return []field{d.durField("at", &s.At), d.intField("tasks", &s.Tasks, math.MinInt32, math.MaxInt32)}
+		}),
+		listField(d, "kills", &k.Kills, func(kl *sim.TaskKill) []field {
+			return []field{d.durField("at", &kl.At), d.intField("task", &kl.Task, math.MinInt32, math.MaxInt32)}
+		}),
+		listField(d, "reset_offsets", &k.ResetOffsets, func(r *sim.OffsetReset) []field {
+			return []field{d.durField("at", &r.At), d.strField("to", &r.To)}
+		}),
 		d.int32Field("max_poll_records", &k.MaxPollRecords),
 		d.durField("put_latency_min", &k.PutLatencyMin),
 		d.durField("put_latency_max", &k.PutLatencyMax),
@@ -114,6 +81,21 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		d.strField("broker_dlq", &k.BrokerDLQ),
 		d.strField("existing_group", &k.ExistingGroup),
 	}
+}
+
+// listField is a key whose value is a list of mappings, each decoded into
+// a new T with fields(&t) and appended to dst.
+func listField[T any](d *decoder, key string, dst *[]T, fields func(*T) []field) field {
+	return field{key, func(p string, n *yaml.Node) *Error {
+		return d.list(p, n, func(ip string, item *yaml.Node) *Error {
+			var v T
+			if perr := d.mapping(ip, item, fields(&v), nil); perr != nil {
+				return perr
+			}
+			*dst = append(*dst, v)
+			return nil
+		})
+	}}
 }
 
 // list walks a sequence, calling item for each element with its path
