@@ -289,40 +289,23 @@ func (cw *connectWorld) start(workEnd, drainEnd int64) {
 		}
 	}
 	f := w.opts.Faults
-	if f.ShareLeaderMovesPerHour > 0 {
-		var next func()
-		next = func() {
-			if w.healed {
-				return
-			}
-			t := cw.parts[w.eng.rng.IntN(len(cw.parts))]
-			cw.moveLeader(t)
-			w.scheduleMoveAfterExp(f.ShareLeaderMovesPerHour, workEnd, next)
-		}
-		w.scheduleMoveAfterExp(f.ShareLeaderMovesPerHour, workEnd, next)
-	}
-	if f.TaskKillsPerHour > 0 {
-		var next func()
-		next = func() {
-			if w.healed {
-				return
-			}
-			var live []*sinkTask
-			for _, s := range cw.sinks {
-				for _, t := range s.tasks {
-					if t != nil && t.alive && !t.stopping && t.killAt == 0 {
-						live = append(live, t)
-					}
+	w.poisson(f.ShareLeaderMovesPerHour, workEnd, func() {
+		cw.moveLeader(cw.parts[w.eng.rng.IntN(len(cw.parts))])
+	})
+	w.poisson(f.TaskKillsPerHour, workEnd, func() {
+		var live []*sinkTask
+		for _, s := range cw.sinks {
+			for _, t := range s.tasks {
+				if t != nil && t.alive && !t.stopping && t.killAt == 0 {
+					live = append(live, t)
 				}
 			}
-			if len(live) > 0 {
-				t := live[w.eng.rng.IntN(len(live))]
-				t.killAt, t.restartAfterKill = w.nowMs(), true
-			}
-			w.scheduleMoveAfterExp(f.TaskKillsPerHour, workEnd, next)
 		}
-		w.scheduleMoveAfterExp(f.TaskKillsPerHour, workEnd, next)
-	}
+		if len(live) > 0 {
+			t := live[w.eng.rng.IntN(len(live))]
+			t.killAt, t.restartAfterKill = w.nowMs(), true
+		}
+	})
 	// The drain: sinks keep running after the workload until every record
 	// is processed (checked every drainCheck), at most until drainEnd.
 	var check func()

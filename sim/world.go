@@ -307,8 +307,19 @@ func (w *world) moveShard(p int32, why string) {
 }
 
 func (w *world) scheduleRandomMoves(endMs int64) {
-	rate := w.opts.Faults.ShardMovesPerHour
-	if rate <= 0 || len(w.brokers) < 2 {
+	if len(w.brokers) < 2 {
+		return
+	}
+	w.poisson(w.opts.Faults.ShardMovesPerHour, endMs, func() {
+		w.moveShard(int32(w.eng.rng.IntN(int(w.opts.Partitions))), "random")
+	})
+}
+
+// poisson runs fn at exponentially distributed gaps, ratePerHour on
+// average, until endMs or until the faults heal: the fault model's random
+// moves, leader moves and kills.
+func (w *world) poisson(ratePerHour float64, endMs int64, fn func()) {
+	if ratePerHour <= 0 {
 		return
 	}
 	var next func()
@@ -316,13 +327,15 @@ func (w *world) scheduleRandomMoves(endMs int64) {
 		if w.healed {
 			return
 		}
-		w.moveShard(int32(w.eng.rng.IntN(int(w.opts.Partitions))), "random")
-		w.scheduleMoveAfterExp(rate, endMs, next)
+		fn()
+		w.afterExp(ratePerHour, endMs, next)
 	}
-	w.scheduleMoveAfterExp(rate, endMs, next)
+	w.afterExp(ratePerHour, endMs, next)
 }
 
-func (w *world) scheduleMoveAfterExp(ratePerHour float64, endMs int64, fn func()) {
+// afterExp schedules fn after an exponentially distributed gap, unless
+// that falls at or after endMs.
+func (w *world) afterExp(ratePerHour float64, endMs int64, fn func()) {
 	gapMs := int64(w.eng.rng.ExpFloat64() / ratePerHour * float64(time.Hour/time.Millisecond))
 	if w.nowMs()+gapMs < endMs {
 		w.eng.at(w.nowMs()+gapMs, fn)
