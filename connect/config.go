@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/coordsim/coordsim/internal/topicname"
 )
 
 // Props is a flat Kafka-style property map (a worker file, a connector's
@@ -116,7 +118,6 @@ const (
 	resetEarliest           = "earliest"
 	resetLatest             = "latest"
 	resetNone               = "none"
-	topicNameLengthMax      = 249 // Kafka's Topic.MAX_NAME_LENGTH
 	defaultTasks            = 1
 )
 
@@ -456,7 +457,7 @@ func parseTopics(connector Props) ([]string, error) {
 			if t == "" || slices.Contains(topics, t) {
 				continue
 			}
-			if reason := topicNameProblem(t); reason != "" {
+			if reason := topicname.Problem(t); reason != "" {
 				return nil, &ConfigError{Key: keyTopics, Value: raw, Reason: fmt.Sprintf("topic %q %s", t, reason)}
 			}
 			topics = append(topics, t)
@@ -473,24 +474,6 @@ func parseTopics(connector Props) ([]string, error) {
 
 // javaTrimmed matches the characters Java's String.trim removes.
 func javaTrimmed(r rune) bool { return r <= ' ' }
-
-// topicNameProblem applies Kafka's Topic.validate, so a bad name fails at
-// configuration rather than at subscribe; "" means the name is legal.
-func topicNameProblem(t string) string {
-	switch {
-	case t == "." || t == "..":
-		return "cannot be \".\" or \"..\""
-	case len(t) > topicNameLengthMax:
-		return fmt.Sprintf("is longer than %d characters", topicNameLengthMax)
-	}
-	for _, r := range t {
-		legal := r == '.' || r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-		if !legal {
-			return "contains a character other than ASCII alphanumerics, '.', '_' and '-'"
-		}
-	}
-	return ""
-}
 
 // parseTasks parses tasks.max as Connect's INT type (trimmed, 32-bit).
 func parseTasks(connector Props) (int, error) {
@@ -533,7 +516,7 @@ func parseDLQTopic(connector Props, topics []string) (string, error) {
 	if t == "" {
 		return "", nil
 	}
-	if reason := topicNameProblem(t); reason != "" {
+	if reason := topicname.Problem(t); reason != "" {
 		return "", &ConfigError{Key: keyDLQTopic, Value: raw, Reason: "topic " + reason}
 	}
 	if slices.Contains(topics, t) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
+	"github.com/coordsim/coordsim/internal/topicname"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/share"
 )
@@ -31,7 +32,7 @@ const (
 	// MaxLogBatches bounds the live batches of one topic partition's log.
 	MaxLogBatches = 1 << 24
 	// MaxTopicNameLength is Kafka's topic name limit.
-	MaxTopicNameLength = 249
+	MaxTopicNameLength = topicname.MaxLength
 	// MaxIDLength bounds group and member ids.
 	MaxIDLength = 1024
 	// MaxGroupConfigs bounds the groups with a dynamic config.
@@ -223,26 +224,12 @@ func checkID(what, id string) error {
 	return nil
 }
 
-// validTopicName is Kafka's rule: 1..249 of [a-zA-Z0-9._-], not "." or "..".
-func validTopicName(name string) bool {
-	if name == "" || len(name) > MaxTopicNameLength || name == "." || name == ".." {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // CreateTopic creates a topic of partitions empty partitions, leader epoch
 // 0. kerr has no TOPIC_ALREADY_EXISTS, so a duplicate is INVALID_REQUEST; an
 // illegal name is INVALID_TOPIC_EXCEPTION.
 func (b *Broker) CreateTopic(name string, partitions int32) error {
-	if !validTopicName(name) {
-		return kerr.InvalidTopicException.WithMessage("sharebroker: illegal topic name %q", name)
+	if reason := topicname.Problem(name); reason != "" {
+		return kerr.InvalidTopicException.WithMessage("sharebroker: topic %q %s", name, reason)
 	}
 	if partitions < 1 || partitions > MaxPartitionsPerTopic {
 		return kerr.InvalidRequest.WithMessage("sharebroker: %d partitions outside [1, %d]", partitions, MaxPartitionsPerTopic)

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/topicname"
 	"github.com/coordsim/coordsim/sim"
 )
 
@@ -24,7 +25,6 @@ const (
 	maxNameLen     = 64
 	maxTopics      = 10_000
 	maxTopicParts  = 100_000
-	maxTopicLen    = 249 // Kafka's limit on a topic name
 	maxMarks       = 256
 	maxAliasHops   = 16
 	maxValueQuoted = 40 // how much of a bad value an error message quotes
@@ -36,8 +36,6 @@ var (
 	// nameRe is what a scenario name may look like: it appears in reports, file
 	// names and on the command line.
 	nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	// topicRe is Kafka's legal topic name alphabet.
-	topicRe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 )
 
 // decoder turns one YAML document into a Scenario. It remembers the value node
@@ -626,8 +624,8 @@ func (d *decoder) topics(path string, n *yaml.Node) (map[string]int32, *Error) {
 			return nil, d.errAt(k, full, "duplicate topic (first given at line %d)", first)
 		}
 		seen[name] = k.Line
-		if len(name) > maxTopicLen || !topicRe.MatchString(name) || name == "." || name == ".." {
-			return nil, d.errAt(k, full, "not a legal Kafka topic name (1 to %d of [A-Za-z0-9._-], not . or ..)", maxTopicLen)
+		if topicname.Problem(name) != "" {
+			return nil, d.errAt(k, full, "not a legal Kafka topic name (1 to %d of [A-Za-z0-9._-], not . or ..)", topicname.MaxLength)
 		}
 		parts, perr := d.integer(full, v, 1, maxTopicParts)
 		if perr != nil {
