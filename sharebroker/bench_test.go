@@ -49,7 +49,7 @@ func BenchmarkShareFetchAck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				epoch = nextEpoch(epoch)
+				epoch = NextSessionEpoch(epoch)
 				for _, a := range resp.Acks {
 					if a.Err != nil {
 						b.Fatal(a.Err)
@@ -74,7 +74,7 @@ func BenchmarkShareFetchAck(b *testing.B) {
 				if err != nil || res[0].Err != nil {
 					b.Fatal(err, res)
 				}
-				epoch = nextEpoch(epoch)
+				epoch = NextSessionEpoch(epoch)
 			}
 			b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
 			b.ReportMetric(float64(records)/float64(b.N), "records/op")

@@ -403,8 +403,9 @@ func invariant(cond bool, msg string) {
 	}
 }
 
-// nextEpoch is Kafka's ShareRequestMetadata.nextEpoch: 1, 2, …, MaxInt32, 1.
-func nextEpoch(e int32) int32 {
+// NextSessionEpoch is Kafka's ShareRequestMetadata.nextEpoch, the session
+// epoch that follows e: 1, 2, …, MaxInt32, 1. Clients use it too.
+func NextSessionEpoch(e int32) int32 {
 	if e == math.MaxInt32 {
 		return 1
 	}

@@ -58,7 +58,7 @@ func newClient(t testing.TB, b *Broker, group, member string) *client {
 }
 
 func (c *client) advance() {
-	c.epoch = nextEpoch(c.epoch)
+	c.epoch = NextSessionEpoch(c.epoch)
 }
 
 // fetch sends a ShareFetch at the client's epoch and requires success.

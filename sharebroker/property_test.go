@@ -313,7 +313,7 @@ func (w *propWorld) fetch(c *propClient) {
 		w.sessionError(c, "fetch", err)
 		return
 	}
-	c.epoch = nextEpoch(epoch)
+	c.epoch = NextSessionEpoch(epoch)
 	forget(c, acks, resp.Acks)
 	for _, p := range resp.Partitions {
 		for _, a := range p.Records {
@@ -339,7 +339,7 @@ func (w *propWorld) acknowledge(c *propClient) {
 		w.sessionError(c, "ack", err)
 		return
 	}
-	c.epoch = nextEpoch(epoch)
+	c.epoch = NextSessionEpoch(epoch)
 	forget(c, acks, res)
 }
 
@@ -434,7 +434,7 @@ func (w *propWorld) drain() {
 			}
 			resp, err := b.ShareFetch(w.now, FetchRequest{GroupID: c.group, MemberID: c.member, SessionEpoch: c.epoch, Partitions: w.data, MaxRecords: 1000, Acks: acks})
 			w.must(err)
-			c.epoch = nextEpoch(c.epoch)
+			c.epoch = NextSessionEpoch(c.epoch)
 			for _, a := range resp.Acks {
 				if a.Err != nil {
 					w.failf("drain ack %v: %v", a.TopicPartition, a.Err)

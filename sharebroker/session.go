@@ -261,7 +261,7 @@ func (b *Broker) advanceSession(k sessionKey, epoch int32) {
 		s.nextEpoch = 1
 	case FinalEpoch:
 	default:
-		s.nextEpoch = nextEpoch(s.nextEpoch)
+		s.nextEpoch = NextSessionEpoch(s.nextEpoch)
 	}
 }
 

@@ -804,7 +804,7 @@ func (cw *connectWorld) sharePoll(t *sinkTask) {
 		cw.after(t, retryBackoff, cw.poll)
 		return
 	}
-	t.sessEpoch = nextSessionEpoch(t.sessEpoch)
+	t.sessEpoch = sharebroker.NextSessionEpoch(t.sessEpoch)
 	n := int64(0)
 	for _, fp := range resp.Partitions {
 		if fp.Err != nil {
@@ -824,13 +824,6 @@ func (cw *connectWorld) sharePoll(t *sinkTask) {
 	}
 	w.tr(traceEvent{kind: tFetch, broker: -1, group: s.cfg.GroupID, member: t.member, n: n})
 	cw.convertAndPut(t, n)
-}
-
-func nextSessionEpoch(e int32) int32 {
-	if e == 1<<31-1 {
-		return 1
-	}
-	return e + 1
 }
 
 func (cw *connectWorld) maxPoll(s *sink) int32 {
@@ -1093,7 +1086,7 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 		}
 		return
 	}
-	t.sessEpoch = nextSessionEpoch(t.sessEpoch)
+	t.sessEpoch = sharebroker.NextSessionEpoch(t.sessEpoch)
 	cw.onAcked(t, res, ranges, spso, renew)
 	if renew == 0 {
 		t.held = t.held[:0]
