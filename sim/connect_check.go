@@ -98,7 +98,7 @@ type SinkSample struct {
 	Unique   int64
 }
 
-// InvSharePartitions is DESIGN.md's invariant 8.
+// InvSharePartitions is docs/invariants.md invariant 8.
 const InvSharePartitions = "8-share-partitions"
 
 // afterEvent runs invariant 8's per-event checks on the share-partitions
