@@ -29,7 +29,7 @@ type Options struct {
 	// KIP-1331 cycle's interval).
 	Retention     time.Duration
 	CheckInterval time.Duration
-	// Protocol is the KIP-1331 cleanup protocol (v1 or v2).
+	// Protocol is the KIP-1331 cleanup protocol (v1, v2 or v3, the default).
 	Protocol coordinator.CleanupProtocol
 	// Plugin configures a topology store, wrapped in faultstore.
 	Plugin bool
@@ -183,7 +183,7 @@ func DefaultOptions() Options {
 		Seed: 1, Scenario: "default", Duration: 48 * time.Hour,
 		Brokers: 3, Partitions: 50,
 		Retention: time.Hour, CheckInterval: 10 * time.Minute,
-		Protocol: coordinator.CleanupV2, Plugin: true,
+		Protocol: coordinator.CleanupV3, Plugin: true,
 		Workload: Workload{
 			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
 			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,
@@ -208,7 +208,7 @@ func (o Options) Validate() error {
 		{o.Partitions < 1 || o.Partitions > 1000, "partitions", "must be in [1, 1000]"},
 		{o.Retention < time.Minute || o.Retention%time.Minute != 0, "retention", "must be a whole number of minutes, at least 1m"},
 		{o.CheckInterval < time.Second, "check-interval", "must be at least 1s"},
-		{o.Protocol != coordinator.CleanupV1 && o.Protocol != coordinator.CleanupV2, "protocol", "must be v1 or v2"},
+		{!o.Protocol.Valid(), "protocol", "must be v1, v2 or v3"},
 		{w.StreamsApps < 0 || w.ConsumerGroups < 0 || w.ShareGroups < 0 || w.SimpleGroups < 0, "workload groups", "must be >= 0"},
 		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > 2_000_000, "workload groups", "at most 2 000 000 in total"},
 		{w.MembersMin < 1 || w.MembersMax < w.MembersMin || w.MembersMax > 100, "members", "need 1 <= min <= max <= 100"},

@@ -40,7 +40,7 @@ func addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	fs.IntVar(&o.partitions, "partitions", 0, "__consumer_offsets partitions (default: the scenario's)")
 	fs.IntVar(&o.groups, "groups", 0, "total groups created, scaling the scenario's mix (default: the scenario's)")
 	fs.StringVar(&o.faults, "faults", "", "fault preset none|light|heavy (default: the scenario's)")
-	fs.StringVar(&o.protocol, "protocol", "", "KIP-1331 cleanup protocol v1|v2 (default: the scenario's)")
+	fs.StringVar(&o.protocol, "protocol", "", "KIP-1331 cleanup protocol v1|v2|v3 (default: the scenario's)")
 	fs.BoolVar(&o.plugin, "plugin", true, "configure a topology-description plugin (default: the scenario's)")
 	fs.IntVar(&o.replayEach, "replay-check-every", 0, "check replay equality every N events (default: the scenario's; 0 = at the end)")
 	fs.StringVar(&o.store, "store", "memstore", "topology store under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")

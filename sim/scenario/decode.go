@@ -465,11 +465,11 @@ func (d *decoder) topFields(sc *Scenario) []field {
 				return perr
 			}
 			switch proto := coordinator.CleanupProtocol(s); proto {
-			case coordinator.CleanupV1, coordinator.CleanupV2:
+			case coordinator.CleanupV1, coordinator.CleanupV2, coordinator.CleanupV3:
 				o.Protocol = proto
 				return nil
 			}
-			return d.errAt(n, p, "must be v1 or v2, got %q", truncate(s, maxValueQuoted))
+			return d.errAt(n, p, "must be v1, v2 or v3, got %q", truncate(s, maxValueQuoted))
 		}},
 		{"plugin", func(p string, n *yaml.Node) (perr *Error) {
 			o.Plugin, perr = d.boolean(p, n)
