@@ -206,14 +206,15 @@ func TestReplayStopsAtViolationStep(t *testing.T) {
 // nothing runs.
 func TestOptionsValidate(t *testing.T) {
 	cases := map[string]func(*sim.Options){
-		"duration":       func(o *sim.Options) { o.Duration = time.Second },
-		"brokers":        func(o *sim.Options) { o.Brokers = 0 },
-		"partitions":     func(o *sim.Options) { o.Partitions = 0 },
-		"retention":      func(o *sim.Options) { o.Retention = 90 * time.Second },
-		"protocol":       func(o *sim.Options) { o.Protocol = "v3" },
-		"members":        func(o *sim.Options) { o.Workload.MembersMax = 0 },
-		"faults":         func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
-		"plugin-latency": func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
+		"duration":         func(o *sim.Options) { o.Duration = time.Second },
+		"brokers":          func(o *sim.Options) { o.Brokers = 0 },
+		"partitions":       func(o *sim.Options) { o.Partitions = 0 },
+		"retention":        func(o *sim.Options) { o.Retention = 90 * time.Second },
+		"protocol":         func(o *sim.Options) { o.Protocol = "v4" },
+		"delete-past-move": func(o *sim.Options) { o.Faults.DeletePastMoveProb = 2 },
+		"members":          func(o *sim.Options) { o.Workload.MembersMax = 0 },
+		"faults":           func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
+		"plugin-latency":   func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
 	}
 	for field, mutate := range cases {
 		o := sim.DefaultOptions()
