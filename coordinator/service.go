@@ -598,7 +598,7 @@ func (c *Coordinator) applyTimers(h *hosted, ops []shard.TimerOp) {
 }
 
 // translateAppendError is Kafka's handleOperationException for append
-// failures (kip1331.md §4.2).
+// failures (docs/kip1331.md §4.2).
 func translateAppendError(err error) error {
 	var to *kerr.Error
 	switch kerr.As(err) {

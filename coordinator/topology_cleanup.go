@@ -7,7 +7,7 @@ import (
 )
 
 // RunTopologyCleanupCycle is one run of the KIP-1331 cleanup cycle (Kafka's
-// runOnce, kip1331.md §2.3): it reports whether a cycle started. The broker
+// runOnce, docs/kip1331.md §2.3): it reports whether a cycle started. The broker
 // timer calls it every offsets.retention.check.interval.ms; tests and the
 // simulator may call it directly.
 //

@@ -8,7 +8,7 @@ import (
 // DeleteGroups deletes groups across their shards, one "delete-groups" write
 // per shard, answering in request order.
 //
-// With a topology plugin configured (kip1331.md §2.7) a pre-delete read
+// With a topology plugin configured (docs/kip1331.md §2.7) a pre-delete read
 // finds the empty streams groups whose stored description epoch is set; their
 // rows are deleted first (v2 marks them -2 before), each attempted group's
 // back-off is cleared, and a group whose delete failed answers

@@ -31,7 +31,7 @@ type Config struct {
 
 	// TopologyPluginConfigured is KIP-1331's builder flag: when set, the sweep
 	// defers the tombstone of a streams group whose stored description epoch
-	// is not -1 (kip1331.md §2.4).
+	// is not -1 (docs/kip1331.md §2.4).
 	TopologyPluginConfigured bool
 
 	// Mutants are deliberate bugs for the simulator's own tests; the zero

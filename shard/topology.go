@@ -16,7 +16,7 @@ type GroupEpoch struct {
 }
 
 // ListStreamsGroupsNeedingTopologyCleanup is Kafka's
-// listStreamsGroupsNeedingTopologyCleanup (kip1331.md §2.4): every streams
+// listStreamsGroupsNeedingTopologyCleanup (docs/kip1331.md §2.4): every streams
 // group that is empty, has a stored description epoch (not -1), and has no
 // offsets and no open transaction left, with the observed stored epoch, in
 // group id order. It reads the eligibility index, so it costs O(eligible)
@@ -230,7 +230,7 @@ func (s *Shard) SetFailedDescriptionTopologyEpoch(groupID string, epoch int32) (
 }
 
 // StreamsGroupsWithStoredTopologyDescription is DeleteGroups' pre-delete read
-// (kip1331.md §2.7): of the listed ids, the streams groups that are empty
+// (docs/kip1331.md §2.7): of the listed ids, the streams groups that are empty
 // (so the delete can proceed) and whose stored epoch is not -1.
 func (s *Shard) StreamsGroupsWithStoredTopologyDescription(groupIDs []string) []GroupEpoch {
 	var out []GroupEpoch
@@ -253,7 +253,7 @@ type TopologyDescriptionUpdateTarget struct {
 }
 
 // ValidateTopologyDescriptionUpdate checks a StreamsGroupTopologyDescriptionUpdate
-// against the group (kip1331.md §1.4): unknown group GROUP_ID_NOT_FOUND,
+// against the group (docs/kip1331.md §1.4): unknown group GROUP_ID_NOT_FOUND,
 // unknown member UNKNOWN_MEMBER_ID, an epoch other than the group's current
 // topology epoch INVALID_REQUEST.
 func (s *Shard) ValidateTopologyDescriptionUpdate(groupID, memberID string, topologyEpoch int32) (TopologyDescriptionUpdateTarget, error) {
