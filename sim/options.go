@@ -55,6 +55,11 @@ type Options struct {
 	StopAt int64
 	// TraceTail is how many trace events a violation prints (default 50).
 	TraceTail int
+	// Progress, if set, is called every few thousand events with the step
+	// and the virtual time reached; returning false stops the run there
+	// (Result.Interrupted). It is for a caller's progress display and
+	// Ctrl-C: it must not feed anything back into the simulation.
+	Progress func(step int64, virtual time.Duration) bool `json:"-"`
 
 	// Mutants are deliberate coordinator bugs for the simulator's own tests.
 	Mutants mutant.Set

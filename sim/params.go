@@ -396,19 +396,33 @@ func Swarm(o *Options) {
 // --- replay -----------------------------------------------------------------
 
 // ReplayArgs returns the flags that turn base (the scenario's options) into
-// o: the seed, a fault preset when o's faults are one and base's are not,
-// and every parameter that still differs, in table order. Applying them to
+// o: the seed, the fault preset closest to o's faults when it is closer than
+// base's, and every parameter that still differs, in table order. Applying them to
 // base gives back o's parameters exactly (Get and Set round-trip).
 func ReplayArgs(base, o Options) []string {
 	args := []string{"--seed", strconv.FormatUint(o.Seed, 10)}
-	if o.Faults != base.Faults {
-		for _, name := range []FaultPreset{FaultsNone, FaultsLight, FaultsHeavy} {
-			if f, _ := PresetFaults(name); f == o.Faults {
-				args = append(args, "--faults", string(name))
-				base.Faults = f
-				break
+	// The fault preset closest to o's faults, when it is closer than
+	// base's, shortens the command; the differing fault flags follow.
+	faultDiffs := func(f Faults) int {
+		a, b := o, o
+		b.Faults = f
+		n := 0
+		for _, p := range Params {
+			if strings.HasPrefix(p.Key, "faults.") && p.Get(&a) != p.Get(&b) {
+				n++
 			}
 		}
+		return n
+	}
+	best, bestDiffs := FaultPreset(""), faultDiffs(base.Faults)
+	for _, name := range []FaultPreset{FaultsNone, FaultsLight, FaultsHeavy} {
+		if f, _ := PresetFaults(name); faultDiffs(f) < bestDiffs {
+			best, bestDiffs = name, faultDiffs(f)
+		}
+	}
+	if best != "" {
+		args = append(args, "--faults", string(best))
+		base.Faults, _ = PresetFaults(best)
 	}
 	for _, p := range Params {
 		if v := p.Get(&o); v != p.Get(&base) {
