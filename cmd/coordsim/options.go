@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +36,37 @@ type optionFlags struct {
 	params map[string]string
 }
 
+// newFlagSet is a subcommand's flag set with a usage text that names the
+// command and says what it does.
+func newFlagSet(name, synopsis, what string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: coordsim %s %s\n\n%s.\n\nflags (-flag or --flag):\n", name, synopsis, what)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; ok is false when the command should exit with code
+// (0 after -h, which prints the full help). The flag package prints the
+// usage on every parse error; a mistyped flag gets its one-line error and a
+// pointer to -h instead of a page.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	full := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = full }()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			full()
+			return exitOK, false
+		}
+		fmt.Fprintf(fs.Output(), "run 'coordsim %s -h' for the flags\n", fs.Name())
+		return exitUsage, false
+	}
+	return 0, true
+}
+
 func addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	o := &optionFlags{fs: fs, params: map[string]string{}}
 	fs.StringVar(&o.scenario, "scenario", "default", "built-in scenario `name` or path to a YAML file (see `coordsim scenarios`)")
@@ -44,16 +76,26 @@ func addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	fs.StringVar(&o.store, "store", "memstore", "topology `store` under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")
 	fs.BoolVar(&o.swarm, "swarm", false, "draw the seed's own knobs (sizes, retention, protocol, fault mix) from the seed, before the other flags apply")
 	fs.StringVar(&o.emit, "emit-scenario", "", "write the resolved options as a scenario `file` (replayable with --scenario file)")
+	placeholder := map[sim.ParamType]string{sim.TypeInt: "N", sim.TypeNumber: "X", sim.TypeProb: "P", sim.TypeDuration: "D"}
 	for _, p := range sim.Params {
 		p := p
-		fs.Func(p.Flag, fmt.Sprintf("%s (%s; default: the scenario's)", p.Doc, p.Range()), func(s string) error {
+		doc := strings.ReplaceAll(p.Doc, "`", "")
+		value := func(s string) error {
 			var scratch sim.Options
 			if err := p.Set(&scratch, s); err != nil {
 				return err
 			}
 			o.params[p.Flag] = s
 			return nil
-		})
+		}
+		switch p.Type {
+		case sim.TypeBool:
+			fs.BoolFunc(p.Flag, fmt.Sprintf("%s (default: the scenario's)", doc), value)
+		case sim.TypeEnum:
+			fs.Func(p.Flag, fmt.Sprintf("%s (`%s`; default: the scenario's)", doc, strings.Join(p.Values, "|")), value)
+		default:
+			fs.Func(p.Flag, fmt.Sprintf("%s (`%s` %s; default: the scenario's)", doc, placeholder[p.Type], p.Range()), value)
+		}
 	}
 	return o
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -10,11 +9,10 @@ import (
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("replay", "[flags]", "rerun a seed, stop after a step, print the state and the trace there", stderr)
 	of := addOptionFlags(fs)
-	stopAt := fs.Int64("stop-at", 0, "stop after this step and print the state and trace there (0: run to the end)")
-	window := fs.Int("window", 50, "how many trace events before the stop to print")
+	stopAt := fs.Int64("stop-at", 0, "stop after `step` and print the state and trace there (0: run to the end)")
+	window := fs.Int("window", 50, "how many trace events (`N`) before the stop to print")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

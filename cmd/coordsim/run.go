@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +18,12 @@ import (
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stderr)
 	of := addOptionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
-	reportPath := fs.String("report", "", "write a self-contained HTML report to this file")
-	tracePath := fs.String("trace", "", "write every trace event to this file")
-	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to this file")
+	reportPath := fs.String("report", "", "write a self-contained HTML report to `file`")
+	tracePath := fs.String("trace", "", "write every trace event to `file`, one line each")
+	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
 	if code, ok := parse(fs, args); !ok {
 		return code

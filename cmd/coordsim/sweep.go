@@ -65,8 +65,7 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stderr)
 	of := addOptionFlags(fs)
 	seeds := fs.Int("seeds", 100, "number of seeds `N`")
 	start := fs.Uint64("start", 1, "first `seed`")
@@ -76,11 +75,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	resume := fs.String("resume", "", "append each seed's line to `file` as it finishes, skipping the seeds it already holds")
 	require := fs.String("require-marks", "", "comma-separated `marks` every sweep must reach (added to the scenario's)")
 	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *merge {
 		return mergeCmd(fs.Args(), stdout, stderr, splitMarks(*require))
