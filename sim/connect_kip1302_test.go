@@ -40,3 +40,23 @@ func TestRetriableReleaseArchivedAtLimitCountsAsLost(t *testing.T) {
 	assert.Zero(t, withDLQ.LostAtLimit+withDLQ.LostRejected, "a DLQ keeps them")
 	assert.Positive(t, withDLQ.DeadLettered)
 }
+
+// TestShareLiveGroupConfig runs the share-live-config scenario: lowering a
+// running share group's delivery-count limit archives records over it (the
+// sink without a DLQ loses them at the limit, the one with a DLQ keeps
+// them), nothing is delivered over the limit in force (invariant 8 checks
+// every acquisition), and every record is put or archived.
+func TestShareLiveGroupConfig(t *testing.T) {
+	r := runScenario(t, "share-live-config", 1)
+	noDLQ, withDLQ := sinkNamed(t, r, "no-dlq"), sinkNamed(t, r, "with-dlq")
+	t.Logf("no-dlq: unique %d archived %d lost at limit %d; with-dlq: unique %d archived %d dead-lettered %d",
+		noDLQ.Unique, noDLQ.Archived, noDLQ.LostAtLimit, withDLQ.Unique, withDLQ.Archived, withDLQ.DeadLettered)
+	assert.EqualValues(t, 6, r.Marks["share-group-config-changed"])
+	for _, s := range []sim.SinkResult{noDLQ, withDLQ} {
+		assert.Zero(t, s.Lost+s.Undelivered, s.Name)
+		assert.Equal(t, r.Produced, s.Unique+s.Archived, "%s: put or archived", s.Name)
+	}
+	assert.Positive(t, noDLQ.LostAtLimit)
+	assert.Zero(t, withDLQ.LostAtLimit)
+	assert.Equal(t, withDLQ.Archived, withDLQ.DeadLettered)
+}

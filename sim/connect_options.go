@@ -73,6 +73,9 @@ type Connector struct {
 	// ResetOffsets reset a share sink's group offsets (stop, alter when
 	// EMPTY, start again); see OffsetReset.
 	ResetOffsets []OffsetReset
+	// GroupConfigChanges alter a share sink's group config while it runs;
+	// see GroupConfigChange.
+	GroupConfigChanges []GroupConfigChange
 
 	// MaxPollRecords is max.poll.records (default 500).
 	MaxPollRecords int32
@@ -207,6 +210,11 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 		}
 		for j, r := range k.ResetOffsets {
 			if err := validateReset(i, j, r, d); err != nil {
+				return err
+			}
+		}
+		for j, c := range k.GroupConfigChanges {
+			if err := validateGroupConfigChange(i, j, c, d); err != nil {
 				return err
 			}
 		}

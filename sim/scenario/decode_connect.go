@@ -68,6 +68,9 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		listField(d, "reset_offsets", &k.ResetOffsets, func(r *sim.OffsetReset) []field {
 			return []field{d.durField("at", &r.At), d.strField("to", &r.To)}
 		}),
+		listField(d, "group_config_changes", &k.GroupConfigChanges, func(c *sim.GroupConfigChange) []field {
+			return []field{d.durField("at", &c.At), d.int32Field("delivery_count_limit", &c.DeliveryCountLimit), d.durField("record_lock_duration", &c.RecordLockDuration)}
+		}),
 		d.int32Field("max_poll_records", &k.MaxPollRecords),
 		d.durField("put_latency_min", &k.PutLatencyMin),
 		d.durField("put_latency_max", &k.PutLatencyMax),
