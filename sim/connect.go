@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -206,6 +207,9 @@ func resolveConnectors(c *ConnectWorkload) ([]connect.SinkConfig, error) {
 			if c.Topics[t] == 0 {
 				return nil, fmt.Errorf("sim: invalid connect.connectors[%d]: topic %q is not a data topic", i, t)
 			}
+		}
+		if cfg.OnFatalPut, err = connect.ParseFatalPutPolicy(k.FatalPut); err != nil {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].fatal_put: %w", i, err)
 		}
 		out[i] = cfg
 	}
@@ -472,6 +476,16 @@ func (cw *connectWorld) startSink(s *sink) {
 				w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
 				return
 			}
+		}
+		if v, ok := s.cfg.GroupConfigs[connect.GroupConfigShareRecordLockDurationMs]; ok {
+			// KIP-1302's share.acquisition.lock.timeout.ms, mapped by
+			// connect.Resolve onto the group config the broker knows.
+			ms, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
+				return
+			}
+			gc.RecordLockDurationMs, s.lockMs = ms, ms
 		}
 		if s.brokerDLQ {
 			gc.DLQTopic = s.spec.BrokerDLQ

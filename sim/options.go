@@ -121,6 +121,13 @@ type Faults struct {
 	// drops a heartbeat.
 	MemberCrashProb   float64
 	LostHeartbeatProb float64
+	// DeletePastMoveProb makes a deleteTopology outlive a shard move: the
+	// call is held for DeletePastMoveLatency and its group's partition moves
+	// to another broker at once, so the old owner's delete can land after
+	// the new owner solicited and stored a fresh description (the KIP-1331
+	// v2 move race; protocol v3 fences it).
+	DeletePastMoveProb    float64
+	DeletePastMoveLatency time.Duration
 
 	// Share faults, used only with a Connect workload. ShareLeaderMovesPerHour
 	// moves a data partition's leadership (share-partitions are rebuilt from

@@ -78,6 +78,7 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		d.probField("put_retriable_prob", &k.PutRetriableProb),
 		d.probField("put_fatal_prob", &k.PutFatalProb),
 		d.probField("convert_fail_prob", &k.ConvertFailProb),
+		d.strField("fatal_put", &k.FatalPut),
 		d.durField("restart_failed_after", &k.RestartFailedAfter),
 		d.durField("rebalance_pause", &k.RebalancePause),
 		d.durField("flush_interval", &k.FlushInterval),
