@@ -33,6 +33,8 @@ type heartbeat struct {
 	rebalanceTimeoutMs int32
 	subscribedTopics   []string  // nil = unchanged
 	topology           *Topology // streams join only
+	serverAssignor     *string   // consumer: nil = unchanged
+	topicRegex         *string   // consumer: nil = unchanged, "" = none
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -55,12 +57,20 @@ type view struct {
 
 	records []Record
 	timers  []TimerOp
+	// regexes is the group's resolved regular expressions as the operation
+	// edits them; regexesOwned once it is a copy (regex.go).
+	regexes      map[string]resolvedRegex
+	regexesOwned bool
+	// assignErr is the error of a failed target computation (consumer
+	// groups): the operation must fail with it.
+	assignErr error
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	v := &view{s: s, g: g, typ: typ, id: id}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
+		v.regexes = g.regexes
 		ids := g.sortedMemberIDs()
 		v.members = make([]*member, len(ids))
 		v.owned = make([]bool, len(ids))
@@ -155,8 +165,13 @@ func validateHeartbeat(h *heartbeat) error {
 		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
 			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 		}
-		if h.typ != Streams && len(h.subscribedTopics) == 0 {
+		if h.typ == Share && len(h.subscribedTopics) == 0 {
 			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
+		}
+		if h.typ == Consumer && h.subscribedTopics == nil && h.topicRegex == nil {
+			// Kafka accepts an empty list (a member subscribed to nothing);
+			// only a missing one is refused.
+			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 		if h.typ == Streams && h.topology == nil {
 			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
@@ -221,6 +236,10 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
+	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor ||
+		h.topicRegex != nil && *h.topicRegex != m.topicRegex || s.regexRefreshDue(g, nowMs)) {
+		return out, false
+	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		!equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
 		return out, false
@@ -295,12 +314,26 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
 	}
+	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		// Kafka writes the member record; the group epoch is not bumped.
+		m.serverAssignor, changed = *h.serverAssignor, true
+	}
 	if h.subscribedTopics != nil {
 		subs := sortedTopics(h.subscribedTopics)
 		if !slices.Equal(subs, m.subscribedTopics) {
 			m.subscribedTopics = subs
 			changed, bump = true, true
 		}
+	}
+	var regexRecords []Record
+	if h.typ == Consumer {
+		// The member's regex, then a refresh of the group's (regex.go).
+		recs, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
+		if err != nil {
+			return out, err
+		}
+		m = v.members[i]
+		regexRecords, changed, bump = recs, changed || c, bump || b
 	}
 	if h.typ == Streams && h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request
@@ -320,6 +353,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if changed {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
+	v.records = append(v.records, regexRecords...)
 	// A change in the partition counts of what the group reads bumps the
 	// group epoch, so a topic that appears or grows gets assigned.
 	if hash := v.metadataHash(); hash != v.hash {
@@ -362,6 +396,9 @@ func (v *view) removeMember(i int) {
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
 	v.owned = slices.Delete(v.owned, i, i+1)
+	if v.typ == Consumer {
+		v.maybeForgetRegex(m.topicRegex)
+	}
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
@@ -395,9 +432,16 @@ func (v *view) maybeAssign() {
 	// may share a partition among several members; the other types use the
 	// exclusive uniform assignor.
 	var targets [][]TopicPartitions
-	if v.typ == Share {
+	switch v.typ {
+	case Share:
 		targets = assignShareSimple(in, partitionsOf)
-	} else {
+	case Consumer:
+		// Consumer groups use the broker's server assignors
+		// (consumer_assignor.go); an assignor's error fails the heartbeat.
+		if targets, v.assignErr = v.assignConsumer(); v.assignErr != nil {
+			return
+		}
+	default:
 		targets = assignUniform(in, partitionsOf)
 	}
 	for i, m := range v.members {
@@ -454,8 +498,8 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
-		SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, ServerAssignor: m.serverAssignor,
+		SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
 }
 
 func (v *view) groupEpochRecord() Record {
@@ -565,6 +609,7 @@ func (s *Shard) topicsHash(typ GroupType, topo *Topology, members iter.Seq[*memb
 	} else {
 		for m := range members {
 			h.add(m.subscribedTopics...)
+			h.add(m.regexTopics...)
 		}
 	}
 	return h.sum(s)

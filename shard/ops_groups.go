@@ -9,6 +9,16 @@ type ConsumerGroupHeartbeatRequest struct {
 	ClientID             string
 	RebalanceTimeoutMs   int32
 	SubscribedTopicNames []string
+	// ServerAssignor names the server assignor the member prefers (nil,
+	// Kafka's null, leaves it unchanged). It must be one of the broker's
+	// group.consumer.assignors, else UNSUPPORTED_ASSIGNOR. The group uses
+	// the assignor most of its members name, else the broker's first.
+	ServerAssignor *string
+	// SubscribedTopicRegex is a regular expression in RE2 syntax (Kafka
+	// uses RE2/J) that must match a whole topic name; the member subscribes
+	// to the names and the regex's topics. nil leaves it unchanged, ""
+	// clears it. An invalid one is INVALID_REGULAR_EXPRESSION.
+	SubscribedTopicRegex *string
 }
 
 // ConsumerGroupHeartbeatResponse answers a consumer heartbeat. Assignment is
@@ -25,10 +35,18 @@ type ConsumerGroupHeartbeatResponse struct {
 // heartbeat (current epoch) or leave (-1/-2).
 func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
 	var res Result[ConsumerGroupHeartbeatResponse]
-	out, err := s.doHeartbeat(nowMs, &heartbeat{
+	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
-	})
+		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
+	}
+	if err := s.validateConsumerHeartbeat(h); err != nil {
+		return res, err
+	}
+	out, err := s.doHeartbeat(nowMs, h)
+	if err == nil && out.view.assignErr != nil {
+		err = out.view.assignErr
+	}
 	if err != nil {
 		return res, err
 	}

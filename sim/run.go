@@ -12,6 +12,9 @@ import (
 
 const defaultMaxEvents = 50_000_000
 
+// progressEvery is how many events pass between calls of Options.Progress.
+const progressEvery = 1 << 15
+
 // Run runs one simulation. traceOut, if not nil, receives every trace event
 // as a line. The result's WallTime is left for the caller to fill.
 func Run(opts Options, traceOut io.Writer) (*Result, error) {
@@ -90,6 +93,11 @@ func (w *world) run() {
 			w.res.Stopped = true
 			break
 		}
+		if o.Progress != nil && w.res.Events%progressEvery == 0 &&
+			!o.Progress(w.eng.step, time.Duration(w.nowMs()-startMs)*time.Millisecond) {
+			w.res.Stopped, w.res.Interrupted = true, true
+			break
+		}
 		if w.res.Events >= maxEvents {
 			w.violate("event-limit", "the run exceeded its event limit")
 		}
@@ -160,6 +168,9 @@ func (w *world) finish() {
 		w.cw.finish()
 	}
 	r.Violation = w.stopErr
+	if w.opts.InspectGroup != "" {
+		r.Group = w.inspectGroup(w.opts.InspectGroup)
+	}
 	r.Marks = map[string]int64{}
 	for _, name := range sortedMarks(w.marks) {
 		r.Marks[name] = w.marks[name]

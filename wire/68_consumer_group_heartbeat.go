@@ -1,0 +1,50 @@
+package wire
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/shard"
+)
+
+// ConsumerGroupHeartbeat: v0-1 (KIP-848, Kafka 4.x). The request's fields
+// go to the coordinator's ConsumerGroupHeartbeat as they are, the topic
+// regex and the server assignor included (the coordinator answers
+// INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR itself); the
+// assignment comes back with topic ids. Fields the coordinator does not
+// take yet (instance id, rack, owned partitions) are dropped.
+
+var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
+
+func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ConsumerGroupHeartbeatRequest)
+	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
+	fail := func(err error) (kmsg.Response, error) {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
+	}
+	assignorName := req.ServerAssignor
+	if assignorName != nil && *assignorName == "" {
+		assignorName = nil // an empty name is read as none, as this endpoint always has
+	}
+	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, shard.ConsumerGroupHeartbeatRequest{
+		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
+		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
+		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	memberID := hb.MemberID
+	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = &memberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
+	if hb.HasAssignment {
+		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()
+		a.Topics = []kmsg.ConsumerGroupHeartbeatResponseAssignmentTopic{}
+		for _, tp := range hb.Assignment {
+			t := kmsg.NewConsumerGroupHeartbeatResponseAssignmentTopic()
+			t.TopicID, t.Partitions = r.topicID(tp.Topic), tp.Partitions
+			a.Topics = append(a.Topics, t)
+		}
+		resp.Assignment = &a
+	}
+	return resp, nil
+}
