@@ -126,6 +126,10 @@ type member struct {
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned    []TopicPartitions
 	target      []TopicPartitions
+	// assignedEpochs is aligned with assigned: the member epoch at which each
+	// partition (task) was assigned (KIP-1251), derived on replay by
+	// stampAssignmentEpochs. Replaced, never written in place.
+	assignedEpochs [][]int32
 	hasMetadata bool
 	sessionKey  string // SessionTimeoutKey, built once per member
 }
