@@ -51,7 +51,8 @@ type Config struct {
 	// NumPartitions is the __consumer_offsets partition count (50).
 	Coordinator coordinator.Config
 	// TopologyPlugin is the KIP-1331 topology-description store, shared by
-	// the brokers; nil disables the feature.
+	// the brokers; nil disables the feature. The cluster closes it once, in
+	// Close, after every coordinator has shut down.
 	TopologyPlugin plugin.Store
 	// MaxRequestBytes is socket.request.max.bytes.
 	MaxRequestBytes int32
@@ -209,8 +210,12 @@ func (cl *Cluster) startBrokers() error {
 		if hosted == nil {
 			hosted = []int32{}
 		}
+		var store plugin.Store
+		if cl.cfg.TopologyPlugin != nil {
+			store = sharedStore{cl.cfg.TopologyPlugin}
+		}
 		b.driver, err = live.New(cl.cfg.Coordinator, live.Options{
-			BrokerID: node, TopologyPlugin: cl.cfg.TopologyPlugin, Logger: cl.log.With("broker", node),
+			BrokerID: node, TopologyPlugin: store, Logger: cl.log.With("broker", node),
 			Partitions: hosted, Logs: cl.logs,
 		})
 		if err != nil {
@@ -276,8 +281,20 @@ func (cl *Cluster) Close() {
 				b.driver.Stop()
 			}
 		}
+		if cl.cfg.TopologyPlugin != nil {
+			if err := plugin.SafeClose(cl.cfg.TopologyPlugin); err != nil {
+				cl.log.Warn("closing the topology store failed", "err", err)
+			}
+		}
 	})
 }
+
+// sharedStore is the one topology store as each broker's coordinator sees
+// it: every coordinator closes its store at shutdown, and the shared one
+// must be closed once, by the cluster.
+type sharedStore struct{ plugin.Store }
+
+func (sharedStore) Close() error { return nil }
 
 // Addrs returns every broker's host:port, in node order.
 func (cl *Cluster) Addrs() []string {
