@@ -79,7 +79,9 @@ func WithGroups(groups ...*GroupBuilder) Option {
 
 // seed builds the group through the coordinator's operations.
 func (b *GroupBuilder) seed(h *Harness) error {
-	fail := func(step string, err error) error { return fmt.Errorf("coordtest: seeding %s: %s: %w", b.id, step, err) }
+	fail := func(step string, err error) error {
+		return fmt.Errorf("coordtest: seeding %s: %s: %w", b.id, step, err)
+	}
 	if b.kind == shard.Classic && len(b.members) > 0 {
 		return fail("members", fmt.Errorf("a simple group has no members"))
 	}
