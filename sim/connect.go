@@ -159,6 +159,17 @@ type sinkTask struct {
 	restartAfterKill bool
 
 	assignment []tp
+	// impl is the task's SinkTask (nil once stopped or killed); open are
+	// the partitions it has open, sorted; reported are the records its
+	// put() reported as errant (connect.ErrantRecordReporter).
+	impl     connect.SinkTask
+	open     []connect.TopicPartition
+	reported []connect.SinkRecord
+	// nextAssignment is an assignment a consumer task received inside
+	// put(): Connect's consumer applies it in its next poll(), between
+	// puts, so the task never sees a put for a partition it closed.
+	nextAssignment    []tp
+	hasNextAssignment bool
 	// share sinks
 	sessEpoch int32 // the next session epoch to send; 0 opens one
 	held      []heldRange
@@ -544,6 +555,10 @@ func (cw *connectWorld) startTask(s *sink, i int) {
 		}
 	}
 	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-start")
+	// Connect starts the task before its consumer subscribes.
+	if !cw.newTaskImpl(t) {
+		return
+	}
 	cw.heartbeat(t, 0)
 	cw.after(t, processingGap, cw.poll)
 }
@@ -660,10 +675,14 @@ func compareTP(a, b tp) int {
 // processed of revoked partitions, looks up committed offsets of new ones
 // and pauses for the rebalance; a share task only fetches from the new set.
 func (cw *connectWorld) assign(t *sinkTask, next []tp) {
+	s := t.s
+	if s.cfg.Kind != connect.ShareSink && t.inPut {
+		t.nextAssignment, t.hasNextAssignment = next, true
+		return
+	}
 	if slices.Equal(next, t.assignment) {
 		return
 	}
-	s := t.s
 	cw.w.client(tTask, s.cfg.GroupID, t.member, fmt.Sprintf("assigned %d partitions", len(next)))
 	if s.cfg.Kind == connect.ShareSink {
 		t.assignment = next
@@ -676,11 +695,19 @@ func (cw *connectWorld) assign(t *sinkTask, next []tp) {
 		}
 	}
 	cw.commitPositions(t, revoked)
+	cw.closePartitions(t, revoked)
 	for _, p := range revoked {
 		delete(t.positions, p)
 	}
+	var added []tp
+	for _, p := range next {
+		if _, ok := slices.BinarySearchFunc(t.assignment, p, compareTP); !ok {
+			added = append(added, p)
+		}
+	}
 	t.assignment = next
 	cw.lookupPositions(t)
+	cw.openPartitions(t, added)
 	pause := s.spec.RebalancePause
 	if pause == 0 {
 		pause = defaultRebalance
@@ -761,8 +788,9 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 		return
 	}
 	var topics []shard.OffsetCommitTopic
+	committable := cw.preCommit(t, ps)
 	for _, p := range ps {
-		pos, ok := t.positions[p]
+		pos, ok := committable[p]
 		if !ok {
 			continue
 		}
@@ -944,9 +972,9 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 			}
 		}
 	}
-	cw.put(t, n, func(outcome connect.PutOutcome) {
+	cw.put(t, n, shareRecords(t), func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)
-		if !ok {
+		if !ok || !cw.applyReports(t) {
 			return
 		}
 		for _, h := range t.ackedEarly { // the mutant acknowledged these already
@@ -1030,7 +1058,7 @@ func (cw *connectWorld) received(s *sink, p tp, o int64) {
 
 // put runs SinkTask.put() for n records: it takes a drawn latency, renews
 // share locks while it runs long, and may be killed inside.
-func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome)) {
+func (cw *connectWorld) put(t *sinkTask, n int64, recs []connect.SinkRecord, done func(connect.PutOutcome)) {
 	w, s := cw.w, t.s
 	lat := w.eng.uniform(s.spec.PutLatencyMin, s.spec.PutLatencyMax) + time.Duration(n)*s.spec.PutPerRecord
 	t.inPut = true
@@ -1055,17 +1083,16 @@ func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome))
 	}
 	t.putEv = w.eng.at(w.nowMs()+lat.Milliseconds(), func() {
 		t.putEv = nil
-		t.inPut = false
 		if !t.alive {
+			t.inPut = false
 			return
 		}
-		r := w.eng.rng.Float64()
-		outcome := connect.PutOK
-		switch {
-		case r < s.spec.PutFatalProb:
-			outcome = connect.PutFatal
-		case r < s.spec.PutFatalProb+s.spec.PutRetriableProb:
-			outcome = connect.PutRetriable
+		// The task's put() runs at the end of the drawn latency, still
+		// inside the put (its reports count), and decides the outcome.
+		outcome, _ := connect.CallPut(t.impl, recs)
+		t.inPut = false
+		if outcome != connect.PutOK {
+			t.reported = nil
 		}
 		done(outcome)
 	})
@@ -1095,6 +1122,9 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 	if len(t.held) == 0 || t.sessEpoch == 0 {
 		t.held = t.held[:0]
 		return
+	}
+	if renew == 0 {
+		cw.flushShare(t)
 	}
 	acks, ranges := buildAcks(t.held, renew)
 	if len(acks) == 0 {
@@ -1279,6 +1309,23 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
 		return
 	}
+	if t.hasNextAssignment {
+		next := t.nextAssignment
+		t.nextAssignment, t.hasNextAssignment = nil, false
+		cw.assign(t, next)
+		// A batch to retry keeps only the partitions still assigned.
+		t.pending = slices.DeleteFunc(t.pending, func(r readRange) bool {
+			_, ok := slices.BinarySearchFunc(t.assignment, r.tp, compareTP)
+			return !ok
+		})
+		if len(t.pending) == 0 {
+			t.pending = nil
+		}
+		if now < t.pausedUntil {
+			cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
+			return
+		}
+	}
 	if t.lookupFailed {
 		cw.lookupPositions(t)
 	}
@@ -1338,9 +1385,9 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 	}
 	s.res.Deliveries += n
 	s.lastDeliveryMs = w.nowMs()
-	cw.put(t, n, func(outcome connect.PutOutcome) {
+	cw.put(t, n, consumerRecords(s, batch), func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)
-		if !ok {
+		if !ok || !cw.applyReports(t) {
 			return
 		}
 		if d.RetrySameBatch {
@@ -1383,9 +1430,15 @@ func (cw *connectWorld) finishStop(t *sinkTask) {
 	}
 	s := t.s
 	if s.cfg.Kind == connect.ShareSink {
+		// Connect's order: close the partitions, stop the task, then close
+		// the consumer (the FINAL acknowledgement commits what was decided
+		// and releases the rest).
+		cw.flushShare(t)
+		cw.stopImpl(t)
 		cw.closeShare(t)
 	} else {
-		cw.commitPositions(t, nil)
+		cw.commitPositions(t, nil) // preCommit, then commit
+		cw.stopImpl(t)
 	}
 	cw.heartbeat(t, -1)
 	t.alive = false
@@ -1403,6 +1456,8 @@ func (cw *connectWorld) failTask(t *sinkTask, why string) {
 		t.putEv = nil
 	}
 	t.inPut = false
+	t.reported = nil
+	cw.stopImpl(t) // a failed task is closed and stopped like a stopped one
 	if s.cfg.Kind == connect.ShareSink {
 		cw.closeShare(t)
 	}
@@ -1429,6 +1484,7 @@ func (cw *connectWorld) failTask(t *sinkTask, why string) {
 func (cw *connectWorld) kill(t *sinkTask) {
 	s := t.s
 	t.alive, t.inPut = false, false
+	t.impl, t.reported = nil, nil // a crashed worker calls nothing more
 	s.res.TasksKilled++
 	cw.w.mark("sink-task-killed-mid-put")
 	cw.w.client(tCrash, s.cfg.GroupID, t.member, "killed inside put()")

@@ -64,6 +64,10 @@ type SinkResult struct {
 	ConnectDLQ      int64 `json:"connect_dlq"`
 	PutRetriable    int64 `json:"put_retriable"`
 	PutFatal        int64 `json:"put_fatal"`
+	// Reported are records put() reported as errant (KIP-610's reporter).
+	Reported int64 `json:"reported,omitempty"`
+	// Lifecycle counts the SinkTask calls the worker made.
+	Lifecycle LifecycleCounts `json:"lifecycle"`
 
 	// KilledInFlight are records a killed task held; KilledRedelivered
 	// those delivered again. MaxKillUnlockMs is the longest a killed task's

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/coordsim/coordsim/connect"
 )
 
 // ConnectWorkload is a Kafka Connect workload on the simulated cluster:
@@ -104,6 +106,12 @@ type Connector struct {
 	// FlushInterval is offset.flush.interval.ms for consumer-group sinks
 	// (default 60 s).
 	FlushInterval time.Duration
+	// NewTask builds the connector's SinkTask, one per task started (a
+	// restarted task gets a new one); nil runs the built-in simulated sink,
+	// whose put() fails with PutRetriableProb and PutFatalProb. The worker
+	// calls it in Connect's order (connect.SinkTask); it must be
+	// deterministic. A scenario file cannot set it; Go callers can.
+	NewTask func() connect.SinkTask
 	// BrokerDLQ sets the share group's KIP-1191 dead-letter topic
 	// (errors.deadletterqueue.topic.name, a group config); the topic is
 	// created with 2 partitions.
