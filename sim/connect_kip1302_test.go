@@ -1,12 +1,14 @@
 package sim_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/sim"
 )
 
@@ -117,4 +119,73 @@ func TestAcquisitionLockTimeoutMapped(t *testing.T) {
 	_, err := sim.Run(o, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "share.record.lock.duration.ms", "the refusal names the real key")
+}
+
+// reportingTask is a user SinkTask that reports every tenth offset as
+// errant (KIP-610's ErrantRecordReporter) and writes the rest.
+type reportingTask struct {
+	ctx   connect.SinkTaskContext
+	calls *[]string
+}
+
+func (r *reportingTask) Initialize(ctx connect.SinkTaskContext) {
+	r.ctx = ctx
+	*r.calls = append(*r.calls, "initialize")
+}
+func (r *reportingTask) Start(map[string]string) error {
+	*r.calls = append(*r.calls, "start")
+	return nil
+}
+func (r *reportingTask) Open([]connect.TopicPartition) { *r.calls = append(*r.calls, "open") }
+func (r *reportingTask) Close([]connect.TopicPartition) {
+	*r.calls = append(*r.calls, "close")
+}
+func (r *reportingTask) Stop() { *r.calls = append(*r.calls, "stop") }
+func (r *reportingTask) Put(recs []connect.SinkRecord) error {
+	for _, rec := range recs {
+		if rec.Offset%10 == 0 {
+			r.ctx.ErrantRecordReporter().Report(rec, errors.New("bad row"))
+		}
+	}
+	return nil
+}
+func (r *reportingTask) PreCommit(c map[connect.TopicPartition]int64) map[connect.TopicPartition]int64 {
+	return c
+}
+
+// TestErrantRecordReporter proves a user SinkTask plugs into the simulated
+// worker and that records its put() reports go to the dead-letter queue
+// while the rest of the batch is ACCEPTed: with a KIP-1191 DLQ through
+// REJECT, with Connect's DLQ (errors.tolerance=all) as a report; under
+// errors.tolerance=none a report fails the task. The worker calls the task
+// in Connect's order: initialize, start, open (once, every partition of the
+// topic) ... close, stop.
+func TestErrantRecordReporter(t *testing.T) {
+	run := func(edit func(*sim.Connector)) (sim.SinkResult, []string) {
+		var calls []string
+		c := shareSink("s", "1")
+		c.NewTask = func() connect.SinkTask { return &reportingTask{calls: &calls} }
+		edit(&c)
+		r, err := sim.Run(connectOptions(1, 5*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c), nil)
+		require.NoError(t, err)
+		require.Nil(t, r.Violation, "%+v", r.Violation)
+		return sinkNamed(t, r, "s"), calls
+	}
+	broker, calls := run(func(c *sim.Connector) { c.Config["errors.tolerance"] = "all"; c.BrokerDLQ = "dlq.s" })
+	t.Logf("broker DLQ: unique %d reported %d dead-lettered %d", broker.Unique, broker.Reported, broker.DeadLettered)
+	assert.Positive(t, broker.Reported)
+	assert.Equal(t, broker.Reported, broker.DeadLettered, "reported records REJECTed into the broker's DLQ")
+	assert.Equal(t, broker.Produced, broker.Unique+broker.Reported, "the rest ACCEPTed")
+	assert.Equal(t, []string{"initialize", "start", "open", "close", "stop"}, calls, "Connect's order, open once for a share sink")
+
+	connectDLQ, _ := run(func(c *sim.Connector) {
+		c.Config["errors.tolerance"] = "all"
+		c.Config["errors.deadletterqueue.topic.name"] = "connect-dlq"
+	})
+	assert.Positive(t, connectDLQ.Reported)
+	assert.Equal(t, connectDLQ.Reported, connectDLQ.ConnectDLQ)
+	assert.Zero(t, connectDLQ.Lost+connectDLQ.Undelivered)
+
+	none, _ := run(func(*sim.Connector) {})
+	assert.Positive(t, none.TasksFailed, "errors.tolerance=none: a report fails the task")
 }
