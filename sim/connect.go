@@ -181,6 +181,9 @@ type sinkTask struct {
 	pausedUntil int64
 	lastFlush   int64
 	pending     []readRange // a batch put() threw RetriableException on
+	// putRetries counts in-task retries of the current share batch
+	// (connect.RetriablePutRetry).
+	putRetries int
 	// lookupFailed: the committed-offset lookup for new partitions failed;
 	// the next poll retries it (those partitions are not read meanwhile).
 	lookupFailed bool
@@ -222,6 +225,10 @@ func resolveConnectors(c *ConnectWorkload) ([]connect.SinkConfig, error) {
 		if cfg.OnFatalPut, err = connect.ParseFatalPutPolicy(k.FatalPut); err != nil {
 			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].fatal_put: %w", i, err)
 		}
+		if cfg.OnRetriablePut, err = connect.ParseRetriablePutPolicy(k.RetriablePut); err != nil {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].retriable_put: %w", i, err)
+		}
+		cfg.RetriablePutRetries = k.RetriablePutRetries
 		out[i] = cfg
 	}
 	return out, nil
@@ -972,11 +979,30 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 			}
 		}
 	}
-	cw.put(t, n, shareRecords(t), func(outcome connect.PutOutcome) {
+	var onPut func(connect.PutOutcome)
+	onPut = func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)
 		if !ok || !cw.applyReports(t) {
 			return
 		}
+		if d.RetrySameBatch {
+			// RetriablePutRetry: keep the batch, renew its locks, put again.
+			t.putRetries++
+			s.res.PutRetries++
+			if d.RenewLocks {
+				s.res.Renewals++
+				cw.commitSync(t, share.AckRenew)
+			}
+			cw.after(t, retriableBackoff, func(t *sinkTask) {
+				if t.stopping {
+					cw.finishStop(t)
+					return
+				}
+				cw.put(t, n, shareRecords(t), onPut)
+			})
+			return
+		}
+		t.putRetries = 0
 		for _, h := range t.ackedEarly { // the mutant acknowledged these already
 			for o := h.first; o <= h.last; o++ {
 				if s.tab(h.tp).flags[o]&flagSkipped == 0 && d.Ack == share.AckAccept {
@@ -999,7 +1025,8 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 		}
 		cw.commitSync(t, 0)
 		cw.after(t, processingGap, cw.poll)
-	})
+	}
+	cw.put(t, n, shareRecords(t), onPut)
 }
 
 // dlqAttempt records a dead-letter write of [d.FirstOffset, d.LastOffset].
@@ -1021,7 +1048,7 @@ func (cw *connectWorld) dlqAttempt(k share.Key, d share.DLQWrite) {
 // the task must not go on with the batch.
 func (cw *connectWorld) decidePut(t *sinkTask, outcome connect.PutOutcome) (connect.Decision, bool) {
 	s := t.s
-	d, err := s.cfg.OnPut(outcome)
+	d, err := s.cfg.OnPutAttempt(outcome, t.putRetries)
 	if err != nil {
 		cw.w.violate("connect-decision", err.Error())
 		return d, false

@@ -64,6 +64,8 @@ type SinkResult struct {
 	ConnectDLQ      int64 `json:"connect_dlq"`
 	PutRetriable    int64 `json:"put_retriable"`
 	PutFatal        int64 `json:"put_fatal"`
+	// PutRetries are in-task retries of a batch (retriable_put: retry).
+	PutRetries int64 `json:"put_retries,omitempty"`
 	// Reported are records put() reported as errant (KIP-610's reporter).
 	Reported int64 `json:"reported,omitempty"`
 	// Lifecycle counts the SinkTask calls the worker made.

@@ -189,3 +189,23 @@ func TestErrantRecordReporter(t *testing.T) {
 	none, _ := run(func(*sim.Connector) {})
 	assert.Positive(t, none.TasksFailed, "errors.tolerance=none: a report fails the task")
 }
+
+// TestRetriablePutPolicies runs share-retry-policy: under 60 % transient
+// put() failures without a DLQ, KIP-1302's RELEASE-at-once archives records
+// at the delivery limit (lost), while the in-task retry with renewed locks
+// (RENEW before RELEASE) and the consumer-group sink put every record.
+func TestRetriablePutPolicies(t *testing.T) {
+	r := runScenario(t, "share-retry-policy", 1)
+	rel, retry, cons := sinkNamed(t, r, "share-release"), sinkNamed(t, r, "share-retry"), sinkNamed(t, r, "consumer-retry")
+	for _, s := range []sim.SinkResult{rel, retry, cons} {
+		t.Logf("%s: unique %d duplicates %d archived %d lost at limit %d throughput %.0f/s", s.Name, s.Unique, s.Duplicates, s.Archived, s.LostAtLimit, s.ThroughputPerSec)
+		assert.Zero(t, s.Lost+s.Undelivered, s.Name)
+	}
+	assert.Positive(t, rel.LostAtLimit, "release at once loses records at the limit")
+	assert.Zero(t, retry.LostAtLimit+cons.LostAtLimit)
+	assert.Equal(t, r.Produced, retry.Unique)
+	assert.Equal(t, r.Produced, cons.Unique)
+	assert.Positive(t, retry.PutRetries)
+	assert.Positive(t, retry.Renewals, "each retry renews the batch's locks")
+	assert.Less(t, retry.Redeliveries, rel.Redeliveries)
+}

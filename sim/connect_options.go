@@ -97,6 +97,13 @@ type Connector struct {
 	// "fail_task" (WorkerSinkTask's answer: the task fails, its batch is
 	// released for redelivery). Consumer sinks always fail the task.
 	FatalPut string
+	// RetriablePut is what a share sink does when put() throws
+	// RetriableException: "release" (KIP-1302 as written, the default:
+	// RELEASE the batch at once) or "retry" (renew the locks and call put()
+	// again after a second, RetriablePutRetries times (default 3), then
+	// RELEASE).
+	RetriablePut        string
+	RetriablePutRetries int
 	// RestartFailedAfter restarts a FAILED task after this long (0: a
 	// failed task stays failed, as Connect does without an operator).
 	RestartFailedAfter time.Duration
@@ -214,6 +221,10 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 			return bad(f("probabilities"), "must be in [0, 1] (retriable + fatal <= 1)")
 		case k.RestartFailedAfter < 0 || k.RebalancePause < 0 || k.FlushInterval < 0:
 			return bad(f("durations"), "must be >= 0")
+		case k.RetriablePut != "" && k.RetriablePut != "release" && k.RetriablePut != "retry":
+			return bad(f("retriable_put"), "must be release or retry, got %q", k.RetriablePut)
+		case k.RetriablePutRetries < 0 || k.RetriablePutRetries > connect.MaxRetriablePutRetries:
+			return bad(f("retriable_put_retries"), "must be in [0, %d]", connect.MaxRetriablePutRetries)
 		case k.FatalPut != "" && k.FatalPut != "reject" && k.FatalPut != "fail_task":
 			return bad(f("fatal_put"), "must be reject or fail_task, got %q", k.FatalPut)
 		case k.ExistingGroup != "" && k.ExistingGroup != "consumer" && k.ExistingGroup != "streams" && k.ExistingGroup != "share":
