@@ -117,6 +117,8 @@ type sink struct {
 	// archived.
 	limit, minLimit int32
 	lockMs          int64
+	// tm accumulates the connector's sink-task metrics.
+	tm taskMetrics
 }
 
 // recvTab is what the sink did with each offset of one partition.
@@ -515,6 +517,7 @@ func (cw *connectWorld) startSink(s *sink) {
 		cw.scheduleGroupConfigChanges(s)
 	}
 	s.started = true
+	s.tm.startedMs = w.nowMs()
 	w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("start kind=%s tasks=%d", s.cfg.Kind, s.cfg.Tasks))
 	cw.scale(s, s.cfg.Tasks)
 }
@@ -807,6 +810,7 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 		topics[len(topics)-1].Partitions = append(topics[len(topics)-1].Partitions, shard.OffsetCommitPartition{Partition: p.Partition, Offset: pos, LeaderEpoch: -1})
 	}
 	if len(topics) == 0 {
+		t.s.tm.skips++
 		return
 	}
 	w.touch(b)
@@ -819,6 +823,7 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 				return
 			}
 			s.res.Commits++
+			s.tm.commits++
 		})
 }
 
@@ -1089,6 +1094,7 @@ func (cw *connectWorld) put(t *sinkTask, n int64, recs []connect.SinkRecord, don
 	w, s := cw.w, t.s
 	lat := w.eng.uniform(s.spec.PutLatencyMin, s.spec.PutLatencyMax) + time.Duration(n)*s.spec.PutPerRecord
 	t.inPut = true
+	s.tm.putTook(lat.Milliseconds())
 	if w.opts.Mutants.ShareSinkAckBeforePut && s.cfg.Kind == connect.ShareSink {
 		t.ackedEarly = slices.Clone(t.held)
 		for i := range t.held {
@@ -1155,6 +1161,9 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 	}
 	acks, ranges := buildAcks(t.held, renew)
 	if len(acks) == 0 {
+		if renew == 0 {
+			s.tm.skips++
+		}
 		return
 	}
 	spso := cw.startOffsets(s, acks)
@@ -1169,6 +1178,9 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 		return
 	}
 	t.sessEpoch = sharebroker.NextSessionEpoch(t.sessEpoch)
+	if renew == 0 {
+		s.tm.commits++
+	}
 	cw.onAcked(t, res, ranges, spso, renew)
 	if renew == 0 {
 		t.held = t.held[:0]
@@ -1242,6 +1254,7 @@ func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges
 		h := cw.holds[key]
 		rt := s.tab(r.TopicPartition)
 		for _, b := range ranges[r.TopicPartition] {
+			s.res.Metrics.countAcks(b.Type, b.LastOffset-b.FirstOffset+1)
 			for o := b.FirstOffset; o <= b.LastOffset; o++ {
 				if start, ok := spso[r.TopicPartition]; !ok || o < start {
 					w.mark("share-ack-below-spso-ignored")
@@ -1411,6 +1424,9 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		}
 	}
 	s.res.Deliveries += n
+	if t.pending == nil {
+		s.tm.read += n // a batch put again is not read again
+	}
 	s.lastDeliveryMs = w.nowMs()
 	cw.put(t, n, consumerRecords(s, batch), func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)

@@ -208,4 +208,27 @@ func TestRetriablePutPolicies(t *testing.T) {
 	assert.Positive(t, retry.PutRetries)
 	assert.Positive(t, retry.Renewals, "each retry renews the batch's locks")
 	assert.Less(t, retry.Redeliveries, rel.Redeliveries)
+
+	// Connect's sink-task metrics follow the same story (and reach the
+	// metrics export, tagged by connector).
+	assert.Equal(t, r.Produced, retry.Metrics.AcksAccept)
+	assert.Positive(t, retry.Metrics.AcksRenew)
+	assert.Zero(t, rel.Metrics.AcksRenew)
+	assert.Equal(t, rel.Unique, rel.Metrics.AcksAccept)
+	assert.Positive(t, rel.Metrics.AcksRelease)
+	assert.Equal(t, r.Produced, cons.Metrics.RecordReadTotal, "a batch put again is not read again")
+	assert.Equal(t, cons.Received, cons.Metrics.RecordSendTotal)
+	assert.Positive(t, cons.Metrics.OffsetCommitCompletionTotal)
+	for _, s := range []sim.SinkResult{rel, retry, cons} {
+		assert.Positive(t, s.Metrics.PutBatchAvgTimeMs, s.Name)
+		assert.LessOrEqual(t, s.Metrics.PutBatchMaxTimeMs, int64(500), s.Name)
+		assert.Positive(t, s.Metrics.RecordSendRate, s.Name)
+	}
+	found := 0
+	for _, m := range r.Metrics {
+		if m.Name.Group == "sink-task-metrics" && m.Name.Name == "sink-record-send-total" {
+			found++
+		}
+	}
+	assert.Equal(t, 3, found, "one sink-record-send-total per connector in the export")
 }
