@@ -49,11 +49,12 @@ func RunScenarios(t *testing.T, glob string) {
 // `go test -rewrite`. Every command prints the records it appended. The
 // commands are:
 //
-//	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes;
+//	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes,
+//	                                            a list for group.consumer.assignors=(range,uniform);
 //	                                            also partitions=N, commit-delay=DUR, plugin=true, brokers=N (sharing
 //	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
-//	consumer-heartbeat group= member= epoch= [topics=(a,b)]
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
@@ -176,6 +177,10 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	brokers := 1
 	s.store, s.faults, s.exec = nil, nil, &ManualExecutor{Auto: true}
 	for _, a := range args {
+		if a.Key == "group.consumer.assignors" {
+			cfg.ConsumerAssignors = slices.Clone(a.Vals)
+			continue
+		}
 		if len(a.Vals) != 1 {
 			return fmt.Errorf("argument %s needs one value", a.Key)
 		}
@@ -323,6 +328,9 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
+		if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
+			req.ServerAssignor = &a.Vals[0]
+		}
 		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -673,8 +681,12 @@ func num(d *datadriven.TestData, key string, def int64) int64 {
 	return n
 }
 
+// list returns a list argument: nil when absent, empty (not nil) for "()".
 func list(d *datadriven.TestData, key string) []string {
 	if a, ok := d.Arg(key); ok {
+		if len(a.Vals) == 1 && a.Vals[0] == "" {
+			return []string{}
+		}
 		return slices.Clone(a.Vals)
 	}
 	return nil
