@@ -192,8 +192,10 @@ func TestErrantRecordReporter(t *testing.T) {
 
 // TestRetriablePutPolicies runs share-retry-policy: under 60 % transient
 // put() failures without a DLQ, KIP-1302's RELEASE-at-once archives records
-// at the delivery limit (lost), while the in-task retry with renewed locks
-// (RENEW before RELEASE) and the consumer-group sink put every record.
+// at the delivery limit (lost); the in-task retry with renewed locks (RENEW
+// before RELEASE) loses a small fraction of that (a batch that fails four
+// puts in a row is still released), and the consumer-group sink puts every
+// record.
 func TestRetriablePutPolicies(t *testing.T) {
 	r := runScenario(t, "share-retry-policy", 1)
 	rel, retry, cons := sinkNamed(t, r, "share-release"), sinkNamed(t, r, "share-retry"), sinkNamed(t, r, "consumer-retry")
@@ -202,8 +204,9 @@ func TestRetriablePutPolicies(t *testing.T) {
 		assert.Zero(t, s.Lost+s.Undelivered, s.Name)
 	}
 	assert.Positive(t, rel.LostAtLimit, "release at once loses records at the limit")
-	assert.Zero(t, retry.LostAtLimit+cons.LostAtLimit)
-	assert.Equal(t, r.Produced, retry.Unique)
+	assert.Less(t, 10*retry.LostAtLimit, rel.LostAtLimit, "retrying in the task loses at most a tenth of that")
+	assert.Zero(t, cons.LostAtLimit)
+	assert.Equal(t, r.Produced, retry.Unique+retry.Archived)
 	assert.Equal(t, r.Produced, cons.Unique)
 	assert.Positive(t, retry.PutRetries)
 	assert.Positive(t, retry.Renewals, "each retry renews the batch's locks")
@@ -211,7 +214,7 @@ func TestRetriablePutPolicies(t *testing.T) {
 
 	// Connect's sink-task metrics follow the same story (and reach the
 	// metrics export, tagged by connector).
-	assert.Equal(t, r.Produced, retry.Metrics.AcksAccept)
+	assert.Equal(t, retry.Unique, retry.Metrics.AcksAccept)
 	assert.Positive(t, retry.Metrics.AcksRenew)
 	assert.Zero(t, rel.Metrics.AcksRenew)
 	assert.Equal(t, rel.Unique, rel.Metrics.AcksAccept)
