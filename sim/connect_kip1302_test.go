@@ -235,3 +235,17 @@ func TestRetriablePutPolicies(t *testing.T) {
 	}
 	assert.Equal(t, 3, found, "one sink-record-send-total per connector in the export")
 }
+
+// TestShareSinkRollbackCollides is KIP-1302's rollback: the share sink
+// delivers everything and stops, its share group stays; the connector
+// started again as a consumer sink under the same default group id is
+// refused, and the refusal names exactly the admin step that resolves it.
+func TestShareSinkRollbackCollides(t *testing.T) {
+	r := runScenario(t, "share-rollback", 1)
+	shareSink, rollback := sinkNamed(t, r, "orders"), sinkNamed(t, r, "orders-rollback")
+	assert.Equal(t, r.Produced, shareSink.Unique)
+	assert.Zero(t, rollback.TasksStarted)
+	assert.Contains(t, rollback.Refused, "group connect-orders already exists as a share group")
+	assert.Contains(t, rollback.Refused, "kafka-share-groups.sh --bootstrap-server <broker> --delete --group connect-orders")
+	assert.Contains(t, rollback.Refused, "INCONSISTENT_GROUP_PROTOCOL")
+}
