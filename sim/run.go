@@ -169,6 +169,9 @@ func (w *world) finish() {
 		r.Metrics = append(r.Metrics, w.cw.metricSamples()...)
 	}
 	r.Violation = w.stopErr
+	if w.opts.InspectGroup != "" {
+		r.Group = w.inspectGroup(w.opts.InspectGroup)
+	}
 	r.Marks = map[string]int64{}
 	for _, name := range sortedMarks(w.marks) {
 		r.Marks[name] = w.marks[name]
