@@ -68,6 +68,8 @@ func ExampleBuiltins() {
 	// share-live-config   v3      0 groups 2 sinks
 	// share-migration     v3      0 groups 2 sinks
 	// share-mixed-sinks   v3     65 groups 2 sinks
+	// share-retry-policy  v3      0 groups 3 sinks
+	// share-rollback      v3      0 groups 2 sinks
 	// share-scaling       v3      0 groups 2 sinks
 	// share-sink          v3      0 groups 1 sinks
 	// v1-race             v1   1700 groups 0 sinks
