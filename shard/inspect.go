@@ -17,8 +17,13 @@ type MemberDescription struct {
 	TopologyEpoch       int32
 	MemberEpoch         int32
 	PreviousMemberEpoch int32
-	Assignment          []TopicPartitions
-	TargetAssignment    []TopicPartitions
+	// InstanceID, State and PartitionsPendingRevocation are a consumer
+	// member's static-membership and reconciliation fields.
+	InstanceID                  string
+	State                       MemberState
+	PartitionsPendingRevocation []TopicPartitions
+	Assignment                  []TopicPartitions
+	TargetAssignment            []TopicPartitions
 	ActiveTasks         []TaskIDs
 	TargetActiveTasks   []TaskIDs
 }
@@ -55,6 +60,7 @@ func describe(g *group) GroupDescription {
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch,
 			MemberEpoch: m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target,
+			InstanceID: m.instanceID, State: m.state, PartitionsPendingRevocation: m.pending,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

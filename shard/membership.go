@@ -38,9 +38,9 @@ type heartbeat struct {
 	clientID           string
 	processID          string
 	rebalanceTimeoutMs int32
-	subscribedTopics   []string  // nil = unchanged
-	topology           *Topology // streams join only
-	instanceID         string    // consumer: group.instance.id, "" = dynamic
+	subscribedTopics   []string          // nil = unchanged
+	topology           *Topology         // streams join only
+	instanceID         string            // consumer: group.instance.id, "" = dynamic
 	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
 }
 

@@ -255,7 +255,16 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return "", h.Coordinator.SetTopics(topics)
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 300_000)),
+			SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance")}
+		if d.HasArg("owned") {
+			// owned=(foo-0,foo-1) is TopicPartitions; owned=() sends it empty.
+			owned, err := ownedPartitions(list(d, "owned"))
+			if err != nil {
+				return "", err
+			}
+			req.TopicPartitions = owned
+		}
 		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -569,7 +578,19 @@ func describeText(g shard.GroupDescription) string {
 		if g.Type == shard.Streams {
 			assigned = shard.FormatTasks(m.ActiveTasks)
 		}
-		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s\n", m.MemberID, m.MemberEpoch, assigned)
+		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s", m.MemberID, m.MemberEpoch, assigned)
+		if g.Type == shard.Consumer {
+			if m.State != shard.MemberStable {
+				fmt.Fprintf(&b, " state=%s", m.State)
+			}
+			if len(m.PartitionsPendingRevocation) > 0 {
+				fmt.Fprintf(&b, " revoking=%s", shard.FormatAssignment(m.PartitionsPendingRevocation))
+			}
+			if m.InstanceID != "" {
+				fmt.Fprintf(&b, " instance=%s", m.InstanceID)
+			}
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
@@ -609,6 +630,32 @@ func list(d *datadriven.TestData, key string) []string {
 		return slices.Clone(a.Vals)
 	}
 	return nil
+}
+
+// ownedPartitions groups "topic-partition" strings into TopicPartitions,
+// sorted; never nil.
+func ownedPartitions(specs []string) ([]shard.TopicPartitions, error) {
+	out := []shard.TopicPartitions{}
+	for _, s := range specs {
+		if s == "" {
+			continue // owned=() parses as one empty value
+		}
+		topic, p, err := splitTopicPartition(s)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out, func(tp shard.TopicPartitions) bool { return tp.Topic == topic })
+		if i < 0 {
+			out = append(out, shard.TopicPartitions{Topic: topic})
+			i = len(out) - 1
+		}
+		out[i].Partitions = append(out[i].Partitions, p)
+	}
+	for i := range out {
+		slices.Sort(out[i].Partitions)
+	}
+	slices.SortFunc(out, func(a, b shard.TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
+	return out, nil
 }
 
 func splitTopicPartition(s string) (string, int32, error) {
