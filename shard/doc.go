@@ -13,7 +13,11 @@
 // snapshot.
 //
 // What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
-// group and member epochs, a sticky uniform assignor), streams groups
+// group and member epochs, a sticky uniform assignor, reconciliation as
+// Kafka's CurrentAssignmentBuilder with member states, partitions pending
+// revocation, per-partition owner epochs, the heartbeat's owned partitions,
+// rebalance timeouts, and static membership with temporary leaves),
+// streams groups
 // (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
@@ -26,18 +30,21 @@
 // transactional offsets with Kafka's expiry rules, OffsetFetch /
 // OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
-// on purpose: a member moves to its target assignment at its next heartbeat
-// without KIP-848's revocation phase (a partition may briefly have two
-// owners); static membership, regex subscriptions, rack awareness and the
-// classic JoinGroup/SyncGroup protocol are not modelled; a request with any
-// invalid partition fails whole (Kafka answers per partition).
+// on purpose: a streams member moves to its target tasks at its next
+// heartbeat without the revocation phase (so a task may briefly have two
+// owners; the consumer reconciliation is written to be reused for tasks);
+// regex subscriptions, rack awareness and the classic
+// JoinGroup/SyncGroup protocol are not modelled; a request with any invalid
+// partition fails whole (Kafka answers per partition). Go has no null: an
+// empty InstanceID is Kafka's null, and a nil TopicPartitions is Kafka's
+// null except on a join, where it reads as the empty list Kafka requires.
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group
 // index), with results identical to Kafka's scan of every group; group ids
 // are limited to GroupIDMaxBytes; OffsetCommitRequest.RetentionTimeMs 0 means
 // the broker default; timer keys follow Kafka's ("expire-group-metadata",
-// "session-timeout-<group>-<member>").
+// "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>").
 //
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or
