@@ -1,7 +1,7 @@
 // Package connect is the configuration and decision logic of Kafka Connect
 // sink tasks, as Connect would run it: WorkerSinkTask on a consumer group,
 // and KIP-1302's WorkerShareSinkTask on a share group
-// (reference/share_groups.md §3.2, §4.1–§4.2).
+// (docs/share-groups.md §3.2, §4.1–§4.2).
 //
 // Resolve layers a worker's and a connector's properties the way
 // Worker.baseConsumerConfigs does (Connect defaults ← worker consumer.* ←

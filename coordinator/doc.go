@@ -21,7 +21,7 @@
 // caller's (package share); the offsets sweep and the KIP-1331 cleanup
 // cycle skip share groups.
 //
-// A failed append rolls the shard back to its committed state (DESIGN.md),
+// A failed append rolls the shard back to its committed state (docs/design.md),
 // failing every uncommitted write and reconciling session timers with the
 // restored state; Kafka reverts only the failing write. Plugin calls go
 // through a PluginExecutor: inline here, at virtual times in the simulator,

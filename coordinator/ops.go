@@ -116,7 +116,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 }
 
 // AlterShareGroupOffsets handles the group-coordinator half of
-// AlterShareGroupOffsets (share_groups.md §2.7): the share group must exist
+// AlterShareGroupOffsets (docs/share-groups.md §2.7): the share group must exist
 // and be EMPTY; the write bumps its group epoch and the future carries the
 // new epoch once committed. The caller then re-initialises the named
 // partitions' share state at that new state epoch; the coordinator does not

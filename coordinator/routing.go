@@ -7,7 +7,7 @@ import (
 
 // PartitionFor returns the __consumer_offsets partition (the shard) that owns groupID when
 // the topic has numPartitions partitions (offsets.topic.num.partitions, 50 by default). It is
-// Kafka's GroupCoordinatorService.partitionFor bit for bit (kip1331.md §4.1):
+// Kafka's GroupCoordinatorService.partitionFor bit for bit (docs/kip1331.md §4.1):
 //
 //	Utils.abs(groupId.hashCode()) % numPartitions
 //

@@ -288,7 +288,8 @@ func (c *Coordinator) IsHosting(p int32) bool {
 }
 
 // SetTopics installs the topic metadata image (topic → partition count) on
-// every hosted shard and on shards loaded later.
+// every hosted shard and on shards loaded later. A nil or empty map is the
+// empty image: no topic exists (see shard.Shard.SetTopics).
 func (c *Coordinator) SetTopics(topics map[string]int32) error {
 	probe, err := shard.New(0, c.shardCfg)
 	if err != nil {
@@ -598,7 +599,7 @@ func (c *Coordinator) applyTimers(h *hosted, ops []shard.TimerOp) {
 }
 
 // translateAppendError is Kafka's handleOperationException for append
-// failures (kip1331.md §4.2).
+// failures (docs/kip1331.md §4.2).
 func translateAppendError(err error) error {
 	var to *kerr.Error
 	switch kerr.As(err) {

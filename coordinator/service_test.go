@@ -239,7 +239,7 @@ func TestReadsSeeCommittedStateOnly(t *testing.T) {
 // TestReplayEqualityUnderFaults proves, over 200 seeds, that after a random
 // workload with commit delays, failed appends and shard moves, every shard
 // rebuilt from its committed log equals the committed state the coordinator
-// serves (DESIGN.md invariant 7).
+// serves (docs/invariants.md invariant 7).
 func TestReplayEqualityUnderFaults(t *testing.T) {
 	seeds := 200
 	if testing.Short() {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestShareGroupOffsetsAdmin proves the coordinator's AlterShareGroupOffsets
-// and DeleteShareGroupOffsets (share_groups.md §2.7) both ways: every bad
+// and DeleteShareGroupOffsets (docs/share-groups.md §2.7) both ways: every bad
 // request (bad group id, missing group, another type, a member present, an
 // unknown partition, an unloaded or stopped coordinator) fails with its typed
 // error and appends nothing; on an EMPTY share group the alter commits one

@@ -49,7 +49,7 @@ func timerItemLess[T any](a, b timerItem[T]) bool {
 const timerFreeEntriesMax = 4096
 
 // TimerQueue is a keyed timer queue ordered by (deadline, sequence): the model of Kafka's
-// per-shard CoordinatorTimer (kip1331.md §4.3) that the coordinator and the simulator drive
+// per-shard CoordinatorTimer (docs/kip1331.md §4.3) that the coordinator and the simulator drive
 // on virtual time.
 //
 // Semantics, chosen to make a simulation replayable from its seed:
@@ -197,7 +197,7 @@ func (q *TimerQueue[T]) PopDue(nowMs int64) (key string, payload T, ok bool) {
 }
 
 // Clear removes every timer without firing any, as when a shard is unloaded (Kafka drops the
-// timers of an unloaded shard, kip1331.md §4.3).
+// timers of an unloaded shard, docs/kip1331.md §4.3).
 func (q *TimerQueue[T]) Clear() {
 	// Keeping the nodes on the btree's free list lets a reloaded shard refill the queue
 	// without allocating them again. The entries are left to the garbage collector: walking

@@ -508,7 +508,7 @@ func BenchmarkTimerPopDue(b *testing.B) {
 
 // BenchmarkTimerVersusClockMock runs one workload, n timers at distinct deadlines all
 // fired by advancing time past the last, on TimerQueue and on benbjohnson/clock's Mock
-// (AfterFunc + Add), to show why DESIGN.md keeps simulated time off clock.Mock. Mock sleeps
+// (AfterFunc + Add), to show why docs/design.md keeps simulated time off clock.Mock. Mock sleeps
 // 1 ms of real time per fired timer and runs each callback on its own goroutine, so n is
 // small and the figure to compare is ns/timer.
 func BenchmarkTimerVersusClockMock(b *testing.B) {

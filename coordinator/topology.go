@@ -19,7 +19,7 @@ type CleanupProtocol string
 const (
 	// CleanupV1 is the cycle as merged in apache/kafka#22622 (with #22676's
 	// batching): scan, deleteTopology, conditional clear. It has the accepted
-	// data-loss race of kip1331.md §1.8.
+	// data-loss race of docs/kip1331.md §1.8.
 	CleanupV1 CleanupProtocol = "v1"
 	// CleanupV2 adds PR #22777's uncertain marker: scan, mark -2 (re-checking
 	// eligibility), deleteTopology, finalize (-2 → -1, or back to -2 when a
@@ -34,7 +34,7 @@ type PluginResult struct {
 }
 
 // PluginExecutor decides when a topology-store call runs and when its
-// outcome comes back (DESIGN.md §Plugin calls and asynchrony). Execute must
+// outcome comes back (docs/design.md §Plugin calls and asynchrony). Execute must
 // eventually call deliver exactly once, on the coordinator's goroutine: at
 // once (InlineExecutor), at a later virtual time (the simulator), or from a
 // live driver's loop after a goroutine ran the call.

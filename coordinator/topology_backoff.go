@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// Back-off constants of StreamsGroupTopologyDescriptionBackoff (kip1331.md §1.7).
+// Back-off constants of StreamsGroupTopologyDescriptionBackoff (docs/kip1331.md §1.7).
 const (
 	backoffInitialMs  = 30_000
 	backoffMultiplier = 2.0
@@ -96,5 +96,5 @@ func (b *TopologyBackoff) Entry(groupID string) (epoch int32, attempts int, next
 
 // Len is the number of groups with an entry (entries of groups removed by
 // session expiry, unload or replayed tombstones leak until the id is reused,
-// as in Kafka: kip1331.md §2.8).
+// as in Kafka: docs/kip1331.md §2.8).
 func (b *TopologyBackoff) Len() int { return len(b.entries) }

@@ -9,7 +9,7 @@ import (
 )
 
 // maybeSetTopologyDescriptionRequired is Kafka's solicitation decoration
-// (kip1331.md §1.6), applied to a committed heartbeat response. Every gate
+// (docs/kip1331.md §1.6), applied to a committed heartbeat response. Every gate
 // must pass; the last one arms the back-off. A failure inside the decoration
 // leaves the committed response as it was (no flag).
 func (c *Coordinator) maybeSetTopologyDescriptionRequired(req shard.StreamsGroupHeartbeatRequest, r *shard.StreamsGroupHeartbeatResponse) {
@@ -67,7 +67,7 @@ type TopologyDescriptionUpdateRequest struct {
 	Description   *plugin.TopologyDescription
 }
 
-// StreamsGroupTopologyDescriptionUpdate handles a push (kip1331.md §1.3–1.4):
+// StreamsGroupTopologyDescriptionUpdate handles a push (docs/kip1331.md §1.3–1.4):
 // it validates against committed state, (v2) marks a group with nothing
 // stored as uncertain, calls setTopology, and records the outcome: success
 // writes the stored epoch and clears the epoch's back-off; a permanent
@@ -176,7 +176,7 @@ func (c *Coordinator) completeEpochWrite(groupID string, epoch int32, err error)
 }
 
 // TopologyDescriptionStatus is StreamsGroupDescribeResponse's
-// TopologyDescriptionStatus (kip1331.md §1.5).
+// TopologyDescriptionStatus (docs/kip1331.md §1.5).
 type TopologyDescriptionStatus int8
 
 // Describe statuses.
@@ -211,7 +211,7 @@ type StreamsGroupDescription struct {
 	TopologyDescription       *plugin.TopologyDescription
 }
 
-// DescribeStreamsGroups is StreamsGroupDescribe v1 (kip1331.md §1.5): rows in
+// DescribeStreamsGroups is StreamsGroupDescribe v1 (docs/kip1331.md §1.5): rows in
 // request order, each with the group or its error; with
 // includeTopologyDescription the topology-description status, calling
 // getTopology only for a group whose stored epoch equals its current

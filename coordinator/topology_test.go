@@ -468,7 +468,7 @@ func TestSweepIgnoresStoredEpochWithoutPlugin(t *testing.T) {
 	assert.ErrorIs(t, err, kerr.GroupIDNotFound)
 }
 
-// TestHeartbeatSolicitationGates proves each gate of kip1331.md §1.6.
+// TestHeartbeatSolicitationGates proves each gate of docs/kip1331.md §1.6.
 func TestHeartbeatSolicitationGates(t *testing.T) {
 	t.Run("testHeartbeatNeverSetsFlagWithoutPlugin", func(t *testing.T) {
 		k := newKip(t, withoutPlugin())
@@ -538,7 +538,7 @@ func TestHeartbeatSolicitationGates(t *testing.T) {
 	})
 }
 
-// TestPushErrors proves the push path answers the errors of kip1331.md §1.4
+// TestPushErrors proves the push path answers the errors of docs/kip1331.md §1.4
 // and changes nothing for them.
 func TestPushErrors(t *testing.T) {
 	k := newKip(t)
@@ -611,7 +611,7 @@ func TestPushOutcomes(t *testing.T) {
 	})
 }
 
-// TestDescribeStatuses proves the describe rules of kip1331.md §1.5.
+// TestDescribeStatuses proves the describe rules of docs/kip1331.md §1.5.
 func TestDescribeStatuses(t *testing.T) {
 	k := newKip(t)
 	r := k.join("avail", "m", 4)
@@ -667,7 +667,7 @@ func TestDescribeStatuses(t *testing.T) {
 }
 
 // TestDeleteGroupsWithPlugin proves DeleteGroups' plugin interplay
-// (kip1331.md §2.7).
+// (docs/kip1331.md §2.7).
 func TestDeleteGroupsWithPlugin(t *testing.T) {
 	protocols(t, func(t *testing.T, p coordinator.CleanupProtocol) {
 		t.Run("testDeleteGroupsPluginSuccessProceedsToTombstone", func(t *testing.T) {
@@ -732,7 +732,7 @@ func TestDeleteGroupsWithPlugin(t *testing.T) {
 }
 
 // TestV1RaceLosesDescriptionAndV2Recovers reproduces the accepted data-loss
-// race of kip1331.md §1.8 deterministically and shows v2 closes it.
+// race of docs/kip1331.md §1.8 deterministically and shows v2 closes it.
 //
 // The cycle scans foo (empty, stored 4, no offsets) and its deleteTopology
 // is parked. Meanwhile a member joins at topology epoch 5, is solicited and
@@ -795,7 +795,7 @@ func TestV1RaceLosesDescriptionAndV2Recovers(t *testing.T) {
 
 // TestBackoffDelays proves the back-off follows 30 s × 2^n with ±20 %
 // jitter, capped at one hour, and that chains and epochs behave as
-// kip1331.md §1.7 says.
+// docs/kip1331.md §1.7 says.
 func TestBackoffDelays(t *testing.T) {
 	k := newKip(t)
 	b := k.h.Coordinator.TopologyBackoff()

@@ -30,7 +30,7 @@ func value(t *testing.T, r *Registry, name MetricName, nowMs int64) float64 {
 	return v
 }
 
-// TestRateWorkedExample proves the worked example of anchors.md §5 with Kafka's
+// TestRateWorkedExample proves the worked example of docs/design.md §Metrics with Kafka's
 // defaults (2 samples of 30 s): 0.25/s at 10 s, 15/45 s at 45 s, and 5/51 s at
 // 61 s once the t=0 sample is purged.
 func TestRateWorkedExample(t *testing.T) {

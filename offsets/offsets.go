@@ -10,7 +10,7 @@
 // committed offset by the moment it becomes expirable, so a sweep costs
 // O(what expires), not O(all offsets).
 //
-// Choices written down here (see kip1331.md §3.2–§3.4):
+// Choices written down here (see docs/kip1331.md §3.2–§3.4):
 //
 //   - Group and topic names are interned per Store: every (group, topic) pair
 //     is one immutable symbol shared by all offsets of that pair and by every

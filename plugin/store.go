@@ -9,7 +9,7 @@ import (
 // Store is the topology-description store a broker is configured with: Kafka's
 // StreamsGroupTopologyDescriptionPlugin (group.streams.topology.description.plugin.class)
 // as a synchronous, context-aware Go interface. The coordinator makes the calls
-// asynchronous itself (DESIGN.md, "Plugin calls and asynchrony").
+// asynchronous itself (docs/design.md, "Plugin calls and asynchrony").
 //
 // Implementations must be safe for concurrent use: the coordinator may call any method
 // from several goroutines at once, including several SetTopology calls for the same

@@ -72,7 +72,7 @@ func benchLoadLog(batchCount, batchSize int, transactional bool) []Record {
 // coordsim's terms: replay a prebuilt __consumer_offsets log into a fresh
 // shard (shard.New, then Replay per record), and report records/s. Kafka
 // publishes ≈ 3.8 s for 8192 × 2048 records, about 4.4 M records/s
-// (kip1331.md §7); the goal is to beat it. The log is built outside the
+// (docs/kip1331.md §7); the goal is to beat it. The log is built outside the
 // timer. Kafka's timing also includes deserializing the records, which
 // coordsim's in-memory log does not have.
 func BenchmarkShardLoad(b *testing.B) {

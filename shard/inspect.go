@@ -24,8 +24,8 @@ type MemberDescription struct {
 	PartitionsPendingRevocation []TopicPartitions
 	Assignment                  []TopicPartitions
 	TargetAssignment            []TopicPartitions
-	ActiveTasks         []TaskIDs
-	TargetActiveTasks   []TaskIDs
+	ActiveTasks                 []TaskIDs
+	TargetActiveTasks           []TaskIDs
 }
 
 // GroupDescription is a group as Describe shows it. Every replayed field is

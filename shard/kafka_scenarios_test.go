@@ -12,7 +12,7 @@ import (
 	"github.com/coordsim/coordsim/offsets"
 )
 
-// Kafka's group-coordinator tests (kip1331.md §6.1–§6.3, share_groups.md §2
+// Kafka's group-coordinator tests (docs/kip1331.md §6.1–§6.3, docs/share-groups.md §2
 // and §5) rewritten against the shard's API. Names follow Kafka's test names
 // where Kafka has one.
 
@@ -201,7 +201,7 @@ func TestCleanupExpiredOffsetsGroupHasNoOffsets(t *testing.T) {
 
 // TestCleanupExpiredOffsetsLegacyExpireTimestamp proves that the expire
 // timestamp of OffsetCommit v1–v4 (RetentionTimeMs) wins over
-// offsets.retention.minutes in both directions, inclusively (kip1331.md §3.2).
+// offsets.retention.minutes in both directions, inclusively (docs/kip1331.md §3.2).
 func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -695,8 +695,8 @@ func TestGroupMaxSizeReached(t *testing.T) {
 	}
 }
 
-// TestGroupIdNotFoundOnCrossTypeAccess proves share_groups.md §2.6 and
-// kip1331.md §5: one group id has one type, and touching it with another
+// TestGroupIdNotFoundOnCrossTypeAccess proves docs/share-groups.md §2.6 and
+// docs/kip1331.md §5: one group id has one type, and touching it with another
 // type's request is GROUP_ID_NOT_FOUND with Kafka's message.
 func TestGroupIdNotFoundOnCrossTypeAccess(t *testing.T) {
 	h := newHarness(t, testConfig(), expiryTopics)
@@ -802,7 +802,7 @@ func TestConsumerGroupHeartbeatWithEmptyClassicGroup(t *testing.T) {
 	}
 }
 
-// TestStreamsGroupStates proves the streams state derivation (kip1331.md §5):
+// TestStreamsGroupStates proves the streams state derivation (docs/kip1331.md §5):
 // EMPTY without members, NOT_READY while a source topic is missing (with
 // MISSING_SOURCE_TOPICS), RECONCILING while a member lags the target epoch,
 // STABLE once all caught up, EMPTY again after the last leave.

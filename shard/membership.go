@@ -289,7 +289,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if m == nil && h.typ == Share && len(v.members) >= s.maxSize(h.typ) {
 		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
 		// an unknown member of a full share group is refused for the size
-		// whatever its epoch (share_groups.md §2.2 steps 3-4).
+		// whatever its epoch (docs/share-groups.md §2.2 steps 3-4).
 		return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
 	}
 	if m == nil {

@@ -148,7 +148,7 @@ type StreamsGroupHeartbeatResponse struct {
 
 	// The group's topology epoch (-1 without a topology) and its KIP-1331
 	// stored and failed description epochs, which the coordinator's
-	// solicitation gates read (kip1331.md §1.6). Not on Kafka's wire.
+	// solicitation gates read (docs/kip1331.md §1.6). Not on Kafka's wire.
 	GroupTopologyEpoch             int32
 	StoredDescriptionTopologyEpoch int32
 	FailedDescriptionTopologyEpoch int32

@@ -361,7 +361,7 @@ func (s *Shard) validateDeleteGroup(id string) error {
 }
 
 // appendOffsetTombstones tombstones every committed and pending offset of a
-// group (DeleteGroups removes offsets immediately, kip1331.md §3.1).
+// group (DeleteGroups removes offsets immediately, docs/kip1331.md §3.1).
 func (s *Shard) appendOffsetTombstones(records []Record, groupID string) []Record {
 	s.offsets.AscendGroup(groupID, func(k offsets.Key, _ offsets.OffsetAndMetadata) bool {
 		records = append(records, &OffsetCommit{Group: k.Group, Topic: k.Topic, Partition: k.Partition, ProducerID: NoProducerID, Tombstone: true})

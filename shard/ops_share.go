@@ -4,7 +4,7 @@ import (
 	"github.com/coordsim/coordsim/kerr"
 )
 
-// Share-group offsets admin (share_groups.md §2.7): Kafka's
+// Share-group offsets admin (docs/share-groups.md §2.7): Kafka's
 // AlterShareGroupOffsets and DeleteShareGroupOffsets at the group
 // coordinator. A share group's "offsets" are its share-partition state (the
 // SPSO and the state batches), which lives with the broker side (package
@@ -23,7 +23,7 @@ import (
 // move), and every named partition must exist in the metadata image
 // (UNKNOWN_TOPIC_OR_PARTITION). A missing group is created, EMPTY at epoch 1,
 // as Kafka's trunk does: that is how a consumer-group application migrates
-// to a share group (KIP-1302, share_groups.md §4.2), setting the new group's
+// to a share group (KIP-1302, docs/share-groups.md §4.2), setting the new group's
 // start offsets before its first member joins.
 //
 // It writes one ShareGroupMetadata record with the group epoch + 1 (the
@@ -36,7 +36,7 @@ import (
 // For an existing group Kafka's trunk writes no epoch bump (it records the
 // partitions as initialising and uses the current group epoch as the state
 // epoch); coordsim bumps the epoch so that the state epoch is new
-// (share_groups.md §2.7).
+// (docs/share-groups.md §2.7).
 func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int32], error) {
 	var res Result[int32]
 	g, _, err := s.validateShareOffsetsAdmin(groupID, topics, true)

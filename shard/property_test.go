@@ -14,7 +14,7 @@ import (
 )
 
 // A random workload driven against a live shard, checked against the
-// properties DESIGN.md promises: operations never mutate (and return nothing
+// properties docs/design.md promises: operations never mutate (and return nothing
 // when they fail), every record they return replays, a shard rebuilt from
 // its log equals the live one (invariant 7), the indexed sweep equals
 // Kafka's full scan, the sweep never expires an offset early or a subscribed
@@ -135,7 +135,7 @@ func (w *workload) note(format string, args ...any) {
 
 func (w *workload) ctx() string { return fmt.Sprintf("%s step %d", w.name, w.step) }
 
-// checkReplay is DESIGN.md invariant 7: the log rebuilds the live shard, and
+// checkReplay is docs/invariants.md invariant 7: the log rebuilds the live shard, and
 // every derived index matches its definition.
 func (w *workload) checkReplay() {
 	w.t.Helper()
@@ -509,7 +509,7 @@ func (w *workload) checkSweep() {
 	}
 }
 
-// TestReplayEqualityRandomWorkloads proves DESIGN.md invariant 7 and the
+// TestReplayEqualityRandomWorkloads proves docs/invariants.md invariant 7 and the
 // other workload properties (see the file comment) over 250 seeds.
 func TestReplayEqualityRandomWorkloads(t *testing.T) {
 	const seeds, steps = 250, 300

@@ -7,7 +7,7 @@ import (
 )
 
 // RecordType names a record kind; the values follow Kafka's CoordinatorRecordType
-// (kip1331.md §4.4) in spirit, not in number.
+// (docs/kip1331.md §4.4) in spirit, not in number.
 type RecordType uint8
 
 // Record types. A record whose Tombstone field is true deletes what its key

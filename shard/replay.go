@@ -167,7 +167,7 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 		s.offsets.Commit(k, r.Value)
 	}
 	// Replaying an offset commit for an unknown group creates an empty simple
-	// classic group (kip1331.md §4.4); a tombstone never creates one.
+	// classic group (docs/kip1331.md §4.4); a tombstone never creates one.
 	if !r.Tombstone && s.lookup(r.Group) == nil {
 		s.createGroup(r.Group, Classic)
 	}

@@ -31,7 +31,7 @@ type Config struct {
 
 	// TopologyPluginConfigured is KIP-1331's builder flag: when set, the sweep
 	// defers the tombstone of a streams group whose stored description epoch
-	// is not -1 (kip1331.md §2.4).
+	// is not -1 (docs/kip1331.md §2.4).
 	TopologyPluginConfigured bool
 
 	// Mutants are deliberate bugs for the simulator's own tests; the zero
@@ -169,6 +169,8 @@ func (s *Shard) Clone() *Shard {
 // SetTopics installs the topic metadata image (name → partition count). It
 // is not a record: like Kafka's MetadataImage it comes from outside the log,
 // and group states that depend on it (streams NOT_READY) are re-derived.
+// A nil or empty map is the empty image (Kafka's MetadataImage.EMPTY): no
+// topic exists, so every streams group with members is NOT_READY.
 func (s *Shard) SetTopics(topics map[string]int32) error {
 	img := make(map[string]int32, len(topics))
 	for name, n := range topics {

@@ -7,7 +7,7 @@ import (
 )
 
 // assignShareSimple is the share-group "simple" assignor (KIP-932,
-// share_groups.md §2.4). Unlike assignUniform, a partition may be shared by
+// docs/share-groups.md §2.4). Unlike assignUniform, a partition may be shared by
 // several members: with M members and P partitions the desired sharing of a
 // partition is S = ceil(M/P), so M <= P gives every partition exactly one
 // member (as in a consumer group) and M > P shares each partition among S

@@ -11,7 +11,7 @@ import (
 )
 
 // Tests of the share-group simple assignor, after Kafka's SimpleAssignorTest
-// (share_groups.md §2.4).
+// (docs/share-groups.md §2.4).
 
 // shareCase is one assignor input: members (sorted by id here) and the
 // partition count of every topic (0 or absent = missing topic).

@@ -9,7 +9,7 @@ import (
 	"github.com/coordsim/coordsim/kerr"
 )
 
-// Share-group membership and admin (share_groups.md §2), as Kafka's
+// Share-group membership and admin (docs/share-groups.md §2), as Kafka's
 // GroupMetadataManagerTest proves them (§6 cases 19–23), rewritten against
 // the shard's API. Kafka's classic-protocol cases (testClassicGroupJoinOnShareGroup,
 // testClassicGroupSyncOnShareGroup, testClassicGroupLeaveOnShareGroup) have
@@ -134,7 +134,7 @@ func TestConsumerGroupHeartbeatOnShareGroup(t *testing.T) {
 	}
 }
 
-// TestOffsetCommitOnShareGroup proves share_groups.md §2.6's last row: a
+// TestOffsetCommitOnShareGroup proves docs/share-groups.md §2.6's last row: a
 // share group has no committed offsets, so OffsetCommit (memberless, or as
 // a share member at its epoch), TxnOffsetCommit, OffsetFetch and
 // OffsetDelete on it are GROUP_ID_NOT_FOUND, "not a consumer group".
@@ -435,7 +435,7 @@ func TestShareGroupMaxSizeConfigExceeded(t *testing.T) {
 	}
 }
 
-// TestShareGroupMemberEpochValidation proves share_groups.md §2.2 step 4 for
+// TestShareGroupMemberEpochValidation proves docs/share-groups.md §2.2 step 4 for
 // share members (Kafka's throwIfShareGroupMemberEpochIsInvalid, which has no
 // owned-partitions check): a greater epoch is FENCED_MEMBER_EPOCH, the
 // previous epoch is accepted (its response may have been lost) and answered
@@ -499,7 +499,7 @@ func emptyShareGroup(t *testing.T) *harness {
 	return h
 }
 
-// TestDeleteGroupsOnShareGroup proves share_groups.md §2.7's
+// TestDeleteGroupsOnShareGroup proves docs/share-groups.md §2.7's
 // deleteShareGroups rule: an EMPTY share group is tombstoned (target
 // assignment metadata, then group metadata, as Kafka's
 // testShareGroupDeleteTombstones minus the share-state record coordsim does

@@ -29,7 +29,7 @@ type GroupCount struct {
 }
 
 // CleanupGroupMetadata is Kafka's cleanupGroupMetadata, the per-shard
-// expire-group-metadata sweep (kip1331.md §3.5): expire offsets, then
+// expire-group-metadata sweep (docs/kip1331.md §3.5): expire offsets, then
 // tombstone empty groups with nothing left; share groups are skipped; with a
 // plugin configured, a streams group whose stored description epoch is set
 // keeps its group record until the cleanup cycle clears it (§2.4).

@@ -16,7 +16,7 @@ type GroupEpoch struct {
 }
 
 // ListStreamsGroupsNeedingTopologyCleanup is Kafka's
-// listStreamsGroupsNeedingTopologyCleanup (kip1331.md §2.4): every streams
+// listStreamsGroupsNeedingTopologyCleanup (docs/kip1331.md §2.4): every streams
 // group that is empty, has a stored description epoch (not -1), and has no
 // offsets and no open transaction left, with the observed stored epoch, in
 // group id order. It reads the eligibility index, so it costs O(eligible)
@@ -169,6 +169,25 @@ func (s *Shard) FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(groupIDs 
 	return res
 }
 
+// ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch is the v2
+// answer to a deleteTopology whose outcome is unknown (it failed, perhaps
+// after the store applied it): a group whose stored epoch advanced meanwhile
+// (a push landed during the delete) goes back to -2, so its next heartbeat
+// is solicited and the row is rewritten; -2 stays -2 (eligible again next
+// cycle) and -1 stays -1. The response lists the groups sent back to -2.
+func (s *Shard) ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(groupIDs []string) Result[[]GroupEpoch] {
+	var res Result[[]GroupEpoch]
+	for _, id := range groupIDs {
+		g := s.streamsGroup(id)
+		if g == nil || g.storedEpoch < 0 {
+			continue
+		}
+		res.Records = append(res.Records, streamsMetadataWith(g, EpochUncertain, g.failedEpoch))
+		res.Response = append(res.Response, GroupEpoch{id, EpochUncertain})
+	}
+	return res
+}
+
 // MarkStoredDescriptionTopologyEpochUncertain is the v2 push path's first
 // write: before a setTopology that could leave a row behind, a group with
 // nothing stored (-1) is marked -2 so a failed or lost set is still cleaned
@@ -230,7 +249,7 @@ func (s *Shard) SetFailedDescriptionTopologyEpoch(groupID string, epoch int32) (
 }
 
 // StreamsGroupsWithStoredTopologyDescription is DeleteGroups' pre-delete read
-// (kip1331.md §2.7): of the listed ids, the streams groups that are empty
+// (docs/kip1331.md §2.7): of the listed ids, the streams groups that are empty
 // (so the delete can proceed) and whose stored epoch is not -1.
 func (s *Shard) StreamsGroupsWithStoredTopologyDescription(groupIDs []string) []GroupEpoch {
 	var out []GroupEpoch
@@ -253,7 +272,7 @@ type TopologyDescriptionUpdateTarget struct {
 }
 
 // ValidateTopologyDescriptionUpdate checks a StreamsGroupTopologyDescriptionUpdate
-// against the group (kip1331.md §1.4): unknown group GROUP_ID_NOT_FOUND,
+// against the group (docs/kip1331.md §1.4): unknown group GROUP_ID_NOT_FOUND,
 // unknown member UNKNOWN_MEMBER_ID, an epoch other than the group's current
 // topology epoch INVALID_REQUEST.
 func (s *Shard) ValidateTopologyDescriptionUpdate(groupID, memberID string, topologyEpoch int32) (TopologyDescriptionUpdateTarget, error) {

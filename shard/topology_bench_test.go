@@ -9,7 +9,7 @@ import (
 )
 
 // The eligibility benchmark's shape: 1 M groups over 50 shards, 1 % of them
-// streams groups (DESIGN.md §Performance by design).
+// streams groups (docs/design.md §Performance by design).
 const (
 	eligShards          = 50
 	eligGroupsPerShard  = 20_000

@@ -17,7 +17,7 @@ import (
 // Tests of the KIP-1331 shard operations (topology.go): the cleanup cycle's
 // eligibility scan and its index, the v1 conditional clear, the v2 mark and
 // finalize (PR #22777), the forward-only stored and failed epochs, and
-// DeleteGroups' pre-delete read (kip1331.md §2.4, §2.7, §2.9, §6.2, §6.3).
+// DeleteGroups' pre-delete read (docs/kip1331.md §2.4, §2.7, §2.9, §6.2, §6.3).
 // Names follow Kafka's tests where Kafka has one.
 
 var cleanupTopics = map[string]int32{"foo": 3, "bar": 1}
@@ -123,7 +123,7 @@ func endTxnMarker(h *harness, group string, producer int64, commit bool) {
 }
 
 // TestListStreamsGroupsNeedingTopologyCleanup proves Kafka's shard test of
-// listStreamsGroupsNeedingTopologyCleanup (kip1331.md §6.2): only streams
+// listStreamsGroupsNeedingTopologyCleanup (docs/kip1331.md §6.2): only streams
 // groups that are empty, have a stored epoch (-2 included) and no offsets
 // or open transaction are returned, with the observed epoch, and the index
 // follows every replayed change that moves a group in or out.
@@ -195,7 +195,7 @@ func TestListStreamsGroupsNeedingTopologyCleanup(t *testing.T) {
 }
 
 // TestClearStoredDescriptionTopologyEpoch proves PR #22622's
-// clearStoredDescriptionTopologyEpoch cases (kip1331.md §6.3): a matching
+// clearStoredDescriptionTopologyEpoch cases (docs/kip1331.md §6.3): a matching
 // epoch gives one StreamsGroupMetadata record with stored = -1 that keeps
 // every other field (and the group then reads -1); a mismatch, a missing
 // group, a group with nothing stored and a non-streams group give nothing.
@@ -422,7 +422,7 @@ func TestFinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(t *testing.T) {
 }
 
 // TestFinalizeStoredDescriptionTopologyEpochAfterConcurrentPush proves the
-// v2 cycle closes the v1 data-loss race (kip1331.md §1.8, §2.9) at the
+// v2 cycle closes the v1 data-loss race (docs/kip1331.md §1.8, §2.9) at the
 // shard: scan, mark -2, a member joins and its push commits stored = 5
 // while the delete runs, then finalize puts -2 back, so the group is
 // solicited and cleaned up again, never left claiming a deleted row; the
@@ -620,7 +620,7 @@ func TestMarkStoredDescriptionTopologyEpochUncertain(t *testing.T) {
 }
 
 // TestStreamsGroupsWithStoredTopologyDescription proves DeleteGroups'
-// pre-delete read (kip1331.md §2.7): of the listed ids, in request order,
+// pre-delete read (docs/kip1331.md §2.7): of the listed ids, in request order,
 // the empty streams groups whose stored epoch is not -1, offsets or not.
 func TestStreamsGroupsWithStoredTopologyDescription(t *testing.T) {
 	h := newCleanupHarness(t)
@@ -864,7 +864,7 @@ func (w *eligibilityWorkload) do() {
 			return h.s.ClearStoredDescriptionTopologyEpochBatch(observed)
 		}))
 		for _, id := range cleared {
-			// DESIGN.md invariant 2: only the observed epoch is ever cleared.
+			// docs/invariants.md invariant 2: only the observed epoch is ever cleared.
 			require.True(t, slices.Contains(observed, GroupEpoch{id, pre[id].stored}) && pre[id].stored != EpochNone && pre[id].streams,
 				"%s: cleared %s at %+v, observed %v", w.ctx(), id, pre[id], observed)
 			require.Equal(t, EpochNone, storedEpochOf(t, h.s, id))
@@ -1005,4 +1005,31 @@ func TestEligibilityIndexMatchesFullScanRandomWorkloads(t *testing.T) {
 	} {
 		assert.Positive(t, seen[want], "the workload never hit %q; seen: %v", want, slices.Sorted(maps.Keys(seen)))
 	}
+}
+
+// TestReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch proves
+// the v2 answer to a delete whose outcome is unknown: a group whose stored
+// epoch advanced during the delete goes back to -2 (solicited again, since
+// the store may have applied the delete), while -2 and -1 stay as they are
+// and other groups are untouched.
+func TestReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(t *testing.T) {
+	h := newCleanupHarness(t)
+	emptyStreamsGroup(h, "uncertain", EpochUncertain)
+	h.streamsJoin("advanced", "m1", topo(1, "foo"))
+	setDescriptionEpochs(h, "advanced", 1, EpochNone)
+	emptyStreamsGroup(h, "cleared", EpochNone)
+	h.consumerJoin("consumer", "c1", "foo")
+
+	ids := []string{"advanced", "cleared", "uncertain", "missing", "consumer"}
+	res, _ := pureCall(t, h.s, "ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch", infallible(func() Result[[]GroupEpoch] {
+		return h.s.ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(ids)
+	}))
+	assert.Equal(t, []GroupEpoch{{"advanced", EpochUncertain}}, res.Response)
+	assert.Equal(t, []Record{metadataWithEpochs(t, h.s, "advanced", EpochUncertain, EpochNone)}, res.Records)
+
+	applyResult(h, res)
+	assert.Equal(t, EpochUncertain, storedEpochOf(t, h.s, "advanced"))
+	assert.Equal(t, EpochUncertain, storedEpochOf(t, h.s, "uncertain"))
+	assert.Equal(t, EpochNone, storedEpochOf(t, h.s, "cleared"))
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 }

@@ -1,6 +1,6 @@
 // Package share is the record state machine of one KIP-932 share-partition
 // (one share group × topic × partition), as the partition leader keeps it:
-// Kafka's SharePartition (reference/share_groups.md §1).
+// Kafka's SharePartition (docs/share-groups.md §1).
 //
 // A SharePartition hands records to members (Acquire), takes their
 // acknowledgements (Acknowledge: ACCEPT, RELEASE, REJECT, RENEW, all or

@@ -13,7 +13,7 @@ func invariant(cond bool, msg string) {
 }
 
 // CheckInvariants recomputes everything the partition keeps incrementally
-// and checks the record-level rules of DESIGN.md invariant 8 that are
+// and checks the record-level rules of docs/invariants.md invariant 8 that are
 // visible from one partition: every ACQUIRED record has exactly one live
 // lock and owner, no delivery count exceeds the limit, SPSO sits on a
 // non-terminal record or past SPEO, AVAILABLE records are never below SPSO,

@@ -10,7 +10,7 @@ import (
 )
 
 // Kafka's SharePartitionTest / SharePartitionManagerTest acceptance cases
-// (share_groups.md §6, cases 1–14, 24–26), each named after Kafka's test.
+// (docs/share-groups.md §6, cases 1–14, 24–26), each named after Kafka's test.
 // Every case starts from SharePartitionTest's setup (kafkaTestConfig) with
 // the overrides it lists.
 

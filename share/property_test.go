@@ -14,7 +14,7 @@ import (
 
 // A random workload of produce / acquire / acknowledge / expire / release /
 // log-start / DLQ-completion / leader-move operations, with persister write
-// faults, checked against DESIGN.md invariant 8 by an independent model: a
+// faults, checked against docs/invariants.md invariant 8 by an independent model: a
 // record is held by at most one member at a time, its delivery count never
 // exceeds the limit, an acknowledgement touching a record the member does not
 // hold is refused and changes nothing, SPSO never moves back within a

@@ -186,9 +186,17 @@ type Key struct {
 	Partition int32
 }
 
+// MaxGroupIDLength bounds a share-partition key's group id; sharebroker
+// enforces the same bound on the group ids of its requests, so a key that
+// one package accepts the other does too.
+const MaxGroupIDLength = 1024
+
 func (k Key) validate() error {
 	if k.Group == "" || k.Topic == "" || k.Partition < 0 {
 		return kerr.InvalidRequest.WithMessage("share: invalid share-partition key %+v", k)
+	}
+	if len(k.Group) > MaxGroupIDLength {
+		return kerr.InvalidRequest.WithMessage("share: group id of length %d outside [1, %d]", len(k.Group), MaxGroupIDLength)
 	}
 	return nil
 }

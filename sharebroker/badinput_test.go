@@ -79,7 +79,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"fetch acks on epoch 0", fetch(FetchRequest{GroupID: grp, MemberID: m1, Acks: []PartitionAcks{acksOf(tp0, 2, 2, share.AckAccept)}}), kerr.InvalidRequest},
 		{"fetch wrong epoch", fetch(FetchRequest{GroupID: grp, MemberID: m1, SessionEpoch: c.epoch + 1}), kerr.InvalidShareSessionEpoch},
 		{"fetch no session", fetch(FetchRequest{GroupID: grp, MemberID: m2, SessionEpoch: 1}), kerr.ShareSessionNotFound},
-		{"ack epoch 0", ack(AckRequest{GroupID: grp, MemberID: m1}), kerr.InvalidRequest},
+		{"ack epoch 0", ack(AckRequest{GroupID: grp, MemberID: m1}), kerr.InvalidShareSessionEpoch},
 		{"ack epoch -2", ack(AckRequest{GroupID: grp, MemberID: m1, SessionEpoch: -2}), kerr.InvalidRequest},
 		{"ack empty member", ack(AckRequest{GroupID: grp, SessionEpoch: 1}), kerr.InvalidRequest},
 		{"ack too many", ack(AckRequest{GroupID: grp, MemberID: m1, SessionEpoch: c.epoch, Acks: tooManyAcks}), kerr.InvalidRequest},

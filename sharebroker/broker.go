@@ -33,8 +33,9 @@ const (
 	MaxLogBatches = 1 << 24
 	// MaxTopicNameLength is Kafka's topic name limit.
 	MaxTopicNameLength = topicname.MaxLength
-	// MaxIDLength bounds group and member ids.
-	MaxIDLength = 1024
+	// MaxIDLength bounds group and member ids: share.New's bound on a
+	// share-partition key's group id.
+	MaxIDLength = share.MaxGroupIDLength
 	// MaxGroupConfigs bounds the groups with a dynamic config.
 	MaxGroupConfigs = 100_000
 	// MaxCachedSharePartitions bounds the share-partitions cached at once;

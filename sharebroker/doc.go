@@ -1,6 +1,6 @@
 // Package sharebroker is the broker side of KIP-932 share groups: Kafka's
 // SharePartitionManager, ShareSessionCache and the data-topic logs they read
-// (reference/share_groups.md §1.10, §1.11, §3.1). It drives many
+// (docs/share-groups.md §1.10, §1.11, §3.1). It drives many
 // share.SharePartition state machines, one per (share group, topic,
 // partition), and one share.Persister standing for the share coordinator.
 //

@@ -91,8 +91,9 @@ func TestShareSessionCacheFull(t *testing.T) {
 
 // TestInvalidShareSessionEpoch proves that a request whose epoch is not the
 // session's next one is INVALID_SHARE_SESSION_EPOCH and changes nothing,
-// that acks on epoch 0 and ShareAcknowledge with epoch 0 are
-// INVALID_REQUEST, and that a non-zero epoch without a session is
+// that acks on an initial ShareFetch are INVALID_REQUEST while
+// ShareAcknowledge with epoch 0 is INVALID_SHARE_SESSION_EPOCH (Kafka's
+// SharePartitionManager.acknowledgeSessionUpdate), and that a non-zero epoch without a session is
 // SHARE_SESSION_NOT_FOUND.
 func TestInvalidShareSessionEpoch(t *testing.T) {
 	b := newBroker(t, kafkaConfig(), 1, 10, 10)
@@ -123,7 +124,11 @@ func TestInvalidShareSessionEpoch(t *testing.T) {
 		{"acknowledge on epoch 0", func() error {
 			_, err := b.ShareAcknowledge(2, AckRequest{GroupID: grp, MemberID: m1, SessionEpoch: 0, Acks: []PartitionAcks{ack}})
 			return err
-		}, kerr.InvalidRequest},
+		}, kerr.InvalidShareSessionEpoch},
+		{"acknowledge on epoch 0 without a session", func() error {
+			_, err := b.ShareAcknowledge(2, AckRequest{GroupID: grp, MemberID: m2, SessionEpoch: 0, Acks: []PartitionAcks{ack}})
+			return err
+		}, kerr.InvalidShareSessionEpoch},
 		{"acks on initial fetch", func() error {
 			_, err := b.ShareFetch(2, FetchRequest{GroupID: grp, MemberID: m1, SessionEpoch: 0, Acks: []PartitionAcks{ack}})
 			return err

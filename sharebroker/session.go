@@ -70,9 +70,10 @@ type FetchResponse struct {
 	Acks       []AckResult
 }
 
-// AckRequest is one ShareAcknowledge. SessionEpoch 0 is INVALID_REQUEST
-// (Kafka: acknowledgements need a session); FinalEpoch closes the session
-// after applying the acks.
+// AckRequest is one ShareAcknowledge. SessionEpoch 0 is
+// INVALID_SHARE_SESSION_EPOCH (Kafka's
+// SharePartitionManager.acknowledgeSessionUpdate: acknowledgements need a
+// session); FinalEpoch closes the session after applying the acks.
 type AckRequest struct {
 	GroupID, MemberID string
 	SessionEpoch      int32
@@ -132,7 +133,10 @@ func (b *Broker) ShareAcknowledge(nowMs int64, req AckRequest) ([]AckResult, err
 		return nil, err
 	}
 	if req.SessionEpoch == InitialEpoch {
-		return nil, kerr.InvalidRequest.WithMessage("sharebroker: ShareAcknowledge needs a share session (epoch 0)")
+		// SharePartitionManager.acknowledgeSessionUpdate: "ShareAcknowledge
+		// Request cannot have epoch as INITIAL_EPOCH (0)", answered before
+		// the session is looked up.
+		return nil, kerr.InvalidShareSessionEpoch.WithMessage("sharebroker: ShareAcknowledge cannot open a share session (epoch 0)")
 	}
 	k := sessionKey{req.GroupID, req.MemberID}
 	if err := b.checkSession(k, req.SessionEpoch); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/coordsim/coordsim/sharebroker"
 )
 
-// Share-group offset resets (share_groups.md §2.7) as a Connect operator
+// Share-group offset resets (docs/share-groups.md §2.7) as a Connect operator
 // does them: stop the connector, alter the share group's offsets once it is
 // EMPTY, start it again. With To "group:<id>" it is KIP-1302's migration
 // path (§4.2): a share sink takes over from a consumer-group sink at that

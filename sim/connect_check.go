@@ -44,6 +44,15 @@ type SinkResult struct {
 	// left unprocessed because no task was running at the end.
 	Lost        int64 `json:"lost"`
 	Undelivered int64 `json:"undelivered"`
+	// LostAtLimit and LostRejected are archived records whose data reached
+	// neither the sink nor a dead-letter queue: archived at the delivery
+	// limit, or REJECTed (a fatal put() under KIP-1302's default), by a
+	// share group without a KIP-1191 DLQ, and never put. Kafka's semantics
+	// allow it, so it is no invariant violation, but it is data loss the
+	// operator chose by configuration and the summary says so. They are part
+	// of Archived; DeadLettered counts the archived records that were kept.
+	LostAtLimit  int64 `json:"lost_at_limit"`
+	LostRejected int64 `json:"lost_rejected"`
 	// SkippedByReset are records legitimately skipped by
 	// share.auto.offset.reset (latest or by_duration) or by an offset reset.
 	SkippedByReset int64 `json:"skipped_by_reset,omitempty"`
@@ -89,7 +98,7 @@ type SinkSample struct {
 	Unique   int64
 }
 
-// InvSharePartitions is DESIGN.md's invariant 8.
+// InvSharePartitions is docs/invariants.md invariant 8.
 const InvSharePartitions = "8-share-partitions"
 
 // afterEvent runs invariant 8's per-event checks on the share-partitions
@@ -251,6 +260,11 @@ func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 				s.res.Undelivered += c.undelivered
 				s.res.Lost += c.lost
 				s.res.SkippedByReset += c.skipped
+				s.res.LostAtLimit += c.lostAtLimit
+				s.res.LostRejected += c.lostRejected
+				if sum := c.done + c.lost + c.undelivered + c.archived + c.skipped; sum != logEnd {
+					w.violate(InvSharePartitions, fmt.Sprintf("sink %s %s-%d: %d offsets classified, %d produced", s.cfg.Name, topic, p, sum, logEnd))
+				}
 			}
 		}
 		s.res.Archived = archived
@@ -288,8 +302,28 @@ func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 	}
 }
 
-// classified counts one partition's offsets for checkDelivery.
-type classified struct{ lost, undelivered, archived, skipped, notDeadLettered int64 }
+// classified counts one partition's offsets for checkDelivery. Every
+// offset falls in exactly one of done, lost, undelivered, archived and
+// skipped (the conservation checkDelivery asserts); lostAtLimit and
+// lostRejected split the archived ones whose data nobody kept, and
+// notDeadLettered the archived ones a DLQ should hold but does not.
+type classified struct {
+	done, lost, undelivered, archived, skipped int64
+	lostAtLimit, lostRejected, notDeadLettered int64
+}
+
+// archivedOffset counts one archived offset, and as lost data when no
+// dead-letter queue kept it and it was never put (or skipped on purpose).
+func (c *classified) archivedOffset(brokerDLQ, put bool, f uint8) {
+	c.archived++
+	switch {
+	case brokerDLQ || put:
+	case f&flagRejected != 0:
+		c.lostRejected++
+	default:
+		c.lostAtLimit++
+	}
+}
 
 // classify sorts a partition's offsets [0, logEnd) using what the tasks saw
 // and the broker's SPSO when the drain ended (every offset below it is
@@ -323,6 +357,8 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 		if s.cfg.Kind != connect.ShareSink {
 			if !put {
 				c.undelivered++
+			} else {
+				c.done++
 			}
 			continue
 		}
@@ -333,12 +369,14 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 				case f&flagAcked != 0 && !put:
 					c.lost++
 				case r.State == share.Archived || r.State == share.Archiving:
-					c.archived++
+					c.archivedOffset(s.brokerDLQ, put, f)
 					if s.brokerDLQ && r.State == share.Archived && f&flagDLQ == 0 {
 						c.notDeadLettered++
 					}
 				case r.State == share.Available || r.State == share.Acquired:
 					c.undelivered++
+				default:
+					c.done++
 				}
 				continue
 			}
@@ -347,14 +385,14 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 		case o < floor && !put:
 			c.skipped++
 		case f&flagRejected != 0 || (rt.maxCount[o] >= limit && f&flagAcked == 0):
-			c.archived++
+			c.archivedOffset(s.brokerDLQ, put, f)
 			if s.brokerDLQ && f&flagDLQ == 0 && o < spso && !pendingDLQ(o) {
 				c.notDeadLettered++
 			}
 		case f&flagAcked != 0 && !put:
 			c.lost++ // ACCEPTed without a put
 		case f&flagAcked != 0 || (o < spso && put):
-			// acknowledged, or put and since terminal at the broker
+			c.done++ // acknowledged, or put and since terminal at the broker
 		case o < spso:
 			c.lost++ // terminal at the broker without ever being put
 		default:

@@ -1,5 +1,5 @@
 // Package sim runs deterministic simulations of a cluster of Kafka group
-// coordinators on virtual time (DESIGN.md §The simulator).
+// coordinators on virtual time (docs/design.md §The simulator).
 //
 // One simulation is single-threaded: an event queue ordered by (time,
 // sequence) on google/btree and one seeded PCG generator from which every
@@ -8,7 +8,7 @@
 // loading on another. Clients are actors (Kafka Streams instances, KIP-848
 // consumers, share members, simple consumers, an admin). Faults each have a
 // switch and a probability. After every event the checker verifies the
-// invariants of DESIGN.md (with a replay-equality check every
+// invariants of docs/invariants.md (with a replay-equality check every
 // Options.ReplayCheckEvery events and at the end); after the workload the
 // faults heal, the clients leave, and a liveness phase requires every group
 // that can expire to be cleaned up. The same Options give a byte-identical
@@ -18,7 +18,7 @@
 // through the coordinator's OnWrite hook; the plugin-side data-loss probe
 // checks a group only when no plugin call for it and no cleanup cycle on its
 // broker is in flight; under v1 a loss is counted as "accepted" (the race
-// of kip1331.md §1.8), under v2 it is a violation. Switching a fault off
+// of docs/kip1331.md §1.8), under v2 it is a violation. Switching a fault off
 // does not keep the random stream of the others unchanged.
 //
 // It must never read the wall clock, use the global random generator,

@@ -10,7 +10,7 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// Invariant names (DESIGN.md §Invariants), as violations report them.
+// Invariant names (docs/invariants.md), as violations report them.
 const (
 	InvNoTombstoneWhileStored = "1-no-tombstone-while-stored"
 	InvClearOnlyObserved      = "2-clear-only-observed-epoch"

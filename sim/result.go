@@ -33,7 +33,7 @@ type Result struct {
 	OffsetExpired int64 `json:"offsets_expired"`
 	ShardMoves    int64 `json:"shard_moves"`
 
-	// AcceptedDataLoss counts occurrences of the v1 race (kip1331.md §1.8):
+	// AcceptedDataLoss counts occurrences of the v1 race (docs/kip1331.md §1.8):
 	// a group whose metadata says its description is stored while the store
 	// has no row. Under v2 any occurrence is a violation instead.
 	AcceptedDataLoss int64 `json:"accepted_data_loss"`

@@ -148,7 +148,7 @@ func TestInvariantMutants(t *testing.T) {
 }
 
 // TestV1FindsRaceV2Never proves the simulator reaches the accepted data-loss
-// race of kip1331.md §1.8 under v1 and reports it as accepted, and that the
+// race of docs/kip1331.md §1.8 under v1 and reports it as accepted, and that the
 // same workload under v2 never loses a description.
 func TestV1FindsRaceV2Never(t *testing.T) {
 	var lossV1 int64

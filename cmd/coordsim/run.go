@@ -167,6 +167,9 @@ func sinkLine(c sim.SinkResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  produced %d, received %d (unique %d, duplicates %d), redelivered %d, archived %d, dead-lettered %d, lost %d",
 		head, c.Produced, c.Received, c.Unique, c.Duplicates, c.Redeliveries, c.Archived, c.DeadLettered, c.Lost)
+	if c.LostAtLimit+c.LostRejected > 0 {
+		fmt.Fprintf(&b, ", archived without a DLQ %d (at the delivery limit %d, rejected %d)", c.LostAtLimit+c.LostRejected, c.LostAtLimit, c.LostRejected)
+	}
 	if c.Undelivered > 0 {
 		fmt.Fprintf(&b, ", undelivered %d", c.Undelivered)
 	}

@@ -41,6 +41,27 @@ type seedLine struct {
 	Violation        *sim.Violation   `json:"violation,omitempty"`
 	Replay           string           `json:"replay"`
 	RequiredMarks    []string         `json:"required_marks,omitempty"`
+	Sinks            []sinkLoss       `json:"sinks,omitempty"`
+}
+
+// sinkLoss is one connector's record accounting in a sweep line: lost
+// (an invariant-8 violation), archived without a dead-letter queue (at the
+// delivery limit, or rejected: data loss by configuration) and
+// dead-lettered.
+type sinkLoss struct {
+	Name         string `json:"name"`
+	Lost         int64  `json:"lost"`
+	LostAtLimit  int64  `json:"lost_at_limit"`
+	LostRejected int64  `json:"lost_rejected"`
+	DeadLettered int64  `json:"dead_lettered"`
+}
+
+func sinkLosses(r *sim.Result) []sinkLoss {
+	var out []sinkLoss
+	for _, c := range r.Connect {
+		out = append(out, sinkLoss{Name: c.Name, Lost: c.Lost, LostAtLimit: c.LostAtLimit, LostRejected: c.LostRejected, DeadLettered: c.DeadLettered})
+	}
+	return out
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
@@ -138,7 +159,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 				results[i] = &seedLine{Seed: todo[i], Scenario: sc.Name, Protocol: string(sc.Options.Protocol), Swarm: label,
 					Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
 					DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
-					Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(&sc, extra), RequiredMarks: required}
+					Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(&sc, extra), RequiredMarks: required,
+					Sinks: sinkLosses(res)}
 				if bar != nil {
 					_ = bar.Add(1)
 				}
@@ -165,12 +187,16 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 func summarize(lines []*seedLine, required []string, w io.Writer) int {
 	marks := map[string]int64{}
 	var events, loss, leaked, violations int64
+	var sinkLost, atLimit, rejected, dead int64
 	for _, l := range lines {
 		events += l.Events
 		loss += l.AcceptedDataLoss
 		leaked += l.LeakedRows
 		for k, v := range l.Marks {
 			marks[k] += v
+		}
+		for _, sl := range l.Sinks {
+			sinkLost, atLimit, rejected, dead = sinkLost+sl.Lost, atLimit+sl.LostAtLimit, rejected+sl.LostRejected, dead+sl.DeadLettered
 		}
 		if l.Violation != nil {
 			violations++
@@ -179,6 +205,10 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "sweep summary: %d seeds, %d events, %d violations, accepted plugin-side data loss %d, leaked rows %d\n",
 		len(lines), events, violations, loss, leaked)
+	if sinkLost+atLimit+rejected+dead > 0 {
+		fmt.Fprintf(w, "sink records: lost %d, archived without a DLQ %d (at the delivery limit %d, rejected %d), dead-lettered %d\n",
+			sinkLost, atLimit+rejected, atLimit, rejected, dead)
+	}
 	fmt.Fprintf(w, "marks reached: %s\n", joinCounts64(marks))
 	code := exitOK
 	if violations > 0 {

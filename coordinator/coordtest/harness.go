@@ -324,7 +324,7 @@ func (h *Harness) Metric(name string, tags ...string) (float64, bool) {
 }
 
 // CheckReplay rebuilds every hosted shard from its committed log and
-// compares it with the committed state the coordinator serves (DESIGN.md
+// compares it with the committed state the coordinator serves (docs/design.md
 // invariant 7). It returns nil when they are identical.
 func (h *Harness) CheckReplay() error {
 	c := h.Coordinator

@@ -1,5 +1,5 @@
 // Package live runs one coordinator.Coordinator in real time: the thin
-// real-time driver of DESIGN.md §Time and scheduling, the counterpart of
+// real-time driver of docs/design.md §Time and scheduling, the counterpart of
 // etcd-io/raft's node.go around its RawNode.
 //
 // A Driver owns the coordinator and one goroutine, the loop. The loop is the
@@ -9,7 +9,7 @@
 //     [Driver.CommitOffsets], which is Do plus a wait for the future);
 //   - a plugin outcome: the driver is the coordinator's PluginExecutor, so a
 //     topology-store call runs on its own goroutine with a timeout and its
-//     outcome is posted back to the loop, which delivers it (DESIGN.md
+//     outcome is posted back to the loop, which delivers it (docs/design.md
 //     §Plugin calls and asynchrony);
 //   - a wake-up from a clock timer armed for the coordinator's NextDeadline;
 //   - the end of Start's context, or Stop.
@@ -43,5 +43,5 @@
 // and depends on the Go scheduler, so nothing it does is deterministic or
 // replayable; the simulator (package sim) owns virtual time and delivers
 // plugin outcomes itself. A *clock.Mock makes the driver testable, not
-// deterministic: see anchors.md §2 for that type's hazards.
+// deterministic: see docs/design.md §Time and scheduling for that type's hazards.
 package live

@@ -4,7 +4,7 @@
 // tests ever should. A zero Set changes nothing.
 package mutant
 
-// Set lists the mutants; each breaks exactly one invariant of DESIGN.md.
+// Set lists the mutants; each breaks exactly one invariant of docs/invariants.md.
 type Set struct {
 	// SkipSweepDeferral makes the sweep tombstone streams groups whose
 	// stored description epoch is set (invariant 1).

@@ -78,7 +78,7 @@ func sinkRows(conns []sim.SinkResult) []sinkRow {
 			num(c.Redeliveries, ""),
 			num(c.Archived, ""),
 			num(c.DeadLettered, ""),
-			num(c.Lost, badIf(c.Lost > 0)),
+			lostCell(c),
 			undelivered,
 			tasks,
 			{Value: fmtFloat(c.ThroughputPerSec) + "/s"},
@@ -87,6 +87,19 @@ func sinkRows(conns []sim.SinkResult) []sinkRow {
 		rows = append(rows, rw)
 	}
 	return rows
+}
+
+// lostCell is the lost column: invariant-8 losses (any is a violation),
+// with the archived records no dead-letter queue kept under them.
+func lostCell(c sim.SinkResult) cell {
+	l := cell{Value: fmtInt(c.Lost), Class: badIf(c.Lost > 0)}
+	if n := c.LostAtLimit + c.LostRejected; n > 0 {
+		l.Sub = fmtInt(n) + " archived without a DLQ"
+		if l.Class == "" {
+			l.Class = "warn"
+		}
+	}
+	return l
 }
 
 func badIf(b bool) string {

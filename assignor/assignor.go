@@ -1,0 +1,308 @@
+package assignor
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Assignor computes a consumer group's target assignment: Kafka's
+// ConsumerGroupPartitionAssignor. Implementations must be deterministic and
+// keep no state between calls; a bad Spec gets an error and no Target.
+type Assignor interface {
+	// Name is the name members select the assignor by (the ServerAssignor
+	// field of ConsumerGroupHeartbeat) and the broker lists it under in
+	// group.consumer.assignors.
+	Name() string
+	// Assign returns the target assignment for spec. It never modifies spec.
+	Assign(spec *Spec) (Target, error)
+}
+
+// SubscriptionType is Kafka's SubscriptionType: whether every member
+// subscribes to the same topics.
+type SubscriptionType int8
+
+const (
+	// SubscriptionAuto derives the type from the members' subscriptions.
+	SubscriptionAuto SubscriptionType = iota
+	// Homogeneous: every member subscribes to the same topics.
+	Homogeneous
+	// Heterogeneous: at least two members subscribe to different topics.
+	// Declaring it for equal subscriptions is allowed (Kafka's coordinator
+	// counts topic names that do not exist; the builders then differ).
+	Heterogeneous
+)
+
+// Spec is the input of an assignment: Kafka's GroupSpec and
+// SubscribedTopicDescriber in one value.
+type Spec struct {
+	// Members of the group, in any order; ids must be unique.
+	Members []Member
+	// Topics is the metadata of every topic a member subscribes to (others
+	// may be present and are ignored); names must be unique.
+	Topics []Topic
+	// SubscriptionType, SubscriptionAuto to derive it. Homogeneous with
+	// different subscriptions is refused.
+	SubscriptionType SubscriptionType
+}
+
+// Member is one member as an assignor sees it: Kafka's MemberSubscription
+// and its current target assignment.
+type Member struct {
+	ID string
+	// InstanceID is the static member's group.instance.id, "" for a dynamic
+	// member. Range orders static members first, by instance id.
+	InstanceID string
+	// Rack is the member's client.rack, "" when unknown.
+	Rack string
+	// Topics are the topics the member subscribes to (resolved regular
+	// expressions included); duplicates are ignored.
+	Topics []string
+	// Assignment is the member's current target assignment, the base for
+	// stickiness. Partitions of topics not in Topics or beyond a topic's
+	// partition count are dropped; a partition may appear under one member
+	// only.
+	Assignment []TopicPartitions
+}
+
+// Topic is a topic's metadata.
+type Topic struct {
+	Name       string
+	Partitions int32
+	// Racks, when set, has one entry per partition: the racks of its
+	// replicas (Kafka's SubscribedTopicDescriber.racksForPartition).
+	Racks [][]string
+}
+
+// TopicPartitions is a topic and some of its partitions.
+type TopicPartitions struct {
+	Topic      string
+	Partitions []int32
+}
+
+// Target is an assignment result: one entry per member of the Spec, sorted
+// by member id, topics sorted by name, partitions ascending.
+type Target []MemberAssignment
+
+// MemberAssignment is one member's target assignment.
+type MemberAssignment struct {
+	MemberID   string
+	Partitions []TopicPartitions
+}
+
+// Of returns the assignment of member id (nil when it has none or is not in
+// the target).
+func (t Target) Of(id string) []TopicPartitions {
+	i, ok := slices.BinarySearchFunc(t, id, func(m MemberAssignment, id string) int { return strings.Compare(m.MemberID, id) })
+	if !ok {
+		return nil
+	}
+	return t[i].Partitions
+}
+
+// assignorError is Kafka's PartitionAssignorException as the coordinator
+// reports it: an UNKNOWN_SERVER_ERROR with the assignor's message.
+func assignorError(format string, args ...any) error {
+	return kerr.UnknownServerError.WithMessage(format, args...)
+}
+
+// model is a validated Spec: topics and members sorted, subscriptions and
+// current assignments as indices. The builders work on it.
+type model struct {
+	topics      []Topic // sorted by name, only the subscribed ones
+	members     []mem   // sorted by id
+	homogeneous bool
+}
+
+type mem struct {
+	id, instanceID, rack string
+	subs                 []int   // topic indices, ascending
+	current              []owned // by topic index, ascending; only subscribed topics
+}
+
+// topicPartition is one partition of the topic with index topic.
+type topicPartition struct {
+	topic     int
+	partition int32
+}
+
+// owned is a member's current partitions of one topic, ascending.
+type owned struct {
+	topic int
+	parts []int32
+}
+
+// newModel validates spec. missing formats the error for a subscription to
+// a topic that is not in the metadata (each assignor has Kafka's message).
+func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
+	if spec == nil {
+		return nil, assignorError("nil assignment spec")
+	}
+	meta := slices.Clone(spec.Topics)
+	slices.SortFunc(meta, func(a, b Topic) int { return strings.Compare(a.Name, b.Name) })
+	for i, t := range meta {
+		if t.Name == "" {
+			return nil, assignorError("topic with an empty name in the metadata")
+		}
+		if i > 0 && meta[i-1].Name == t.Name {
+			return nil, assignorError("topic %s appears twice in the metadata", t.Name)
+		}
+		if t.Partitions < 0 {
+			return nil, assignorError("topic %s has %d partitions", t.Name, t.Partitions)
+		}
+		if t.Racks != nil && len(t.Racks) != int(t.Partitions) {
+			return nil, assignorError("topic %s has %d partitions but racks for %d", t.Name, t.Partitions, len(t.Racks))
+		}
+	}
+	index := make(map[string]int, len(meta)) // looked up only
+	for i, t := range meta {
+		index[t.Name] = i
+	}
+	find := func(name string) (int, bool) {
+		i, ok := index[name]
+		return i, ok
+	}
+	members := slices.Clone(spec.Members)
+	slices.SortFunc(members, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	// Keep only subscribed topics, renumbered in name order.
+	used := make([]bool, len(meta))
+	subsByMember := make([][]int, len(members))
+	for i, m := range members {
+		if m.ID == "" {
+			return nil, assignorError("member with an empty id")
+		}
+		if i > 0 && members[i-1].ID == m.ID {
+			return nil, assignorError("member %s appears twice", m.ID)
+		}
+		subs := make([]int, 0, len(m.Topics))
+		for _, name := range m.Topics {
+			j, ok := find(name)
+			if !ok {
+				return nil, missing(name)
+			}
+			subs = append(subs, j)
+			used[j] = true
+		}
+		slices.Sort(subs)
+		subsByMember[i] = slices.Compact(subs)
+	}
+	renum := make([]int, len(meta))
+	md := &model{}
+	for j, t := range meta {
+		renum[j] = -1
+		if used[j] {
+			renum[j] = len(md.topics)
+			md.topics = append(md.topics, t)
+		}
+	}
+	owner := make([][]int32, len(md.topics))
+	for j, t := range md.topics {
+		owner[j] = make([]int32, t.Partitions)
+		for p := range owner[j] {
+			owner[j][p] = -1
+		}
+	}
+	md.members = make([]mem, len(members))
+	for i, m := range members {
+		x := mem{id: m.ID, instanceID: m.InstanceID, rack: m.Rack, subs: subsByMember[i]}
+		for k, j := range x.subs {
+			x.subs[k] = renum[j]
+		}
+		var pairs []topicPartition // grouped by topic below
+		for _, tp := range m.Assignment {
+			j, ok := find(tp.Topic)
+			if !ok || renum[j] < 0 {
+				continue // a topic nobody subscribes to, or gone from the metadata
+			}
+			t := renum[j]
+			for _, p := range tp.Partitions {
+				if p < 0 || p >= md.topics[t].Partitions {
+					continue
+				}
+				if o := owner[t][p]; o >= 0 {
+					if int(o) == i {
+						continue
+					}
+					return nil, assignorError("partition %s-%d is in the assignments of both %s and %s", tp.Topic, p, members[o].ID, m.ID)
+				}
+				owner[t][p] = int32(i)
+				pairs = append(pairs, topicPartition{t, p})
+			}
+		}
+		slices.SortFunc(pairs, func(a, b topicPartition) int {
+			return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+		})
+		// Current partitions of every topic still in the metadata, in topic
+		// order; the builders drop the unsubscribed ones themselves.
+		for _, pr := range pairs {
+			if n := len(x.current); n > 0 && x.current[n-1].topic == pr.topic {
+				x.current[n-1].parts = append(x.current[n-1].parts, pr.partition)
+			} else {
+				x.current = append(x.current, owned{topic: pr.topic, parts: []int32{pr.partition}})
+			}
+		}
+		md.members[i] = x
+	}
+	md.homogeneous = true
+	for i := 1; i < len(md.members); i++ {
+		if !slices.Equal(md.members[i].subs, md.members[0].subs) {
+			md.homogeneous = false
+			break
+		}
+	}
+	switch spec.SubscriptionType {
+	case Homogeneous:
+		if !md.homogeneous {
+			return nil, assignorError("subscription type is homogeneous but members subscribe to different topics")
+		}
+	case Heterogeneous:
+		md.homogeneous = false
+	case SubscriptionAuto:
+	default:
+		return nil, assignorError("unknown subscription type %d", spec.SubscriptionType)
+	}
+	return md, nil
+}
+
+// newOwners returns an owner table (member index per partition, -1 when
+// unassigned) for every topic of m.
+func (m *model) newOwners() [][]int32 {
+	owners := make([][]int32, len(m.topics))
+	for j, t := range m.topics {
+		owners[j] = make([]int32, t.Partitions)
+		for p := range owners[j] {
+			owners[j][p] = -1
+		}
+	}
+	return owners
+}
+
+// target turns an owner table into a Target: topics in name order,
+// partitions ascending, every member present.
+func (m *model) target(owners [][]int32) Target {
+	out := make(Target, len(m.members))
+	for i, x := range m.members {
+		out[i].MemberID = x.id
+	}
+	for j, t := range m.topics {
+		for p, o := range owners[j] {
+			if o < 0 {
+				continue
+			}
+			a := out[o].Partitions
+			if len(a) == 0 || a[len(a)-1].Topic != t.Name {
+				a = append(a, TopicPartitions{Topic: t.Name})
+			}
+			a[len(a)-1].Partitions = append(a[len(a)-1].Partitions, int32(p))
+			out[o].Partitions = a
+		}
+	}
+	return out
+}
+
+func subscribed(subs []int, t int) bool {
+	_, ok := slices.BinarySearch(subs, t)
+	return ok
+}

@@ -1,0 +1,121 @@
+package assignor
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// DefaultNames is Kafka's default group.consumer.assignors: uniform first,
+// so uniform is the default.
+var DefaultNames = []string{UniformName, RangeName}
+
+// Builtin returns the built-in assignors, in DefaultNames order.
+func Builtin() []Assignor { return []Assignor{Uniform{}, Range{}} }
+
+// Registry is the set of assignors a broker offers (Kafka's
+// group.consumer.assignors), in configuration order; the first is the
+// default. It is immutable once built.
+type Registry struct {
+	assignors []Assignor
+}
+
+// NewRegistry returns a registry of assignors, in order. Names must be
+// non-empty and unique, and there must be at least one.
+func NewRegistry(assignors ...Assignor) (*Registry, error) {
+	if len(assignors) == 0 {
+		return nil, kerr.InvalidRequest.WithMessage("group.consumer.assignors must name at least one assignor")
+	}
+	for i, a := range assignors {
+		if a == nil || a.Name() == "" {
+			return nil, kerr.InvalidRequest.WithMessage("assignor %d has no name", i)
+		}
+		for _, b := range assignors[:i] {
+			if b.Name() == a.Name() {
+				return nil, kerr.InvalidRequest.WithMessage("assignor %s is listed twice", a.Name())
+			}
+		}
+	}
+	return &Registry{assignors: slices.Clone(assignors)}, nil
+}
+
+// FromNames builds a registry from assignor names, as the broker setting
+// group.consumer.assignors lists them, looking each up among the built-in
+// assignors and then among extra (custom assignors, Kafka's class names).
+func FromNames(names []string, extra ...Assignor) (*Registry, error) {
+	known := append(Builtin(), extra...)
+	out := make([]Assignor, 0, len(names))
+	for _, n := range names {
+		k := slices.IndexFunc(known, func(a Assignor) bool { return a != nil && a.Name() == n })
+		if k < 0 {
+			return nil, kerr.InvalidRequest.WithMessage("group.consumer.assignors: unknown assignor %q", n)
+		}
+		out = append(out, known[k])
+	}
+	return NewRegistry(out...)
+}
+
+// Default returns the registry of DefaultNames.
+func Default() *Registry {
+	r, _ := FromNames(DefaultNames) // cannot fail: built-in names
+	return r
+}
+
+// Lookup returns the assignor called name.
+func (r *Registry) Lookup(name string) (Assignor, bool) {
+	for _, a := range r.assignors {
+		if a.Name() == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Default returns the first assignor, the one a group uses when no member
+// names one.
+func (r *Registry) Default() Assignor { return r.assignors[0] }
+
+// Names returns the assignors' names in configuration order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.assignors))
+	for i, a := range r.assignors {
+		out[i] = a.Name()
+	}
+	return out
+}
+
+// CheckSupported returns UNSUPPORTED_ASSIGNOR with Kafka's message
+// (GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid)
+// when name is not offered, nil when it is.
+func (r *Registry) CheckSupported(name string) error {
+	if _, ok := r.Lookup(name); ok {
+		return nil
+	}
+	return kerr.UnsupportedAssignor.WithMessage("ServerAssignor %s is not supported. Supported assignors: %s.", name, strings.Join(r.Names(), ", "))
+}
+
+// Preferred is ConsumerGroup.computePreferredServerAssignor: the assignor
+// named by the most members (names is one entry per member, "" for a member
+// that names none), or the default when none names one. Kafka breaks a tie
+// by HashMap order; here the one listed first in the registry wins. A name
+// the registry does not offer is not counted (members are checked when they
+// name it; a broker restarted with fewer assignors keeps working).
+func (r *Registry) Preferred(names []string) Assignor {
+	best, bestCount := -1, 0
+	for i, a := range r.assignors {
+		n := 0
+		for _, x := range names {
+			if x == a.Name() {
+				n++
+			}
+		}
+		if n > bestCount {
+			best, bestCount = i, n
+		}
+	}
+	if best < 0 {
+		return r.Default()
+	}
+	return r.assignors[best]
+}
