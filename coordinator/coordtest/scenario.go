@@ -255,8 +255,11 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return "", h.Coordinator.SetTopics(topics)
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 300_000)),
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
 			SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance")}
+		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
+			req.RebalanceTimeoutMs = 300_000 // required on a join
+		}
 		if d.HasArg("owned") {
 			// owned=(foo-0,foo-1) is TopicPartitions; owned=() sends it empty.
 			owned, err := ownedPartitions(list(d, "owned"))
