@@ -117,6 +117,7 @@
 // share-kill (a task killed inside put()), share-at-least-once (N produced,
 // at least N received), share-mixed-sinks (both sink kinds with other groups),
 // share-collision (a colliding group id refused), share-migration (a
-// consumer sink handing over to a share sink at its committed offsets) and
+// consumer sink handing over to a share sink at its committed offsets),
+// share-live-config (group configs changed under running share sinks) and
 // share-faults (the invariant-8 sweep).
 package scenario

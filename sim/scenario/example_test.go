@@ -65,6 +65,7 @@ func ExampleBuiltins() {
 	// share-collision     v2      0 groups 3 sinks
 	// share-faults        v2     17 groups 3 sinks
 	// share-kill          v2      0 groups 1 sinks
+	// share-live-config   v2      0 groups 2 sinks
 	// share-migration     v2      0 groups 2 sinks
 	// share-mixed-sinks   v2     65 groups 2 sinks
 	// share-scaling       v2      0 groups 2 sinks
