@@ -135,6 +135,10 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	if h.instanceID != "" && m.instanceID != h.instanceID {
 		m.instanceID, changed = h.instanceID, true
 	}
+	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		// Kafka writes the member record; the group epoch is not bumped.
+		m.serverAssignor, changed = *h.serverAssignor, true
+	}
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) {
 			m.subscribedTopics = subs
@@ -152,8 +156,12 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		v.records = append(v.records, v.groupEpochRecord())
 	}
 
-	// 2. The target assignment, when the group epoch passed it.
+	// 2. The target assignment, when the group epoch passed it; an
+	// assignor's error fails the heartbeat (Kafka's UnknownServerException).
 	v.maybeAssign()
+	if v.assignErr != nil {
+		return out, v.assignErr
+	}
 
 	// 3. Reconcile the member toward its target (maybeReconcile).
 	cur := m.currentAssignment()

@@ -13,8 +13,10 @@
 // snapshot.
 //
 // What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
-// group and member epochs, a sticky uniform assignor, reconciliation as
-// Kafka's CurrentAssignmentBuilder with member states, partitions pending
+// group and member epochs, targets from the server assignors of package
+// assignor, the one most members name in ServerAssignor or else the first
+// of group.consumer.assignors, reconciliation as Kafka's
+// CurrentAssignmentBuilder with member states, partitions pending
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),
 // streams groups

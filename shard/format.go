@@ -62,6 +62,9 @@ func Format(r Record) string {
 				fmt.Fprintf(&b, " instance=%s", r.InstanceID)
 			}
 			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
+			if r.ServerAssignor != "" {
+				fmt.Fprintf(&b, " assignor=%s", r.ServerAssignor)
+			}
 		})
 	case *ShareGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)

@@ -138,6 +138,9 @@ type member struct {
 	// reconciliation state; consumer groups only (see reconcile.go).
 	state   MemberState
 	pending []TopicPartitions
+	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
+	// member last named ("" for none); consumer groups only.
+	serverAssignor string
 	// assigned and target hold partitions, or for streams members tasks with
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned    []TopicPartitions

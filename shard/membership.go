@@ -42,6 +42,7 @@ type heartbeat struct {
 	topology           *Topology         // streams join only
 	instanceID         string            // consumer: group.instance.id, "" = dynamic
 	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
+	serverAssignor     *string           // consumer: nil = unchanged
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -64,6 +65,9 @@ type view struct {
 
 	records []Record
 	timers  []TimerOp
+	// assignErr is the error of a failed target computation (consumer
+	// groups): the operation must fail with it.
+	assignErr error
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
@@ -169,8 +173,13 @@ func validateHeartbeat(h *heartbeat) error {
 		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
 			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 		}
-		if h.typ != Streams && len(h.subscribedTopics) == 0 {
+		if h.typ == Share && len(h.subscribedTopics) == 0 {
 			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
+		}
+		if h.typ == Consumer && h.subscribedTopics == nil {
+			// Kafka accepts an empty list (a member subscribed to nothing);
+			// only a missing one is refused.
+			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 		if h.typ == Streams && h.topology == nil {
 			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
@@ -241,6 +250,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
+	if m != nil && h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		return out, false
+	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
 		return out, false
@@ -316,6 +328,10 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if h.memberEpoch == 0 {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	}
+	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		// Kafka writes the member record; the group epoch is not bumped.
+		m.serverAssignor, changed = *h.serverAssignor, true
 	}
 	if h.subscribedTopics != nil {
 		subs := sortedTopics(h.subscribedTopics)
@@ -422,9 +438,16 @@ func (v *view) maybeAssign() {
 	// may share a partition among several members; the other types use the
 	// exclusive uniform assignor.
 	var targets [][]TopicPartitions
-	if v.typ == Share {
+	switch v.typ {
+	case Share:
 		targets = assignShareSimple(in, partitionsOf)
-	} else {
+	case Consumer:
+		// Consumer groups use the broker's server assignors
+		// (consumer_assignor.go); an assignor's error fails the heartbeat.
+		if targets, v.assignErr = v.assignConsumer(); v.assignErr != nil {
+			return
+		}
+	default:
 		targets = assignUniform(in, partitionsOf)
 	}
 	for i, m := range v.members {
@@ -485,7 +508,7 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
 	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID,
-		SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs}
+		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs}
 }
 
 func (v *view) groupEpochRecord() Record {

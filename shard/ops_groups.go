@@ -19,6 +19,11 @@ type ConsumerGroupHeartbeatRequest struct {
 	// revoked, so the coordinator can advance its epoch. On join it must
 	// be empty (nil is read as empty there).
 	TopicPartitions []TopicPartitions
+	// ServerAssignor names the server assignor the member prefers (nil,
+	// Kafka's null, leaves it unchanged). It must be one of the broker's
+	// group.consumer.assignors, else UNSUPPORTED_ASSIGNOR. The group uses
+	// the assignor most of its members name, else the broker's first.
+	ServerAssignor *string
 }
 
 // ConsumerGroupHeartbeatResponse answers a consumer heartbeat. Assignment is
@@ -37,11 +42,19 @@ type ConsumerGroupHeartbeatResponse struct {
 // temporary leave (-2). Kafka's GroupMetadataManager.consumerGroupHeartbeat.
 func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
 	var res Result[ConsumerGroupHeartbeatResponse]
-	out, err := s.doHeartbeat(nowMs, &heartbeat{
+	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
 		instanceID: req.InstanceID, owned: req.TopicPartitions,
-	})
+		serverAssignor: req.ServerAssignor,
+	}
+	if err := s.validateConsumerHeartbeat(h); err != nil {
+		return res, err
+	}
+	out, err := s.doHeartbeat(nowMs, h)
+	if err == nil && out.view.assignErr != nil {
+		err = out.view.assignErr
+	}
 	if err != nil {
 		return res, err
 	}

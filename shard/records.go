@@ -122,6 +122,7 @@ type ConsumerGroupMemberMetadata struct {
 	Group              string
 	MemberID           string
 	InstanceID         string // "" for a dynamic member
+	ServerAssignor     string // the assignor the member names, "" for none
 	ClientID           string
 	SubscribedTopics   []string // sorted, deduplicated
 	RebalanceTimeoutMs int32

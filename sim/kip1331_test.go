@@ -48,3 +48,23 @@ func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
 	require.Nil(t, r.Violation, "%v", r.Violation)
 	require.Positive(t, r.Marks["finalize-resolicit"], "the failed delete must send the advanced group back to -2")
 }
+
+// TestV2MoveRaceFound proves the hunt works: the v2-move-race scenario under
+// v2 finds the plugin-side data loss of issue 9 (a delete from the
+// partition's previous owner lands after the new owner stored a fresh
+// description) in its first seeds, and names the group.
+func TestV2MoveRaceFound(t *testing.T) {
+	found := 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		o := builtin(t, "v2-move-race")
+		o.Seed = seed
+		r, err := sim.Run(o, nil)
+		require.NoError(t, err)
+		if r.Violation != nil {
+			require.Equal(t, sim.InvNoDataLossV2, r.Violation.Invariant, "seed %d: %v", seed, r.Violation)
+			require.Contains(t, r.Violation.Detail, "group streams-")
+			found++
+		}
+	}
+	require.Positive(t, found, "no seed reached the v2 move race")
+}

@@ -116,6 +116,13 @@ type Faults struct {
 	// drops a heartbeat.
 	MemberCrashProb   float64
 	LostHeartbeatProb float64
+	// DeletePastMoveProb makes a deleteTopology outlive a shard move: the
+	// call is held for DeletePastMoveLatency and its group's partition moves
+	// to another broker at once, so the old owner's delete can land after
+	// the new owner solicited and stored a fresh description (the KIP-1331
+	// v2 move race; protocol v3 fences it).
+	DeletePastMoveProb    float64
+	DeletePastMoveLatency time.Duration
 
 	// Share faults, used only with a Connect workload. ShareLeaderMovesPerHour
 	// moves a data partition's leadership (share-partitions are rebuilt from
@@ -218,6 +225,7 @@ func (o Options) Validate() error {
 		{f.PluginBurstLength < 0 || f.PluginBurstLength > 10_000, "plugin-burst-length", "must be in [0, 10000]"},
 		{f.ShardMovesPerHour < 0 || f.ShardMovesPerHour > 3600, "shard-moves-per-hour", "must be in [0, 3600]"},
 		{f.LoadDelay < 0 || f.CommitDelayMax < 0, "delays", "must be >= 0"},
+		{!prob(f.DeletePastMoveProb) || f.DeletePastMoveLatency < 0, "delete-past-move", "needs a probability in [0, 1] and a latency >= 0"},
 		{!prob(f.SharePersistFailProb) || !prob(f.ShareDLQFailProb), "faults", "share probabilities must be in [0, 1]"},
 		{f.ShareLeaderMovesPerHour < 0 || f.ShareLeaderMovesPerHour > 3600 || f.TaskKillsPerHour < 0 || f.TaskKillsPerHour > 3600,
 			"faults", "share-leader-moves-per-hour and task-kills-per-hour must be in [0, 3600]"},

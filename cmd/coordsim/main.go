@@ -54,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sweepCmd(args[1:], stdout, stderr)
 	case "scenarios":
 		return scenariosCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -69,6 +69,9 @@ type options struct {
 	store      plugin.Store
 	exec       coordinator.PluginExecutor
 	seed       uint64
+	clock      *Clock
+	logs       *coordinator.Logs
+	brokerID   int32
 }
 
 // Option configures New.
@@ -80,7 +83,8 @@ func WithConfig(cfg coordinator.Config) Option { return func(o *options) { o.cfg
 // WithStart sets the clock's start (default Epoch).
 func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithPartitions hosts only the listed partitions (default: all).
+// WithPartitions hosts only the listed partitions (default: all; an empty,
+// non-nil list hosts none, for a broker a shard moves to later).
 func WithPartitions(ps ...int32) Option { return func(o *options) { o.partitions = ps } }
 
 // WithTopics installs a topic metadata image (topic → partitions).
@@ -95,6 +99,17 @@ func WithPlugin(store plugin.Store) Option { return func(o *options) { o.store =
 // WithExecutor sets how plugin calls run (default: inline; see ManualExecutor).
 func WithExecutor(e coordinator.PluginExecutor) Option { return func(o *options) { o.exec = e } }
 
+// WithClock shares a clock with another harness (default: a new clock at
+// the start time), so two brokers of one cluster see the same time.
+func WithClock(c *Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithLogs shares partition logs with another harness (default: private
+// logs), so a shard can move between two brokers of one cluster.
+func WithLogs(l *coordinator.Logs) Option { return func(o *options) { o.logs = l } }
+
+// WithBrokerID names the broker (default 0).
+func WithBrokerID(id int32) Option { return func(o *options) { o.brokerID = id } }
+
 // WithSeed seeds the coordinator's back-off jitter (default 1).
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
@@ -104,8 +119,11 @@ func New(opts ...Option) (*Harness, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	h := &Harness{Clock: NewClock(o.start), hooks: o.hooks}
-	c, err := coordinator.New(o.cfg, coordinator.Options{Clock: h.Clock, TopologyPlugin: o.store, PluginExecutor: o.exec,
+	h := &Harness{Clock: o.clock, hooks: o.hooks}
+	if h.Clock == nil {
+		h.Clock = NewClock(o.start)
+	}
+	c, err := coordinator.New(o.cfg, coordinator.Options{BrokerID: o.brokerID, Clock: h.Clock, Logs: o.logs, TopologyPlugin: o.store, PluginExecutor: o.exec,
 		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: coordinator.Hooks{
 			BeforeAppend:    h.beforeAppend,
 			CommitDelay:     o.hooks.CommitDelay,

@@ -552,6 +552,8 @@ func (d *decoder) faultFields(f *sim.Faults) []field {
 		d.durField("commit_delay_max", &f.CommitDelayMax),
 		d.probField("member_crash_prob", &f.MemberCrashProb),
 		d.probField("lost_heartbeat_prob", &f.LostHeartbeatProb),
+		d.probField("delete_past_move_prob", &f.DeletePastMoveProb),
+		d.durField("delete_past_move_latency", &f.DeletePastMoveLatency),
 		d.numberField("share_leader_moves_per_hour", &f.ShareLeaderMovesPerHour),
 		d.probField("share_persist_fail_prob", &f.SharePersistFailProb),
 		d.probField("share_dlq_fail_prob", &f.ShareDLQFailProb),

@@ -71,6 +71,7 @@ func ExampleBuiltins() {
 	// share-scaling       v2      0 groups 2 sinks
 	// share-sink          v2      0 groups 1 sinks
 	// v1-race             v1   1700 groups 0 sinks
+	// v2-move-race        v2    200 groups 0 sinks
 }
 
 // Resolve takes what a user types after --scenario: a built-in name or a path.

@@ -195,6 +195,8 @@ func validateKeys(field, why string) [][]string {
 		return [][]string{f(strings.ReplaceAll(field, "-", "_")), sections}
 	case "delays":
 		return [][]string{f("load_delay", "commit_delay_max"), sections}
+	case "delete-past-move":
+		return [][]string{f("delete_past_move_prob", "delete_past_move_latency"), sections}
 	case "limits":
 		return [][]string{{"replay_check_every"}}
 	}

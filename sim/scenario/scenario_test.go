@@ -41,7 +41,7 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 	}
 	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick",
 		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-live-config", "share-migration", "share-mixed-sinks", "share-scaling", "share-sink",
-		"v1-race"}, names)
+		"v1-race", "v2-move-race"}, names)
 
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -494,7 +494,7 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Workload{}))...)
 	keys = append(keys, keysOf(d.faultFields(&sim.Faults{}))...)
-	require.Len(t, keys, 15+13+19)
+	require.Len(t, keys, 15+13+21)
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
 	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)
