@@ -62,6 +62,10 @@ type Config struct {
 	FrameReadTimeout time.Duration
 	// WriteTimeout bounds writing one response.
 	WriteTimeout time.Duration
+	// FetchWaitMax bounds how long one Fetch waits for data, whatever its
+	// MaxWaitMillis asks (default 30 s). Not a Kafka key: a bound on
+	// everything.
+	FetchWaitMax time.Duration
 	// AutoCreateTopics is auto.create.topics.enable (default true).
 	AutoCreateTopics bool
 	// NumPartitions is num.partitions.
@@ -83,6 +87,7 @@ func DefaultConfig() Config {
 		IdleTimeout:      DefaultIdleTimeout,
 		FrameReadTimeout: DefaultFrameReadTimeout,
 		WriteTimeout:     DefaultWriteTimeout,
+		FetchWaitMax:     30 * time.Second,
 		AutoCreateTopics: true,
 		NumPartitions:    DefaultNumPartitions,
 		ClusterID:        "coordsim",
@@ -95,7 +100,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("wire: brokers %d is outside [1, 64]", c.Brokers)
 	case c.MaxRequestBytes < 1024:
 		return fmt.Errorf("wire: socket.request.max.bytes %d is below 1024", c.MaxRequestBytes)
-	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0:
+	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0 || c.FetchWaitMax < 0:
 		return errors.New("wire: timeouts must be positive")
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
 		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
