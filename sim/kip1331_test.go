@@ -40,7 +40,7 @@ func swarmSeed139(t *testing.T) sim.Options {
 // outcome is unknown must send an advanced group back to -2.
 func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
 	// Seed 139's knobs; since KIP-848 reconciliation changed the consumer
-	// traffic, seed 138 is the one of them that walks through the re-solicit.
+	// traffic, seed 126 is one of them that walks through the re-solicit.
 	o := swarmSeed139(t)
 	o.Seed = 126
 	r, err := sim.Run(o, nil)
