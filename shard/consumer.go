@@ -145,9 +145,20 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			changed, bump, subsChanged = true, true, true
 		}
 	}
+	// The member's regex, then a refresh of the group's (regex.go).
+	if h.topicRegex != nil && *h.topicRegex != m.topicRegex {
+		subsChanged = true
+	}
+	regexRecords, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
+	if err != nil {
+		return out, err
+	}
+	m = v.members[i]
+	changed, bump = changed || c, bump || b
 	if changed {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
+	v.records = append(v.records, regexRecords...)
 	if hash := v.metadataHash(); hash != v.hash {
 		v.hash, bump = hash, true
 	}
@@ -168,10 +179,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	if subsChanged || !cur.isReconciledTo(v.aEpoch) {
 		b := currentAssignmentBuilder{
 			member: cur, targetEpoch: v.aEpoch, target: m.target,
-			subscribed: func(topic string) bool {
-				_, ok := slices.BinarySearch(m.subscribedTopics, topic)
-				return ok
-			},
+			subscribed:                     m.subscribes,
 			enforceSubscriptionConsistency: subsChanged,
 			partitionOwned:                 v.partitionOwned,
 			owned:                          h.owned,

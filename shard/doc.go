@@ -15,7 +15,9 @@
 // What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
 // group and member epochs, targets from the server assignors of package
 // assignor, the one most members name in ServerAssignor or else the first
-// of group.consumer.assignors, reconciliation as Kafka's
+// of group.consumer.assignors; subscriptions by name and by RE2 regular
+// expression, resolved inside the heartbeat that needs it rather than
+// asynchronously, see regex.go; reconciliation as Kafka's
 // CurrentAssignmentBuilder with member states, partitions pending
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),
@@ -35,11 +37,12 @@
 // on purpose: a streams member moves to its target tasks at its next
 // heartbeat without the revocation phase (so a task may briefly have two
 // owners; the consumer reconciliation is written to be reused for tasks);
-// regex subscriptions, rack awareness and the classic
-// JoinGroup/SyncGroup protocol are not modelled; a request with any invalid
-// partition fails whole (Kafka answers per partition). Go has no null: an
-// empty InstanceID is Kafka's null, and a nil TopicPartitions is Kafka's
-// null except on a join, where it reads as the empty list Kafka requires.
+// member and partition racks (the assignors take them; the shard has no rack
+// metadata to give) and the classic JoinGroup/SyncGroup protocol are not
+// modelled; a request with any invalid partition fails whole (Kafka answers
+// per partition). Go has no null: an empty InstanceID is Kafka's null, and a
+// nil TopicPartitions is Kafka's null except on a join, where it reads as
+// the empty list Kafka requires.
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group

@@ -109,6 +109,10 @@ type group struct {
 	// second owner (Kafka's IllegalStateException). Only looked up, never
 	// iterated for output.
 	partitionEpochs map[topicPartition]int32
+	// regexes are the consumer group's resolved regular expressions
+	// (Kafka's ConsumerGroup.resolvedRegularExpressions), by regex. Looked
+	// up only; described in regex order. Replaced, never written in place.
+	regexes map[string]resolvedRegex
 
 	// streams
 	topology               *Topology // immutable once set
@@ -141,6 +145,12 @@ type member struct {
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
+	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
+	// regexTopics the topics the group resolved it to (derived from the
+	// group's regexes); the member subscribes to subscribedTopics and
+	// regexTopics. Consumer groups only.
+	topicRegex  string
+	regexTopics []string
 	// assigned and target hold partitions, or for streams members tasks with
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned    []TopicPartitions
@@ -242,7 +252,7 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 	switch g.typ {
 	case Consumer, Share:
 		for _, m := range g.members {
-			if _, ok := slices.BinarySearch(m.subscribedTopics, topic); ok {
+			if m.subscribes(topic) {
 				return true
 			}
 		}

@@ -35,6 +35,9 @@ var served = []api{
 	apiOffsetDelete,
 	apiConsumerGroupHeartbeat,
 	apiConsumerGroupDescribe,
+	apiStreamsGroupHeartbeat,
+	apiStreamsGroupDescribe,
+	apiStreamsGroupTopologyDescriptionUpdate,
 }
 
 // apiTable is the served table indexed by key.

@@ -54,7 +54,7 @@ func RunScenarios(t *testing.T, glob string) {
 //	                                            also partitions=N, commit-delay=DUR, plugin=true, brokers=N (sharing
 //	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
-//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME]
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
@@ -334,6 +334,9 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		}
 		if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
 			req.ServerAssignor = &a.Vals[0]
+		}
+		if a, ok := d.Arg("regex"); ok && len(a.Vals) == 1 {
+			req.SubscribedTopicRegex = &a.Vals[0] // regex=() clears it
 		}
 		if d.HasArg("owned") {
 			// owned=(foo-0,foo-1) is TopicPartitions; owned=() sends it empty.
@@ -659,6 +662,9 @@ func describeText(g shard.GroupDescription) string {
 			assigned = shard.FormatTasks(m.ActiveTasks)
 		}
 		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s", m.MemberID, m.MemberEpoch, assigned)
+		if m.SubscribedTopicRegex != "" {
+			fmt.Fprintf(&b, " regex=%q", m.SubscribedTopicRegex)
+		}
 		if g.Type == shard.Consumer {
 			if m.State != shard.MemberStable {
 				fmt.Fprintf(&b, " state=%s", m.State)
@@ -671,6 +677,9 @@ func describeText(g shard.GroupDescription) string {
 			}
 		}
 		b.WriteByte('\n')
+	}
+	for _, r := range g.RegularExpressions {
+		fmt.Fprintf(&b, "  regex %q topics=[%s]\n", r.Regex, strings.Join(r.Topics, ","))
 	}
 	return b.String()
 }
