@@ -13,8 +13,9 @@ import (
 // yet is refused rather than ignored: a topic regex (INVALID_REQUEST), an
 // assignor other than Kafka's built-in "uniform" and "range"
 // (UNSUPPORTED_ASSIGNOR, as Kafka's ConsumerGroupHeartbeat validation
-// answers). Fields the coordinator does not take yet (instance id, rack,
-// owned partitions) are dropped.
+// answers). The owned partitions (TopicPartitions, by topic id) and the
+// instance id go through: KIP-848 reconciliation needs the first to advance
+// a member that was asked to revoke. The rack is dropped.
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -31,10 +32,23 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 	if a := req.ServerAssignor; a != nil && *a != "" && *a != "uniform" && *a != "range" {
 		return fail(kerr.UnsupportedAssignor.WithMessage("ServerAssignor %s is not supported. Supported assignors: uniform, range.", *a))
 	}
-	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, shard.ConsumerGroupHeartbeatRequest{
+	creq := shard.ConsumerGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
-	})
+	}
+	if req.InstanceID != nil {
+		creq.InstanceID = *req.InstanceID
+	}
+	if req.Topics != nil {
+		// Kafka's null (not sent) stays nil; a sent list, even empty, is not.
+		creq.TopicPartitions = []shard.TopicPartitions{}
+		for _, t := range req.Topics {
+			if name, ok := r.topicName(t.TopicID); ok {
+				creq.TopicPartitions = append(creq.TopicPartitions, shard.TopicPartitions{Topic: name, Partitions: t.Partitions})
+			}
+		}
+	}
+	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, creq)
 	if err != nil {
 		return fail(err)
 	}
