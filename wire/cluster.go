@@ -14,6 +14,8 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
 )
 
 // Defaults, Kafka's where the setting is Kafka's.
@@ -66,6 +68,13 @@ type Config struct {
 	// MaxWaitMillis asks (default 30 s). Not a Kafka key: a bound on
 	// everything.
 	FetchWaitMax time.Duration
+	// Share is the share-group broker side (sharebroker): session limit,
+	// share-partition defaults (lock duration, delivery limit, reset).
+	// DefaultConfig sets share.auto.offset.reset to earliest, so a share
+	// group reads what was produced before it started (Kafka's default is
+	// latest, changed per group with IncrementalAlterConfigs, which this
+	// endpoint does not serve).
+	Share sharebroker.Config
 	// AutoCreateTopics is auto.create.topics.enable (default true).
 	AutoCreateTopics bool
 	// NumPartitions is num.partitions.
@@ -90,6 +99,7 @@ func DefaultConfig() Config {
 		FetchWaitMax:     30 * time.Second,
 		AutoCreateTopics: true,
 		NumPartitions:    DefaultNumPartitions,
+		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetEarliest}},
 		ClusterID:        "coordsim",
 	}
 }
@@ -120,6 +130,7 @@ type Cluster struct {
 	logs    *coordinator.Logs
 	brokers []*broker
 	data    *dataPlane
+	share   *sharePlane
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -163,8 +174,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: %w", err)
 	}
+	sp, err := newSharePlane(cfg.Share)
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	cl := &Cluster{
+	cl := &Cluster{share: sp,
 		cfg: cfg, log: logger.With("component", "wire"), apis: newAPITable(served),
 		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
 		placement: make([]int32, cfg.Coordinator.NumPartitions),
@@ -172,6 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	for p := range cl.placement {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
+	cl.data.onCreate, cl.data.onAppend = sp.createTopic, sp.appended
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
 		return nil, err

@@ -49,7 +49,7 @@ func FuzzHandleFrame(f *testing.F) {
 	f.Cleanup(cl.Close)
 	b := cl.brokers[0]
 	f.Fuzz(func(t *testing.T, body []byte) {
-		resp, _, err := cl.handleFrame(b, body)
+		resp, _, err := cl.handleFrame(b, newConnState(), body)
 		var fe *frameError
 		switch {
 		case errors.Is(err, errNoResponse):

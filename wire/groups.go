@@ -51,16 +51,15 @@ func stateName(s shard.GroupState) string {
 	return "Unknown"
 }
 
-// protocolType is the protocol type ListGroups reports for a group type
-// (Kafka's ConsumerProtocol.PROTOCOL_TYPE for consumer groups, and the
-// type's name for streams and share groups; coordsim's classic groups are
-// simple groups with none).
+// protocolType is the protocol type ListGroups reports for a group type:
+// ConsumerProtocol.PROTOCOL_TYPE ("consumer") for consumer and streams
+// groups (ConsumerGroup.asListedGroup and StreamsGroup.asListedGroup both
+// set it), ShareGroup.PROTOCOL_TYPE ("share") for share groups; coordsim's
+// classic groups are simple groups with none.
 func protocolType(t shard.GroupType) string {
 	switch t {
-	case shard.Consumer:
+	case shard.Consumer, shard.Streams:
 		return "consumer"
-	case shard.Streams:
-		return "streams"
 	case shard.Share:
 		return "share"
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -64,14 +65,14 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 	return out
 }
 
-func sweepCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stderr)
-	of := addOptionFlags(fs)
+	of := a.addOptionFlags(fs)
 	seeds := fs.Int("seeds", 100, "number of seeds `N`")
 	start := fs.Uint64("start", 1, "first `seed`")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (`P`)")
 	shardSpec := fs.String("shard", "", "run only part `i/n` of the seeds (0 <= i < n), to spread a sweep over machines")
-	merge := fs.Bool("merge", false, "read JSON lines from the files given as arguments (or stdin) and print the summary")
+	merge := fs.Bool("merge", false, "read JSON lines from the files (or directories of .jsonl files) given as arguments, or stdin, and print the summary")
 	resume := fs.String("resume", "", "append each seed's line to `file` as it finishes, skipping the seeds it already holds")
 	require := fs.String("require-marks", "", "comma-separated `marks` every sweep must reach (added to the scenario's)")
 	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
@@ -254,7 +255,7 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 	return &seedLine{Seed: seed, Scenario: sc.Name, Protocol: string(sc.Options.Protocol), Swarm: swarm,
 		Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
 		DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
-		Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(base, sc, extra), RequiredMarks: required,
+		Marks: res.Marks, Violation: res.Violation, Replay: of.replayCommand(base, sc, extra), RequiredMarks: required,
 		Sinks: sinkLosses(res)}, nil
 }
 
@@ -262,6 +263,9 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 // when missing) and returns the file open for appending. A partial last
 // line, left by a sweep killed mid-write, is cut off.
 func openResume(path string) (*os.File, []*seedLine, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
@@ -369,6 +373,19 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 }
 
 func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
+	// A directory stands for the .jsonl files in it (a shared results
+	// volume, one file per shard).
+	var expanded []string
+	for _, name := range files {
+		if st, err := os.Stat(name); err == nil && st.IsDir() {
+			matches, _ := filepath.Glob(filepath.Join(name, "*.jsonl"))
+			slices.Sort(matches)
+			expanded = append(expanded, matches...)
+			continue
+		}
+		expanded = append(expanded, name)
+	}
+	files = expanded
 	var readers []io.Reader
 	names := files
 	if len(files) == 0 {
@@ -467,7 +484,7 @@ func swarmLabel(o *sim.Options) string {
 	return fmt.Sprintf("brokers=%d partitions=%d retention=%s check=%s protocol=%s", o.Brokers, o.Partitions, o.Retention, o.CheckInterval, o.Protocol)
 }
 
-func scenariosCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) scenariosCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenarios", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "also print each scenario's main options")
@@ -482,6 +499,6 @@ func scenariosCmd(args []string, stdout, stderr io.Writer) int {
 				o.Duration, o.Brokers, o.Partitions, o.Retention, o.CheckInterval, o.Protocol, o.Plugin, total(o.Workload))
 		}
 	}
-	fmt.Fprintln(stdout, "\nRun one with: go run ./cmd/coordsim run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)")
+	fmt.Fprintf(stdout, "\nRun one with: %s run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)\n", a.prog)
 	return exitOK
 }
