@@ -68,6 +68,14 @@ type Result struct {
 	// Metrics are every broker's coordinator metrics at the end, each
 	// series tagged with its broker.
 	Metrics []metrics.Sample `json:"-"`
+	// MetricsSeries are the samples of Options.MetricsEvery, in time order.
+	MetricsSeries []MetricsSample `json:"-"`
+}
+
+// MetricsSample is every broker's metrics at one virtual instant.
+type MetricsSample struct {
+	AtMs    int64
+	Samples []metrics.Sample
 }
 
 // DataLossEvent is one occurrence of the v1 race: the group's metadata says
