@@ -250,7 +250,7 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	for i := range brokers {
 		bopts := append(slices.Clone(opts), WithConfig(cfg), WithExecutor(s.exec), WithLogs(logs), WithClock(clock), WithBrokerID(int32(i)))
 		if i > 0 {
-			bopts = append(bopts, WithPartitions([]int32{}...)) // broker 0 hosts every partition
+			bopts = append(bopts, WithPartitions()) // broker 0 hosts every partition
 		}
 		h, err := New(bopts...)
 		if err != nil {
@@ -282,7 +282,8 @@ func (s *scenario) move(groupID string) (string, error) {
 		return "", err
 	}
 	s.h = s.brokers[to]
-	return fmt.Sprintf("p%d: broker %d -> broker %d", p, from, to), nil
+	epoch, _ := s.h.Coordinator.LoadEpoch(p)
+	return fmt.Sprintf("p%d: broker %d -> broker %d at load epoch %d", p, from, to, epoch), nil
 }
 
 // awaitOrPark returns a future's outcome when it is done; otherwise the
