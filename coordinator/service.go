@@ -584,7 +584,7 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 func (c *Coordinator) reconcileSessionTimers(h *hosted) {
 	want := h.latest.SessionTimers(c.nowMs())
 	for _, key := range h.timers.Keys() {
-		if _, ok := want[key]; !ok && strings.HasPrefix(key, "session-timeout-") {
+		if _, ok := want[key]; !ok && (strings.HasPrefix(key, "session-timeout-") || strings.HasPrefix(key, "rebalance-timeout-")) {
 			h.timers.Cancel(key)
 		}
 	}
@@ -734,8 +734,11 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 	}
 	p := h.partition
 	name := "session-timeout"
-	if task.Kind == shard.TaskSweep {
+	switch task.Kind {
+	case shard.TaskSweep:
 		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
+	case shard.TaskRebalanceTimeout:
+		name = "rebalance-timeout"
 	}
 	c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
 		if err == nil {
@@ -747,10 +750,9 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		if h2 != h || h.status != statusActive {
 			return
 		}
-		backoff := int64(500)
-		key := shard.SessionTimeoutKey(task.GroupID, task.MemberID)
+		backoff, key := int64(500), task.Key()
 		if task.Kind == shard.TaskSweep {
-			backoff, key = c.shardCfg.OffsetsRetentionCheckIntervalMs, shard.SweepTimerKey
+			backoff = c.shardCfg.OffsetsRetentionCheckIntervalMs
 		}
 		c.log.Warn("timer operation failed; retrying", "partition", p, "key", key, "err", err)
 		h.timers.Schedule(key, c.nowMs()+backoff, task)

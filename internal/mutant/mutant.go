@@ -52,4 +52,9 @@ type Set struct {
 	// as if it came from the record's holder, whoever sent it (invariant 8:
 	// an acknowledgement from a non-owner is refused).
 	ShareAckIgnoresOwner bool
+	// SkipRevocation makes the shard's consumer reconciliation treat the
+	// partitions a member must revoke as already revoked, so another member
+	// may take them while the first still holds them (the one-owner
+	// invariant).
+	SkipRevocation bool
 }
