@@ -15,12 +15,24 @@ import (
 // replica assignments and configs are refused as INVALID_REQUEST rather
 // than silently ignored. TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION and
 // INVALID_PARTITIONS as Kafka's ZkAdminManager/ControllerApis answer them.
+// A request asking for more than 10000 partitions in total is refused whole
+// with POLICY_VIOLATION, as Kafka's controller refuses it.
 
 var apiCreateTopics = api{key: 19, min: 2, max: 7, handle: handleCreateTopics}
 
 func handleCreateTopics(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+	if total := requestedPartitions(req, r.cl.cfg.NumPartitions); total > maxPartitionsPerRequest {
+		msg := "Excessively large number of partitions per request."
+		for _, rt := range req.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.NumPartitions, st.ReplicationFactor = rt.Topic, -1, -1
+			st.ErrorCode, st.ErrorMessage = fkerr.PolicyViolation.Code, &msg
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil
+	}
 	created := false
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
@@ -71,4 +83,29 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 		r.cl.broadcastTopics(r.ctx)
 	}
 	return resp, nil
+}
+
+// maxPartitionsPerRequest is Kafka's QuorumController.MAX_PARTITIONS_PER_BATCH:
+// one CreateTopics may ask for at most this many partitions in total, so a
+// single request cannot make the endpoint allocate without bound.
+const maxPartitionsPerRequest = 10000
+
+// requestedPartitions sums the partitions a CreateTopics asks for, as
+// ReplicationControlManager.validateTotalNumberOfPartitions counts them:
+// -1 is num.partitions, other non-positive counts add nothing, and a topic
+// with replica assignments counts one per assignment. The sum is 64-bit so
+// that many large counts cannot wrap.
+func requestedPartitions(req *kmsg.CreateTopicsRequest, defaultPartitions int32) int64 {
+	var total int64
+	for _, rt := range req.Topics {
+		switch {
+		case len(rt.ReplicaAssignment) > 0:
+			total += int64(len(rt.ReplicaAssignment))
+		case rt.NumPartitions == -1:
+			total += int64(defaultPartitions)
+		case rt.NumPartitions > 0:
+			total += int64(rt.NumPartitions)
+		}
+	}
+	return total
 }

@@ -1,0 +1,99 @@
+package wire_test
+
+import (
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// roundTrip sends req on a raw connection and decodes the answer at the
+// request's version, so a test sees exactly what the endpoint wrote.
+func roundTrip(t *testing.T, c net.Conn, req kmsg.Request) kmsg.Response {
+	t.Helper()
+	_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, req, 1))
+	require.NoError(t, err)
+	body := readResponse(t, c)
+	resp := req.ResponseKind()
+	resp.SetVersion(req.GetVersion())
+	body = body[4:] // the correlation id
+	if resp.IsFlexible() {
+		require.Equal(t, byte(0), body[0], "empty response header tags")
+		body = body[1:]
+	}
+	require.NoError(t, resp.ReadFrom(body))
+	return resp
+}
+
+// TestFindCoordinatorUnknownKeyType proves Kafka's answer to a key type
+// CoordinatorType.forId does not know: INVALID_REQUEST for every key, in
+// both the batched (v4+) and single-key shapes, and the connection keeps
+// being served.
+func TestFindCoordinatorUnknownKeyType(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	for _, keyType := range []int8{3, -1, 127} {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorType, req.CoordinatorKeys = 4, keyType, []string{"a", "b"}
+		resp := roundTrip(t, c, req).(*kmsg.FindCoordinatorResponse)
+		require.Len(t, resp.Coordinators, 2)
+		for _, co := range resp.Coordinators {
+			assert.Equal(t, int16(42), co.ErrorCode, "INVALID_REQUEST for type %d", keyType)
+			assert.Equal(t, int32(-1), co.NodeID)
+		}
+		old := kmsg.NewPtrFindCoordinatorRequest()
+		old.Version, old.CoordinatorType, old.CoordinatorKey = 3, keyType, "a"
+		oresp := roundTrip(t, c, old).(*kmsg.FindCoordinatorResponse)
+		assert.Equal(t, int16(42), oresp.ErrorCode, "INVALID_REQUEST for type %d at v3", keyType)
+		assert.Equal(t, int32(-1), oresp.NodeID)
+	}
+	ok := kmsg.NewPtrFindCoordinatorRequest()
+	ok.Version, ok.CoordinatorKeys = 4, []string{"a"}
+	resp := roundTrip(t, c, ok).(*kmsg.FindCoordinatorResponse)
+	require.Len(t, resp.Coordinators, 1)
+	assert.Zero(t, resp.Coordinators[0].ErrorCode, "a group key is still answered")
+}
+
+// TestExcessiveNumberOfPartitionsCannotBeCreated reproduces
+// ReplicationControlManagerTest's case of that name: a CreateTopics whose
+// topics ask for more than 10000 partitions in total is refused whole with
+// POLICY_VIOLATION, and none of its topics exists afterwards; 10000 in
+// total is still served.
+func TestExcessiveNumberOfPartitionsCannotBeCreated(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	create := func(validateOnly bool, topics map[string]int32, order ...string) *kmsg.CreateTopicsResponse {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version, req.ValidateOnly = 7, validateOnly
+		for _, name := range order {
+			rt := kmsg.NewCreateTopicsRequestTopic()
+			rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, topics[name], 1
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+	}
+	for _, validateOnly := range []bool{false, true} {
+		resp := create(validateOnly, map[string]int32{"foo": 5000, "bar": 5000, "baz": 1}, "foo", "bar", "baz")
+		require.Len(t, resp.Topics, 3)
+		for _, st := range resp.Topics {
+			assert.Equal(t, int16(44), st.ErrorCode, "POLICY_VIOLATION for %s", st.Topic)
+			if assert.NotNil(t, st.ErrorMessage) {
+				assert.Equal(t, "Excessively large number of partitions per request.", *st.ErrorMessage)
+			}
+		}
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	assert.Empty(t, mresp.Topics, "no topic of the refused request exists")
+
+	resp := create(false, map[string]int32{"foo": 9999, "baz": 1}, "foo", "baz")
+	require.Len(t, resp.Topics, 2)
+	for _, st := range resp.Topics {
+		assert.Zero(t, st.ErrorCode, "10000 partitions in total are served (%s)", st.Topic)
+	}
+}
