@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/wire"
 )
 
 // roundTrip sends req on a raw connection and decodes the answer at the
@@ -96,4 +98,37 @@ func TestExcessiveNumberOfPartitionsCannotBeCreated(t *testing.T) {
 	for _, st := range resp.Topics {
 		assert.Zero(t, st.ErrorCode, "10000 partitions in total are served (%s)", st.Topic)
 	}
+}
+
+// TestMetadataAutoCreateIsBounded proves one Metadata request cannot
+// auto-create without bound: past 10000 partitions its topics answer
+// LEADER_NOT_AVAILABLE and do not exist, and a later request creates them.
+func TestMetadataAutoCreateIsBounded(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.NumPartitions = 4000 })
+	c := dial(t, cl.Addrs()[0])
+	metadata := func(names ...string) *kmsg.MetadataResponse {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version, req.AllowAutoTopicCreation = 12, true
+		if names != nil {
+			req.Topics = []kmsg.MetadataRequestTopic{}
+		}
+		for _, n := range names {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(n)
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.MetadataResponse)
+	}
+	codes := func(resp *kmsg.MetadataResponse) map[string]int16 {
+		out := map[string]int16{}
+		for _, mt := range resp.Topics {
+			out[*mt.Topic] = mt.ErrorCode
+		}
+		return out
+	}
+	assert.Equal(t, map[string]int16{"a": 0, "b": 0, "c": 5, "d": 5}, codes(metadata("a", "b", "c", "d")),
+		"two topics of 4000 fit in 10000; the others are LEADER_NOT_AVAILABLE")
+	assert.Equal(t, map[string]int16{"a": 0, "b": 0}, codes(metadata()), "only the created topics exist")
+	assert.Equal(t, map[string]int16{"c": 0, "d": 0}, codes(metadata("c", "d")), "a later request creates them")
 }
