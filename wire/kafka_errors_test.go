@@ -132,3 +132,48 @@ func TestMetadataAutoCreateIsBounded(t *testing.T) {
 	assert.Equal(t, map[string]int16{"a": 0, "b": 0}, codes(metadata()), "only the created topics exist")
 	assert.Equal(t, map[string]int16{"c": 0, "d": 0}, codes(metadata("c", "d")), "a later request creates them")
 }
+
+// TestCreateTopicsErrorOrder proves ReplicationControlManager.createTopics'
+// order of checks and its messages: an existing topic is
+// TOPIC_ALREADY_EXISTS whatever else is wrong with the request for it, the
+// replication factor is checked before the partition count, and nothing
+// refused is created.
+func TestCreateTopicsErrorOrder(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	create := func(name string, partitions int32, rf int16) kmsg.CreateTopicsResponseTopic {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version = 7
+		req.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: name, NumPartitions: partitions, ReplicationFactor: rf}}
+		resp := roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+		require.Len(t, resp.Topics, 1)
+		return resp.Topics[0]
+	}
+	require.Zero(t, create("exists", 2, 1).ErrorCode)
+	for _, tc := range []struct {
+		name       string
+		partitions int32
+		rf         int16
+		code       int16
+		msg        string
+	}{
+		{"exists", 0, 0, 36, "Topic 'exists' already exists."},
+		{"fresh", 0, 0, 38, "Replication factor must be larger than 0, or -1 to use the default value."},
+		{"fresh", 1, 4, 38, "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered."},
+		{"fresh", -2, 1, 37, "Number of partitions was set to an invalid non-positive value."},
+		{"fresh", 0, -1, 37, "Number of partitions was set to an invalid non-positive value."},
+	} {
+		st := create(tc.name, tc.partitions, tc.rf)
+		assert.Equal(t, tc.code, st.ErrorCode, "%s %d %d", tc.name, tc.partitions, tc.rf)
+		if assert.NotNil(t, st.ErrorMessage) {
+			assert.Equal(t, tc.msg, *st.ErrorMessage)
+		}
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	require.Len(t, mresp.Topics, 1, "only the first topic exists")
+	assert.Equal(t, "exists", *mresp.Topics[0].Topic)
+	assert.Len(t, mresp.Topics[0].Partitions, 2, "and it kept its partitions")
+}
