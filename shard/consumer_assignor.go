@@ -39,7 +39,11 @@ func (s *Shard) validateConsumerHeartbeat(h *heartbeat) error {
 // ties to the one listed first), else the broker's default. The spec holds
 // the topics of the metadata image the members subscribe to (a subscribed
 // topic that does not exist is left out, as Kafka's topic-id resolution
-// does) and each member's current target for stickiness. An assignor's
+// does) and each member's current target for stickiness; the assignor
+// derives homogeneous or heterogeneous from those existing topics, where
+// Kafka's ConsumerGroup.subscriptionType also counts names that do not
+// exist (a member naming a missing topic makes Kafka's group heterogeneous,
+// ours not). An assignor's
 // error is Kafka's "Failed to compute a new target assignment" as
 // UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {

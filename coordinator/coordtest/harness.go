@@ -69,6 +69,7 @@ type options struct {
 	store      plugin.Store
 	exec       coordinator.PluginExecutor
 	seed       uint64
+	groups     []*GroupBuilder
 	clock      *Clock
 	logs       *coordinator.Logs
 	brokerID   int32
@@ -158,6 +159,11 @@ func New(opts ...Option) (*Harness, error) {
 	}
 	for _, p := range ps {
 		if err := c.LoadShard(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range o.groups {
+		if err := g.seed(h); err != nil {
 			return nil, err
 		}
 	}
@@ -320,6 +326,13 @@ func (h *Harness) HeartbeatStreams(groupID, memberID string, epoch int32) (shard
 func (h *Harness) JoinShare(groupID, memberID string, topics ...string) (shard.ShareGroupHeartbeatResponse, error) {
 	return Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
 		GroupID: groupID, MemberID: memberID, MemberEpoch: 0, SubscribedTopicNames: topics,
+	}))
+}
+
+// LeaveShare has a share-group member leave (member epoch -1).
+func (h *Harness) LeaveShare(groupID, memberID string) (shard.ShareGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: -1,
 	}))
 }
 
