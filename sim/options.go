@@ -29,7 +29,7 @@ type Options struct {
 	// KIP-1331 cycle's interval).
 	Retention     time.Duration
 	CheckInterval time.Duration
-	// Protocol is the KIP-1331 cleanup protocol (v1 or v2).
+	// Protocol is the KIP-1331 cleanup protocol (v1, v2 or v3, the default).
 	Protocol coordinator.CleanupProtocol
 	// Plugin configures a topology store, wrapped in faultstore.
 	Plugin bool
@@ -191,7 +191,7 @@ func DefaultOptions() Options {
 		Seed: 1, Scenario: "default", Duration: 48 * time.Hour,
 		Brokers: 3, Partitions: 50,
 		Retention: time.Hour, CheckInterval: 10 * time.Minute,
-		Protocol: coordinator.CleanupV2, Plugin: true,
+		Protocol: coordinator.CleanupV3, Plugin: true,
 		Workload: Workload{
 			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
 			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,

@@ -64,6 +64,7 @@ type options struct {
 	cfg        coordinator.Config
 	start      time.Time
 	partitions []int32
+	hostSome   bool // WithPartitions was given
 	topics     map[string]int32
 	hooks      coordinator.Hooks
 	store      plugin.Store
@@ -84,9 +85,11 @@ func WithConfig(cfg coordinator.Config) Option { return func(o *options) { o.cfg
 // WithStart sets the clock's start (default Epoch).
 func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithPartitions hosts only the listed partitions (default: all; an empty,
-// non-nil list hosts none, for a broker a shard moves to later).
-func WithPartitions(ps ...int32) Option { return func(o *options) { o.partitions = ps } }
+// WithPartitions hosts only the listed partitions (default: all; with none
+// listed, none, for a broker a shard moves to later).
+func WithPartitions(ps ...int32) Option {
+	return func(o *options) { o.partitions, o.hostSome = ps, true }
+}
 
 // WithTopics installs a topic metadata image (topic → partitions).
 func WithTopics(topics map[string]int32) Option { return func(o *options) { o.topics = topics } }
@@ -152,7 +155,7 @@ func New(opts ...Option) (*Harness, error) {
 		}
 	}
 	ps := o.partitions
-	if ps == nil {
+	if !o.hostSome {
 		for p := int32(0); p < o.cfg.NumPartitions; p++ {
 			ps = append(ps, p)
 		}
