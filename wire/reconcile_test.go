@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
@@ -177,4 +178,69 @@ func TestConsumerGroupOneOwner(t *testing.T) {
 	defer mu.Unlock()
 	assert.Positive(t, samples, "the coordinator's state was sampled")
 	assert.Empty(t, violations, "no partition ever had two owners")
+}
+
+// TestStaticMemberReturn proves static membership over the wire with a
+// raw-kmsg client that, unlike kgo v1.22.3, sends its instance id on
+// leave: a static member that leaves with epoch -2 and comes back under a
+// new member id with the same instance id gets its partitions back at the
+// same member epoch, without a rebalance (KIP-848, Kafka's
+// GroupMetadataManagerTest static-member replacement cases).
+func TestStaticMemberReturn(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	const topic, group = "statics", "static-group"
+	createTopic(t, ctx, adm, topic, 4)
+	topics, err := adm.ListTopics(ctx, topic)
+	require.NoError(t, err)
+	id := topics[topic].ID
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := newClient(t, cl).Broker(int(node))
+	instance := "static-1"
+	heartbeat := func(memberID string, epoch int32, owned []int32, leave bool) *kmsg.ConsumerGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.MemberEpoch, req.InstanceID = group, memberID, epoch, &instance
+		if !leave {
+			req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 30000, []string{topic}
+			tp := kmsg.NewConsumerGroupHeartbeatRequestTopic()
+			tp.TopicID, tp.Partitions = id, owned
+			req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+			if owned != nil {
+				req.Topics = append(req.Topics, tp)
+			}
+		}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		r := resp.(*kmsg.ConsumerGroupHeartbeatResponse)
+		require.Zero(t, r.ErrorCode, "heartbeat (epoch %d): %v", epoch, r.ErrorMessage)
+		return r
+	}
+	assigned := func(r *kmsg.ConsumerGroupHeartbeatResponse) []int32 {
+		require.NotNil(t, r.Assignment)
+		var out []int32
+		for _, tp := range r.Assignment.Topics {
+			out = append(out, tp.Partitions...)
+		}
+		return out
+	}
+
+	joined := heartbeat("member-first-0000000", 0, nil, false)
+	partitions := assigned(joined)
+	require.Len(t, partitions, 4, "the only member gets every partition")
+	acked := heartbeat("member-first-0000000", joined.MemberEpoch, partitions, false)
+	epoch := acked.MemberEpoch
+
+	left := heartbeat("member-first-0000000", -2, nil, true)
+	assert.Equal(t, int32(-2), left.MemberEpoch, "a static leave answers epoch -2")
+
+	back := heartbeat("member-second-000000", 0, nil, false)
+	assert.Equal(t, epoch, back.MemberEpoch, "the returning static member resumes at its epoch")
+	assert.ElementsMatch(t, partitions, assigned(back), "and keeps its partitions")
+	d := groupState(cl, group)
+	require.Len(t, d.Members, 1)
+	assert.Equal(t, "member-second-000000", d.Members[0].MemberID, "under its new member id")
 }
