@@ -130,7 +130,7 @@ func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, settle fun
 	c.deleteRows(p, eligible, settle, func(failed map[string]bool) {
 		var cleared []shard.GroupEpoch
 		for _, ge := range eligible {
-			if failed[ge.GroupID] {
+			if failed[ge.GroupID] && !c.mutants.V1FailedDeletesSucceed {
 				continue // keep the stored epoch and the back-off; retry next cycle
 			}
 			c.topology.backoff.ClearGroup(ge.GroupID)

@@ -71,6 +71,8 @@ type world struct {
 	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
 	// flight, -1 when none.
 	cycleAt []int
+	// minValueIDs counts the ids hashing to Integer.MIN_VALUE handed out.
+	minValueIDs int
 }
 
 // brokerExecutor runs a broker's plugin calls at a virtual time drawn from
@@ -89,12 +91,14 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	}
 	w.inFlight++
 	w.groupInFlight[groupID]++
+	w.check.onPluginCall(op, groupID)
 	w.eng.after(lat, func() {
 		w.inFlight--
 		if w.groupInFlight[groupID]--; w.groupInFlight[groupID] == 0 {
 			delete(w.groupInFlight, groupID)
 		}
 		r := call(context.Background())
+		w.check.onPluginDone(op, groupID, r.Err)
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
 		deliver(r)
 		w.touch(x.b)
