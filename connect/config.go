@@ -106,6 +106,18 @@ const (
 	// GroupConfigShareAutoOffsetReset is the group-level config (KIP-932 §1.8)
 	// a share sink sets to carry Connect's auto.offset.reset intent.
 	GroupConfigShareAutoOffsetReset = "share.auto.offset.reset"
+	// GroupConfigShareRecordLockDurationMs is the group-level lock duration
+	// a share sink sets when the user tunes KIP-1302's
+	// share.acquisition.lock.timeout.ms.
+	GroupConfigShareRecordLockDurationMs = "share.record.lock.duration.ms"
+	// KeyAcquisitionLockTimeoutMs is the key KIP-1302 tells users to tune.
+	// No Kafka config has that name; Resolve maps it onto the group config
+	// share.record.lock.duration.ms (§1.5), and never ignores it silently.
+	KeyAcquisitionLockTimeoutMs = "share.acquisition.lock.timeout.ms"
+	// Kafka's group bounds on share.record.lock.duration.ms
+	// (group.share.min/max.record.lock.duration.ms defaults).
+	groupLockDurationMinMs = 15_000
+	groupLockDurationMaxMs = 60_000
 
 	workerConsumerPrefix    = "consumer."
 	connectorOverridePrefix = "consumer.override."
@@ -237,8 +249,13 @@ type SinkConfig struct {
 	DLQTopic string
 	// Warnings are configurations Resolve accepted but changed or ignored,
 	// in a fixed order (connector keys, stripped keys sorted, the
-	// acknowledgement mode, the DLQ), for the simulator's log.
+	// acknowledgement mode, the lock timeout, the DLQ), for the simulator's
+	// log.
 	Warnings []string
+	// OnFatalPut is what a share sink does when put() throws a fatal
+	// exception. Resolve leaves KIP-1302's default (FatalPutReject); the
+	// caller may choose FatalPutFailTask. Consumer sinks always fail.
+	OnFatalPut FatalPutPolicy
 }
 
 // source is one layered client config value and the key it came from
@@ -302,11 +319,25 @@ func Resolve(worker, connector Props) (SinkConfig, error) {
 		return SinkConfig{}, err
 	}
 
+	lockTimeout, lockFrom := eff[KeyAcquisitionLockTimeoutMs], eff[KeyAcquisitionLockTimeoutMs].from
+	if v, ok := connector[KeyAcquisitionLockTimeoutMs]; ok {
+		lockTimeout, lockFrom = source{value: v, from: KeyAcquisitionLockTimeoutMs}, KeyAcquisitionLockTimeoutMs
+	}
+	delete(eff, KeyAcquisitionLockTimeoutMs) // no client knows it
 	if cfg.Kind == ShareSink {
 		shareVariant(&cfg, eff, groupReset)
+		if lockFrom != "" {
+			if err := mapLockTimeout(&cfg, lockTimeout); err != nil {
+				return SinkConfig{}, err
+			}
+		}
 	} else {
 		for k, s := range eff {
 			cfg.Consumer[k] = s.value
+		}
+		if lockFrom != "" {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s=%s ignored: a consumer-group sink holds no acquisition locks (on a share sink it would set the group config %s)",
+				lockFrom, lockTimeout.value, GroupConfigShareRecordLockDurationMs))
 		}
 	}
 	if cfg.DLQTopic != "" && cfg.ErrorsTolerance == ToleranceNone {
@@ -425,6 +456,23 @@ func shareVariant(cfg *SinkConfig, eff map[string]source, groupReset string) {
 	if groupReset != "" {
 		cfg.GroupConfigs[GroupConfigShareAutoOffsetReset] = groupReset
 	}
+}
+
+// mapLockTimeout maps KIP-1302's share.acquisition.lock.timeout.ms onto the
+// knob Kafka has: the group config share.record.lock.duration.ms, set with
+// the other group configs before the first task starts. A value Kafka would
+// refuse for the group config is a ConfigError that names both keys.
+func mapLockTimeout(cfg *SinkConfig, s source) error {
+	ms, err := strconv.ParseInt(strings.TrimFunc(s.value, javaTrimmed), 10, 32)
+	if err != nil || ms < groupLockDurationMinMs || ms > groupLockDurationMaxMs {
+		return &ConfigError{Key: s.from, Value: s.value, Reason: fmt.Sprintf(
+			"Kafka has no %s; it is mapped onto the group config %s, which must be an integer in [%d, %d] ms",
+			KeyAcquisitionLockTimeoutMs, GroupConfigShareRecordLockDurationMs, groupLockDurationMinMs, groupLockDurationMaxMs)}
+	}
+	cfg.GroupConfigs[GroupConfigShareRecordLockDurationMs] = strconv.FormatInt(ms, 10)
+	cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s=%s mapped onto the group config %s=%d: Kafka has no %s",
+		s.from, s.value, GroupConfigShareRecordLockDurationMs, ms, KeyAcquisitionLockTimeoutMs))
+	return nil
 }
 
 // validateConnectorName applies Connect's name validator (non-empty, no ISO

@@ -514,3 +514,52 @@ func TestEnumStrings(t *testing.T) {
 	assert.Equal(t, "PutOutcome(0)", PutOutcome(0).String())
 	assert.Equal(t, []string{"a", "b", "c"}, Props{"c": "", "a": "", "b": ""}.SortedKeys())
 }
+
+// TestResolveMapsAcquisitionLockTimeout proves KIP-1302's
+// share.acquisition.lock.timeout.ms is never ignored: no Kafka config has
+// that name, so a share sink maps it onto the group config
+// share.record.lock.duration.ms (connector key, consumer.override.* or the
+// worker's consumer.*, the connector's bare key winning) with a warning; a
+// value outside Kafka's group bounds is a ConfigError naming the real key;
+// a consumer-group sink warns that it has no locks.
+func TestResolveMapsAcquisitionLockTimeout(t *testing.T) {
+	shareConn := func(extra Props) Props {
+		p := Props{"name": "s", "topics": "t", "consumer.override.group.protocol": "share"}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name      string
+		worker    Props
+		connector Props
+		want      string
+	}{
+		{"connector key", nil, shareConn(Props{"share.acquisition.lock.timeout.ms": "20000"}), "20000"},
+		{"connector override", nil, shareConn(Props{"consumer.override.share.acquisition.lock.timeout.ms": "45000"}), "45000"},
+		{"worker", Props{"consumer.share.acquisition.lock.timeout.ms": "15000"}, shareConn(nil), "15000"},
+		{"connector key wins", Props{"consumer.share.acquisition.lock.timeout.ms": "15000"}, shareConn(Props{"share.acquisition.lock.timeout.ms": "60000"}), "60000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Resolve(tc.worker, tc.connector)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cfg.GroupConfigs[GroupConfigShareRecordLockDurationMs])
+			assert.NotContains(t, cfg.Consumer, KeyAcquisitionLockTimeoutMs, "no client knows the key")
+			require.NotEmpty(t, cfg.Warnings)
+			assert.Contains(t, cfg.Warnings[len(cfg.Warnings)-1], "mapped onto the group config share.record.lock.duration.ms")
+		})
+	}
+	for _, bad := range []string{"14999", "60001", "30s", ""} {
+		_, err := Resolve(nil, shareConn(Props{"share.acquisition.lock.timeout.ms": bad}))
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce, bad)
+		assert.Equal(t, KeyAcquisitionLockTimeoutMs, ce.Key)
+		assert.Contains(t, ce.Error(), "share.record.lock.duration.ms", "the message names the real key")
+	}
+	cfg, err := Resolve(nil, Props{"name": "c", "topics": "t", "share.acquisition.lock.timeout.ms": "20000"})
+	require.NoError(t, err)
+	assert.Empty(t, cfg.GroupConfigs)
+	require.NotEmpty(t, cfg.Warnings)
+	assert.Contains(t, cfg.Warnings[len(cfg.Warnings)-1], "holds no acquisition locks")
+}

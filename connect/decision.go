@@ -153,16 +153,61 @@ func (c SinkConfig) OnConvertFailure(brokerDLQ bool) (Decision, error) {
 	return d, nil
 }
 
+// FatalPutPolicy is what a share sink does when put() throws a
+// non-retriable exception. The zero value is KIP-1302 as written.
+type FatalPutPolicy int8
+
+// The fatal put() policies.
+const (
+	// FatalPutReject REJECTs the batch: KIP-1302's "Fatal Error: Marks
+	// records as REJECT (routes to Dead Letter Queue if configured)". The
+	// task goes on. Without a KIP-1191 dead-letter queue the batch is
+	// archived and its data is gone (counted as lost_rejected).
+	FatalPutReject FatalPutPolicy = iota
+	// FatalPutFailTask fails the task, as WorkerSinkTask does: nothing is
+	// acknowledged, the close releases the batch, another task (or the
+	// restarted one) gets it again, and only the delivery limit archives it.
+	// It never drops data on a transient-but-misclassified error, at the
+	// price of a stopped task per delivery of a poison batch.
+	FatalPutFailTask
+)
+
+// String names the policy as the scenario files spell it.
+func (p FatalPutPolicy) String() string {
+	switch p {
+	case FatalPutReject:
+		return "reject"
+	case FatalPutFailTask:
+		return "fail_task"
+	}
+	return fmt.Sprintf("FatalPutPolicy(%d)", int8(p))
+}
+
+// ParseFatalPutPolicy reads "reject" or "fail_task" ("" is reject).
+func ParseFatalPutPolicy(s string) (FatalPutPolicy, error) {
+	switch s {
+	case "", "reject":
+		return FatalPutReject, nil
+	case "fail_task":
+		return FatalPutFailTask, nil
+	}
+	return 0, kerr.InvalidRequest.WithMessage("connect: fatal put policy %q is not reject or fail_task", s)
+}
+
 // OnPut maps a put() outcome for the whole batch (§4.2). PutOK: a share
 // sink ACCEPTs, a consumer sink carries on (offsets committable).
 // PutRetriable: a share sink RELEASEs the batch (no local retry; the
 // delivery count grows and the broker archives at the limit), a consumer
-// sink retries the same batch. PutFatal: the task fails, never REJECT (that
-// would drop data without a DLQ). An unknown outcome or an unresolved
-// config is INVALID_REQUEST.
+// sink retries the same batch. PutFatal: a share sink follows
+// c.OnFatalPut (REJECT by default, as KIP-1302 says; fail the task with
+// FatalPutFailTask); a consumer sink fails the task (WorkerSinkTask). An
+// unknown outcome or policy, or an unresolved config, is INVALID_REQUEST.
 func (c SinkConfig) OnPut(o PutOutcome) (Decision, error) {
 	if err := c.checkKind(); err != nil {
 		return Decision{}, err
+	}
+	if c.OnFatalPut != FatalPutReject && c.OnFatalPut != FatalPutFailTask {
+		return Decision{}, kerr.InvalidRequest.WithMessage("connect: unknown fatal put policy %v", c.OnFatalPut)
 	}
 	shareSink := c.Kind == ShareSink
 	switch o {
@@ -177,6 +222,9 @@ func (c SinkConfig) OnPut(o PutOutcome) (Decision, error) {
 		}
 		return Decision{RetrySameBatch: true}, nil
 	case PutFatal:
+		if shareSink && c.OnFatalPut == FatalPutReject {
+			return Decision{Ack: share.AckReject}, nil
+		}
 		return Decision{FailTask: true}, nil
 	}
 	return Decision{}, kerr.InvalidRequest.WithMessage("connect: unknown put outcome %v", o)

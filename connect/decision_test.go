@@ -70,34 +70,55 @@ func TestOnConvertFailure(t *testing.T) {
 	}
 }
 
-// put() outcomes: success ACCEPTs (share) or carries on to commit
-// (consumer); RetriableException RELEASEs (share) or retries the batch
-// locally (consumer); anything else fails the task and never REJECTs.
+// put() outcomes (KIP-1302 test plan, "outcome mapping"): success ACCEPTs
+// (share) or carries on to commit (consumer); RetriableException RELEASEs
+// (share) or retries the batch locally (consumer); a fatal exception
+// REJECTs the batch on a share sink, as KIP-1302 says ("Fatal Error: Marks
+// records as REJECT"), or fails the task under FatalPutFailTask; a consumer
+// sink always fails the task.
 func TestOnPut(t *testing.T) {
 	cases := []struct {
-		kind SinkKind
-		o    PutOutcome
-		want Decision
+		kind   SinkKind
+		policy FatalPutPolicy
+		o      PutOutcome
+		want   Decision
 	}{
-		{ConsumerSink, PutOK, Decision{}},
-		{ConsumerSink, PutRetriable, Decision{RetrySameBatch: true}},
-		{ConsumerSink, PutFatal, Decision{FailTask: true}},
-		{ShareSink, PutOK, Decision{Ack: share.AckAccept}},
-		{ShareSink, PutRetriable, Decision{Ack: share.AckRelease}},
-		{ShareSink, PutFatal, Decision{FailTask: true}},
+		{ConsumerSink, FatalPutReject, PutOK, Decision{}},
+		{ConsumerSink, FatalPutReject, PutRetriable, Decision{RetrySameBatch: true}},
+		{ConsumerSink, FatalPutReject, PutFatal, Decision{FailTask: true}},
+		{ConsumerSink, FatalPutFailTask, PutFatal, Decision{FailTask: true}},
+		{ShareSink, FatalPutReject, PutOK, Decision{Ack: share.AckAccept}},
+		{ShareSink, FatalPutReject, PutRetriable, Decision{Ack: share.AckRelease}},
+		{ShareSink, FatalPutReject, PutFatal, Decision{Ack: share.AckReject}},
+		{ShareSink, FatalPutFailTask, PutOK, Decision{Ack: share.AckAccept}},
+		{ShareSink, FatalPutFailTask, PutRetriable, Decision{Ack: share.AckRelease}},
+		{ShareSink, FatalPutFailTask, PutFatal, Decision{FailTask: true}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.kind.String()+"/"+tc.o.String(), func(t *testing.T) {
+		t.Run(tc.kind.String()+"/"+tc.policy.String()+"/"+tc.o.String(), func(t *testing.T) {
 			// The tolerance and the DLQ are about conversion, not put():
 			// they must not change the answer.
 			for _, tolerance := range []string{"none", "all"} {
-				got, err := sinkFor(t, tc.kind, tolerance, "dlq").OnPut(tc.o)
+				cfg := sinkFor(t, tc.kind, tolerance, "dlq")
+				cfg.OnFatalPut = tc.policy
+				got, err := cfg.OnPut(tc.o)
 				require.NoError(t, err)
 				assert.Equal(t, tc.want, got)
-				assert.NotEqual(t, share.AckReject, got.Ack)
 			}
 		})
 	}
+}
+
+// TestParseFatalPutPolicy proves the scenario spelling round-trips and a
+// typo is refused.
+func TestParseFatalPutPolicy(t *testing.T) {
+	for _, p := range []FatalPutPolicy{FatalPutReject, FatalPutFailTask} {
+		got, err := ParseFatalPutPolicy(p.String())
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	_, err := ParseFatalPutPolicy("fail")
+	assert.ErrorIs(t, err, kerr.InvalidRequest)
 }
 
 // A forgotten outcome (the zero value), an out-of-range one, or a config
@@ -111,6 +132,11 @@ func TestDecisionsRefuseBadInput(t *testing.T) {
 	}{
 		{"put zero outcome", func() (Decision, error) { return shareSink.OnPut(0) }},
 		{"put unknown outcome", func() (Decision, error) { return shareSink.OnPut(PutFatal + 1) }},
+		{"put unknown fatal policy", func() (Decision, error) {
+			c := shareSink
+			c.OnFatalPut = FatalPutFailTask + 1
+			return c.OnPut(PutOK)
+		}},
 		{"convert zero outcome", func() (Decision, error) { return shareSink.OnConvert(0, false) }},
 		{"convert unknown outcome", func() (Decision, error) { return shareSink.OnConvert(-1, true) }},
 		{"put on zero config", func() (Decision, error) { return SinkConfig{}.OnPut(PutOK) }},

@@ -58,7 +58,23 @@
 //     limit archives it.
 //   - put() throwing RetriableException: a share sink RELEASEs the batch
 //     (no local pause-and-retry, §4.2); a consumer sink retries the same
-//     batch. Any other exception fails the task and never REJECTs.
+//     batch.
+//   - put() throwing any other exception: a share sink REJECTs the batch,
+//     as KIP-1302 says ("Fatal Error: Marks records as REJECT (routes to
+//     Dead Letter Queue if configured)"), so the task goes on. Without a
+//     KIP-1191 dead-letter queue that drops the batch's data, which is why
+//     FatalPutFailTask keeps WorkerSinkTask's answer as a named option: the
+//     task fails, its close releases the batch, and only the delivery limit
+//     ends a poison batch. Choose it when a "fatal" exception may be a
+//     misclassified transient one and no DLQ is configured. A consumer
+//     sink always fails the task.
+//   - share.acquisition.lock.timeout.ms, which KIP-1302 tells users to
+//     tune, is no Kafka config. Resolve maps it (connector key,
+//     consumer.override.* or the worker's consumer.*) onto the group config
+//     share.record.lock.duration.ms in GroupConfigs, which the worker sets
+//     through the admin path like share.auto.offset.reset, within Kafka's
+//     group bounds [15000, 60000]; any other value is a ConfigError naming
+//     the real key. It is never passed to the client nor ignored silently.
 //   - A collision answer is what the broker would say (§2.6):
 //     GROUP_ID_NOT_FOUND for share sinks and consumer-protocol sinks, but
 //     INCONSISTENT_GROUP_PROTOCOL for a classic-protocol sink meeting a

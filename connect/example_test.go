@@ -48,7 +48,8 @@ func ExampleResolve() {
 }
 
 // A share sink maps each outcome to an acknowledgement: a batch put()
-// accepts, a retriable put() failure releases for redelivery, and a record
+// accepts, a retriable put() failure releases for redelivery, a fatal one
+// rejects (KIP-1302: to the dead-letter queue when configured), and a record
 // that fails conversion under errors.tolerance=all is rejected into the
 // broker's dead-letter queue when the group has one.
 func ExampleSinkConfig_OnPut() {
@@ -65,6 +66,6 @@ func ExampleSinkConfig_OnPut() {
 	// Output:
 	// PutOK: ACCEPT
 	// PutRetriable: RELEASE
-	// PutFatal: FAIL_TASK
+	// PutFatal: REJECT
 	// convert failure, broker DLQ: SKIP_RECORD+REJECT
 }

@@ -2,8 +2,10 @@ package coordinator
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -29,6 +31,10 @@ type Config struct {
 	ConsumerHeartbeatInterval time.Duration
 	// ConsumerMaxSize is group.consumer.max.size (default Integer.MAX_VALUE).
 	ConsumerMaxSize int
+	// ConsumerAssignors is group.consumer.assignors: the server assignors
+	// consumer members may name (default uniform, range); the first is the
+	// default. Names of package assignor's built-in assignors.
+	ConsumerAssignors []string
 	// StreamsSessionTimeout is group.streams.session.timeout.ms (45000, within [45000, 60000]).
 	StreamsSessionTimeout time.Duration
 	// StreamsHeartbeatInterval is group.streams.heartbeat.interval.ms (5000, within [5000, 15000]).
@@ -69,6 +75,7 @@ func DefaultConfig() Config {
 		ConsumerSessionTimeout:        45 * time.Second,
 		ConsumerHeartbeatInterval:     5 * time.Second,
 		ConsumerMaxSize:               1<<31 - 1,
+		ConsumerAssignors:             slices.Clone(assignor.DefaultNames),
 		StreamsSessionTimeout:         45 * time.Second,
 		StreamsHeartbeatInterval:      5 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
@@ -137,6 +144,9 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	if _, err := assignor.FromNames(c.ConsumerAssignors); err != nil {
+		return &ConfigError{Key: "group.consumer.assignors", Value: c.ConsumerAssignors, Reason: err.Error()}
+	}
 	if c.TopologyCleanupProtocol != CleanupV1 && c.TopologyCleanupProtocol != CleanupV2 {
 		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be v1 or v2"}
 	}
@@ -154,6 +164,7 @@ func (c Config) shardConfig() shard.Config {
 		ConsumerSessionTimeoutMs:        int32(c.ConsumerSessionTimeout.Milliseconds()),
 		ConsumerHeartbeatIntervalMs:     int32(c.ConsumerHeartbeatInterval.Milliseconds()),
 		ConsumerMaxSize:                 c.ConsumerMaxSize,
+		ConsumerAssignors:               consumerAssignors(c.ConsumerAssignors),
 		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
@@ -161,4 +172,14 @@ func (c Config) shardConfig() shard.Config {
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),
 		ShareMaxSize:                    c.ShareMaxSize,
 	}
+}
+
+// consumerAssignors builds the registry of group.consumer.assignors;
+// Validate has checked the names.
+func consumerAssignors(names []string) *assignor.Registry {
+	r, err := assignor.FromNames(names)
+	if err != nil {
+		return nil // the shard falls back to Kafka's default list
+	}
+	return r
 }

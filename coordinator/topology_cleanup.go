@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/coordsim/coordsim/shard"
 )
@@ -181,32 +182,53 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle fun
 			return
 		}
 		c.deleteRows(p, marked, settle, func(failed map[string]bool) {
-			var deleted []string
+			var deleted, unknown []string
 			for _, ge := range marked {
-				if !failed[ge.GroupID] {
-					c.topology.backoff.ClearGroup(ge.GroupID)
-					deleted = append(deleted, ge.GroupID)
+				if failed[ge.GroupID] {
+					unknown = append(unknown, ge.GroupID)
+					continue
 				}
+				c.topology.backoff.ClearGroup(ge.GroupID)
+				deleted = append(deleted, ge.GroupID)
 			}
-			if len(deleted) == 0 {
-				settle() // stays -2: eligible again next cycle
-				return
-			}
-			fin := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
-				return s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(deleted), nil
-			})
-			fin.OnDone(func(res []shard.GroupEpoch, err error) {
-				if err != nil {
-					c.swallowWriteError(p, marked, err)
-				}
-				for _, ge := range res {
-					if ge.Epoch == shard.EpochUncertain {
-						c.emit(TopologyEvent{Kind: EventFinalizeReSolicit, Partition: p, GroupID: ge.GroupID})
-					}
-				}
-				settle()
-			})
+			c.finalizeAfterDelete(p, deleted, unknown, func(error) { settle() })
 		})
+	})
+}
+
+// finalizeAfterDelete is v2's last write for one shard: groups whose row
+// was deleted are finalized (still -2 → -1; advanced → -2), and groups
+// whose delete failed, which may still have been applied by the store (a
+// transient error after the write), go back to -2 if a push advanced their
+// stored epoch meanwhile: a failed delete is not proof that the row
+// survived, so the group must be asked for its description again. With
+// nothing to write, done runs at once.
+func (c *Coordinator) finalizeAfterDelete(p int32, deleted, unknown []string, done func(error)) {
+	if len(deleted) == 0 && len(unknown) == 0 {
+		done(nil)
+		return
+	}
+	fin := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+		res := s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(deleted)
+		again := s.ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(unknown)
+		res.Records = append(res.Records, again.Records...)
+		res.Response = append(res.Response, again.Response...)
+		return res, nil
+	})
+	fin.OnDone(func(res []shard.GroupEpoch, err error) {
+		if err != nil {
+			for _, id := range append(slices.Clone(deleted), unknown...) {
+				c.log.Warn("Failed to finalize StoredDescriptionTopologyEpoch for group; the next cleanup cycle will retry.",
+					"group", id, "partition", p, "err", err)
+			}
+			c.emit(TopologyEvent{Kind: EventClearWriteFailed, Partition: p})
+		}
+		for _, ge := range res {
+			if ge.Epoch == shard.EpochUncertain {
+				c.emit(TopologyEvent{Kind: EventFinalizeReSolicit, Partition: p, GroupID: ge.GroupID})
+			}
+		}
+		done(err)
 	})
 }
 

@@ -59,10 +59,10 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			withStored[p] = found
 		}
 	}
-	afterDelete := func(deleted map[string]bool) {
+	afterDelete := func(deleted, attempted map[string]bool) {
 		c.deleteGroupsWrite(groupIDs, results, byPartition, func() {
-			if c.topology.protocol == CleanupV2 {
-				c.finalizeSurvivors(results, deleted, finish)
+			if c.topology.protocol != CleanupV1 {
+				c.finalizeSurvivors(results, deleted, attempted, finish)
 				return
 			}
 			finish()
@@ -85,8 +85,9 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 		ids := idsOf(toDelete)
 		c.invokeDeleteTopologies(ids, func(failures []DeleteFailure) {
 			failed := failedSet(failures)
-			deleted := map[string]bool{}
+			deleted, attempted := map[string]bool{}, map[string]bool{}
 			for _, id := range ids {
+				attempted[id] = true
 				c.topology.backoff.ClearGroup(id)
 				if !failed[id] {
 					deleted[id] = true
@@ -104,7 +105,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 				}
 				byPartition[p] = kept
 			}
-			afterDelete(deleted)
+			afterDelete(deleted, attempted)
 		})
 	})
 	return f
@@ -144,24 +145,26 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 }
 
 // finalizeSurvivors runs the v2 finalize on groups whose row was deleted but
-// whose tombstone write did not happen.
-func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, deleted map[string]bool, done func()) {
-	byPartition := map[int32][]string{}
+// whose tombstone write did not happen, and on groups whose delete failed
+// (its outcome is unknown: they go back to -2 if a push advanced them).
+func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, deleted, attempted map[string]bool, done func()) {
+	type batch struct{ deleted, unknown []string }
+	byPartition := map[int32]*batch{}
 	for _, r := range results {
-		if r.Err != nil && deleted[r.GroupID] {
-			p := c.PartitionFor(r.GroupID)
-			byPartition[p] = append(byPartition[p], r.GroupID)
+		if r.Err == nil || !attempted[r.GroupID] {
+			continue
+		}
+		p := c.PartitionFor(r.GroupID)
+		if byPartition[p] == nil {
+			byPartition[p] = &batch{}
+		}
+		if deleted[r.GroupID] {
+			byPartition[p].deleted = append(byPartition[p].deleted, r.GroupID)
+		} else {
+			byPartition[p].unknown = append(byPartition[p].unknown, r.GroupID)
 		}
 	}
-	fanOut(byPartition, done, func(p int32, ids []string, finish func()) {
-		w := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
-			return s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(ids), nil
-		})
-		w.OnDone(func(_ []shard.GroupEpoch, err error) {
-			if err != nil {
-				c.log.Warn("finalizing groups after DeleteGroups failed", "partition", p, "err", err)
-			}
-			finish()
-		})
+	fanOut(byPartition, done, func(p int32, b *batch, finish func()) {
+		c.finalizeAfterDelete(p, b.deleted, b.unknown, func(error) { finish() })
 	})
 }

@@ -65,6 +65,7 @@ var (
 	InvalidSessionTimeout                  = &Error{"INVALID_SESSION_TIMEOUT", 26, false}
 	InvalidCommitOffsetSize                = &Error{"INVALID_COMMIT_OFFSET_SIZE", 28, false}
 	UnsupportedVersion                     = &Error{"UNSUPPORTED_VERSION", 35, false}
+	InvalidConfig                          = &Error{"INVALID_CONFIG", 40, false}
 	InvalidRequest                         = &Error{"INVALID_REQUEST", 42, false}
 	NonEmptyGroup                          = &Error{"NON_EMPTY_GROUP", 68, false}
 	GroupIDNotFound                        = &Error{"GROUP_ID_NOT_FOUND", 69, false}

@@ -309,6 +309,8 @@ func TestHeartbeatBadInput(t *testing.T) {
 		{"consumer: empty topic name", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = []string{"foo", ""} })), kerr.InvalidRequest},
 		{"consumer: topic name too long", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = []string{longTopicName} })), kerr.InvalidRequest},
 		{"consumer: topic name with NUL", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = []string{"a\x00b"} })), kerr.InvalidRequest},
+		{"consumer: unsupported server assignor", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.ServerAssignor = ptr("sticky") })), kerr.UnsupportedAssignor},
+		{"consumer: unsupported server assignor on a heartbeat", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "m1", MemberEpoch: epoch, ServerAssignor: ptr("")}), kerr.UnsupportedAssignor},
 		{"consumer: unknown member", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "nobody", MemberEpoch: epoch}), kerr.UnknownMemberID},
 		{"consumer: unknown member leaves", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "nobody", MemberEpoch: -1}), kerr.UnknownMemberID},
 		{"consumer: missing group", consumer(ConsumerGroupHeartbeatRequest{GroupID: "missing-group", MemberID: "m1", MemberEpoch: 4}), kerr.GroupIDNotFound},
@@ -492,3 +494,5 @@ func TestReplayBadInput(t *testing.T) {
 	}
 	requireIndexesConsistent(t, h.s, "after the refused records")
 }
+
+func ptr[T any](v T) *T { return &v }

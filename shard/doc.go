@@ -13,7 +13,9 @@
 // snapshot.
 //
 // What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
-// group and member epochs, a sticky uniform assignor), streams groups
+// group and member epochs, targets from the server assignors of package
+// assignor, the one most members name in ServerAssignor or else the first
+// of group.consumer.assignors), streams groups
 // (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation

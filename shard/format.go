@@ -57,7 +57,12 @@ func Format(r Record) string {
 		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " assignment-epoch=%d", r.AssignmentEpoch) })
 	case *ConsumerGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
-		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ",")) })
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
+			if r.ServerAssignor != "" {
+				fmt.Fprintf(&b, " assignor=%s", r.ServerAssignor)
+			}
+		})
 	case *ShareGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ",")) })

@@ -122,6 +122,9 @@ type member struct {
 	topologyEpoch       int32
 	memberEpoch         int32
 	previousMemberEpoch int32
+	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
+	// member last named ("" for none); consumer groups only.
+	serverAssignor string
 	// assigned and target hold partitions, or for streams members tasks with
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned    []TopicPartitions

@@ -13,6 +13,7 @@ type MemberDescription struct {
 	ClientID            string
 	ProcessID           string
 	SubscribedTopics    []string
+	ServerAssignor      string
 	RebalanceTimeoutMs  int32
 	TopologyEpoch       int32
 	MemberEpoch         int32
@@ -52,7 +53,7 @@ func describe(g *group) GroupDescription {
 		m := g.members[id]
 		md := MemberDescription{
 			MemberID: m.id, ClientID: m.clientID, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch,
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
 			MemberEpoch: m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target,
 		}

@@ -33,6 +33,7 @@ type heartbeat struct {
 	rebalanceTimeoutMs int32
 	subscribedTopics   []string  // nil = unchanged
 	topology           *Topology // streams join only
+	serverAssignor     *string   // consumer: nil = unchanged
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -55,6 +56,9 @@ type view struct {
 
 	records []Record
 	timers  []TimerOp
+	// assignErr is the error of a failed target computation (consumer
+	// groups): the operation must fail with it.
+	assignErr error
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
@@ -155,8 +159,13 @@ func validateHeartbeat(h *heartbeat) error {
 		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
 			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 		}
-		if h.typ != Streams && len(h.subscribedTopics) == 0 {
+		if h.typ == Share && len(h.subscribedTopics) == 0 {
 			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
+		}
+		if h.typ == Consumer && h.subscribedTopics == nil {
+			// Kafka accepts an empty list (a member subscribed to nothing);
+			// only a missing one is refused.
+			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 		if h.typ == Streams && h.topology == nil {
 			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
@@ -221,6 +230,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
+	if m != nil && h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		return out, false
+	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		!equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
 		return out, false
@@ -297,6 +309,10 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if h.memberEpoch == 0 {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	}
+	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		// Kafka writes the member record; the group epoch is not bumped.
+		m.serverAssignor, changed = *h.serverAssignor, true
 	}
 	if h.subscribedTopics != nil {
 		subs := sortedTopics(h.subscribedTopics)
@@ -398,9 +414,16 @@ func (v *view) maybeAssign() {
 	// may share a partition among several members; the other types use the
 	// exclusive uniform assignor.
 	var targets [][]TopicPartitions
-	if v.typ == Share {
+	switch v.typ {
+	case Share:
 		targets = assignShareSimple(in, partitionsOf)
-	} else {
+	case Consumer:
+		// Consumer groups use the broker's server assignors
+		// (consumer_assignor.go); an assignor's error fails the heartbeat.
+		if targets, v.assignErr = v.assignConsumer(); v.assignErr != nil {
+			return
+		}
+	default:
 		targets = assignUniform(in, partitionsOf)
 	}
 	for i, m := range v.members {
@@ -457,7 +480,7 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, ServerAssignor: m.serverAssignor,
 		SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
 }
 

@@ -9,6 +9,11 @@ type ConsumerGroupHeartbeatRequest struct {
 	ClientID             string
 	RebalanceTimeoutMs   int32
 	SubscribedTopicNames []string
+	// ServerAssignor names the server assignor the member prefers (nil,
+	// Kafka's null, leaves it unchanged). It must be one of the broker's
+	// group.consumer.assignors, else UNSUPPORTED_ASSIGNOR. The group uses
+	// the assignor most of its members name, else the broker's first.
+	ServerAssignor *string
 }
 
 // ConsumerGroupHeartbeatResponse answers a consumer heartbeat. Assignment is
@@ -25,10 +30,18 @@ type ConsumerGroupHeartbeatResponse struct {
 // heartbeat (current epoch) or leave (-1/-2).
 func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
 	var res Result[ConsumerGroupHeartbeatResponse]
-	out, err := s.doHeartbeat(nowMs, &heartbeat{
+	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
-	})
+		serverAssignor: req.ServerAssignor,
+	}
+	if err := s.validateConsumerHeartbeat(h); err != nil {
+		return res, err
+	}
+	out, err := s.doHeartbeat(nowMs, h)
+	if err == nil && out.view.assignErr != nil {
+		err = out.view.assignErr
+	}
 	if err != nil {
 		return res, err
 	}

@@ -326,6 +326,9 @@ func (w *workload) do() {
 			req.SubscribedTopicNames = w.topics()
 			req.RebalanceTimeoutMs = int32(w.c.intn(30)) * 1000
 		}
+		if w.c.intn(4) == 0 {
+			req.ServerAssignor = ptr([]string{"uniform", "range"}[w.c.intn(2)])
+		}
 		w.note("consumer heartbeat %s/%s epoch=%d topics=%v", group, member, req.MemberEpoch, req.SubscribedTopicNames)
 		res, err := pure(w, "ConsumerGroupHeartbeat", func() (Result[ConsumerGroupHeartbeatResponse], error) {
 			return h.s.ConsumerGroupHeartbeat(h.nowMs, req)

@@ -121,6 +121,7 @@ type ConsumerGroupMetadata struct {
 type ConsumerGroupMemberMetadata struct {
 	Group              string
 	MemberID           string
+	ServerAssignor     string // the assignor the member names, "" for none
 	ClientID           string
 	SubscribedTopics   []string // sorted, deduplicated
 	RebalanceTimeoutMs int32

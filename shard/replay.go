@@ -100,6 +100,7 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
+			m.serverAssignor = r.ServerAssignor
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {

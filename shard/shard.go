@@ -7,6 +7,7 @@ import (
 	"github.com/google/btree"
 	"go.uber.org/atomic"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/offsets"
@@ -28,6 +29,11 @@ type Config struct {
 	ShareSessionTimeoutMs       int32
 	ShareHeartbeatIntervalMs    int32
 	ShareMaxSize                int
+
+	// ConsumerAssignors is group.consumer.assignors: the server assignors
+	// consumer members may name, the first the default. nil means Kafka's
+	// default list, uniform and range.
+	ConsumerAssignors *assignor.Registry
 
 	// TopologyPluginConfigured is KIP-1331's builder flag: when set, the sweep
 	// defers the tombstone of a streams group whose stored description epoch

@@ -169,6 +169,25 @@ func (s *Shard) FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(groupIDs 
 	return res
 }
 
+// ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch is the v2
+// answer to a deleteTopology whose outcome is unknown (it failed, perhaps
+// after the store applied it): a group whose stored epoch advanced meanwhile
+// (a push landed during the delete) goes back to -2, so its next heartbeat
+// is solicited and the row is rewritten; -2 stays -2 (eligible again next
+// cycle) and -1 stays -1. The response lists the groups sent back to -2.
+func (s *Shard) ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(groupIDs []string) Result[[]GroupEpoch] {
+	var res Result[[]GroupEpoch]
+	for _, id := range groupIDs {
+		g := s.streamsGroup(id)
+		if g == nil || g.storedEpoch < 0 {
+			continue
+		}
+		res.Records = append(res.Records, streamsMetadataWith(g, EpochUncertain, g.failedEpoch))
+		res.Response = append(res.Response, GroupEpoch{id, EpochUncertain})
+	}
+	return res
+}
+
 // MarkStoredDescriptionTopologyEpochUncertain is the v2 push path's first
 // write: before a setTopology that could leave a row behind, a group with
 // nothing stored (-1) is marked -2 so a failed or lost set is still cleaned

@@ -1003,3 +1003,30 @@ func TestEligibilityIndexMatchesFullScanRandomWorkloads(t *testing.T) {
 		assert.Positive(t, seen[want], "the workload never hit %q; seen: %v", want, slices.Sorted(maps.Keys(seen)))
 	}
 }
+
+// TestReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch proves
+// the v2 answer to a delete whose outcome is unknown: a group whose stored
+// epoch advanced during the delete goes back to -2 (solicited again, since
+// the store may have applied the delete), while -2 and -1 stay as they are
+// and other groups are untouched.
+func TestReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(t *testing.T) {
+	h := newCleanupHarness(t)
+	emptyStreamsGroup(h, "uncertain", EpochUncertain)
+	h.streamsJoin("advanced", "m1", topo(1, "foo"))
+	setDescriptionEpochs(h, "advanced", 1, EpochNone)
+	emptyStreamsGroup(h, "cleared", EpochNone)
+	h.consumerJoin("consumer", "c1", "foo")
+
+	ids := []string{"advanced", "cleared", "uncertain", "missing", "consumer"}
+	res, _ := pureCall(t, h.s, "ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch", infallible(func() Result[[]GroupEpoch] {
+		return h.s.ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(ids)
+	}))
+	assert.Equal(t, []GroupEpoch{{"advanced", EpochUncertain}}, res.Response)
+	assert.Equal(t, []Record{metadataWithEpochs(t, h.s, "advanced", EpochUncertain, EpochNone)}, res.Records)
+
+	applyResult(h, res)
+	assert.Equal(t, EpochUncertain, storedEpochOf(t, h.s, "advanced"))
+	assert.Equal(t, EpochUncertain, storedEpochOf(t, h.s, "uncertain"))
+	assert.Equal(t, EpochNone, storedEpochOf(t, h.s, "cleared"))
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
+}

@@ -7,7 +7,8 @@
 // nothing per request), expires acquisition locks (NextLockDeadline,
 // ExpireLocks, driven by the coordinator's timers), releases a member's
 // records when its share session closes (ReleaseMember), follows the log
-// start (UpdateLogStartOffset), routes rejected and exhausted records
+// start (UpdateLogStartOffset), follows live group-config changes
+// (UpdateConfig), routes rejected and exhausted records
 // through ARCHIVING to a dead-letter queue (KIP-1191, CompleteDLQWrite),
 // and keeps SPSO, SPEO, the next fetch offset, deliveryCompleteCount and
 // lag. A Persister models the share coordinator: snapshots with state and
@@ -64,6 +65,10 @@
 //   - Not modelled: read_committed and aborted transactions, per-offset
 //     acknowledgement types inside one batch (send one AckBatch per type),
 //     share sessions and their epochs (the caller's concern: ReleaseMember
-//     is the hook), dynamic delivery-limit changes, record_limit acquire
-//     mode.
+//     is the hook), record_limit acquire mode.
+//   - UpdateConfig applies a changed group config to a live partition, as
+//     trunk reads the group config on every use: a lower delivery limit
+//     archives AVAILABLE records at or over it at once and ACQUIRED ones on
+//     their next release (their count may stay above the new limit until
+//     then); a new lock duration applies to new acquisitions and renewals.
 package share

@@ -40,8 +40,10 @@ func (sp *SharePartition) CheckInvariants() error {
 		switch {
 		case r.state < Available || r.state > Archived:
 			return fmt.Errorf("share: offset %d has state %d", off, r.state)
-		case r.count < 0 || r.count > sp.cfg.MaxDeliveryCount:
-			return fmt.Errorf("share: offset %d delivery count %d outside [0, %d]", off, r.count, sp.cfg.MaxDeliveryCount)
+		case r.count < 0 || r.count > sp.countCeiling:
+			return fmt.Errorf("share: offset %d delivery count %d outside [0, %d]", off, r.count, sp.countCeiling)
+		case r.state == Available && r.count >= sp.cfg.MaxDeliveryCount:
+			return fmt.Errorf("share: offset %d AVAILABLE at delivery count %d, limit %d", off, r.count, sp.cfg.MaxDeliveryCount)
 		case (r.state == Acquired) != (r.lock != nil):
 			return fmt.Errorf("share: offset %d is %s with lock %v", off, r.state, r.lock != nil)
 		case r.state == Acquired && (r.count < 1 || r.lock.member == "" || off < r.lock.first || off > r.lock.last):

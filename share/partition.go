@@ -66,6 +66,10 @@ type SharePartition struct {
 
 	undo  []undoRec // reused across acknowledgements
 	stats Stats
+	// countCeiling is the highest delivery-count limit in force since the
+	// last Recover: records acquired under a higher limit keep their count
+	// after UpdateConfig lowers it, until they are released and archived.
+	countCeiling int32
 }
 
 type undoRec struct {
@@ -89,7 +93,7 @@ func New(key Key, cfg Config, leaderEpoch int32, p *Persister) (*SharePartition,
 	if leaderEpoch < 0 {
 		return nil, kerr.InvalidRequest.WithMessage("share: negative leader epoch %d", leaderEpoch)
 	}
-	sp := &SharePartition{key: key, cfg: rc, leaderEpoch: leaderEpoch, persister: p}
+	sp := &SharePartition{key: key, cfg: rc, leaderEpoch: leaderEpoch, persister: p, countCeiling: rc.MaxDeliveryCount}
 	sp.reset()
 	if p == nil {
 		return sp, nil
@@ -192,7 +196,7 @@ func (sp *SharePartition) transition(off int64, nr record, archiveOp bool) {
 	if !ok {
 		invariant(false, "illegal transition "+from.String()+" → "+nr.state.String())
 	}
-	invariant(nr.count >= 0 && nr.count <= sp.cfg.MaxDeliveryCount, "delivery count outside [0, limit]")
+	invariant(nr.count >= 0 && nr.count <= sp.countCeiling, "delivery count outside [0, limit]")
 	invariant((nr.state == Acquired) == (nr.lock != nil), "an ACQUIRED record has exactly one lock")
 	sp.store(off, nr)
 }
@@ -897,6 +901,7 @@ func (sp *SharePartition) Recover(persisted PersistedState) error {
 	}
 	sp.reset()
 	sp.fencedErr = nil
+	sp.countCeiling = sp.cfg.MaxDeliveryCount
 	sp.stateEpoch = persisted.StateEpoch
 	if persisted.StartOffset == UninitializedStartOffset {
 		return nil
@@ -921,6 +926,57 @@ func (sp *SharePartition) Recover(persisted PersistedState) error {
 	}
 	sp.advance()
 	return nil
+}
+
+// ---- live configuration ----
+
+// UpdateConfig applies a changed group config to this live share-partition,
+// as Kafka trunk's SharePartition does by reading the group config on every
+// use (GroupConfigManager): a lower MaxDeliveryCount archives, at once, the
+// AVAILABLE records already at or over it (ARCHIVING with the DLQ, cause
+// delivery count exceeded), and ACQUIRED ones on their next release, lock
+// expiry or session release (testDynamicDeliveryCountDecreaseCausesArchival);
+// a new RecordLockDurationMs applies to acquisitions and renewals from now
+// on (running locks keep their deadline); MaxInFlightRecords and
+// RenewDisabled apply to the next call; AutoOffsetReset applies when an
+// uninitialised partition initialises (an initialised one has nothing to
+// reset). BatchSize and DLQEnabled are fixed at creation: a different value
+// is INVALID_REQUEST (the caller rebuilds the partition for them). An
+// invalid cfg is INVALID_REQUEST and changes nothing. Archiving is
+// persisted; a failed write stands, as for lock expiry (PersistErr).
+func (sp *SharePartition) UpdateConfig(cfg Config) (Result, error) {
+	if err := sp.checkLive(); err != nil {
+		return Result{}, err
+	}
+	rc, err := cfg.resolve()
+	if err != nil {
+		return Result{}, err
+	}
+	if rc.BatchSize != sp.cfg.BatchSize || rc.DLQEnabled != sp.cfg.DLQEnabled {
+		return Result{}, kerr.InvalidRequest.WithMessage("share: batch size and DLQ are fixed for a live share-partition")
+	}
+	sp.cfg = rc
+	sp.countCeiling = max(sp.countCeiling, rc.MaxDeliveryCount)
+	var res Result
+	if !sp.initialized || sp.available == 0 {
+		return res, nil
+	}
+	for off := sp.spso; off <= sp.last(); off++ {
+		r := sp.at(off)
+		if r.state != Available || r.count < rc.MaxDeliveryCount {
+			continue
+		}
+		to := Archived
+		if rc.DLQEnabled {
+			to = Archiving
+			res.addDLQ(off, r.count, DLQDeliveryCountExceeded)
+		}
+		sp.stats.ArchivedAtLimit++
+		sp.transition(off, record{state: to, count: r.count}, true)
+		res.addChange(off, to, r.count)
+	}
+	sp.finishRelease(&res)
+	return res, nil
 }
 
 // ---- queries ----

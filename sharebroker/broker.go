@@ -66,15 +66,69 @@ type Config struct {
 	// DLQWriteDelayMs is how long a KIP-1191 dead-letter write takes (≥0);
 	// ARCHIVING records stay ARCHIVING that long.
 	DLQWriteDelayMs int64
+	// WideBounds lifts Kafka's config bounds (below) to share's own wider
+	// ones, so that Kafka's unit tests (100 ms locks, 20 records in flight)
+	// can be reproduced. Off by default: a broker takes only what Kafka's
+	// would.
+	WideBounds bool
 	// Mutants are deliberate bugs for the simulator's own tests; the zero
 	// value changes nothing.
 	Mutants mutant.Set
 }
 
+// Kafka's bounds on share configs, enforced unless Config.WideBounds
+// (ShareGroupConfig's broker ranges; GroupConfig validates a group's value
+// within the broker's group.share.min/max.* settings, whose defaults these
+// are). A value outside them is INVALID_CONFIG, as IncrementalAlterConfigs
+// answers.
+const (
+	// Broker: group.share.delivery.count.limit,
+	// group.share.record.lock.duration.ms,
+	// group.share.partition.max.record.locks.
+	BrokerDeliveryCountLimitMin int32 = 2
+	BrokerDeliveryCountLimitMax int32 = 10
+	BrokerRecordLockDurationMin int64 = 1000
+	BrokerRecordLockDurationMax int64 = 3_600_000
+	BrokerMaxRecordLocksMin     int64 = 100
+	BrokerMaxRecordLocksMax     int64 = 10_000
+	// Group: share.delivery.count.limit within
+	// [group.share.min.delivery.count.limit, group.share.max.delivery.count.limit],
+	// share.record.lock.duration.ms within
+	// [group.share.min.record.lock.duration.ms, group.share.max.record.lock.duration.ms].
+	GroupDeliveryCountLimitMin int32 = 2
+	GroupDeliveryCountLimitMax int32 = 10
+	GroupRecordLockDurationMin int64 = 15_000
+	GroupRecordLockDurationMax int64 = 60_000
+)
+
+// checkBrokerBounds refuses broker defaults outside Kafka's ranges.
+func checkBrokerBounds(c share.Config) error {
+	switch {
+	case c.MaxDeliveryCount != 0 && (c.MaxDeliveryCount < BrokerDeliveryCountLimitMin || c.MaxDeliveryCount > BrokerDeliveryCountLimitMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: group.share.delivery.count.limit %d outside [%d, %d]", c.MaxDeliveryCount, BrokerDeliveryCountLimitMin, BrokerDeliveryCountLimitMax)
+	case c.RecordLockDurationMs != 0 && (c.RecordLockDurationMs < BrokerRecordLockDurationMin || c.RecordLockDurationMs > BrokerRecordLockDurationMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: group.share.record.lock.duration.ms %d outside [%d, %d]", c.RecordLockDurationMs, BrokerRecordLockDurationMin, BrokerRecordLockDurationMax)
+	case c.MaxInFlightRecords != 0 && (c.MaxInFlightRecords < BrokerMaxRecordLocksMin || c.MaxInFlightRecords > BrokerMaxRecordLocksMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: group.share.partition.max.record.locks %d outside [%d, %d]", c.MaxInFlightRecords, BrokerMaxRecordLocksMin, BrokerMaxRecordLocksMax)
+	}
+	return nil
+}
+
+// checkGroupBounds refuses a group config outside Kafka's group ranges.
+func checkGroupBounds(gc GroupConfig) error {
+	switch {
+	case gc.MaxDeliveryCount != 0 && (gc.MaxDeliveryCount < GroupDeliveryCountLimitMin || gc.MaxDeliveryCount > GroupDeliveryCountLimitMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: share.delivery.count.limit %d outside [%d, %d]", gc.MaxDeliveryCount, GroupDeliveryCountLimitMin, GroupDeliveryCountLimitMax)
+	case gc.RecordLockDurationMs != 0 && (gc.RecordLockDurationMs < GroupRecordLockDurationMin || gc.RecordLockDurationMs > GroupRecordLockDurationMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: share.record.lock.duration.ms %d outside [%d, %d]", gc.RecordLockDurationMs, GroupRecordLockDurationMin, GroupRecordLockDurationMax)
+	}
+	return nil
+}
+
 // GroupConfig is the per-group dynamic config (share.* group configs,
-// KIP-1240). Zero fields take the broker Defaults. It applies to
-// share-partitions created after SetGroupConfig: first fetch, rebuild after
-// an eviction, or a leader move.
+// KIP-1240). Zero fields take the broker Defaults. SetGroupConfig applies it
+// to the group's live share-partitions at once (share.UpdateConfig), except
+// DLQTopic, which a live share-partition keeps until it is rebuilt.
 type GroupConfig struct {
 	// AutoOffsetReset is share.auto.offset.reset; the zero value (latest)
 	// means "broker default". AutoOffsetResetDurationMs goes with it.
@@ -160,6 +214,11 @@ func New(cfg Config) (*Broker, error) {
 	}
 	if err := validateShareConfig(cfg.Defaults); err != nil {
 		return nil, err
+	}
+	if !cfg.WideBounds {
+		if err := checkBrokerBounds(cfg.Defaults); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.MaxShareSessions == 0 {
 		cfg.MaxShareSessions = DefaultMaxShareSessions
@@ -328,13 +387,24 @@ func (b *Broker) DeleteRecords(nowMs int64, tp TopicPartition, beforeOffset int6
 	return nil
 }
 
-// SetGroupConfig sets group's dynamic config after validating it (delivery
-// count, lock duration and reset bounds as share validates them; the DLQ
-// topic must exist). It applies to share-partitions created afterwards
-// (first fetch, rebuild after eviction, leader move): live ones keep theirs.
+// SetGroupConfig sets group's dynamic config after validating it: Kafka's
+// group bounds (INVALID_CONFIG; share's wider ones with Config.WideBounds),
+// the reset settings as share validates them (INVALID_REQUEST), and the DLQ
+// topic must exist. The group's live share-partitions follow it at once, as
+// trunk's SharePartition reads the group config on every use (see
+// share.SharePartition.UpdateConfig: a lower delivery limit archives records
+// at or over it, a new lock duration applies to new acquisitions); dead-letter
+// writes it causes are scheduled from the broker's last time. A live
+// share-partition keeps its DLQ topic (on or off) until it is rebuilt: first
+// fetch after an eviction, or a leader move.
 func (b *Broker) SetGroupConfig(group string, gc GroupConfig) error {
 	if err := checkID("group", group); err != nil {
 		return err
+	}
+	if !b.cfg.WideBounds {
+		if err := checkGroupBounds(gc); err != nil {
+			return err
+		}
 	}
 	if gc.DLQTopic != "" {
 		if _, ok := b.topics[gc.DLQTopic]; !ok {
@@ -348,6 +418,13 @@ func (b *Broker) SetGroupConfig(group string, gc GroupConfig) error {
 		return kerr.InvalidRequest.WithMessage("sharebroker: %d group configs reached", MaxGroupConfigs)
 	}
 	b.groupConfigs[group] = gc
+	for _, e := range b.entriesOfGroup(group) {
+		c := b.shareConfig(gc)
+		c.DLQEnabled = e.dlqTopic != ""
+		res, err := e.sp.UpdateConfig(c)
+		invariant(err == nil, "UpdateConfig refused a validated config")
+		b.afterOp(b.lastNowMs, e, res.DLQ)
+	}
 	return nil
 }
 

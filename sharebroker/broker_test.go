@@ -438,18 +438,21 @@ func TestUnknownPartitions(t *testing.T) {
 	assert.Equal(t, []TopicPartition{{"idle", 0}, tp0}, []TopicPartition{res[0].TopicPartition, res[1].TopicPartition})
 }
 
-// TestGroupConfigAppliesToNewPartitions proves a group config change does
-// not touch a live share-partition but applies once it is rebuilt (here by
-// a leader move), and that invalid configs are refused.
-func TestGroupConfigAppliesToNewPartitions(t *testing.T) {
+// TestGroupConfigAppliesToLivePartitions proves a group config change
+// reaches a live share-partition at once (trunk reads the group config on
+// every use) and applies to rebuilt ones too, and that invalid configs are
+// refused and change nothing.
+func TestGroupConfigAppliesToLivePartitions(t *testing.T) {
 	b := newBroker(t, kafkaConfig(), 1, 3, 3)
 	c := newClient(t, b, grp, m1)
 	c.fetch(0, 0, nil, tp0)
 	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000}))
-	assert.Equal(t, int64(100), sp(t, b, grp, tp0).Config().RecordLockDurationMs)
-	require.NoError(t, b.MoveLeader(1, tp0))
 	cfg := sp(t, b, grp, tp0).Config()
-	assert.Equal(t, int64(15_000), cfg.RecordLockDurationMs)
+	assert.Equal(t, int64(15_000), cfg.RecordLockDurationMs, "live")
+	assert.Equal(t, int32(3), cfg.MaxDeliveryCount)
+	require.NoError(t, b.MoveLeader(1, tp0))
+	cfg = sp(t, b, grp, tp0).Config()
+	assert.Equal(t, int64(15_000), cfg.RecordLockDurationMs, "rebuilt")
 	assert.Equal(t, int32(3), cfg.MaxDeliveryCount)
 	assert.Equal(t, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000}, b.GroupConfig(grp))
 
@@ -465,6 +468,67 @@ func TestGroupConfigAppliesToNewPartitions(t *testing.T) {
 		assert.ErrorIs(t, b.SetGroupConfig(grp, bad), kerr.InvalidRequest, "%+v", bad)
 	}
 	assert.Equal(t, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000}, b.GroupConfig(grp))
+	assert.Equal(t, int32(3), sp(t, b, grp, tp0).Config().MaxDeliveryCount)
+}
+
+// TestGroupConfigKafkaBounds proves Kafka's bounds are the default:
+// share.delivery.count.limit within [2, 10] and
+// share.record.lock.duration.ms within [15000, 60000] for a group, the
+// broker's group.share.* within their ranges; outside them INVALID_CONFIG,
+// nothing changed. WideBounds lifts them to share's own.
+func TestGroupConfigKafkaBounds(t *testing.T) {
+	b, err := New(Config{})
+	require.NoError(t, err)
+	for _, bad := range []GroupConfig{
+		{MaxDeliveryCount: 11},
+		{RecordLockDurationMs: 14_999},
+		{RecordLockDurationMs: 60_001},
+	} {
+		assert.ErrorIs(t, b.SetGroupConfig(grp, bad), kerr.InvalidConfig, "%+v", bad)
+	}
+	assert.Equal(t, GroupConfig{}, b.GroupConfig(grp))
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 10, RecordLockDurationMs: 15_000}))
+	for _, bad := range []share.Config{
+		{MaxDeliveryCount: 11},
+		{RecordLockDurationMs: 999},
+		{MaxInFlightRecords: 99},
+		{MaxInFlightRecords: 10_001},
+	} {
+		_, err := New(Config{Defaults: bad})
+		assert.ErrorIs(t, err, kerr.InvalidConfig, "%+v", bad)
+	}
+	wide, err := New(Config{WideBounds: true, Defaults: share.Config{RecordLockDurationMs: 100, MaxInFlightRecords: 20}})
+	require.NoError(t, err)
+	require.NoError(t, wide.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 25, RecordLockDurationMs: 100}))
+}
+
+// TestDynamicDeliveryCountDecreaseCausesArchival is trunk's case through the
+// broker: records released twice under limit 5 stay AVAILABLE; lowering
+// the group's share.delivery.count.limit to 2 archives them at once, and
+// the member's acquired records are archived on their release, not
+// redelivered.
+func TestDynamicDeliveryCountDecreaseCausesArchival(t *testing.T) {
+	b := newBroker(t, kafkaConfig(), 1, 10, 10)
+	c := newClient(t, b, grp, m1)
+	c.fetch(0, 10, nil, tp0)
+	res := c.ack(1, acksOf(tp0, 0, 9, share.AckRelease))
+	require.NoError(t, res[0].Err)
+	c.fetch(2, 10, nil, tp0)
+	res = c.ack(3, acksOf(tp0, 0, 4, share.AckRelease)) // 0..4 AVAILABLE at count 2, 5..9 ACQUIRED
+	require.NoError(t, res[0].Err)
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 2}))
+	p := sp(t, b, grp, tp0)
+	for off := int64(0); off <= 4; off++ {
+		r, ok := p.Record(off)
+		if ok {
+			assert.Equal(t, share.Archived, r.State, "offset %d", off)
+		}
+	}
+	assert.EqualValues(t, 5, p.StartOffset(), "0..4 archived at the change")
+	res = c.ack(4, acksOf(tp0, 5, 9, share.AckRelease))
+	require.NoError(t, res[0].Err)
+	assert.EqualValues(t, 10, p.StartOffset(), "released at the new limit: archived")
+	require.NoError(t, b.CheckInvariants())
 }
 
 // TestSessionReplacementKeepsRecords proves an epoch-0 request on a key

@@ -12,7 +12,8 @@
 // share-partition and one timer per pending dead-letter write (KIP-1191).
 // ShareFetch applies piggy-backed acknowledgements, then acquires records
 // from each requested partition; ShareAcknowledge applies acknowledgements;
-// a FINAL epoch or DropConnection releases the member's records.
+// a FINAL epoch or DropConnection releases the member's records in the
+// session's partitions (releaseSession).
 //
 // It must never read a clock (nowMs is always an argument, and must not go
 // back between calls), start a goroutine, hold global state, or let Go map
@@ -48,12 +49,25 @@
 //     (batch_optimized: whole batches, a soft limit); share still applies
 //     the in-flight limit and poison-pill throttling. sp.Config().BatchSize
 //     therefore reads share.MaxBatchSize.
-//   - Group configs (SetGroupConfig) apply to share-partitions created
-//     afterwards: on first fetch, on a rebuild after eviction, or on a
-//     leader move. A live share-partition keeps the config it was built
-//     with, including its DLQ topic. A zero GroupConfig field takes the
-//     broker default, so a group cannot set share.auto.offset.reset=latest
-//     (the zero value) or renew enabled over a broker default that differs.
+//   - Group configs (SetGroupConfig) reach live share-partitions at once,
+//     as trunk's SharePartition reads the group config on every use
+//     (share.SharePartition.UpdateConfig): a lower delivery limit archives
+//     AVAILABLE records at or over it at once and ACQUIRED ones on their
+//     next release; a new lock duration applies to new acquisitions and
+//     renewals; share.auto.offset.reset to a partition that initialises
+//     later. The DLQ topic is the exception: a live share-partition keeps
+//     the one it was built with until it is rebuilt. A zero GroupConfig
+//     field takes the broker default, so a group cannot set
+//     share.auto.offset.reset=latest (the zero value) or renew enabled over
+//     a broker default that differs.
+//   - Kafka's config bounds are enforced (INVALID_CONFIG): broker defaults
+//     within group.share.*'s ranges, a group's delivery limit within [2, 10]
+//     and lock duration within [15 s, 60 s]. Config.WideBounds lifts them
+//     to share's own ranges, for reproducing Kafka's unit tests.
+//   - A share session remembers the partitions it fetched (Kafka's
+//     cachedPartitions; requests never forget one), and closing it (FINAL
+//     epoch or DropConnection) releases the member's records in those
+//     partitions only, as releaseSession does.
 //   - Dead-letter writes take DLQWriteDelayMs of virtual time; the records
 //     stay ARCHIVING meanwhile. A write becomes one batch of the DLQ topic
 //     partition sourcePartition % partitions. A share-partition evicted or

@@ -24,7 +24,7 @@ var tp0 = TopicPartition{Topic: topic, Partition: 0}
 // kafkaConfig is SharePartitionManagerTest's setup: 100 ms locks, limit 5,
 // 200 in flight, fetches of 500, read from the log start.
 func kafkaConfig() Config {
-	return Config{Defaults: share.Config{MaxDeliveryCount: 5, RecordLockDurationMs: 100, MaxInFlightRecords: 200, AutoOffsetReset: share.ResetEarliest}}
+	return Config{Defaults: share.Config{MaxDeliveryCount: 5, RecordLockDurationMs: 100, MaxInFlightRecords: 200, AutoOffsetReset: share.ResetEarliest}, WideBounds: true}
 }
 
 // newBroker returns a broker with topic (partitions partitions) holding

@@ -295,3 +295,29 @@ func TestAcknowledgeEmptyPartitionCacheMap(t *testing.T) {
 	assert.ErrorIs(t, res[0].Err, kerr.UnknownTopicOrPartition)
 	assert.Equal(t, []share.Key{{Group: "other", Topic: topic, Partition: 0}}, b.Keys())
 }
+
+// TestReleaseSessionReleasesOnlyItsPartitions follows Kafka's
+// SharePartitionManager.releaseSession: closing a share session releases the
+// member's records in that session's partitions only. Records the member
+// acquired on tp0 in an earlier session, which an epoch-0 request replaced
+// with a session fetching tp1 alone, stay ACQUIRED after the close and come
+// back by lock expiry.
+func TestReleaseSessionReleasesOnlyItsPartitions(t *testing.T) {
+	b := newBroker(t, kafkaConfig(), 2, 0, 1)
+	tp1 := TopicPartition{topic, 1}
+	for _, p := range []TopicPartition{tp0, tp1} {
+		_, err := b.Produce(0, p, 3)
+		require.NoError(t, err)
+	}
+	newClient(t, b, grp, m2).fetch(0, 0, nil) // keeps the group's partitions cached
+	c := newClient(t, b, grp, m1)
+	c.fetch(0, 0, nil, tp0)
+	c.epoch = 0 // a new session replaces the old one without releasing
+	c.fetch(1, 0, nil, tp1)
+	c.close(2)
+	requireRange(t, sp(t, b, grp, tp0), 0, 2, share.Acquired, 1, m1)
+	requireRange(t, sp(t, b, grp, tp1), 0, 2, share.Available, 1, "")
+	_, err := b.Poll(100)
+	require.NoError(t, err)
+	requireRange(t, sp(t, b, grp, tp0), 0, 2, share.Available, 1, "")
+}

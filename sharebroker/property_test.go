@@ -35,6 +35,10 @@ type propClient struct {
 	group, member string
 	epoch         int32
 	held          map[TopicPartition][]int64 // sorted offsets; lookups by tp only
+	// sessParts are the partitions its latest session fetched: closing
+	// that session releases its records there (releaseSession), and only
+	// there.
+	sessParts map[TopicPartition]bool
 }
 
 type propWorld struct {
@@ -75,6 +79,7 @@ func newPropWorld(t *testing.T, seed uint64) *propWorld {
 			AutoOffsetReset:      share.ResetEarliest,
 		},
 		DLQWriteDelayMs: int64(r.IntN(3) * 25),
+		WideBounds:      true,
 	}
 	b, err := New(cfg)
 	if err != nil {
@@ -208,6 +213,14 @@ func (w *propWorld) step() {
 		c := w.clients[r.IntN(len(w.clients))]
 		w.logf("restart session %s/%s", c.group, c.member)
 		c.epoch = 0 // the next fetch replaces the session, keeping its records
+	case op < 97:
+		// A live group-config change: live share-partitions follow it.
+		g := w.groups[r.IntN(len(w.groups))]
+		gc := b.GroupConfig(g)
+		gc.MaxDeliveryCount = int32(2 + r.IntN(4))
+		gc.RecordLockDurationMs = int64(100 + r.IntN(100)) // the drain needs locks over DLQWriteDelayMs+1
+		w.logf("group config %s limit %d lock %d", g, gc.MaxDeliveryCount, gc.RecordLockDurationMs)
+		w.must(b.SetGroupConfig(g, gc))
 	default:
 		w.close(w.clients[r.IntN(len(w.clients))])
 	}
@@ -314,6 +327,12 @@ func (w *propWorld) fetch(c *propClient) {
 		return
 	}
 	c.epoch = NextSessionEpoch(epoch)
+	if epoch == 0 || c.sessParts == nil {
+		c.sessParts = map[TopicPartition]bool{} // a new session, a new list
+	}
+	for _, tp := range parts {
+		c.sessParts[tp] = true
+	}
 	forget(c, acks, resp.Acks)
 	for _, p := range resp.Partitions {
 		for _, a := range p.Records {
@@ -358,6 +377,16 @@ func (w *propWorld) close(c *propClient) {
 	c.epoch, c.held = 0, map[TopicPartition][]int64{}
 }
 
+// client returns the client of (group, member); nil for the drainers.
+func (w *propWorld) client(group, member string) *propClient {
+	for _, c := range w.clients {
+		if c.group == group && c.member == member {
+			return c
+		}
+	}
+	return nil
+}
+
 // check runs the invariants after every operation.
 func (w *propWorld) check() {
 	w.t.Helper()
@@ -370,8 +399,8 @@ func (w *propWorld) check() {
 		end, _ := b.EndOffset(TopicPartition{k.Topic, k.Partition})
 		for off := int64(0); off < end; off++ {
 			if r, ok := p.Record(off); ok && r.State == share.Acquired {
-				if _, has := b.sessions[sessionKey{k.Group, r.MemberID}]; !has {
-					w.failf("%+v offset %d ACQUIRED by %q, which has no session", k, off, r.MemberID)
+				if _, has := b.sessions[sessionKey{k.Group, r.MemberID}]; !has && w.client(k.Group, r.MemberID) != nil && w.client(k.Group, r.MemberID).sessParts[TopicPartition{k.Topic, k.Partition}] {
+					w.failf("%+v offset %d ACQUIRED by %q, whose closed session fetched the partition", k, off, r.MemberID)
 				}
 			}
 		}

@@ -1,6 +1,10 @@
 package sharebroker
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/share"
 )
@@ -15,8 +19,30 @@ const (
 type sessionKey struct{ group, member string }
 
 // session is one entry of the share session cache: the epoch the next
-// request must carry.
-type session struct{ nextEpoch int32 }
+// request must carry, and the partitions the session has fetched (Kafka's
+// cachedPartitions), sorted. Requests name their partitions in full and
+// never forget one, so the list only grows within a session.
+type session struct {
+	nextEpoch  int32
+	partitions []TopicPartition
+}
+
+// addPartitions records tps in the session's sorted partition list.
+func (s *session) addPartitions(tps []TopicPartition) {
+	for _, tp := range tps {
+		i, found := slices.BinarySearchFunc(s.partitions, tp, compareTopicPartition)
+		if !found {
+			s.partitions = slices.Insert(s.partitions, i, tp)
+		}
+	}
+}
+
+func compareTopicPartition(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
 
 // PartitionAcks are one partition's acknowledgement batches, ascending,
 // as share.SharePartition.Acknowledge takes them.
@@ -116,6 +142,7 @@ func (b *Broker) ShareFetch(nowMs int64, req FetchRequest) (FetchResponse, error
 		b.closeSession(nowMs, k)
 		return resp, nil
 	}
+	b.sessions[k].addPartitions(req.Partitions)
 	for _, tp := range req.Partitions {
 		fp := b.fetchPartition(nowMs, k, tp, req.MaxRecords)
 		if len(fp.Records) > 0 || fp.Err != nil {
@@ -262,20 +289,28 @@ func (b *Broker) advanceSession(k sessionKey, epoch int32) {
 			b.sessions[k] = s
 			b.groupSessions[k.group]++
 		}
-		s.nextEpoch = 1
+		// A new session replaces the old one and its partition list.
+		s.nextEpoch, s.partitions = 1, nil
 	case FinalEpoch:
 	default:
 		s.nextEpoch = NextSessionEpoch(s.nextEpoch)
 	}
 }
 
-// closeSession releases the member's records in every cached share-partition
-// of its group (releaseSession → releaseAcquiredRecords), removes the
-// session, and when it was the group's last one evicts the group's
-// share-partitions (Kafka's share-group listener): they are rebuilt from
-// the persister on the next fetch.
+// closeSession releases the member's records in the cached share-partitions
+// of the session's partitions only (Kafka's releaseSession →
+// releaseAcquiredRecords over the session's cachedPartitions): records the
+// member acquired in an earlier session that an epoch-0 request replaced,
+// in partitions this session never fetched, come back by lock expiry. It
+// then removes the session, and when it was the group's last one evicts
+// the group's share-partitions (Kafka's share-group listener): they are
+// rebuilt from the persister on the next fetch.
 func (b *Broker) closeSession(nowMs int64, k sessionKey) {
-	for _, e := range b.entriesOfGroup(k.group) {
+	for _, tp := range b.sessions[k].partitions {
+		e := b.entries[share.Key{Group: k.group, Topic: tp.Topic, Partition: tp.Partition}]
+		if e == nil {
+			continue
+		}
 		res, err := e.sp.ReleaseMember(k.member)
 		invariant(err == nil, "ReleaseMember failed on a live share-partition")
 		b.afterOp(nowMs, e, res.DLQ)

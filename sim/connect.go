@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,12 @@ type sink struct {
 	// start offset a reset set: records below it never put were skipped.
 	resetting  bool
 	resetFloor map[tp]int64
+	// limit and lockMs are the share group's delivery-count limit and lock
+	// duration in force (group_config_changes change them live); minLimit
+	// is the lowest limit ever in force, below which a record may have been
+	// archived.
+	limit, minLimit int32
+	lockMs          int64
 }
 
 // recvTab is what the sink did with each offset of one partition.
@@ -201,6 +208,9 @@ func resolveConnectors(c *ConnectWorkload) ([]connect.SinkConfig, error) {
 				return nil, fmt.Errorf("sim: invalid connect.connectors[%d]: topic %q is not a data topic", i, t)
 			}
 		}
+		if cfg.OnFatalPut, err = connect.ParseFatalPutPolicy(k.FatalPut); err != nil {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].fatal_put: %w", i, err)
+		}
 		out[i] = cfg
 	}
 	return out, nil
@@ -253,7 +263,11 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 		return false
 	})
 	for i, k := range wl.Connectors {
-		s := &sink{spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills), resetFloor: map[tp]int64{}}
+		s := &sink{spec: k, cfg: cfgs[i], recv: map[tp]*recvTab{}, kills: slices.Clone(k.Kills), resetFloor: map[tp]int64{},
+			limit: cw.limit, minLimit: cw.limit, lockMs: cw.lockMs}
+		if len(k.GroupConfigChanges) > 0 && s.cfg.Kind != connect.ShareSink {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].group_config_changes: share group configs need a share sink", i)
+		}
 		s.res = SinkResult{Name: s.cfg.Name, Kind: s.cfg.Kind.String(), Group: s.cfg.GroupID, Stripped: s.cfg.Stripped}
 		if k.BrokerDLQ != "" && s.cfg.Kind == connect.ShareSink {
 			if err := cw.sb.CreateTopic(k.BrokerDLQ, 2); err != nil {
@@ -463,6 +477,16 @@ func (cw *connectWorld) startSink(s *sink) {
 				return
 			}
 		}
+		if v, ok := s.cfg.GroupConfigs[connect.GroupConfigShareRecordLockDurationMs]; ok {
+			// KIP-1302's share.acquisition.lock.timeout.ms, mapped by
+			// connect.Resolve onto the group config the broker knows.
+			ms, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
+				return
+			}
+			gc.RecordLockDurationMs, s.lockMs = ms, ms
+		}
 		if s.brokerDLQ {
 			gc.DLQTopic = s.spec.BrokerDLQ
 		}
@@ -470,6 +494,7 @@ func (cw *connectWorld) startSink(s *sink) {
 			w.violate("connect-config", fmt.Sprintf("%s: %v", s.cfg.Name, err))
 			return
 		}
+		cw.scheduleGroupConfigChanges(s)
 	}
 	s.started = true
 	w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("start kind=%s tasks=%d", s.cfg.Kind, s.cfg.Tasks))
@@ -842,8 +867,8 @@ func (cw *connectWorld) onAcquired(t *sinkTask, p tp, r share.AcquiredRecords, d
 		h = &holdTab{}
 		cw.holds[key] = h
 	}
-	if r.DeliveryCount < 1 || r.DeliveryCount > cw.limit {
-		w.violate(InvSharePartitions, fmt.Sprintf("%s offsets %d-%d delivered with count %d (limit %d)", keyString(key), r.FirstOffset, r.LastOffset, r.DeliveryCount, cw.limit))
+	if r.DeliveryCount < 1 || r.DeliveryCount > s.limit {
+		w.violate(InvSharePartitions, fmt.Sprintf("%s offsets %d-%d delivered with count %d (limit %d)", keyString(key), r.FirstOffset, r.LastOffset, r.DeliveryCount, s.limit))
 		return
 	}
 	h.grow(r.LastOffset)
@@ -1049,7 +1074,7 @@ func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome))
 // scheduleRenew sends RENEW for the held records every half lock duration
 // while a put runs (KIP-1222; share.renew.acknowledge.enable=true).
 func (cw *connectWorld) scheduleRenew(t *sinkTask, lat time.Duration) {
-	every := time.Duration(cw.lockMs/2) * time.Millisecond
+	every := time.Duration(t.s.lockMs/2) * time.Millisecond
 	if lat <= every {
 		return
 	}
@@ -1175,7 +1200,7 @@ func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges
 				}
 				switch b.Type {
 				case share.AckRenew:
-					h.until[o] = now + cw.lockMs
+					h.until[o] = now + s.lockMs
 				default:
 					h.holder[o], h.until[o] = 0, 0
 				}

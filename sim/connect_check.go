@@ -282,7 +282,7 @@ func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 			w.violate(InvSharePartitions, fmt.Sprintf("sink %s lost %d records: terminal at the broker, or acknowledged, without a successful put, a skip or a legitimate archive", s.cfg.Name, s.res.Lost))
 		}
 		switch {
-		case end.running && s.res.Undelivered > 0 && w.nowMs()-s.lastDeliveryMs > s.stuckAfter(cw.lockMs):
+		case end.running && s.res.Undelivered > 0 && w.nowMs()-s.lastDeliveryMs > s.stuckAfter(max(cw.lockMs, s.lockMs)):
 			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d records neither acknowledged nor archived, and nothing delivered for %s", s.cfg.Name, s.res.Undelivered,
 				time.Duration(w.nowMs()-s.lastDeliveryMs)*time.Millisecond))
 		case s.res.Undelivered > 0 && end.running:
@@ -337,7 +337,7 @@ func (c *classified) archivedOffset(brokerDLQ, put bool, f uint8) {
 //   - undelivered: still pending at the broker (share), or never put (consumer).
 func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64) classified {
 	var c classified
-	limit := uint8(cw.limit)
+	limit := uint8(s.minLimit)
 	key := share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}
 	floor := s.resetFloor[p] // an operator's offset reset
 	if s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset] != "earliest" {

@@ -73,6 +73,9 @@ type Connector struct {
 	// ResetOffsets reset a share sink's group offsets (stop, alter when
 	// EMPTY, start again); see OffsetReset.
 	ResetOffsets []OffsetReset
+	// GroupConfigChanges alter a share sink's group config while it runs;
+	// see GroupConfigChange.
+	GroupConfigChanges []GroupConfigChange
 
 	// MaxPollRecords is max.poll.records (default 500).
 	MaxPollRecords int32
@@ -86,6 +89,12 @@ type Connector struct {
 	PutRetriableProb float64
 	PutFatalProb     float64
 	ConvertFailProb  float64
+	// FatalPut is what a share sink does when put() throws a fatal
+	// exception: "reject" (KIP-1302 as written, the default: the batch is
+	// REJECTed, to the dead-letter queue when BrokerDLQ is set) or
+	// "fail_task" (WorkerSinkTask's answer: the task fails, its batch is
+	// released for redelivery). Consumer sinks always fail the task.
+	FatalPut string
 	// RestartFailedAfter restarts a FAILED task after this long (0: a
 	// failed task stays failed, as Connect does without an operator).
 	RestartFailedAfter time.Duration
@@ -197,6 +206,8 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 			return bad(f("probabilities"), "must be in [0, 1] (retriable + fatal <= 1)")
 		case k.RestartFailedAfter < 0 || k.RebalancePause < 0 || k.FlushInterval < 0:
 			return bad(f("durations"), "must be >= 0")
+		case k.FatalPut != "" && k.FatalPut != "reject" && k.FatalPut != "fail_task":
+			return bad(f("fatal_put"), "must be reject or fail_task, got %q", k.FatalPut)
 		case k.ExistingGroup != "" && k.ExistingGroup != "consumer" && k.ExistingGroup != "streams" && k.ExistingGroup != "share":
 			return bad(f("existing_group"), "must be consumer, streams or share, got %q", k.ExistingGroup)
 		}
@@ -207,6 +218,11 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 		}
 		for j, r := range k.ResetOffsets {
 			if err := validateReset(i, j, r, d); err != nil {
+				return err
+			}
+		}
+		for j, c := range k.GroupConfigChanges {
+			if err := validateGroupConfigChange(i, j, c, d); err != nil {
 				return err
 			}
 		}

@@ -202,7 +202,7 @@ func TestConnectOptionsValidate(t *testing.T) {
 		}, "scale[1]"},
 		{"delivery limit", func(o *sim.Options) { o.Connect.DeliveryCountLimit = 11 }, "delivery_count_limit"},
 		{"lock duration", func(o *sim.Options) { o.Connect.RecordLockDuration = time.Millisecond }, "record_lock_duration"},
-		{"share fault prob", func(o *sim.Options) { o.Faults.SharePersistFailProb = 2 }, "share probabilities"},
+		{"share fault prob", func(o *sim.Options) { o.Faults.SharePersistFailProb = 2 }, "faults.share_persist_fail_prob"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,10 +37,16 @@ type checker struct {
 	inCycle  []int // cycles in flight per broker (invariant 4)
 	rules    ruleState
 	maxBatch int64 // the largest produced batch, for invariant 17's slack
+	// cycleOwned is, per broker with a cycle in flight, the partitions it
+	// owned when that cycle started: a cycle keeps working on a partition
+	// after it moved away (its deletes are in flight), so the data-loss
+	// probe waits for it too, not only for the current owner's cycle.
+	cycleOwned []map[int32]bool
 }
 
 func newChecker(w *world) *checker {
-	return &checker{w: w, observed: map[string]int32{}, inCycle: make([]int, w.opts.Brokers), rules: newRuleState()}
+	return &checker{w: w, observed: map[string]int32{}, inCycle: make([]int, w.opts.Brokers), cycleOwned: make([]map[int32]bool, w.opts.Brokers),
+		rules: newRuleState()}
 }
 
 // onWrite checks a write against the latest state it ran on, before its
@@ -113,6 +119,10 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 			w.violate(InvSingleFlight, fmt.Sprintf("broker %d started a cycle while %d were in flight", b, c.inCycle[b]))
 		}
 		c.inCycle[b]++
+		c.cycleOwned[b] = map[int32]bool{}
+		for _, p := range w.partitionsOf(b) {
+			c.cycleOwned[b][p] = true
+		}
 	case coordinator.EventCycleFinished, coordinator.EventCyclePanicked:
 		if c.inCycle[b] > 0 {
 			c.inCycle[b]--
@@ -138,16 +148,27 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 }
 
 // settled reports whether nothing in flight can still change what the store
-// or the metadata says about a group: no plugin call for it, and no cleanup
-// cycle on the broker that owns it (a cycle's writes settle before it ends).
-// Then the store and the metadata must agree.
+// or the metadata says about a group: no plugin call for it from any broker
+// (the current owner or any earlier owner of its partition), and no cleanup
+// cycle on the broker that owns it or on a broker that owned it when its
+// cycle started (a cycle's writes settle before it ends). Then the store and
+// the metadata must agree.
 func (c *checker) settled(groupID string) bool {
 	w := c.w
 	if w.groupInFlight[groupID] > 0 {
 		return false
 	}
 	b := w.route(groupID)
-	return b >= 0 && c.inCycle[b] == 0
+	if b < 0 || c.inCycle[b] > 0 {
+		return false
+	}
+	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
+	for other, n := range c.inCycle {
+		if n > 0 && c.cycleOwned[other][p] {
+			return false
+		}
+	}
+	return true
 }
 
 // probeDataLoss looks for a streams group whose metadata says its

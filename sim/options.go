@@ -55,6 +55,11 @@ type Options struct {
 	StopAt int64
 	// TraceTail is how many trace events a violation prints (default 50).
 	TraceTail int
+	// Progress, if set, is called every few thousand events with the step
+	// and the virtual time reached; returning false stops the run there
+	// (Result.Interrupted). It is for a caller's progress display and
+	// Ctrl-C: it must not feed anything back into the simulation.
+	Progress func(step int64, virtual time.Duration) bool `json:"-"`
 
 	// Mutants are deliberate coordinator bugs for the simulator's own tests.
 	Mutants mutant.Set
@@ -116,6 +121,13 @@ type Faults struct {
 	// drops a heartbeat.
 	MemberCrashProb   float64
 	LostHeartbeatProb float64
+	// DeletePastMoveProb makes a deleteTopology outlive a shard move: the
+	// call is held for DeletePastMoveLatency and its group's partition moves
+	// to another broker at once, so the old owner's delete can land after
+	// the new owner solicited and stored a fresh description (the KIP-1331
+	// v2 move race; protocol v3 fences it).
+	DeletePastMoveProb    float64
+	DeletePastMoveLatency time.Duration
 
 	// Share faults, used only with a Connect workload. ShareLeaderMovesPerHour
 	// moves a data partition's leadership (share-partitions are rebuilt from
@@ -188,44 +200,33 @@ func DefaultOptions() Options {
 	}
 }
 
-// Validate checks the options; the error names the field.
+// Validate checks the options. A failure is an *OptionError naming the
+// scenario keys involved: first every parameter's range (the Params table),
+// then the rules that tie parameters together.
 func (o Options) Validate() error {
+	for _, p := range Params {
+		if err := p.check(&o); err != nil {
+			return err
+		}
+	}
 	w, f := o.Workload, o.Faults
 	checks := []struct {
-		bad   bool
-		field string
-		why   string
+		bad  bool
+		keys []string
+		why  string
 	}{
-		{o.Duration < time.Minute || o.Duration > 366*24*time.Hour, "duration", "must be in [1m, 366d]"},
-		{o.Brokers < 1 || o.Brokers > 64, "brokers", "must be in [1, 64]"},
-		{o.Partitions < 1 || o.Partitions > 1000, "partitions", "must be in [1, 1000]"},
-		{o.Retention < time.Minute || o.Retention%time.Minute != 0, "retention", "must be a whole number of minutes, at least 1m"},
-		{o.CheckInterval < time.Second, "check-interval", "must be at least 1s"},
-		{o.Protocol != coordinator.CleanupV1 && o.Protocol != coordinator.CleanupV2, "protocol", "must be v1 or v2"},
-		{w.StreamsApps < 0 || w.ConsumerGroups < 0 || w.ShareGroups < 0 || w.SimpleGroups < 0, "workload groups", "must be >= 0"},
-		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > 2_000_000, "workload groups", "at most 2 000 000 in total"},
-		{w.MembersMin < 1 || w.MembersMax < w.MembersMin || w.MembersMax > 100, "members", "need 1 <= min <= max <= 100"},
-		{w.LifetimeMin <= 0 || w.LifetimeMax < w.LifetimeMin, "lifetime", "need 0 < min <= max"},
-		{w.ArrivalWindow <= 0 || w.ArrivalWindow > 1, "arrival-window", "must be in (0, 1]"},
-		{w.CommitInterval < time.Second, "commit-interval", "must be at least 1s"},
-		{w.TopologyUpgradeProb < 0 || w.TopologyUpgradeProb > 1, "topology-upgrade-prob", "must be in [0, 1]"},
-		{w.AdminInterval < 0, "admin-interval", "must be >= 0"},
-		{!prob(f.PluginTransient) || !prob(f.PluginPermanent) || !prob(f.PluginAppliedTransient) || !prob(f.PluginBurstProb) ||
-			!prob(f.MoveDuringCycleProb) || !prob(f.AppendFailureProb) || !prob(f.MemberCrashProb) || !prob(f.LostHeartbeatProb),
-			"faults", "probabilities must be in [0, 1]"},
-		{f.PluginTransient+f.PluginPermanent+f.PluginAppliedTransient > 1, "faults", "plugin fault probabilities add up to more than 1"},
-		{f.PluginLatencyMin < 0 || f.PluginLatencyMax < f.PluginLatencyMin, "plugin-latency", "need 0 <= min <= max"},
-		{f.PluginBurstLength < 0 || f.PluginBurstLength > 10_000, "plugin-burst-length", "must be in [0, 10000]"},
-		{f.ShardMovesPerHour < 0 || f.ShardMovesPerHour > 3600, "shard-moves-per-hour", "must be in [0, 3600]"},
-		{f.LoadDelay < 0 || f.CommitDelayMax < 0, "delays", "must be >= 0"},
-		{!prob(f.SharePersistFailProb) || !prob(f.ShareDLQFailProb), "faults", "share probabilities must be in [0, 1]"},
-		{f.ShareLeaderMovesPerHour < 0 || f.ShareLeaderMovesPerHour > 3600 || f.TaskKillsPerHour < 0 || f.TaskKillsPerHour > 3600,
-			"faults", "share-leader-moves-per-hour and task-kills-per-hour must be in [0, 3600]"},
-		{o.MaxEvents < 0 || o.StopAt < 0 || o.ReplayCheckEvery < 0 || o.TraceTail < 0, "limits", "must be >= 0"},
+		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > maxGroups,
+			[]string{"workload.streams_apps", "workload.consumer_groups", "workload.share_groups", "workload.simple_groups"}, "at most 2 000 000 groups in total"},
+		{w.MembersMax < w.MembersMin, []string{"workload.members_min", "workload.members_max"}, "need members_min <= members_max"},
+		{w.LifetimeMax < w.LifetimeMin, []string{"workload.lifetime_min", "workload.lifetime_max"}, "need lifetime_min <= lifetime_max"},
+		{f.PluginTransient+f.PluginPermanent+f.PluginAppliedTransient > 1,
+			[]string{"faults.plugin_transient", "faults.plugin_permanent", "faults.plugin_applied_transient"}, "the plugin fault probabilities add up to more than 1"},
+		{f.PluginLatencyMax < f.PluginLatencyMin, []string{"faults.plugin_latency_min", "faults.plugin_latency_max"}, "need plugin_latency_min <= plugin_latency_max"},
+		{o.MaxEvents < 0 || o.StopAt < 0 || o.TraceTail < 0, []string{"limits"}, "MaxEvents, StopAt and TraceTail must be >= 0"},
 	}
 	for _, c := range checks {
 		if c.bad {
-			return fmt.Errorf("sim: invalid %s: %s", c.field, c.why)
+			return &OptionError{Keys: c.keys, Why: c.why}
 		}
 	}
 	if o.Connect != nil {

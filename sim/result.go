@@ -50,8 +50,14 @@ type Result struct {
 	Marks map[string]int64 `json:"marks"`
 	// Violation is the first invariant that failed, or nil.
 	Violation *Violation `json:"violation,omitempty"`
-	// Stopped is set when the run stopped at Options.StopAt.
-	Stopped bool `json:"stopped,omitempty"`
+	// Stopped is set when the run stopped at Options.StopAt, or when
+	// Options.Progress stopped it (Interrupted is then set too).
+	Stopped     bool `json:"stopped,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Replay is the command that reproduces this run with every resolved
+	// option; the caller that resolved the options fills it in (reports
+	// print it).
+	Replay string `json:"replay,omitempty"`
 
 	Series Series `json:"-"`
 	// Metrics are every broker's coordinator metrics at the end, each

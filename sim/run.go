@@ -12,6 +12,9 @@ import (
 
 const defaultMaxEvents = 50_000_000
 
+// progressEvery is how many events pass between calls of Options.Progress.
+const progressEvery = 1 << 15
+
 // Run runs one simulation. traceOut, if not nil, receives every trace event
 // as a line. The result's WallTime is left for the caller to fill.
 func Run(opts Options, traceOut io.Writer) (*Result, error) {
@@ -89,6 +92,11 @@ func (w *world) run() {
 		}
 		if o.StopAt > 0 && w.eng.step >= o.StopAt {
 			w.res.Stopped = true
+			break
+		}
+		if o.Progress != nil && w.res.Events%progressEvery == 0 &&
+			!o.Progress(w.eng.step, time.Duration(w.nowMs()-startMs)*time.Millisecond) {
+			w.res.Stopped, w.res.Interrupted = true, true
 			break
 		}
 		if w.res.Events >= maxEvents {

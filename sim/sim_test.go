@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,14 +138,17 @@ func TestReplayStopsAtViolationStep(t *testing.T) {
 // nothing runs.
 func TestOptionsValidate(t *testing.T) {
 	cases := map[string]func(*sim.Options){
-		"duration":       func(o *sim.Options) { o.Duration = time.Second },
-		"brokers":        func(o *sim.Options) { o.Brokers = 0 },
-		"partitions":     func(o *sim.Options) { o.Partitions = 0 },
-		"retention":      func(o *sim.Options) { o.Retention = 90 * time.Second },
-		"protocol":       func(o *sim.Options) { o.Protocol = "v3" },
-		"members":        func(o *sim.Options) { o.Workload.MembersMax = 0 },
-		"faults":         func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
-		"plugin-latency": func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
+		"duration":                  func(o *sim.Options) { o.Duration = time.Second },
+		"brokers":                   func(o *sim.Options) { o.Brokers = 0 },
+		"partitions":                func(o *sim.Options) { o.Partitions = 0 },
+		"retention":                 func(o *sim.Options) { o.Retention = 90 * time.Second },
+		"protocol":                  func(o *sim.Options) { o.Protocol = "v3" },
+		"workload.members_max":      func(o *sim.Options) { o.Workload.MembersMax = 0 },
+		"faults.plugin_transient":   func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
+		"faults.plugin_latency_max": func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
+		"faults.plugin_latency_min, faults.plugin_latency_max": func(o *sim.Options) {
+			o.Faults.PluginLatencyMin, o.Faults.PluginLatencyMax = time.Second, time.Millisecond
+		},
 	}
 	for field, mutate := range cases {
 		o := sim.DefaultOptions()
@@ -183,4 +187,73 @@ func TestAnyConformingStoreGivesTheSameRun(t *testing.T) {
 	require.Nil(t, hidden.Violation)
 	assert.Equal(t, mem.TraceHash, hidden.TraceHash)
 	assert.Zero(t, hidden.Series.Samples[len(hidden.Series.Samples)-1].PluginRows, "rows are not listed")
+}
+
+// TestParamsTable proves the option table's own rules: flags are unique,
+// every entry reads back what it writes (Get and Set round-trip on the
+// default options and on a swarm seed), DefaultOptions passes every range,
+// and a value just outside a range fails naming the key.
+func TestParamsTable(t *testing.T) {
+	flags := map[string]string{}
+	for _, p := range sim.Params {
+		if other, dup := flags[p.Flag]; dup {
+			t.Errorf("flag --%s names both %s and %s", p.Flag, other, p.Key)
+		}
+		flags[p.Flag] = p.Key
+		assert.Same(t, p, sim.ParamByKey(p.Key))
+		assert.Same(t, p, sim.ParamByFlag(p.Flag))
+	}
+	swarm := sim.DefaultOptions()
+	swarm.Seed = 12345
+	sim.Swarm(&swarm)
+	require.NoError(t, swarm.Validate(), "a swarm seed's options are valid")
+	for _, o := range []sim.Options{sim.DefaultOptions(), swarm} {
+		for _, p := range sim.Params {
+			var fresh sim.Options
+			require.NoError(t, p.Set(&fresh, p.Get(&o)), p.Key)
+			assert.Equal(t, p.Get(&o), p.Get(&fresh), p.Key)
+		}
+		back := sim.DefaultOptions()
+		args := sim.ReplayArgs(back, o)
+		for i := 2; i < len(args); i += 2 {
+			if args[i] == "--faults" {
+				back.Faults, _ = sim.PresetFaults(sim.FaultPreset(args[i+1]))
+				continue
+			}
+			p := sim.ParamByFlag(strings.TrimPrefix(args[i], "--"))
+			require.NotNil(t, p, args[i])
+			require.NoError(t, p.Set(&back, args[i+1]))
+		}
+		back.Seed = o.Seed
+		for _, p := range sim.Params {
+			assert.Equal(t, p.Get(&o), p.Get(&back), "ReplayArgs reproduces %s", p.Key)
+		}
+	}
+	for _, p := range sim.Params {
+		if p.Type == sim.TypeBool || p.Type == sim.TypeEnum {
+			continue
+		}
+		o := sim.DefaultOptions()
+		below := p.Min - 1
+		if p.Type == sim.TypeDuration {
+			below = p.Min - float64(time.Second)
+		}
+		if p.MinOpen {
+			below = p.Min
+		}
+		switch p.Type {
+		case sim.TypeDuration:
+			require.NoError(t, p.Set(&o, time.Duration(below).String()))
+		case sim.TypeInt:
+			require.NoError(t, p.Set(&o, strconv.Itoa(int(below))))
+		default:
+			require.NoError(t, p.Set(&o, strconv.FormatFloat(below, 'g', -1, 64)))
+		}
+		err := o.Validate()
+		require.Error(t, err, p.Key)
+		assert.Contains(t, err.Error(), p.Key)
+	}
+	var bad sim.Options
+	assert.ErrorIs(t, sim.ParamByKey("brokers").Set(&bad, "three"), sim.ErrParamSyntax)
+	assert.ErrorIs(t, sim.ParamByKey("protocol").Set(&bad, "v9"), sim.ErrParamSyntax)
 }

@@ -88,6 +88,10 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	lat := time.Duration(0)
 	if !w.healed {
 		lat = w.eng.uniform(f.PluginLatencyMin, f.PluginLatencyMax)
+		if op == plugin.OpDelete && w.eng.chance(f.DeletePastMoveProb) {
+			lat = f.DeletePastMoveLatency
+			w.deletePastMove(x.b, groupID)
+		}
 	}
 	w.inFlight++
 	w.groupInFlight[groupID]++
@@ -308,6 +312,21 @@ func (w *world) moveShard(p int32, why string) {
 	w.tr(traceEvent{kind: tMove, broker: int16(from), detail: fmt.Sprintf("p%d -> broker %d (%s)", p, to, why)})
 	w.touch(from)
 	w.touch(to)
+}
+
+// deletePastMove is the fault that holds broker b's deleteTopology for the
+// group past a shard move: the group's partition moves away from b right
+// after the call is issued (once the current event ends, so the move never
+// runs inside the coordinator's own call).
+func (w *world) deletePastMove(b int, groupID string) {
+	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
+	w.mark("delete-past-move")
+	w.tr(traceEvent{kind: tMark, broker: int16(b), group: groupID, detail: fmt.Sprintf("deleteTopology held for %s past a move of p%d", w.opts.Faults.DeletePastMoveLatency, p)})
+	w.eng.after(0, func() {
+		if w.owner[p] == b {
+			w.moveShard(p, "delete-past-move")
+		}
+	})
 }
 
 func (w *world) scheduleRandomMoves(endMs int64) {

@@ -5,13 +5,13 @@
 //	coordsim replay    [flags]   rerun a seed, stopping at a step, and print the state and trace there
 //	coordsim sweep     [flags]   many seeds in parallel; one JSON line per seed and a summary
 //	coordsim scenarios [-v]      list the built-in scenarios
+//	coordsim version             print the version
 //
 // Exit codes: 0 success, 1 an invariant failed (or a sweep missed a required
 // mark, or a determinism check failed), 2 bad usage or input.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,6 +29,7 @@ commands:
   replay     rerun a seed, stop at a step, print the state and trace there
   sweep      run many seeds in parallel
   scenarios  list the built-in scenarios
+  version    print the version
   help       show this help
 
 'coordsim <command> -h' lists a command's flags.
@@ -43,9 +44,12 @@ const (
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		args = []string{"run"}
+		fmt.Fprint(stderr, usage)
+		return exitUsage
 	}
 	switch args[0] {
+	case "version", "--version":
+		return versionCmd(stdout)
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
 	case "replay":
@@ -54,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sweepCmd(args[1:], stdout, stderr)
 	case "scenarios":
 		return scenariosCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -64,11 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // parse parses flags; ok is false when the command should exit with code.
 func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
-		}
-		return exitUsage, false
+	if code, ok := parseFlags(fs, args); !ok {
+		return code, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "coordsim %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))

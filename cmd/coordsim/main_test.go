@@ -51,7 +51,7 @@ func TestSummaryPrintsSinks(t *testing.T) {
 		{Name: "x", Kind: "share", Group: "orders", Refused: "group orders is a consumer group"},
 	}}
 	var out bytes.Buffer
-	printSummary(&out, sc, r)
+	printSummary(&out, sc, sc, r)
 	want := []string{
 		"  shard moves     0",
 		"  sink s3 (share, group connect-s3)  produced 180000, received 180240 (unique 180000, duplicates 240), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 2 failed 0 killed 0, throughput 100/s",
@@ -129,9 +129,9 @@ func TestSweepShardsAndMerge(t *testing.T) {
 // TestSweepFailsOnMissingRequiredMark proves a sweep exits 1 when a required
 // mark was never reached.
 func TestSweepFailsOnMissingRequiredMark(t *testing.T) {
-	code, _, errs := runCLI(append([]string{"sweep", "--seeds", "1", "--require-marks", "no-such-branch"}, small...)...)
+	code, _, errs := runCLI(append([]string{"sweep", "--seeds", "1", "--require-marks", "share-leader-move"}, small...)...)
 	assert.Equal(t, exitViolation, code)
-	assert.Contains(t, errs, "REQUIRED MARK NEVER REACHED: no-such-branch")
+	assert.Contains(t, errs, "REQUIRED MARK NEVER REACHED: share-leader-move")
 }
 
 // TestBadUsageExitsTwo proves bad commands, flags, scenarios and values exit

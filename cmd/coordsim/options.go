@@ -1,49 +1,102 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"time"
+	"slices"
+	"strings"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/sim"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
+// progName is how printed replay commands invoke the program.
+var progName = "go run ./cmd/coordsim"
+
 // optionFlags are the flags run, replay and sweep share: a scenario and
 // overrides of its options. Only flags the user gives override the scenario.
+// Besides a few compound flags (--faults, --groups, --swarm), every flag is
+// a parameter of the sim.Params table.
 type optionFlags struct {
-	fs         *flag.FlagSet
-	scenario   string
-	seed       uint64
-	duration   time.Duration
-	brokers    int
-	partitions int
-	groups     int
-	faults     string
-	protocol   string
-	plugin     bool
-	replayEach int
-	store      string
+	fs       *flag.FlagSet
+	scenario string
+	seed     uint64
+	groups   int
+	faults   string
+	store    string
+	swarm    bool
+	emit     string
+	// params holds the table flags given, by flag name.
+	params map[string]string
+}
+
+// newFlagSet is a subcommand's flag set with a usage text that names the
+// command and says what it does.
+func newFlagSet(name, synopsis, what string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: coordsim %s %s\n\n%s.\n\nflags (-flag or --flag):\n", name, synopsis, what)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; ok is false when the command should exit with code
+// (0 after -h, which prints the full help). The flag package prints the
+// usage on every parse error; a mistyped flag gets its one-line error and a
+// pointer to -h instead of a page.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	full := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = full }()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			full()
+			return exitOK, false
+		}
+		fmt.Fprintf(fs.Output(), "run 'coordsim %s -h' for the flags\n", fs.Name())
+		return exitUsage, false
+	}
+	return 0, true
 }
 
 func addOptionFlags(fs *flag.FlagSet) *optionFlags {
-	o := &optionFlags{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "default", "built-in scenario name or path to a YAML file (see `coordsim scenarios`)")
-	fs.Uint64Var(&o.seed, "seed", 1, "random seed; the same seed and options give the same run")
-	fs.DurationVar(&o.duration, "duration", 0, "virtual time of the workload phase (default: the scenario's)")
-	fs.IntVar(&o.brokers, "brokers", 0, "number of brokers (default: the scenario's)")
-	fs.IntVar(&o.partitions, "partitions", 0, "__consumer_offsets partitions (default: the scenario's)")
-	fs.IntVar(&o.groups, "groups", 0, "total groups created, scaling the scenario's mix (default: the scenario's)")
-	fs.StringVar(&o.faults, "faults", "", "fault preset none|light|heavy (default: the scenario's)")
-	fs.StringVar(&o.protocol, "protocol", "", "KIP-1331 cleanup protocol v1|v2 (default: the scenario's)")
-	fs.BoolVar(&o.plugin, "plugin", true, "configure a topology-description plugin (default: the scenario's)")
-	fs.IntVar(&o.replayEach, "replay-check-every", 0, "check replay equality every N events (default: the scenario's; 0 = at the end)")
-	fs.StringVar(&o.store, "store", "memstore", "topology store under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")
+	o := &optionFlags{fs: fs, params: map[string]string{}}
+	fs.StringVar(&o.scenario, "scenario", "default", "built-in scenario `name` or path to a YAML file (see `coordsim scenarios`)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random `seed`; the same seed and options give the same run")
+	fs.IntVar(&o.groups, "groups", 0, "total groups created, scaling the scenario's mix (`N` >= 1; default: the scenario's)")
+	fs.StringVar(&o.faults, "faults", "", "fault `preset` none|light|heavy, applied before single fault flags (default: the scenario's)")
+	fs.StringVar(&o.store, "store", "memstore", "topology `store` under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")
+	fs.BoolVar(&o.swarm, "swarm", false, "draw the seed's own knobs (sizes, retention, protocol, fault mix) from the seed, before the other flags apply")
+	fs.StringVar(&o.emit, "emit-scenario", "", "write the resolved options as a scenario `file` (replayable with --scenario file)")
+	placeholder := map[sim.ParamType]string{sim.TypeInt: "N", sim.TypeNumber: "X", sim.TypeProb: "P", sim.TypeDuration: "D"}
+	for _, p := range sim.Params {
+		p := p
+		doc := strings.ReplaceAll(p.Doc, "`", "")
+		value := func(s string) error {
+			var scratch sim.Options
+			if err := p.Set(&scratch, s); err != nil {
+				return err
+			}
+			o.params[p.Flag] = s
+			return nil
+		}
+		switch p.Type {
+		case sim.TypeBool:
+			fs.BoolFunc(p.Flag, fmt.Sprintf("%s (default: the scenario's)", doc), value)
+		case sim.TypeEnum:
+			fs.Func(p.Flag, fmt.Sprintf("%s (`%s`; default: the scenario's)", doc, strings.Join(p.Values, "|")), value)
+		default:
+			fs.Func(p.Flag, fmt.Sprintf("%s (`%s` %s; default: the scenario's)", doc, placeholder[p.Type], p.Range()), value)
+		}
+	}
 	return o
 }
 
@@ -57,55 +110,111 @@ func (o *optionFlags) set(name string) bool {
 	return found
 }
 
-// resolve loads the scenario and applies the flags the user gave.
-func (o *optionFlags) resolve() (*scenario.Scenario, error) {
-	sc, err := scenario.Resolve(o.scenario)
-	if err != nil {
-		return nil, err
+// load reads the scenario and checks the compound flags; apply then
+// resolves one seed's options.
+func (o *optionFlags) load() (*scenario.Scenario, error) {
+	if o.set("groups") && o.groups < 1 {
+		return nil, fmt.Errorf("--groups %d: must be >= 1", o.groups)
 	}
-	opts := &sc.Options
-	if o.set("seed") {
-		opts.Seed = o.seed
+	if o.set("faults") {
+		if _, err := sim.PresetFaults(sim.FaultPreset(o.faults)); err != nil {
+			return nil, fmt.Errorf("--faults: %w", err)
+		}
 	}
-	if o.set("duration") {
-		opts.Duration = o.duration
+	switch o.store {
+	case "memstore", "bolt":
+	default:
+		return nil, fmt.Errorf("--store %q: memstore or bolt", o.store)
 	}
-	if o.set("brokers") {
-		opts.Brokers = o.brokers
+	return scenario.Resolve(o.scenario)
+}
+
+// apply returns a copy of sc with seed and the flags applied, in a fixed
+// order: seed, swarm, fault preset, group total, then every table flag.
+// The copy's options are validated; an error names the flag.
+func (o *optionFlags) apply(sc *scenario.Scenario, seed uint64) (*scenario.Scenario, error) {
+	out := *sc
+	opts := &out.Options
+	opts.Seed = seed
+	if o.swarm {
+		sim.Swarm(opts)
 	}
-	if o.set("partitions") {
-		opts.Partitions = int32(o.partitions)
+	if o.set("faults") {
+		opts.Faults, _ = sim.PresetFaults(sim.FaultPreset(o.faults))
 	}
 	if o.set("groups") {
 		scaleGroups(&opts.Workload, o.groups)
 	}
-	if o.set("faults") {
-		f, err := sim.PresetFaults(sim.FaultPreset(o.faults))
-		if err != nil {
-			return nil, err
+	for _, p := range sim.Params {
+		if v, ok := o.params[p.Flag]; ok {
+			if err := p.Set(opts, v); err != nil {
+				return nil, fmt.Errorf("--%s: %w", p.Flag, err)
+			}
 		}
-		opts.Faults = f
 	}
-	if o.set("protocol") {
-		opts.Protocol = coordinator.CleanupProtocol(o.protocol)
-	}
-	if o.set("plugin") {
-		opts.Plugin = o.plugin
-	}
-	if o.set("replay-check-every") {
-		opts.ReplayCheckEvery = o.replayEach
-	}
-	switch o.store {
-	case "memstore":
-	case "bolt":
+	if o.store == "bolt" {
 		opts.Store = newTempBoltStore
-	default:
-		return nil, fmt.Errorf("--store %q: memstore or bolt", o.store)
 	}
 	if err := opts.Validate(); err != nil {
+		return nil, o.flagError(err)
+	}
+	return &out, nil
+}
+
+// resolve loads the scenario and applies the flags for --seed.
+func (o *optionFlags) resolve() (*scenario.Scenario, error) {
+	sc, err := o.load()
+	if err != nil {
 		return nil, err
 	}
-	return sc, nil
+	return o.apply(sc, o.seedOr(sc.Options.Seed))
+}
+
+// seedOr is --seed when given, else def.
+func (o *optionFlags) seedOr(def uint64) uint64 {
+	if o.set("seed") {
+		return o.seed
+	}
+	return def
+}
+
+// flagError names, in a failed validation, the flags given among the keys
+// involved ("--members-max: ..."); a failure of the scenario's own values
+// keeps its keys.
+func (o *optionFlags) flagError(err error) error {
+	var oe *sim.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	var flags []string
+	for _, k := range oe.Keys {
+		if p := sim.ParamByKey(k); p != nil {
+			if _, given := o.params[p.Flag]; given {
+				flags = append(flags, "--"+p.Flag)
+			}
+		}
+		if strings.HasPrefix(k, "workload.") && strings.HasSuffix(k, "_groups") || k == "workload.streams_apps" {
+			if o.set("groups") && !slices.Contains(flags, "--groups") {
+				flags = append(flags, "--groups")
+			}
+		}
+	}
+	if len(flags) == 0 {
+		return fmt.Errorf("scenario %s: %s", o.scenario, strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	return fmt.Errorf("%s: %s", strings.Join(flags, ", "), oe.Why)
+}
+
+// emitScenario writes sc to the --emit-scenario file when one was given.
+func (o *optionFlags) emitScenario(sc *scenario.Scenario) error {
+	if o.emit == "" {
+		return nil
+	}
+	data, err := scenario.Marshal(sc)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(o.emit, data, 0o644)
 }
 
 // scaleGroups sets the total group count, keeping the scenario's mix.
@@ -135,48 +244,30 @@ func scaleGroups(w *sim.Workload, total int) {
 	}
 }
 
-// replayCommand is the exact command that reproduces a run.
-func replayCommand(sc *scenario.Scenario, extra string) string {
-	cmd := fmt.Sprintf("go run ./cmd/coordsim replay --scenario %s --seed %d", sc.Name, sc.Options.Seed)
-	d := sim.DefaultOptions()
-	if b, ok := scenarioBase(sc.Name); ok {
-		d = b
+// replayCommand is the exact command that reproduces a run of sc's
+// resolved options: the scenario's source (a built-in's name or the file's
+// path), the seed, and every parameter that differs from the scenario, then
+// extra (e.g. " --stop-at N").
+func replayCommand(base, sc *scenario.Scenario, extra string) string {
+	src := sc.Source
+	if src == "" {
+		src = sc.Name
 	}
-	o := sc.Options
-	if o.Duration != d.Duration {
-		cmd += " --duration " + o.Duration.String()
+	args := append([]string{progName, "replay", "--scenario", shellQuote(src)}, sim.ReplayArgs(base.Options, sc.Options)...)
+	if sc.Options.Store != nil {
+		args = append(args, "--store", "bolt")
 	}
-	if o.Brokers != d.Brokers {
-		cmd += fmt.Sprintf(" --brokers %d", o.Brokers)
-	}
-	if o.Partitions != d.Partitions {
-		cmd += fmt.Sprintf(" --partitions %d", o.Partitions)
-	}
-	if o.Protocol != d.Protocol {
-		cmd += " --protocol " + string(o.Protocol)
-	}
-	if o.Plugin != d.Plugin {
-		cmd += fmt.Sprintf(" --plugin=%v", o.Plugin)
-	}
-	if total(o.Workload) != total(d.Workload) {
-		cmd += fmt.Sprintf(" --groups %d", total(o.Workload))
-	}
-	if o.Faults != d.Faults {
-		for _, p := range []sim.FaultPreset{sim.FaultsNone, sim.FaultsLight, sim.FaultsHeavy} {
-			if f, _ := sim.PresetFaults(p); f == o.Faults {
-				cmd += " --faults " + string(p)
-			}
-		}
-	}
-	return cmd + extra
+	return strings.Join(args, " ") + extra
 }
 
-func scenarioBase(name string) (sim.Options, bool) {
-	sc, err := scenario.Resolve(name)
-	if err != nil {
-		return sim.Options{}, false
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
 	}
-	return sc.Options, true
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func total(w sim.Workload) int {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -10,11 +9,10 @@ import (
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("replay", "[flags]", "rerun a seed, stop after a step, print the state and the trace there", stderr)
 	of := addOptionFlags(fs)
-	stopAt := fs.Int64("stop-at", 0, "stop after this step and print the state and trace there (0: run to the end)")
-	window := fs.Int("window", 50, "how many trace events before the stop to print")
+	stopAt := fs.Int64("stop-at", 0, "stop after `step` and print the state and trace there (0: run to the end)")
+	window := fs.Int("window", 50, "how many trace events (`N`) before the stop to print")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -27,6 +25,10 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
 	}
+	if err := of.emitScenario(sc); err != nil {
+		fmt.Fprintf(stderr, "coordsim replay: --emit-scenario: %v\n", err)
+		return exitUsage
+	}
 	o := sc.Options
 	o.StopAt, o.TraceTail = *stopAt, *window
 	ring := &tailWriter{max: *window}
@@ -37,6 +39,10 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, stopped at step %d, virtual time %s, trace hash %s\n",
 		sc.Name, o.Seed, stepOf(res, *stopAt), res.VirtualTime, res.TraceHash)
+	if *stopAt > 0 && !res.Stopped && res.InvariantsHeld() {
+		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d is past the end: the run has %d steps\n", *stopAt, res.Events)
+		return exitUsage
+	}
 	fmt.Fprintf(stdout, "groups at this point: %s\n", joinCounts(res.GroupsFinal))
 	fmt.Fprintf(stdout, "cleanup cycles %d, eligible %d, deletes ok %d / failed %d, marks %s\n",
 		res.Cycles, res.Eligible, res.DeletesOK, res.DeletesFailed, joinCounts64(res.Marks))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,36 +18,62 @@ import (
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stderr)
 	of := addOptionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
-	reportPath := fs.String("report", "", "write a self-contained HTML report to this file")
-	tracePath := fs.String("trace", "", "write every trace event to this file")
-	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to this file")
+	reportPath := fs.String("report", "", "write a self-contained HTML report to `file`")
+	tracePath := fs.String("trace", "", "write every trace event to `file`, one line each")
+	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	sc, err := of.resolve()
+	base, err := of.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
 	}
-	var trace io.Writer
-	if *tracePath != "" {
-		f, err := os.Create(*tracePath)
+	sc, err := of.apply(base, of.seedOr(base.Options.Seed))
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		return exitUsage
+	}
+	// Every output file is created before the simulation starts, so a bad
+	// path fails at once rather than after minutes of simulation.
+	outs := map[string]*os.File{}
+	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}} {
+		if o.path == "" {
+			continue
+		}
+		f, err := os.Create(o.path)
 		if err != nil {
-			fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+			fmt.Fprintf(stderr, "coordsim run: --%s: %v\n", o.flag, err)
 			return exitUsage
 		}
 		defer f.Close()
+		outs[o.flag] = f
+	}
+	if err := of.emitScenario(sc); err != nil {
+		fmt.Fprintf(stderr, "coordsim run: --emit-scenario: %v\n", err)
+		return exitUsage
+	}
+	var trace io.Writer
+	if f := outs["trace"]; f != nil {
 		trace = f
 	}
-	res, err := timedRun(sc.Options, trace)
+	stop, progress := interruptible(stderr)
+	defer stop()
+	opts := sc.Options
+	opts.Progress = progress
+	res, err := timedRun(opts, trace)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
+	}
+	res.Replay = replayCommand(base, sc, "")
+	if res.Interrupted {
+		printSummary(stdout, base, sc, res)
+		return exitInterrupted
 	}
 	code := exitOK
 	if !res.InvariantsHeld() {
@@ -67,17 +92,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "determinism: two runs, trace hash %s both times\n", res.TraceHash)
 		}
 	}
-	if *reportPath != "" {
-		if err := writeFile(*reportPath, func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
-			fmt.Fprintf(stderr, "coordsim run: report: %v\n", err)
+	if f := outs["report"]; f != nil {
+		if err := closeAfter(f, func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
+			fmt.Fprintf(stderr, "coordsim run: --report: %v\n", err)
 			return exitUsage
 		}
 	}
-	if *metricsPath != "" {
-		if err := writeFile(*metricsPath, func(w io.Writer) error {
+	if f := outs["metrics"]; f != nil {
+		if err := closeAfter(f, func(w io.Writer) error {
 			return metrics.WritePrometheus(w, res.Metrics, "kafka_coordinator_")
 		}); err != nil {
-			fmt.Fprintf(stderr, "coordsim run: metrics: %v\n", err)
+			fmt.Fprintf(stderr, "coordsim run: --metrics: %v\n", err)
 			return exitUsage
 		}
 	}
@@ -89,7 +114,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return code
 	}
-	printSummary(stdout, sc, res)
+	printSummary(stdout, base, sc, res)
 	return code
 }
 
@@ -105,19 +130,15 @@ func timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
 	return res, nil
 }
 
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
+// closeAfter writes to f with fn and closes it, reporting either failure.
+func closeAfter(f *os.File, fn func(io.Writer) error) error {
 	if err := fn(f); err != nil {
-		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
+func printSummary(w io.Writer, base, sc *scenario.Scenario, r *sim.Result) {
 	o := sc.Options
 	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, plugin %v\n",
 		sc.Name, o.Seed, o.Protocol, o.Brokers, o.Partitions, o.Plugin)
@@ -150,10 +171,15 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		for _, l := range v.Trace {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
-		fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, fmt.Sprintf(" --stop-at %d", v.Step)))
+		fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, fmt.Sprintf(" --stop-at %d", v.Step)))
 		return
 	}
-	fmt.Fprintf(w, "replay: %s\n", replayCommand(sc, ""))
+	if r.Interrupted {
+		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, r.VirtualTime)
+		fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, fmt.Sprintf(" --stop-at %d", r.Events)))
+		return
+	}
+	fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, ""))
 }
 
 // sinkLine is one connector's outcome on one line: what it received against

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,9 +19,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"go.uber.org/atomic"
-	"golang.org/x/term"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/sim"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
@@ -65,22 +65,18 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stderr)
 	of := addOptionFlags(fs)
-	seeds := fs.Int("seeds", 100, "number of seeds")
-	start := fs.Uint64("start", 1, "first seed")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once")
-	swarm := fs.Bool("swarm", false, "draw each seed's knobs (sizes, retention, fault mix) from the seed (swarm testing)")
-	shardSpec := fs.String("shard", "", "run only part i/n of the seeds (0 <= i < n), to spread a sweep over machines")
+	seeds := fs.Int("seeds", 100, "number of seeds `N`")
+	start := fs.Uint64("start", 1, "first `seed`")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (`P`)")
+	shardSpec := fs.String("shard", "", "run only part `i/n` of the seeds (0 <= i < n), to spread a sweep over machines")
 	merge := fs.Bool("merge", false, "read JSON lines from the files given as arguments (or stdin) and print the summary")
-	require := fs.String("require-marks", "", "comma-separated marks every sweep must reach (added to the scenario's)")
+	resume := fs.String("resume", "", "append each seed's line to `file` as it finishes, skipping the seeds it already holds")
+	require := fs.String("require-marks", "", "comma-separated `marks` every sweep must reach (added to the scenario's)")
 	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *merge {
 		return mergeCmd(fs.Args(), stdout, stderr, splitMarks(*require))
@@ -89,97 +85,246 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim sweep: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *seeds < 1 || *seeds > 10_000_000 || *parallel < 1 || *parallel > 1024 {
-		fmt.Fprintln(stderr, "coordsim sweep: --seeds must be in [1, 10000000] and --parallel in [1, 1024]")
-		return exitUsage
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{*seeds < 1 || *seeds > 10_000_000, "--seeds must be in [1, 10000000]"},
+		{*parallel < 1 || *parallel > 1024, "--parallel must be in [1, 1024]"},
+		{of.set("seed"), "--seed is not used by sweep: give the first seed with --start"},
+		{of.emit != "", "--emit-scenario writes one run's options: use it with run or replay"},
+	} {
+		if c.bad {
+			fmt.Fprintf(stderr, "coordsim sweep: %s\n", c.msg)
+			return exitUsage
+		}
 	}
 	part, parts, err := parseShard(*shardSpec)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
-	base, err := of.resolve()
+	base, err := of.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
-	var todo []uint64
-	for i := range *seeds {
-		if i%parts == part {
-			todo = append(todo, *start+uint64(i))
-		}
+	if _, err := of.apply(base, *start); err != nil {
+		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+		return exitUsage
 	}
 	required := splitMarks(*require)
 	if !*ignoreRequired {
 		required = append(slices.Clone(base.RequiredMarks), required...)
 	}
+	if err := knownMarks(required); err != nil {
+		fmt.Fprintf(stderr, "coordsim sweep: --require-marks: %v\n", err)
+		return exitUsage
+	}
+
+	// With --resume, the lines already there count and their seeds are skipped.
+	out := stdout
+	var results []*seedLine
+	done := map[uint64]bool{}
+	if *resume != "" {
+		f, prior, err := openResume(*resume)
+		if err != nil {
+			fmt.Fprintf(stderr, "coordsim sweep: --resume: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		out = f
+		for _, l := range prior {
+			done[l.Seed] = true
+		}
+		results = prior
+	}
+	var todo []uint64
+	for i := range *seeds {
+		if seed := *start + uint64(i); i%parts == part && !done[seed] {
+			todo = append(todo, seed)
+		}
+	}
+	if len(done) > 0 {
+		fmt.Fprintf(stderr, "sweep: %d seeds already in %s, %d to run\n", len(done), *resume, len(todo))
+	}
 
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stderr) {
 		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("sweep"),
 			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
-	results := make([]*seedLine, len(todo))
-	violations := atomic.NewInt64(0)
+	// Workers run seeds and send their lines; this goroutine writes each
+	// line as it arrives (one Write per line), so a killed sweep keeps
+	// every line written, and Ctrl-C stops handing out seeds and prints the
+	// summary of the seeds done.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	lines := make(chan *seedLine)
+	errs := make(chan error, 1)
 	next := atomic.NewInt64(-1)
 	var wg sync.WaitGroup
-	var runErr error
-	var errOnce sync.Once
 	began := time.Now()
 	for range min(*parallel, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
+			for ctx.Err() == nil {
 				i := int(next.Inc())
 				if i >= len(todo) {
 					return
 				}
-				sc := *base
-				sc.Options.Seed = todo[i]
-				label := ""
-				if *swarm {
-					label = swarmKnobs(&sc.Options)
-				}
-				res, err := sim.Run(sc.Options, nil)
+				l, err := runSeed(of, base, todo[i], required)
 				if err != nil {
-					errOnce.Do(func() { runErr = fmt.Errorf("seed %d: %w", todo[i], err) })
+					select {
+					case errs <- fmt.Errorf("seed %d: %w", todo[i], err):
+					default:
+					}
 					return
 				}
-				if res.Violation != nil {
-					violations.Inc()
-				}
-				extra := ""
-				if label != "" {
-					extra = " # swarm: " + label
-				}
-				if res.Violation != nil {
-					extra = fmt.Sprintf(" --stop-at %d", res.Violation.Step) + extra
-				}
-				results[i] = &seedLine{Seed: todo[i], Scenario: sc.Name, Protocol: string(sc.Options.Protocol), Swarm: label,
-					Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
-					DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
-					Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(&sc, extra), RequiredMarks: required,
-					Sinks: sinkLosses(res)}
-				if bar != nil {
-					_ = bar.Add(1)
+				select {
+				case lines <- l:
+				case <-ctx.Done():
+					return
 				}
 			}
 		}()
 	}
-	wg.Wait()
-	if runErr != nil {
-		fmt.Fprintf(stderr, "coordsim sweep: %v\n", runErr)
-		return exitUsage
-	}
-	enc := json.NewEncoder(stdout)
-	for _, l := range results {
-		if err := enc.Encode(l); err != nil {
+	go func() { wg.Wait(); close(lines) }()
+	enc := json.NewEncoder(out)
+	interrupted := false
+loop:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				break loop
+			}
+			if err := enc.Encode(l); err != nil {
+				fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+				return exitUsage
+			}
+			results = append(results, l)
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+		case err := <-errs:
+			fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 			return exitUsage
+		case <-ctx.Done():
+			interrupted = true
+			break loop
 		}
 	}
-	fmt.Fprintf(stderr, "sweep: %d seeds in %s with %d workers\n", len(results), time.Since(began).Round(time.Millisecond), *parallel)
-	return summarize(results, required, stderr)
+	select {
+	case err := <-errs:
+		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+		return exitUsage
+	default:
+	}
+	fmt.Fprintf(stderr, "sweep: %d seeds in %s with %d workers\n", len(results)-len(done), time.Since(began).Round(time.Millisecond), *parallel)
+	code := summarize(results, required, stderr)
+	if interrupted {
+		fmt.Fprintf(stderr, "INTERRUPTED: %d of %d seeds done; the summary covers those\n", len(results), len(todo)+len(done))
+		if *resume != "" {
+			fmt.Fprintf(stderr, "continue with the same command: --resume %s skips the seeds done\n", *resume)
+		}
+		return exitInterrupted
+	}
+	return code
+}
+
+// runSeed runs one seed of a sweep and returns its line.
+func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []string) (*seedLine, error) {
+	sc, err := of.apply(base, seed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sim.Run(sc.Options, nil)
+	if err != nil {
+		return nil, err
+	}
+	extra, swarm := "", ""
+	if of.swarm {
+		swarm = swarmLabel(&sc.Options)
+	}
+	if res.Violation != nil {
+		extra = fmt.Sprintf(" --stop-at %d", res.Violation.Step)
+	}
+	return &seedLine{Seed: seed, Scenario: sc.Name, Protocol: string(sc.Options.Protocol), Swarm: swarm,
+		Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
+		DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
+		Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(base, sc, extra), RequiredMarks: required,
+		Sinks: sinkLosses(res)}, nil
+}
+
+// openResume reads the lines a previous sweep wrote to path (creating it
+// when missing) and returns the file open for appending. A partial last
+// line, left by a sweep killed mid-write, is cut off.
+func openResume(path string) (*os.File, []*seedLine, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	keep := len(data)
+	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
+		keep = i + 1
+	}
+	var prior []*seedLine
+	seen := map[uint64]bool{}
+	for n, raw := range bytes.Split(data[:keep], []byte("\n")) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		l, err := decodeLine(raw)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
+		}
+		if !seen[l.Seed] {
+			seen[l.Seed] = true
+			prior = append(prior, l)
+		}
+	}
+	if err := f.Truncate(int64(keep)); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if _, err := f.Seek(int64(keep), io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, prior, nil
+}
+
+// decodeLine reads one sweep line and refuses lines that are not one: a
+// line must name its seed, scenario, trace hash and replay command.
+func decodeLine(raw []byte) (*seedLine, error) {
+	var l seedLine
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, err
+	}
+	if l.Scenario == "" || l.TraceHash == "" || l.Replay == "" || l.Events == 0 {
+		return nil, fmt.Errorf("not a sweep line (it lacks the scenario, events, trace hash or replay command)")
+	}
+	return &l, nil
+}
+
+// knownMarks refuses mark names the simulator never records.
+func knownMarks(marks []string) error {
+	for _, m := range marks {
+		if !sim.KnownMark(m) {
+			return fmt.Errorf("unknown mark %q (known: %s)", m, strings.Join(sim.MarkNames(), ", "))
+		}
+	}
+	return nil
 }
 
 // summarize prints a sweep's totals and decides its exit code: any
@@ -225,8 +370,10 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 
 func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
 	var readers []io.Reader
+	names := files
 	if len(files) == 0 {
 		readers = append(readers, os.Stdin)
+		names = []string{"stdin"}
 	}
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -239,25 +386,39 @@ func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
 	}
 	var lines []*seedLine
 	required := extra
-	for _, r := range readers {
+	seen := map[uint64]string{}
+	for ri, r := range readers {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for n := 1; sc.Scan(); n++ {
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
 			}
-			var l seedLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				fmt.Fprintf(stderr, "coordsim sweep --merge: line %d: %v\n", n, err)
+			l, err := decodeLine(sc.Bytes())
+			if err != nil {
+				fmt.Fprintf(stderr, "coordsim sweep --merge: %s:%d: %v\n", names[ri], n, err)
 				return exitUsage
 			}
+			if first, dup := seen[l.Seed]; dup {
+				fmt.Fprintf(stderr, "coordsim sweep --merge: %s:%d: seed %d given twice (first in %s)\n", names[ri], n, l.Seed, first)
+				return exitUsage
+			}
+			seen[l.Seed] = fmt.Sprintf("%s:%d", names[ri], n)
 			required = append(required, l.RequiredMarks...)
-			lines = append(lines, &l)
+			lines = append(lines, l)
 		}
 		if err := sc.Err(); err != nil {
 			fmt.Fprintf(stderr, "coordsim sweep --merge: %v\n", err)
 			return exitUsage
 		}
+	}
+	if len(lines) == 0 {
+		fmt.Fprintln(stderr, "coordsim sweep --merge: no sweep lines in the input")
+		return exitUsage
+	}
+	if err := knownMarks(required); err != nil {
+		fmt.Fprintf(stderr, "coordsim sweep --merge: %v\n", err)
+		return exitUsage
 	}
 	slices.SortFunc(lines, func(a, b *seedLine) int {
 		switch {
@@ -300,26 +461,9 @@ func dedup(xs []string) []string {
 	return slices.Compact(out)
 }
 
-// swarmKnobs draws a seed's own knobs (swarm testing): sizes, retention,
-// intervals and the fault mix, from a generator seeded by the seed alone,
-// so the same seed always gets the same knobs. It returns a label.
-func swarmKnobs(o *sim.Options) string {
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5a4a))
-	o.Brokers = 1 + rng.IntN(5)
-	o.Partitions = int32(1 + rng.IntN(50))
-	o.Retention = time.Duration(5+rng.IntN(56)) * time.Minute
-	o.CheckInterval = time.Duration(30+rng.IntN(570)) * time.Second
-	if rng.IntN(4) == 0 {
-		o.Protocol = coordinator.CleanupV1
-	}
-	heavy, _ := sim.PresetFaults(sim.FaultsHeavy)
-	scale := func(p float64) float64 { return p * rng.Float64() }
-	f := &o.Faults
-	f.PluginTransient, f.PluginPermanent, f.PluginAppliedTransient = scale(heavy.PluginTransient), scale(heavy.PluginPermanent), scale(heavy.PluginAppliedTransient)
-	f.PluginLatencyMin, f.PluginLatencyMax = 0, time.Duration(rng.Int64N(int64(3*time.Minute)))
-	f.ShardMovesPerHour, f.MoveDuringCycleProb = scale(heavy.ShardMovesPerHour), scale(heavy.MoveDuringCycleProb)
-	f.AppendFailureProb, f.CommitDelayMax = scale(heavy.AppendFailureProb), time.Duration(rng.Int64N(int64(time.Second)))
-	f.MemberCrashProb, f.LostHeartbeatProb = scale(heavy.MemberCrashProb), scale(heavy.LostHeartbeatProb)
+// swarmLabel summarises a swarm seed's main knobs for its sweep line; the
+// line's replay command carries every knob.
+func swarmLabel(o *sim.Options) string {
 	return fmt.Sprintf("brokers=%d partitions=%d retention=%s check=%s protocol=%s", o.Brokers, o.Partitions, o.Retention, o.CheckInterval, o.Protocol)
 }
 

@@ -69,6 +69,9 @@ type options struct {
 	store      plugin.Store
 	exec       coordinator.PluginExecutor
 	seed       uint64
+	clock      *Clock
+	logs       *coordinator.Logs
+	brokerID   int32
 }
 
 // Option configures New.
@@ -80,13 +83,16 @@ func WithConfig(cfg coordinator.Config) Option { return func(o *options) { o.cfg
 // WithStart sets the clock's start (default Epoch).
 func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithPartitions hosts only the listed partitions (default: all).
+// WithPartitions hosts only the listed partitions (default: all; an empty,
+// non-nil list hosts none, for a broker a shard moves to later).
 func WithPartitions(ps ...int32) Option { return func(o *options) { o.partitions = ps } }
 
 // WithTopics installs a topic metadata image (topic → partitions).
 func WithTopics(topics map[string]int32) Option { return func(o *options) { o.topics = topics } }
 
-// WithHooks adds coordinator hooks; the harness chains its own around them.
+// WithHooks adds coordinator hooks. Every hook given is called; the
+// harness's own BeforeAppend (FailNextAppend) and AfterReplay (Records) run
+// first and then call the caller's.
 func WithHooks(h coordinator.Hooks) Option { return func(o *options) { o.hooks = h } }
 
 // WithPlugin configures a KIP-1331 topology-description store.
@@ -94,6 +100,17 @@ func WithPlugin(store plugin.Store) Option { return func(o *options) { o.store =
 
 // WithExecutor sets how plugin calls run (default: inline; see ManualExecutor).
 func WithExecutor(e coordinator.PluginExecutor) Option { return func(o *options) { o.exec = e } }
+
+// WithClock shares a clock with another harness (default: a new clock at
+// the start time), so two brokers of one cluster see the same time.
+func WithClock(c *Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithLogs shares partition logs with another harness (default: private
+// logs), so a shard can move between two brokers of one cluster.
+func WithLogs(l *coordinator.Logs) Option { return func(o *options) { o.logs = l } }
+
+// WithBrokerID names the broker (default 0).
+func WithBrokerID(id int32) Option { return func(o *options) { o.brokerID = id } }
 
 // WithSeed seeds the coordinator's back-off jitter (default 1).
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
@@ -104,19 +121,23 @@ func New(opts ...Option) (*Harness, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	h := &Harness{Clock: NewClock(o.start), hooks: o.hooks}
-	c, err := coordinator.New(o.cfg, coordinator.Options{Clock: h.Clock, TopologyPlugin: o.store, PluginExecutor: o.exec,
-		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: coordinator.Hooks{
-			BeforeAppend:    h.beforeAppend,
-			CommitDelay:     o.hooks.CommitDelay,
-			OnTopologyEvent: o.hooks.OnTopologyEvent,
-			AfterReplay: func(p int32, off int64, r shard.Record) {
-				h.records = append(h.records, AppendedRecord{p, off, r})
-				if o.hooks.AfterReplay != nil {
-					o.hooks.AfterReplay(p, off, r)
-				}
-			},
-		}})
+	h := &Harness{Clock: o.clock, hooks: o.hooks}
+	if h.Clock == nil {
+		h.Clock = NewClock(o.start)
+	}
+	// Every hook the caller gave passes through (OnWrite, CommitDelay,
+	// OnTopologyEvent and any added later); the two the harness needs
+	// itself run first and then call the caller's.
+	hooks := o.hooks
+	hooks.BeforeAppend = h.beforeAppend
+	hooks.AfterReplay = func(p int32, off int64, r shard.Record) {
+		h.records = append(h.records, AppendedRecord{p, off, r})
+		if o.hooks.AfterReplay != nil {
+			o.hooks.AfterReplay(p, off, r)
+		}
+	}
+	c, err := coordinator.New(o.cfg, coordinator.Options{BrokerID: o.brokerID, Clock: h.Clock, Logs: o.logs, TopologyPlugin: o.store, PluginExecutor: o.exec,
+		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: hooks})
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +232,33 @@ func Await[T any](h *Harness, f *coordinator.Future[T]) (T, error) {
 		h.AdvanceTo(next)
 	}
 	return f.Result()
+}
+
+// CleanupCycle runs one KIP-1331 cleanup cycle now, as the broker's timer
+// would (Kafka's runOnce), then runs virtual time on, one commit delay at a
+// time, until the cycle has settled: its reads, plugin calls and writes
+// done, its writes committed.
+// It reports whether the cycle started (false: no plugin, not active, or
+// a cycle already in flight, which counts as a dropped tick). Plugin calls
+// held by a ManualExecutor keep the cycle in flight; it then returns after
+// running what is due and leaves the rest to the test.
+func (h *Harness) CleanupCycle() bool {
+	started := h.Coordinator.RunTopologyCleanupCycle()
+	h.Poll()
+	// Each step of the cycle waits at most one commit delay for its write;
+	// a later deadline belongs to something else (a sweep, a session).
+	step := h.Coordinator.Config().CommitDelay
+	for {
+		if _, _, inFlight := h.Coordinator.CleanupStats(); !inFlight {
+			break
+		}
+		next, ok := h.Coordinator.NextDeadline()
+		if !ok || next.After(h.Clock.Now().Add(step)) {
+			break
+		}
+		h.AdvanceTo(next)
+	}
+	return started
 }
 
 // Records returns every record appended since the harness started.
@@ -324,8 +372,8 @@ func (h *Harness) Metric(name string, tags ...string) (float64, bool) {
 }
 
 // CheckReplay rebuilds every hosted shard from its committed log and
-// compares it with the committed state the coordinator serves (docs/design.md
-// invariant 7). It returns nil when they are identical.
+// compares it with the committed state the coordinator serves
+// (docs/invariants.md, invariant 7). It returns nil when they are identical.
 func (h *Harness) CheckReplay() error {
 	c := h.Coordinator
 	for _, p := range c.HostedPartitions() {

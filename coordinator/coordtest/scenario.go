@@ -49,10 +49,12 @@ func RunScenarios(t *testing.T, glob string) {
 // `go test -rewrite`. Every command prints the records it appended. The
 // commands are:
 //
-//	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes;
-//	                                            also partitions=N, commit-delay=DUR, plugin=true
+//	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes,
+//	                                            a list for group.consumer.assignors=(range,uniform);
+//	                                            also partitions=N, commit-delay=DUR, plugin=true, brokers=N (sharing
+//	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
-//	consumer-heartbeat group= member= epoch= [topics=(a,b)]
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
@@ -70,6 +72,8 @@ func RunScenarios(t *testing.T, glob string) {
 //	timers group=                              the timer keys of the group's shard
 //	advance DURATION                           move virtual time, firing timers in order
 //	unload group= / load group=                move the group's shard away / back
+//	move group=                                (coordinator brokers=N) move the group's shard to the next broker,
+//	                                            which then takes the commands; records print as "record bB pP@O"
 //	fail-next-append [error=NOT_ENOUGH_REPLICAS]
 //	metrics [prefix]                           non-zero metrics whose name starts with prefix
 //	check-replay                               rebuild shards from their logs and compare
@@ -94,7 +98,11 @@ func RunScenario(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-		before := len(s.h.Records())
+		before := make([]int, len(s.brokers))
+		for i, b := range s.brokers {
+			before[i] = len(b.Records())
+		}
+		brokersBefore := s.brokers
 		out, err := s.run(d)
 		var b strings.Builder
 		if err != nil {
@@ -106,8 +114,18 @@ func RunScenario(t *testing.T, path string) {
 			}
 		}
 		b.WriteString(s.reportCompleted())
-		for _, r := range s.h.RecordsSince(before) {
-			fmt.Fprintf(&b, "record p%d@%d %s\n", r.Partition, r.Offset, shard.Format(r.Record))
+		for i, br := range s.brokers {
+			n := 0
+			if len(brokersBefore) == len(s.brokers) && brokersBefore[i] == br {
+				n = before[i] // else the command rebuilt the harness
+			}
+			for _, r := range br.RecordsSince(n) {
+				if len(s.brokers) > 1 {
+					fmt.Fprintf(&b, "record b%d p%d@%d %s\n", i, r.Partition, r.Offset, shard.Format(r.Record))
+				} else {
+					fmt.Fprintf(&b, "record p%d@%d %s\n", r.Partition, r.Offset, shard.Format(r.Record))
+				}
+			}
 		}
 		if b.Len() == 0 {
 			return "ok\n"
@@ -117,7 +135,10 @@ func RunScenario(t *testing.T, path string) {
 }
 
 type scenario struct {
-	h       *Harness
+	h *Harness // the broker commands go to: the owner after the last move
+	// brokers are the cluster's brokers (one unless brokers=N): they share
+	// the clock, the partition logs, the store and the executor.
+	brokers []*Harness
 	start   time.Time
 	pending []pendingWrite
 	// With plugin=memstore: the store, the fault wrapper the coordinator
@@ -153,8 +174,13 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	cfg := coordinator.DefaultConfig()
 	cfg.NumPartitions = 1
 	var opts []Option
+	brokers := 1
 	s.store, s.faults, s.exec = nil, nil, &ManualExecutor{Auto: true}
 	for _, a := range args {
+		if a.Key == "group.consumer.assignors" {
+			cfg.ConsumerAssignors = slices.Clone(a.Vals)
+			continue
+		}
 		if len(a.Vals) != 1 {
 			return fmt.Errorf("argument %s needs one value", a.Key)
 		}
@@ -197,6 +223,11 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			opts = append(opts, WithPlugin(f))
 		case "protocol":
 			cfg.TopologyCleanupProtocol = coordinator.CleanupProtocol(v)
+		case "brokers":
+			if n < 1 || n > 8 {
+				return fmt.Errorf("brokers=%s: 1 to 8", v)
+			}
+			brokers = int(n)
 		case "executor":
 			if v != "manual" && v != "inline" {
 				return fmt.Errorf("executor=%s: manual or inline", v)
@@ -206,12 +237,48 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			return fmt.Errorf("unknown configuration %q", a.Key)
 		}
 	}
-	h, err := New(append(opts, WithConfig(cfg), WithExecutor(s.exec))...)
+	logs, err := coordinator.NewLogs(cfg.NumPartitions)
 	if err != nil {
 		return err
 	}
-	s.h, s.start, s.pending = h, h.Now(), nil
+	clock := NewClock(Epoch)
+	s.brokers = nil
+	for i := range brokers {
+		bopts := append(slices.Clone(opts), WithConfig(cfg), WithExecutor(s.exec), WithLogs(logs), WithClock(clock), WithBrokerID(int32(i)))
+		if i > 0 {
+			bopts = append(bopts, WithPartitions([]int32{}...)) // broker 0 hosts every partition
+		}
+		h, err := New(bopts...)
+		if err != nil {
+			return err
+		}
+		s.brokers = append(s.brokers, h)
+	}
+	s.h, s.start, s.pending = s.brokers[0], clock.Now(), nil
 	return nil
+}
+
+// move moves the group's shard from the broker hosting it to the next one,
+// as a leader change does: unload there, load here; later commands go to
+// the new owner.
+func (s *scenario) move(groupID string) (string, error) {
+	if len(s.brokers) < 2 {
+		return "", fmt.Errorf("move needs coordinator brokers=2 or more")
+	}
+	p := s.h.Coordinator.PartitionFor(groupID)
+	from := slices.IndexFunc(s.brokers, func(b *Harness) bool { return slices.Contains(b.Coordinator.HostedPartitions(), p) })
+	if from < 0 {
+		return "", fmt.Errorf("no broker hosts partition %d", p)
+	}
+	to := (from + 1) % len(s.brokers)
+	if err := s.brokers[from].Coordinator.UnloadShard(p); err != nil {
+		return "", err
+	}
+	if err := s.brokers[to].Coordinator.LoadShard(p); err != nil {
+		return "", err
+	}
+	s.h = s.brokers[to]
+	return fmt.Sprintf("p%d: broker %d -> broker %d", p, from, to), nil
 }
 
 // awaitOrPark returns a future's outcome when it is done; otherwise the
@@ -252,10 +319,18 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			}
 			topics[a.Key] = int32(n)
 		}
-		return "", h.Coordinator.SetTopics(topics)
+		for _, b := range s.brokers {
+			if err := b.Coordinator.SetTopics(topics); err != nil {
+				return "", err
+			}
+		}
+		return "", nil
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
+		if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
+			req.ServerAssignor = &a.Vals[0]
+		}
 		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -518,6 +593,8 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return "", h.Coordinator.UnloadShard(h.Coordinator.PartitionFor(str(d, "group")))
 	case "load":
 		return "", h.Coordinator.LoadShard(h.Coordinator.PartitionFor(str(d, "group")))
+	case "move":
+		return s.move(str(d, "group"))
 	case "fail-next-append":
 		e := kerr.NotEnoughReplicas
 		if d.HasArg("error") && str(d, "error") == "NOT_LEADER_OR_FOLLOWER" {
@@ -604,8 +681,12 @@ func num(d *datadriven.TestData, key string, def int64) int64 {
 	return n
 }
 
+// list returns a list argument: nil when absent, empty (not nil) for "()".
 func list(d *datadriven.TestData, key string) []string {
 	if a, ok := d.Arg(key); ok {
+		if len(a.Vals) == 1 && a.Vals[0] == "" {
+			return []string{}
+		}
 		return slices.Clone(a.Vals)
 	}
 	return nil

@@ -69,6 +69,11 @@ type Options struct {
 	// Partitions are the __consumer_offsets partitions to host; nil hosts
 	// all of cfg.NumPartitions.
 	Partitions []int32
+	// Logs are the __consumer_offsets partition logs, shared by the drivers
+	// of one cluster so that a partition can move between them (unload on
+	// one loop, then load on another: never both at once, since a Log is
+	// not safe for concurrent use); nil creates private ones.
+	Logs *coordinator.Logs
 }
 
 // Driver runs one coordinator in real time on one goroutine, the loop.
@@ -143,7 +148,7 @@ func New(cfg coordinator.Config, opts Options) (*Driver, error) {
 		pluginCtx: pluginCtx, cancelPlugins: cancelPlugins,
 	}
 	d.c, err = coordinator.New(cfg, coordinator.Options{
-		BrokerID: opts.BrokerID, Clock: clk, Logger: logger,
+		BrokerID: opts.BrokerID, Clock: clk, Logger: logger, Logs: opts.Logs,
 		TopologyPlugin: opts.TopologyPlugin, PluginExecutor: d,
 	})
 	if err != nil {

@@ -413,7 +413,7 @@ func TestContextCancellation(t *testing.T) {
 		cfg.CommitDelay = time.Second
 		d, mock := newMock(t, cfg, Options{}, nil)
 		ctx, cancel := context.WithCancel(t.Context())
-		_, err := call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
+		_, err := Call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
 			f := c.CommitOffsets(commitReq("g", 1))
 			cancel() // on the loop, after the write started: the caller gives up waiting
 			return f

@@ -12,13 +12,14 @@ type outcome[T any] struct {
 	err   error
 }
 
-// call starts op on the loop and waits for its future. If ctx ends first it
+// Call starts op on the loop and waits for its future: the way to run any
+// coordinator write the typed helpers below do not cover. If ctx ends first it
 // returns ctx.Err(): the operation may still complete on the loop, as a
 // Kafka request the client stopped waiting for does, and its outcome is
 // dropped. If the driver stops first it returns ErrStopped, unless the
 // future completed while the loop shut down (pending writes then fail with
 // NOT_COORDINATOR, which is returned instead).
-func call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinator) *coordinator.Future[T]) (T, error) {
+func Call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinator) *coordinator.Future[T]) (T, error) {
 	var zero T
 	ch := make(chan outcome[T], 1) // the callback never blocks the loop
 	if err := d.Do(ctx, func(c *coordinator.Coordinator) {
@@ -41,8 +42,9 @@ func call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinato
 	}
 }
 
-// read runs a synchronous coordinator read on the loop.
-func read[T any](ctx context.Context, d *Driver, fn func(*coordinator.Coordinator) (T, error)) (T, error) {
+// Read runs a synchronous coordinator read on the loop and returns its
+// result, or the driver's error (ErrStopped, ctx.Err()).
+func Read[T any](ctx context.Context, d *Driver, fn func(*coordinator.Coordinator) (T, error)) (T, error) {
 	var value T
 	var err error
 	if doErr := d.Do(ctx, func(c *coordinator.Coordinator) { value, err = fn(c) }); doErr != nil {
@@ -54,7 +56,7 @@ func read[T any](ctx context.Context, d *Driver, fn func(*coordinator.Coordinato
 
 // CommitOffsets handles an OffsetCommit and returns once it is committed.
 func (d *Driver) CommitOffsets(ctx context.Context, req shard.OffsetCommitRequest) (shard.OffsetCommitResponse, error) {
-	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
+	return Call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
 		return c.CommitOffsets(req)
 	})
 }
@@ -62,7 +64,7 @@ func (d *Driver) CommitOffsets(ctx context.Context, req shard.OffsetCommitReques
 // ConsumerGroupHeartbeat handles a KIP-848 ConsumerGroupHeartbeat and
 // returns its committed response.
 func (d *Driver) ConsumerGroupHeartbeat(ctx context.Context, req shard.ConsumerGroupHeartbeatRequest) (shard.ConsumerGroupHeartbeatResponse, error) {
-	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.ConsumerGroupHeartbeatResponse] {
+	return Call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.ConsumerGroupHeartbeatResponse] {
 		return c.ConsumerGroupHeartbeat(req)
 	})
 }
@@ -71,7 +73,7 @@ func (d *Driver) ConsumerGroupHeartbeat(ctx context.Context, req shard.ConsumerG
 // its committed response, with KIP-1331's TopologyDescriptionRequired set
 // when the coordinator solicits a push.
 func (d *Driver) StreamsGroupHeartbeat(ctx context.Context, req shard.StreamsGroupHeartbeatRequest) (shard.StreamsGroupHeartbeatResponse, error) {
-	return call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.StreamsGroupHeartbeatResponse] {
+	return Call(ctx, d, func(c *coordinator.Coordinator) *coordinator.Future[shard.StreamsGroupHeartbeatResponse] {
 		return c.StreamsGroupHeartbeat(req)
 	})
 }
@@ -79,7 +81,7 @@ func (d *Driver) StreamsGroupHeartbeat(ctx context.Context, req shard.StreamsGro
 // FetchOffsets reads a group's committed offsets (all of them when topics
 // is nil).
 func (d *Driver) FetchOffsets(ctx context.Context, groupID string, topics []shard.TopicPartitions, requireStable bool) ([]shard.FetchedOffset, error) {
-	return read(ctx, d, func(c *coordinator.Coordinator) ([]shard.FetchedOffset, error) {
+	return Read(ctx, d, func(c *coordinator.Coordinator) ([]shard.FetchedOffset, error) {
 		return c.FetchOffsets(groupID, topics, requireStable)
 	})
 }
@@ -88,7 +90,7 @@ func (d *Driver) FetchOffsets(ctx context.Context, groupID string, topics []shar
 // per-group errors are in the rows. The error is the driver's (ErrStopped,
 // ctx.Err()).
 func (d *Driver) DescribeGroups(ctx context.Context, groupIDs []string) ([]coordinator.DescribedGroup, error) {
-	return read(ctx, d, func(c *coordinator.Coordinator) ([]coordinator.DescribedGroup, error) {
+	return Read(ctx, d, func(c *coordinator.Coordinator) ([]coordinator.DescribedGroup, error) {
 		return c.DescribeGroups(groupIDs), nil
 	})
 }

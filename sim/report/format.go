@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coordsim/coordsim/sim"
 )
 
 // fmtInt formats n with thousands separators: 12345678 → "12,345,678".
@@ -103,12 +105,17 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// replayCommand is the command that reruns the simulation; stopAt > 0 adds
-// --stop-at to stop right after that step.
-func replayCommand(seed uint64, scenario string, stopAt int64) string {
-	cmd := "go run ./cmd/coordsim replay --seed " + strconv.FormatUint(seed, 10)
-	if scenario != "" {
-		cmd += " --scenario " + shellQuote(scenario)
+// replayCommand is the command that reruns the simulation: the result's
+// own Replay (every resolved option) when the caller filled it in, else
+// the seed and scenario name alone; stopAt > 0 adds --stop-at to stop
+// right after that step.
+func replayCommand(r *sim.Result, stopAt int64) string {
+	cmd := r.Replay
+	if cmd == "" {
+		cmd = "go run ./cmd/coordsim replay --seed " + strconv.FormatUint(r.Seed, 10)
+		if r.Scenario != "" {
+			cmd += " --scenario " + shellQuote(r.Scenario)
+		}
 	}
 	if stopAt > 0 {
 		cmd += " --stop-at " + strconv.FormatInt(stopAt, 10)

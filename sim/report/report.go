@@ -121,7 +121,7 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		Seed:      r.Seed,
 		Protocol:  protocol,
 		TraceHash: r.TraceHash,
-		Replay:    replayCommand(r.Seed, r.Scenario, 0),
+		Replay:    replayCommand(r, 0),
 		Stopped:   r.Stopped,
 		Figures:   figs,
 		FontCSS:   fontCSS,
@@ -133,7 +133,7 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 			Step:      fmtInt(v.Step),
 			At:        fmtAtMs(v.AtMs),
 			Detail:    v.Detail,
-			Replay:    replayCommand(r.Seed, r.Scenario, v.Step),
+			Replay:    replayCommand(r, v.Step),
 			Trace:     strings.Join(v.Trace, "\n"),
 			TraceLen:  len(v.Trace),
 		}

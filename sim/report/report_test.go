@@ -324,8 +324,9 @@ func TestFormatting(t *testing.T) {
 		{shellQuote("two words"), "'two words'"},
 		{shellQuote("it's"), `'it'\''s'`},
 		{shellQuote(""), "''"},
-		{replayCommand(7, "", 0), "go run ./cmd/coordsim replay --seed 7"},
-		{replayCommand(7, "heavy-v2", 99), "go run ./cmd/coordsim replay --seed 7 --scenario heavy-v2 --stop-at 99"},
+		{replayCommand(&sim.Result{Seed: 7}, 0), "go run ./cmd/coordsim replay --seed 7"},
+		{replayCommand(&sim.Result{Seed: 7, Scenario: "heavy-v2"}, 99), "go run ./cmd/coordsim replay --seed 7 --scenario heavy-v2 --stop-at 99"},
+		{replayCommand(&sim.Result{Seed: 7, Replay: "coordsim replay --scenario x.yaml --seed 7 --brokers 2"}, 99), "coordsim replay --scenario x.yaml --seed 7 --brokers 2 --stop-at 99"},
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}

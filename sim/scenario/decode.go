@@ -13,7 +13,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/topicname"
 	"github.com/coordsim/coordsim/sim"
 )
@@ -436,7 +435,7 @@ func (d *decoder) strField(key string, dst *string) field {
 // the package doc and SCHEMA.md in step (TestSchemaIsDocumented checks it).
 func (d *decoder) topFields(sc *Scenario) []field {
 	o := &sc.Options
-	return []field{
+	return append(append([]field{
 		{"name", func(p string, n *yaml.Node) *Error {
 			s, perr := d.str(p, n)
 			if perr != nil {
@@ -454,41 +453,21 @@ func (d *decoder) topFields(sc *Scenario) []field {
 			o.Seed, perr = d.unsigned(p, n)
 			return perr
 		}},
-		d.durField("duration", &o.Duration),
-		d.intField("brokers", &o.Brokers, math.MinInt32, math.MaxInt32),
-		d.int32Field("partitions", &o.Partitions),
-		d.durField("retention", &o.Retention),
-		d.durField("check_interval", &o.CheckInterval),
-		{"protocol", func(p string, n *yaml.Node) *Error {
-			s, perr := d.str(p, n)
-			if perr != nil {
-				return perr
-			}
-			switch proto := coordinator.CleanupProtocol(s); proto {
-			case coordinator.CleanupV1, coordinator.CleanupV2:
-				o.Protocol = proto
-				return nil
-			}
-			return d.errAt(n, p, "must be v1 or v2, got %q", truncate(s, maxValueQuoted))
-		}},
-		{"plugin", func(p string, n *yaml.Node) (perr *Error) {
-			o.Plugin, perr = d.boolean(p, n)
-			return perr
-		}},
+	}, d.paramFields("", o)...), []field{
 		{"faults", func(p string, n *yaml.Node) *Error { return d.faults(p, n, &o.Faults) }},
 		{"workload", func(p string, n *yaml.Node) *Error {
-			return d.mapping(p, n, d.workloadFields(&o.Workload), d.sections("workload"))
+			return d.mapping(p, n, d.workloadFields(o), d.sections("workload"))
 		}},
 		{"connect", func(p string, n *yaml.Node) *Error {
+			sc.connect = n
 			o.Connect = connectDefaults()
 			return d.mapping(p, n, d.connectFields(o.Connect), nil)
 		}},
-		d.intField("replay_check_every", &o.ReplayCheckEvery, math.MinInt32, math.MaxInt32),
 		{"required_marks", func(p string, n *yaml.Node) (perr *Error) {
 			sc.RequiredMarks, perr = d.marks(p, n)
 			return perr
 		}},
-	}
+	}...)
 }
 
 // sections maps each key of the workload and faults sections to its section,
@@ -497,12 +476,12 @@ func (d *decoder) topFields(sc *Scenario) []field {
 func (d *decoder) sections(reading string) map[string]string {
 	out := map[string]string{}
 	if reading != "workload" {
-		for _, k := range keysOf(d.workloadFields(&sim.Workload{})) {
+		for _, k := range keysOf(d.workloadFields(&sim.Options{})) {
 			out[k] = "workload"
 		}
 	}
 	if reading != "faults" {
-		for _, k := range keysOf(d.faultFields(&sim.Faults{})) {
+		for _, k := range keysOf(d.faultFields(&sim.Options{})) {
 			if k != "preset" {
 				out[k] = "faults"
 			}
@@ -511,52 +490,79 @@ func (d *decoder) sections(reading string) map[string]string {
 	return out
 }
 
-func (d *decoder) workloadFields(w *sim.Workload) []field {
-	count := func(key string, dst *int) field { return d.intField(key, dst, 0, math.MaxInt32) }
-	return []field{
-		count("streams_apps", &w.StreamsApps),
-		count("consumer_groups", &w.ConsumerGroups),
-		count("share_groups", &w.ShareGroups),
-		count("simple_groups", &w.SimpleGroups),
-		d.intField("members_min", &w.MembersMin, math.MinInt32, math.MaxInt32),
-		d.intField("members_max", &w.MembersMax, math.MinInt32, math.MaxInt32),
-		d.durField("lifetime_min", &w.LifetimeMin),
-		d.durField("lifetime_max", &w.LifetimeMax),
-		d.numberField("arrival_window", &w.ArrivalWindow),
-		d.durField("commit_interval", &w.CommitInterval),
-		d.probField("topology_upgrade_prob", &w.TopologyUpgradeProb),
-		d.durField("admin_interval", &w.AdminInterval),
-		{"topics", func(p string, n *yaml.Node) (perr *Error) {
-			w.Topics, perr = d.topics(p, n)
-			return perr
-		}},
-	}
+// workloadFields are the workload section's keys: its parameters in the
+// sim.Params table, and the topic image.
+func (d *decoder) workloadFields(o *sim.Options) []field {
+	return append(d.paramFields("workload", o), field{"topics", func(p string, n *yaml.Node) (perr *Error) {
+		o.Workload.Topics, perr = d.topics(p, n)
+		return perr
+	}})
 }
 
-// faultFields are the overridable fault fields plus "preset", which faults()
-// applies before the overrides wherever it appears in the mapping.
-func (d *decoder) faultFields(f *sim.Faults) []field {
-	return []field{
-		{"preset", func(string, *yaml.Node) *Error { return nil }},
-		d.probField("plugin_transient", &f.PluginTransient),
-		d.probField("plugin_permanent", &f.PluginPermanent),
-		d.probField("plugin_applied_transient", &f.PluginAppliedTransient),
-		d.durField("plugin_latency_min", &f.PluginLatencyMin),
-		d.durField("plugin_latency_max", &f.PluginLatencyMax),
-		d.probField("plugin_burst_prob", &f.PluginBurstProb),
-		d.intField("plugin_burst_length", &f.PluginBurstLength, math.MinInt32, math.MaxInt32),
-		d.numberField("shard_moves_per_hour", &f.ShardMovesPerHour),
-		d.probField("move_during_cycle_prob", &f.MoveDuringCycleProb),
-		d.durField("load_delay", &f.LoadDelay),
-		d.probField("append_failure_prob", &f.AppendFailureProb),
-		d.durField("commit_delay_max", &f.CommitDelayMax),
-		d.probField("member_crash_prob", &f.MemberCrashProb),
-		d.probField("lost_heartbeat_prob", &f.LostHeartbeatProb),
-		d.numberField("share_leader_moves_per_hour", &f.ShareLeaderMovesPerHour),
-		d.probField("share_persist_fail_prob", &f.SharePersistFailProb),
-		d.probField("share_dlq_fail_prob", &f.ShareDLQFailProb),
-		d.numberField("task_kills_per_hour", &f.TaskKillsPerHour),
+// faultFields are the fault parameters of the sim.Params table plus
+// "preset", which faults() applies before the overrides wherever it appears
+// in the mapping.
+func (d *decoder) faultFields(o *sim.Options) []field {
+	return append([]field{{"preset", func(string, *yaml.Node) *Error { return nil }}}, d.paramFields("faults", o)...)
+}
+
+// paramFields are the keys of one section ("" for the top level) that the
+// sim.Params table defines, each read by its type and stored with Set.
+func (d *decoder) paramFields(section string, o *sim.Options) []field {
+	var out []field
+	for _, prm := range sim.Params {
+		sec, key := "", prm.Key
+		if i := strings.LastIndexByte(prm.Key, '.'); i >= 0 {
+			sec, key = prm.Key[:i], prm.Key[i+1:]
+		}
+		if sec != section {
+			continue
+		}
+		out = append(out, field{key, func(p string, n *yaml.Node) *Error {
+			var text string
+			switch prm.Type {
+			case sim.TypeInt:
+				v, perr := d.integer(p, n, math.MinInt32, math.MaxInt32)
+				if perr != nil {
+					return perr
+				}
+				text = strconv.FormatInt(v, 10)
+			case sim.TypeNumber, sim.TypeProb:
+				read := d.number
+				if prm.Type == sim.TypeProb {
+					read = d.probability
+				}
+				v, perr := read(p, n)
+				if perr != nil {
+					return perr
+				}
+				text = strconv.FormatFloat(v, 'g', -1, 64)
+			case sim.TypeDuration:
+				v, perr := d.duration(p, n)
+				if perr != nil {
+					return perr
+				}
+				text = v.String()
+			case sim.TypeBool:
+				v, perr := d.boolean(p, n)
+				if perr != nil {
+					return perr
+				}
+				text = strconv.FormatBool(v)
+			default:
+				v, perr := d.str(p, n)
+				if perr != nil {
+					return perr
+				}
+				text = v
+			}
+			if err := prm.Set(o, text); err != nil {
+				return d.errAt(n, p, "must be %s, got %q", prm.Range(), truncate(text, maxValueQuoted))
+			}
+			return nil
+		}})
 	}
+	return out
 }
 
 // faults reads either a preset name or a mapping of a preset plus overrides.
@@ -580,7 +586,10 @@ func (d *decoder) faults(path string, n *yaml.Node, dst *sim.Faults) *Error {
 				break // a second "preset" is reported as a duplicate by mapping()
 			}
 		}
-		return d.mapping(path, n, d.faultFields(dst), d.sections("faults"))
+		o := &sim.Options{Faults: *dst}
+		perr := d.mapping(path, n, d.faultFields(o), d.sections("faults"))
+		*dst = o.Faults
+		return perr
 	}
 	return d.errAt(n, path, "expects a preset (none, light, heavy) or a mapping of preset and overrides, got %s", describe(n))
 }

@@ -68,6 +68,9 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		listField(d, "reset_offsets", &k.ResetOffsets, func(r *sim.OffsetReset) []field {
 			return []field{d.durField("at", &r.At), d.strField("to", &r.To)}
 		}),
+		listField(d, "group_config_changes", &k.GroupConfigChanges, func(c *sim.GroupConfigChange) []field {
+			return []field{d.durField("at", &c.At), d.int32Field("delivery_count_limit", &c.DeliveryCountLimit), d.durField("record_lock_duration", &c.RecordLockDuration)}
+		}),
 		d.int32Field("max_poll_records", &k.MaxPollRecords),
 		d.durField("put_latency_min", &k.PutLatencyMin),
 		d.durField("put_latency_max", &k.PutLatencyMax),
@@ -75,6 +78,7 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		d.probField("put_retriable_prob", &k.PutRetriableProb),
 		d.probField("put_fatal_prob", &k.PutFatalProb),
 		d.probField("convert_fail_prob", &k.ConvertFailProb),
+		d.strField("fatal_put", &k.FatalPut),
 		d.durField("restart_failed_after", &k.RestartFailedAfter),
 		d.durField("rebalance_pause", &k.RebalancePause),
 		d.durField("flush_interval", &k.FlushInterval),

@@ -53,6 +53,8 @@
 //	commit_delay_max          duration     appends commit after a uniform [0, max] delay
 //	member_crash_prob         probability  an active member crashes at a commit
 //	lost_heartbeat_prob       probability  a heartbeat is lost
+//	delete_past_move_prob     probability  a deleteTopology is held past a move of its group's partition
+//	delete_past_move_latency  duration     how long such a delete is held
 //	share_leader_moves_per_hour  number    mean rate of share-partition leader moves (Connect workloads)
 //	share_persist_fail_prob   probability  a share-state write fails
 //	share_dlq_fail_prob       probability  a KIP-1191 dead-letter write fails
@@ -110,6 +112,8 @@
 // ci (six virtual hours and about 120 groups, the scenario of CI's 500-seed
 // sweep), quick (about a virtual day and a few hundred groups), v1-race
 // (protocol v1 tuned to make the accepted plugin-side data-loss race likely),
+// v2-move-race (deletes held past a shard move while streams instances rejoin:
+// the v2 move race, which protocol v3 fences),
 // heavy (the heavy fault preset), no-plugin (streams groups expire through the
 // sweep alone, KAFKA-21141) and large (100 000 groups); and the Connect
 // scenarios of KIP-1302's test plan: share-sink (every record delivered),
@@ -117,6 +121,7 @@
 // share-kill (a task killed inside put()), share-at-least-once (N produced,
 // at least N received), share-mixed-sinks (both sink kinds with other groups),
 // share-collision (a colliding group id refused), share-migration (a
-// consumer sink handing over to a share sink at its committed offsets) and
+// consumer sink handing over to a share sink at its committed offsets),
+// share-live-config (group configs changed under running share sinks) and
 // share-faults (the invariant-8 sweep).
 package scenario

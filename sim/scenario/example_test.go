@@ -65,11 +65,13 @@ func ExampleBuiltins() {
 	// share-collision     v2      0 groups 3 sinks
 	// share-faults        v2     17 groups 3 sinks
 	// share-kill          v2      0 groups 1 sinks
+	// share-live-config   v2      0 groups 2 sinks
 	// share-migration     v2      0 groups 2 sinks
 	// share-mixed-sinks   v2     65 groups 2 sinks
 	// share-scaling       v2      0 groups 2 sinks
 	// share-sink          v2      0 groups 1 sinks
 	// v1-race             v1   1700 groups 0 sinks
+	// v2-move-race        v2    200 groups 0 sinks
 }
 
 // Resolve takes what a user types after --scenario: a built-in name or a path.

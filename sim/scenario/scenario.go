@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,12 @@ type Scenario struct {
 	// RequiredMarks are coverage marks a sweep of this scenario must reach
 	// (the sweep fails if one is never reached). The scenario only carries them.
 	RequiredMarks []string
+	// Source is what reproduces the scenario on the command line: the
+	// built-in's name, or the path the file was loaded from (empty for Parse).
+	Source string
+
+	// connect is the file's connect section, kept so Marshal can write it back.
+	connect *yaml.Node
 }
 
 // Parse reads a scenario from YAML. name is used in error messages (usually
@@ -60,7 +67,12 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return Parse(path, data)
+	sc, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	sc.Source = path
+	return sc, nil
 }
 
 // Builtin returns the built-in scenario called name (see [Builtins]); an
@@ -75,7 +87,12 @@ func Builtin(name string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario: %w %q (built-in: %s; or give a path to a .yaml file)",
 			ErrUnknown, truncate(name, maxValueQuoted), strings.Join(builtinNames(), ", "))
 	}
-	return Parse(builtinFile(name), data)
+	sc, err := Parse(builtinFile(name), data)
+	if err != nil {
+		return nil, err
+	}
+	sc.Source = name
+	return sc, nil
 }
 
 // Builtins returns every built-in scenario, sorted by name. Each call parses
@@ -122,18 +139,41 @@ func builtinNames() []string {
 	return names
 }
 
-// validationError maps a failure of sim.Options.Validate ("sim: invalid
-// <field>: <why>") to the key that caused it and that key's line: of the keys
-// involved, the one given last in the file (a later key contradicts an earlier
-// one); when none was given, line 1.
+// validationError maps a failure of sim.Options.Validate to the key that
+// caused it and that key's line: of the keys involved (a *sim.OptionError
+// names them; a Connect error names its field as "sim: invalid connect...."),
+// the one given last in the file, since a later key contradicts an earlier
+// one. When the file gives none of them, the error names the first key and
+// line 1 (or a section the file gives).
 func (d *decoder) validationError(err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "sim: ")
-	rest, ok := strings.CutPrefix(err.Error(), "sim: invalid ")
-	if !ok {
+	var tiers [][]string
+	var oe *sim.OptionError
+	if errors.As(err, &oe) {
+		tiers = append(tiers, oe.Keys)
+		for _, k := range oe.Keys {
+			if i := strings.LastIndexByte(k, '.'); i >= 0 {
+				sec := k[:i]
+				tiers = append(tiers, []string{sec + ".preset", sec})
+				break
+			}
+		}
+	} else if rest, ok := strings.CutPrefix(err.Error(), "sim: invalid "); ok {
+		field, _, _ := strings.Cut(rest, ": ")
+		// "connect.connectors[0].put_latency": the key itself when it is one,
+		// else the nearest enclosing item or section given.
+		for k := field; k != ""; {
+			tiers = append(tiers, []string{k})
+			i := strings.LastIndexAny(k, ".[")
+			if i < 0 {
+				break
+			}
+			k = k[:i]
+		}
+	} else {
 		return d.errAt(nil, "", "%s", msg)
 	}
-	field, why, _ := strings.Cut(rest, ": ")
-	for _, keys := range validateKeys(field, why) {
+	for _, keys := range tiers {
 		var best *yaml.Node
 		bestKey := ""
 		for _, k := range keys {
@@ -146,73 +186,5 @@ func (d *decoder) validationError(err error) *Error {
 			return d.errAt(best, bestKey, "%s", msg)
 		}
 	}
-	if keys := validateKeys(field, why); len(keys) > 0 && len(keys[0]) > 0 {
-		return d.errAt(nil, keys[0][0], "%s", msg)
-	}
-	return d.errAt(nil, "", "%s", msg)
-}
-
-// validateKeys lists, for a field named by sim.Options.Validate, the scenario
-// keys that set it: tiers tried in order, the specific keys before the
-// sections they sit in.
-func validateKeys(field, why string) [][]string {
-	w := func(keys ...string) []string {
-		for i, k := range keys {
-			keys[i] = "workload." + k
-		}
-		return keys
-	}
-	f := func(keys ...string) []string {
-		for i, k := range keys {
-			keys[i] = "faults." + k
-		}
-		return keys
-	}
-	sections := []string{"faults.preset", "faults"}
-	switch field {
-	case "check-interval":
-		return [][]string{{"check_interval"}}
-	case "workload groups":
-		return [][]string{w("streams_apps", "consumer_groups", "share_groups", "simple_groups"), {"workload"}}
-	case "members":
-		return [][]string{w("members_min", "members_max"), {"workload"}}
-	case "lifetime":
-		return [][]string{w("lifetime_min", "lifetime_max"), {"workload"}}
-	case "arrival-window", "commit-interval", "topology-upgrade-prob", "admin-interval":
-		return [][]string{w(strings.ReplaceAll(field, "-", "_")), {"workload"}}
-	case "faults":
-		if strings.Contains(why, "add up") {
-			return [][]string{f("plugin_transient", "plugin_permanent", "plugin_applied_transient"), sections}
-		}
-		if strings.Contains(why, "share") {
-			return [][]string{f("share_persist_fail_prob", "share_dlq_fail_prob", "share_leader_moves_per_hour", "task_kills_per_hour"), sections}
-		}
-		return [][]string{f("plugin_transient", "plugin_permanent", "plugin_applied_transient", "plugin_burst_prob",
-			"move_during_cycle_prob", "append_failure_prob", "member_crash_prob", "lost_heartbeat_prob"), sections}
-	case "plugin-latency":
-		return [][]string{f("plugin_latency_min", "plugin_latency_max"), sections}
-	case "plugin-burst-length", "shard-moves-per-hour":
-		return [][]string{f(strings.ReplaceAll(field, "-", "_")), sections}
-	case "delays":
-		return [][]string{f("load_delay", "commit_delay_max"), sections}
-	case "limits":
-		return [][]string{{"replay_check_every"}}
-	}
-	if strings.HasPrefix(field, "connect.") {
-		// "connect.connectors[0].put_latency": the key itself when it is one,
-		// else the nearest enclosing item or section given.
-		var tiers [][]string
-		for k := field; k != ""; {
-			tiers = append(tiers, []string{k})
-			i := strings.LastIndexAny(k, ".[")
-			if i < 0 {
-				break
-			}
-			k = k[:i]
-		}
-		return tiers
-	}
-	// duration, brokers, partitions, retention, protocol, and any field added
-	// later whose name is its key.
-	return [][]string{{strings.ReplaceAll(field, "-", "_")}}
+	return d.errAt(nil, tiers[0][0], "%s", msg)
 }

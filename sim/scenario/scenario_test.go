@@ -40,8 +40,8 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 		names = append(names, sc.Name)
 	}
 	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick",
-		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-migration", "share-mixed-sinks", "share-scaling", "share-sink",
-		"v1-race"}, names)
+		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-live-config", "share-migration", "share-mixed-sinks", "share-scaling", "share-sink",
+		"v1-race", "v2-move-race"}, names)
 
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -177,23 +177,23 @@ func TestParseErrors(t *testing.T) {
 		{"out of range, mapped from Validate", "name: x\nbrokers: 0\n",
 			2, 10, "brokers", "invalid brokers: must be in [1, 64]"},
 		{"retention not whole minutes", "name: x\nretention: 90s\n",
-			2, 12, "retention", "invalid retention: must be a whole number of minutes"},
+			2, 12, "retention", "invalid retention: must be at least 1m, a whole number of minutes"},
 		{"cross-field, the later key", "name: x\nworkload:\n  members_min: 5\n  members_max: 4\n",
-			4, 16, "workload.members_max", "invalid members: need 1 <= min <= max <= 100"},
+			4, 16, "workload.members_max", "invalid workload.members_min, workload.members_max: need members_min <= members_max"},
 		{"cross-field, the only key given", "name: x\nworkload:\n  lifetime_max: 10m\n",
-			3, 17, "workload.lifetime_max", "invalid lifetime: need 0 < min <= max"},
+			3, 17, "workload.lifetime_max", "need lifetime_min <= lifetime_max"},
 		{"plugin probabilities add up past 1", "name: x\nfaults:\n  preset: heavy\n  plugin_transient: 0.99\n",
 			4, 21, "faults.plugin_transient", "plugin fault probabilities add up to more than 1"},
 		{"latency max below a preset's min", "name: x\nfaults:\n  preset: heavy\n  plugin_latency_max: 1ms\n",
-			4, 23, "faults.plugin_latency_max", "invalid plugin-latency"},
+			4, 23, "faults.plugin_latency_max", "need plugin_latency_min <= plugin_latency_max"},
 		{"too many groups in all", "name: x\nworkload:\n  simple_groups: 1_000_000\n  consumer_groups: 1_000_000\n",
-			4, 20, "workload.consumer_groups", "at most 2 000 000 in total"},
+			4, 20, "workload.consumer_groups", "at most 2 000 000 groups in total"},
 		{"negative replay interval", "name: x\nreplay_check_every: -1\n",
-			2, 21, "replay_check_every", "invalid limits"},
+			2, 21, "replay_check_every", "invalid replay_check_every: must be in [0, 2147483647]"},
 		{"probability above 1", "name: x\nfaults:\n  lost_heartbeat_prob: 1.5\n",
 			3, 24, "faults.lost_heartbeat_prob", "a probability must be in [0, 1], got 1.5"},
 		{"negative group count", "name: x\nworkload:\n  share_groups: -1\n",
-			3, 17, "workload.share_groups", "must be an integer >= 0, got -1"},
+			3, 17, "workload.share_groups", "invalid workload.share_groups: must be in [0, 2000000]"},
 		{"not a number", "name: x\nworkload:\n  arrival_window: .nan\n",
 			3, 19, "workload.arrival_window", "must be a finite number"},
 		{"negative seed", "name: x\nseed: -1\n",
@@ -427,10 +427,10 @@ func TestValidationErrorFallback(t *testing.T) {
 	// A Validate failure whose keys the file does not give lands on line 1
 	// with the field's key, and an error in an unexpected format is kept whole.
 	d := &decoder{file: "f.yaml", given: nil}
-	e := d.validationError(errors.New("sim: invalid members: need 1 <= min <= max <= 100"))
-	assert.Equal(t, &Error{File: "f.yaml", Line: 1, Key: "workload.members_min", Msg: "invalid members: need 1 <= min <= max <= 100"}, e)
-	e = d.validationError(errors.New("sim: invalid new-field: bad"))
-	assert.Equal(t, &Error{File: "f.yaml", Line: 1, Key: "new_field", Msg: "invalid new-field: bad"}, e)
+	e := d.validationError(&sim.OptionError{Keys: []string{"workload.members_min", "workload.members_max"}, Why: "need members_min <= members_max"})
+	assert.Equal(t, &Error{File: "f.yaml", Line: 1, Key: "workload.members_min", Msg: "invalid workload.members_min, workload.members_max: need members_min <= members_max"}, e)
+	e = d.validationError(errors.New("sim: invalid connect.connectors[0].put_latency: bad"))
+	assert.Equal(t, &Error{File: "f.yaml", Line: 1, Key: "connect.connectors[0].put_latency", Msg: "invalid connect.connectors[0].put_latency: bad"}, e)
 	e = d.validationError(errors.New("something else"))
 	assert.Equal(t, &Error{File: "f.yaml", Line: 1, Msg: "something else"}, e)
 }
@@ -492,9 +492,9 @@ func TestSchemaIsDocumented(t *testing.T) {
 	d := &decoder{}
 	var keys []string
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
-	keys = append(keys, keysOf(d.workloadFields(&sim.Workload{}))...)
-	keys = append(keys, keysOf(d.faultFields(&sim.Faults{}))...)
-	require.Len(t, keys, 15+13+19)
+	keys = append(keys, keysOf(d.workloadFields(&sim.Options{}))...)
+	keys = append(keys, keysOf(d.faultFields(&sim.Options{}))...)
+	require.Len(t, keys, 15+13+21)
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
 	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)

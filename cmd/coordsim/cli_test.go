@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCLIRefusesBadInputNamingTheFlag proves each bad value is refused with
+// exit 2 and a message naming the flag, before anything runs.
+func TestCLIRefusesBadInputNamingTheFlag(t *testing.T) {
+	missingDir := filepath.Join(t.TempDir(), "no", "such", "dir")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--groups", "0"}, "--groups 0: must be >= 1"},
+		{[]string{"run", "--groups", "-5"}, "--groups -5: must be >= 1"},
+		{[]string{"run", "--members-max", "0"}, "--members-max: must be in [1, 100]"},
+		{[]string{"run", "--brokers", "three"}, "-brokers"},
+		{[]string{"run", "--protocol", "v9"}, "-protocol"},
+		{[]string{"run", "--plugin-transient", "0.7", "--plugin-permanent", "0.7"}, "--plugin-transient, --plugin-permanent: the plugin fault probabilities add up to more than 1"},
+		{[]string{"sweep", "--seed", "4"}, "--seed is not used by sweep"},
+		{[]string{"sweep", "--require-marks", "tick-droped"}, `--require-marks: unknown mark "tick-droped"`},
+		{[]string{"run", "--report", filepath.Join(missingDir, "r.html")}, "--report"},
+		{[]string{"run", "--metrics", filepath.Join(missingDir, "m.prom")}, "--metrics"},
+		{[]string{"run", "--trace", filepath.Join(missingDir, "t.txt")}, "--trace"},
+	} {
+		code, _, errs := runCLI(c.args...)
+		assert.Equal(t, exitUsage, code, "%v", c.args)
+		assert.Contains(t, errs, c.want, "%v", c.args)
+	}
+}
+
+// TestBareCommandPrintsHelpAndVersionExists proves `coordsim` alone prints
+// the help (exit 2) and `coordsim version` prints a version.
+func TestBareCommandPrintsHelpAndVersionExists(t *testing.T) {
+	code, out, errs := runCLI()
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errs, "commands:")
+	code, out, _ = runCLI("version")
+	assert.Equal(t, exitOK, code)
+	assert.True(t, strings.HasPrefix(out, "coordsim "), out)
+	code, _, errs = runCLI("run", "-h")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, errs, "usage: coordsim run [flags]")
+	assert.Contains(t, errs, "-retention D", "every table parameter is a flag, with its placeholder")
+	assert.NotContains(t, errs, "(default: the scenario's) (default", "no doubled default")
+}
+
+// TestReplayPastTheEndExitsTwo proves --stop-at beyond the run's last step
+// says so and exits 2.
+func TestReplayPastTheEndExitsTwo(t *testing.T) {
+	code, _, errs := runCLI(append([]string{"replay", "--stop-at", "100000000"}, small...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--stop-at 100000000 is past the end: the run has ")
+}
+
+// TestMergeRefusesBadInput proves --merge refuses empty input, a line that
+// is not a sweep line, and a seed given twice, naming the file and line.
+func TestMergeRefusesBadInput(t *testing.T) {
+	code, out, errs := runCLI(append([]string{"sweep", "--seeds", "1"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		f := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(f, []byte(body), 0o600))
+		return f
+	}
+	good, empty, stub := write("good.jsonl", out), write("empty.jsonl", ""), write("stub.jsonl", `{"seed":1}`+"\n")
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{empty}, "no sweep lines"},
+		{[]string{stub}, "stub.jsonl:1: not a sweep line"},
+		{[]string{good, good}, "seed 1 given twice"},
+	} {
+		code, _, errs := runCLI(append([]string{"sweep", "--merge"}, c.files...)...)
+		assert.Equal(t, exitUsage, code, "%v", c.files)
+		assert.Contains(t, errs, c.want)
+	}
+}
+
+// TestSweepResumeSkipsSeedsDone proves --resume appends each seed's line to
+// the file, skips the seeds already there, drops a partial last line left
+// by a killed sweep, and summarises old and new lines together.
+func TestSweepResumeSkipsSeedsDone(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "out.jsonl")
+	args := append([]string{"sweep", "--resume", f, "--parallel", "2"}, small...)
+	code, out, errs := runCLI(append(args, "--seeds", "2")...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Empty(t, out, "the lines go to the file")
+	first, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(first), "\n"))
+	// A killed sweep leaves half a line.
+	require.NoError(t, os.WriteFile(f, append(first, []byte(`{"seed":3,"scen`)...), 0o600))
+	code, _, errs = runCLI(append(args, "--seeds", "3")...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "2 seeds already in")
+	assert.Contains(t, errs, "sweep summary: 3 seeds")
+	all, err := os.ReadFile(f)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(all), string(first)), "earlier lines are kept")
+	lines := strings.Split(strings.TrimSpace(string(all)), "\n")
+	require.Len(t, lines, 3)
+	assert.Contains(t, lines[2], `"seed":3,`)
+	code, _, errs = runCLI("sweep", "--merge", f)
+	assert.Equal(t, exitOK, code, errs)
+}

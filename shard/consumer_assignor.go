@@ -1,0 +1,80 @@
+package shard
+
+import (
+	"github.com/coordsim/coordsim/assignor"
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// The consumer-group target assignment through the broker's server
+// assignors (package assignor): Kafka's GroupMetadataManager.
+// updateTargetAssignment with TargetAssignmentBuilder, and the
+// ServerAssignor checks of GroupCoordinatorService.
+// throwIfConsumerGroupHeartbeatRequestIsInvalid.
+
+// consumerAssignors returns group.consumer.assignors.
+func (s *Shard) consumerAssignors() *assignor.Registry {
+	if s.cfg.ConsumerAssignors != nil {
+		return s.cfg.ConsumerAssignors
+	}
+	return defaultAssignors
+}
+
+var defaultAssignors = assignor.Default() // immutable
+
+// validateConsumerHeartbeat runs the request checks, then Kafka's last one:
+// a ServerAssignor the broker does not offer is UNSUPPORTED_ASSIGNOR
+// "ServerAssignor <name> is not supported. Supported assignors: <list>.".
+func (s *Shard) validateConsumerHeartbeat(h *heartbeat) error {
+	if h.serverAssignor == nil {
+		return nil // doHeartbeat validates the rest
+	}
+	if err := validateHeartbeat(h); err != nil {
+		return err
+	}
+	return s.consumerAssignors().CheckSupported(*h.serverAssignor)
+}
+
+// assignConsumer computes the consumer group's new target: the assignor is
+// the one most members name (ConsumerGroup.computePreferredServerAssignor,
+// ties to the one listed first), else the broker's default. The spec holds
+// the topics of the metadata image the members subscribe to (a subscribed
+// topic that does not exist is left out, as Kafka's topic-id resolution
+// does) and each member's current target for stickiness. An assignor's
+// error is Kafka's "Failed to compute a new target assignment" as
+// UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
+func (v *view) assignConsumer() ([][]TopicPartitions, error) {
+	names := make([]string, len(v.members))
+	spec := assignor.Spec{Members: make([]assignor.Member, len(v.members))}
+	seen := map[string]bool{} // looked up only; Topics is built in member order
+	for i, m := range v.members {
+		names[i] = m.serverAssignor
+		am := assignor.Member{ID: m.id}
+		for _, t := range m.subscribedTopics {
+			n := v.s.TopicPartitions(t)
+			if n <= 0 {
+				continue
+			}
+			am.Topics = append(am.Topics, t)
+			if !seen[t] {
+				seen[t] = true
+				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, Partitions: n})
+			}
+		}
+		for _, tp := range m.target {
+			am.Assignment = append(am.Assignment, assignor.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+		}
+		spec.Members[i] = am
+	}
+	a := v.s.consumerAssignors().Preferred(names)
+	target, err := a.Assign(&spec)
+	if err != nil {
+		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
+	}
+	out := make([][]TopicPartitions, len(v.members))
+	for i, m := range v.members {
+		for _, tp := range target.Of(m.id) {
+			out[i] = append(out[i], TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+		}
+	}
+	return out, nil
+}

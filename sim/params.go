@@ -1,0 +1,437 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+)
+
+// ParamType is how a parameter's value is written: on the command line, in
+// a scenario file and in a replay command.
+type ParamType string
+
+// Parameter types.
+const (
+	TypeInt      ParamType = "integer"
+	TypeNumber   ParamType = "number"
+	TypeProb     ParamType = "probability"
+	TypeDuration ParamType = "duration"
+	TypeBool     ParamType = "boolean"
+	TypeEnum     ParamType = "enum"
+)
+
+// Param is one scalar option of Options, settable by name. Params is the
+// single table from which the command-line flags, the scenario keys, the
+// range checks of Validate, the swarm and the scenario schema's key tables
+// all derive: adding an option or a fault is one entry here (plus its field).
+type Param struct {
+	// Key is the scenario-file key: "duration", "workload.streams_apps",
+	// "faults.plugin_transient".
+	Key string
+	// Flag is the command-line flag (without dashes): the key's last part
+	// with '_' written '-'.
+	Flag string
+	Type ParamType
+	// Min and Max bound the value (durations in nanoseconds); MinOpen
+	// excludes Min. Whole, for durations, is the unit the value must be a
+	// multiple of (0: any). Values lists an enum's values.
+	Min, Max float64
+	MinOpen  bool
+	Whole    time.Duration
+	Values   []string
+	// Doc says what the option does (one sentence, no range: the range is
+	// printed from Min and Max).
+	Doc string
+	// Swarm is how `sweep --swarm` draws the value; nil leaves it alone.
+	Swarm *SwarmRule
+
+	ptr func(*Options) any
+}
+
+// SwarmRule draws one parameter for a swarm seed.
+type SwarmRule struct {
+	// Doc describes the draw for the schema ("uniform in [1, 5]").
+	Doc  string
+	draw func(r *rand.Rand, heavy *Options, p *Param, o *Options)
+}
+
+const inf = math.MaxFloat64
+
+func dur(d time.Duration) float64 { return float64(d) }
+
+// Params is the table. Order matters twice: the swarm draws in this order,
+// and the schema lists keys in it.
+var Params = withFlags([]*Param{
+	{Key: "duration", Type: TypeDuration, Min: dur(time.Minute), Max: dur(366 * 24 * time.Hour),
+		Doc: "virtual time of the workload phase; a liveness phase follows", ptr: func(o *Options) any { return &o.Duration }},
+	{Key: "brokers", Type: TypeInt, Min: 1, Max: 64, Swarm: uniformInt(1, 5),
+		Doc: "number of brokers", ptr: func(o *Options) any { return &o.Brokers }},
+	{Key: "partitions", Type: TypeInt, Min: 1, Max: 1000, Swarm: uniformInt(1, 50),
+		Doc: "`__consumer_offsets` partitions, spread round-robin", ptr: func(o *Options) any { return &o.Partitions }},
+	{Key: "retention", Type: TypeDuration, Min: dur(time.Minute), Max: inf, Whole: time.Minute, Swarm: uniformDur(5*time.Minute, 60*time.Minute, time.Minute),
+		Doc: "`offsets.retention.minutes`", ptr: func(o *Options) any { return &o.Retention }},
+	{Key: "check_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf, Swarm: uniformDur(30*time.Second, 10*time.Minute, time.Second),
+		Doc: "`offsets.retention.check.interval.ms`, also the KIP-1331 cycle's interval", ptr: func(o *Options) any { return &o.CheckInterval }},
+	{Key: "protocol", Type: TypeEnum, Values: []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2)},
+		Swarm: &SwarmRule{Doc: "v1 one seed in four, else unchanged", draw: func(r *rand.Rand, _ *Options, _ *Param, o *Options) {
+			if r.IntN(4) == 0 {
+				o.Protocol = coordinator.CleanupV1
+			}
+		}},
+		Doc: "KIP-1331 cleanup protocol; v1 has the accepted data-loss race", ptr: func(o *Options) any { return &o.Protocol }},
+	{Key: "plugin", Type: TypeBool,
+		Doc: "configure a topology store (wrapped in faultstore)", ptr: func(o *Options) any { return &o.Plugin }},
+	{Key: "replay_check_every", Type: TypeInt, Min: 0, Max: math.MaxInt32,
+		Doc: "run the replay-equality invariant every N events; 0: only at the end", ptr: func(o *Options) any { return &o.ReplayCheckEvery }},
+
+	{Key: "workload.streams_apps", Type: TypeInt, Min: 0, Max: maxGroups,
+		Doc: "Kafka Streams applications (streams groups) created over the run", ptr: func(o *Options) any { return &o.Workload.StreamsApps }},
+	{Key: "workload.consumer_groups", Type: TypeInt, Min: 0, Max: maxGroups,
+		Doc: "KIP-848 consumer groups", ptr: func(o *Options) any { return &o.Workload.ConsumerGroups }},
+	{Key: "workload.share_groups", Type: TypeInt, Min: 0, Max: maxGroups,
+		Doc: "share groups", ptr: func(o *Options) any { return &o.Workload.ShareGroups }},
+	{Key: "workload.simple_groups", Type: TypeInt, Min: 0, Max: maxGroups,
+		Doc: "groups that only commit offsets; at most 2 000 000 groups in all", ptr: func(o *Options) any { return &o.Workload.SimpleGroups }},
+	{Key: "workload.members_min", Type: TypeInt, Min: 1, Max: 100,
+		Doc: "fewest members of a streams, consumer or share group", ptr: func(o *Options) any { return &o.Workload.MembersMin }},
+	{Key: "workload.members_max", Type: TypeInt, Min: 1, Max: 100,
+		Doc: "most members, at least `members_min`", ptr: func(o *Options) any { return &o.Workload.MembersMax }},
+	{Key: "workload.lifetime_min", Type: TypeDuration, Min: 0, MinOpen: true, Max: inf,
+		Doc: "shortest time a group has members", ptr: func(o *Options) any { return &o.Workload.LifetimeMin }},
+	{Key: "workload.lifetime_max", Type: TypeDuration, Min: 0, MinOpen: true, Max: inf,
+		Doc: "longest, at least `lifetime_min`", ptr: func(o *Options) any { return &o.Workload.LifetimeMax }},
+	{Key: "workload.arrival_window", Type: TypeNumber, Min: 0, MinOpen: true, Max: 1,
+		Doc: "fraction of `duration` over which groups are born", ptr: func(o *Options) any { return &o.Workload.ArrivalWindow }},
+	{Key: "workload.commit_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf,
+		Doc: "how often an active member commits offsets", ptr: func(o *Options) any { return &o.Workload.CommitInterval }},
+	{Key: "workload.topology_upgrade_prob", Type: TypeProb, Min: 0, Max: 1,
+		Doc: "a streams app upgrades its topology epoch once during its life", ptr: func(o *Options) any { return &o.Workload.TopologyUpgradeProb }},
+	{Key: "workload.admin_interval", Type: TypeDuration, Min: 0, Max: inf,
+		Doc: "how often the admin deletes a dead group or describes a streams group; 0 disables it", ptr: func(o *Options) any { return &o.Workload.AdminInterval }},
+
+	{Key: "faults.plugin_transient", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a plugin call fails with a transient error", ptr: func(o *Options) any { return &o.Faults.PluginTransient }},
+	{Key: "faults.plugin_permanent", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a plugin call fails with a permanent error", ptr: func(o *Options) any { return &o.Faults.PluginPermanent }},
+	{Key: "faults.plugin_applied_transient", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a plugin call takes effect but reports a transient error", ptr: func(o *Options) any { return &o.Faults.PluginAppliedTransient }},
+	{Key: "faults.plugin_latency_min", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 0, time.Millisecond),
+		Doc: "lower bound of a plugin call's virtual latency", ptr: func(o *Options) any { return &o.Faults.PluginLatencyMin }},
+	{Key: "faults.plugin_latency_max", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 3*time.Minute, time.Millisecond),
+		Doc: "upper bound, at least `plugin_latency_min`", ptr: func(o *Options) any { return &o.Faults.PluginLatencyMax }},
+	{Key: "faults.plugin_burst_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a call starts a burst of failing calls", ptr: func(o *Options) any { return &o.Faults.PluginBurstProb }},
+	{Key: "faults.plugin_burst_length", Type: TypeInt, Min: 0, Max: 10_000,
+		Doc: "failing calls in a burst", ptr: func(o *Options) any { return &o.Faults.PluginBurstLength }},
+	{Key: "faults.shard_moves_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
+		Doc: "mean rate at which a random partition moves to another broker", ptr: func(o *Options) any { return &o.Faults.ShardMovesPerHour }},
+	{Key: "faults.move_during_cycle_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a partition with eligible groups moves right after a cleanup cycle starts", ptr: func(o *Options) any { return &o.Faults.MoveDuringCycleProb }},
+	{Key: "faults.load_delay", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 2*time.Second, time.Millisecond),
+		Doc: "how long a moved partition takes to load", ptr: func(o *Options) any { return &o.Faults.LoadDelay }},
+	{Key: "faults.append_failure_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "an append fails (the shard rolls back to its committed state)", ptr: func(o *Options) any { return &o.Faults.AppendFailureProb }},
+	{Key: "faults.commit_delay_max", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, time.Second, time.Millisecond),
+		Doc: "each append commits after a uniform [0, max] delay", ptr: func(o *Options) any { return &o.Faults.CommitDelayMax }},
+	{Key: "faults.member_crash_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "an active member crashes at one of its commits", ptr: func(o *Options) any { return &o.Faults.MemberCrashProb }},
+	{Key: "faults.lost_heartbeat_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a heartbeat is dropped", ptr: func(o *Options) any { return &o.Faults.LostHeartbeatProb }},
+	{Key: "faults.delete_past_move_prob", Type: TypeProb, Min: 0, Max: 1,
+		Doc: "a `deleteTopology` is held past a move of its group's partition to another broker (the KIP-1331 v2 move race)", ptr: func(o *Options) any { return &o.Faults.DeletePastMoveProb }},
+	{Key: "faults.delete_past_move_latency", Type: TypeDuration, Min: 0, Max: inf,
+		Doc: "how long such a delete is held", ptr: func(o *Options) any { return &o.Faults.DeletePastMoveLatency }},
+	{Key: "faults.share_leader_moves_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
+		Doc: "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)", ptr: func(o *Options) any { return &o.Faults.ShareLeaderMovesPerHour }},
+	{Key: "faults.share_persist_fail_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a share-state write fails (an acknowledgement is rolled back; lock expiry stands)", ptr: func(o *Options) any { return &o.Faults.SharePersistFailProb }},
+	{Key: "faults.share_dlq_fail_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
+		Doc: "a KIP-1191 dead-letter write fails (the record is archived anyway)", ptr: func(o *Options) any { return &o.Faults.ShareDLQFailProb }},
+	{Key: "faults.task_kills_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
+		Doc: "mean rate at which a random sink task is killed inside `put()` (it restarts a minute later)", ptr: func(o *Options) any { return &o.Faults.TaskKillsPerHour }},
+})
+
+// maxGroups bounds the groups of one run.
+const maxGroups = 2_000_000
+
+// withFlags fills in each entry's flag from its key.
+func withFlags(ps []*Param) []*Param {
+	for _, p := range ps {
+		if p.Flag == "" {
+			p.Flag = strings.ReplaceAll(p.Key[strings.LastIndexByte(p.Key, '.')+1:], "_", "-")
+		}
+	}
+	return ps
+}
+
+// ParamByKey returns the table entry with that scenario key, or nil.
+func ParamByKey(key string) *Param {
+	for _, p := range Params {
+		if p.Key == key {
+			return p
+		}
+	}
+	return nil
+}
+
+// ParamByFlag returns the table entry with that flag, or nil.
+func ParamByFlag(flag string) *Param {
+	for _, p := range Params {
+		if p.Flag == flag {
+			return p
+		}
+	}
+	return nil
+}
+
+// Get formats the parameter's value in o so that Set reads it back exactly.
+func (p *Param) Get(o *Options) string {
+	switch v := p.ptr(o).(type) {
+	case *int:
+		return strconv.Itoa(*v)
+	case *int32:
+		return strconv.FormatInt(int64(*v), 10)
+	case *float64:
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	case *time.Duration:
+		return v.String()
+	case *bool:
+		return strconv.FormatBool(*v)
+	case *coordinator.CleanupProtocol:
+		return string(*v)
+	}
+	panic("sim: param " + p.Key + " has an unsupported field type")
+}
+
+// value is the parameter's value as a number (durations in nanoseconds).
+func (p *Param) value(o *Options) float64 {
+	switch v := p.ptr(o).(type) {
+	case *int:
+		return float64(*v)
+	case *int32:
+		return float64(*v)
+	case *float64:
+		return *v
+	case *time.Duration:
+		return float64(*v)
+	}
+	return 0
+}
+
+// ErrParamSyntax is wrapped by Set when the text is not a value of the
+// parameter's type.
+var ErrParamSyntax = errors.New("bad value")
+
+// Set parses s and stores it in o. It checks the syntax (and an enum's
+// values), not the range: Validate does that, naming the key.
+func (p *Param) Set(o *Options, s string) error {
+	bad := func(want string) error { return fmt.Errorf("%w %q: want %s", ErrParamSyntax, s, want) }
+	switch v := p.ptr(o).(type) {
+	case *int:
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return bad("an integer")
+		}
+		*v = int(n)
+	case *int32:
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return bad("an integer")
+		}
+		*v = int32(n)
+	case *float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return bad("a finite number")
+		}
+		*v = f
+	case *time.Duration:
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return bad("a duration such as 90s, 10m, 48h")
+		}
+		*v = d
+	case *bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return bad("true or false")
+		}
+		*v = b
+	case *coordinator.CleanupProtocol:
+		for _, ok := range p.Values {
+			if s == ok {
+				*v = coordinator.CleanupProtocol(s)
+				return nil
+			}
+		}
+		return bad(strings.Join(p.Values, " or "))
+	default:
+		panic("sim: param " + p.Key + " has an unsupported field type")
+	}
+	return nil
+}
+
+// Range describes the accepted values for messages and the schema.
+func (p *Param) Range() string {
+	f := func(x float64) string {
+		if p.Type == TypeDuration {
+			return fmtDur(time.Duration(x))
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	switch {
+	case p.Type == TypeEnum:
+		return strings.Join(p.Values, " or ")
+	case p.Type == TypeBool:
+		return "true or false"
+	}
+	lo := "["
+	if p.MinOpen {
+		lo = "("
+	}
+	s := ""
+	switch {
+	case p.Max == inf && p.MinOpen:
+		s = "> " + f(p.Min)
+	case p.Max == inf:
+		s = "at least " + f(p.Min)
+	default:
+		s = fmt.Sprintf("in %s%s, %s]", lo, f(p.Min), f(p.Max))
+	}
+	if p.Whole > 0 {
+		s += ", a whole number of " + map[time.Duration]string{time.Minute: "minutes", time.Second: "seconds"}[p.Whole]
+	}
+	return s
+}
+
+// fmtDur prints a duration the short way people write it (1m, 366d → 8784h).
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	for _, cut := range []string{"m0s", "h0m"} {
+		if strings.HasSuffix(s, cut) {
+			s = strings.TrimSuffix(s, cut[1:])
+		}
+	}
+	return s
+}
+
+// check reports whether the value in o is in range.
+func (p *Param) check(o *Options) error {
+	switch p.Type {
+	case TypeEnum:
+		got := p.Get(o)
+		for _, ok := range p.Values {
+			if got == ok {
+				return nil
+			}
+		}
+		return &OptionError{Keys: []string{p.Key}, Why: "must be " + p.Range()}
+	case TypeBool:
+		return nil
+	}
+	v := p.value(o)
+	bad := v < p.Min || v > p.Max || (p.MinOpen && v == p.Min)
+	if !bad && p.Whole > 0 && int64(v)%int64(p.Whole) != 0 {
+		bad = true
+	}
+	if bad {
+		return &OptionError{Keys: []string{p.Key}, Why: "must be " + p.Range()}
+	}
+	return nil
+}
+
+// OptionError is a failed check of Validate. Keys are the scenario keys
+// involved (the first names the error); Why says what is wrong.
+type OptionError struct {
+	Keys []string
+	Why  string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("sim: invalid %s: %s", strings.Join(e.Keys, ", "), e.Why)
+}
+
+// --- swarm ------------------------------------------------------------------
+
+func uniformInt(lo, hi int) *SwarmRule {
+	return &SwarmRule{Doc: fmt.Sprintf("uniform in [%d, %d]", lo, hi), draw: func(r *rand.Rand, _ *Options, p *Param, o *Options) {
+		_ = p.Set(o, strconv.Itoa(lo+r.IntN(hi-lo+1)))
+	}}
+}
+
+func uniformDur(lo, hi, unit time.Duration) *SwarmRule {
+	return &SwarmRule{Doc: fmt.Sprintf("uniform in [%s, %s]", fmtDur(lo), fmtDur(hi)), draw: func(r *rand.Rand, _ *Options, p *Param, o *Options) {
+		n := int64((hi - lo) / unit)
+		d := lo
+		if n > 0 {
+			d += time.Duration(r.Int64N(n+1)) * unit
+		}
+		_ = p.Set(o, d.String())
+	}}
+}
+
+func scaleHeavy() *SwarmRule {
+	return &SwarmRule{Doc: "the heavy preset's value × uniform [0, 1)", draw: func(r *rand.Rand, heavy *Options, p *Param, o *Options) {
+		_ = p.Set(o, strconv.FormatFloat(p.value(heavy)*r.Float64(), 'g', -1, 64))
+	}}
+}
+
+// Swarm draws a seed's own knobs (swarm testing): every parameter with a
+// SwarmRule, in table order, from a generator seeded by o.Seed alone, so the
+// same seed always gets the same knobs. Everything it sets is an ordinary
+// parameter, so the replay command of the result names each knob as a flag.
+func Swarm(o *Options) {
+	r := rand.New(rand.NewPCG(o.Seed, 0x5a4a))
+	heavy := Options{}
+	heavy.Faults, _ = PresetFaults(FaultsHeavy)
+	for _, p := range Params {
+		if p.Swarm != nil {
+			p.Swarm.draw(r, &heavy, p, o)
+		}
+	}
+}
+
+// --- replay -----------------------------------------------------------------
+
+// ReplayArgs returns the flags that turn base (the scenario's options) into
+// o: the seed, the fault preset closest to o's faults when it is closer than
+// base's, and every parameter that still differs, in table order. Applying them to
+// base gives back o's parameters exactly (Get and Set round-trip).
+func ReplayArgs(base, o Options) []string {
+	args := []string{"--seed", strconv.FormatUint(o.Seed, 10)}
+	// The fault preset closest to o's faults, when it is closer than
+	// base's, shortens the command; the differing fault flags follow.
+	faultDiffs := func(f Faults) int {
+		a, b := o, o
+		b.Faults = f
+		n := 0
+		for _, p := range Params {
+			if strings.HasPrefix(p.Key, "faults.") && p.Get(&a) != p.Get(&b) {
+				n++
+			}
+		}
+		return n
+	}
+	best, bestDiffs := FaultPreset(""), faultDiffs(base.Faults)
+	for _, name := range []FaultPreset{FaultsNone, FaultsLight, FaultsHeavy} {
+		if f, _ := PresetFaults(name); faultDiffs(f) < bestDiffs {
+			best, bestDiffs = name, faultDiffs(f)
+		}
+	}
+	if best != "" {
+		args = append(args, "--faults", string(best))
+		base.Faults, _ = PresetFaults(best)
+	}
+	for _, p := range Params {
+		if v := p.Get(&o); v != p.Get(&base) {
+			args = append(args, "--"+p.Flag, v)
+		}
+	}
+	return args
+}

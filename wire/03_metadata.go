@@ -1,0 +1,93 @@
+package wire
+
+import (
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/internal/topicname"
+)
+
+// Metadata: v0-13 (Kafka 4.x). Every broker, this cluster's id, broker 0
+// as the controller, and the requested topics (all when Topics is null)
+// with ids from v10. A requested topic that does not exist is created when
+// auto.create.topics.enable and AllowAutoTopicCreation (v4+; always before)
+// allow it, with num.partitions partitions, as Kafka's
+// KafkaApis.handleTopicMetadataRequest does; otherwise
+// UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for a request by id). Each
+// partition has a single replica on its leader.
+
+var apiMetadata = api{key: 3, min: 0, max: 13, handle: handleMetadata}
+
+func handleMetadata(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.MetadataRequest)
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	for _, b := range r.cl.brokers {
+		mb := kmsg.NewMetadataResponseBroker()
+		mb.NodeID, mb.Host, mb.Port = b.node, b.host, b.port
+		resp.Brokers = append(resp.Brokers, mb)
+	}
+	clusterID := r.cl.cfg.ClusterID
+	resp.ClusterID = &clusterID
+	resp.ControllerID = 0
+
+	var topics []topicInfo
+	var missing []kmsg.MetadataResponseTopic
+	if req.Topics == nil {
+		topics = r.cl.data.all()
+	} else {
+		autoCreate := r.cl.cfg.AutoCreateTopics && (req.Version < 4 || req.AllowAutoTopicCreation)
+		created := false
+		for _, rt := range req.Topics {
+			if rt.Topic == nil {
+				t, code := r.cl.resolveTopic("", rt.TopicID, true)
+				if code != 0 {
+					missing = append(missing, metadataError(nil, rt.TopicID, code))
+					continue
+				}
+				topics = append(topics, t)
+				continue
+			}
+			name := *rt.Topic
+			if t, ok := r.cl.data.lookup(name); ok {
+				topics = append(topics, t)
+				continue
+			}
+			if !autoCreate {
+				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownTopicOrPartition.Code))
+				continue
+			}
+			if topicname.Problem(name) != "" {
+				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.InvalidTopicException.Code))
+				continue
+			}
+			t, _ := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
+			topics = append(topics, t.info())
+			created = true
+			r.cl.log.Info("auto-created a topic", "topic", name, "partitions", r.cl.cfg.NumPartitions)
+		}
+		if created {
+			r.cl.broadcastTopics(r.ctx)
+		}
+	}
+	for _, t := range topics {
+		mt := kmsg.NewMetadataResponseTopic()
+		name := t.name
+		mt.Topic, mt.TopicID = &name, t.id
+		for p := range t.partitions {
+			mp := kmsg.NewMetadataResponseTopicPartition()
+			leader := r.cl.leaderOf(p)
+			mp.Partition, mp.Leader, mp.LeaderEpoch = p, leader, 0
+			mp.Replicas, mp.ISR = []int32{leader}, []int32{leader}
+			mt.Partitions = append(mt.Partitions, mp)
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	resp.Topics = append(resp.Topics, missing...)
+	return resp, nil
+}
+
+func metadataError(name *string, id [16]byte, code int16) kmsg.MetadataResponseTopic {
+	mt := kmsg.NewMetadataResponseTopic()
+	mt.Topic, mt.TopicID, mt.ErrorCode = name, id, code
+	return mt
+}

@@ -1,0 +1,66 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// DescribeGroups: v0-6 (Kafka 4.x), the classic API. Only classic groups
+// are described; any other group, or none, is GROUP_ID_NOT_FOUND with
+// Kafka's message from v6 and state Dead before, as Kafka's
+// GroupMetadataManager.describeGroups answers (its classicGroup lookup
+// throws GroupIdNotFoundException for a non-classic group). coordsim's
+// classic groups are simple groups: Empty, no members, no protocol.
+
+var apiDescribeGroups = api{key: 15, min: 0, max: 6, handle: handleDescribeGroups}
+
+func handleDescribeGroups(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.DescribeGroupsRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+	described, err := r.describe(req.Groups)
+	for i, id := range req.Groups {
+		g := kmsg.NewDescribeGroupsResponseGroup()
+		g.Group = id
+		var rowErr error
+		var d shard.GroupDescription
+		switch {
+		case err != nil:
+			rowErr = err
+		case described[i].Err != nil:
+			rowErr = described[i].Err
+		default:
+			d = described[i].Description
+			if d.Type != shard.Classic {
+				rowErr = kerr.GroupIDNotFound.WithMessage("Group %s is not a classic group.", id)
+			}
+		}
+		if rowErr != nil {
+			code, msg := errCode(rowErr)
+			if code == kerr.GroupIDNotFound.Code {
+				if msg == nil {
+					m := fmt.Sprintf("Group %s not found.", id)
+					msg = &m
+				}
+				if req.Version < 6 {
+					g.State = "Dead"
+					resp.Groups = append(resp.Groups, g)
+					continue
+				}
+			}
+			g.ErrorCode = code
+			if req.Version >= 6 {
+				g.ErrorMessage = msg
+			}
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
+		g.State = stateName(d.State)
+		g.ProtocolType = d.ProtocolType
+		resp.Groups = append(resp.Groups, g)
+	}
+	return resp, nil
+}

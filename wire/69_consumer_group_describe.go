@@ -1,0 +1,67 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// ConsumerGroupDescribe: v0-1 (KIP-848, Kafka 4.x). A group that does not
+// exist or is not a consumer group is GROUP_ID_NOT_FOUND with Kafka's
+// messages (GroupMetadataManager.consumerGroupDescribe). The assignor name
+// is "uniform", the coordinator's one assignor. Assignments carry topic ids
+// and names.
+
+var apiConsumerGroupDescribe = api{key: 69, min: 0, max: 1, handle: handleConsumerGroupDescribe}
+
+func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ConsumerGroupDescribeRequest)
+	resp := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
+	described, err := r.describe(req.Groups)
+	for i, id := range req.Groups {
+		g := kmsg.NewConsumerGroupDescribeResponseGroup()
+		g.Group = id
+		rowErr := err
+		if err == nil {
+			rowErr = described[i].Err
+			if rowErr == nil && described[i].Description.Type != shard.Consumer {
+				rowErr = kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", id)
+			}
+		}
+		if rowErr != nil {
+			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
+			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
+				m := fmt.Sprintf("Group %s not found.", id)
+				g.ErrorMessage = &m
+			}
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
+		d := described[i].Description
+		g.State, g.Epoch, g.AssignmentEpoch, g.AssignorName = stateName(d.State), d.Epoch, d.AssignmentEpoch, "uniform"
+		for _, m := range d.Members {
+			gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
+			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+			gm.SubscribedTopics = m.SubscribedTopics
+			gm.Assignment = r.assignment(m.Assignment)
+			gm.TargetAssignment = r.assignment(m.TargetAssignment)
+			gm.MemberType = 1 // consumer protocol (KIP-1099)
+			g.Members = append(g.Members, gm)
+		}
+		resp.Groups = append(resp.Groups, g)
+	}
+	return resp, nil
+}
+
+func (r *request) assignment(tps []shard.TopicPartitions) kmsg.Assignment {
+	a := kmsg.NewAssignment()
+	for _, tp := range tps {
+		t := kmsg.NewAssignmentTopicPartition()
+		t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
+		a.TopicPartitions = append(a.TopicPartitions, t)
+	}
+	return a
+}

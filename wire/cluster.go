@@ -1,0 +1,374 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/plugin"
+)
+
+// Defaults, Kafka's where the setting is Kafka's.
+const (
+	// DefaultMaxRequestBytes is socket.request.max.bytes (100 MiB).
+	DefaultMaxRequestBytes = 100 * 1024 * 1024
+	// DefaultIdleTimeout is connections.max.idle.ms (10 minutes).
+	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultFrameReadTimeout bounds how long the rest of a frame may take
+	// once its first byte arrived. Not a Kafka key: Kafka relies on the idle
+	// timeout alone; a shorter bound frees a connection stuck mid-frame.
+	DefaultFrameReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds writing one response. Not a Kafka key.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultNumPartitions is num.partitions, the partition count of an
+	// auto-created topic or of CreateTopics with -1.
+	DefaultNumPartitions = 1
+	// maxConnsPerBroker bounds the open connections of one listener
+	// (Kafka's max.connections is unbounded by default; a limit on
+	// everything).
+	maxConnsPerBroker = 4096
+	// maxTopicPartitions bounds one topic's partition count.
+	maxTopicPartitions = 10000
+)
+
+// Config configures a Cluster. Start with DefaultConfig.
+type Config struct {
+	// Brokers is the number of brokers (default 3), node ids 0..Brokers-1.
+	Brokers int
+	// Listen is the host:port of broker 0; broker i listens on port+i, or
+	// on an ephemeral port each when the port is 0. Loopback by default:
+	// the endpoint has no authentication.
+	Listen string
+	// Coordinator is every broker's group-coordinator configuration;
+	// NumPartitions is the __consumer_offsets partition count (50).
+	Coordinator coordinator.Config
+	// TopologyPlugin is the KIP-1331 topology-description store, shared by
+	// the brokers; nil disables the feature. The cluster closes it once, in
+	// Close, after every coordinator has shut down.
+	TopologyPlugin plugin.Store
+	// MaxRequestBytes is socket.request.max.bytes.
+	MaxRequestBytes int32
+	// IdleTimeout is connections.max.idle.ms.
+	IdleTimeout time.Duration
+	// FrameReadTimeout bounds the rest of a frame once it has started.
+	FrameReadTimeout time.Duration
+	// WriteTimeout bounds writing one response.
+	WriteTimeout time.Duration
+	// AutoCreateTopics is auto.create.topics.enable (default true).
+	AutoCreateTopics bool
+	// NumPartitions is num.partitions.
+	NumPartitions int32
+	// ClusterID is reported in Metadata.
+	ClusterID string
+	// Logger receives the endpoint's and coordinators' logs; nil discards.
+	Logger *slog.Logger
+}
+
+// DefaultConfig is three brokers on ephemeral loopback ports with Kafka's
+// defaults.
+func DefaultConfig() Config {
+	return Config{
+		Brokers:          3,
+		Listen:           "127.0.0.1:0",
+		Coordinator:      coordinator.DefaultConfig(),
+		MaxRequestBytes:  DefaultMaxRequestBytes,
+		IdleTimeout:      DefaultIdleTimeout,
+		FrameReadTimeout: DefaultFrameReadTimeout,
+		WriteTimeout:     DefaultWriteTimeout,
+		AutoCreateTopics: true,
+		NumPartitions:    DefaultNumPartitions,
+		ClusterID:        "coordsim",
+	}
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Brokers < 1 || c.Brokers > 64:
+		return fmt.Errorf("wire: brokers %d is outside [1, 64]", c.Brokers)
+	case c.MaxRequestBytes < 1024:
+		return fmt.Errorf("wire: socket.request.max.bytes %d is below 1024", c.MaxRequestBytes)
+	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0:
+		return errors.New("wire: timeouts must be positive")
+	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
+		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fmt.Errorf("wire: listen address %q: %w", c.Listen, err)
+	}
+	return c.Coordinator.Validate()
+}
+
+// Cluster is a running endpoint: its brokers, their coordinators and the
+// data plane. Close it to stop.
+type Cluster struct {
+	cfg     Config
+	log     *slog.Logger
+	apis    apiTable
+	logs    *coordinator.Logs
+	brokers []*broker
+	data    *dataPlane
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	conns  sync.WaitGroup
+
+	// placement is the node leading each __consumer_offsets partition.
+	placeMu   sync.Mutex
+	placement []int32
+	moveMu    sync.Mutex // one move at a time
+
+	nextProducerID atomic.Int64
+	closeOnce      sync.Once
+	// imageMu orders topic-image installs, so a newer image is never
+	// overwritten by an older one.
+	imageMu sync.Mutex
+}
+
+// broker is one node: a listener and a coordinator on its live driver.
+type broker struct {
+	node   int32
+	host   string
+	port   int32
+	ln     net.Listener
+	driver *live.Driver
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// Start listens on every broker's address, starts every coordinator and
+// serves until Close or the end of ctx.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logs, err := coordinator.NewLogs(cfg.Coordinator.NumPartitions)
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cl := &Cluster{
+		cfg: cfg, log: logger.With("component", "wire"), apis: newAPITable(served),
+		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
+		placement: make([]int32, cfg.Coordinator.NumPartitions),
+	}
+	for p := range cl.placement {
+		cl.placement[p] = int32(p % cfg.Brokers)
+	}
+	if err := cl.startBrokers(); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	for _, b := range cl.brokers {
+		cl.conns.Add(1)
+		go cl.accept(b)
+	}
+	go func() {
+		<-cctx.Done()
+		cl.Close()
+	}()
+	return cl, nil
+}
+
+func (cl *Cluster) startBrokers() error {
+	host, portText, _ := net.SplitHostPort(cl.cfg.Listen)
+	basePort, err := strconv.Atoi(portText)
+	if err != nil || basePort < 0 || basePort+cl.cfg.Brokers > 65536 {
+		return fmt.Errorf("wire: bad listen port %q", portText)
+	}
+	for i := range cl.cfg.Brokers {
+		node := int32(i)
+		port := 0
+		if basePort != 0 {
+			port = basePort + i
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			return fmt.Errorf("wire: broker %d: %w", node, err)
+		}
+		addr := ln.Addr().(*net.TCPAddr)
+		b := &broker{node: node, host: host, port: int32(addr.Port), ln: ln, conns: make(map[net.Conn]struct{})}
+		cl.brokers = append(cl.brokers, b)
+		var hosted []int32
+		for p, owner := range cl.placement {
+			if owner == node {
+				hosted = append(hosted, int32(p))
+			}
+		}
+		if hosted == nil {
+			hosted = []int32{}
+		}
+		var store plugin.Store
+		if cl.cfg.TopologyPlugin != nil {
+			store = sharedStore{cl.cfg.TopologyPlugin}
+		}
+		b.driver, err = live.New(cl.cfg.Coordinator, live.Options{
+			BrokerID: node, TopologyPlugin: store, Logger: cl.log.With("broker", node),
+			Partitions: hosted, Logs: cl.logs,
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.driver.Start(cl.ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accept serves one listener until it is closed.
+func (cl *Cluster) accept(b *broker) {
+	defer cl.conns.Done()
+	for {
+		nc, err := b.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				cl.log.Error("accept failed; the listener stops", "broker", b.node, "err", err)
+			}
+			return
+		}
+		b.mu.Lock()
+		if cl.ctx.Err() != nil || len(b.conns) >= maxConnsPerBroker {
+			b.mu.Unlock()
+			cl.log.Warn("refusing a connection", "broker", b.node, "open", maxConnsPerBroker)
+			nc.Close()
+			continue
+		}
+		b.conns[nc] = struct{}{}
+		cl.conns.Add(1)
+		b.mu.Unlock()
+		go func() {
+			defer cl.conns.Done()
+			defer func() {
+				b.mu.Lock()
+				delete(b.conns, nc)
+				b.mu.Unlock()
+			}()
+			cl.serveConn(b, nc)
+		}()
+	}
+}
+
+// Close stops listening, closes every connection, waits for their
+// goroutines and stops every coordinator. It is idempotent.
+func (cl *Cluster) Close() {
+	cl.closeOnce.Do(func() {
+		cl.cancel()
+		for _, b := range cl.brokers {
+			b.ln.Close()
+			b.mu.Lock()
+			for nc := range b.conns {
+				nc.Close()
+			}
+			b.mu.Unlock()
+		}
+		cl.data.wakeAll()
+		cl.conns.Wait()
+		for _, b := range cl.brokers {
+			if b.driver != nil {
+				b.driver.Stop()
+			}
+		}
+		if cl.cfg.TopologyPlugin != nil {
+			if err := plugin.SafeClose(cl.cfg.TopologyPlugin); err != nil {
+				cl.log.Warn("closing the topology store failed", "err", err)
+			}
+		}
+	})
+}
+
+// sharedStore is the one topology store as each broker's coordinator sees
+// it: every coordinator closes its store at shutdown, and the shared one
+// must be closed once, by the cluster.
+type sharedStore struct{ plugin.Store }
+
+func (sharedStore) Close() error { return nil }
+
+// Addrs returns every broker's host:port, in node order.
+func (cl *Cluster) Addrs() []string {
+	out := make([]string, len(cl.brokers))
+	for i, b := range cl.brokers {
+		out[i] = net.JoinHostPort(b.host, strconv.Itoa(int(b.port)))
+	}
+	return out
+}
+
+// Driver returns broker node's coordinator driver, for inspection.
+func (cl *Cluster) Driver(node int32) *live.Driver {
+	if node < 0 || int(node) >= len(cl.brokers) {
+		return nil
+	}
+	return cl.brokers[node].driver
+}
+
+// CoordinatorFor returns the node leading __consumer_offsets partition p.
+func (cl *Cluster) CoordinatorFor(p int32) (int32, error) {
+	cl.placeMu.Lock()
+	defer cl.placeMu.Unlock()
+	if p < 0 || int(p) >= len(cl.placement) {
+		return -1, fmt.Errorf("wire: __consumer_offsets partition %d is out of range [0, %d)", p, len(cl.placement))
+	}
+	return cl.placement[p], nil
+}
+
+// MoveCoordinator moves __consumer_offsets partition p to broker to: the
+// old leader unloads the shard (its pending writes fail with
+// NOT_COORDINATOR, later requests get NOT_COORDINATOR), then the new one
+// loads it from the shared log. Clients follow with FindCoordinator.
+func (cl *Cluster) MoveCoordinator(ctx context.Context, p, to int32) error {
+	if to < 0 || int(to) >= len(cl.brokers) {
+		return fmt.Errorf("wire: broker %d does not exist", to)
+	}
+	cl.moveMu.Lock()
+	defer cl.moveMu.Unlock()
+	from, err := cl.CoordinatorFor(p)
+	if err != nil {
+		return err
+	}
+	if from == to {
+		return nil
+	}
+	var unloadErr, loadErr error
+	if err := cl.brokers[from].driver.Do(ctx, func(c *coordinator.Coordinator) { unloadErr = c.UnloadShard(p) }); err != nil {
+		return err
+	}
+	if unloadErr != nil {
+		return unloadErr
+	}
+	cl.placeMu.Lock()
+	cl.placement[p] = to
+	cl.placeMu.Unlock()
+	if err := cl.brokers[to].driver.Do(ctx, func(c *coordinator.Coordinator) { loadErr = c.LoadShard(p) }); err != nil {
+		return err
+	}
+	cl.log.Info("moved a __consumer_offsets partition", "partition", p, "from", from, "to", to)
+	return loadErr
+}
+
+// broadcastTopics installs the topic image on every coordinator.
+func (cl *Cluster) broadcastTopics(ctx context.Context) {
+	cl.imageMu.Lock()
+	defer cl.imageMu.Unlock()
+	image := cl.data.image()
+	for _, b := range cl.brokers {
+		var err error
+		if doErr := b.driver.Do(ctx, func(c *coordinator.Coordinator) { err = c.SetTopics(image) }); doErr != nil {
+			err = doErr
+		}
+		if err != nil {
+			cl.log.Warn("installing the topic image failed", "broker", b.node, "err", err)
+		}
+	}
+}

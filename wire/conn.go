@@ -1,0 +1,188 @@
+package wire
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// request is one decoded request on its way through a handler.
+type request struct {
+	ctx      context.Context
+	cl       *Cluster
+	b        *broker
+	clientID string
+	kreq     kmsg.Request
+}
+
+func (r *request) version() int16 { return r.kreq.GetVersion() }
+
+// errNoResponse is a handler's answer for a request Kafka does not answer
+// (Produce with acks=0).
+var errNoResponse = errors.New("wire: no response")
+
+// frameError is a connection-fatal problem with what the client sent: the
+// connection is closed with a log line, as Kafka's SocketServer closes a
+// channel on InvalidReceiveException or InvalidRequestException.
+type frameError struct{ msg string }
+
+func (e *frameError) Error() string { return e.msg }
+
+func frameErrorf(format string, args ...any) error {
+	return &frameError{fmt.Sprintf(format, args...)}
+}
+
+// serveConn runs one connection until the client closes it, it sends
+// something that cannot be served, or the cluster closes. Like Kafka's
+// SocketServer it reads one request, answers it, then reads the next: the
+// responses leave in request order.
+func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
+	log := cl.log.With("broker", b.node, "client", nc.RemoteAddr().String())
+	defer nc.Close()
+	var out []byte
+	for {
+		body, err := cl.readFrame(nc)
+		if err != nil {
+			logConnEnd(log, "reading a request", err)
+			return
+		}
+		resp, corr, err := cl.handleFrame(b, body)
+		if errors.Is(err, errNoResponse) {
+			continue
+		}
+		if err != nil {
+			logConnEnd(log, "handling a request", err)
+			return
+		}
+		out = appendResponse(out[:0], corr, resp)
+		if err := nc.SetWriteDeadline(time.Now().Add(cl.cfg.WriteTimeout)); err != nil {
+			logConnEnd(log, "writing a response", err)
+			return
+		}
+		if _, err := nc.Write(out); err != nil {
+			logConnEnd(log, "writing a response", err)
+			return
+		}
+	}
+}
+
+// logConnEnd logs why a connection ended: quietly when the client simply
+// went away, with a warning when it sent something we cannot serve.
+func logConnEnd(log *slog.Logger, during string, err error) {
+	var fe *frameError
+	var ne net.Error
+	switch {
+	case errors.As(err, &fe):
+		log.Warn("closing the connection: bad request", "during", during, "reason", fe.msg)
+	case errors.As(err, &ne) && ne.Timeout():
+		log.Warn("closing the connection: read deadline passed", "during", during, "err", err)
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		log.Debug("connection closed", "during", during)
+	default:
+		log.Info("closing the connection", "during", during, "err", err)
+	}
+}
+
+// readFrame reads one size-prefixed request. The connection may sit idle
+// for IdleTimeout (connections.max.idle.ms) before a frame starts; once its
+// first byte has arrived the rest must arrive within FrameReadTimeout.
+func (cl *Cluster) readFrame(nc net.Conn) ([]byte, error) {
+	var size [4]byte
+	if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout)); err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadFull(nc, size[:1]); err != nil {
+		return nil, err
+	}
+	if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.FrameReadTimeout)); err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadFull(nc, size[1:]); err != nil {
+		return nil, fmt.Errorf("mid-frame: %w", err)
+	}
+	n := int32(binary.BigEndian.Uint32(size[:]))
+	// Kafka's NetworkReceive: a negative size or one above
+	// socket.request.max.bytes is an InvalidReceiveException.
+	if n < 0 || n > cl.cfg.MaxRequestBytes {
+		return nil, frameErrorf("invalid receive (size = %d larger than %d)", n, cl.cfg.MaxRequestBytes)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(nc, body); err != nil {
+		return nil, fmt.Errorf("mid-frame: %w", err)
+	}
+	return body, nil
+}
+
+// handleFrame decodes one request frame, dispatches it and returns the
+// response and correlation id. An error closes the connection.
+func (cl *Cluster) handleFrame(b *broker, body []byte) (kmsg.Response, int32, error) {
+	// The request header (v1, or v2 for flexible versions): api key, api
+	// version, correlation id, client id, [tagged fields].
+	if len(body) < 10 {
+		return nil, 0, frameErrorf("request of %d bytes is shorter than a request header", len(body))
+	}
+	rd := kbin.Reader{Src: body}
+	key := rd.Int16()
+	version := rd.Int16()
+	corr := rd.Int32()
+	clientID := rd.NullableString()
+	if err := rd.Complete(); err != nil {
+		return nil, corr, frameErrorf("malformed request header: %v", err)
+	}
+	a := cl.apis.lookup(key)
+	kreq := kmsg.RequestForKey(key)
+	if a == nil || kreq == nil {
+		return nil, corr, frameErrorf("unknown or unsupported api key %d (%s)", key, kmsg.NameForKey(key))
+	}
+	if version < a.min || version > a.max {
+		if key == apiVersionsKey {
+			// KIP-511: an ApiVersions version we do not know is answered
+			// at v0 with UNSUPPORTED_VERSION and our own range, so the
+			// client can retry at a version we speak.
+			return unsupportedApiVersions(a), corr, nil
+		}
+		return nil, corr, frameErrorf("unsupported version %d of %s (supported %d-%d)", version, kmsg.NameForKey(key), a.min, a.max)
+	}
+	kreq.SetVersion(version)
+	if kreq.IsFlexible() {
+		kmsg.SkipTags(&rd)
+		if err := rd.Complete(); err != nil {
+			return nil, corr, frameErrorf("malformed request header tags: %v", err)
+		}
+	}
+	if err := kreq.ReadFrom(rd.Src); err != nil {
+		return nil, corr, frameErrorf("malformed %s v%d: %v", kmsg.NameForKey(key), version, err)
+	}
+	var cid string
+	if clientID != nil {
+		cid = *clientID // Kafka treats a null client id as ""
+	}
+	resp, err := a.handle(&request{ctx: cl.ctx, cl: cl, b: b, clientID: cid, kreq: kreq})
+	if err != nil {
+		return nil, corr, err
+	}
+	resp.SetVersion(version)
+	return resp, corr, nil
+}
+
+// appendResponse frames resp: size, correlation id, the response header's
+// tagged fields for flexible versions (never for ApiVersions, whose
+// response header is always v0), then the body.
+func appendResponse(dst []byte, corr int32, resp kmsg.Response) []byte {
+	dst = append(dst, 0, 0, 0, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(corr))
+	if resp.IsFlexible() && resp.Key() != apiVersionsKey {
+		dst = append(dst, 0)
+	}
+	dst = resp.AppendTo(dst)
+	binary.BigEndian.PutUint32(dst[:4], uint32(len(dst)-4))
+	return dst
+}

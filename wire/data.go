@@ -1,0 +1,337 @@
+package wire
+
+import (
+	"crypto/rand"
+	"hash/crc32"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// dataPlane is the brokers' in-memory topics: per partition, the record
+// batches appended so far (as the client sent them, with the base offset
+// the log assigned) and the high watermark. Without replication the high
+// watermark is the log end offset. It is the only state the endpoint keeps
+// besides the coordinators'.
+type dataPlane struct {
+	mu     sync.Mutex
+	topics map[string]*topic
+	byID   map[[16]byte]*topic
+	// appended is closed and replaced after every append, waking fetches
+	// that wait for data (Kafka's DelayedFetch purgatory, simplified).
+	appended chan struct{}
+	closed   bool
+}
+
+type topic struct {
+	name       string
+	id         [16]byte
+	partitions []*partitionLog
+}
+
+type partitionLog struct {
+	batches   []storedBatch
+	hwm       int64
+	producers map[int64]*producerState
+}
+
+// storedBatch is one appended record batch.
+type storedBatch struct {
+	base, last int64 // first and last offset
+	maxTs      int64
+	raw        []byte
+}
+
+// producerState is what the partition leader remembers of an idempotent
+// producer (Kafka's ProducerStateEntry): its epoch and its last batches'
+// sequence ranges, to answer a retried batch with its original offset.
+type producerState struct {
+	epoch   int16
+	batches []seqRange // the last maxProducerBatches, oldest first
+}
+
+type seqRange struct {
+	first, last int32
+	base        int64
+}
+
+// maxProducerBatches is ProducerStateEntry.NUM_BATCHES_TO_RETAIN.
+const maxProducerBatches = 5
+
+func newDataPlane() *dataPlane {
+	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{})}
+}
+
+// createTopic adds a topic; exists reports that it was already there.
+func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t := d.topics[name]; t != nil {
+		return t, true
+	}
+	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
+	for {
+		_, _ = rand.Read(t.id[:])
+		if _, taken := d.byID[t.id]; !taken && t.id != [16]byte{} {
+			break
+		}
+	}
+	for i := range t.partitions {
+		t.partitions[i] = &partitionLog{producers: make(map[int64]*producerState)}
+	}
+	d.topics[name] = t
+	d.byID[t.id] = t
+	return t, false
+}
+
+// topicInfo is an immutable view of a topic's identity and size.
+type topicInfo struct {
+	name       string
+	id         [16]byte
+	partitions int32
+}
+
+func (t *topic) info() topicInfo {
+	return topicInfo{t.name, t.id, int32(len(t.partitions))}
+}
+
+func (d *dataPlane) lookup(name string) (topicInfo, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.topics[name]
+	if t == nil {
+		return topicInfo{}, false
+	}
+	return t.info(), true
+}
+
+func (d *dataPlane) lookupID(id [16]byte) (topicInfo, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.byID[id]
+	if t == nil {
+		return topicInfo{}, false
+	}
+	return t.info(), true
+}
+
+// all lists every topic, sorted by name.
+func (d *dataPlane) all() []topicInfo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]topicInfo, 0, len(d.topics))
+	for _, t := range d.topics {
+		out = append(out, t.info())
+	}
+	slices.SortFunc(out, func(a, b topicInfo) int {
+		if a.name < b.name {
+			return -1
+		}
+		if a.name > b.name {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// image is the coordinators' topic metadata image: topic → partition count.
+func (d *dataPlane) image() map[string]int32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string]int32, len(d.topics))
+	for name, t := range d.topics {
+		out[name] = int32(len(t.partitions))
+	}
+	return out
+}
+
+func (d *dataPlane) partition(name string, p int32) *partitionLog {
+	t := d.topics[name]
+	if t == nil || p < 0 || int(p) >= len(t.partitions) {
+		return nil
+	}
+	return t.partitions[p]
+}
+
+// produceResult is one partition's answer to a Produce.
+type produceResult struct {
+	code int16
+	msg  string
+	base int64
+}
+
+// produce validates one partition's records (one v2 batch, as Kafka
+// requires from Produce v3) and appends it, applying the idempotent
+// producer's sequence rules (Kafka's ProducerAppendInfo).
+func (d *dataPlane) produce(name string, p int32, records []byte) produceResult {
+	var batch kmsg.RecordBatch
+	if err := batch.ReadFrom(records); err != nil {
+		return produceResult{code: fkerr.CorruptMessage.Code, msg: "the records are not one record batch"}
+	}
+	if int(batch.Length)+12 != len(records) {
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: "produce requests with version 3 and above must contain exactly one record batch"}
+	}
+	if batch.Magic != 2 {
+		return produceResult{code: fkerr.UnsupportedForMessageFormat.Code, msg: "only magic 2 record batches are supported"}
+	}
+	// The CRC covers everything from the attributes on (offset 21).
+	if uint32(batch.CRC) != crc32.Checksum(records[21:], crc32.MakeTable(crc32.Castagnoli)) {
+		return produceResult{code: fkerr.CorruptMessage.Code, msg: "record batch CRC mismatch"}
+	}
+	if batch.NumRecords <= 0 || batch.LastOffsetDelta != batch.NumRecords-1 {
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: "record count and last offset delta disagree"}
+	}
+	if batch.Attributes&0x10 != 0 {
+		// Transactions are a non-goal: no transaction coordinator.
+		return produceResult{code: fkerr.InvalidTxnState.Code, msg: "transactional produce is not served by coordsim"}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return produceResult{code: fkerr.UnknownTopicOrPartition.Code}
+	}
+	if batch.ProducerID >= 0 {
+		if r, done := pl.checkSequence(&batch); done {
+			return r
+		}
+	}
+	base := pl.hwm
+	batch.FirstOffset = base
+	raw := batch.AppendTo(make([]byte, 0, len(records)))
+	last := base + int64(batch.LastOffsetDelta)
+	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
+	pl.hwm = last + 1
+	if batch.ProducerID >= 0 {
+		ps := pl.producers[batch.ProducerID]
+		ps.batches = append(ps.batches, seqRange{batch.FirstSequence, batch.FirstSequence + batch.LastOffsetDelta, base})
+		if len(ps.batches) > maxProducerBatches {
+			ps.batches = ps.batches[1:]
+		}
+	}
+	close(d.appended)
+	d.appended = make(chan struct{})
+	return produceResult{base: base}
+}
+
+// checkSequence applies the idempotence rules; done is true when the batch
+// must not be appended (a duplicate, answered with its original offset, or
+// an error). Otherwise the producer's state is ready for the append.
+func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool) {
+	ps := pl.producers[b.ProducerID]
+	switch {
+	case ps == nil || b.ProducerEpoch > ps.epoch:
+		if b.FirstSequence != 0 {
+			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code, msg: "a new producer epoch must start at sequence 0"}, true
+		}
+		pl.producers[b.ProducerID] = &producerState{epoch: b.ProducerEpoch}
+		return produceResult{}, false
+	case b.ProducerEpoch < ps.epoch:
+		return produceResult{code: fkerr.InvalidProducerEpoch.Code}, true
+	}
+	for _, s := range ps.batches {
+		if s.first == b.FirstSequence && s.last == b.FirstSequence+b.LastOffsetDelta {
+			return produceResult{base: s.base}, true // a retry of a batch we have
+		}
+	}
+	if n := len(ps.batches); n > 0 {
+		next := ps.batches[n-1].last + 1
+		if ps.batches[n-1].last == math.MaxInt32 {
+			next = 0
+		}
+		if b.FirstSequence != next {
+			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code}, true
+		}
+	}
+	return produceResult{}, false
+}
+
+// fetchResult is one partition's answer to a Fetch.
+type fetchResult struct {
+	code    int16
+	hwm     int64
+	records []byte
+}
+
+// fetch returns whole batches from offset on, at most maxBytes of them but
+// always the first (Kafka returns at least one batch so that progress is
+// possible).
+func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fetchResult {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return fetchResult{code: fkerr.UnknownTopicOrPartition.Code}
+	}
+	if offset < 0 || offset > pl.hwm {
+		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm}
+	}
+	i := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= offset })
+	var out []byte
+	for ; i < len(pl.batches); i++ {
+		raw := pl.batches[i].raw
+		if out != nil && len(out)+len(raw) > int(maxBytes) {
+			break
+		}
+		out = append(out, raw...)
+	}
+	return fetchResult{hwm: pl.hwm, records: out}
+}
+
+// offsetFor answers ListOffsets: -1 latest, -2 earliest, -3 the batch with
+// the largest timestamp, otherwise the first batch whose max timestamp is
+// at or after ts (batch granularity).
+func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp int64, code int16) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return -1, -1, fkerr.UnknownTopicOrPartition.Code
+	}
+	switch ts {
+	case -1:
+		return pl.hwm, -1, 0
+	case -2, -4: // earliest; earliest-local (no tiered storage here)
+		return 0, -1, 0
+	case -3:
+		best := -1
+		for i, b := range pl.batches {
+			if best < 0 || b.maxTs > pl.batches[best].maxTs {
+				best = i
+			}
+		}
+		if best < 0 {
+			return -1, -1, 0
+		}
+		return pl.batches[best].last, pl.batches[best].maxTs, 0
+	}
+	for _, b := range pl.batches {
+		if b.maxTs >= ts {
+			return b.base, b.maxTs, 0
+		}
+	}
+	return -1, -1, 0
+}
+
+// waitChan returns a channel closed at the next append.
+func (d *dataPlane) waitChan() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.appended
+}
+
+// wakeAll releases every waiting fetch (shutdown).
+func (d *dataPlane) wakeAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.closed = true
+		close(d.appended)
+		d.appended = make(chan struct{})
+	}
+}

@@ -1,0 +1,30 @@
+// Package wire is a Kafka broker endpoint for coordsim: it serves Kafka's
+// wire protocol on loopback so that real clients (franz-go's kgo and kadm,
+// or any other) run against coordsim's group coordinator.
+//
+// A Cluster is a few brokers, each a listener and a coordinator.Coordinator
+// run on the wall clock by a coordinator/live Driver, over one shared set of
+// __consumer_offsets logs (so a partition can move between brokers), with an
+// in-memory data plane (topics, partition logs of record batches, high
+// watermarks, idempotent producer sequences).
+//
+// Requests are decoded and responses encoded by franz-go's kmsg; this
+// package never hand-writes the codec. Each API key has one file, named by
+// its key number as franz-go's kfake names them (00_produce.go,
+// 68_consumer_group_heartbeat.go), holding a thin handler: check the
+// request, call the coordinator (through the live driver) or the data
+// plane, build the response. Handlers hold no group logic: membership,
+// assignment, offsets and their errors are the coordinator's.
+//
+// Connections follow Kafka's SocketServer: one request at a time per
+// connection, answered in order; a frame longer than
+// socket.request.max.bytes, a frame that does not decode, an unknown API
+// key or an unsupported version (except ApiVersions, which is answered at
+// v0 with UNSUPPORTED_VERSION, KIP-511) closes the connection with a log
+// line. A client that stops mid-frame is cut off by a read deadline.
+//
+// What it must never do: hold group state of its own, bind anything but the
+// address it is given (loopback by default; it has no authentication and no
+// TLS), or run inside a simulation (it reads the wall clock and starts
+// goroutines, one per connection).
+package wire

@@ -1,0 +1,91 @@
+package wire
+
+import (
+	"context"
+	"errors"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// errCode translates a coordinator or driver error into Kafka's code and
+// message. A stopped driver or an abandoned call is COORDINATOR_NOT_AVAILABLE
+// (retriable: the client looks the coordinator up again), as Kafka answers
+// while its coordinator runtime is shutting down.
+func errCode(err error) (int16, *string) {
+	if err == nil {
+		return 0, nil
+	}
+	if errors.Is(err, live.ErrStopped) || errors.Is(err, live.ErrNotStarted) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return kerr.CoordinatorNotAvailable.Code, nil
+	}
+	code := kerr.Code(err)
+	var me *kerr.MessageError
+	if errors.As(err, &me) {
+		msg := me.Message
+		return code, &msg
+	}
+	return code, nil
+}
+
+// stateName is Kafka's spelling of a group state on the wire
+// (ConsumerGroupState/StreamsGroupState/ShareGroupState.toString).
+func stateName(s shard.GroupState) string {
+	switch s {
+	case shard.StateEmpty:
+		return "Empty"
+	case shard.StateNotReady:
+		return "NotReady"
+	case shard.StateAssigning:
+		return "Assigning"
+	case shard.StateReconciling:
+		return "Reconciling"
+	case shard.StateStable:
+		return "Stable"
+	case shard.StateDead:
+		return "Dead"
+	}
+	return "Unknown"
+}
+
+// protocolType is the protocol type ListGroups reports for a group type
+// (Kafka's ConsumerProtocol.PROTOCOL_TYPE for consumer groups, and the
+// type's name for streams and share groups; coordsim's classic groups are
+// simple groups with none).
+func protocolType(t shard.GroupType) string {
+	switch t {
+	case shard.Consumer:
+		return "consumer"
+	case shard.Streams:
+		return "streams"
+	case shard.Share:
+		return "share"
+	}
+	return ""
+}
+
+// driverFor is the coordinator driver of the broker that received the
+// request. Group requests always go to the local coordinator, which
+// answers NOT_COORDINATOR for a group whose partition it does not host.
+func (r *request) driver() *live.Driver { return r.b.driver }
+
+// describe reads group descriptions from the local coordinator.
+func (r *request) describe(groups []string) ([]coordinator.DescribedGroup, error) {
+	return r.driver().DescribeGroups(r.ctx, groups)
+}
+
+// topicName resolves a topic id to its name for a request that names
+// topics by id; ok is false for an unknown id.
+func (r *request) topicName(id [16]byte) (string, bool) {
+	t, ok := r.cl.data.lookupID(id)
+	return t.name, ok
+}
+
+// topicID is the id of a named topic, zero when it does not exist.
+func (r *request) topicID(name string) [16]byte {
+	t, _ := r.cl.data.lookup(name)
+	return t.id
+}

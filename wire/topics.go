@@ -1,0 +1,38 @@
+package wire
+
+import (
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+)
+
+// resolveTopic finds a topic by id (byID, from the versions that carry
+// topic ids) or by name. The code is UNKNOWN_TOPIC_ID or
+// UNKNOWN_TOPIC_OR_PARTITION when it does not exist.
+func (cl *Cluster) resolveTopic(name string, id [16]byte, byID bool) (topicInfo, int16) {
+	if byID {
+		t, ok := cl.data.lookupID(id)
+		if !ok {
+			return topicInfo{id: id}, fkerr.UnknownTopicID.Code
+		}
+		return t, 0
+	}
+	t, ok := cl.data.lookup(name)
+	if !ok {
+		return topicInfo{name: name}, fkerr.UnknownTopicOrPartition.Code
+	}
+	return t, 0
+}
+
+// leaderOf is the node leading partition p of every data topic:
+// round-robin over the brokers, fixed for the cluster's life.
+func (cl *Cluster) leaderOf(p int32) int32 { return p % int32(len(cl.brokers)) }
+
+// partitionCode checks that p exists in t and that broker b leads it.
+func (cl *Cluster) partitionCode(b *broker, t topicInfo, p int32) int16 {
+	if p < 0 || p >= t.partitions {
+		return fkerr.UnknownTopicOrPartition.Code
+	}
+	if cl.leaderOf(p) != b.node {
+		return fkerr.NotLeaderForPartition.Code
+	}
+	return 0
+}
