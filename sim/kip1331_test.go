@@ -38,8 +38,14 @@ func swarmSeed139(t *testing.T) sim.Options {
 // the failed delete as "still -2", so nothing asked for the description
 // again and the probe found stored epoch 1 with no row. A delete whose
 // outcome is unknown must send an advanced group back to -2.
+//
+// The workload variants of issue 10 (transactions, aligned commits, ...)
+// changed the random draws, so the options stay seed 139's but the run now
+// uses seed 149, which reaches the re-solicitation with them.
 func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
-	r, err := sim.Run(swarmSeed139(t), nil)
+	o := swarmSeed139(t)
+	o.Seed = 149
+	r, err := sim.Run(o, nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation, "%v", r.Violation)
 	require.Positive(t, r.Marks["finalize-resolicit"], "the failed delete must send the advanced group back to -2")
