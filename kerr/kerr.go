@@ -80,6 +80,7 @@ var (
 	ShareSessionNotFound                   = &Error{"SHARE_SESSION_NOT_FOUND", 122, true}
 	InvalidShareSessionEpoch               = &Error{"INVALID_SHARE_SESSION_EPOCH", 123, true}
 	FencedStateEpoch                       = &Error{"FENCED_STATE_EPOCH", 124, false}
+	InvalidRegularExpression               = &Error{"INVALID_REGULAR_EXPRESSION", 128, false}
 	StreamsInvalidTopology                 = &Error{"STREAMS_INVALID_TOPOLOGY", 130, false}
 	StreamsInvalidTopologyEpoch            = &Error{"STREAMS_INVALID_TOPOLOGY_EPOCH", 131, false}
 	StreamsTopologyFenced                  = &Error{"STREAMS_TOPOLOGY_FENCED", 132, false}

@@ -311,6 +311,8 @@ func TestHeartbeatBadInput(t *testing.T) {
 		{"consumer: topic name with NUL", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = []string{"a\x00b"} })), kerr.InvalidRequest},
 		{"consumer: unsupported server assignor", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.ServerAssignor = ptr("sticky") })), kerr.UnsupportedAssignor},
 		{"consumer: unsupported server assignor on a heartbeat", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "m1", MemberEpoch: epoch, ServerAssignor: ptr("")}), kerr.UnsupportedAssignor},
+		{"consumer: invalid regex", consumer(with(cjoin("consumer-group", "m9"), func(r *ConsumerGroupHeartbeatRequest) { r.SubscribedTopicRegex = ptr("foo(") })), kerr.InvalidRegularExpression},
+		{"consumer: invalid regex on a heartbeat", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "m1", MemberEpoch: epoch, SubscribedTopicRegex: ptr("*")}), kerr.InvalidRegularExpression},
 		{"consumer: unknown member", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "nobody", MemberEpoch: epoch}), kerr.UnknownMemberID},
 		{"consumer: unknown member leaves", consumer(ConsumerGroupHeartbeatRequest{GroupID: "consumer-group", MemberID: "nobody", MemberEpoch: -1}), kerr.UnknownMemberID},
 		{"consumer: missing group", consumer(ConsumerGroupHeartbeatRequest{GroupID: "missing-group", MemberID: "m1", MemberEpoch: 4}), kerr.GroupIDNotFound},

@@ -49,7 +49,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	for i, m := range v.members {
 		names[i] = m.serverAssignor
 		am := assignor.Member{ID: m.id}
-		for _, t := range m.subscribedTopics {
+		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)
 			if n <= 0 {
 				continue

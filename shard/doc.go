@@ -15,7 +15,9 @@
 // What it models: consumer groups (KIP-848: join, heartbeat, leave, fencing,
 // group and member epochs, targets from the server assignors of package
 // assignor, the one most members name in ServerAssignor or else the first
-// of group.consumer.assignors), streams groups
+// of group.consumer.assignors; subscriptions by name and by RE2 regular
+// expression, resolved inside the heartbeat that needs it rather than
+// asynchronously, see regex.go), streams groups
 // (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
@@ -30,8 +32,9 @@
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: a member moves to its target assignment at its next heartbeat
 // without KIP-848's revocation phase (a partition may briefly have two
-// owners); static membership, regex subscriptions, rack awareness and the
-// classic JoinGroup/SyncGroup protocol are not modelled; a request with any
+// owners); static membership, member and partition racks (the assignors
+// take them; the shard has no rack metadata to give) and the classic
+// JoinGroup/SyncGroup protocol are not modelled; a request with any
 // invalid partition fails whole (Kafka answers per partition).
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep

@@ -59,6 +59,9 @@ func Format(r Record) string {
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
 			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
+			if r.SubscribedTopicRegex != "" {
+				fmt.Fprintf(&b, " regex=%q", r.SubscribedTopicRegex)
+			}
 			if r.ServerAssignor != "" {
 				fmt.Fprintf(&b, " assignor=%s", r.ServerAssignor)
 			}
@@ -93,6 +96,9 @@ func Format(r Record) string {
 		tomb(&b, r.Tombstone, func() {
 			fmt.Fprintf(&b, " epoch=%d previous=%d tasks=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatTasks(r.ActiveTasks))
 		})
+	case *ConsumerGroupRegularExpression:
+		fmt.Fprintf(&b, " regex=%q", r.Regex)
+		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s] at=%d", strings.Join(r.Topics, ","), r.TimestampMs) })
 	case *StreamsGroupTopology:
 		tomb(&b, r.Tombstone, func() { b.WriteString(" " + FormatTopology(&r.Topology)) })
 	}

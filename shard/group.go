@@ -101,6 +101,11 @@ type group struct {
 	// reads; a change bumps the group epoch (KIP-848 / KIP-1071).
 	metadataHash int64
 
+	// regexes are the consumer group's resolved regular expressions
+	// (Kafka's ConsumerGroup.resolvedRegularExpressions), by regex. Looked
+	// up only; described in regex order. Replaced, never written in place.
+	regexes map[string]resolvedRegex
+
 	// streams
 	topology               *Topology // immutable once set
 	validatedTopologyEpoch int32
@@ -125,6 +130,12 @@ type member struct {
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
+	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
+	// regexTopics the topics the group resolved it to (derived from the
+	// group's regexes); the member subscribes to subscribedTopics and
+	// regexTopics. Consumer groups only.
+	topicRegex  string
+	regexTopics []string
 	// assigned and target hold partitions, or for streams members tasks with
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned    []TopicPartitions
@@ -188,7 +199,7 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 	switch g.typ {
 	case Consumer, Share:
 		for _, m := range g.members {
-			if _, ok := slices.BinarySearch(m.subscribedTopics, topic); ok {
+			if m.subscribes(topic) {
 				return true
 			}
 		}

@@ -9,19 +9,21 @@ import (
 
 // MemberDescription is a member as Describe shows it.
 type MemberDescription struct {
-	MemberID            string
-	ClientID            string
-	ProcessID           string
-	SubscribedTopics    []string
-	ServerAssignor      string
-	RebalanceTimeoutMs  int32
-	TopologyEpoch       int32
-	MemberEpoch         int32
-	PreviousMemberEpoch int32
-	Assignment          []TopicPartitions
-	TargetAssignment    []TopicPartitions
-	ActiveTasks         []TaskIDs
-	TargetActiveTasks   []TaskIDs
+	MemberID         string
+	ClientID         string
+	ProcessID        string
+	SubscribedTopics []string
+	ServerAssignor   string
+	// SubscribedTopicRegex is the member's regex ("" for none).
+	SubscribedTopicRegex string
+	RebalanceTimeoutMs   int32
+	TopologyEpoch        int32
+	MemberEpoch          int32
+	PreviousMemberEpoch  int32
+	Assignment           []TopicPartitions
+	TargetAssignment     []TopicPartitions
+	ActiveTasks          []TaskIDs
+	TargetActiveTasks    []TaskIDs
 }
 
 // GroupDescription is a group as Describe shows it. Every replayed field is
@@ -40,6 +42,17 @@ type GroupDescription struct {
 	StoredDescriptionTopologyEpoch int32
 	FailedDescriptionTopologyEpoch int32
 	Members                        []MemberDescription
+	// RegularExpressions are a consumer group's resolved regular
+	// expressions, by regex.
+	RegularExpressions []RegularExpressionDescription
+}
+
+// RegularExpressionDescription is one resolved regular expression.
+type RegularExpressionDescription struct {
+	Regex       string
+	Topics      []string
+	Version     uint64
+	TimestampMs int64
 }
 
 func describe(g *group) GroupDescription {
@@ -54,7 +67,8 @@ func describe(g *group) GroupDescription {
 		md := MemberDescription{
 			MemberID: m.id, ClientID: m.clientID, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
-			MemberEpoch: m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
+			SubscribedTopicRegex: m.topicRegex,
+			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target,
 		}
 		if g.typ == Streams {
@@ -63,6 +77,7 @@ func describe(g *group) GroupDescription {
 		}
 		d.Members = append(d.Members, md)
 	}
+	d.RegularExpressions = describeRegexes(g.regexes)
 	return d
 }
 

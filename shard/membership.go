@@ -34,6 +34,7 @@ type heartbeat struct {
 	subscribedTopics   []string  // nil = unchanged
 	topology           *Topology // streams join only
 	serverAssignor     *string   // consumer: nil = unchanged
+	topicRegex         *string   // consumer: nil = unchanged, "" = none
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -56,6 +57,10 @@ type view struct {
 
 	records []Record
 	timers  []TimerOp
+	// regexes is the group's resolved regular expressions as the operation
+	// edits them; regexesOwned once it is a copy (regex.go).
+	regexes      map[string]resolvedRegex
+	regexesOwned bool
 	// assignErr is the error of a failed target computation (consumer
 	// groups): the operation must fail with it.
 	assignErr error
@@ -65,6 +70,7 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	v := &view{s: s, g: g, typ: typ, id: id}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
+		v.regexes = g.regexes
 		ids := g.sortedMemberIDs()
 		v.members = make([]*member, len(ids))
 		v.owned = make([]bool, len(ids))
@@ -162,7 +168,7 @@ func validateHeartbeat(h *heartbeat) error {
 		if h.typ == Share && len(h.subscribedTopics) == 0 {
 			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
 		}
-		if h.typ == Consumer && h.subscribedTopics == nil {
+		if h.typ == Consumer && h.subscribedTopics == nil && h.topicRegex == nil {
 			// Kafka accepts an empty list (a member subscribed to nothing);
 			// only a missing one is refused.
 			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
@@ -230,7 +236,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
-	if m != nil && h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor ||
+		h.topicRegex != nil && *h.topicRegex != m.topicRegex || s.regexRefreshDue(g, nowMs)) {
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
@@ -321,6 +328,16 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 			changed, bump = true, true
 		}
 	}
+	var regexRecords []Record
+	if h.typ == Consumer {
+		// The member's regex, then a refresh of the group's (regex.go).
+		recs, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
+		if err != nil {
+			return out, err
+		}
+		m = v.members[i]
+		regexRecords, changed, bump = recs, changed || c, bump || b
+	}
 	if h.typ == Streams && h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request
 		switch {
@@ -339,6 +356,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if changed {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
+	v.records = append(v.records, regexRecords...)
 	// A change in the partition counts of what the group reads bumps the
 	// group epoch, so a topic that appears or grows gets assigned.
 	if hash := v.metadataHash(); hash != v.hash {
@@ -381,6 +399,9 @@ func (v *view) removeMember(i int) {
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
 	v.owned = slices.Delete(v.owned, i, i+1)
+	if v.typ == Consumer {
+		v.maybeForgetRegex(m.topicRegex)
+	}
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
@@ -481,7 +502,7 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 	}
 	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, ServerAssignor: m.serverAssignor,
-		SubscribedTopics: m.subscribedTopics, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
+		SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
 }
 
 func (v *view) groupEpochRecord() Record {
@@ -591,6 +612,7 @@ func (s *Shard) topicsHash(typ GroupType, topo *Topology, members iter.Seq[*memb
 	} else {
 		for m := range members {
 			h.add(m.subscribedTopics...)
+			h.add(m.regexTopics...)
 		}
 	}
 	return h.sum(s)

@@ -14,6 +14,11 @@ type ConsumerGroupHeartbeatRequest struct {
 	// group.consumer.assignors, else UNSUPPORTED_ASSIGNOR. The group uses
 	// the assignor most of its members name, else the broker's first.
 	ServerAssignor *string
+	// SubscribedTopicRegex is a regular expression in RE2 syntax (Kafka
+	// uses RE2/J) that must match a whole topic name; the member subscribes
+	// to the names and the regex's topics. nil leaves it unchanged, ""
+	// clears it. An invalid one is INVALID_REGULAR_EXPRESSION.
+	SubscribedTopicRegex *string
 }
 
 // ConsumerGroupHeartbeatResponse answers a consumer heartbeat. Assignment is
@@ -33,7 +38,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
-		serverAssignor: req.ServerAssignor,
+		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
 	}
 	if err := s.validateConsumerHeartbeat(h); err != nil {
 		return res, err

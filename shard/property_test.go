@@ -329,6 +329,9 @@ func (w *workload) do() {
 		if w.c.intn(4) == 0 {
 			req.ServerAssignor = ptr([]string{"uniform", "range"}[w.c.intn(2)])
 		}
+		if w.c.intn(4) == 0 {
+			req.SubscribedTopicRegex = ptr([]string{"", "t[0-2]", "t.*", "x["}[w.c.intn(4)])
+		}
 		w.note("consumer heartbeat %s/%s epoch=%d topics=%v", group, member, req.MemberEpoch, req.SubscribedTopicNames)
 		res, err := pure(w, "ConsumerGroupHeartbeat", func() (Result[ConsumerGroupHeartbeatResponse], error) {
 			return h.s.ConsumerGroupHeartbeat(h.nowMs, req)

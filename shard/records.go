@@ -32,6 +32,7 @@ const (
 	TypeShareGroupTargetAssignmentMetadata
 	TypeShareGroupTargetAssignmentMember
 	TypeShareGroupCurrentMemberAssignment
+	TypeConsumerGroupRegularExpression
 	typeEnd
 )
 
@@ -55,6 +56,7 @@ var recordTypeNames = [...]string{
 	TypeShareGroupTargetAssignmentMetadata:    "ShareGroupTargetAssignmentMetadata",
 	TypeShareGroupTargetAssignmentMember:      "ShareGroupTargetAssignmentMember",
 	TypeShareGroupCurrentMemberAssignment:     "ShareGroupCurrentMemberAssignment",
+	TypeConsumerGroupRegularExpression:        "ConsumerGroupRegularExpression",
 }
 
 func (t RecordType) String() string {
@@ -119,13 +121,15 @@ type ConsumerGroupMetadata struct {
 // ConsumerGroupMemberMetadata is a member's subscription; its tombstone
 // removes the member.
 type ConsumerGroupMemberMetadata struct {
-	Group              string
-	MemberID           string
-	ServerAssignor     string // the assignor the member names, "" for none
-	ClientID           string
-	SubscribedTopics   []string // sorted, deduplicated
-	RebalanceTimeoutMs int32
-	Tombstone          bool
+	Group          string
+	MemberID       string
+	ServerAssignor string // the assignor the member names, "" for none
+	// SubscribedTopicRegex is the member's regular expression, "" for none.
+	SubscribedTopicRegex string
+	ClientID             string
+	SubscribedTopics     []string // sorted, deduplicated
+	RebalanceTimeoutMs   int32
+	Tombstone            bool
 }
 
 // ConsumerGroupTargetAssignmentMetadata carries the target assignment epoch.
@@ -343,3 +347,22 @@ type Subtopology struct {
 	SourceTopics            []string
 	RepartitionSourceTopics []string
 }
+
+// ConsumerGroupRegularExpression is Kafka's ConsumerGroupRegularExpression
+// record (key group and regex): the topics a regular expression resolved
+// to, the fingerprint of the topic names it was resolved against (Kafka:
+// the metadata image version) and when. Its tombstone forgets the regex.
+type ConsumerGroupRegularExpression struct {
+	Group       string
+	Regex       string
+	Topics      []string // sorted
+	Version     uint64
+	TimestampMs int64
+	Tombstone   bool
+}
+
+// Type implements Record.
+func (*ConsumerGroupRegularExpression) Type() RecordType { return TypeConsumerGroupRegularExpression }
+
+// GroupID implements Record.
+func (r *ConsumerGroupRegularExpression) GroupID() string { return r.Group }

@@ -101,6 +101,10 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
 			m.serverAssignor = r.ServerAssignor
+			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
+			if r.SubscribedTopicRegex != "" {
+				m.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics
+			}
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
@@ -133,6 +137,8 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *StreamsGroupTopology:
 		return s.applyStreamsTopology(r)
+	case *ConsumerGroupRegularExpression:
+		return s.applyRegularExpression(r)
 	}
 	return fmt.Errorf("%w: unknown record type %T", ErrReplay, r)
 }

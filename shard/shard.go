@@ -110,6 +110,11 @@ type Shard struct {
 	counts [numGroupTypes][numGroupStates]int
 
 	topics map[string]int32 // topic metadata image: name → partition count
+	// topicNames is the image's names, sorted, and topicNamesHash their
+	// fingerprint: regular expressions are resolved against the names and
+	// stale once the fingerprint moves (regex.go). Replaced with topics.
+	topicNames     []string
+	topicNamesHash uint64
 
 	// probe is the search key lookup reuses, so a lookup does not allocate.
 	// Each copy (and clone) has its own.
@@ -167,6 +172,7 @@ func (s *Shard) Clone() *Shard {
 	c.deletable = s.deletable.Clone()
 	c.eligible = s.eligible.Clone()
 	c.topics = s.topics // replaced, never written in place: see SetTopics
+	c.topicNames = s.topicNames
 	s.gen = s.genSource.Inc()
 	c.gen = s.genSource.Inc()
 	return &c
@@ -189,6 +195,7 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 		img[name] = n
 	}
 	s.topics = img
+	s.topicNames, s.topicNamesHash = sortedTopicNames(img)
 	var streams []string
 	s.groups.Ascend(func(g *group) bool {
 		if g.typ == Streams && len(g.members) > 0 {

@@ -60,6 +60,9 @@ type Options struct {
 	// (Result.Interrupted). It is for a caller's progress display and
 	// Ctrl-C: it must not feed anything back into the simulation.
 	Progress func(step int64, virtual time.Duration) bool `json:"-"`
+	// InspectGroup, if set, fills Result.Group with that group's state
+	// where the run ended (replay --group).
+	InspectGroup string `json:"-"`
 
 	// Mutants are deliberate coordinator bugs for the simulator's own tests.
 	Mutants mutant.Set

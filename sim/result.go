@@ -58,6 +58,8 @@ type Result struct {
 	// option; the caller that resolved the options fills it in (reports
 	// print it).
 	Replay string `json:"replay,omitempty"`
+	// Group is Options.InspectGroup's state where the run ended.
+	Group *GroupDetail `json:"group_detail,omitempty"`
 
 	Series Series `json:"-"`
 	// Metrics are every broker's coordinator metrics at the end, each
@@ -67,11 +69,15 @@ type Result struct {
 
 // Violation describes a failed invariant.
 type Violation struct {
-	Invariant string   `json:"invariant"`
-	Step      int64    `json:"step"`
-	AtMs      int64    `json:"at_ms"`
-	Detail    string   `json:"detail"`
-	Trace     []string `json:"trace"`
+	Invariant string `json:"invariant"`
+	Step      int64  `json:"step"`
+	AtMs      int64  `json:"at_ms"`
+	Detail    string `json:"detail"`
+	// Focus are the recent trace lines that concern the group or partition
+	// the violation names (from the last 8192 events), oldest first; Trace
+	// is the global window before the violation.
+	Focus []string `json:"focus,omitempty"`
+	Trace []string `json:"trace"`
 }
 
 // InvariantsHeld reports whether no invariant failed.

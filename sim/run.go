@@ -169,6 +169,9 @@ func (w *world) finish() {
 		w.cw.finish()
 	}
 	r.Violation = w.stopErr
+	if w.opts.InspectGroup != "" {
+		r.Group = w.inspectGroup(w.opts.InspectGroup)
+	}
 	r.Marks = map[string]int64{}
 	for _, name := range sortedMarks(w.marks) {
 		r.Marks[name] = w.marks[name]

@@ -1,12 +1,18 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"hash"
 	"hash/fnv"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/coordsim/coordsim/shard"
 )
 
 // traceKind names a traced event.
@@ -36,11 +42,16 @@ const (
 	tFetch
 	tAck
 	tTask
+	tOffsetExpired
+	tGroupTombstone
+	tStoredEpoch
+	tPluginCall
+	tUnload
 )
 
 var traceNames = [...]string{"", "join", "heartbeat", "leave", "commit", "push", "response", "crash", "restart",
 	"poll", "plugin-done", "move", "load", "cycle", "delete", "describe", "admin-delete", "heal", "violation", "upgrade", "mark",
-	"fetch", "ack", "task"}
+	"fetch", "ack", "task", "offset-expired", "group-tombstone", "stored-epoch", "plugin-call", "unload"}
 
 // traceEvent is one line of the trace, kept compact so that tracing every
 // event stays cheap; it is formatted only when printed.
@@ -85,13 +96,80 @@ type tracer struct {
 	full bool
 	out  io.Writer
 	err  error
+	// history is a longer ring, searched for the events that concern a
+	// violation's group or partition.
+	history []traceEvent
+	hnext   int
+	hfull   bool
+	// key keeps each group's last few KIP-1331 events (pushes, plugin
+	// calls, stored-epoch writes, deletes, tombstones), which a violation
+	// often needs from further back than the history reaches.
+	key map[string][]traceEvent
 }
+
+// keyKinds are the events kept per group; keyPerGroup bounds them.
+var keyKinds = map[traceKind]bool{tPush: true, tPluginCall: true, tPluginDone: true, tStoredEpoch: true, tDelete: true, tGroupTombstone: true, tAdminDelete: true}
+
+const keyPerGroup = 8
+
+// historyLen bounds the events searched for a violation's own lines.
+const historyLen = 1 << 13
 
 func newTracer(tail int, out io.Writer) *tracer {
 	if tail <= 0 {
 		tail = 50
 	}
-	return &tracer{h: fnv.New64a(), ring: make([]traceEvent, tail), out: out}
+	return &tracer{h: fnv.New64a(), ring: make([]traceEvent, tail), out: out, history: make([]traceEvent, historyLen), key: map[string][]traceEvent{}}
+}
+
+// focus returns, oldest first and at most limit, the recent events that
+// concern what detail names: a group that appears in the history (as
+// group=G) and is named in detail, or a partition named "partition N" or
+// "pN".
+func (t *tracer) focus(detail string, limit int) []string {
+	words := map[string]bool{}
+	for _, f := range strings.FieldsFunc(detail, func(r rune) bool { return strings.ContainsRune(" ,;:()[]'\"", r) }) {
+		words[strings.TrimSuffix(f, ".")] = true
+	}
+	var part string
+	if _, rest, ok := strings.Cut(detail, "partition "); ok {
+		if n, err := strconv.Atoi(strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' })[0]); err == nil {
+			part = "p" + strconv.Itoa(n)
+		}
+	}
+	var evs []traceEvent
+	for _, g := range slices.Sorted(maps.Keys(words)) {
+		evs = append(evs, t.key[g]...)
+	}
+	if t.hfull {
+		evs = append(evs, t.history[t.hnext:]...)
+	}
+	evs = append(evs, t.history[:t.hnext]...)
+	slices.SortStableFunc(evs, func(a, b traceEvent) int { return cmp.Compare(a.step, b.step) })
+	var out []string
+	var last traceEvent
+	for i, ev := range evs {
+		if i > 0 && ev == last {
+			continue // kept per group and in the history
+		}
+		last = ev
+		hit := ev.group != "" && words[ev.group]
+		if !hit && part != "" {
+			for _, f := range strings.Fields(ev.detail) {
+				if strings.TrimSuffix(f, ",") == part {
+					hit = true
+					break
+				}
+			}
+		}
+		if hit {
+			out = append(out, ev.String())
+		}
+	}
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
 }
 
 func (t *tracer) add(ev traceEvent) {
@@ -109,6 +187,17 @@ func (t *tracer) add(ev traceEvent) {
 	b = strconv.AppendInt(t.buf[:0], ev.n, 10)
 	b = append(b, '\n')
 	_, _ = t.h.Write(b)
+	if keyKinds[ev.kind] && ev.group != "" {
+		k := append(t.key[ev.group], ev)
+		if len(k) > keyPerGroup {
+			k = k[1:]
+		}
+		t.key[ev.group] = k
+	}
+	t.history[t.hnext] = ev
+	if t.hnext = (t.hnext + 1) % len(t.history); t.hnext == 0 {
+		t.hfull = true
+	}
 	t.ring[t.next] = ev
 	t.next = (t.next + 1) % len(t.ring)
 	if t.next == 0 {
@@ -133,4 +222,49 @@ func (t *tracer) tail() []string {
 		out = append(out, ev.String())
 	}
 	return out
+}
+
+// traceWrite traces what a coordinator write does to the state a reader
+// debugs by: each expired offset, each group tombstone, and each change of
+// a streams group's stored description epoch (the v2 -2 mark, the finalize,
+// the conditional clear, a push's store), named by the operation that
+// wrote it. latest is the state the write ran against (before its records).
+func (w *world) traceWrite(b int, p int32, op string, latest *shard.Shard, records []shard.Record) {
+	for _, r := range records {
+		switch r := r.(type) {
+		case *shard.OffsetCommit:
+			if r.Tombstone && op == shard.SweepTimerKey {
+				w.tr(traceEvent{kind: tOffsetExpired, broker: int16(b), group: r.Group, detail: fmt.Sprintf("%s-%d p%d", r.Topic, r.Partition, p)})
+			}
+		case *shard.GroupMetadata:
+			if r.Tombstone {
+				w.traceTombstone(b, p, op, r.Group, "classic")
+			}
+		case *shard.ConsumerGroupMetadata:
+			if r.Tombstone {
+				w.traceTombstone(b, p, op, r.Group, "consumer")
+			}
+		case *shard.ShareGroupMetadata:
+			if r.Tombstone {
+				w.traceTombstone(b, p, op, r.Group, "share")
+			}
+		case *shard.StreamsGroupMetadata:
+			if r.Tombstone {
+				w.traceTombstone(b, p, op, r.Group, "streams")
+				continue
+			}
+			before := shard.EpochNone
+			if d, ok := latest.DescribeGroup(r.Group); ok {
+				before = d.StoredDescriptionTopologyEpoch
+			}
+			if before != r.StoredDescriptionTopologyEpoch {
+				w.tr(traceEvent{kind: tStoredEpoch, broker: int16(b), group: r.Group,
+					detail: fmt.Sprintf("%d -> %d by %s p%d", before, r.StoredDescriptionTopologyEpoch, op, p)})
+			}
+		}
+	}
+}
+
+func (w *world) traceTombstone(b int, p int32, op, group, typ string) {
+	w.tr(traceEvent{kind: tGroupTombstone, broker: int16(b), group: group, detail: fmt.Sprintf("%s by %s p%d", typ, op, p)})
 }

@@ -96,6 +96,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	w.inFlight++
 	w.groupInFlight[groupID]++
 	w.check.onPluginCall(op, groupID)
+	w.tr(traceEvent{kind: tPluginCall, broker: int16(x.b), group: groupID, detail: fmt.Sprintf("%s lands in %s", op, lat)})
 	w.eng.after(lat, func() {
 		w.inFlight--
 		if w.groupInFlight[groupID]--; w.groupInFlight[groupID] == 0 {
@@ -225,6 +226,7 @@ func (w *world) hooks(b int) coordinator.Hooks {
 			return w.eng.uniform(0, w.opts.Faults.CommitDelayMax)
 		},
 		OnWrite: func(p int32, op string, latest *shard.Shard, records []shard.Record) {
+			w.traceWrite(b, p, op, latest, records)
 			w.check.onWrite(b, p, op, latest, records)
 		},
 		OnTopologyEvent: func(ev coordinator.TopologyEvent) { w.onTopologyEvent(b, ev) },
@@ -310,6 +312,8 @@ func (w *world) moveShard(p int32, why string) {
 		w.mark("move-during-cycle")
 	}
 	w.tr(traceEvent{kind: tMove, broker: int16(from), detail: fmt.Sprintf("p%d -> broker %d (%s)", p, to, why)})
+	w.tr(traceEvent{kind: tUnload, broker: int16(from), detail: fmt.Sprintf("p%d", p)})
+	w.tr(traceEvent{kind: tLoad, broker: int16(to), detail: fmt.Sprintf("p%d, ready in %s", p, w.opts.Faults.LoadDelay)})
 	w.touch(from)
 	w.touch(to)
 }
@@ -443,6 +447,7 @@ func (w *world) violate(invariant, detail string) {
 	w.stopErr = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}
 	w.tr(traceEvent{kind: tViolation, broker: -1, detail: invariant + ": " + detail})
 	w.stopErr.Trace = w.trace.tail()
+	w.stopErr.Focus = w.trace.focus(detail, len(w.stopErr.Trace))
 }
 
 // sortedMarks returns mark names in order (for stable output).

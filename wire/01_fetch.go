@@ -17,12 +17,9 @@ import (
 
 var apiFetch = api{key: 1, min: 4, max: 18, handle: handleFetch}
 
-// maxFetchWait bounds how long one fetch may wait, whatever it asks.
-const maxFetchWait = 30 * time.Second
-
 func handleFetch(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.FetchRequest)
-	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, maxFetchWait)
+	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
 	for {
 		woken := r.cl.data.waitChan()

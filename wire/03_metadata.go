@@ -60,7 +60,11 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.InvalidTopicException.Code))
 				continue
 			}
-			t, _ := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
+			t, _, err := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
+			if err != nil {
+				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownServerError.Code))
+				continue
+			}
 			topics = append(topics, t.info())
 			created = true
 			r.cl.log.Info("auto-created a topic", "topic", name, "partitions", r.cl.cfg.NumPartitions)

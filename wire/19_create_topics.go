@@ -54,7 +54,11 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 			if req.ValidateOnly {
 				break
 			}
-			t, exists := r.cl.data.createTopic(rt.Topic, n)
+			t, exists, err := r.cl.data.createTopic(rt.Topic, n)
+			if err != nil {
+				fail(fkerr.UnknownServerError.Code, "%v", err)
+				break
+			}
 			if exists {
 				fail(fkerr.TopicAlreadyExists.Code, "topic '%s' already exists.", rt.Topic)
 			}

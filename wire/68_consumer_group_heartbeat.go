@@ -3,18 +3,15 @@ package wire
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
 // ConsumerGroupHeartbeat: v0-1 (KIP-848, Kafka 4.x). The request's fields
-// go to the coordinator's ConsumerGroupHeartbeat as they are; the
-// assignment comes back with topic ids. What the coordinator does not model
-// yet is refused rather than ignored: a topic regex (INVALID_REQUEST), an
-// assignor other than Kafka's built-in "uniform" and "range"
-// (UNSUPPORTED_ASSIGNOR, as Kafka's ConsumerGroupHeartbeat validation
-// answers). Fields the coordinator does not take yet (instance id, rack,
-// owned partitions) are dropped.
+// go to the coordinator's ConsumerGroupHeartbeat as they are, the topic
+// regex and the server assignor included (the coordinator answers
+// INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR itself); the
+// assignment comes back with topic ids. Fields the coordinator does not
+// take yet (instance id, rack, owned partitions) are dropped.
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -25,15 +22,14 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)
 		return resp, nil
 	}
-	if req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != "" {
-		return fail(kerr.InvalidRequest.WithMessage("coordsim's coordinator does not take SubscribedTopicRegex yet"))
-	}
-	if a := req.ServerAssignor; a != nil && *a != "" && *a != "uniform" && *a != "range" {
-		return fail(kerr.UnsupportedAssignor.WithMessage("ServerAssignor %s is not supported. Supported assignors: uniform, range.", *a))
+	assignorName := req.ServerAssignor
+	if assignorName != nil && *assignorName == "" {
+		assignorName = nil // an empty name is read as none, as this endpoint always has
 	}
 	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, shard.ConsumerGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
+		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
 	})
 	if err != nil {
 		return fail(err)

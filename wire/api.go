@@ -35,6 +35,12 @@ var served = []api{
 	apiOffsetDelete,
 	apiConsumerGroupHeartbeat,
 	apiConsumerGroupDescribe,
+	apiShareGroupHeartbeat,
+	apiShareFetch,
+	apiShareAcknowledge,
+	apiStreamsGroupHeartbeat,
+	apiStreamsGroupDescribe,
+	apiStreamsGroupTopologyDescriptionUpdate,
 }
 
 // apiTable is the served table indexed by key.

@@ -14,6 +14,8 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
 )
 
 // Defaults, Kafka's where the setting is Kafka's.
@@ -62,6 +64,17 @@ type Config struct {
 	FrameReadTimeout time.Duration
 	// WriteTimeout bounds writing one response.
 	WriteTimeout time.Duration
+	// FetchWaitMax bounds how long one Fetch waits for data, whatever its
+	// MaxWaitMillis asks (default 30 s). Not a Kafka key: a bound on
+	// everything.
+	FetchWaitMax time.Duration
+	// Share is the share-group broker side (sharebroker): session limit,
+	// share-partition defaults (lock duration, delivery limit, reset).
+	// DefaultConfig sets share.auto.offset.reset to earliest, so a share
+	// group reads what was produced before it started (Kafka's default is
+	// latest, changed per group with IncrementalAlterConfigs, which this
+	// endpoint does not serve).
+	Share sharebroker.Config
 	// AutoCreateTopics is auto.create.topics.enable (default true).
 	AutoCreateTopics bool
 	// NumPartitions is num.partitions.
@@ -83,8 +96,10 @@ func DefaultConfig() Config {
 		IdleTimeout:      DefaultIdleTimeout,
 		FrameReadTimeout: DefaultFrameReadTimeout,
 		WriteTimeout:     DefaultWriteTimeout,
+		FetchWaitMax:     30 * time.Second,
 		AutoCreateTopics: true,
 		NumPartitions:    DefaultNumPartitions,
+		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetEarliest}},
 		ClusterID:        "coordsim",
 	}
 }
@@ -95,7 +110,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("wire: brokers %d is outside [1, 64]", c.Brokers)
 	case c.MaxRequestBytes < 1024:
 		return fmt.Errorf("wire: socket.request.max.bytes %d is below 1024", c.MaxRequestBytes)
-	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0:
+	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0 || c.FetchWaitMax < 0:
 		return errors.New("wire: timeouts must be positive")
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
 		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
@@ -115,6 +130,7 @@ type Cluster struct {
 	logs    *coordinator.Logs
 	brokers []*broker
 	data    *dataPlane
+	share   *sharePlane
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -158,8 +174,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: %w", err)
 	}
+	sp, err := newSharePlane(cfg.Share)
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	cl := &Cluster{
+	cl := &Cluster{share: sp,
 		cfg: cfg, log: logger.With("component", "wire"), apis: newAPITable(served),
 		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
 		placement: make([]int32, cfg.Coordinator.NumPartitions),
@@ -167,6 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	for p := range cl.placement {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
+	cl.data.onCreate, cl.data.onAppend = sp.createTopic, sp.appended
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kbin"
@@ -19,11 +22,48 @@ type request struct {
 	ctx      context.Context
 	cl       *Cluster
 	b        *broker
+	conn     *connState
 	clientID string
 	kreq     kmsg.Request
 }
 
 func (r *request) version() int16 { return r.kreq.GetVersion() }
+
+// connState is what the endpoint remembers of one connection: the share
+// sessions opened on it, released when it closes as Kafka's share session
+// cache releases them on a disconnect.
+type connState struct {
+	mu            sync.Mutex
+	shareSessions map[sessionKey]bool
+}
+
+func newConnState() *connState { return &connState{shareSessions: make(map[sessionKey]bool)} }
+
+func (c *connState) openShareSession(k sessionKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shareSessions[k] = true
+}
+
+func (c *connState) closeShareSession(k sessionKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.shareSessions, k)
+}
+
+// sessions lists the open share sessions in a fixed order.
+func (c *connState) sessions() []sessionKey {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]sessionKey, 0, len(c.shareSessions))
+	for k := range c.shareSessions {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b sessionKey) int {
+		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.member, b.member), cmp.Compare(a.node, b.node))
+	})
+	return out
+}
 
 // errNoResponse is a handler's answer for a request Kafka does not answer
 // (Produce with acks=0).
@@ -47,6 +87,12 @@ func frameErrorf(format string, args ...any) error {
 func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 	log := cl.log.With("broker", b.node, "client", nc.RemoteAddr().String())
 	defer nc.Close()
+	state := newConnState()
+	defer func() {
+		if keys := state.sessions(); len(keys) > 0 {
+			cl.share.dropSessions(keys)
+		}
+	}()
 	var out []byte
 	for {
 		body, err := cl.readFrame(nc)
@@ -54,7 +100,7 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 			logConnEnd(log, "reading a request", err)
 			return
 		}
-		resp, corr, err := cl.handleFrame(b, body)
+		resp, corr, err := cl.handleFrame(b, state, body)
 		if errors.Is(err, errNoResponse) {
 			continue
 		}
@@ -123,7 +169,7 @@ func (cl *Cluster) readFrame(nc net.Conn) ([]byte, error) {
 
 // handleFrame decodes one request frame, dispatches it and returns the
 // response and correlation id. An error closes the connection.
-func (cl *Cluster) handleFrame(b *broker, body []byte) (kmsg.Response, int32, error) {
+func (cl *Cluster) handleFrame(b *broker, state *connState, body []byte) (kmsg.Response, int32, error) {
 	// The request header (v1, or v2 for flexible versions): api key, api
 	// version, correlation id, client id, [tagged fields].
 	if len(body) < 10 {
@@ -165,7 +211,7 @@ func (cl *Cluster) handleFrame(b *broker, body []byte) (kmsg.Response, int32, er
 	if clientID != nil {
 		cid = *clientID // Kafka treats a null client id as ""
 	}
-	resp, err := a.handle(&request{ctx: cl.ctx, cl: cl, b: b, clientID: cid, kreq: kreq})
+	resp, err := a.handle(&request{ctx: cl.ctx, cl: cl, b: b, conn: state, clientID: cid, kreq: kreq})
 	if err != nil {
 		return nil, corr, err
 	}

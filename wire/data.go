@@ -25,7 +25,17 @@ type dataPlane struct {
 	// that wait for data (Kafka's DelayedFetch purgatory, simplified).
 	appended chan struct{}
 	closed   bool
+	// onCreate and onAppend, when set, see every new topic and every
+	// appended batch under the data plane's lock, so a mirror (the share
+	// plane) sees them in log order. An error from onCreate or onAppend
+	// fails the create or produce before anything changes.
+	onCreate func(name string, partitions int32) error
+	onAppend func(topic string, partition int32, base int64, records int32) error
 }
+
+// maxBatchRecords bounds the records of one produced batch (the share
+// plane's limit; Kafka's is the batch's byte size).
+const maxBatchRecords = 100000
 
 type topic struct {
 	name       string
@@ -67,11 +77,16 @@ func newDataPlane() *dataPlane {
 }
 
 // createTopic adds a topic; exists reports that it was already there.
-func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists bool) {
+func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if t := d.topics[name]; t != nil {
-		return t, true
+		return t, true, nil
+	}
+	if d.onCreate != nil {
+		if err := d.onCreate(name, partitions); err != nil {
+			return nil, false, err
+		}
 	}
 	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
 	for {
@@ -85,7 +100,7 @@ func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists
 	}
 	d.topics[name] = t
 	d.byID[t.id] = t
-	return t, false
+	return t, false, nil
 }
 
 // topicInfo is an immutable view of a topic's identity and size.
@@ -183,7 +198,7 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	if uint32(batch.CRC) != crc32.Checksum(records[21:], crc32.MakeTable(crc32.Castagnoli)) {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "record batch CRC mismatch"}
 	}
-	if batch.NumRecords <= 0 || batch.LastOffsetDelta != batch.NumRecords-1 {
+	if batch.NumRecords <= 0 || batch.NumRecords > maxBatchRecords || batch.LastOffsetDelta != batch.NumRecords-1 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: "record count and last offset delta disagree"}
 	}
 	if batch.Attributes&0x10 != 0 {
@@ -202,6 +217,11 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 		}
 	}
 	base := pl.hwm
+	if d.onAppend != nil {
+		if err := d.onAppend(name, p, base, batch.NumRecords); err != nil {
+			return produceResult{code: fkerr.KafkaStorageError.Code, msg: err.Error()}
+		}
+	}
 	batch.FirstOffset = base
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
@@ -334,4 +354,20 @@ func (d *dataPlane) wakeAll() {
 		close(d.appended)
 		d.appended = make(chan struct{})
 	}
+}
+
+// batchesBetween returns the bytes of every batch holding an offset in
+// [first, last].
+func (d *dataPlane) batchesBetween(name string, p int32, first, last int64) []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return nil
+	}
+	var out []byte
+	for i := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= first }); i < len(pl.batches) && pl.batches[i].base <= last; i++ {
+		out = append(out, pl.batches[i].raw...)
+	}
+	return out
 }

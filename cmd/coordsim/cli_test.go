@@ -114,3 +114,15 @@ func TestSweepResumeSkipsSeedsDone(t *testing.T) {
 	code, _, errs = runCLI("sweep", "--merge", f)
 	assert.Equal(t, exitOK, code, errs)
 }
+
+// TestReplayGroupPrintsItsState proves replay --group prints the group's
+// state, its description epochs, its plugin rows and its timeline.
+func TestReplayGroupPrintsItsState(t *testing.T) {
+	code, out, errs := runCLI(append([]string{"replay", "--stop-at", "20000", "--window", "3", "--group", "streams-000008"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	for _, want := range []string{"group streams-000008: streams ", "stored description epoch ", "failed description epoch ",
+		"plugin rows: ", "timeline (its last ", " push group=streams-000008 ", " stored-epoch "} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out[strings.Index(out, "timeline"):], " heartbeat ", "heartbeats are left out of the timeline")
+}

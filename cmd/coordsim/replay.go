@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/coordsim/coordsim/sim"
@@ -13,6 +14,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	of := addOptionFlags(fs)
 	stopAt := fs.Int64("stop-at", 0, "stop after `step` and print the state and trace there (0: run to the end)")
 	window := fs.Int("window", 50, "how many trace events (`N`) before the stop to print")
+	group := fs.String("group", "", "also print `group`'s state, stored and failed description epochs, plugin rows and timeline")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -30,9 +32,15 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o := sc.Options
-	o.StopAt, o.TraceTail = *stopAt, *window
+	o.StopAt, o.TraceTail, o.InspectGroup = *stopAt, *window, *group
 	ring := &tailWriter{max: *window}
-	res, err := sim.Run(o, ring)
+	var out io.Writer = ring
+	var timeline *tailWriter
+	if *group != "" {
+		timeline = &tailWriter{max: 1000, match: " group=" + *group + " "}
+		out = io.MultiWriter(ring, timeline)
+	}
+	res, err := sim.Run(o, out)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
@@ -50,6 +58,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	for _, l := range ring.lines {
 		fmt.Fprintf(stdout, "  %s", l)
 	}
+	if g := res.Group; g != nil {
+		printGroup(stdout, g, timeline.lines)
+	}
 	if !res.InvariantsHeld() {
 		v := res.Violation
 		fmt.Fprintf(stdout, "VIOLATED: %s at step %d (t=%s): %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
@@ -65,13 +76,46 @@ func stepOf(r *sim.Result, stopAt int64) int64 {
 	return r.Events
 }
 
-// tailWriter keeps the last max lines written to it.
+// printGroup prints replay --group's view of one group.
+func printGroup(w io.Writer, g *sim.GroupDetail, timeline []string) {
+	where := fmt.Sprintf("partition %d on broker %d", g.Partition, g.Broker)
+	if !g.Exists {
+		fmt.Fprintf(w, "group %s: not in the committed state (%s)\n", g.GroupID, where)
+	} else {
+		fmt.Fprintf(w, "group %s: %s %s, epoch %d, %d members, %s\n", g.GroupID, g.Type, g.State, g.Epoch, g.Members, where)
+		fmt.Fprintf(w, "  topology epoch %d, stored description epoch %d, failed description epoch %d, %d committed offsets\n",
+			g.TopologyEpoch, g.StoredEpoch, g.FailedEpoch, g.Offsets)
+	}
+	switch {
+	case !g.Listable:
+		fmt.Fprintf(w, "  plugin rows: the store cannot list them; %d plugin calls in flight\n", g.InFlight)
+	case len(g.PluginRows) == 0:
+		fmt.Fprintf(w, "  plugin rows: none; %d plugin calls in flight\n", g.InFlight)
+	default:
+		var epochs []string
+		for _, r := range g.PluginRows {
+			epochs = append(epochs, fmt.Sprint(r.TopologyEpoch))
+		}
+		fmt.Fprintf(w, "  plugin rows: topology epoch %s; %d plugin calls in flight\n", strings.Join(epochs, ", "), g.InFlight)
+	}
+	fmt.Fprintf(w, "  timeline (its last %d events, heartbeats left out):\n", len(timeline))
+	for _, l := range timeline {
+		fmt.Fprintf(w, "    %s", l)
+	}
+}
+
+// tailWriter keeps the last max lines written to it (with match set, only
+// the lines that contain it, heartbeats left out).
 type tailWriter struct {
 	max   int
+	match string
 	lines []string
 }
 
 func (t *tailWriter) Write(p []byte) (int, error) {
+	if t.match != "" && (!strings.Contains(string(p), t.match) || strings.Contains(string(p), " heartbeat ")) {
+		return len(p), nil
+	}
 	t.lines = append(t.lines, string(p))
 	if len(t.lines) > t.max {
 		t.lines = t.lines[len(t.lines)-t.max:]

@@ -167,6 +167,12 @@ func printSummary(w io.Writer, base, sc *scenario.Scenario, r *sim.Result) {
 	} else {
 		v := r.Violation
 		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
+		if len(v.Focus) > 0 {
+			fmt.Fprintf(w, "  its last %d trace events (the group or partition it names):\n", len(v.Focus))
+			for _, l := range v.Focus {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
 		fmt.Fprintf(w, "  last %d trace events:\n", len(v.Trace))
 		for _, l := range v.Trace {
 			fmt.Fprintf(w, "    %s\n", l)

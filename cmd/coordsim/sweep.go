@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -71,7 +72,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	start := fs.Uint64("start", 1, "first `seed`")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (`P`)")
 	shardSpec := fs.String("shard", "", "run only part `i/n` of the seeds (0 <= i < n), to spread a sweep over machines")
-	merge := fs.Bool("merge", false, "read JSON lines from the files given as arguments (or stdin) and print the summary")
+	merge := fs.Bool("merge", false, "read JSON lines from the files (or directories of .jsonl files) given as arguments, or stdin, and print the summary")
 	resume := fs.String("resume", "", "append each seed's line to `file` as it finishes, skipping the seeds it already holds")
 	require := fs.String("require-marks", "", "comma-separated `marks` every sweep must reach (added to the scenario's)")
 	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
@@ -262,6 +263,9 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 // when missing) and returns the file open for appending. A partial last
 // line, left by a sweep killed mid-write, is cut off.
 func openResume(path string) (*os.File, []*seedLine, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
@@ -369,6 +373,19 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 }
 
 func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
+	// A directory stands for the .jsonl files in it (a shared results
+	// volume, one file per shard).
+	var expanded []string
+	for _, name := range files {
+		if st, err := os.Stat(name); err == nil && st.IsDir() {
+			matches, _ := filepath.Glob(filepath.Join(name, "*.jsonl"))
+			slices.Sort(matches)
+			expanded = append(expanded, matches...)
+			continue
+		}
+		expanded = append(expanded, name)
+	}
+	files = expanded
 	var readers []io.Reader
 	names := files
 	if len(files) == 0 {

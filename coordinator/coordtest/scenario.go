@@ -54,7 +54,7 @@ func RunScenarios(t *testing.T, glob string) {
 //	                                            also partitions=N, commit-delay=DUR, plugin=true, brokers=N (sharing
 //	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
-//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME]
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
@@ -330,6 +330,9 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
 		if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
 			req.ServerAssignor = &a.Vals[0]
+		}
+		if a, ok := d.Arg("regex"); ok && len(a.Vals) == 1 {
+			req.SubscribedTopicRegex = &a.Vals[0] // regex=() clears it
 		}
 		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
 		if err != nil {
@@ -646,7 +649,14 @@ func describeText(g shard.GroupDescription) string {
 		if g.Type == shard.Streams {
 			assigned = shard.FormatTasks(m.ActiveTasks)
 		}
-		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s\n", m.MemberID, m.MemberEpoch, assigned)
+		fmt.Fprintf(&b, "  member %s epoch=%d assigned=%s", m.MemberID, m.MemberEpoch, assigned)
+		if m.SubscribedTopicRegex != "" {
+			fmt.Fprintf(&b, " regex=%q", m.SubscribedTopicRegex)
+		}
+		b.WriteByte('\n')
+	}
+	for _, r := range g.RegularExpressions {
+		fmt.Fprintf(&b, "  regex %q topics=[%s]\n", r.Regex, strings.Join(r.Topics, ","))
 	}
 	return b.String()
 }

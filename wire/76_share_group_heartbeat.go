@@ -1,0 +1,44 @@
+package wire
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// ShareGroupHeartbeat: v1 (KIP-932, Kafka 4.x; v0 was the early-access
+// version). The coordinator's ShareGroupHeartbeat; the assignment comes
+// back with topic ids. The rack is dropped.
+
+var apiShareGroupHeartbeat = api{key: 76, min: 1, max: 1, handle: handleShareGroupHeartbeat}
+
+func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ShareGroupHeartbeatRequest)
+	resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
+	sreq := shard.ShareGroupHeartbeatRequest{
+		GroupID: req.GroupID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
+		SubscribedTopicNames: req.SubscribedTopicNames,
+	}
+	hb, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.ShareGroupHeartbeatResponse] {
+		return c.ShareGroupHeartbeat(sreq)
+	})
+	if err != nil {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
+	}
+	memberID := hb.MemberID
+	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = &memberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
+	if hb.HasAssignment {
+		a := kmsg.NewShareGroupHeartbeatResponseAssignment()
+		a.TopicPartitions = []kmsg.ShareGroupHeartbeatResponseAssignmentTopicPartition{}
+		for _, tp := range hb.Assignment {
+			t := kmsg.NewShareGroupHeartbeatResponseAssignmentTopicPartition()
+			t.TopicID, t.Partitions = r.topicID(tp.Topic), tp.Partitions
+			a.TopicPartitions = append(a.TopicPartitions, t)
+		}
+		resp.Assignment = &a
+	}
+	return resp, nil
+}

@@ -1,0 +1,152 @@
+package wire
+
+import (
+	"time"
+
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
+)
+
+// ShareFetch: v1-2 (KIP-932, Kafka 4.x; v0 was the early-access version).
+// The share session, the piggy-backed acknowledgements and the acquisition
+// are sharebroker's (SharePartitionManager); this translates topic ids,
+// checks leadership, and answers the bytes of the data-plane batches that
+// hold the acquired offsets. A fetch that acquires nothing waits, as
+// Kafka's DelayedShareFetch does, until records are appended, a lock
+// expires, or MaxWaitMillis (capped by Config.FetchWaitMax) passes, then
+// tries once more; the extra attempt advances the session epoch in
+// sharebroker, which the endpoint accounts for (sharePlane.shift). Not
+// served: ShareAcquireMode record_limit and IsRenewAck (v2 fields are
+// read as their defaults), and ForgottenTopicsData (every fetch names its
+// partitions, as in sharebroker).
+
+var apiShareFetch = api{key: 78, min: 1, max: 2, handle: handleShareFetch}
+
+func handleShareFetch(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ShareFetchRequest)
+	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+	if req.GroupID == nil || req.MemberID == nil {
+		resp.ErrorCode = fkerr.InvalidRequest.Code
+		return resp, nil
+	}
+	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+
+	// Translate partitions and acks; answer what cannot go to sharebroker.
+	out := newSharePartitions(r)
+	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: max(req.MaxRecords, 0)}
+	for _, rt := range req.Topics {
+		t, code := r.cl.resolveTopic("", rt.TopicID, true)
+		for _, rp := range rt.Partitions {
+			pcode := code
+			if pcode == 0 {
+				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
+			}
+			if pcode != 0 {
+				out.fail(rt.TopicID, rp.Partition, pcode)
+				continue
+			}
+			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
+			out.want(rt.TopicID, tp)
+			if req.ShareSessionEpoch != sharebroker.FinalEpoch {
+				freq.Partitions = append(freq.Partitions, tp)
+			}
+			if len(rp.AcknowledgementBatches) > 0 {
+				acks := sharebroker.PartitionAcks{TopicPartition: tp}
+				for _, b := range rp.AcknowledgementBatches {
+					acks.Batches = append(acks.Batches, ackBatches(b.FirstOffset, b.LastOffset, b.AcknowledgeTypes)...)
+				}
+				freq.Acks = append(freq.Acks, acks)
+			}
+		}
+	}
+	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
+	deadline := time.Now().Add(wait)
+	epoch := req.ShareSessionEpoch
+	for attempt := 0; ; attempt++ {
+		woken := r.cl.data.waitChan()
+		var fresp sharebroker.FetchResponse
+		var err error
+		var lockDeadline int64
+		var hasLock bool
+		r.cl.share.with(func(b *sharebroker.Broker, nowMs int64) {
+			sp := r.cl.share
+			if attempt == 0 && epoch == 0 {
+				sp.shifts[key] = 0
+			}
+			if attempt > 0 {
+				sp.shifts[key]++
+			}
+			freq.SessionEpoch = sp.shift(key, epoch)
+			fresp, err = b.ShareFetch(nowMs, freq)
+			switch {
+			case err != nil && attempt > 0:
+				sp.shifts[key]-- // the extra attempt changed nothing
+			case err != nil && epoch == 0, err == nil && epoch == sharebroker.FinalEpoch:
+				delete(sp.shifts, key)
+			}
+			lockDeadline, hasLock = b.NextDeadline()
+		})
+		if err != nil {
+			if attempt > 0 {
+				break // answer the empty first attempt
+			}
+			resp.ErrorCode, resp.ErrorMessage = errCode(err)
+			return resp, nil
+		}
+		if attempt == 0 && epoch == 0 {
+			r.conn.openShareSession(key)
+		} else if epoch == sharebroker.FinalEpoch {
+			r.conn.closeShareSession(key)
+		}
+		out.add(fresp)
+		freq.Acks = nil // applied once
+		remaining := time.Until(deadline)
+		if out.acquired > 0 || epoch == sharebroker.FinalEpoch || len(freq.Partitions) == 0 || remaining <= 0 {
+			break
+		}
+		if hasLock {
+			remaining = min(remaining, time.Until(time.UnixMilli(lockDeadline))+time.Millisecond)
+		}
+		timer := time.NewTimer(max(remaining, 0))
+		select {
+		case <-woken:
+		case <-timer.C:
+		case <-r.ctx.Done():
+		}
+		timer.Stop()
+		if r.ctx.Err() != nil {
+			break
+		}
+	}
+	resp.Topics = out.fetchTopics()
+	return resp, nil
+}
+
+// ackBatches converts one wire acknowledgement batch: a single type for
+// the whole range, or one type per offset (runs of equal types merged).
+func ackBatches(first, last int64, types []int8) []share.AckBatch {
+	if len(types) <= 1 {
+		t := share.AckAccept
+		if len(types) == 1 {
+			t = share.AcknowledgeType(types[0])
+		}
+		return []share.AckBatch{{FirstOffset: first, LastOffset: last, Type: t}}
+	}
+	var out []share.AckBatch
+	for i, t := range types {
+		o := first + int64(i)
+		if o > last {
+			break
+		}
+		if n := len(out); n > 0 && out[n-1].Type == share.AcknowledgeType(t) && out[n-1].LastOffset == o-1 {
+			out[n-1].LastOffset = o
+			continue
+		}
+		out = append(out, share.AckBatch{FirstOffset: o, LastOffset: o, Type: share.AcknowledgeType(t)})
+	}
+	return out
+}

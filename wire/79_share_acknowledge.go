@@ -1,0 +1,67 @@
+package wire
+
+import (
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/sharebroker"
+)
+
+// ShareAcknowledge: v1-2 (KIP-932, Kafka 4.x). sharebroker checks and
+// advances the session epoch and applies the acknowledgements (all or
+// nothing within a partition); the final epoch closes the session. v2's
+// IsRenewAck is read as false.
+
+var apiShareAcknowledge = api{key: 79, min: 1, max: 2, handle: handleShareAcknowledge}
+
+func handleShareAcknowledge(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ShareAcknowledgeRequest)
+	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
+	if req.GroupID == nil || req.MemberID == nil {
+		resp.ErrorCode = fkerr.InvalidRequest.Code
+		return resp, nil
+	}
+	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+	out := newSharePartitions(r)
+	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
+	for _, rt := range req.Topics {
+		t, code := r.cl.resolveTopic("", rt.TopicID, true)
+		for _, rp := range rt.Partitions {
+			pcode := code
+			if pcode == 0 {
+				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
+			}
+			if pcode != 0 {
+				out.fail(rt.TopicID, rp.Partition, pcode)
+				continue
+			}
+			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
+			out.want(rt.TopicID, tp)
+			acks := sharebroker.PartitionAcks{TopicPartition: tp}
+			for _, b := range rp.AcknowledgementBatches {
+				acks.Batches = append(acks.Batches, ackBatches(b.FirstOffset, b.LastOffset, b.AcknowledgeTypes)...)
+			}
+			areq.Acks = append(areq.Acks, acks)
+		}
+	}
+	var results []sharebroker.AckResult
+	var err error
+	r.cl.share.with(func(b *sharebroker.Broker, nowMs int64) {
+		areq.SessionEpoch = r.cl.share.shift(key, req.ShareSessionEpoch)
+		results, err = b.ShareAcknowledge(nowMs, areq)
+		if err == nil && req.ShareSessionEpoch == sharebroker.FinalEpoch {
+			delete(r.cl.share.shifts, key)
+		}
+	})
+	if err != nil {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
+	}
+	if req.ShareSessionEpoch == sharebroker.FinalEpoch {
+		r.conn.closeShareSession(key)
+	}
+	out.addAcks(results)
+	resp.Topics = out.ackTopics()
+	return resp, nil
+}

@@ -1,0 +1,77 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// StreamsGroupDescribe: v0-1 (KIP-1071; v1 adds KIP-1331's
+// TopologyDescriptionStatus and, when IncludeTopologyDescription asks and
+// the status is AVAILABLE, the description read from the topology store).
+// The coordinator decides the status; this only translates.
+
+var apiStreamsGroupDescribe = api{key: 89, min: 0, max: 1, handle: handleStreamsGroupDescribe}
+
+func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.StreamsGroupDescribeRequest)
+	resp := req.ResponseKind().(*kmsg.StreamsGroupDescribeResponse)
+	include := req.Version >= 1 && req.IncludeTopologyDescription
+	rows, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[[]coordinator.StreamsGroupDescription] {
+		return c.DescribeStreamsGroups(req.Groups, include)
+	})
+	for i, id := range req.Groups {
+		g := kmsg.NewStreamsGroupDescribeResponseGroup()
+		g.Group = id
+		rowErr := err
+		if err == nil {
+			rowErr = rows[i].Err
+		}
+		if rowErr != nil {
+			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
+			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
+				m := fmt.Sprintf("Group %s not found.", id)
+				g.ErrorMessage = &m
+			}
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
+		d := rows[i].Group
+		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
+		assignor := "sticky" // Kafka's default streams assignor name
+		g.AssignorName = &assignor
+		if d.Topology != nil {
+			t := kmsg.NewStreamsGroupDescribeResponseGroupTopology()
+			t.Epoch = d.Topology.Epoch
+			for _, s := range d.Topology.Subtopologies {
+				st := kmsg.NewStreamsGroupDescribeResponseGroupTopologySubtopology()
+				st.SubtopologyID, st.SourceTopics = s.ID, s.SourceTopics
+				for _, rs := range s.RepartitionSourceTopics {
+					ti := kmsg.NewTopicInfo()
+					ti.Topic = rs
+					st.RepartitionSourceTopics = append(st.RepartitionSourceTopics, ti)
+				}
+				t.Subtopologies = append(t.Subtopologies, st)
+			}
+			g.Topology = &t
+		}
+		for _, m := range d.Members {
+			gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
+			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+			gm.TopologyEpoch, gm.ProcessID = m.TopologyEpoch, m.ProcessID
+			gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
+			gm.TargetAssignment.ActiveTasks = tasksToWire(m.TargetActiveTasks)
+			g.Members = append(g.Members, gm)
+		}
+		g.TopologyDescriptionStatus = int8(rows[i].TopologyDescriptionStatus)
+		if rows[i].TopologyDescription != nil {
+			g.TopologyDescription = descriptionToWire(rows[i].TopologyDescription)
+		}
+		resp.Groups = append(resp.Groups, g)
+	}
+	return resp, nil
+}

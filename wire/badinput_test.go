@@ -1,0 +1,218 @@
+package wire_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/wire"
+)
+
+// syncBuffer is a log sink safe for the connection goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// rawRequest frames a header (key, version, correlation id, client id,
+// tags when flexible) and body by hand, so a test can send what kmsg never
+// would.
+func rawRequest(key, version int16, corr int32, flexible bool, body []byte) []byte {
+	var b []byte
+	b = binary.BigEndian.AppendUint16(b, uint16(key))
+	b = binary.BigEndian.AppendUint16(b, uint16(version))
+	b = binary.BigEndian.AppendUint32(b, uint32(corr))
+	b = binary.BigEndian.AppendUint16(b, 4)
+	b = append(b, "test"...)
+	if flexible {
+		b = append(b, 0)
+	}
+	b = append(b, body...)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+	return c
+}
+
+// readResponse reads one size-prefixed response.
+func readResponse(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	var size [4]byte
+	_, err := io.ReadFull(c, size[:])
+	require.NoError(t, err)
+	body := make([]byte, binary.BigEndian.Uint32(size[:]))
+	_, err = io.ReadFull(c, body)
+	require.NoError(t, err)
+	return body
+}
+
+// assertClosed proves the server closed c: a read returns EOF (or a
+// reset), not a timeout.
+func assertClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	_, err := c.Read(make([]byte, 1))
+	require.Error(t, err)
+	var ne net.Error
+	if assert.Error(t, err) && errorsAs(err, &ne) {
+		assert.False(t, ne.Timeout(), "the server closed the connection before the client's deadline")
+	}
+}
+
+func errorsAs(err error, target *net.Error) bool {
+	ne, ok := err.(net.Error)
+	if ok {
+		*target = ne
+	}
+	return ok
+}
+
+// apiVersions sends an ApiVersions v3 on c and decodes the answer.
+func apiVersions(t *testing.T, c net.Conn) *kmsg.ApiVersionsResponse {
+	t.Helper()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 3
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "test", "1.0"
+	_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, req, 1))
+	require.NoError(t, err)
+	body := readResponse(t, c)
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = 3
+	require.NoError(t, resp.ReadFrom(body[4:])) // after the correlation id
+	return resp
+}
+
+// TestBadInputClosesOnlyThatConnection proves Kafka's SocketServer
+// behaviour for each kind of bad input: the connection that sent it is
+// closed with a log line, and a well-behaved connection opened before it
+// keeps being served.
+func TestBadInputClosesOnlyThatConnection(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	cl := startCluster(t, func(c *wire.Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		c.FrameReadTimeout = 200 * time.Millisecond
+		c.MaxRequestBytes = 1 << 20
+	})
+	addr := cl.Addrs()[0]
+	good := dial(t, addr)
+	require.Zero(t, apiVersions(t, good).ErrorCode)
+
+	for _, tc := range []struct {
+		name, log string
+		send      []byte
+	}{
+		{"oversize length prefix", "larger than 1048576", binary.BigEndian.AppendUint32(nil, 1<<20+1)},
+		{"negative length prefix", "invalid receive", binary.BigEndian.AppendUint32(nil, 0xffffffff)},
+		{"frame shorter than a header", "shorter than a request header", append(binary.BigEndian.AppendUint32(nil, 3), 0, 3, 0)},
+		{"unknown api key", "unknown or unsupported api key 9999", rawRequest(9999, 0, 1, false, nil)},
+		{"served key, unsupported version", "unsupported version 99 of Metadata", rawRequest(3, 99, 1, true, nil)},
+		{"unserved key", "unknown or unsupported api key 21", rawRequest(21, 2, 1, true, []byte{1, 0, 0, 0, 0, 0})},
+		{"truncated body", "malformed Metadata v12", rawRequest(3, 12, 1, true, []byte{5})},
+		{"hangs mid-frame", "read deadline passed", []byte{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t, addr)
+			_, err := c.Write(tc.send)
+			require.NoError(t, err)
+			assertClosed(t, c)
+			assert.Eventually(t, func() bool { return strings.Contains(logs.String(), tc.log) }, 5*time.Second, 10*time.Millisecond,
+				"a log line says why: %q", tc.log)
+			require.Zero(t, apiVersions(t, good).ErrorCode, "the other connection is still served")
+		})
+	}
+}
+
+// TestApiVersionsUnsupportedVersion proves KIP-511's answer: an
+// ApiVersions version above ours gets a v0 response with
+// UNSUPPORTED_VERSION and our ApiVersions range, and the connection stays
+// open for the retry.
+func TestApiVersionsUnsupportedVersion(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	_, err := c.Write(rawRequest(18, 42, 7, true, []byte{0}))
+	require.NoError(t, err)
+	body := readResponse(t, c)
+	assert.Equal(t, uint32(7), binary.BigEndian.Uint32(body[:4]), "correlation id")
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = 0
+	require.NoError(t, resp.ReadFrom(body[4:]))
+	assert.Equal(t, int16(35), resp.ErrorCode, "UNSUPPORTED_VERSION")
+	require.Len(t, resp.ApiKeys, 1)
+	assert.Equal(t, kmsg.ApiVersionsResponseApiKey{ApiKey: 18, MinVersion: 0, MaxVersion: 5}, resp.ApiKeys[0])
+	assert.Zero(t, apiVersions(t, c).ErrorCode, "the connection is still open")
+}
+
+// TestSoakConnections proves that connections leave nothing behind: a few
+// hundred loopback connections opened, used and closed (some mid-frame)
+// return the goroutine count and the heap to their baseline.
+func TestSoakConnections(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.FrameReadTimeout = time.Second })
+	addrs := cl.Addrs()
+	measure := func() (int, uint64) {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return runtime.NumGoroutine(), m.HeapAlloc
+	}
+	// Warm up: one connection per broker, so lazily built state exists.
+	for _, a := range addrs {
+		c := dial(t, a)
+		apiVersions(t, c)
+		c.Close()
+	}
+	g0, h0 := measure()
+	const conns = 300
+	for i := range conns {
+		c := dial(t, addrs[i%len(addrs)])
+		switch i % 3 {
+		case 0:
+			apiVersions(t, c)
+		case 1:
+			_, _ = c.Write([]byte{0, 0, 1}) // mid-frame, then gone
+		}
+		c.Close()
+	}
+	var g int
+	var h uint64
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g, h = measure()
+		if g <= g0 || time.Now().After(deadline) {
+			break
+		}
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond) // polling the count, bounded by the deadline
+	}
+	assert.LessOrEqual(t, g, g0, "goroutines return to the baseline")
+	assert.Less(t, h, h0+8<<20, "the heap returns to within 8 MiB of the baseline (was %d, now %d)", h0, h)
+}

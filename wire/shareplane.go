@@ -1,0 +1,246 @@
+package wire
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
+)
+
+// sharePlane wraps the one sharebroker.Broker of the cluster (the
+// partition leaders' share-group side: sessions, share-partitions,
+// acquisition locks) for concurrent connections. sharebroker counts
+// records rather than storing them, so every batch the data plane appends
+// is mirrored into it (same partition, same record count, same order, under
+// the data plane's lock): offsets agree, and a ShareFetch answers the bytes
+// of the data-plane batches that hold the acquired offsets.
+//
+// Time is the wall clock in milliseconds, never going back; lock expiries
+// are applied (Poll) before every share request rather than on a timer, so
+// an expired lock is seen by the next fetch of any member.
+type sharePlane struct {
+	mu     sync.Mutex
+	b      *sharebroker.Broker
+	lastMs int64
+	shifts map[sessionKey]int32
+}
+
+func newSharePlane(cfg sharebroker.Config) (*sharePlane, error) {
+	b, err := sharebroker.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &sharePlane{b: b, shifts: make(map[sessionKey]int32)}, nil
+}
+
+// now returns the wall clock in ms, never below the last value, and polls
+// the broker's timers up to it. The caller holds mu.
+func (s *sharePlane) now() int64 {
+	ms := max(time.Now().UnixMilli(), s.lastMs)
+	s.lastMs = ms
+	if _, err := s.b.Poll(ms); err != nil {
+		// Poll fails only on a time going back, which now prevents.
+		panic("wire: sharebroker poll: " + err.Error())
+	}
+	return ms
+}
+
+// with runs fn on the broker at the current time.
+func (s *sharePlane) with(fn func(b *sharebroker.Broker, nowMs int64)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.b, s.now())
+}
+
+// createTopic mirrors a new data topic.
+func (s *sharePlane) createTopic(name string, partitions int32) error {
+	var err error
+	s.with(func(b *sharebroker.Broker, _ int64) { err = b.CreateTopic(name, partitions) })
+	return err
+}
+
+// appended mirrors one data-plane batch of records records at base.
+func (s *sharePlane) appended(topic string, partition int32, base int64, records int32) error {
+	var err error
+	s.with(func(b *sharebroker.Broker, nowMs int64) {
+		var batch share.LogBatch
+		batch, err = b.Produce(nowMs, sharebroker.TopicPartition{Topic: topic, Partition: partition}, records)
+		if err == nil && batch.BaseOffset != base {
+			panic("wire: the share plane's log diverged from the data plane's")
+		}
+	})
+	return err
+}
+
+// sessionKey names one share session in sharebroker: kgo (like Kafka's
+// clients) opens one session per partition leader, and sharebroker keeps
+// one session per (group, member) for the whole cluster, so the member id
+// is qualified with the broker the session lives on.
+type sessionKey struct {
+	group, member string
+	node          int32
+}
+
+func (k sessionKey) brokerMember() string { return fmt.Sprintf("%s@%d", k.member, k.node) }
+
+// epochShift counts the extra ShareFetch calls the endpoint made on a
+// session while a client's fetch waited for records (each advances the
+// session's epoch in sharebroker): the client's epoch plus the shift is
+// the broker's.
+func (s *sharePlane) shift(k sessionKey, epoch int32) int32 {
+	if epoch < 0 {
+		return epoch // the final epoch is never shifted
+	}
+	e := epoch
+	for range s.shifts[k] {
+		e = sharebroker.NextSessionEpoch(e)
+	}
+	return e
+}
+
+// dropSessions is a connection closing (Kafka's connection disconnect
+// listener): every share session opened on it releases its member's
+// records.
+func (s *sharePlane) dropSessions(keys []sessionKey) {
+	s.with(func(b *sharebroker.Broker, nowMs int64) {
+		for _, k := range keys {
+			delete(s.shifts, k)
+			_ = b.DropConnection(nowMs, k.group, k.brokerMember()) // no session left is fine
+		}
+	})
+}
+
+// lockDurationMs is the acquisition lock timeout the share answers report.
+func (cl *Cluster) lockDurationMs() int64 {
+	if d := cl.cfg.Share.Defaults.RecordLockDurationMs; d > 0 {
+		return d
+	}
+	return share.DefaultRecordLockDurationMs
+}
+
+// sharePartitions gathers one share response's partitions, by topic id.
+type sharePartitions struct {
+	r        *request
+	order    []shareTP
+	results  map[shareTP]*sharePartitionResult
+	acquired int
+}
+
+type shareTP struct {
+	id [16]byte
+	p  int32
+}
+
+type sharePartitionResult struct {
+	name     string
+	code     int16
+	msg      *string
+	ackCode  int16
+	ackMsg   *string
+	records  []byte
+	acquired []share.AcquiredRecords
+}
+
+func newSharePartitions(r *request) *sharePartitions {
+	return &sharePartitions{r: r, results: make(map[shareTP]*sharePartitionResult)}
+}
+
+func (s *sharePartitions) get(id [16]byte, p int32) *sharePartitionResult {
+	k := shareTP{id, p}
+	res := s.results[k]
+	if res == nil {
+		res = &sharePartitionResult{}
+		s.results[k] = res
+		s.order = append(s.order, k)
+	}
+	return res
+}
+
+func (s *sharePartitions) fail(id [16]byte, p int32, code int16) { s.get(id, p).code = code }
+
+func (s *sharePartitions) want(id [16]byte, tp sharebroker.TopicPartition) {
+	s.get(id, tp.Partition).name = tp.Topic
+}
+
+// add merges one sharebroker answer: acknowledgement outcomes and acquired
+// records, whose bytes come from the data plane.
+func (s *sharePartitions) add(resp sharebroker.FetchResponse) {
+	for _, a := range resp.Acks {
+		res := s.get(s.r.topicID(a.Topic), a.Partition)
+		res.ackCode, res.ackMsg = errCode(a.Err)
+	}
+	for _, f := range resp.Partitions {
+		res := s.get(s.r.topicID(f.Topic), f.Partition)
+		if f.Err != nil {
+			res.code, res.msg = errCode(f.Err)
+			continue
+		}
+		if len(f.Records) == 0 {
+			continue
+		}
+		res.acquired = append(res.acquired, f.Records...)
+		s.acquired += len(f.Records)
+		first, last := f.Records[0].FirstOffset, f.Records[len(f.Records)-1].LastOffset
+		res.records = append(res.records, s.r.cl.data.batchesBetween(f.Topic, f.Partition, first, last)...)
+	}
+}
+
+func (s *sharePartitions) addAcks(results []sharebroker.AckResult) {
+	for _, a := range results {
+		res := s.get(s.r.topicID(a.Topic), a.Partition)
+		res.code, res.msg = errCode(a.Err)
+	}
+}
+
+func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
+	var out []kmsg.ShareFetchResponseTopic
+	index := map[[16]byte]int{}
+	for _, k := range s.order {
+		res := s.results[k]
+		i, ok := index[k.id]
+		if !ok {
+			t := kmsg.NewShareFetchResponseTopic()
+			t.TopicID = k.id
+			i = len(out)
+			index[k.id] = i
+			out = append(out, t)
+		}
+		p := kmsg.NewShareFetchResponseTopicPartition()
+		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
+		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
+		p.Records = res.records
+		for _, a := range res.acquired {
+			ar := kmsg.NewShareFetchResponseTopicPartitionAcquiredRecord()
+			ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = a.FirstOffset, a.LastOffset, int16(a.DeliveryCount)
+			p.AcquiredRecords = append(p.AcquiredRecords, ar)
+		}
+		out[i].Partitions = append(out[i].Partitions, p)
+	}
+	return out
+}
+
+func (s *sharePartitions) ackTopics() []kmsg.ShareAcknowledgeResponseTopic {
+	var out []kmsg.ShareAcknowledgeResponseTopic
+	index := map[[16]byte]int{}
+	for _, k := range s.order {
+		res := s.results[k]
+		i, ok := index[k.id]
+		if !ok {
+			t := kmsg.NewShareAcknowledgeResponseTopic()
+			t.TopicID = k.id
+			i = len(out)
+			index[k.id] = i
+			out = append(out, t)
+		}
+		p := kmsg.NewShareAcknowledgeResponseTopicPartition()
+		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
+		out[i].Partitions = append(out[i].Partitions, p)
+	}
+	return out
+}
