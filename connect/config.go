@@ -256,6 +256,11 @@ type SinkConfig struct {
 	// exception. Resolve leaves KIP-1302's default (FatalPutReject); the
 	// caller may choose FatalPutFailTask. Consumer sinks always fail.
 	OnFatalPut FatalPutPolicy
+	// OnRetriablePut and RetriablePutRetries are what a share sink does
+	// when put() throws RetriableException: KIP-1302's RELEASE at once (the
+	// default), or retry in the task with renewed locks (OnPutAttempt).
+	OnRetriablePut      RetriablePutPolicy
+	RetriablePutRetries int
 }
 
 // source is one layered client config value and the key it came from

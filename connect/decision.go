@@ -80,6 +80,10 @@ type Decision struct {
 	SkipRecord bool
 	// ToConnectDLQ: the record is reported to Connect's KIP-298 DLQ topic.
 	ToConnectDLQ bool
+	// RenewLocks: before retrying the batch, a share sink renews its
+	// records' acquisition locks (KIP-1222's RENEW acknowledgement) so they
+	// stay its own while it waits (RetriablePutRetry).
+	RenewLocks bool
 }
 
 // String lists what the decision does, for traces: e.g. "ACCEPT",
@@ -89,6 +93,9 @@ func (d Decision) String() string {
 	var parts []string
 	if d.FailTask {
 		parts = append(parts, "FAIL_TASK")
+	}
+	if d.RenewLocks {
+		parts = append(parts, "RENEW")
 	}
 	if d.RetrySameBatch {
 		parts = append(parts, "RETRY_SAME_BATCH")
@@ -194,6 +201,78 @@ func ParseFatalPutPolicy(s string) (FatalPutPolicy, error) {
 	return 0, kerr.InvalidRequest.WithMessage("connect: fatal put policy %q is not reject or fail_task", s)
 }
 
+// RetriablePutPolicy is what a share sink does when put() throws
+// RetriableException. The zero value is KIP-1302 as written.
+type RetriablePutPolicy int8
+
+// The retriable put() policies.
+const (
+	// RetriablePutRelease RELEASEs the batch at once (§4.2): another task
+	// may take it, its delivery count grows, and at the delivery limit the
+	// broker archives it (to the DLQ when configured, else it is lost).
+	RetriablePutRelease RetriablePutPolicy = iota
+	// RetriablePutRetry keeps the batch: the task RENEWs its locks and
+	// calls put() again after a back-off, up to SinkConfig.RetriablePutRetries
+	// times, and RELEASEs only then. Transient failures then cost time in
+	// the task rather than deliveries at the broker.
+	RetriablePutRetry
+)
+
+// String names the policy as the scenario files spell it.
+func (p RetriablePutPolicy) String() string {
+	switch p {
+	case RetriablePutRelease:
+		return "release"
+	case RetriablePutRetry:
+		return "retry"
+	}
+	return fmt.Sprintf("RetriablePutPolicy(%d)", int8(p))
+}
+
+// ParseRetriablePutPolicy reads "release" or "retry" ("" is release).
+func ParseRetriablePutPolicy(s string) (RetriablePutPolicy, error) {
+	switch s {
+	case "", "release":
+		return RetriablePutRelease, nil
+	case "retry":
+		return RetriablePutRetry, nil
+	}
+	return 0, kerr.InvalidRequest.WithMessage("connect: retriable put policy %q is not release or retry", s)
+}
+
+// DefaultRetriablePutRetries is how many times RetriablePutRetry calls
+// put() again before it releases, when RetriablePutRetries is 0.
+const DefaultRetriablePutRetries = 3
+
+// MaxRetriablePutRetries bounds RetriablePutRetries.
+const MaxRetriablePutRetries = 100
+
+// OnPutAttempt is OnPut for a batch put() already retried `retries` times
+// in the task. Under RetriablePutRetry a share sink's retriable failure
+// renews the locks and retries the batch until retries reaches
+// RetriablePutRetries (default 3), then RELEASEs it; everything else is
+// OnPut's answer. A negative retries count is INVALID_REQUEST.
+func (c SinkConfig) OnPutAttempt(o PutOutcome, retries int) (Decision, error) {
+	d, err := c.OnPut(o)
+	if err != nil {
+		return d, err
+	}
+	if retries < 0 {
+		return Decision{}, kerr.InvalidRequest.WithMessage("connect: negative put retries %d", retries)
+	}
+	if c.Kind != ShareSink || o != PutRetriable || c.OnRetriablePut != RetriablePutRetry {
+		return d, nil
+	}
+	limit := c.RetriablePutRetries
+	if limit == 0 {
+		limit = DefaultRetriablePutRetries
+	}
+	if retries < limit {
+		return Decision{RenewLocks: true, RetrySameBatch: true}, nil
+	}
+	return d, nil
+}
+
 // OnPut maps a put() outcome for the whole batch (§4.2). PutOK: a share
 // sink ACCEPTs, a consumer sink carries on (offsets committable).
 // PutRetriable: a share sink RELEASEs the batch (no local retry; the
@@ -208,6 +287,9 @@ func (c SinkConfig) OnPut(o PutOutcome) (Decision, error) {
 	}
 	if c.OnFatalPut != FatalPutReject && c.OnFatalPut != FatalPutFailTask {
 		return Decision{}, kerr.InvalidRequest.WithMessage("connect: unknown fatal put policy %v", c.OnFatalPut)
+	}
+	if (c.OnRetriablePut != RetriablePutRelease && c.OnRetriablePut != RetriablePutRetry) || c.RetriablePutRetries < 0 || c.RetriablePutRetries > MaxRetriablePutRetries {
+		return Decision{}, kerr.InvalidRequest.WithMessage("connect: retriable put policy %v with %d retries", c.OnRetriablePut, c.RetriablePutRetries)
 	}
 	shareSink := c.Kind == ShareSink
 	switch o {

@@ -160,3 +160,52 @@ func TestDecisionString(t *testing.T) {
 	assert.Equal(t, "RETRY_SAME_BATCH", Decision{RetrySameBatch: true}.String())
 	assert.Equal(t, "SKIP_RECORD+CONNECT_DLQ+ACCEPT", Decision{Ack: share.AckAccept, SkipRecord: true, ToConnectDLQ: true}.String())
 }
+
+// TestOnPutAttemptRetryPolicy proves the in-task retry policy next to
+// KIP-1302's RELEASE at once: a share sink renews its locks and retries a
+// retriable batch RetriablePutRetries times (default 3), then RELEASEs;
+// success and fatal failures are OnPut's answer; consumer sinks and the
+// release policy are unchanged; bad settings are INVALID_REQUEST.
+func TestOnPutAttemptRetryPolicy(t *testing.T) {
+	cfg := sinkFor(t, ShareSink, "none", "")
+	d, err := cfg.OnPutAttempt(PutRetriable, 0)
+	require.NoError(t, err)
+	assert.Equal(t, Decision{Ack: share.AckRelease}, d, "release is the default")
+	cfg.OnRetriablePut = RetriablePutRetry
+	for retries := range DefaultRetriablePutRetries {
+		d, err := cfg.OnPutAttempt(PutRetriable, retries)
+		require.NoError(t, err)
+		assert.Equal(t, Decision{RenewLocks: true, RetrySameBatch: true}, d, "retry %d", retries)
+		assert.Equal(t, "RENEW+RETRY_SAME_BATCH", d.String())
+	}
+	d, err = cfg.OnPutAttempt(PutRetriable, DefaultRetriablePutRetries)
+	require.NoError(t, err)
+	assert.Equal(t, Decision{Ack: share.AckRelease}, d, "out of retries: release")
+	cfg.RetriablePutRetries = 1
+	d, _ = cfg.OnPutAttempt(PutRetriable, 1)
+	assert.Equal(t, Decision{Ack: share.AckRelease}, d)
+	d, _ = cfg.OnPutAttempt(PutOK, 1)
+	assert.Equal(t, Decision{Ack: share.AckAccept}, d)
+	cons := sinkFor(t, ConsumerSink, "none", "")
+	cons.OnRetriablePut = RetriablePutRetry
+	d, _ = cons.OnPutAttempt(PutRetriable, 0)
+	assert.Equal(t, Decision{RetrySameBatch: true}, d, "consumer sinks always retry the batch")
+	for _, bad := range []func(*SinkConfig){
+		func(c *SinkConfig) { c.OnRetriablePut = RetriablePutRetry + 1 },
+		func(c *SinkConfig) { c.RetriablePutRetries = -1 },
+		func(c *SinkConfig) { c.RetriablePutRetries = MaxRetriablePutRetries + 1 },
+	} {
+		c := cfg
+		bad(&c)
+		d, err := c.OnPutAttempt(PutRetriable, 0)
+		assert.ErrorIs(t, err, kerr.InvalidRequest)
+		assert.Equal(t, Decision{}, d)
+	}
+	_, err = cfg.OnPutAttempt(PutRetriable, -1)
+	assert.ErrorIs(t, err, kerr.InvalidRequest)
+	p, err := ParseRetriablePutPolicy("retry")
+	require.NoError(t, err)
+	assert.Equal(t, RetriablePutRetry, p)
+	_, err = ParseRetriablePutPolicy("again")
+	assert.ErrorIs(t, err, kerr.InvalidRequest)
+}

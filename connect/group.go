@@ -51,10 +51,32 @@ type GroupCollisionError struct {
 	Answer *kerr.Error
 }
 
-// Error says which group collides and what the operator can do about it.
+// Error says which group collides and exactly which admin step resolves
+// it: the delete command for the existing group's type, or a new group id.
 func (e *GroupCollisionError) Error() string {
-	return fmt.Sprintf("group %s already exists as a %s group; a %s sink needs a new group id (consumer.override.group.id) or the %s group deleted (the broker would answer %s)",
+	msg := fmt.Sprintf("group %s already exists as a %s group; a %s sink needs a new group id (consumer.override.group.id) or the %s group deleted (the broker would answer %s)",
 		e.GroupID, e.Existing, e.Wanted, e.Existing, kerr.Name(e.unwrapped()))
+	if step := e.AdminStep(); step != "" {
+		msg += ". " + step
+	}
+	return msg
+}
+
+// AdminStep is the admin command that deletes the colliding group, with
+// what it costs, or "" for a type without one. Rolling a share sink back to
+// a consumer sink (KIP-1302) meets the share group the share sink left
+// behind under the same default connect-<name> id; deleting it is the step
+// that lets the consumer sink start.
+func (e *GroupCollisionError) AdminStep() string {
+	switch e.Existing {
+	case GroupShare:
+		return fmt.Sprintf("To roll back, stop the share sink's tasks, then run: kafka-share-groups.sh --bootstrap-server <broker> --delete --group %s (Admin.deleteShareGroups; the group must be EMPTY, and its share-partition state is deleted with it)", e.GroupID)
+	case GroupConsumer, GroupClassic:
+		return fmt.Sprintf("To delete it: kafka-consumer-groups.sh --bootstrap-server <broker> --delete --group %s (Admin.deleteConsumerGroups; its committed offsets are lost: to start the share sink there, alter the new share group's offsets from them first)", e.GroupID)
+	case GroupStreams:
+		return fmt.Sprintf("To delete it: kafka-streams-groups.sh --bootstrap-server <broker> --delete --group %s (Admin.deleteStreamsGroups)", e.GroupID)
+	}
+	return ""
 }
 
 // Unwrap returns the broker's answer, so errors.Is(err, kerr.GroupIDNotFound)

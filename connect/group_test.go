@@ -63,8 +63,23 @@ func TestValidateGroupMatrix(t *testing.T) {
 func TestValidateGroupMessage(t *testing.T) {
 	cfg := mustResolve(t, nil, connectorProps("name", "x", "consumer.override.group.protocol", "share"))
 	err := ValidateGroup(cfg, GroupConsumer)
-	assert.EqualError(t, err, "group connect-x already exists as a consumer group; a share sink needs a new group id (consumer.override.group.id) or the consumer group deleted (the broker would answer GROUP_ID_NOT_FOUND)")
+	assert.EqualError(t, err, "group connect-x already exists as a consumer group; a share sink needs a new group id (consumer.override.group.id) or the consumer group deleted (the broker would answer GROUP_ID_NOT_FOUND). "+
+		"To delete it: kafka-consumer-groups.sh --bootstrap-server <broker> --delete --group connect-x (Admin.deleteConsumerGroups; its committed offsets are lost: to start the share sink there, alter the new share group's offsets from them first)")
 	assert.ErrorIs(t, err, kerr.GroupIDNotFound)
+}
+
+// TestValidateGroupRollbackMessage is KIP-1302's rollback: the connector
+// drops group.protocol=share and keeps its default connect-<name> id, which
+// the share group it left behind still holds. The refusal names exactly
+// the admin step that resolves it.
+func TestValidateGroupRollbackMessage(t *testing.T) {
+	cfg := mustResolve(t, nil, connectorProps("name", "x"))
+	err := ValidateGroup(cfg, GroupShare)
+	assert.ErrorIs(t, err, kerr.InconsistentGroupProtocol, "a classic JoinGroup on a share group")
+	assert.Contains(t, err.Error(), "group connect-x already exists as a share group")
+	assert.Contains(t, err.Error(), "kafka-share-groups.sh --bootstrap-server <broker> --delete --group connect-x")
+	assert.Contains(t, err.Error(), "Admin.deleteShareGroups")
+	assert.Contains(t, err.Error(), "must be EMPTY")
 }
 
 // A config that did not come from Resolve, or a group type the cluster

@@ -64,7 +64,7 @@ func (c *Coordinator) CommitOffsets(req shard.OffsetCommitRequest) *Future[shard
 	return routed(c, req.GroupID, func(p int32) *Future[shard.OffsetCommitResponse] {
 		return write(c, "commit-offset", p, func(s *shard.Shard, now int64) (shard.Result[shard.OffsetCommitResponse], error) {
 			res, err := s.CommitOffsets(now, req)
-			if err == nil {
+			if err == nil && res.Response.Committed > 0 {
 				c.metrics.offsetCommits.RecordValue(float64(res.Response.Committed), now)
 			}
 			return res, err
@@ -91,24 +91,31 @@ func (c *Coordinator) EndTransaction(groupID string, producerID int64, commit bo
 }
 
 // FetchOffsets reads committed offsets of a group (all of them when topics
-// is nil).
+// is nil), as an admin's OffsetFetch without a member.
 func (c *Coordinator) FetchOffsets(groupID string, topics []shard.TopicPartitions, requireStable bool) ([]shard.FetchedOffset, error) {
-	p, err := c.routeGroup(groupID)
+	return c.OffsetFetch(shard.OffsetFetchRequest{GroupID: groupID, MemberEpoch: -1, Topics: topics, RequireStable: requireStable})
+}
+
+// OffsetFetch handles one group of an OffsetFetch, with the member checks of
+// shard.Shard.OffsetFetch, from committed state.
+func (c *Coordinator) OffsetFetch(req shard.OffsetFetchRequest) ([]shard.FetchedOffset, error) {
+	p, err := c.routeGroup(req.GroupID)
 	if err != nil {
 		return nil, err
 	}
 	return read(c, p, func(s *shard.Shard) ([]shard.FetchedOffset, error) {
-		return s.FetchOffsets(groupID, topics, requireStable)
+		return s.OffsetFetch(req)
 	})
 }
 
-// DeleteOffsets handles an OffsetDelete; it returns how many offsets were deleted.
-func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitions) *Future[int] {
-	return routed(c, groupID, func(p int32) *Future[int] {
-		return write(c, "delete-offsets", p, func(s *shard.Shard, now int64) (shard.Result[int], error) {
+// DeleteOffsets handles an OffsetDelete: per-partition answers and how many
+// offsets were deleted.
+func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitions) *Future[shard.OffsetDeleteResponse] {
+	return routed(c, groupID, func(p int32) *Future[shard.OffsetDeleteResponse] {
+		return write(c, "delete-offsets", p, func(s *shard.Shard, now int64) (shard.Result[shard.OffsetDeleteResponse], error) {
 			res, err := s.DeleteOffsets(groupID, topics)
-			if err == nil && res.Response > 0 {
-				c.metrics.offsetDeletions.RecordValue(float64(res.Response), now)
+			if err == nil && res.Response.Deleted > 0 {
+				c.metrics.offsetDeletions.RecordValue(float64(res.Response.Deleted), now)
 			}
 			return res, err
 		})

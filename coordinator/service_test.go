@@ -60,6 +60,7 @@ func TestLifecycleErrors(t *testing.T) {
 	cfg.LoadDelay = time.Second
 	c, err := coordinator.New(cfg, coordinator.Options{Clock: clock})
 	require.NoError(t, err)
+	require.NoError(t, c.SetTopics(map[string]int32{"foo": 1}))
 
 	_, err = c.CommitOffsets(simpleCommit("g", 1)).Result()
 	assert.ErrorIs(t, err, kerr.CoordinatorNotAvailable, "before startup")
@@ -97,7 +98,7 @@ func TestUnloadFailsPendingWritesAndDropsTimers(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.NumPartitions = 1
 	cfg.CommitDelay = time.Second
-	h, err := coordtest.New(coordtest.WithConfig(cfg))
+	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
 	require.NoError(t, err)
 	_, err = coordtest.Await(h, h.Coordinator.CommitOffsets(simpleCommit("g", 1)))
 	require.NoError(t, err)
@@ -203,7 +204,7 @@ func TestGroupCountMetrics(t *testing.T) {
 // TestOffsetCommitRateFollowsKafkaWindows proves offset-commit-rate counts
 // offsets per second over Kafka's 2 × 30 s windows on virtual time.
 func TestOffsetCommitRateFollowsKafkaWindows(t *testing.T) {
-	h, err := coordtest.New()
+	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 10}))
 	require.NoError(t, err)
 	for i := range 10 {
 		require.NoError(t, h.Commit("g", "", -1, "foo", int32(i), 1))
@@ -220,7 +221,7 @@ func TestOffsetCommitRateFollowsKafkaWindows(t *testing.T) {
 func TestReadsSeeCommittedStateOnly(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.CommitDelay = 500 * time.Millisecond
-	h, err := coordtest.New(coordtest.WithConfig(cfg))
+	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
 	require.NoError(t, err)
 	f := h.Coordinator.CommitOffsets(simpleCommit("g", 7))
 	_, err = h.Group("g")
@@ -333,8 +334,18 @@ func simpleCommit(group string, offset int64) shard.OffsetCommitRequest {
 		Topics: []shard.OffsetCommitTopic{{Topic: "foo", Partitions: []shard.OffsetCommitPartition{{Partition: 0, Offset: offset, LeaderEpoch: -1}}}}}
 }
 
+// partitionErr is the request's error or, when it succeeded, its first
+// partition's.
+func partitionErr(r shard.OffsetCommitResponse, err error) error {
+	if err != nil {
+		return err
+	}
+	return r.Err()
+}
+
 // TestBadInputChangesNothing proves each invalid request returns Kafka's
-// error and leaves the log untouched.
+// error (the request's, or the partition's where Kafka answers per
+// partition) and leaves the log untouched.
 func TestBadInputChangesNothing(t *testing.T) {
 	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 2}))
 	require.NoError(t, err)
@@ -354,14 +365,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"metadata too large", kerr.OffsetMetadataTooLarge, func() error {
 			req := simpleCommit("x", 1)
 			req.Topics[0].Partitions[0].Metadata = string(make([]byte, 4097))
-			_, err := h.Coordinator.CommitOffsets(req).Result()
-			return err
+			return partitionErr(h.Coordinator.CommitOffsets(req).Result())
 		}},
 		{"negative partition", kerr.UnknownTopicOrPartition, func() error {
 			req := simpleCommit("x", 1)
 			req.Topics[0].Partitions[0].Partition = -1
-			_, err := h.Coordinator.CommitOffsets(req).Result()
-			return err
+			return partitionErr(h.Coordinator.CommitOffsets(req).Result())
 		}},
 		{"unknown member commit", kerr.UnknownMemberID, func() error {
 			req := simpleCommit("g", 1)

@@ -27,21 +27,26 @@
 // share-partition state itself belongs to the caller, package share, and
 // neither the sweep nor the KIP-1331 cleanup ever deletes a share group),
 // the simple classic groups memberless commits create, committed and
-// transactional offsets with Kafka's expiry rules, OffsetFetch /
+// transactional offsets with Kafka's expiry rules and validation
+// (per-partition answers, KafkaApis' UNKNOWN_TOPIC_OR_PARTITION for a
+// partition the metadata image does not hold, KIP-1251's commit at an older
+// member epoch, the member checks of OffsetFetch), OffsetFetch /
 // OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: a member moves to its target assignment at its next heartbeat
 // without KIP-848's revocation phase (a partition may briefly have two
 // owners); static membership, member and partition racks (the assignors
 // take them; the shard has no rack metadata to give) and the classic
-// JoinGroup/SyncGroup protocol are not modelled; a request with any
-// invalid partition fails whole (Kafka answers per partition).
+// JoinGroup/SyncGroup protocol are not modelled.
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group
 // index), with results identical to Kafka's scan of every group; group ids
-// are limited to GroupIDMaxBytes; OffsetCommitRequest.RetentionTimeMs 0 means
-// the broker default; timer keys follow Kafka's ("expire-group-metadata",
+// are limited to GroupIDMaxBytes; a commit with a negative offset or a
+// leader epoch below -1 fails with INVALID_REQUEST (Kafka stores them); the
+// KIP-1251 assignment epochs are derived on replay from the previous
+// assignment instead of read from the record, which gives the same epochs
+// on an uncompacted log; timer keys follow Kafka's ("expire-group-metadata",
 // "session-timeout-<group>-<member>").
 //
 // It must never read a clock (time arrives as an argument), start a

@@ -138,10 +138,14 @@ type member struct {
 	regexTopics []string
 	// assigned and target hold partitions, or for streams members tasks with
 	// the subtopology id in the Topic field (one engine serves every type).
-	assigned    []TopicPartitions
-	target      []TopicPartitions
-	hasMetadata bool
-	sessionKey  string // SessionTimeoutKey, built once per member
+	assigned []TopicPartitions
+	target   []TopicPartitions
+	// assignedEpochs is aligned with assigned: the member epoch at which each
+	// partition (task) was assigned (KIP-1251), derived on replay by
+	// stampAssignmentEpochs. Replaced, never written in place.
+	assignedEpochs [][]int32
+	hasMetadata    bool
+	sessionKey     string // SessionTimeoutKey, built once per member
 }
 
 // timerKey is the member's session-timer key, built on first use.

@@ -24,6 +24,9 @@ type MemberDescription struct {
 	TargetAssignment     []TopicPartitions
 	ActiveTasks          []TaskIDs
 	TargetActiveTasks    []TaskIDs
+	// AssignmentEpochs is aligned with Assignment (ActiveTasks for streams
+	// members): the member epoch at which each was assigned (KIP-1251).
+	AssignmentEpochs [][]int32
 }
 
 // GroupDescription is a group as Describe shows it. Every replayed field is
@@ -69,7 +72,7 @@ func describe(g *group) GroupDescription {
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
-			Assignment: m.assigned, TargetAssignment: m.target,
+			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

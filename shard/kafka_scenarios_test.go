@@ -16,7 +16,7 @@ import (
 // and §5) rewritten against the shard's API. Names follow Kafka's test names
 // where Kafka has one.
 
-var expiryTopics = map[string]int32{"firstTopic": 2, "secondTopic": 2, "otherTopic": 1, "foo": 3}
+var expiryTopics = map[string]int32{"firstTopic": 2, "secondTopic": 2, "otherTopic": 1, "foo": 3, "bar": 2, "baz": 1, "qux": 1}
 
 // subscribedFn is the group's isSubscribedToTopic, the predicate Kafka's
 // cleanupExpiredOffsets consults.
@@ -211,9 +211,11 @@ func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 		{name: "broker default", retentionMs: -1, expiresAtMs: testT + 60_000},
 		{name: "shorter than the default", retentionMs: 1_000, expiresAtMs: testT + 1_000},
 		{name: "longer than the default", retentionMs: 120_000, expiresAtMs: testT + 120_000},
-		// 0 is Go's zero value: coordsim treats it as unset (the broker
-		// default), so a request built without the field keeps the default.
-		{name: "zero means the broker default", retentionMs: 0, expiresAtMs: testT + 60_000},
+		// Only -1 means the broker default (OffsetMetadataManager.expireTimestampMs):
+		// 0 expires at the next sweep, and a negative retention is a moment
+		// already past.
+		{name: "zero expires at once", retentionMs: 0, expiresAtMs: testT},
+		{name: "negative expires at once", retentionMs: -5_000, expiresAtMs: testT - 5_000},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,7 +226,7 @@ func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 			mustApply(h, res, err)
 			v, ok := h.s.Offset("group-id", "foo", 0)
 			require.True(t, ok)
-			if tc.retentionMs > 0 {
+			if tc.retentionMs != DefaultRetentionTimeMs {
 				assert.Equal(t, testT+tc.retentionMs, v.ExpireTimestampMs)
 			} else {
 				assert.Equal(t, offsets.NoExpireTimestamp, v.ExpireTimestampMs)
@@ -921,7 +923,9 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 				e := h.streamsJoin("g", "m1", topo(1, "foo")).MemberEpoch
 				h.streamsJoin("g", "m2", topo(1, "foo"))
 				r := h.streamsHeartbeat("g", "m1", e)
-				return r.MemberEpoch, e, ""
+				require.Equal(h.t, e, r.MemberEpoch-1)
+				// Subtopology "0" reads foo: task 0_p commits foo-p.
+				return r.MemberEpoch, e, fmt.Sprintf("foo-%d", r.ActiveTasks[0].Partitions[0])
 			},
 			leave: func(h *harness, epoch int32) {
 				h.streamsHeartbeat("g", "m1", -1)
@@ -934,14 +938,10 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
 			c, p, owned := tc.setup(h)
 			cases := append([]commitCase(nil), common...)
-			if owned != "" {
-				cases = append(cases,
-					commitCase{name: "previous epoch on an owned partition", member: "m1", epoch: func(_, p int32) int32 { return p }, specs: []string{owned}},
-					commitCase{name: "previous epoch on a partition not owned", member: "m1", epoch: func(_, p int32) int32 { return p }, specs: []string{"secondTopic-0"}, wantErr: kerr.StaleMemberEpoch},
-				)
-			} else {
-				cases = append(cases, commitCase{name: "previous epoch", member: "m1", epoch: func(_, p int32) int32 { return p }, specs: []string{"foo-0"}, wantErr: kerr.StaleMemberEpoch})
-			}
+			cases = append(cases,
+				commitCase{name: "previous epoch on an owned partition", member: "m1", epoch: func(_, p int32) int32 { return p }, specs: []string{owned}},
+				commitCase{name: "previous epoch on a partition not owned", member: "m1", epoch: func(_, p int32) int32 { return p }, specs: []string{"secondTopic-0"}, wantErr: kerr.StaleMemberEpoch},
+			)
 			for _, cc := range cases {
 				before := h.s.Snapshot()
 				res, err := h.s.CommitOffsets(testT, OffsetCommitRequest{
@@ -987,7 +987,7 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 	all := []TopicPartitions{{Topic: "bar", Partitions: []int32{0}}, {Topic: "foo", Partitions: []int32{0, 1}}}
 	d, _ := h.s.DescribeGroup("consumer")
 	assert.Equal(t, []MemberDescription{{MemberID: "m1", ClientID: "client-a", SubscribedTopics: []string{"bar", "foo"},
-		RebalanceTimeoutMs: 12_345, MemberEpoch: 1, Assignment: all, TargetAssignment: all}}, d.Members)
+		RebalanceTimeoutMs: 12_345, MemberEpoch: 1, Assignment: all, TargetAssignment: all, AssignmentEpochs: [][]int32{{1}, {1, 1}}}}, d.Members)
 	assert.Equal(t, int32(1), d.Epoch)
 	assert.Equal(t, int32(1), d.AssignmentEpoch)
 	assert.Equal(t, StateStable, d.State)
@@ -995,7 +995,7 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 	tasks := []TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1}}}
 	d, _ = h.s.DescribeGroup("streams")
 	assert.Equal(t, []MemberDescription{{MemberID: "s1", ClientID: "client-b", ProcessID: "proc-1", RebalanceTimeoutMs: 2_000,
-		TopologyEpoch: 4, MemberEpoch: 1, ActiveTasks: tasks, TargetActiveTasks: tasks}}, d.Members)
+		TopologyEpoch: 4, MemberEpoch: 1, ActiveTasks: tasks, TargetActiveTasks: tasks, AssignmentEpochs: [][]int32{{1, 1}}}}, d.Members)
 	assert.Equal(t, topo(4, "foo"), d.Topology)
 	assert.Equal(t, int32(4), d.ValidatedTopologyEpoch)
 	assert.Equal(t, []TaskIDs(tasks), sres.Response.ActiveTasks)

@@ -2,7 +2,6 @@ package shard
 
 import (
 	"math"
-	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/offsets"
@@ -22,195 +21,298 @@ type OffsetCommitTopic struct {
 	Partitions []OffsetCommitPartition
 }
 
-// OffsetCommitRequest commits offsets for a group.
+// DefaultRetentionTimeMs is OffsetCommitRequest.DEFAULT_RETENTION_TIME: the
+// broker's offsets.retention.minutes applies.
+const DefaultRetentionTimeMs int64 = -1
+
+// OffsetCommitRequest is Kafka's OffsetCommitRequest.
 //
-// MemberID and MemberEpoch identify the committer: a member of a consumer or
-// streams group (its member epoch), or nobody ("" and a negative epoch) for a
-// simple consumer or an admin commit to an empty group. RetentionTimeMs is
-// OffsetCommit v1–v4's retention: -1 (Kafka's) or 0 (Go's zero value) means
-// the broker default; a positive value writes the legacy expire timestamp
-// now+RetentionTimeMs, which wins over offsets.retention.minutes. (Kafka
-// would expire a retention of 0 at once; coordsim treats it as unset so a
-// request built without the field keeps the default.)
+// MemberID and MemberEpoch (GenerationIdOrMemberEpoch) identify the
+// committer: a member of a consumer or streams group with its member epoch,
+// or nobody ("" and a negative epoch) for a simple consumer or an admin
+// commit. GroupInstanceID is "" for Kafka's null. RetentionTimeMs is
+// OffsetCommit v2–v4's retention: DefaultRetentionTimeMs (-1) means the
+// broker default; any other value writes the legacy expire timestamp
+// now+RetentionTimeMs, which wins over offsets.retention.minutes (0 expires
+// at the next sweep), as OffsetMetadataManager.expireTimestampMs does.
 type OffsetCommitRequest struct {
 	GroupID         string
 	MemberID        string
+	GroupInstanceID string
 	MemberEpoch     int32
 	RetentionTimeMs int64
 	Topics          []OffsetCommitTopic
 }
 
-// OffsetCommitResponse reports how many offsets were committed.
+// PartitionResult is one partition's outcome in a per-partition response
+// (OffsetCommit, TxnOffsetCommit, OffsetDelete). Err nil is Kafka's NONE;
+// otherwise a kerr error carrying Kafka's error name.
+type PartitionResult struct {
+	Partition int32
+	Err       error
+}
+
+// TopicResults is one topic's partitions in a per-partition response, in
+// request order.
+type TopicResults struct {
+	Topic      string
+	Partitions []PartitionResult
+}
+
+// OffsetCommitResponse answers an OffsetCommit or a TxnOffsetCommit: every
+// requested partition with its error, and how many offsets were written.
 type OffsetCommitResponse struct {
 	Committed int
+	Topics    []TopicResults
 }
 
-// CommitOffsets validates and turns an offset commit into records.
-//
-// Unlike Kafka, which answers per partition and commits the valid ones, a
-// request with any invalid partition fails whole and changes nothing; the
-// error names the partition and carries Kafka's per-partition error name.
-func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[OffsetCommitResponse], error) {
-	var res Result[OffsetCommitResponse]
-	n, err := s.validateCommit(req.GroupID, req.MemberID, req.MemberEpoch, req.Topics)
-	if err != nil {
-		return res, err
-	}
-	if req.RetentionTimeMs < -1 {
-		return res, kerr.InvalidRequest.WithMessage("retention time %d ms is negative", req.RetentionTimeMs)
-	}
-	expire := offsets.NoExpireTimestamp
-	if req.RetentionTimeMs > 0 {
-		expire = nowMs + req.RetentionTimeMs
-		if expire < nowMs {
-			// Saturate: a wrapped sum would be negative, which reads as "no
-			// expire timestamp" and falls back to the broker's retention.
-			expire = math.MaxInt64
-		}
-	}
-	res.Records = s.offsetRecords(req.GroupID, nowMs, expire, NoProducerID, req.Topics, n)
-	res.Response.Committed = n
-	return res, nil
-}
+// Err returns the first partition error of r, or nil when every partition
+// was committed: a convenience for callers that commit one partition.
+func (r OffsetCommitResponse) Err() error { return firstPartitionErr(r.Topics) }
 
-// offsetRecords builds the records of a commit with two allocations however
-// many partitions it has: one for the values, one for the interface slice.
-func (s *Shard) offsetRecords(group string, nowMs, expire, producerID int64, topics []OffsetCommitTopic, n int) []Record {
-	values := make([]OffsetCommit, 0, n)
-	records := make([]Record, n)
+func firstPartitionErr(topics []TopicResults) error {
 	for _, t := range topics {
 		for _, p := range t.Partitions {
+			if p.Err != nil {
+				return p.Err
+			}
+		}
+	}
+	return nil
+}
+
+// commitKind tells a regular commit from a transactional one: they differ in
+// the errors Kafka answers (OffsetMetadataManager.validateOffsetCommit and
+// validateTransactionalOffsetCommit).
+type commitKind uint8
+
+const (
+	regularCommit commitKind = iota
+	transactionalCommit
+)
+
+// commitRequest is the part of OffsetCommit and TxnOffsetCommit the
+// validation reads.
+type commitRequest struct {
+	kind        commitKind
+	groupID     string
+	memberID    string
+	instanceID  string
+	memberEpoch int32
+	topics      []OffsetCommitTopic
+}
+
+// CommitOffsets is Kafka's OffsetCommit: KafkaApis' topic check, then
+// OffsetMetadataManager.commitOffset.
+//
+// A partition the metadata image does not hold is answered
+// UNKNOWN_TOPIC_OR_PARTITION and skipped (KafkaApis.handleOffsetCommitRequest,
+// which never calls the coordinator when no partition is left). The group and
+// the committer are then validated as a whole (GROUP_ID_NOT_FOUND,
+// UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH fail the request); each partition
+// whose metadata exceeds offset.metadata.max.bytes is answered
+// OFFSET_METADATA_TOO_LARGE, and the others are committed. A commit at an
+// older member epoch is accepted only if every committed partition (or task)
+// was assigned to the member at that epoch or before (KIP-1251).
+//
+// Not Kafka: a negative offset or a leader epoch below -1 fails the whole
+// request with INVALID_REQUEST (Kafka stores them as given).
+func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[OffsetCommitResponse], error) {
+	return s.commit(nowMs, commitRequest{
+		kind: regularCommit, groupID: req.GroupID, memberID: req.MemberID, instanceID: req.GroupInstanceID,
+		memberEpoch: req.MemberEpoch, topics: req.Topics,
+	}, expireTimestampMs(req.RetentionTimeMs, nowMs), NoProducerID)
+}
+
+// expireTimestampMs is OffsetMetadataManager.expireTimestampMs: only
+// DefaultRetentionTimeMs means "no expire timestamp". A sum past int64
+// saturates; a sum below zero (a negative retention) is clamped to 0, a
+// moment already past, which is when Kafka's negative timestamp expires too.
+func expireTimestampMs(retentionTimeMs, nowMs int64) int64 {
+	if retentionTimeMs == DefaultRetentionTimeMs {
+		return offsets.NoExpireTimestamp
+	}
+	expire := nowMs + retentionTimeMs
+	switch {
+	case retentionTimeMs > 0 && expire < nowMs:
+		return math.MaxInt64
+	case retentionTimeMs < 0 && expire > nowMs, expire < 0:
+		return 0
+	}
+	return expire
+}
+
+// commit runs both commit kinds.
+func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64) (Result[OffsetCommitResponse], error) {
+	var res Result[OffsetCommitResponse]
+	if err := ValidateGroupID(req.groupID); err != nil {
+		return res, err
+	}
+	if err := validateMemberID(req.memberID); err != nil {
+		return res, err
+	}
+	if err := validateCommitPartitions(req.topics); err != nil {
+		return res, err
+	}
+	known, answered := s.partitionsInMetadata(req.topics)
+	res.Response.Topics = answered
+	if len(known) == 0 {
+		return res, nil
+	}
+	validate, err := s.validateOffsetCommit(req)
+	if err != nil {
+		return Result[OffsetCommitResponse]{}, req.commitErr(err)
+	}
+	values := make([]OffsetCommit, 0, countCommitPartitions(known))
+	for _, t := range known {
+		results := resultsFor(&res.Response.Topics, t.Topic)
+		for _, p := range t.Partitions {
+			if len(p.Metadata) > s.cfg.OffsetMetadataMaxBytes {
+				*results = append(*results, PartitionResult{Partition: p.Partition, Err: kerr.OffsetMetadataTooLarge.WithMessage(
+					"%s-%d: metadata is %d bytes, more than %d", t.Topic, p.Partition, len(p.Metadata), s.cfg.OffsetMetadataMaxBytes)})
+				continue
+			}
+			if err := validate(t.Topic, p.Partition); err != nil {
+				// A refused partition fails the whole request, as the
+				// validator's exception does in commitOffset.
+				return Result[OffsetCommitResponse]{}, req.commitErr(err)
+			}
+			*results = append(*results, PartitionResult{Partition: p.Partition})
 			values = append(values, OffsetCommit{
-				Group: group, Topic: t.Topic, Partition: p.Partition, ProducerID: producerID,
+				Group: req.groupID, Topic: t.Topic, Partition: p.Partition, ProducerID: producerID,
 				Value: offsets.OffsetAndMetadata{
 					Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata,
 					CommitTimestampMs: nowMs, ExpireTimestampMs: expire,
 				},
 			})
-			records[len(values)-1] = &values[len(values)-1]
 		}
 	}
-	return records
+	// One allocation for the values, one for the interface slice.
+	res.Records = make([]Record, len(values))
+	for i := range values {
+		res.Records[i] = &values[i]
+	}
+	res.Response.Committed = len(values)
+	return res, nil
 }
 
-// validateCommit checks the group, the committer and every partition; it
-// returns the number of partitions.
-func (s *Shard) validateCommit(groupID, memberID string, memberEpoch int32, topics []OffsetCommitTopic) (int, error) {
-	if err := ValidateGroupID(groupID); err != nil {
-		return 0, err
+// commitErr maps a validation error to what the request kind answers: a
+// transactional commit turns STALE_MEMBER_EPOCH into ILLEGAL_GENERATION
+// (validateTransactionalOffsetCommit and commitTransactionalOffset).
+func (r commitRequest) commitErr(err error) error {
+	if r.kind == transactionalCommit && kerr.As(err) == kerr.StaleMemberEpoch {
+		return errIllegalGeneration()
 	}
-	if err := validateMemberID(memberID); err != nil {
-		return 0, err
+	return err
+}
+
+// resultsFor returns the result list of topic in topics, adding the topic
+// when absent, so a topic keeps one entry however its partitions split.
+func resultsFor(topics *[]TopicResults, topic string) *[]PartitionResult {
+	for i := range *topics {
+		if (*topics)[i].Topic == topic {
+			return &(*topics)[i].Partitions
+		}
 	}
+	*topics = append(*topics, TopicResults{Topic: topic})
+	return &(*topics)[len(*topics)-1].Partitions
+}
+
+// errIllegalGeneration is Errors.ILLEGAL_GENERATION.exception(), with
+// Kafka's default message.
+func errIllegalGeneration() error {
+	return kerr.IllegalGeneration.WithMessage("Specified group generation id is not valid.")
+}
+
+func countCommitPartitions(topics []OffsetCommitTopic) int {
 	n := 0
 	for _, t := range topics {
-		if err := validateTopicName(t.Topic); err != nil {
-			return 0, kerr.UnknownTopicOrPartition.WithMessage("%v", err)
-		}
+		n += len(t.Partitions)
+	}
+	return n
+}
+
+// validateCommitPartitions is coordsim's input check of the committed
+// values (Kafka has none): a negative offset or a leader epoch below -1 fails
+// the request.
+func validateCommitPartitions(topics []OffsetCommitTopic) error {
+	for _, t := range topics {
 		for _, p := range t.Partitions {
 			switch {
-			case p.Partition < 0:
-				return 0, kerr.UnknownTopicOrPartition.WithMessage("%s-%d: negative partition", t.Topic, p.Partition)
 			case p.Offset < 0:
-				return 0, kerr.InvalidRequest.WithMessage("%s-%d: negative offset %d", t.Topic, p.Partition, p.Offset)
+				return kerr.InvalidRequest.WithMessage("%s-%d: negative offset %d", t.Topic, p.Partition, p.Offset)
 			case p.LeaderEpoch < offsets.NoLeaderEpoch:
-				return 0, kerr.InvalidRequest.WithMessage("%s-%d: leader epoch %d", t.Topic, p.Partition, p.LeaderEpoch)
-			case len(p.Metadata) > s.cfg.OffsetMetadataMaxBytes:
-				return 0, kerr.OffsetMetadataTooLarge.WithMessage("%s-%d: metadata is %d bytes, more than %d",
-					t.Topic, p.Partition, len(p.Metadata), s.cfg.OffsetMetadataMaxBytes)
+				return kerr.InvalidRequest.WithMessage("%s-%d: leader epoch %d", t.Topic, p.Partition, p.LeaderEpoch)
 			}
-			n++
 		}
 	}
-	if n == 0 {
-		return 0, kerr.InvalidRequest.WithMessage("offset commit for group %s names no partition", groupID)
-	}
-	g := s.lookup(groupID)
-	if g == nil {
-		// Kafka creates a simple classic group for a commit without a member.
-		if memberID == "" && memberEpoch < 0 {
-			return n, nil
-		}
-		return 0, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
-	}
-	return n, s.validateCommitter(g, memberID, memberEpoch, topics)
+	return nil
 }
 
-// validateCommitter is Kafka's Group.validateOffsetCommit per type.
-func (s *Shard) validateCommitter(g *group, memberID string, memberEpoch int32, topics []OffsetCommitTopic) error {
-	switch g.typ {
-	case Share:
-		return kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
-	case Classic:
-		// Simple groups have no members: only a memberless commit is valid.
-		if memberID != "" {
-			return kerr.UnknownMemberID.WithMessage("member %s is not in simple group %s", memberID, g.id)
-		}
-		if memberEpoch >= 0 {
-			return kerr.IllegalGeneration.WithMessage("generation %d for simple group %s", memberEpoch, g.id)
-		}
-		return nil
-	}
-	// Consumer and streams groups (KIP-848 / KIP-1071).
-	if memberEpoch < 0 && len(g.members) == 0 {
-		return nil // admin commit to an empty group
-	}
-	m, ok := g.members[memberID]
-	if !ok {
-		return kerr.UnknownMemberID.WithMessage("member %q is not in group %s", memberID, g.id)
-	}
-	switch {
-	case memberEpoch == m.memberEpoch:
-		return nil
-	case memberEpoch > m.memberEpoch:
-		return kerr.StaleMemberEpoch.WithMessage("epoch %d is newer than member epoch %d", memberEpoch, m.memberEpoch)
-	}
-	// An older epoch is accepted only for partitions the member still owns
-	// (KIP-1251, approximated: every committed partition must be assigned).
-	if g.typ == Consumer && memberEpoch >= m.previousMemberEpoch && ownsAll(m.assigned, topics) {
-		return nil
-	}
-	return kerr.StaleMemberEpoch.WithMessage("epoch %d is older than member epoch %d", memberEpoch, m.memberEpoch)
-}
-
-func ownsAll(assigned []TopicPartitions, topics []OffsetCommitTopic) bool {
+// partitionsInMetadata is KafkaApis' check before a commit reaches the group
+// coordinator: a topic the metadata image does not hold, or a partition
+// beyond its count, is answered UNKNOWN_TOPIC_OR_PARTITION. It returns the
+// partitions that pass, and the answers so far.
+func (s *Shard) partitionsInMetadata(topics []OffsetCommitTopic) ([]OffsetCommitTopic, []TopicResults) {
+	var known []OffsetCommitTopic
+	var answered []TopicResults
 	for _, t := range topics {
-		i := slices.IndexFunc(assigned, func(tp TopicPartitions) bool { return tp.Topic == t.Topic })
-		if i < 0 {
-			return false
-		}
+		n := s.TopicPartitions(t.Topic)
+		keep := OffsetCommitTopic{Topic: t.Topic}
 		for _, p := range t.Partitions {
-			if _, ok := slices.BinarySearch(assigned[i].Partitions, p.Partition); !ok {
-				return false
+			if p.Partition < 0 || p.Partition >= n {
+				results := resultsFor(&answered, t.Topic)
+				*results = append(*results, PartitionResult{Partition: p.Partition, Err: unknownPartition(t.Topic, p.Partition, n)})
+				continue
 			}
+			keep.Partitions = append(keep.Partitions, p)
+		}
+		if len(keep.Partitions) > 0 {
+			known = append(known, keep)
 		}
 	}
-	return true
+	return known, answered
 }
 
-// TxnOffsetCommitRequest is a transactional offset commit (TxnOffsetCommit).
+func unknownPartition(topic string, partition, count int32) error {
+	if count == 0 {
+		return kerr.UnknownTopicOrPartition.WithMessage("This server does not host this topic-partition: topic %q is not in the metadata.", topic)
+	}
+	return kerr.UnknownTopicOrPartition.WithMessage("This server does not host this topic-partition: %s-%d (the topic has %d partitions).", topic, partition, count)
+}
+
+// TxnOffsetCommitRequest is Kafka's TxnOffsetCommitRequest. MemberID "",
+// MemberEpoch -1 (GenerationId) and GroupInstanceID "" are what a producer
+// sends from sendOffsetsToTransaction(offsets, groupId), without the
+// consumer's group metadata. TransactionalID and ProducerEpoch are carried
+// for the wire; the transaction coordinator, not modelled, checks them.
 type TxnOffsetCommitRequest struct {
-	GroupID     string
-	ProducerID  int64
-	MemberID    string
-	MemberEpoch int32
-	Topics      []OffsetCommitTopic
+	TransactionalID string
+	GroupID         string
+	ProducerID      int64
+	ProducerEpoch   int16
+	MemberID        string
+	GroupInstanceID string
+	MemberEpoch     int32
+	Topics          []OffsetCommitTopic
 }
 
-// CommitTransactionalOffsets writes pending offsets of a transaction; they
-// become committed at EndTransaction(commit) and vanish on abort.
+// CommitTransactionalOffsets is Kafka's TxnOffsetCommit (KafkaApis' topic
+// check, then OffsetMetadataManager.commitTransactionalOffset): it writes
+// pending offsets of a transaction, which become committed at
+// EndTransaction(commit) and vanish on abort. It differs from CommitOffsets
+// where Kafka does: an unknown group with a member epoch >= 0 and a stale
+// epoch answer ILLEGAL_GENERATION, and member "" at epoch -1 without an
+// instance id commits to any group, as a producer without the consumer's
+// group metadata does.
 func (s *Shard) CommitTransactionalOffsets(nowMs int64, req TxnOffsetCommitRequest) (Result[OffsetCommitResponse], error) {
-	var res Result[OffsetCommitResponse]
 	if req.ProducerID < 0 {
-		return res, kerr.InvalidRequest.WithMessage("producer id %d is negative", req.ProducerID)
+		return Result[OffsetCommitResponse]{}, kerr.InvalidRequest.WithMessage("producer id %d is negative", req.ProducerID)
 	}
-	n, err := s.validateCommit(req.GroupID, req.MemberID, req.MemberEpoch, req.Topics)
-	if err != nil {
-		return res, err
-	}
-	res.Records = s.offsetRecords(req.GroupID, nowMs, offsets.NoExpireTimestamp, req.ProducerID, req.Topics, n)
-	res.Response.Committed = n
-	return res, nil
+	return s.commit(nowMs, commitRequest{
+		kind: transactionalCommit, groupID: req.GroupID, memberID: req.MemberID, instanceID: req.GroupInstanceID,
+		memberEpoch: req.MemberEpoch, topics: req.Topics,
+	}, offsets.NoExpireTimestamp, req.ProducerID)
 }
 
 // EndTransaction writes the marker that commits or aborts producerID's
@@ -228,51 +330,77 @@ func (s *Shard) EndTransaction(groupID string, producerID int64, commit bool) (R
 }
 
 // FetchedOffset is one partition of an offset fetch; Offset is -1 when
-// nothing is committed.
+// nothing is committed. Err is the partition's error (UNSTABLE_OFFSET_COMMIT
+// under RequireStable), nil for Kafka's NONE.
 type FetchedOffset struct {
 	Topic       string
 	Partition   int32
 	Offset      int64
 	LeaderEpoch int32
 	Metadata    string
+	Err         error
 }
 
-// FetchOffsets reads committed offsets: the listed partitions, or every
-// offset of the group when topics is nil. With requireStable, a partition
-// with a pending transactional offset fails with UNSTABLE_OFFSET_COMMIT.
+// OffsetFetchRequest is one group of Kafka's OffsetFetchRequest (v8+).
+// MemberID "" stands for Kafka's null: with a negative MemberEpoch the fetch
+// comes from an admin or a client that does not say who it is, and is not
+// checked. Topics nil fetches every offset of the group.
+type OffsetFetchRequest struct {
+	GroupID       string
+	MemberID      string
+	MemberEpoch   int32
+	Topics        []TopicPartitions
+	RequireStable bool
+}
+
+// FetchOffsets is an OffsetFetch without a member (an admin's): the listed
+// partitions, or every offset of the group when topics is nil.
 func (s *Shard) FetchOffsets(groupID string, topics []TopicPartitions, requireStable bool) ([]FetchedOffset, error) {
-	if err := ValidateGroupID(groupID); err != nil {
+	return s.OffsetFetch(OffsetFetchRequest{GroupID: groupID, MemberEpoch: -1, Topics: topics, RequireStable: requireStable})
+}
+
+// OffsetFetch is OffsetMetadataManager.fetchOffsets / fetchAllOffsets. A
+// consumer or streams group checks the member (Group.validateOffsetFetch):
+// an unknown member is UNKNOWN_MEMBER_ID and an epoch other than the
+// member's is STALE_MEMBER_EPOCH, for the whole request. A group that does
+// not exist answers -1 for every listed partition (nothing for "all"). With
+// RequireStable, a partition with a pending transactional offset is answered
+// UNSTABLE_OFFSET_COMMIT with offset -1.
+func (s *Shard) OffsetFetch(req OffsetFetchRequest) ([]FetchedOffset, error) {
+	if err := ValidateGroupID(req.GroupID); err != nil {
 		return nil, err
 	}
-	if g := s.lookup(groupID); g != nil && g.typ == Share {
-		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", groupID)
+	if err := validateMemberID(req.MemberID); err != nil {
+		return nil, err
 	}
-	var out []FetchedOffset
-	check := func(k offsets.Key) error {
-		if requireStable && s.offsets.HasPending(k) {
+	if g := s.lookup(req.GroupID); g != nil {
+		if err := validateOffsetFetch(g, req.MemberID, req.MemberEpoch); err != nil {
+			return nil, err
+		}
+	}
+	unstable := func(k offsets.Key) error {
+		if req.RequireStable && s.offsets.HasPending(k) {
 			return kerr.UnstableOffsetCommit.WithMessage("%s-%d has a pending transactional offset", k.Topic, k.Partition)
 		}
 		return nil
 	}
-	if topics == nil {
-		var err error
-		s.offsets.AscendGroup(groupID, func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
-			if err = check(k); err != nil {
-				return false
+	var out []FetchedOffset
+	if req.Topics == nil {
+		s.offsets.AscendGroup(req.GroupID, func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
+			f := FetchedOffset{k.Topic, k.Partition, v.Offset, v.LeaderEpoch, v.Metadata, unstable(k)}
+			if f.Err != nil {
+				f.Offset, f.LeaderEpoch, f.Metadata = -1, offsets.NoLeaderEpoch, ""
 			}
-			out = append(out, FetchedOffset{k.Topic, k.Partition, v.Offset, v.LeaderEpoch, v.Metadata})
+			out = append(out, f)
 			return true
 		})
-		return out, err
+		return out, nil
 	}
-	for _, t := range topics {
+	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			k := offsets.Key{Group: groupID, Topic: t.Topic, Partition: p}
-			if err := check(k); err != nil {
-				return nil, err
-			}
-			f := FetchedOffset{Topic: t.Topic, Partition: p, Offset: -1, LeaderEpoch: offsets.NoLeaderEpoch}
-			if v, ok := s.offsets.Get(k); ok {
+			k := offsets.Key{Group: req.GroupID, Topic: t.Topic, Partition: p}
+			f := FetchedOffset{Topic: t.Topic, Partition: p, Offset: -1, LeaderEpoch: offsets.NoLeaderEpoch, Err: unstable(k)}
+			if v, ok := s.offsets.Get(k); ok && f.Err == nil {
 				f.Offset, f.LeaderEpoch, f.Metadata = v.Offset, v.LeaderEpoch, v.Metadata
 			}
 			out = append(out, f)
@@ -281,32 +409,60 @@ func (s *Shard) FetchOffsets(groupID string, topics []TopicPartitions, requireSt
 	return out, nil
 }
 
-// DeleteOffsets is OffsetDelete: tombstones for the listed partitions that
-// have a committed offset. A topic the group is subscribed to (while it has
-// members) fails the request with GROUP_SUBSCRIBED_TO_TOPIC.
-func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[int], error) {
-	var res Result[int]
+// OffsetDeleteResponse answers an OffsetDelete: every requested partition
+// with its error, and how many tombstones were written.
+type OffsetDeleteResponse struct {
+	Deleted int
+	Topics  []TopicResults
+}
+
+// DeleteOffsets is Kafka's OffsetDelete (KafkaApis' partition check, then
+// OffsetMetadataManager.deleteOffsets): a partition not in the metadata
+// image is answered UNKNOWN_TOPIC_OR_PARTITION; every partition of a topic
+// the group is subscribed to (while it has members) GROUP_SUBSCRIBED_TO_TOPIC;
+// the others get a tombstone when they have a committed or pending offset.
+// A missing group fails the request with GROUP_ID_NOT_FOUND.
+func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[OffsetDeleteResponse], error) {
+	var res Result[OffsetDeleteResponse]
 	if err := ValidateGroupID(groupID); err != nil {
 		return res, err
 	}
+	var known []TopicPartitions
+	for _, t := range topics {
+		n := s.TopicPartitions(t.Topic)
+		keep := TopicPartitions{Topic: t.Topic}
+		for _, p := range t.Partitions {
+			if p < 0 || p >= n {
+				results := resultsFor(&res.Response.Topics, t.Topic)
+				*results = append(*results, PartitionResult{Partition: p, Err: unknownPartition(t.Topic, p, n)})
+				continue
+			}
+			keep.Partitions = append(keep.Partitions, p)
+		}
+		if len(keep.Partitions) > 0 {
+			known = append(known, keep)
+		}
+	}
+	// Unlike a commit, the group is checked even when no partition is left:
+	// its error answers the request.
 	g := s.lookup(groupID)
 	if g == nil {
-		return res, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
+		return Result[OffsetDeleteResponse]{}, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
 	}
 	if g.typ == Share {
-		return res, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", groupID)
-	}
-	for _, t := range topics {
-		if err := validateTopicName(t.Topic); err != nil {
-			return res, err
-		}
-		if g.isSubscribedToTopic(t.Topic) {
-			return res, kerr.GroupSubscribedToTopic.WithMessage("group %s is subscribed to %s", groupID, t.Topic)
-		}
+		return Result[OffsetDeleteResponse]{}, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", groupID)
 	}
 	seen := map[offsets.Key]bool{}
-	for _, t := range topics {
+	for _, t := range known {
+		results := resultsFor(&res.Response.Topics, t.Topic)
+		subscribed := g.isSubscribedToTopic(t.Topic)
 		for _, p := range t.Partitions {
+			if subscribed {
+				*results = append(*results, PartitionResult{Partition: p, Err: kerr.GroupSubscribedToTopic.WithMessage(
+					"group %s is subscribed to %s", groupID, t.Topic)})
+				continue
+			}
+			*results = append(*results, PartitionResult{Partition: p})
 			k := offsets.Key{Group: groupID, Topic: t.Topic, Partition: p}
 			if seen[k] {
 				continue // a partition listed twice is deleted once
@@ -317,7 +473,7 @@ func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[
 			}
 		}
 	}
-	res.Response = len(res.Records)
+	res.Response.Deleted = len(res.Records)
 	return res, nil
 }
 

@@ -273,6 +273,22 @@ func pure[T any](w *workload, what string, op func() (Result[T], error)) (Result
 	return res, err
 }
 
+func countResults(topics []TopicResults) int {
+	n := 0
+	for _, t := range topics {
+		n += len(t.Partitions)
+	}
+	return n
+}
+
+func countTopicPartitions(topics []TopicPartitions) int {
+	n := 0
+	for _, t := range topics {
+		n += len(t.Partitions)
+	}
+	return n
+}
+
 func (w *workload) commitTopics() []OffsetCommitTopic {
 	var out []OffsetCommitTopic
 	for _, topic := range w.topics() {
@@ -385,6 +401,8 @@ func (w *workload) do() {
 		w.note("commit %s member=%q epoch=%d retention=%d %d topics", group, req.MemberID, req.MemberEpoch, req.RetentionTimeMs, len(req.Topics))
 		res, err := pure(w, "CommitOffsets", func() (Result[OffsetCommitResponse], error) { return h.s.CommitOffsets(h.nowMs, req) })
 		if err == nil {
+			require.Equal(t, len(res.Records), res.Response.Committed)
+			require.Equal(t, countCommitPartitions(req.Topics), countResults(res.Response.Topics), "every partition is answered")
 			applyResult(h, res)
 		}
 	case 7:
@@ -411,9 +429,10 @@ func (w *workload) do() {
 	case 9:
 		group, parts := w.group(), w.partitions()
 		w.note("delete offsets %s %v", group, parts)
-		res, err := pure(w, "DeleteOffsets", func() (Result[int], error) { return h.s.DeleteOffsets(group, parts) })
+		res, err := pure(w, "DeleteOffsets", func() (Result[OffsetDeleteResponse], error) { return h.s.DeleteOffsets(group, parts) })
 		if err == nil {
-			require.Equal(t, len(res.Records), res.Response)
+			require.Equal(t, len(res.Records), res.Response.Deleted)
+			require.Equal(t, countTopicPartitions(parts), countResults(res.Response.Topics), "every partition is answered")
 			applyResult(h, res)
 		}
 	case 10:

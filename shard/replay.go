@@ -122,6 +122,7 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) { m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks)) })
 	case *ConsumerGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) {
+			m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, tombstoned(r.Tombstone, r.Partitions), r.MemberEpoch)
 			m.assigned = tombstoned(r.Tombstone, r.Partitions)
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
@@ -132,7 +133,9 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *StreamsGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
-			m.assigned = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
+			assigned := tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
+			m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, assigned, r.MemberEpoch)
+			m.assigned = assigned
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
 	case *StreamsGroupTopology:

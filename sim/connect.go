@@ -117,6 +117,8 @@ type sink struct {
 	// archived.
 	limit, minLimit int32
 	lockMs          int64
+	// tm accumulates the connector's sink-task metrics.
+	tm taskMetrics
 }
 
 // recvTab is what the sink did with each offset of one partition.
@@ -159,6 +161,17 @@ type sinkTask struct {
 	restartAfterKill bool
 
 	assignment []tp
+	// impl is the task's SinkTask (nil once stopped or killed); open are
+	// the partitions it has open, sorted; reported are the records its
+	// put() reported as errant (connect.ErrantRecordReporter).
+	impl     connect.SinkTask
+	open     []connect.TopicPartition
+	reported []connect.SinkRecord
+	// nextAssignment is an assignment a consumer task received inside
+	// put(): Connect's consumer applies it in its next poll(), between
+	// puts, so the task never sees a put for a partition it closed.
+	nextAssignment    []tp
+	hasNextAssignment bool
 	// share sinks
 	sessEpoch int32 // the next session epoch to send; 0 opens one
 	held      []heldRange
@@ -170,6 +183,9 @@ type sinkTask struct {
 	pausedUntil int64
 	lastFlush   int64
 	pending     []readRange // a batch put() threw RetriableException on
+	// putRetries counts in-task retries of the current share batch
+	// (connect.RetriablePutRetry).
+	putRetries int
 	// lookupFailed: the committed-offset lookup for new partitions failed;
 	// the next poll retries it (those partitions are not read meanwhile).
 	lookupFailed bool
@@ -211,6 +227,10 @@ func resolveConnectors(c *ConnectWorkload) ([]connect.SinkConfig, error) {
 		if cfg.OnFatalPut, err = connect.ParseFatalPutPolicy(k.FatalPut); err != nil {
 			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].fatal_put: %w", i, err)
 		}
+		if cfg.OnRetriablePut, err = connect.ParseRetriablePutPolicy(k.RetriablePut); err != nil {
+			return nil, fmt.Errorf("sim: invalid connect.connectors[%d].retriable_put: %w", i, err)
+		}
+		cfg.RetriablePutRetries = k.RetriablePutRetries
 		out[i] = cfg
 	}
 	return out, nil
@@ -497,6 +517,7 @@ func (cw *connectWorld) startSink(s *sink) {
 		cw.scheduleGroupConfigChanges(s)
 	}
 	s.started = true
+	s.tm.startedMs = w.nowMs()
 	w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("start kind=%s tasks=%d", s.cfg.Kind, s.cfg.Tasks))
 	cw.scale(s, s.cfg.Tasks)
 }
@@ -544,6 +565,10 @@ func (cw *connectWorld) startTask(s *sink, i int) {
 		}
 	}
 	cw.w.client(tTask, s.cfg.GroupID, t.member, "task-start")
+	// Connect starts the task before its consumer subscribes.
+	if !cw.newTaskImpl(t) {
+		return
+	}
 	cw.heartbeat(t, 0)
 	cw.after(t, processingGap, cw.poll)
 }
@@ -660,10 +685,14 @@ func compareTP(a, b tp) int {
 // processed of revoked partitions, looks up committed offsets of new ones
 // and pauses for the rebalance; a share task only fetches from the new set.
 func (cw *connectWorld) assign(t *sinkTask, next []tp) {
+	s := t.s
+	if s.cfg.Kind != connect.ShareSink && t.inPut {
+		t.nextAssignment, t.hasNextAssignment = next, true
+		return
+	}
 	if slices.Equal(next, t.assignment) {
 		return
 	}
-	s := t.s
 	cw.w.client(tTask, s.cfg.GroupID, t.member, fmt.Sprintf("assigned %d partitions", len(next)))
 	if s.cfg.Kind == connect.ShareSink {
 		t.assignment = next
@@ -676,11 +705,19 @@ func (cw *connectWorld) assign(t *sinkTask, next []tp) {
 		}
 	}
 	cw.commitPositions(t, revoked)
+	cw.closePartitions(t, revoked)
 	for _, p := range revoked {
 		delete(t.positions, p)
 	}
+	var added []tp
+	for _, p := range next {
+		if _, ok := slices.BinarySearchFunc(t.assignment, p, compareTP); !ok {
+			added = append(added, p)
+		}
+	}
 	t.assignment = next
 	cw.lookupPositions(t)
+	cw.openPartitions(t, added)
 	pause := s.spec.RebalancePause
 	if pause == 0 {
 		pause = defaultRebalance
@@ -761,8 +798,9 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 		return
 	}
 	var topics []shard.OffsetCommitTopic
+	committable := cw.preCommit(t, ps)
 	for _, p := range ps {
-		pos, ok := t.positions[p]
+		pos, ok := committable[p]
 		if !ok {
 			continue
 		}
@@ -772,6 +810,7 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 		topics[len(topics)-1].Partitions = append(topics[len(topics)-1].Partitions, shard.OffsetCommitPartition{Partition: p.Partition, Offset: pos, LeaderEpoch: -1})
 	}
 	if len(topics) == 0 {
+		t.s.tm.skips++
 		return
 	}
 	w.touch(b)
@@ -784,6 +823,7 @@ func (cw *connectWorld) commitPositions(t *sinkTask, ps []tp) {
 				return
 			}
 			s.res.Commits++
+			s.tm.commits++
 		})
 }
 
@@ -944,11 +984,30 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 			}
 		}
 	}
-	cw.put(t, n, func(outcome connect.PutOutcome) {
+	var onPut func(connect.PutOutcome)
+	onPut = func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)
-		if !ok {
+		if !ok || !cw.applyReports(t) {
 			return
 		}
+		if d.RetrySameBatch {
+			// RetriablePutRetry: keep the batch, renew its locks, put again.
+			t.putRetries++
+			s.res.PutRetries++
+			if d.RenewLocks {
+				s.res.Renewals++
+				cw.commitSync(t, share.AckRenew)
+			}
+			cw.after(t, retriableBackoff, func(t *sinkTask) {
+				if t.stopping {
+					cw.finishStop(t)
+					return
+				}
+				cw.put(t, n, shareRecords(t), onPut)
+			})
+			return
+		}
+		t.putRetries = 0
 		for _, h := range t.ackedEarly { // the mutant acknowledged these already
 			for o := h.first; o <= h.last; o++ {
 				if s.tab(h.tp).flags[o]&flagSkipped == 0 && d.Ack == share.AckAccept {
@@ -971,7 +1030,8 @@ func (cw *connectWorld) convertAndPut(t *sinkTask, n int64) {
 		}
 		cw.commitSync(t, 0)
 		cw.after(t, processingGap, cw.poll)
-	})
+	}
+	cw.put(t, n, shareRecords(t), onPut)
 }
 
 // dlqAttempt records a dead-letter write of [d.FirstOffset, d.LastOffset].
@@ -993,7 +1053,7 @@ func (cw *connectWorld) dlqAttempt(k share.Key, d share.DLQWrite) {
 // the task must not go on with the batch.
 func (cw *connectWorld) decidePut(t *sinkTask, outcome connect.PutOutcome) (connect.Decision, bool) {
 	s := t.s
-	d, err := s.cfg.OnPut(outcome)
+	d, err := s.cfg.OnPutAttempt(outcome, t.putRetries)
 	if err != nil {
 		cw.w.violate("connect-decision", err.Error())
 		return d, false
@@ -1030,10 +1090,11 @@ func (cw *connectWorld) received(s *sink, p tp, o int64) {
 
 // put runs SinkTask.put() for n records: it takes a drawn latency, renews
 // share locks while it runs long, and may be killed inside.
-func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome)) {
+func (cw *connectWorld) put(t *sinkTask, n int64, recs []connect.SinkRecord, done func(connect.PutOutcome)) {
 	w, s := cw.w, t.s
 	lat := w.eng.uniform(s.spec.PutLatencyMin, s.spec.PutLatencyMax) + time.Duration(n)*s.spec.PutPerRecord
 	t.inPut = true
+	s.tm.putTook(lat.Milliseconds())
 	if w.opts.Mutants.ShareSinkAckBeforePut && s.cfg.Kind == connect.ShareSink {
 		t.ackedEarly = slices.Clone(t.held)
 		for i := range t.held {
@@ -1055,17 +1116,16 @@ func (cw *connectWorld) put(t *sinkTask, n int64, done func(connect.PutOutcome))
 	}
 	t.putEv = w.eng.at(w.nowMs()+lat.Milliseconds(), func() {
 		t.putEv = nil
-		t.inPut = false
 		if !t.alive {
+			t.inPut = false
 			return
 		}
-		r := w.eng.rng.Float64()
-		outcome := connect.PutOK
-		switch {
-		case r < s.spec.PutFatalProb:
-			outcome = connect.PutFatal
-		case r < s.spec.PutFatalProb+s.spec.PutRetriableProb:
-			outcome = connect.PutRetriable
+		// The task's put() runs at the end of the drawn latency, still
+		// inside the put (its reports count), and decides the outcome.
+		outcome, _ := connect.CallPut(t.impl, recs)
+		t.inPut = false
+		if outcome != connect.PutOK {
+			t.reported = nil
 		}
 		done(outcome)
 	})
@@ -1096,8 +1156,14 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 		t.held = t.held[:0]
 		return
 	}
+	if renew == 0 {
+		cw.flushShare(t)
+	}
 	acks, ranges := buildAcks(t.held, renew)
 	if len(acks) == 0 {
+		if renew == 0 {
+			s.tm.skips++
+		}
 		return
 	}
 	spso := cw.startOffsets(s, acks)
@@ -1112,6 +1178,9 @@ func (cw *connectWorld) commitSync(t *sinkTask, renew share.AcknowledgeType) {
 		return
 	}
 	t.sessEpoch = sharebroker.NextSessionEpoch(t.sessEpoch)
+	if renew == 0 {
+		s.tm.commits++
+	}
 	cw.onAcked(t, res, ranges, spso, renew)
 	if renew == 0 {
 		t.held = t.held[:0]
@@ -1185,6 +1254,7 @@ func (cw *connectWorld) onAcked(t *sinkTask, res []sharebroker.AckResult, ranges
 		h := cw.holds[key]
 		rt := s.tab(r.TopicPartition)
 		for _, b := range ranges[r.TopicPartition] {
+			s.res.Metrics.countAcks(b.Type, b.LastOffset-b.FirstOffset+1)
 			for o := b.FirstOffset; o <= b.LastOffset; o++ {
 				if start, ok := spso[r.TopicPartition]; !ok || o < start {
 					w.mark("share-ack-below-spso-ignored")
@@ -1279,6 +1349,23 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
 		return
 	}
+	if t.hasNextAssignment {
+		next := t.nextAssignment
+		t.nextAssignment, t.hasNextAssignment = nil, false
+		cw.assign(t, next)
+		// A batch to retry keeps only the partitions still assigned.
+		t.pending = slices.DeleteFunc(t.pending, func(r readRange) bool {
+			_, ok := slices.BinarySearchFunc(t.assignment, r.tp, compareTP)
+			return !ok
+		})
+		if len(t.pending) == 0 {
+			t.pending = nil
+		}
+		if now < t.pausedUntil {
+			cw.after(t, time.Duration(t.pausedUntil-now)*time.Millisecond, cw.poll)
+			return
+		}
+	}
 	if t.lookupFailed {
 		cw.lookupPositions(t)
 	}
@@ -1337,10 +1424,13 @@ func (cw *connectWorld) consumerPoll(t *sinkTask) {
 		}
 	}
 	s.res.Deliveries += n
+	if t.pending == nil {
+		s.tm.read += n // a batch put again is not read again
+	}
 	s.lastDeliveryMs = w.nowMs()
-	cw.put(t, n, func(outcome connect.PutOutcome) {
+	cw.put(t, n, consumerRecords(s, batch), func(outcome connect.PutOutcome) {
 		d, ok := cw.decidePut(t, outcome)
-		if !ok {
+		if !ok || !cw.applyReports(t) {
 			return
 		}
 		if d.RetrySameBatch {
@@ -1383,9 +1473,15 @@ func (cw *connectWorld) finishStop(t *sinkTask) {
 	}
 	s := t.s
 	if s.cfg.Kind == connect.ShareSink {
+		// Connect's order: close the partitions, stop the task, then close
+		// the consumer (the FINAL acknowledgement commits what was decided
+		// and releases the rest).
+		cw.flushShare(t)
+		cw.stopImpl(t)
 		cw.closeShare(t)
 	} else {
-		cw.commitPositions(t, nil)
+		cw.commitPositions(t, nil) // preCommit, then commit
+		cw.stopImpl(t)
 	}
 	cw.heartbeat(t, -1)
 	t.alive = false
@@ -1403,6 +1499,8 @@ func (cw *connectWorld) failTask(t *sinkTask, why string) {
 		t.putEv = nil
 	}
 	t.inPut = false
+	t.reported = nil
+	cw.stopImpl(t) // a failed task is closed and stopped like a stopped one
 	if s.cfg.Kind == connect.ShareSink {
 		cw.closeShare(t)
 	}
@@ -1429,6 +1527,7 @@ func (cw *connectWorld) failTask(t *sinkTask, why string) {
 func (cw *connectWorld) kill(t *sinkTask) {
 	s := t.s
 	t.alive, t.inPut = false, false
+	t.impl, t.reported = nil, nil // a crashed worker calls nothing more
 	s.res.TasksKilled++
 	cw.w.mark("sink-task-killed-mid-put")
 	cw.w.client(tCrash, s.cfg.GroupID, t.member, "killed inside put()")

@@ -64,6 +64,14 @@ type SinkResult struct {
 	ConnectDLQ      int64 `json:"connect_dlq"`
 	PutRetriable    int64 `json:"put_retriable"`
 	PutFatal        int64 `json:"put_fatal"`
+	// PutRetries are in-task retries of a batch (retriable_put: retry).
+	PutRetries int64 `json:"put_retries,omitempty"`
+	// Reported are records put() reported as errant (KIP-610's reporter).
+	Reported int64 `json:"reported,omitempty"`
+	// Metrics are Connect's sink-task metrics for the connector.
+	Metrics SinkTaskMetrics `json:"task_metrics"`
+	// Lifecycle counts the SinkTask calls the worker made.
+	Lifecycle LifecycleCounts `json:"lifecycle"`
 
 	// KilledInFlight are records a killed task held; KilledRedelivered
 	// those delivered again. MaxKillUnlockMs is the longest a killed task's
@@ -405,6 +413,7 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 // finishConnect copies the connectors' results into the run's result.
 func (cw *connectWorld) finish() {
 	for _, s := range cw.sinks {
+		s.finishMetrics(cw.w.nowMs())
 		cw.w.res.Connect = append(cw.w.res.Connect, s.res)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/coordsim/coordsim/connect"
 )
 
 // ConnectWorkload is a Kafka Connect workload on the simulated cluster:
@@ -95,6 +97,13 @@ type Connector struct {
 	// "fail_task" (WorkerSinkTask's answer: the task fails, its batch is
 	// released for redelivery). Consumer sinks always fail the task.
 	FatalPut string
+	// RetriablePut is what a share sink does when put() throws
+	// RetriableException: "release" (KIP-1302 as written, the default:
+	// RELEASE the batch at once) or "retry" (renew the locks and call put()
+	// again after a second, RetriablePutRetries times (default 3), then
+	// RELEASE).
+	RetriablePut        string
+	RetriablePutRetries int
 	// RestartFailedAfter restarts a FAILED task after this long (0: a
 	// failed task stays failed, as Connect does without an operator).
 	RestartFailedAfter time.Duration
@@ -104,6 +113,12 @@ type Connector struct {
 	// FlushInterval is offset.flush.interval.ms for consumer-group sinks
 	// (default 60 s).
 	FlushInterval time.Duration
+	// NewTask builds the connector's SinkTask, one per task started (a
+	// restarted task gets a new one); nil runs the built-in simulated sink,
+	// whose put() fails with PutRetriableProb and PutFatalProb. The worker
+	// calls it in Connect's order (connect.SinkTask); it must be
+	// deterministic. A scenario file cannot set it; Go callers can.
+	NewTask func() connect.SinkTask
 	// BrokerDLQ sets the share group's KIP-1191 dead-letter topic
 	// (errors.deadletterqueue.topic.name, a group config); the topic is
 	// created with 2 partitions.
@@ -206,6 +221,10 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 			return bad(f("probabilities"), "must be in [0, 1] (retriable + fatal <= 1)")
 		case k.RestartFailedAfter < 0 || k.RebalancePause < 0 || k.FlushInterval < 0:
 			return bad(f("durations"), "must be >= 0")
+		case k.RetriablePut != "" && k.RetriablePut != "release" && k.RetriablePut != "retry":
+			return bad(f("retriable_put"), "must be release or retry, got %q", k.RetriablePut)
+		case k.RetriablePutRetries < 0 || k.RetriablePutRetries > connect.MaxRetriablePutRetries:
+			return bad(f("retriable_put_retries"), "must be in [0, %d]", connect.MaxRetriablePutRetries)
 		case k.FatalPut != "" && k.FatalPut != "reject" && k.FatalPut != "fail_task":
 			return bad(f("fatal_put"), "must be reject or fail_task, got %q", k.FatalPut)
 		case k.ExistingGroup != "" && k.ExistingGroup != "consumer" && k.ExistingGroup != "streams" && k.ExistingGroup != "share":

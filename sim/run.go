@@ -167,6 +167,7 @@ func (w *world) finish() {
 	r.TraceHash = w.trace.sum()
 	if w.cw != nil {
 		w.cw.finish()
+		r.Metrics = append(r.Metrics, w.cw.metricSamples()...)
 	}
 	r.Violation = w.stopErr
 	if w.opts.InspectGroup != "" {

@@ -12,7 +12,9 @@ import (
 // consumer and streams groups (-1 with no member for a simple commit);
 // RetentionTimeMillis is passed for v2-4. v10 names topics by id: an
 // unknown id answers UNKNOWN_TOPIC_ID for its partitions and the others are
-// committed. The coordinator's error, if any, is every partition's.
+// committed. The coordinator answers per partition (UNKNOWN_TOPIC_OR_PARTITION,
+// OFFSET_METADATA_TOO_LARGE); its request error, if any, is every
+// partition's.
 
 var apiOffsetCommit = api{key: 8, min: 2, max: 10, handle: handleOffsetCommit}
 
@@ -20,7 +22,8 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.OffsetCommitRequest)
 	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
 	byID := req.Version >= 10
-	creq := shard.OffsetCommitRequest{GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.Generation, RetentionTimeMs: -1}
+	creq := shard.OffsetCommitRequest{GroupID: req.Group, MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID),
+		MemberEpoch: req.Generation, RetentionTimeMs: -1}
 	if req.Version <= 4 {
 		creq.RetentionTimeMs = req.RetentionTimeMillis
 	}
@@ -49,18 +52,26 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 		creq.Topics = append(creq.Topics, ct)
 	}
 	var code int16
+	var codes map[topicPartition]int16
 	if len(creq.Topics) > 0 {
-		_, err := r.driver().CommitOffsets(r.ctx, creq)
+		res, err := r.driver().CommitOffsets(r.ctx, creq)
 		code, _ = errCode(err)
+		codes = partitionCodes(res.Topics)
 	}
 	for i, rt := range req.Topics {
 		st := kmsg.NewOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		name := rt.Topic
+		if byID {
+			name, _ = r.topicName(rt.TopicID)
+		}
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewOffsetCommitResponseTopicPartition()
 			sp.Partition, sp.ErrorCode = rp.Partition, code
 			if unknown[i] {
 				sp.ErrorCode = fkerr.UnknownTopicID.Code
+			} else if c, ok := codes[topicPartition{name, rp.Partition}]; ok && code == 0 {
+				sp.ErrorCode = c
 			}
 			st.Partitions = append(st.Partitions, sp)
 		}

@@ -10,9 +10,10 @@ import (
 // OffsetFetch: v1-10 (Kafka 4.x); v8+ batches groups, v10 names topics by
 // id. Null topics fetch every committed offset of the group; named
 // partitions with nothing committed answer offset -1. RequireStable (v7+)
-// is passed to the coordinator, which answers UNSTABLE_OFFSET_COMMIT while
-// transactional offsets are pending. The v9+ member id and epoch are not
-// checked yet: the coordinator's FetchOffsets takes none.
+// is passed to the coordinator, which answers UNSTABLE_OFFSET_COMMIT per
+// partition while transactional offsets are pending. The v9+ member id and
+// epoch are checked by the coordinator (UNKNOWN_MEMBER_ID,
+// STALE_MEMBER_EPOCH for the group).
 
 var apiOffsetFetch = api{key: 9, min: 1, max: 10, handle: handleOffsetFetch}
 
@@ -73,7 +74,8 @@ func offsetFetchGroup(r *request, g kmsg.OffsetFetchRequestGroup, requireStable,
 			topics = append(topics, shard.TopicPartitions{Topic: name, Partitions: t.Partitions})
 		}
 	}
-	got, err := r.driver().FetchOffsets(r.ctx, g.Group, topics, requireStable)
+	got, err := r.driver().OffsetFetch(r.ctx, shard.OffsetFetchRequest{GroupID: g.Group, MemberID: derefOr(g.MemberID),
+		MemberEpoch: g.MemberEpoch, Topics: topics, RequireStable: requireStable})
 	if err != nil {
 		rg.ErrorCode, _ = errCode(err)
 		return rg
@@ -97,6 +99,7 @@ func offsetFetchGroup(r *request, g kmsg.OffsetFetchRequestGroup, requireStable,
 		}
 		p := kmsg.NewOffsetFetchResponseGroupTopicPartition()
 		p.Partition, p.Offset, p.LeaderEpoch = o.Partition, o.Offset, o.LeaderEpoch
+		p.ErrorCode, _ = errCode(o.Err)
 		md := o.Metadata
 		p.Metadata = &md
 		rg.Topics[i].Partitions = append(rg.Topics[i].Partitions, p)

@@ -23,7 +23,9 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.TxnOffsetCommitRequest)
 	resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
 	byID := req.Version >= 6
-	creq := shard.TxnOffsetCommitRequest{GroupID: req.Group, ProducerID: req.ProducerID, MemberID: req.MemberID, MemberEpoch: req.Generation}
+	creq := shard.TxnOffsetCommitRequest{TransactionalID: req.TransactionalID, GroupID: req.Group,
+		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
+		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation}
 	unknown := make([]bool, len(req.Topics))
 	for i, rt := range req.Topics {
 		name := rt.Topic
@@ -49,20 +51,28 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 		creq.Topics = append(creq.Topics, ct)
 	}
 	var code int16
+	var codes map[topicPartition]int16
 	if len(creq.Topics) > 0 {
-		_, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
+		res, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
 			return c.CommitTransactionalOffsets(creq)
 		})
 		code, _ = errCode(err)
+		codes = partitionCodes(res.Topics)
 	}
 	for i, rt := range req.Topics {
 		st := kmsg.NewTxnOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		name := rt.Topic
+		if byID {
+			name, _ = r.topicName(rt.TopicID)
+		}
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
 			sp.Partition, sp.ErrorCode = rp.Partition, code
 			if unknown[i] {
 				sp.ErrorCode = fkerr.UnknownTopicID.Code
+			} else if c, ok := codes[topicPartition{name, rp.Partition}]; ok && code == 0 {
+				sp.ErrorCode = c
 			}
 			st.Partitions = append(st.Partitions, sp)
 		}

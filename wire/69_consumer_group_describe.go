@@ -12,8 +12,10 @@ import (
 // ConsumerGroupDescribe: v0-1 (KIP-848, Kafka 4.x). A group that does not
 // exist or is not a consumer group is GROUP_ID_NOT_FOUND with Kafka's
 // messages (GroupMetadataManager.consumerGroupDescribe). The assignor name
-// is "uniform", the coordinator's one assignor. Assignments carry topic ids
-// and names.
+// is the group's preferred server assignor, the one most members name
+// among group.consumer.assignors (ConsumerGroup.computePreferredServerAssignor,
+// as assignor.Registry.Preferred computes it for the shard). Assignments
+// carry topic ids and names.
 
 var apiConsumerGroupDescribe = api{key: 69, min: 0, max: 1, handle: handleConsumerGroupDescribe}
 
@@ -41,7 +43,12 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 			continue
 		}
 		d := described[i].Description
-		g.State, g.Epoch, g.AssignmentEpoch, g.AssignorName = stateName(d.State), d.Epoch, d.AssignmentEpoch, "uniform"
+		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
+		names := make([]string, len(d.Members))
+		for i, m := range d.Members {
+			names[i] = m.ServerAssignor
+		}
+		g.AssignorName = r.cl.assignors.Preferred(names).Name()
 		for _, m := range d.Members {
 			gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"

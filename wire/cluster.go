@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/plugin"
@@ -131,6 +132,9 @@ type Cluster struct {
 	brokers []*broker
 	data    *dataPlane
 	share   *sharePlane
+	// assignors is group.consumer.assignors, for naming a group's
+	// preferred assignor in ConsumerGroupDescribe.
+	assignors *assignor.Registry
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -178,8 +182,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: %w", err)
 	}
+	assignors, err := assignor.FromNames(cfg.Coordinator.ConsumerAssignors)
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	cl := &Cluster{share: sp,
+	cl := &Cluster{share: sp, assignors: assignors,
 		cfg: cfg, log: logger.With("component", "wire"), apis: newAPITable(served),
 		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
 		placement: make([]int32, cfg.Coordinator.NumPartitions),

@@ -14,6 +14,33 @@ import (
 // message. A stopped driver or an abandoned call is COORDINATOR_NOT_AVAILABLE
 // (retriable: the client looks the coordinator up again), as Kafka answers
 // while its coordinator runtime is shutting down.
+// partitionCodes indexes a per-partition response's error codes by topic
+// and partition.
+func partitionCodes(topics []shard.TopicResults) map[topicPartition]int16 {
+	out := map[topicPartition]int16{}
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			code, _ := errCode(p.Err)
+			out[topicPartition{t.Topic, p.Partition}] = code
+		}
+	}
+	return out
+}
+
+// topicPartition keys partitionCodes.
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// derefOr returns *s, or "" for Kafka's null.
+func derefOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 func errCode(err error) (int16, *string) {
 	if err == nil {
 		return 0, nil
@@ -51,16 +78,15 @@ func stateName(s shard.GroupState) string {
 	return "Unknown"
 }
 
-// protocolType is the protocol type ListGroups reports for a group type
-// (Kafka's ConsumerProtocol.PROTOCOL_TYPE for consumer groups, and the
-// type's name for streams and share groups; coordsim's classic groups are
-// simple groups with none).
+// protocolType is the protocol type ListGroups reports for a group type:
+// ConsumerProtocol.PROTOCOL_TYPE ("consumer") for consumer and streams
+// groups (ConsumerGroup.asListedGroup and StreamsGroup.asListedGroup both
+// set it), ShareGroup.PROTOCOL_TYPE ("share") for share groups; coordsim's
+// classic groups are simple groups with none.
 func protocolType(t shard.GroupType) string {
 	switch t {
-	case shard.Consumer:
+	case shard.Consumer, shard.Streams:
 		return "consumer"
-	case shard.Streams:
-		return "streams"
 	case shard.Share:
 		return "share"
 	}

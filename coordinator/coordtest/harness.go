@@ -325,12 +325,17 @@ func (h *Harness) JoinShare(groupID, memberID string, topics ...string) (shard.S
 
 // Commit commits one offset as a member (or, with "" and -1, as a simple
 // consumer or an admin).
+// The error is the request's or, when the request succeeded, the
+// partition's (UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE).
 func (h *Harness) Commit(groupID, memberID string, memberEpoch int32, topic string, partition int32, offset int64) error {
-	_, err := Await(h, h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{
+	r, err := Await(h, h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{
 		GroupID: groupID, MemberID: memberID, MemberEpoch: memberEpoch, RetentionTimeMs: -1,
 		Topics: []shard.OffsetCommitTopic{{Topic: topic, Partitions: []shard.OffsetCommitPartition{{Partition: partition, Offset: offset, LeaderEpoch: -1}}}},
 	}))
-	return err
+	if err != nil {
+		return err
+	}
+	return r.Err()
 }
 
 // Push pushes a topology description for a member at epoch.

@@ -57,12 +57,14 @@ func RunScenarios(t *testing.T, glob string) {
 //	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
-//	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20) [metadata=text] [async]
+//	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20#meta) [metadata=text] [async]
+//	                                          #meta: that partition's metadata (metadata=: every partition's)
 //	                                          async: do not wait for the commit; its outcome is printed
 //	                                          by the command during which it completes
-//	txn-commit group= producer= offsets=(...)
+//	txn-commit group= producer= [member= epoch=] offsets=(...)
+//	                                          a partition that fails prints its error on its own line
 //	end-txn group= producer= (commit|abort)
-//	fetch group= [stable]
+//	fetch group= [member= epoch=] [partitions=(foo-0,...)] [stable]
 //	delete-offsets group= partitions=(foo-0,...)
 //	delete-groups groups=(a,b)
 //	alter-share-offsets group= partitions=(foo-0,...)   AlterShareGroupOffsets: prints the bumped group epoch
@@ -202,6 +204,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":
 			cfg.ConsumerMaxSize = int(n)
+		case "offset.metadata.max.bytes":
+			cfg.OffsetMetadataMaxBytes = int(n)
 		case "group.share.max.size":
 			cfg.ShareMaxSize = int(n)
 		case "commit-delay":
@@ -479,7 +483,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			if err != nil {
 				return "error: " + err.Error()
 			}
-			return fmt.Sprintf("committed %d", r.Committed)
+			return fmt.Sprintf("committed %d", r.Committed) + partitionErrors(r.Topics)
 		}
 		if d.HasArg("async") {
 			if f.Done() {
@@ -502,13 +506,26 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		_, err := Await(h, h.Coordinator.EndTransaction(str(d, "group"), num(d, "producer", 0), d.HasArg("commit")))
 		return "", err
 	case "fetch":
-		offs, err := h.Coordinator.FetchOffsets(str(d, "group"), nil, d.HasArg("stable"))
+		req := shard.OffsetFetchRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+			MemberEpoch: int32(num(d, "epoch", -1)), RequireStable: d.HasArg("stable")}
+		if d.HasArg("partitions") {
+			tps, err := topicPartitions(list(d, "partitions"))
+			if err != nil {
+				return "", err
+			}
+			req.Topics = tps
+		}
+		offs, err := h.Coordinator.OffsetFetch(req)
 		if err != nil {
 			return "", err
 		}
 		var b strings.Builder
 		for _, o := range offs {
-			fmt.Fprintf(&b, "%s-%d offset=%d\n", o.Topic, o.Partition, o.Offset)
+			fmt.Fprintf(&b, "%s-%d offset=%d", o.Topic, o.Partition, o.Offset)
+			if o.Err != nil {
+				fmt.Fprintf(&b, " error=%s", kerr.Name(o.Err))
+			}
+			b.WriteString("\n")
 		}
 		if b.Len() == 0 {
 			return "no offsets", nil
@@ -523,11 +540,11 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			}
 			tps = append(tps, shard.TopicPartitions{Topic: topic, Partitions: []int32{p}})
 		}
-		n, err := Await(h, h.Coordinator.DeleteOffsets(str(d, "group"), tps))
+		r, err := Await(h, h.Coordinator.DeleteOffsets(str(d, "group"), tps))
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("deleted %d", n), nil
+		return fmt.Sprintf("deleted %d", r.Deleted) + partitionErrors(r.Topics), nil
 	case "alter-share-offsets", "delete-share-offsets":
 		tps, err := topicPartitions(list(d, "partitions"))
 		if err != nil {
@@ -739,12 +756,30 @@ func topicPartitions(specs []string) ([]shard.TopicPartitions, error) {
 	return out, nil
 }
 
+// partitionErrors prints the partitions of a per-partition response that
+// failed, one line each, in response order.
+func partitionErrors(topics []shard.TopicResults) string {
+	var b strings.Builder
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			if p.Err != nil {
+				fmt.Fprintf(&b, "\n%s-%d: %v", t.Topic, p.Partition, p.Err)
+			}
+		}
+	}
+	return b.String()
+}
+
 func commitTopics(d *datadriven.TestData) ([]shard.OffsetCommitTopic, error) {
 	var topics []shard.OffsetCommitTopic
 	for _, o := range list(d, "offsets") {
 		tp, off, ok := strings.Cut(o, "@")
 		if !ok {
-			return nil, fmt.Errorf("%q is not topic-partition@offset", o)
+			return nil, fmt.Errorf("%q is not topic-partition@offset[#metadata]", o)
+		}
+		metadata := str(d, "metadata")
+		if o, m, ok := strings.Cut(off, "#"); ok {
+			off, metadata = o, m
 		}
 		topic, p, err := splitTopicPartition(tp)
 		if err != nil {
@@ -754,7 +789,7 @@ func commitTopics(d *datadriven.TestData) ([]shard.OffsetCommitTopic, error) {
 		if err != nil {
 			return nil, err
 		}
-		part := shard.OffsetCommitPartition{Partition: p, Offset: offset, LeaderEpoch: -1, Metadata: str(d, "metadata")}
+		part := shard.OffsetCommitPartition{Partition: p, Offset: offset, LeaderEpoch: -1, Metadata: metadata}
 		if n := len(topics); n > 0 && topics[n-1].Topic == topic {
 			topics[n-1].Partitions = append(topics[n-1].Partitions, part)
 		} else {

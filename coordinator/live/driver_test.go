@@ -47,7 +47,17 @@ func newMock(t *testing.T, cfg coordinator.Config, opts Options, setup func(*Dri
 	}
 	require.NoError(t, d.Start(t.Context()))
 	t.Cleanup(d.Stop)
+	setTestTopics(t, d)
 	return d, mock
+}
+
+// setTestTopics installs the metadata image the tests commit against: a
+// commit to a topic the metadata does not hold is refused, as in Kafka.
+func setTestTopics(t *testing.T, d *Driver) {
+	t.Helper()
+	var err error
+	require.NoError(t, d.Do(testCtx(t), func(c *coordinator.Coordinator) { err = c.SetTopics(map[string]int32{"foo": 3}) }))
+	require.NoError(t, err)
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -199,6 +209,7 @@ func TestRealClockCommitRoundTrip(t *testing.T) {
 	d, err := New(testConfig(), Options{}) // Clock nil: clock.New()
 	require.NoError(t, err)
 	require.NoError(t, d.Start(t.Context()))
+	setTestTopics(t, d)
 	defer d.Stop()
 	r, err := d.CommitOffsets(testCtx(t), commitReq("g", 7))
 	require.NoError(t, err)

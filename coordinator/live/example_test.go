@@ -21,6 +21,13 @@ func Example() {
 		panic(err)
 	}
 	defer d.Stop()
+	// The metadata image: a commit to a topic it does not hold is refused.
+	if err := d.Do(ctx, func(c *coordinator.Coordinator) { err = c.SetTopics(map[string]int32{"payments": 3}) }); err != nil {
+		panic(err)
+	}
+	if err != nil {
+		panic(err)
+	}
 
 	r, err := d.CommitOffsets(ctx, shard.OffsetCommitRequest{GroupID: "orders", MemberEpoch: -1, RetentionTimeMs: -1,
 		Topics: []shard.OffsetCommitTopic{{Topic: "payments", Partitions: []shard.OffsetCommitPartition{{Partition: 0, Offset: 42, LeaderEpoch: -1}}}}})

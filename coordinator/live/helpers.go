@@ -86,6 +86,14 @@ func (d *Driver) FetchOffsets(ctx context.Context, groupID string, topics []shar
 	})
 }
 
+// OffsetFetch reads one group's committed offsets with the member checks of
+// an OffsetFetch v9+ (see shard.Shard.OffsetFetch).
+func (d *Driver) OffsetFetch(ctx context.Context, req shard.OffsetFetchRequest) ([]shard.FetchedOffset, error) {
+	return Read(ctx, d, func(c *coordinator.Coordinator) ([]shard.FetchedOffset, error) {
+		return c.OffsetFetch(req)
+	})
+}
+
 // DescribeGroups describes groups from committed state, in request order;
 // per-group errors are in the rows. The error is the driver's (ErrStopped,
 // ctx.Err()).

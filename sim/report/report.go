@@ -44,7 +44,7 @@ func WriteHTML(w io.Writer, r *sim.Result) error {
 	}
 	pg := newPage(r, figs, fontCSS)
 	if hasSinks(r) {
-		pg.Sinks = &sinks{Heads: sinkHeads, Rows: sinkRows(r.Connect), Figures: sinkFigs}
+		pg.Sinks = &sinks{Heads: sinkHeads, Rows: sinkRows(r.Connect), Figures: sinkFigs, MetricHeads: metricHeads, MetricRows: metricRows(r.Connect)}
 	}
 	// Render to memory first so that a failure leaves w untouched.
 	var buf bytes.Buffer
@@ -87,6 +87,9 @@ type sinks struct {
 	Heads   []string
 	Rows    []sinkRow
 	Figures []figure
+	// MetricHeads and MetricRows are Connect's sink-task metrics.
+	MetricHeads []string
+	MetricRows  []sinkRow
 }
 
 // row is one line of a two-column table; Class styles it ("bad", "warn",
@@ -334,6 +337,11 @@ table.sinks td.warn{background:#fff6dd}
 {{if .Rows}}<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})<br><span class="muted">{{.Group}}</span></td>{{if .Refused}}<td class="bad" colspan="{{len $.Sinks.Heads}}">REFUSED: {{.Refused}}</td>{{else}}{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<p class="muted">No connector result recorded.</p>{{end}}
+{{if .MetricRows}}<h3 id="sink-task-metrics">Sink task metrics</h3>
+<p class="meta">Connect's sink-task metrics per connector over all its tasks (rates averaged over the connector's run, drain included), and for share sinks the acknowledgements the broker applied, by type.</p>
+<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .MetricHeads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .MetricRows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})</td>{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}
 {{range .Figures}}<figure id="{{.ID}}">
 <h3>{{.Title}}</h3>
 <figcaption>{{.Caption}}</figcaption>

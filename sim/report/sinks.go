@@ -29,6 +29,37 @@ var sinkHeads = []string{
 	"lost", "un\u00addeliv\u00adered", "tasks started / failed / killed", "through\u00adput", "longest kill re\u00addelivery",
 }
 
+// metricHeads are the columns of the sink-task metrics table: Connect's
+// sink-task-metrics names, and the share acknowledgements by type.
+var metricHeads = []string{
+	"sink-record-read total / rate", "sink-record-send total / rate", "put-batch time avg / max",
+	"offset-commit completion / skip", "share acks accept / release / reject / renew",
+}
+
+// metricRows are the sink-task metrics table, one row per started
+// connector.
+func metricRows(conns []sim.SinkResult) []sinkRow {
+	rows := make([]sinkRow, 0, len(conns))
+	for _, c := range conns {
+		if c.Refused != "" {
+			continue
+		}
+		m := c.Metrics
+		acks := cell{Value: "–", Class: "muted"}
+		if c.Kind == connect.ShareSink.String() {
+			acks = cell{Value: fmt.Sprintf("%s / %s / %s / %s", fmtInt(m.AcksAccept), fmtInt(m.AcksRelease), fmtInt(m.AcksReject), fmtInt(m.AcksRenew))}
+		}
+		rows = append(rows, sinkRow{Name: c.Name, Kind: c.Kind, Group: c.Group, Cells: []cell{
+			{Value: fmtInt(m.RecordReadTotal), Sub: fmtFloat(m.RecordReadRate) + "/s"},
+			{Value: fmtInt(m.RecordSendTotal), Sub: fmtFloat(m.RecordSendRate) + "/s"},
+			{Value: fmt.Sprintf("%s ms", fmtFloat(m.PutBatchAvgTimeMs)), Sub: fmtInt(m.PutBatchMaxTimeMs) + " ms max"},
+			{Value: fmtInt(m.OffsetCommitCompletionTotal), Sub: fmtInt(m.OffsetCommitSkipTotal) + " skipped"},
+			acks,
+		}})
+	}
+	return rows
+}
+
 // sinkRow is one connector in the sinks table. Refused connectors show
 // their refusal instead of the cells.
 type sinkRow struct {

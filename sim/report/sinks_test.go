@@ -222,3 +222,25 @@ func TestSinkNamesEscaped(t *testing.T) {
 		assert.NoError(t, wellFormed(s), "svg %d", i)
 	}
 }
+
+// TestWriteHTMLSinkTaskMetrics proves the report shows Connect's sink-task
+// metrics per started connector (rates, put time, commits) and a share
+// sink's acknowledgements by type, and the lost-at-limit class under the
+// lost column.
+func TestWriteHTMLSinkTaskMetrics(t *testing.T) {
+	r := fakeSinkResult()
+	r.Connect[0].LostAtLimit = 710
+	r.Connect[0].Metrics = sim.SinkTaskMetrics{RecordReadTotal: 720_040, RecordReadRate: 400.5, RecordSendTotal: 719_997,
+		PutBatchAvgTimeMs: 12.5, PutBatchMaxTimeMs: 480, OffsetCommitCompletionTotal: 1_234, OffsetCommitSkipTotal: 7,
+		AcksAccept: 719_997, AcksRelease: 43, AcksReject: 2, AcksRenew: 9}
+	var b strings.Builder
+	require.NoError(t, WriteHTML(&b, r))
+	html := b.String()
+	assert.Contains(t, html, "Sink task metrics")
+	assert.Contains(t, html, fmtInt(720_040))
+	assert.Contains(t, html, "480 ms max")
+	assert.Contains(t, html, fmtInt(719_997)+" / 43 / 2 / 9", "share acknowledgements by type")
+	assert.Contains(t, html, "710 archived without a DLQ")
+	assert.Equal(t, 2, strings.Count(html, `<td class="name"><b>s3</b>`), "the sinks table and the metrics table")
+	assert.NotContains(t, html, `<td class="name"><b>dup</b> (share)</td>`, "a refused connector has no metrics row")
+}

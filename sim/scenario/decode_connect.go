@@ -79,6 +79,8 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 		d.probField("put_fatal_prob", &k.PutFatalProb),
 		d.probField("convert_fail_prob", &k.ConvertFailProb),
 		d.strField("fatal_put", &k.FatalPut),
+		d.strField("retriable_put", &k.RetriablePut),
+		d.intField("retriable_put_retries", &k.RetriablePutRetries, math.MinInt32, math.MaxInt32),
 		d.durField("restart_failed_after", &k.RestartFailedAfter),
 		d.durField("rebalance_pause", &k.RebalancePause),
 		d.durField("flush_interval", &k.FlushInterval),

@@ -122,6 +122,8 @@
 // at least N received), share-mixed-sinks (both sink kinds with other groups),
 // share-collision (a colliding group id refused), share-migration (a
 // consumer sink handing over to a share sink at its committed offsets),
-// share-live-config (group configs changed under running share sinks) and
+// share-live-config (group configs changed under running share sinks),
+// share-retry-policy (release at once, retry in the task, consumer sink),
+// share-rollback (a rollback meeting the leftover share group) and
 // share-faults (the invariant-8 sweep).
 package scenario

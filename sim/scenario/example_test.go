@@ -68,6 +68,8 @@ func ExampleBuiltins() {
 	// share-live-config   v2      0 groups 2 sinks
 	// share-migration     v2      0 groups 2 sinks
 	// share-mixed-sinks   v2     65 groups 2 sinks
+	// share-retry-policy  v2      0 groups 3 sinks
+	// share-rollback      v2      0 groups 2 sinks
 	// share-scaling       v2      0 groups 2 sinks
 	// share-sink          v2      0 groups 1 sinks
 	// v1-race             v1   1700 groups 0 sinks

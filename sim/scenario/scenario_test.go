@@ -40,7 +40,7 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 		names = append(names, sc.Name)
 	}
 	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick",
-		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-live-config", "share-migration", "share-mixed-sinks", "share-scaling", "share-sink",
+		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-live-config", "share-migration", "share-mixed-sinks", "share-retry-policy", "share-rollback", "share-scaling", "share-sink",
 		"v1-race", "v2-move-race"}, names)
 
 	for _, sc := range scs {

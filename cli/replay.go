@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/coordsim/coordsim/sim"
 )
 
-func replayCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "[flags]", "rerun a seed, stop after a step, print the state and the trace there", stderr)
-	of := addOptionFlags(fs)
+	of := a.addOptionFlags(fs)
 	stopAt := fs.Int64("stop-at", 0, "stop after `step` and print the state and trace there (0: run to the end)")
 	window := fs.Int("window", 50, "how many trace events (`N`) before the stop to print")
 	group := fs.String("group", "", "also print `group`'s state, stored and failed description epochs, plugin rows and timeline")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -17,9 +17,9 @@ import (
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
-func runCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stderr)
-	of := addOptionFlags(fs)
+	of := a.addOptionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
 	reportPath := fs.String("report", "", "write a self-contained HTML report to `file`")
 	tracePath := fs.String("trace", "", "write every trace event to `file`, one line each")
@@ -70,9 +70,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
 	}
-	res.Replay = replayCommand(base, sc, "")
+	res.Replay = of.replayCommand(base, sc, "")
 	if res.Interrupted {
-		printSummary(stdout, base, sc, res)
+		printSummary(stdout, sc, res)
 		return exitInterrupted
 	}
 	code := exitOK
@@ -114,7 +114,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return code
 	}
-	printSummary(stdout, base, sc, res)
+	printSummary(stdout, sc, res)
 	return code
 }
 
@@ -138,7 +138,9 @@ func closeAfter(f *os.File, fn func(io.Writer) error) error {
 	return f.Close()
 }
 
-func printSummary(w io.Writer, base, sc *scenario.Scenario, r *sim.Result) {
+// printSummary prints a run's summary, ending with its replay command
+// (r.Replay, which stops at the failing or interrupted step when there is one).
+func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	o := sc.Options
 	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, plugin %v\n",
 		sc.Name, o.Seed, o.Protocol, o.Brokers, o.Partitions, o.Plugin)
@@ -177,15 +179,15 @@ func printSummary(w io.Writer, base, sc *scenario.Scenario, r *sim.Result) {
 		for _, l := range v.Trace {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
-		fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, fmt.Sprintf(" --stop-at %d", v.Step)))
+		fmt.Fprintf(w, "replay: %s\n", r.Replay+fmt.Sprintf(" --stop-at %d", v.Step))
 		return
 	}
 	if r.Interrupted {
 		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, r.VirtualTime)
-		fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, fmt.Sprintf(" --stop-at %d", r.Events)))
+		fmt.Fprintf(w, "replay: %s\n", r.Replay+fmt.Sprintf(" --stop-at %d", r.Events))
 		return
 	}
-	fmt.Fprintf(w, "replay: %s\n", replayCommand(base, sc, ""))
+	fmt.Fprintf(w, "replay: %s\n", r.Replay)
 }
 
 // sinkLine is one connector's outcome on one line: what it received against

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/memstore"
 )
 
 // TestCLIRefusesBadInputNamingTheFlag proves each bad value is refused with
@@ -125,4 +128,28 @@ func TestReplayGroupPrintsItsState(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	assert.NotContains(t, out[strings.Index(out, "timeline"):], " heartbeat ", "heartbeats are left out of the timeline")
+}
+
+// TestCustomStoreFromTheCommandLine proves a program built with WithStore
+// offers the store by name in every subcommand and prints replay commands
+// that name the program and the store; an unknown store is refused with the
+// names offered.
+func TestCustomStoreFromTheCommandLine(t *testing.T) {
+	opened := 0
+	a := newApp(WithStore("mine", func() (plugin.Store, error) { opened++; return memstore.New(), nil }), WithProgram("go run ./cmd/mysim"))
+	var out, errb strings.Builder
+	code := a.run(append([]string{"run", "--store", "mine"}, small...), &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Equal(t, 1, opened)
+	assert.Contains(t, out.String(), "replay: go run ./cmd/mysim replay --scenario ci --seed 1 --duration 1h0m0s --store mine")
+	out.Reset()
+	errb.Reset()
+	code = a.run(append([]string{"sweep", "--seeds", "2", "--store", "mine"}, small...), &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Equal(t, 3, opened)
+	assert.Contains(t, out.String(), `--store mine"`)
+	errb.Reset()
+	code = a.run([]string{"run", "--store", "yours"}, &out, &errb)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errb.String(), `--store "yours": one of bolt, memstore, mine`)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -65,9 +65,9 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 	return out
 }
 
-func sweepCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stderr)
-	of := addOptionFlags(fs)
+	of := a.addOptionFlags(fs)
 	seeds := fs.Int("seeds", 100, "number of seeds `N`")
 	start := fs.Uint64("start", 1, "first `seed`")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (`P`)")
@@ -255,7 +255,7 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 	return &seedLine{Seed: seed, Scenario: sc.Name, Protocol: string(sc.Options.Protocol), Swarm: swarm,
 		Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
 		DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
-		Marks: res.Marks, Violation: res.Violation, Replay: replayCommand(base, sc, extra), RequiredMarks: required,
+		Marks: res.Marks, Violation: res.Violation, Replay: of.replayCommand(base, sc, extra), RequiredMarks: required,
 		Sinks: sinkLosses(res)}, nil
 }
 
@@ -484,7 +484,7 @@ func swarmLabel(o *sim.Options) string {
 	return fmt.Sprintf("brokers=%d partitions=%d retention=%s check=%s protocol=%s", o.Brokers, o.Partitions, o.Retention, o.CheckInterval, o.Protocol)
 }
 
-func scenariosCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) scenariosCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenarios", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "also print each scenario's main options")
@@ -499,6 +499,6 @@ func scenariosCmd(args []string, stdout, stderr io.Writer) int {
 				o.Duration, o.Brokers, o.Partitions, o.Retention, o.CheckInterval, o.Protocol, o.Plugin, total(o.Workload))
 		}
 	}
-	fmt.Fprintln(stdout, "\nRun one with: go run ./cmd/coordsim run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)")
+	fmt.Fprintf(stdout, "\nRun one with: %s run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)\n", a.prog)
 	return exitOK
 }

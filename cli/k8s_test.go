@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 // renderJob fills deploy/k8s's placeholders as its README instructions do.
 func renderJob(t *testing.T, file string, shards, seeds int, scenario string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", file))
+	data, err := os.ReadFile(filepath.Join("..", "deploy", "k8s", file))
 	require.NoError(t, err)
 	out := strings.NewReplacer("{{SHARDS}}", strconv.Itoa(shards), "{{SEEDS}}", strconv.Itoa(seeds),
 		"{{SCENARIO}}", scenario, "{{IMAGE}}", "registry.example.com/coordsim:test").Replace(string(data))
@@ -74,7 +74,7 @@ func TestIndexedJobCoversEverySeedOnce(t *testing.T) {
 			}
 			// The pod's flags, parsed by the sweep's own flag set.
 			fs := newFlagSet("sweep", "", "", os.Stderr)
-			of := addOptionFlags(fs)
+			of := newApp().addOptionFlags(fs)
 			seedsN := fs.Int("seeds", 100, "")
 			start := fs.Uint64("start", 1, "")
 			shard := fs.String("shard", "", "")

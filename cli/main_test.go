@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = newApp().run(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -51,7 +51,7 @@ func TestSummaryPrintsSinks(t *testing.T) {
 		{Name: "x", Kind: "share", Group: "orders", Refused: "group orders is a consumer group"},
 	}}
 	var out bytes.Buffer
-	printSummary(&out, sc, sc, r)
+	printSummary(&out, sc, r)
 	want := []string{
 		"  shard moves     0",
 		"  sink s3 (share, group connect-s3)  produced 180000, received 180240 (unique 180000, duplicates 240), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 2 failed 0 killed 0, throughput 100/s",

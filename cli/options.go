@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -16,14 +16,12 @@ import (
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
-// progName is how printed replay commands invoke the program.
-var progName = "go run ./cmd/coordsim"
-
 // optionFlags are the flags run, replay and sweep share: a scenario and
 // overrides of its options. Only flags the user gives override the scenario.
 // Besides a few compound flags (--faults, --groups, --swarm), every flag is
 // a parameter of the sim.Params table.
 type optionFlags struct {
+	app      *app
 	fs       *flag.FlagSet
 	scenario string
 	seed     uint64
@@ -67,13 +65,13 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return 0, true
 }
 
-func addOptionFlags(fs *flag.FlagSet) *optionFlags {
-	o := &optionFlags{fs: fs, params: map[string]string{}}
+func (a *app) addOptionFlags(fs *flag.FlagSet) *optionFlags {
+	o := &optionFlags{app: a, fs: fs, params: map[string]string{}}
 	fs.StringVar(&o.scenario, "scenario", "default", "built-in scenario `name` or path to a YAML file (see `coordsim scenarios`)")
 	fs.Uint64Var(&o.seed, "seed", 1, "random `seed`; the same seed and options give the same run")
 	fs.IntVar(&o.groups, "groups", 0, "total groups created, scaling the scenario's mix (`N` >= 1; default: the scenario's)")
 	fs.StringVar(&o.faults, "faults", "", "fault `preset` none|light|heavy, applied before single fault flags (default: the scenario's)")
-	fs.StringVar(&o.store, "store", "memstore", "topology `store` under test: memstore, or bolt (the durable bbolt store, one file per run in a temporary directory)")
+	fs.StringVar(&o.store, "store", "memstore", "topology `store` under test: "+strings.Join(a.storeNames(), ", ")+" (bolt: the durable bbolt store, one file per run in a temporary directory)")
 	fs.BoolVar(&o.swarm, "swarm", false, "draw the seed's own knobs (sizes, retention, protocol, fault mix) from the seed, before the other flags apply")
 	fs.StringVar(&o.emit, "emit-scenario", "", "write the resolved options as a scenario `file` (replayable with --scenario file)")
 	placeholder := map[sim.ParamType]string{sim.TypeInt: "N", sim.TypeNumber: "X", sim.TypeProb: "P", sim.TypeDuration: "D"}
@@ -121,10 +119,8 @@ func (o *optionFlags) load() (*scenario.Scenario, error) {
 			return nil, fmt.Errorf("--faults: %w", err)
 		}
 	}
-	switch o.store {
-	case "memstore", "bolt":
-	default:
-		return nil, fmt.Errorf("--store %q: memstore or bolt", o.store)
+	if _, ok := o.app.stores[o.store]; !ok {
+		return nil, fmt.Errorf("--store %q: one of %s", o.store, strings.Join(o.app.storeNames(), ", "))
 	}
 	return scenario.Resolve(o.scenario)
 }
@@ -152,8 +148,8 @@ func (o *optionFlags) apply(sc *scenario.Scenario, seed uint64) (*scenario.Scena
 			}
 		}
 	}
-	if o.store == "bolt" {
-		opts.Store = newTempBoltStore
+	if f := o.app.stores[o.store]; f != nil {
+		opts.Store = f
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, o.flagError(err)
@@ -248,14 +244,14 @@ func scaleGroups(w *sim.Workload, total int) {
 // resolved options: the scenario's source (a built-in's name or the file's
 // path), the seed, and every parameter that differs from the scenario, then
 // extra (e.g. " --stop-at N").
-func replayCommand(base, sc *scenario.Scenario, extra string) string {
+func (o *optionFlags) replayCommand(base, sc *scenario.Scenario, extra string) string {
 	src := sc.Source
 	if src == "" {
 		src = sc.Name
 	}
-	args := append([]string{progName, "replay", "--scenario", shellQuote(src)}, sim.ReplayArgs(base.Options, sc.Options)...)
-	if sc.Options.Store != nil {
-		args = append(args, "--store", "bolt")
+	args := append([]string{o.app.prog, "replay", "--scenario", shellQuote(src)}, sim.ReplayArgs(base.Options, sc.Options)...)
+	if o.store != "memstore" {
+		args = append(args, "--store", shellQuote(o.store))
 	}
 	return strings.Join(args, " ") + extra
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -54,8 +54,8 @@ var hashRE = regexp.MustCompile(`trace hash\s+([0-9a-f]+)`)
 // prints.
 func replayHash(t *testing.T, cmd string) string {
 	t.Helper()
-	rest, ok := strings.CutPrefix(cmd, progName+" ")
-	require.True(t, ok, "a replay command starts with %q: %q", progName, cmd)
+	rest, ok := strings.CutPrefix(cmd, DefaultProgram+" ")
+	require.True(t, ok, "a replay command starts with %q: %q", DefaultProgram, cmd)
 	args := shellWords(t, rest)
 	require.Equal(t, "replay", args[0], cmd)
 	code, out, errs := runCLI(args...)

@@ -1,0 +1,148 @@
+// Package cli is the coordsim command-line program as a library: every
+// subcommand, with the topology stores it can test chosen by name. A store
+// author gets the whole program for their own store from a four-line main:
+//
+//	func main() {
+//		os.Exit(cli.Main(cli.WithStore("mine", mystore.Open), cli.WithProgram("go run ./cmd/mysim")))
+//	}
+//
+// and then runs `go run ./cmd/mysim run --store mine`, `sweep --store mine`,
+// `replay ...`; every replay command it prints names the store. The
+// subcommands:
+//
+//	coordsim run       [flags]   one simulation, with a summary (and optionally JSON, HTML, trace, metrics)
+//	coordsim replay    [flags]   rerun a seed, stopping at a step, and print the state and trace there
+//	coordsim sweep     [flags]   many seeds in parallel; one JSON line per seed and a summary
+//	coordsim scenarios [-v]      list the built-in scenarios
+//	coordsim version             print the version
+//
+// Exit codes: 0 success, 1 an invariant failed (or a sweep missed a required
+// mark, or a determinism check failed), 2 bad usage or input, 130
+// interrupted.
+//
+// It reads the wall clock and catches Ctrl-C only around simulations, for
+// progress and interruption; nothing it reads reaches a simulation.
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/coordsim/coordsim/plugin"
+)
+
+// DefaultProgram is how printed replay commands invoke the program unless
+// WithProgram says otherwise.
+const DefaultProgram = "go run ./cmd/coordsim"
+
+// StoreFactory opens a fresh topology store for one simulation; the
+// simulation closes it.
+type StoreFactory func() (plugin.Store, error)
+
+// app is one configured program: its name in printed commands and its
+// stores by name ("memstore" is the simulator's default store).
+type app struct {
+	prog   string
+	stores map[string]StoreFactory
+}
+
+// Option configures the program.
+type Option func(*app)
+
+// WithStore makes the store factory selectable as --store name (replacing a
+// store of that name). The factory is called once per simulation.
+func WithStore(name string, factory StoreFactory) Option {
+	return func(a *app) { a.stores[name] = factory }
+}
+
+// WithProgram sets how printed replay commands invoke the program
+// (default DefaultProgram).
+func WithProgram(command string) Option { return func(a *app) { a.prog = command } }
+
+func newApp(opts ...Option) *app {
+	a := &app{prog: DefaultProgram, stores: map[string]StoreFactory{"memstore": nil, "bolt": newTempBoltStore}}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// storeNames lists the selectable stores, sorted.
+func (a *app) storeNames() []string {
+	names := make([]string, 0, len(a.stores))
+	for n := range a.stores {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Main runs the program on the process's arguments and returns its exit
+// code: os.Exit(cli.Main(...)).
+func Main(opts ...Option) int { return Run(os.Args[1:], os.Stdout, os.Stderr, opts...) }
+
+// Run runs the program on args (without the program name).
+func Run(args []string, stdout, stderr io.Writer, opts ...Option) int {
+	return newApp(opts...).run(args, stdout, stderr)
+}
+
+const usage = `usage: coordsim <command> [flags]
+
+commands:
+  run        run one simulation and print a summary
+  replay     rerun a seed, stop at a step, print the state and trace there
+  sweep      run many seeds in parallel
+  scenarios  list the built-in scenarios
+  version    print the version
+  help       show this help
+
+'coordsim <command> -h' lists a command's flags.
+`
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitUsage     = 2
+)
+
+func (a *app) run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "version", "--version":
+		return versionCmd(stdout)
+	case "run":
+		return a.runCmd(args[1:], stdout, stderr)
+	case "replay":
+		return a.replayCmd(args[1:], stdout, stderr)
+	case "sweep":
+		return a.sweepCmd(args[1:], stdout, stderr)
+	case "scenarios":
+		return a.scenariosCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "coordsim: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// parse parses flags; ok is false when the command should exit with code.
+func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "coordsim %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}

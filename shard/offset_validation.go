@@ -1,0 +1,199 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Offset-request validation per group type: Kafka's
+// Group.validateOffsetCommit, validateOffsetFetch and the KIP-1251
+// per-partition CommitPartitionValidator, with the assignment epochs the
+// last of these reads.
+
+// partitionValidator is Kafka's CommitPartitionValidator: it checks one
+// committed partition (a task's input partition for streams groups) and
+// returns STALE_MEMBER_EPOCH when the committer may not commit it.
+type partitionValidator func(topic string, partition int32) error
+
+func noPartitionCheck(string, int32) error { return nil }
+
+// validateOffsetCommit is OffsetMetadataManager.validateOffsetCommit and
+// validateTransactionalOffsetCommit: the group-level checks, and the
+// per-partition check that follows them.
+func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, error) {
+	g := s.lookup(req.groupID)
+	if g == nil {
+		// Kafka creates a simple classic group for a commit without a
+		// member (the records' replay does it here).
+		if req.memberEpoch < 0 {
+			return noPartitionCheck, nil
+		}
+		if req.kind == transactionalCommit {
+			return nil, errIllegalGeneration()
+		}
+		return nil, kerr.GroupIDNotFound.WithMessage("Group %s not found.", req.groupID)
+	}
+	switch g.typ {
+	case Share:
+		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
+	case Classic:
+		// Simple groups have no members: only a memberless commit is valid.
+		if req.memberID != "" {
+			return nil, kerr.UnknownMemberID.WithMessage("member %s is not in simple group %s", req.memberID, g.id)
+		}
+		if req.memberEpoch >= 0 {
+			return nil, kerr.IllegalGeneration.WithMessage("generation %d for simple group %s", req.memberEpoch, g.id)
+		}
+		return noPartitionCheck, nil
+	}
+	return validateModernOffsetCommit(g, req)
+}
+
+// validateModernOffsetCommit is ConsumerGroup.validateOffsetCommit and
+// StreamsGroup.validateOffsetCommit (KIP-848, KIP-1071, KIP-1251).
+func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	// An admin or a consumer outside group management may commit to an
+	// empty group.
+	if req.memberEpoch < 0 && len(g.members) == 0 {
+		return noPartitionCheck, nil
+	}
+	// TxnOffsetCommit does not require the member fields: a producer's
+	// sendOffsetsToTransaction(offsets, groupId) sends none of them.
+	if req.kind == transactionalCommit && req.memberEpoch == -1 && req.memberID == "" && req.instanceID == "" {
+		return noPartitionCheck, nil
+	}
+	m := g.members[req.memberID]
+	if m == nil {
+		return nil, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", req.memberID, g.id)
+	}
+	switch {
+	case req.memberEpoch == m.memberEpoch:
+		return noPartitionCheck, nil
+	case req.memberEpoch > m.memberEpoch:
+		return nil, kerr.StaleMemberEpoch.WithMessage("Received member epoch %d is newer than current member epoch %d.",
+			req.memberEpoch, m.memberEpoch)
+	}
+	// An older epoch: each partition must have been assigned to the member
+	// at that epoch or before (createAssignmentEpochValidator).
+	if g.typ == Streams {
+		return streamsAssignmentEpochValidator(g, m, req.memberEpoch)
+	}
+	return consumerAssignmentEpochValidator(m, req.memberEpoch), nil
+}
+
+// consumerAssignmentEpochValidator is ConsumerGroup's
+// createAssignmentEpochValidator.
+func consumerAssignmentEpochValidator(m *member, epoch int32) partitionValidator {
+	return func(topic string, partition int32) error {
+		assignedAt, ok := m.assignmentEpoch(topic, partition)
+		if !ok {
+			return kerr.StaleMemberEpoch.WithMessage("Partition %s-%d is not assigned or pending revocation for member.", topic, partition)
+		}
+		if epoch < assignedAt {
+			return kerr.StaleMemberEpoch.WithMessage("Received member epoch %d is older than assignment epoch %d for partition %s-%d.",
+				epoch, assignedAt, topic, partition)
+		}
+		return nil
+	}
+}
+
+// streamsAssignmentEpochValidator is StreamsGroup's
+// createAssignmentEpochValidator: the committed partition is mapped to the
+// subtopology that reads its topic (a source or repartition source topic),
+// and the task with that partition number must have been assigned at the
+// commit's epoch or before.
+func streamsAssignmentEpochValidator(g *group, m *member, epoch int32) (partitionValidator, error) {
+	if g.topology == nil {
+		return nil, kerr.StaleMemberEpoch.WithMessage("Topology is not available for offset commit validation.")
+	}
+	t := g.topology
+	return func(topic string, partition int32) error {
+		i := slices.IndexFunc(t.Subtopologies, func(st Subtopology) bool {
+			return slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic)
+		})
+		if i < 0 {
+			return kerr.StaleMemberEpoch.WithMessage("Topic %s is not in the topology.", topic)
+		}
+		id := t.Subtopologies[i].ID
+		assignedAt, ok := m.assignmentEpoch(id, partition)
+		if !ok {
+			return kerr.StaleMemberEpoch.WithMessage("Task %s-%d is not assigned or pending revocation for member.", id, partition)
+		}
+		if epoch < assignedAt {
+			return kerr.StaleMemberEpoch.WithMessage("Received member epoch %d is older than assignment epoch %d for task %s-%d.",
+				epoch, assignedAt, id, partition)
+		}
+		return nil
+	}, nil
+}
+
+// validateOffsetFetch is Group.validateOffsetFetch: consumer and streams
+// groups check the member when the request names one; classic simple groups
+// have no members to check; share groups do not serve OffsetFetch.
+func validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
+	switch g.typ {
+	case Share:
+		return kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
+	case Classic:
+		return nil
+	}
+	// Kafka accepts a null member id with a negative epoch (an admin, or a
+	// client that does not say who it is); "" stands for null here.
+	if memberID == "" && memberEpoch < 0 {
+		return nil
+	}
+	m := g.members[memberID]
+	if m == nil {
+		return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, g.id)
+	}
+	if memberEpoch != m.memberEpoch {
+		return kerr.StaleMemberEpoch.WithMessage("The received member epoch %d does not match the expected member epoch %d.",
+			memberEpoch, m.memberEpoch)
+	}
+	return nil
+}
+
+// assignmentEpoch returns the epoch at which the member was assigned
+// partition of topic (a task of subtopology topic for streams members), or
+// false when it does not hold it.
+func (m *member) assignmentEpoch(topic string, partition int32) (int32, bool) {
+	for i, tp := range m.assigned {
+		if tp.Topic != topic {
+			continue
+		}
+		j, ok := slices.BinarySearch(tp.Partitions, partition)
+		if !ok || i >= len(m.assignedEpochs) || j >= len(m.assignedEpochs[i]) {
+			return 0, false
+		}
+		return m.assignedEpochs[i][j], true
+	}
+	return 0, false
+}
+
+// stampAssignmentEpochs returns the assignment epochs of next, aligned with
+// it: a partition the member already held (in prev, with prevEpochs aligned)
+// keeps the epoch it was assigned at, and a new one gets epoch, the member
+// epoch of the record that assigns it (KIP-1251's AssignmentEpochs, which
+// Kafka writes in the record and coordsim derives on replay, where the
+// previous assignment is known).
+func stampAssignmentEpochs(prev []TopicPartitions, prevEpochs [][]int32, next []TopicPartitions, epoch int32) [][]int32 {
+	if len(next) == 0 {
+		return nil
+	}
+	out := make([][]int32, len(next))
+	for i, tp := range next {
+		k := slices.IndexFunc(prev, func(p TopicPartitions) bool { return p.Topic == tp.Topic })
+		out[i] = make([]int32, len(tp.Partitions))
+		for j, p := range tp.Partitions {
+			out[i][j] = epoch
+			if k < 0 || k >= len(prevEpochs) {
+				continue
+			}
+			if at, ok := slices.BinarySearch(prev[k].Partitions, p); ok && at < len(prevEpochs[k]) {
+				out[i][j] = prevEpochs[k][at]
+			}
+		}
+	}
+	return out
+}
