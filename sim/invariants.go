@@ -136,11 +136,18 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 			return
 		}
 		d, ok := s.DescribeGroup(ev.GroupID)
+		// Under v2 the delete follows the committed -2 mark, which re-checked
+		// eligibility; a member may join (and commit) between the mark and
+		// the delete, which the finalize answers by soliciting it again. So
+		// v2 only requires a streams group whose stored epoch is set.
+		eligible := d.Type == shard.Streams && d.StoredDescriptionTopologyEpoch != shard.EpochNone
+		if w.opts.Protocol == coordinator.CleanupV1 {
+			eligible = eligible && len(d.Members) == 0 && s.GroupOffsetCount(ev.GroupID) == 0 && !s.HasOpenTransaction(ev.GroupID)
+		}
 		switch {
 		case !ok:
 			w.violate(InvDeleteOnlyEligible, fmt.Sprintf("delete issued for %s, which does not exist", ev.GroupID))
-		case d.Type != shard.Streams || len(d.Members) > 0 || d.StoredDescriptionTopologyEpoch == shard.EpochNone ||
-			s.GroupOffsetCount(ev.GroupID) > 0 || s.HasOpenTransaction(ev.GroupID):
+		case !eligible:
 			w.violate(InvDeleteOnlyEligible, fmt.Sprintf("delete issued for %s: type %s, %d members, stored %d, %d offsets, open txn %v",
 				ev.GroupID, d.Type, len(d.Members), d.StoredDescriptionTopologyEpoch, s.GroupOffsetCount(ev.GroupID), s.HasOpenTransaction(ev.GroupID)))
 		}
