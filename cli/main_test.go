@@ -142,7 +142,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"run", "--no-such-flag"},
 		{"run", "--scenario", "no-such-scenario"},
 		{"run", "--faults", "extreme"},
-		{"run", "--protocol", "v3"},
+		{"run", "--protocol", "v4"},
 		{"run", "--brokers", "0"},
 		{"run", "--store", "sqlite"},
 		{"run", "extra-argument"},

@@ -56,7 +56,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "127.0.0.1:9644", "host:port of the HTTP server: /metrics (Prometheus text) and /admin/move")
 	store := fs.String("store", "memstore", "KIP-1331 topology store: memstore, bolt, or none")
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
-	protocol := fs.String("protocol", string(coordinator.CleanupV2), "KIP-1331 cleanup protocol: v1 or v2")
+	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if code, ok := parse(fs, args); !ok {
 		return code

@@ -48,9 +48,10 @@ type Config struct {
 	// ShareMaxSize is group.share.max.size (default 200, within [1, 1000]).
 	ShareMaxSize int
 
-	// TopologyCleanupProtocol is the KIP-1331 cleanup protocol, CleanupV2 by
-	// default; CleanupV1 reproduces apache/kafka#22622 and its race. Not a
-	// Kafka key.
+	// TopologyCleanupProtocol is the KIP-1331 cleanup protocol, CleanupV3 by
+	// default (v2 with fenced plugin calls; coordsim's proposal); CleanupV2 is
+	// PR #22777 and CleanupV1 reproduces apache/kafka#22622 and its race. Not
+	// a Kafka key.
 	TopologyCleanupProtocol CleanupProtocol
 
 	// CommitDelay is how long after an append the partition's high watermark
@@ -82,7 +83,7 @@ func DefaultConfig() Config {
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
 		ShareMaxSize:                  200,
-		TopologyCleanupProtocol:       CleanupV2,
+		TopologyCleanupProtocol:       CleanupV3,
 	}
 }
 
@@ -147,8 +148,8 @@ func (c Config) Validate() error {
 	if _, err := assignor.FromNames(c.ConsumerAssignors); err != nil {
 		return &ConfigError{Key: "group.consumer.assignors", Value: c.ConsumerAssignors, Reason: err.Error()}
 	}
-	if c.TopologyCleanupProtocol != CleanupV1 && c.TopologyCleanupProtocol != CleanupV2 {
-		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be v1 or v2"}
+	if !c.TopologyCleanupProtocol.Valid() {
+		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be v1, v2 or v3"}
 	}
 	if c.OffsetsRetention%time.Minute != 0 {
 		return &ConfigError{Key: "offsets.retention.minutes", Value: c.OffsetsRetention, Reason: "value must be a whole number of minutes"}

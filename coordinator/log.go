@@ -17,6 +17,10 @@ type Log struct {
 	partition int32
 	records   []shard.Record
 	hw        int64
+	// loadEpoch is the partition epoch of the last load: it grows by one on
+	// every load, on any broker, and never goes back (Kafka's partition
+	// leader epoch, at which CoordinatorRuntime loads a shard).
+	loadEpoch int32
 }
 
 // Partition is the __consumer_offsets partition this log is.
@@ -27,6 +31,10 @@ func (l *Log) EndOffset() int64 { return int64(len(l.records)) }
 
 // HighWatermark is the first uncommitted offset: records below it are committed.
 func (l *Log) HighWatermark() int64 { return l.hw }
+
+// LoadEpoch is the partition epoch at which the partition was last loaded
+// (0 before any load). Each LoadShard, on any broker, raises it by one.
+func (l *Log) LoadEpoch() int32 { return l.loadEpoch }
 
 // Record returns the record at offset.
 func (l *Log) Record(offset int64) shard.Record { return l.records[offset] }

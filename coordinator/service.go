@@ -102,6 +102,10 @@ type pendingCommit struct {
 // hosted is one shard this broker leads.
 type hosted struct {
 	partition int32
+	// loadEpoch is the partition epoch this broker loaded the shard at
+	// (Kafka's leader epoch of the load): higher than any earlier load's, on
+	// any broker. Protocol v3 hands it to the store as the fencing token.
+	loadEpoch int32
 	status    shardStatus
 	loadAtMs  int64
 	log       *Log
@@ -289,6 +293,17 @@ func (c *Coordinator) sortedPartitions() []int32 {
 // HostedPartitions lists the partitions this broker hosts (loading or active).
 func (c *Coordinator) HostedPartitions() []int32 { return c.sortedPartitions() }
 
+// LoadEpoch is the partition epoch at which this broker loaded partition p;
+// ok is false when p is not hosted. It is the fencing token of p's plugin
+// calls under protocol v3.
+func (c *Coordinator) LoadEpoch(p int32) (epoch int32, ok bool) {
+	h := c.shards[p]
+	if h == nil {
+		return 0, false
+	}
+	return h.loadEpoch, true
+}
+
 // IsHosting reports whether partition p is hosted and active.
 func (c *Coordinator) IsHosting(p int32) bool {
 	h := c.shards[p]
@@ -323,9 +338,10 @@ func (c *Coordinator) SetTopics(topics map[string]int32) error {
 	return nil
 }
 
-// LoadShard starts hosting partition p: it replays the partition's committed
-// log (after LoadDelay) and arms the shard's timers. Meanwhile operations on
-// p get COORDINATOR_LOAD_IN_PROGRESS.
+// LoadShard starts hosting partition p at the next partition epoch (see
+// LoadEpoch): it replays the partition's committed log (after LoadDelay) and
+// arms the shard's timers. Meanwhile operations on p get
+// COORDINATOR_LOAD_IN_PROGRESS.
 func (c *Coordinator) LoadShard(p int32) error {
 	if !c.active {
 		return kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active")
@@ -337,7 +353,10 @@ func (c *Coordinator) LoadShard(p int32) error {
 	if _, ok := c.shards[p]; ok {
 		return kerr.InvalidRequest.WithMessage("partition %d is already hosted", p)
 	}
-	h := &hosted{partition: p, status: statusLoading, loadAtMs: c.nowMs() + c.cfg.LoadDelay.Milliseconds(), log: l}
+	// Every load is a new partition epoch, as a leader change in Kafka is:
+	// the shared log carries the counter, so it grows across brokers.
+	l.loadEpoch++
+	h := &hosted{partition: p, loadEpoch: l.loadEpoch, status: statusLoading, loadAtMs: c.nowMs() + c.cfg.LoadDelay.Milliseconds(), log: l}
 	c.shards[p] = h
 	if c.cfg.LoadDelay == 0 {
 		c.finishLoad(h)
@@ -576,7 +595,7 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 func (c *Coordinator) reconcileSessionTimers(h *hosted) {
 	want := h.latest.SessionTimers(c.nowMs())
 	for _, key := range h.timers.Keys() {
-		if _, ok := want[key]; !ok && strings.HasPrefix(key, "session-timeout-") {
+		if _, ok := want[key]; !ok && (strings.HasPrefix(key, "session-timeout-") || strings.HasPrefix(key, "rebalance-timeout-")) {
 			h.timers.Cancel(key)
 		}
 	}
@@ -726,8 +745,11 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 	}
 	p := h.partition
 	name := "session-timeout"
-	if task.Kind == shard.TaskSweep {
+	switch task.Kind {
+	case shard.TaskSweep:
 		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
+	case shard.TaskRebalanceTimeout:
+		name = "rebalance-timeout"
 	}
 	c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
 		if err == nil {
@@ -739,10 +761,9 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		if h2 != h || h.status != statusActive {
 			return
 		}
-		backoff := int64(500)
-		key := shard.SessionTimeoutKey(task.GroupID, task.MemberID)
+		backoff, key := int64(500), task.Key()
 		if task.Kind == shard.TaskSweep {
-			backoff, key = c.shardCfg.OffsetsRetentionCheckIntervalMs, shard.SweepTimerKey
+			backoff = c.shardCfg.OffsetsRetentionCheckIntervalMs
 		}
 		c.log.Warn("timer operation failed; retrying", "partition", p, "key", key, "err", err)
 		h.timers.Schedule(key, c.nowMs()+backoff, task)

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/metrics"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/shard"
 )
 
 // CleanupProtocol selects how the KIP-1331 cleanup cycle guards a plugin
@@ -23,9 +25,27 @@ const (
 	CleanupV1 CleanupProtocol = "v1"
 	// CleanupV2 adds PR #22777's uncertain marker: scan, mark -2 (re-checking
 	// eligibility), deleteTopology, finalize (-2 → -1, or back to -2 when a
-	// push landed meanwhile). It closes the race. The default.
+	// push landed meanwhile). It closes the v1 race on one coordinator, but
+	// not across a shard move: a delete from the partition's previous
+	// coordinator can land after the new one stored a fresh description.
 	CleanupV2 CleanupProtocol = "v2"
+	// CleanupV3 is v2 with fenced plugin calls (coordsim's proposal,
+	// docs/kip1331-v3.md): every setTopology and deleteTopology carries the
+	// epoch at which this coordinator loaded the group's partition, and a
+	// plugin.FencedStore refuses a call older than the newest it has seen,
+	// which closes the move window. With a store that is not fenced it runs
+	// v2 and logs so once. The default.
+	CleanupV3 CleanupProtocol = "v3"
 )
+
+// Valid reports whether p is one of the protocols.
+func (p CleanupProtocol) Valid() bool {
+	return p == CleanupV1 || p == CleanupV2 || p == CleanupV3
+}
+
+// usesUncertainMarker reports whether p marks groups -2 before a delete (v2
+// and v3).
+func (p CleanupProtocol) usesUncertainMarker() bool { return p != CleanupV1 }
 
 // PluginResult is the outcome of one topology-store call.
 type PluginResult struct {
@@ -73,16 +93,23 @@ const (
 	// OutcomeInvalid is a store refusing the arguments; Kafka answers such a
 	// push with INVALID_REQUEST and records no failed epoch.
 	OutcomeInvalid
+	// OutcomeFenced is a v3 store refusing a call whose token is older than
+	// one it has seen: a newer coordinator owns the group's partition. The
+	// push is answered NOT_COORDINATOR (the client finds the new owner) and
+	// nothing is recorded.
+	OutcomeFenced
 )
 
 func (o PluginOutcome) String() string {
-	return [...]string{"SUCCESS", "PERMANENT", "TRANSIENT", "INVALID"}[o]
+	return [...]string{"SUCCESS", "PERMANENT", "TRANSIENT", "INVALID", "FENCED"}[o]
 }
 
 func classifySet(err error) PluginOutcome {
 	switch {
 	case err == nil:
 		return OutcomeSuccess
+	case errors.Is(err, plugin.ErrFenced):
+		return OutcomeFenced
 	case errors.Is(err, plugin.ErrInvalidArgument), errors.Is(err, plugin.ErrInvalidDescription):
 		return OutcomeInvalid
 	case plugin.Classify(err) == plugin.ClassPermanent:
@@ -136,7 +163,8 @@ type TopologyEvent struct {
 // topologyManager is Kafka's StreamsGroupTopologyDescriptionManager plus the
 // cycle's scheduling harness: one per broker, in memory, never replayed.
 type topologyManager struct {
-	store    plugin.Store // nil: no plugin configured
+	store    plugin.Store       // nil: no plugin configured
+	fenced   plugin.FencedStore // non-nil under v3 with a fenced store: calls carry tokens
 	exec     PluginExecutor
 	backoff  *TopologyBackoff
 	protocol CleanupProtocol
@@ -165,6 +193,16 @@ func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor,
 		rng = rand.New(rand.NewPCG(uint64(c.brokerID), 1331))
 	}
 	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol}
+	if protocol == CleanupV3 && store != nil {
+		if f, ok := plugin.AsFenced(store); ok {
+			m.fenced = f
+		} else {
+			// Logged once, here: the store was written for Kafka's SPI.
+			c.log.Warn("Topology description plugin does not implement plugin.FencedStore: cleanup protocol v3 runs as v2, "+
+				"and a deleteTopology from a partition's previous coordinator can still erase a description stored after a shard move.",
+				"store", fmt.Sprintf("%T", store))
+		}
+	}
 	const p = "streams-group-topology-description-"
 	reg := c.metrics.reg
 	m.cycleRuns = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupCycleRuns", p+"cleanup-cycle", "cleanup cycles that passed the guard")
@@ -187,8 +225,49 @@ func (c *Coordinator) IsTopologyPluginConfigured() bool { return c.topology.conf
 // TopologyBackoff exposes the broker's solicitation back-off for inspection.
 func (c *Coordinator) TopologyBackoff() *TopologyBackoff { return c.topology.backoff }
 
-// CleanupProtocol is the protocol the cleanup cycle runs.
+// CleanupProtocol is the protocol the cleanup cycle was configured with.
 func (c *Coordinator) CleanupProtocol() CleanupProtocol { return c.topology.protocol }
+
+// PluginCallsFenced reports whether plugin sets and deletes carry fencing
+// tokens: protocol v3 with a plugin.FencedStore.
+func (c *Coordinator) PluginCallsFenced() bool { return c.topology.fenced != nil }
+
+// fencingToken is the epoch at which this coordinator loaded partition p
+// (-1 when p is not hosted): under v3 the token of p's plugin calls and the
+// guard of the writes that follow them (see fencedWrite). Callers capture it
+// when they read p, so the token speaks for the load whose state they saw.
+func (c *Coordinator) fencingToken(p int32) int32 {
+	h := c.shards[p]
+	if h == nil {
+		return -1
+	}
+	return h.loadEpoch
+}
+
+// pluginToken is the token a fenced plugin call carries for a load epoch.
+func (c *Coordinator) pluginToken(loadEpoch int32) int32 {
+	if c.mutants.StaleFencingToken {
+		return min(loadEpoch, 1) // the epoch of the partition's first load, for ever
+	}
+	return loadEpoch
+}
+
+// fencedWrite is write for a KIP-1331 write that follows a read (and often
+// a plugin call) made at load epoch token. Under v3 it is refused with
+// NOT_COORDINATOR when p is no longer hosted at that load: a cycle or a push
+// that began under an earlier load of p, on this broker, must not apply its
+// conclusions to a later load, which may have seen pushes and deletes the
+// earlier one never did (a v2 finalize landing there turns a re-solicited -2
+// into -1 while the store holds a row). v1 and v2 write as Kafka does.
+func fencedWrite[R any](c *Coordinator, name string, p int32, token int32, op func(s *shard.Shard, nowMs int64) (shard.Result[R], error)) *Future[R] {
+	if c.topology.protocol == CleanupV3 {
+		if h := c.shards[p]; h != nil && h.loadEpoch != token {
+			var zero R
+			return completed(zero, kerr.NotCoordinator.WithMessage("partition %d was reloaded at epoch %d since the read at epoch %d", p, h.loadEpoch, token))
+		}
+	}
+	return write(c, name, p, op)
+}
 
 // CleanupStats reports how many cleanup cycles ran and how many ticks single
 // flight dropped, and whether a cycle is in flight now.
@@ -202,11 +281,14 @@ func (c *Coordinator) emit(ev TopologyEvent) {
 	}
 }
 
-// invokeSet runs setTopology through the executor and the safe-call layer;
-// done receives Kafka's outcome classification.
-func (c *Coordinator) invokeSet(groupID string, epoch int32, d *plugin.TopologyDescription, done func(PluginOutcome, error)) {
+// invokeSet runs setTopology through the executor and the safe-call layer
+// (fenced with token under v3); done receives Kafka's outcome classification.
+func (c *Coordinator) invokeSet(groupID string, epoch int32, d *plugin.TopologyDescription, token int32, done func(PluginOutcome, error)) {
 	m := c.topology
 	m.exec.Execute(plugin.OpSet, groupID, func(ctx context.Context) PluginResult {
+		if m.fenced != nil {
+			return PluginResult{Err: plugin.SafeSetFenced(ctx, m.fenced, groupID, epoch, d, c.pluginToken(token))}
+		}
 		return PluginResult{Err: plugin.SafeSet(ctx, m.store, groupID, epoch, d)}
 	}, func(r PluginResult) {
 		outcome := classifySet(r.Err)
@@ -242,9 +324,10 @@ type DeleteFailure struct {
 }
 
 // invokeDeleteTopologies is Kafka's invokeDeleteTopologies: one call per
-// group, all in flight together; done receives the failures only, in group
+// group, all in flight together (under v3 each fenced with the token of its
+// group's partition, from tokens); done receives the failures only, in group
 // order. No plugin or no groups gives no failures at once.
-func (c *Coordinator) invokeDeleteTopologies(groupIDs []string, done func([]DeleteFailure)) {
+func (c *Coordinator) invokeDeleteTopologies(groupIDs []string, tokens map[string]int32, done func([]DeleteFailure)) {
 	m := c.topology
 	if !m.configured() || len(groupIDs) == 0 {
 		done(nil)
@@ -256,7 +339,11 @@ func (c *Coordinator) invokeDeleteTopologies(groupIDs []string, done func([]Dele
 	var failures []DeleteFailure
 	remaining := len(ids)
 	for _, id := range ids {
+		token := tokens[id]
 		m.exec.Execute(plugin.OpDelete, id, func(ctx context.Context) PluginResult {
+			if m.fenced != nil {
+				return PluginResult{Err: plugin.SafeDeleteFenced(ctx, m.fenced, id, c.pluginToken(token))}
+			}
 			return PluginResult{Err: plugin.SafeDelete(ctx, m.store, id)}
 		}, func(r PluginResult) {
 			if r.Err != nil {

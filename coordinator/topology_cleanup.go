@@ -83,10 +83,13 @@ func (c *Coordinator) RunTopologyCleanupCycle() (started bool) {
 		}
 		m.cycleEligible.RecordValue(float64(len(r.Value)), now)
 		pending++
-		if m.protocol == CleanupV1 {
-			c.cleanupV1(r.Partition, r.Value, settle)
+		// The fencing token is the load epoch the scan read at: the deletes
+		// speak for this load of the partition, whatever happens later.
+		token := c.fencingToken(r.Partition)
+		if m.protocol.usesUncertainMarker() {
+			c.cleanupV2(r.Partition, r.Value, token, settle)
 		} else {
-			c.cleanupV2(r.Partition, r.Value, settle)
+			c.cleanupV1(r.Partition, r.Value, token, settle)
 		}
 	}
 	settle()
@@ -112,13 +115,16 @@ func (c *Coordinator) stoppedByShutdown(p int32, settle func()) bool {
 	return true
 }
 
-// deleteRows issues the cycle's deleteTopology calls for groups and hands
-// the failures to done, unless the service shut down meanwhile.
-func (c *Coordinator) deleteRows(p int32, groups []shard.GroupEpoch, settle func(), done func(failed map[string]bool)) {
+// deleteRows issues the cycle's deleteTopology calls for groups (fenced with
+// token under v3) and hands the failures to done, unless the service shut
+// down meanwhile.
+func (c *Coordinator) deleteRows(p int32, groups []shard.GroupEpoch, token int32, settle func(), done func(failed map[string]bool)) {
+	tokens := make(map[string]int32, len(groups))
 	for _, ge := range groups {
+		tokens[ge.GroupID] = token
 		c.emit(TopologyEvent{Kind: EventDeleteIssued, Partition: p, GroupID: ge.GroupID, Epoch: ge.Epoch})
 	}
-	c.invokeDeleteTopologies(idsOf(groups), func(failures []DeleteFailure) {
+	c.invokeDeleteTopologies(idsOf(groups), tokens, func(failures []DeleteFailure) {
 		if !c.stoppedByShutdown(p, settle) {
 			done(failedSet(failures))
 		}
@@ -127,8 +133,8 @@ func (c *Coordinator) deleteRows(p int32, groups []shard.GroupEpoch, settle func
 
 // cleanupV1 is PR #22622's chain for one shard: delete, then the
 // conditional clear of the groups whose delete succeeded.
-func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, settle func()) {
-	c.deleteRows(p, eligible, settle, func(failed map[string]bool) {
+func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, token int32, settle func()) {
+	c.deleteRows(p, eligible, token, settle, func(failed map[string]bool) {
 		var cleared []shard.GroupEpoch
 		for _, ge := range eligible {
 			if failed[ge.GroupID] && !c.mutants.V1FailedDeletesSucceed {
@@ -156,9 +162,11 @@ func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, settle fun
 }
 
 // cleanupV2 is PR #22777's chain for one shard: mark -2, delete the marked
-// groups, finalize.
-func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle func()) {
-	mark := write(c, "mark-topology-uncertain-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+// groups, finalize. Protocol v3 runs the same chain with fenced deletes; a
+// fenced (refused) delete is a failed one: the group stays -2, or goes back
+// to -2 if a push advanced it, on whichever coordinator now owns it.
+func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, token int32, settle func()) {
+	mark := fencedWrite(c, "mark-topology-uncertain-batch", p, token, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
 		return s.MarkStoredDescriptionTopologyEpochUncertainBatch(eligible), nil
 	})
 	mark.OnDone(func(marked []shard.GroupEpoch, err error) {
@@ -181,7 +189,7 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle fun
 			settle()
 			return
 		}
-		c.deleteRows(p, marked, settle, func(failed map[string]bool) {
+		c.deleteRows(p, marked, token, settle, func(failed map[string]bool) {
 			var deleted, unknown []string
 			for _, ge := range marked {
 				if failed[ge.GroupID] {
@@ -191,7 +199,7 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle fun
 				c.topology.backoff.ClearGroup(ge.GroupID)
 				deleted = append(deleted, ge.GroupID)
 			}
-			c.finalizeAfterDelete(p, deleted, unknown, func(error) { settle() })
+			c.finalizeAfterDelete(p, token, deleted, unknown, func(error) { settle() })
 		})
 	})
 }
@@ -203,12 +211,12 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, settle fun
 // stored epoch meanwhile: a failed delete is not proof that the row
 // survived, so the group must be asked for its description again. With
 // nothing to write, done runs at once.
-func (c *Coordinator) finalizeAfterDelete(p int32, deleted, unknown []string, done func(error)) {
+func (c *Coordinator) finalizeAfterDelete(p, token int32, deleted, unknown []string, done func(error)) {
 	if len(deleted) == 0 && len(unknown) == 0 {
 		done(nil)
 		return
 	}
-	fin := write(c, "finalize-stored-topology-epoch-after-delete-batch", p, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
+	fin := fencedWrite(c, "finalize-stored-topology-epoch-after-delete-batch", p, token, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
 		res := s.FinalizeStoredDescriptionTopologyEpochAfterDeleteBatch(deleted)
 		again := s.ReSolicitStoredDescriptionTopologyEpochAfterFailedDeleteBatch(unknown)
 		res.Records = append(res.Records, again.Records...)

@@ -1,7 +1,10 @@
 package coordinator
 
 import (
+	"errors"
+
 	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -37,8 +40,10 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 		c.deleteGroupsWrite(groupIDs, results, byPartition, finish)
 		return f
 	}
-	// The pre-delete read, per shard, on committed state.
+	// The pre-delete read, per shard, on committed state; under v3 each
+	// group's delete carries the load epoch that read saw.
 	withStored := map[int32][]shard.GroupEpoch{}
+	tokens := map[string]int32{}
 	for _, p := range sortedKeys(byPartition) {
 		idx := byPartition[p]
 		ids := make([]string, len(idx))
@@ -58,11 +63,14 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 		if len(found) > 0 {
 			withStored[p] = found
 		}
+		for _, ge := range found {
+			tokens[ge.GroupID] = c.fencingToken(p)
+		}
 	}
 	afterDelete := func(deleted, attempted map[string]bool) {
 		c.deleteGroupsWrite(groupIDs, results, byPartition, func() {
-			if c.topology.protocol != CleanupV1 {
-				c.finalizeSurvivors(results, deleted, attempted, finish)
+			if c.topology.protocol.usesUncertainMarker() {
+				c.finalizeSurvivors(results, deleted, attempted, tokens, finish)
 				return
 			}
 			finish()
@@ -83,22 +91,30 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			byPartition[p] = kept
 		}
 		ids := idsOf(toDelete)
-		c.invokeDeleteTopologies(ids, func(failures []DeleteFailure) {
-			failed := failedSet(failures)
+		c.invokeDeleteTopologies(ids, tokens, func(failures []DeleteFailure) {
+			failed := map[string]error{}
+			for _, f := range failures {
+				failed[f.GroupID] = f.Err
+			}
 			deleted, attempted := map[string]bool{}, map[string]bool{}
 			for _, id := range ids {
 				attempted[id] = true
 				c.topology.backoff.ClearGroup(id)
-				if !failed[id] {
+				if _, ok := failed[id]; !ok {
 					deleted[id] = true
 				}
 			}
-			// A group whose row could not be deleted keeps its record.
+			// A group whose row could not be deleted keeps its record. A
+			// fenced delete means another coordinator owns the group now:
+			// NOT_COORDINATOR sends the admin client there.
 			for p, idx := range byPartition {
 				kept := idx[:0]
 				for _, i := range idx {
-					if failed[groupIDs[i]] {
+					if err, ok := failed[groupIDs[i]]; ok {
 						results[i].Err = kerr.GroupDeletionFailed.WithMessage(DeleteFailedMessage)
+						if errors.Is(err, plugin.ErrFenced) {
+							results[i].Err = kerr.NotCoordinator.WithMessage("the topology description store fenced the delete of group %s: a newer coordinator owns it", groupIDs[i])
+						}
 						continue
 					}
 					kept = append(kept, i)
@@ -119,7 +135,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 	var all []shard.GroupEpoch
 	markErrs := map[string]error{}
 	parts := sortedKeys(withStored)
-	if c.topology.protocol == CleanupV1 || len(parts) == 0 {
+	if !c.topology.protocol.usesUncertainMarker() || len(parts) == 0 {
 		for _, p := range parts {
 			all = append(all, withStored[p]...)
 		}
@@ -147,8 +163,11 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 // finalizeSurvivors runs the v2 finalize on groups whose row was deleted but
 // whose tombstone write did not happen, and on groups whose delete failed
 // (its outcome is unknown: they go back to -2 if a push advanced them).
-func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, deleted, attempted map[string]bool, done func()) {
-	type batch struct{ deleted, unknown []string }
+func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, deleted, attempted map[string]bool, tokens map[string]int32, done func()) {
+	type batch struct {
+		token            int32 // the load epoch of the pre-delete read of the partition
+		deleted, unknown []string
+	}
 	byPartition := map[int32]*batch{}
 	for _, r := range results {
 		if r.Err == nil || !attempted[r.GroupID] {
@@ -156,7 +175,7 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 		}
 		p := c.PartitionFor(r.GroupID)
 		if byPartition[p] == nil {
-			byPartition[p] = &batch{}
+			byPartition[p] = &batch{token: tokens[r.GroupID]}
 		}
 		if deleted[r.GroupID] {
 			byPartition[p].deleted = append(byPartition[p].deleted, r.GroupID)
@@ -165,6 +184,6 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 		}
 	}
 	fanOut(byPartition, done, func(p int32, b *batch, finish func()) {
-		c.finalizeAfterDelete(p, b.deleted, b.unknown, func(error) { finish() })
+		c.finalizeAfterDelete(p, b.token, b.deleted, b.unknown, func(error) { finish() })
 	})
 }

@@ -103,17 +103,18 @@ func (c *Coordinator) StreamsGroupTopologyDescriptionUpdate(req TopologyDescript
 	if err != nil {
 		return fail(err)
 	}
+	token := c.fencingToken(p) // the load the validation read
 	out := &Future[struct{}]{}
 	d := req.Description.Clone()
 	invoke := func() {
-		c.invokeSet(req.GroupID, req.TopologyEpoch, d, func(outcome PluginOutcome, perr error) {
-			c.recordSetOutcome(req.GroupID, req.TopologyEpoch, outcome, perr, out)
+		c.invokeSet(req.GroupID, req.TopologyEpoch, d, token, func(outcome PluginOutcome, perr error) {
+			c.recordSetOutcome(req.GroupID, req.TopologyEpoch, token, outcome, perr, out)
 		})
 	}
-	if c.topology.protocol == CleanupV2 && target.StoredDescriptionTopologyEpoch == shard.EpochNone {
+	if c.topology.protocol.usesUncertainMarker() && target.StoredDescriptionTopologyEpoch == shard.EpochNone {
 		// v2: commit -2 first so a set that fails or is lost after touching
 		// the store still leaves the group eligible for a defensive delete.
-		mark := write(c, "streams-group-mark-topology-uncertain", p, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
+		mark := fencedWrite(c, "streams-group-mark-topology-uncertain", p, token, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
 			return s.MarkStoredDescriptionTopologyEpochUncertain(req.GroupID)
 		})
 		mark.OnDone(func(_ struct{}, err error) {
@@ -129,12 +130,19 @@ func (c *Coordinator) StreamsGroupTopologyDescriptionUpdate(req TopologyDescript
 	return out
 }
 
-func (c *Coordinator) recordSetOutcome(groupID string, epoch int32, outcome PluginOutcome, perr error, out *Future[struct{}]) {
+// recordSetOutcome records a set's outcome; under v3 only in the load the
+// push was validated against (token), so a set that ran for an earlier load
+// never claims a row a later load's cleanup may have deleted.
+func (c *Coordinator) recordSetOutcome(groupID string, epoch, token int32, outcome PluginOutcome, perr error, out *Future[struct{}]) {
 	b := c.topology.backoff
 	failed := kerr.StreamsTopologyDescriptionUpdateFailed.WithMessage("%s", plugin.FailedMessage)
 	switch outcome {
 	case OutcomeInvalid:
 		out.complete(struct{}{}, kerr.InvalidRequest.WithMessage("%v", perr))
+	case OutcomeFenced:
+		// A newer coordinator owns the group: record nothing here (this
+		// broker's shard is gone or stale) and send the client there.
+		out.complete(struct{}{}, kerr.NotCoordinator.WithMessage("the topology description store fenced the push of group %s: a newer coordinator owns it", groupID))
 	case OutcomeTransient:
 		b.ArmOrExtend(groupID, epoch, c.nowMs())
 		out.complete(struct{}{}, failed)
@@ -144,7 +152,7 @@ func (c *Coordinator) recordSetOutcome(groupID string, epoch int32, outcome Plug
 		if outcome == OutcomePermanent {
 			name, op = "streams-group-set-failed-topology-epoch", (*shard.Shard).SetFailedDescriptionTopologyEpoch
 		}
-		f := write(c, name, c.PartitionFor(groupID), func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
+		f := fencedWrite(c, name, c.PartitionFor(groupID), token, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
 			return op(s, groupID, epoch)
 		})
 		f.OnDone(func(_ struct{}, err error) {

@@ -172,7 +172,7 @@ func (k *kip) countEvents(kind coordinator.TopologyEventKind) int {
 }
 
 func protocols(t *testing.T, fn func(t *testing.T, p coordinator.CleanupProtocol)) {
-	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV1, coordinator.CleanupV2} {
+	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV1, coordinator.CleanupV2, coordinator.CleanupV3} {
 		t.Run(string(p), func(t *testing.T) { fn(t, p) })
 	}
 }
@@ -229,7 +229,7 @@ func TestCleanupCycleBatchesClearWritesPerPartition(t *testing.T) {
 		k.writes = 0
 		require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
 		want := 1
-		if p == coordinator.CleanupV2 {
+		if p != coordinator.CleanupV1 {
 			want = 2
 		}
 		assert.Equal(t, want, k.writes)
@@ -590,7 +590,7 @@ func TestPushOutcomes(t *testing.T) {
 		assert.ErrorIs(t, k.push("perm", "m", 2), kerr.StreamsTopologyDescriptionUpdateFailed)
 		d, _ := k.h.Group("perm")
 		assert.Equal(t, int32(2), d.FailedDescriptionTopologyEpoch)
-		if p == coordinator.CleanupV2 {
+		if p != coordinator.CleanupV1 {
 			assert.Equal(t, shard.EpochUncertain, d.StoredDescriptionTopologyEpoch, "parked at -2: cleaned defensively later")
 		} else {
 			assert.Equal(t, shard.EpochNone, d.StoredDescriptionTopologyEpoch)
@@ -838,6 +838,12 @@ type blockingStore struct {
 func (b blockingStore) SetTopology(ctx context.Context, g string, e int32, d *plugin.TopologyDescription) error {
 	<-b.release
 	return b.Store.SetTopology(ctx, g, e, d)
+}
+
+// SetTopologyFenced blocks the same way: protocol v3 calls it.
+func (b blockingStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, token int32) error {
+	<-b.release
+	return b.Store.SetTopologyFenced(ctx, g, e, d, token)
 }
 
 // TestPushToBlockingPluginTimesOutAsTransient proves a plugin that blocks

@@ -70,6 +70,7 @@ var (
 	NonEmptyGroup                          = &Error{"NON_EMPTY_GROUP", 68, false}
 	GroupIDNotFound                        = &Error{"GROUP_ID_NOT_FOUND", 69, false}
 	GroupMaxSizeReached                    = &Error{"GROUP_MAX_SIZE_REACHED", 81, false}
+	FencedInstanceID                       = &Error{"FENCED_INSTANCE_ID", 82, false}
 	GroupSubscribedToTopic                 = &Error{"GROUP_SUBSCRIBED_TO_TOPIC", 86, false}
 	UnstableOffsetCommit                   = &Error{"UNSTABLE_OFFSET_COMMIT", 88, true}
 	FencedMemberEpoch                      = &Error{"FENCED_MEMBER_EPOCH", 110, false}

@@ -206,7 +206,8 @@ func consumerGroups(b *testing.B, s *Shard, n int) {
 					epoch = m.MemberEpoch
 				}
 			}
-			res, err := s.ConsumerGroupHeartbeat(nowMs, ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: id, MemberEpoch: epoch})
+			res, err := s.ConsumerGroupHeartbeat(nowMs, ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: id, MemberEpoch: epoch,
+				TopicPartitions: ownedBy(s, group, id)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -39,7 +39,11 @@ func (s *Shard) validateConsumerHeartbeat(h *heartbeat) error {
 // ties to the one listed first), else the broker's default. The spec holds
 // the topics of the metadata image the members subscribe to (a subscribed
 // topic that does not exist is left out, as Kafka's topic-id resolution
-// does) and each member's current target for stickiness. An assignor's
+// does) and each member's current target for stickiness; the assignor
+// derives homogeneous or heterogeneous from those existing topics, where
+// Kafka's ConsumerGroup.subscriptionType also counts names that do not
+// exist (a member naming a missing topic makes Kafka's group heterogeneous,
+// ours not). An assignor's
 // error is Kafka's "Failed to compute a new target assignment" as
 // UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {
@@ -48,7 +52,9 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {
 		names[i] = m.serverAssignor
-		am := assignor.Member{ID: m.id}
+		// The instance id orders static members first in range, so a static
+		// member that rejoins under a new member id keeps its ranges.
+		am := assignor.Member{ID: m.id, InstanceID: m.instanceID}
 		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)
 			if n <= 0 {

@@ -17,7 +17,11 @@
 // assignor, the one most members name in ServerAssignor or else the first
 // of group.consumer.assignors; subscriptions by name and by RE2 regular
 // expression, resolved inside the heartbeat that needs it rather than
-// asynchronously, see regex.go), streams groups
+// asynchronously, see regex.go; reconciliation as Kafka's
+// CurrentAssignmentBuilder with member states, partitions pending
+// revocation, per-partition owner epochs, the heartbeat's owned partitions,
+// rebalance timeouts, and static membership with temporary leaves),
+// streams groups
 // (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
@@ -33,11 +37,14 @@
 // member epoch, the member checks of OffsetFetch), OffsetFetch /
 // OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
-// on purpose: a member moves to its target assignment at its next heartbeat
-// without KIP-848's revocation phase (a partition may briefly have two
-// owners); static membership, member and partition racks (the assignors
-// take them; the shard has no rack metadata to give) and the classic
-// JoinGroup/SyncGroup protocol are not modelled.
+// on purpose: a streams member moves to its target tasks at its next
+// heartbeat without the revocation phase (so a task may briefly have two
+// owners; the consumer reconciliation is written to be reused for tasks);
+// member and partition racks (the assignors take them; the shard has no rack
+// metadata to give) and the classic JoinGroup/SyncGroup protocol are not
+// modelled. Go has no null: an empty InstanceID is Kafka's null, and a nil
+// TopicPartitions is Kafka's null except on a join, where it reads as the
+// empty list Kafka requires.
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group
@@ -47,7 +54,7 @@
 // KIP-1251 assignment epochs are derived on replay from the previous
 // assignment instead of read from the record, which gives the same epochs
 // on an uncompacted log; timer keys follow Kafka's ("expire-group-metadata",
-// "session-timeout-<group>-<member>").
+// "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>").
 //
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or

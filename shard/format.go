@@ -58,6 +58,9 @@ func Format(r Record) string {
 	case *ConsumerGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
+			if r.InstanceID != "" {
+				fmt.Fprintf(&b, " instance=%s", r.InstanceID)
+			}
 			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
 			if r.SubscribedTopicRegex != "" {
 				fmt.Fprintf(&b, " regex=%q", r.SubscribedTopicRegex)
@@ -84,7 +87,10 @@ func Format(r Record) string {
 	case *ConsumerGroupCurrentMemberAssignment:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
-			fmt.Fprintf(&b, " epoch=%d previous=%d assigned=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatAssignment(r.Partitions))
+			fmt.Fprintf(&b, " epoch=%d previous=%d state=%s assigned=%s", r.MemberEpoch, r.PreviousMemberEpoch, r.State, FormatAssignment(r.Partitions))
+			if len(r.PartitionsPendingRevocation) > 0 {
+				b.WriteString(" revoking=" + FormatAssignment(r.PartitionsPendingRevocation))
+			}
 		})
 	case *ShareGroupCurrentMemberAssignment:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -101,6 +102,13 @@ type group struct {
 	// reads; a change bumps the group epoch (KIP-848 / KIP-1071).
 	metadataHash int64
 
+	// partitionEpochs is Kafka's ConsumerGroup.currentPartitionEpoch: the
+	// epoch of the member that owns each partition (assigned or pending
+	// revocation), maintained by replay for consumer groups. A partition is
+	// in it at most once: replay refuses a record that would give it a
+	// second owner (Kafka's IllegalStateException). Only looked up, never
+	// iterated for output.
+	partitionEpochs map[topicPartition]int32
 	// regexes are the consumer group's resolved regular expressions
 	// (Kafka's ConsumerGroup.resolvedRegularExpressions), by regex. Looked
 	// up only; described in regex order. Replaced, never written in place.
@@ -127,6 +135,13 @@ type member struct {
 	topologyEpoch       int32
 	memberEpoch         int32
 	previousMemberEpoch int32
+	// instanceID is the static member's group.instance.id ("" for a
+	// dynamic member). Consumer groups only.
+	instanceID string
+	// state and pending (partitions pending revocation) are KIP-848's
+	// reconciliation state; consumer groups only (see reconcile.go).
+	state   MemberState
+	pending []TopicPartitions
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
@@ -174,7 +189,45 @@ func (g *group) clone() *group {
 		mc := *m
 		c.members[id] = &mc
 	}
+	if g.partitionEpochs != nil {
+		c.partitionEpochs = maps.Clone(g.partitionEpochs)
+	}
 	return &c
+}
+
+// topicPartition keys partitionEpochs.
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// currentAssignment is the member's reconciliation state.
+func (m *member) currentAssignment() memberAssignment {
+	return memberAssignment{state: m.state, epoch: m.memberEpoch, previousEpoch: m.previousMemberEpoch,
+		assigned: m.assigned, pending: m.pending}
+}
+
+func (m *member) setCurrentAssignment(a memberAssignment) {
+	m.state, m.memberEpoch, m.previousMemberEpoch, m.assigned, m.pending = a.state, a.epoch, a.previousEpoch, a.assigned, a.pending
+}
+
+// partitionOwned reports whether a member of the group holds the partition
+// (Kafka's currentPartitionEpoch(topic, partition) != -1).
+func (g *group) partitionOwned(topic string, p int32) bool {
+	_, ok := g.partitionEpochs[topicPartition{topic, p}]
+	return ok
+}
+
+// staticMember returns the member with the instance id, or nil (Kafka's
+// ConsumerGroup.staticMember). It scans the members: only joins and errors
+// of static members need it.
+func staticMemberOf(members []*member, instanceID string) (int, *member) {
+	for i, m := range members {
+		if m.instanceID == instanceID {
+			return i, m
+		}
+	}
+	return -1, nil
 }
 
 func (g *group) sortedMemberIDs() []string {
@@ -237,7 +290,9 @@ func (g *group) deriveState(topicPartitions func(string) int32) GroupState {
 		return StateAssigning
 	}
 	for _, m := range g.members {
-		if m.memberEpoch != g.assignmentEpoch {
+		// Kafka's isReconciledTo: at the target epoch and STABLE (a static
+		// member away at epoch -2 keeps the group reconciling).
+		if m.memberEpoch != g.assignmentEpoch || m.state != MemberStable {
 			return StateReconciling
 		}
 	}

@@ -111,6 +111,21 @@ func (h *harness) advance(toMs int64) {
 	h.nowMs = max(h.nowMs, toMs)
 }
 
+// ownedBy is the TopicPartitions a caught-up KIP-848 client sends: the
+// partitions its member currently holds, having revoked whatever it was
+// asked to (never nil, so the coordinator reads it as sent).
+func ownedBy(s *Shard, group, member string) []TopicPartitions {
+	owned := []TopicPartitions{}
+	if d, ok := s.DescribeGroup(group); ok {
+		for _, m := range d.Members {
+			if m.MemberID == member {
+				owned = append(owned, m.Assignment...)
+			}
+		}
+	}
+	return owned
+}
+
 // consumerJoin joins member to a consumer group at h.nowMs.
 func (h *harness) consumerJoin(group, member string, topics ...string) ConsumerGroupHeartbeatResponse {
 	h.t.Helper()
@@ -127,6 +142,7 @@ func (h *harness) consumerHeartbeat(group, member string, epoch int32, topics []
 	h.t.Helper()
 	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{
 		GroupID: group, MemberID: member, MemberEpoch: epoch, SubscribedTopicNames: topics,
+		TopicPartitions: ownedBy(h.s, group, member),
 	})
 	return mustApply(h, res, err)
 }

@@ -20,10 +20,15 @@ type MemberDescription struct {
 	TopologyEpoch        int32
 	MemberEpoch          int32
 	PreviousMemberEpoch  int32
-	Assignment           []TopicPartitions
-	TargetAssignment     []TopicPartitions
-	ActiveTasks          []TaskIDs
-	TargetActiveTasks    []TaskIDs
+	// InstanceID, State and PartitionsPendingRevocation are a consumer
+	// member's static-membership and reconciliation fields.
+	InstanceID                  string
+	State                       MemberState
+	PartitionsPendingRevocation []TopicPartitions
+	Assignment                  []TopicPartitions
+	TargetAssignment            []TopicPartitions
+	ActiveTasks                 []TaskIDs
+	TargetActiveTasks           []TaskIDs
 	// AssignmentEpochs is aligned with Assignment (ActiveTasks for streams
 	// members): the member epoch at which each was assigned (KIP-1251).
 	AssignmentEpochs [][]int32
@@ -73,6 +78,7 @@ func describe(g *group) GroupDescription {
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
+			InstanceID: m.instanceID, State: m.state, PartitionsPendingRevocation: m.pending,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

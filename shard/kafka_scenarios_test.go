@@ -514,6 +514,8 @@ var allMemberOps = []memberOps{
 		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{"foo"}
+		} else if epoch > 0 {
+			req.TopicPartitions = ownedBy(s, group, member)
 		}
 		res, err := s.ConsumerGroupHeartbeat(nowMs, req)
 		return res.Records, res.Timers, res.Response.MemberEpoch, err
@@ -561,9 +563,11 @@ func (ops memberOps) refuse(h *harness, group, member string, epoch int32, want 
 
 // TestMemberEpochValidation proves KIP-848's epoch rules for each type
 // (Kafka's testConsumerGroupMemberEpochValidation and its share and streams
-// counterparts): epoch 0 rejoins, a newer epoch is fenced, an older epoch is
-// accepted only when it is the previous one, and an unknown member with a
-// non-zero epoch gets UNKNOWN_MEMBER_ID.
+// counterparts): a newer epoch is fenced, an older epoch is accepted only
+// when it is the previous one (for consumers, with owned partitions that are
+// a subset of the assignment), and an unknown member with a non-zero epoch
+// gets UNKNOWN_MEMBER_ID. A consumer member asked to revoke needs a second
+// heartbeat, which acknowledges the revocation, to reach the new epoch.
 func TestMemberEpochValidation(t *testing.T) {
 	for _, ops := range allMemberOps {
 		t.Run(ops.typ.String(), func(t *testing.T) {
@@ -571,8 +575,10 @@ func TestMemberEpochValidation(t *testing.T) {
 			e1 := ops.beat(h, "g", "m1", 0)
 			require.Equal(t, int32(1), e1)
 			ops.beat(h, "g", "m2", 0)       // group epoch 2
+			e1 = ops.beat(h, "g", "m1", e1) // consumer: asked to revoke, still 1
 			e1 = ops.beat(h, "g", "m1", e1) // m1: 2, previous 1
 			ops.beat(h, "g", "m3", 0)       // group epoch 3
+			e1 = ops.beat(h, "g", "m1", e1)
 			e1 = ops.beat(h, "g", "m1", e1) // m1: 3, previous 2
 			require.Equal(t, int32(3), e1)
 
@@ -584,7 +590,13 @@ func TestMemberEpochValidation(t *testing.T) {
 
 			assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 2), "the previous epoch is accepted (lost response)")
 			assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 3))
-			assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 0), "epoch 0 is a rejoin")
+			if ops.typ == Consumer {
+				// Kafka validates a rejoin's epoch 0 like any other: it is
+				// neither the current nor the previous epoch.
+				ops.refuse(h, "g", "m1", 0, kerr.FencedMemberEpoch)
+			} else {
+				assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 0), "epoch 0 is a rejoin")
+			}
 			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 		})
 	}
@@ -907,6 +919,7 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 			setup: func(h *harness) (int32, int32, string) {
 				e := h.consumerJoin("g", "m1", "foo").MemberEpoch
 				h.consumerJoin("g", "m2", "foo")
+				h.consumerHeartbeat("g", "m1", e, nil) // asked to revoke half
 				r := h.consumerHeartbeat("g", "m1", e, nil)
 				require.Equal(h.t, e, r.MemberEpoch-1)
 				owned := r.Assignment[0]

@@ -11,16 +11,23 @@ import (
 // Membership for consumer (KIP-848), streams (KIP-1071) and share (KIP-932)
 // groups, in one engine.
 //
-// What is modelled: join (epoch 0), heartbeat, leave (-1; -2 is treated as a
-// leave since static membership is not modelled), session-timeout fencing,
-// group epochs bumped by joins, leaves, fences, subscription and topology
-// changes, a target assignment recomputed whenever the group epoch passes the
-// assignment epoch, and member epochs. What is simplified: a member moves to
-// its target assignment and the target epoch at its next heartbeat, without
-// KIP-848's revocation phase (UNREVOKED/UNRELEASED partitions); for share
-// groups that is exactly Kafka's behaviour, for consumer and streams groups
-// it means a partition may briefly have two owners. Until every member has
-// heartbeated after a target change the group is RECONCILING.
+// What is modelled: join (epoch 0), heartbeat, leave (-1), session-timeout
+// fencing, group epochs bumped by joins, leaves, fences, subscription and
+// topology changes, a target assignment recomputed on the heartbeat that
+// finds the group epoch past the assignment epoch, and member epochs. A
+// leave or a fence bumps the group epoch and leaves the group ASSIGNING;
+// the next heartbeat computes the target, as Kafka does.
+//
+// Consumer members reconcile as Kafka's CurrentAssignmentBuilder does
+// (reconcile.go, consumer.go): a member revokes before others take, a
+// partition another member still owns is withheld, the epoch advances once
+// the heartbeat's owned partitions acknowledge the revocation, a member that
+// does not revoke within its rebalance timeout is fenced, and static members
+// (group.instance.id) may leave temporarily (-2) and be replaced. Streams
+// and share members still move to their target at their next heartbeat:
+// for share groups that is Kafka's behaviour; for streams groups a task may
+// briefly have two owners (the streams half of the reconciliation is not
+// wired yet). Until every member has reconciled the group is RECONCILING.
 
 // heartbeat is the type-independent part of a heartbeat request.
 type heartbeat struct {
@@ -31,10 +38,12 @@ type heartbeat struct {
 	clientID           string
 	processID          string
 	rebalanceTimeoutMs int32
-	subscribedTopics   []string  // nil = unchanged
-	topology           *Topology // streams join only
-	serverAssignor     *string   // consumer: nil = unchanged
-	topicRegex         *string   // consumer: nil = unchanged, "" = none
+	subscribedTopics   []string          // nil = unchanged
+	topology           *Topology         // streams join only
+	instanceID         string            // consumer: group.instance.id, "" = dynamic
+	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
+	serverAssignor     *string           // consumer: nil = unchanged
+	topicRegex         *string           // consumer: nil = unchanged, "" = none
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -156,6 +165,11 @@ func validateHeartbeat(h *heartbeat) error {
 		// Share groups have no static members, so no temporary leave.
 		return kerr.InvalidRequest.WithMessage("MemberEpoch is -2, but share groups have no static members.")
 	}
+	if h.typ == Consumer {
+		if err := validateConsumerFields(h); err != nil {
+			return err
+		}
+	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
@@ -214,6 +228,9 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
 			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
+			if h.typ == Consumer {
+				return s.consumerHeartbeatOn(nowMs, v, h)
+			}
 			return s.heartbeatOn(nowMs, v, h)
 		}
 		return out, notTypeErr(h.groupID, h.typ)
@@ -221,6 +238,9 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 	if g == nil && h.memberEpoch != 0 {
 		// Kafka looks the group up first, for a leave too.
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
+	}
+	if h.typ == Consumer {
+		return s.consumerHeartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
 	}
 	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
 }
@@ -241,7 +261,10 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
-		!equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
+		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
+		return out, false
+	}
+	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		return out, false
 	}
 	v := &view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology}
@@ -279,7 +302,6 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
 		}
 		v.removeMember(i)
-		v.maybeAssign()
 		out.memberEpoch = -1
 		out.view = v
 		return out, nil
@@ -390,7 +412,9 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 }
 
 // removeMember writes a leaving or fenced member's tombstones and bumps the
-// group epoch (Kafka: current assignment, target assignment, member metadata).
+// group epoch (Kafka: current assignment, target assignment, member metadata,
+// then the group epoch; consumerGroupFenceMembers). The target is not
+// recomputed here: the group stays ASSIGNING until the next heartbeat.
 func (v *view) removeMember(i int) {
 	m := v.members[i]
 	v.records = append(v.records,
@@ -406,6 +430,9 @@ func (v *view) removeMember(i int) {
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
+	if v.typ == Consumer {
+		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
+	}
 }
 
 // maybeAssign recomputes the target assignment when the group epoch has
@@ -501,8 +528,12 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, ServerAssignor: m.serverAssignor,
-		SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex, RebalanceTimeoutMs: m.rebalanceTimeoutMs, Tombstone: tombstone}
+	if tombstone {
+		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
+	}
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID,
+		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
+		RebalanceTimeoutMs: m.rebalanceTimeoutMs}
 }
 
 func (v *view) groupEpochRecord() Record {
@@ -553,8 +584,11 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
 	}
+	if tombstone {
+		return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
+	}
 	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+		PreviousMemberEpoch: m.previousMemberEpoch, State: m.state, Partitions: m.assigned, PartitionsPendingRevocation: m.pending}
 }
 
 // cloneTopology deep-copies t.
@@ -572,8 +606,11 @@ func topologyEqual(a, b *Topology) bool {
 	})
 }
 
-// fenceMember is the session-timeout path: the same records as a leave.
-func (s *Shard) fenceMember(typ GroupType, groupID, memberID string) (Result[struct{}], bool) {
+// fenceMember is the session-timeout path: the same records as a leave
+// (Kafka's consumerGroupFenceMemberOperation). With epoch >= 0 it is the
+// rebalance-timeout path, which fences the member only if it is still at
+// that epoch (scheduleConsumerGroupRebalanceTimeout).
+func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32) (Result[struct{}], bool) {
 	var res Result[struct{}]
 	g := s.lookup(groupID)
 	if g == nil || g.typ != typ {
@@ -581,11 +618,10 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string) (Result[str
 	}
 	v := s.newView(g, typ, groupID)
 	i, m := v.find(memberID)
-	if m == nil {
+	if m == nil || epoch >= 0 && m.memberEpoch != epoch {
 		return res, false
 	}
 	v.removeMember(i)
-	v.maybeAssign()
 	res.Records, res.Timers = v.records, v.timers
 	return res, true
 }

@@ -3,12 +3,22 @@ package shard
 // ConsumerGroupHeartbeatRequest is KIP-848's ConsumerGroupHeartbeat.
 // SubscribedTopicNames nil means "unchanged"; it must be set on join.
 type ConsumerGroupHeartbeatRequest struct {
-	GroupID              string
-	MemberID             string
-	MemberEpoch          int32
+	GroupID     string
+	MemberID    string
+	MemberEpoch int32
+	// InstanceID is group.instance.id: "" (Kafka's null) for a dynamic
+	// member. A static member may leave temporarily with epoch -2 and be
+	// replaced by a new member id with the same instance id.
+	InstanceID           string
 	ClientID             string
 	RebalanceTimeoutMs   int32
 	SubscribedTopicNames []string
+	// TopicPartitions is the partitions the member owns: nil (Kafka's
+	// null) when not sent, which the coordinator reads as "still owns what
+	// it was asked to revoke". A KIP-848 client sends it once it has
+	// revoked, so the coordinator can advance its epoch. On join it must
+	// be empty (nil is read as empty there).
+	TopicPartitions []TopicPartitions
 	// ServerAssignor names the server assignor the member prefers (nil,
 	// Kafka's null, leaves it unchanged). It must be one of the broker's
 	// group.consumer.assignors, else UNSUPPORTED_ASSIGNOR. The group uses
@@ -32,12 +42,15 @@ type ConsumerGroupHeartbeatResponse struct {
 }
 
 // ConsumerGroupHeartbeat runs a consumer-group heartbeat: join (epoch 0),
-// heartbeat (current epoch) or leave (-1/-2).
+// heartbeat (current epoch, or the previous one with owned partitions that
+// are a subset of the assignment), leave (-1) or a static member's
+// temporary leave (-2). Kafka's GroupMetadataManager.consumerGroupHeartbeat.
 func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
 	var res Result[ConsumerGroupHeartbeatResponse]
 	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
+		instanceID: req.InstanceID, owned: req.TopicPartitions,
 		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
 	}
 	if err := s.validateConsumerHeartbeat(h); err != nil {
@@ -206,23 +219,40 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
 				Task:       Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id},
 			})
+			if op, ok := rebalanceTimer(nowMs, g, g.members[id]); ok {
+				ops = append(ops, op)
+			}
 		}
 		return true
 	})
 	return ops
 }
 
+// rebalanceTimer is the rebalance timeout a consumer member asked to revoke
+// needs (Kafka's onLoaded re-arms it for members in UNREVOKED_PARTITIONS).
+func rebalanceTimer(nowMs int64, g *group, m *member) (TimerOp, bool) {
+	if g.typ != Consumer || m.state != MemberUnrevokedPartitions {
+		return TimerOp{}, false
+	}
+	t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: g.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+	return TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t}, true
+}
+
 // SessionTimers returns the session timer every member of the shard needs,
-// keyed by timer key, with deadlines now + the session timeout. The
-// coordinator reconciles its timers with it after a rollback, which may
-// have undone the writes that scheduled or cancelled them.
+// and the rebalance timer of every consumer member asked to revoke, keyed by
+// timer key, with deadlines now + the timeout. The coordinator reconciles
+// its timers with it after a rollback, which may have undone the writes
+// that scheduled or cancelled them.
 func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 	out := map[string]TimerOp{}
 	s.groups.Ascend(func(g *group) bool {
-		for id := range g.members {
+		for id, m := range g.members {
 			key := SessionTimeoutKey(g.id, id)
 			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
 				Task: Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id}}
+			if op, ok := rebalanceTimer(nowMs, g, m); ok {
+				out[op.Key] = op
+			}
 		}
 		return true
 	})
@@ -237,7 +267,10 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		res.Timers = append(res.Timers, TimerOp{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: t})
 		return Result[struct{}]{Records: res.Records, Timers: res.Timers}
 	case TaskSessionTimeout:
-		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID)
+		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID, -1)
+		return res
+	case TaskRebalanceTimeout:
+		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
 	}
 	return Result[struct{}]{}

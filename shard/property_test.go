@@ -338,6 +338,9 @@ func (w *workload) do() {
 	case 0, 1:
 		group, member := w.group(), w.member()
 		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: w.epoch(group, member), ClientID: "c"}
+		if req.MemberEpoch > 0 && w.c.intn(4) > 0 {
+			req.TopicPartitions = ownedBy(h.s, group, member) // a caught-up client; else the field is not sent
+		}
 		if req.MemberEpoch == 0 || w.c.intn(5) == 0 {
 			req.SubscribedTopicNames = w.topics()
 			req.RebalanceTimeoutMs = int32(w.c.intn(30)) * 1000

@@ -123,6 +123,7 @@ type ConsumerGroupMetadata struct {
 type ConsumerGroupMemberMetadata struct {
 	Group          string
 	MemberID       string
+	InstanceID     string // "" for a dynamic member
 	ServerAssignor string // the assignor the member names, "" for none
 	// SubscribedTopicRegex is the member's regular expression, "" for none.
 	SubscribedTopicRegex string
@@ -147,14 +148,19 @@ type ConsumerGroupTargetAssignmentMember struct {
 	Tombstone  bool
 }
 
-// ConsumerGroupCurrentMemberAssignment is a member's reconciled state.
+// ConsumerGroupCurrentMemberAssignment is a member's reconciliation state,
+// Kafka's ConsumerGroupCurrentMemberAssignmentValue: its epochs, its
+// MemberState, the partitions it owns (Kafka's AssignedPartitions) and those
+// it must revoke before it may move to the next epoch.
 type ConsumerGroupCurrentMemberAssignment struct {
-	Group               string
-	MemberID            string
-	MemberEpoch         int32
-	PreviousMemberEpoch int32
-	Partitions          []TopicPartitions
-	Tombstone           bool
+	Group                       string
+	MemberID                    string
+	MemberEpoch                 int32
+	PreviousMemberEpoch         int32
+	State                       MemberState
+	Partitions                  []TopicPartitions
+	PartitionsPendingRevocation []TopicPartitions
+	Tombstone                   bool
 }
 
 // StreamsGroupMetadata is Kafka's StreamsGroupMetadataValue with KIP-1331's two

@@ -100,6 +100,7 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
+			m.instanceID = r.InstanceID
 			m.serverAssignor = r.ServerAssignor
 			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
 			if r.SubscribedTopicRegex != "" {
@@ -121,11 +122,7 @@ func (s *Shard) apply(r Record) error {
 	case *StreamsGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) { m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks)) })
 	case *ConsumerGroupCurrentMemberAssignment:
-		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) {
-			m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, tombstoned(r.Tombstone, r.Partitions), r.MemberEpoch)
-			m.assigned = tombstoned(r.Tombstone, r.Partitions)
-			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
-		})
+		return s.applyConsumerCurrentAssignment(r)
 	case *ShareGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) {
 			m.assigned = tombstoned(r.Tombstone, r.Partitions)
@@ -289,7 +286,16 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		if g.typ != typ {
 			return replayErr(r, "group is a %s group", g.typ)
 		}
+		if old := g.members[memberID]; old != nil && g.typ == Consumer {
+			// Kafka's removeMember drops the member's partition epochs too.
+			if err := checkPartitionEpochs(r, g, old, nil); err != nil {
+				return err
+			}
+		}
 		g = s.mutableGroup(g.id)
+		if old := g.members[memberID]; old != nil && g.typ == Consumer {
+			g.removePartitionEpochs(old)
+		}
 		delete(g.members, memberID)
 		s.refresh(g.id)
 		return nil
@@ -372,4 +378,120 @@ func isTombstone(r Record) bool {
 		return r.Tombstone
 	}
 	return false
+}
+
+// applyConsumerCurrentAssignment replays a consumer member's reconciliation
+// state and moves its partitions' epochs (Kafka's ConsumerGroup.updateMember
+// with maybeUpdatePartitionEpoch). A record that would give a partition a
+// second owner, or that does not match the epochs on record, is refused
+// before anything changes: Kafka throws IllegalStateException there, and the
+// coordinator treats a refused record as a bug (it panics).
+func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssignment) error {
+	if r.MemberID == "" {
+		return replayErr(r, "empty member id")
+	}
+	g := s.lookup(r.Group)
+	if g != nil && g.typ != Consumer {
+		return replayErr(r, "group is a %s group", g.typ)
+	}
+	var old *member
+	if g != nil {
+		old = g.members[r.MemberID]
+	}
+	if r.Tombstone && old == nil {
+		return nil
+	}
+	next := &memberAssignment{}
+	if !r.Tombstone {
+		next = &memberAssignment{state: memberStateFromValue(r.State), epoch: r.MemberEpoch, previousEpoch: r.PreviousMemberEpoch,
+			assigned: r.Partitions, pending: r.PartitionsPendingRevocation}
+	}
+	if g != nil {
+		if err := checkPartitionEpochs(r, g, old, next); err != nil {
+			return err
+		}
+	} else if err := checkPartitionEpochs(r, &group{}, nil, next); err != nil {
+		return err
+	}
+	g, err := s.groupForRecord(r, Consumer, true)
+	if err != nil {
+		return err
+	}
+	m := g.member(r.MemberID)
+	g.removePartitionEpochs(m)
+	// KIP-1251: each partition keeps the epoch it was first assigned at.
+	m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, next.assigned, next.epoch)
+	m.setCurrentAssignment(*next)
+	g.addPartitionEpochs(m)
+	s.refresh(g.id)
+	return nil
+}
+
+// checkPartitionEpochs is the validation half of Kafka's
+// removePartitionEpochs and addPartitionEpochs: the old state's partitions
+// must be on record at the old epoch, and the new state's partitions must be
+// free once they are gone.
+func checkPartitionEpochs(r Record, g *group, old *member, next *memberAssignment) error {
+	var mine map[topicPartition]bool
+	if old != nil {
+		mine = map[topicPartition]bool{}
+		for _, a := range [2][]TopicPartitions{old.assigned, old.pending} {
+			for _, tp := range a {
+				for _, p := range tp.Partitions {
+					k := topicPartition{tp.Topic, p}
+					if e, ok := g.partitionEpochs[k]; !ok || e != old.memberEpoch {
+						return replayErr(r, "cannot remove the epoch %d from %s-%d because the partition is owned at epoch %d (present %v)",
+							old.memberEpoch, tp.Topic, p, e, ok)
+					}
+					mine[k] = true
+				}
+			}
+		}
+	}
+	if next == nil {
+		return nil
+	}
+	seen := map[topicPartition]bool{}
+	for _, a := range [2][]TopicPartitions{next.assigned, next.pending} {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				k := topicPartition{tp.Topic, p}
+				if seen[k] {
+					return replayErr(r, "partition %s-%d is listed twice", tp.Topic, p)
+				}
+				seen[k] = true
+				if e, ok := g.partitionEpochs[k]; ok && !mine[k] {
+					return replayErr(r, "cannot set the epoch of %s-%d to %d because the partition is still owned at epoch %d",
+						tp.Topic, p, next.epoch, e)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// removePartitionEpochs forgets the epochs of m's partitions; the caller
+// has checked them (checkPartitionEpochs).
+func (g *group) removePartitionEpochs(m *member) {
+	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				delete(g.partitionEpochs, topicPartition{tp.Topic, p})
+			}
+		}
+	}
+}
+
+// addPartitionEpochs records m's partitions at its epoch.
+func (g *group) addPartitionEpochs(m *member) {
+	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
+		for _, tp := range a {
+			if g.partitionEpochs == nil {
+				g.partitionEpochs = map[topicPartition]int32{}
+			}
+			for _, p := range tp.Partitions {
+				g.partitionEpochs[topicPartition{tp.Topic, p}] = m.memberEpoch
+			}
+		}
+	}
 }

@@ -26,6 +26,10 @@ const (
 	TaskSweep TaskKind = iota + 1
 	// TaskSessionTimeout fences a member that missed its heartbeats.
 	TaskSessionTimeout
+	// TaskRebalanceTimeout fences a consumer member still at MemberEpoch,
+	// which was asked to revoke partitions and did not within its
+	// rebalance timeout (Kafka's scheduleConsumerGroupRebalanceTimeout).
+	TaskRebalanceTimeout
 )
 
 // Task is a timer's payload: what to run when it fires.
@@ -34,10 +38,25 @@ type Task struct {
 	Type     GroupType
 	GroupID  string
 	MemberID string
+	// MemberEpoch is the epoch a rebalance timeout was armed at: it fences
+	// the member only if it is still there.
+	MemberEpoch int32
+}
+
+// Key is the timer key a task runs under.
+func (t Task) Key() string {
+	switch t.Kind {
+	case TaskSweep:
+		return SweepTimerKey
+	case TaskRebalanceTimeout:
+		return RebalanceTimeoutKey(t.GroupID, t.MemberID)
+	}
+	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }
 
 // TimerOp schedules (or, with Cancel, cancels) the keyed timer Key. Keys
-// follow Kafka's: "expire-group-metadata", "session-timeout-<group>-<member>".
+// follow Kafka's: "expire-group-metadata", "session-timeout-<group>-<member>",
+// "rebalance-timeout-<group>-<member>".
 type TimerOp struct {
 	Key        string
 	DeadlineMs int64
@@ -51,6 +70,12 @@ const SweepTimerKey = "expire-group-metadata"
 // SessionTimeoutKey is the key of a member's session timer.
 func SessionTimeoutKey(groupID, memberID string) string {
 	return "session-timeout-" + groupID + "-" + memberID
+}
+
+// RebalanceTimeoutKey is the key of a member's rebalance timer (Kafka's
+// groupRebalanceTimeoutKey).
+func RebalanceTimeoutKey(groupID, memberID string) string {
+	return "rebalance-timeout-" + groupID + "-" + memberID
 }
 
 // GroupIDMaxBytes bounds group ids. Kafka has no explicit limit (the record

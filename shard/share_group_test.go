@@ -403,7 +403,8 @@ func TestShareGroupMaxSizeConfigExceeded(t *testing.T) {
 		{name: "member heartbeats", typ: Share, member: "m3", epoch: 3},
 		{name: "fourth member joins once a place is free", typ: Share, member: "m4", epoch: 0,
 			before: func(h *harness) { h.shareHeartbeat("fooup", "m2", -1) }},
-		{name: "consumer: unknown member with an epoch", typ: Consumer, member: "m4", epoch: 3, want: kerr.UnknownMemberID},
+		// throwIfConsumerGroupIsFull runs before the member lookup too.
+		{name: "consumer: unknown member with an epoch", typ: Consumer, member: "m4", epoch: 3, want: kerr.GroupMaxSizeReached},
 		{name: "consumer: fourth member joins", typ: Consumer, member: "m4", epoch: 0, want: kerr.GroupMaxSizeReached},
 	}
 	for _, tc := range tests {

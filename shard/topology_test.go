@@ -786,6 +786,9 @@ func (w *eligibilityWorkload) heartbeat(streams bool) {
 		resp = r.MemberEpoch
 	} else {
 		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "c"}
+		if epoch > 0 {
+			req.TopicPartitions = ownedBy(w.h.s, group, member)
+		}
 		if epoch == 0 {
 			req.SubscribedTopicNames, req.RebalanceTimeoutMs = []string{w.pick([]string{"t0", "t1"})}, 1_000
 		}

@@ -178,6 +178,8 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim"}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{g.topic}
+		} else if epoch > 0 {
+			req.TopicPartitions = ownedList(m.assigned)
 		}
 		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
 			if r.HasAssignment {
@@ -428,3 +430,9 @@ func (w *world) adminLoop(endMs int64) {
 }
 
 func sortedTopicNames(m map[string]int32) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ownedList is a consumer's TopicPartitions: never nil, so the coordinator
+// reads it as sent.
+func ownedList(a []shard.TopicPartitions) []shard.TopicPartitions {
+	return append([]shard.TopicPartitions{}, a...)
+}

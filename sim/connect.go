@@ -656,6 +656,10 @@ func (cw *connectWorld) heartbeat(t *sinkTask, epoch int32) {
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: epoch, ClientID: s.cfg.Name}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, s.cfg.Topics
+		} else {
+			// KIP-848: the owned partitions acknowledge a revocation (assign
+			// has already dropped the revoked ones).
+			req.TopicPartitions = unflatten(t.assignment)
 		}
 		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
 			onDone(r.MemberEpoch, r.HasAssignment, r.Assignment, err)
@@ -671,6 +675,19 @@ func flatten(a []shard.TopicPartitions) []tp {
 		}
 	}
 	slices.SortFunc(out, compareTP)
+	return out
+}
+
+// unflatten groups sorted partitions by topic, never nil (an empty list is
+// a sent field).
+func unflatten(ps []tp) []shard.TopicPartitions {
+	out := []shard.TopicPartitions{}
+	for _, p := range ps {
+		if n := len(out); n == 0 || out[n-1].Topic != p.Topic {
+			out = append(out, shard.TopicPartitions{Topic: p.Topic})
+		}
+		out[len(out)-1].Partitions = append(out[len(out)-1].Partitions, p.Partition)
+	}
 	return out
 }
 

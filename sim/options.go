@@ -29,7 +29,7 @@ type Options struct {
 	// KIP-1331 cycle's interval).
 	Retention     time.Duration
 	CheckInterval time.Duration
-	// Protocol is the KIP-1331 cleanup protocol (v1 or v2).
+	// Protocol is the KIP-1331 cleanup protocol (v1, v2 or v3, the default).
 	Protocol coordinator.CleanupProtocol
 	// Plugin configures a topology store, wrapped in faultstore.
 	Plugin bool
@@ -60,6 +60,11 @@ type Options struct {
 	// (Result.Interrupted). It is for a caller's progress display and
 	// Ctrl-C: it must not feed anything back into the simulation.
 	Progress func(step int64, virtual time.Duration) bool `json:"-"`
+	// MetricsEvery, if set, samples every broker's metrics each time
+	// virtual time passes a multiple of it (Result.MetricsSeries). The
+	// samples only read the coordinators: the trace is the same with or
+	// without them.
+	MetricsEvery time.Duration `json:"-"`
 	// InspectGroup, if set, fills Result.Group with that group's state
 	// where the run ended (replay --group).
 	InspectGroup string `json:"-"`
@@ -191,7 +196,7 @@ func DefaultOptions() Options {
 		Seed: 1, Scenario: "default", Duration: 48 * time.Hour,
 		Brokers: 3, Partitions: 50,
 		Retention: time.Hour, CheckInterval: 10 * time.Minute,
-		Protocol: coordinator.CleanupV2, Plugin: true,
+		Protocol: coordinator.CleanupV3, Plugin: true,
 		Workload: Workload{
 			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
 			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,
@@ -226,6 +231,7 @@ func (o Options) Validate() error {
 			[]string{"faults.plugin_transient", "faults.plugin_permanent", "faults.plugin_applied_transient"}, "the plugin fault probabilities add up to more than 1"},
 		{f.PluginLatencyMax < f.PluginLatencyMin, []string{"faults.plugin_latency_min", "faults.plugin_latency_max"}, "need plugin_latency_min <= plugin_latency_max"},
 		{o.MaxEvents < 0 || o.StopAt < 0 || o.TraceTail < 0, []string{"limits"}, "MaxEvents, StopAt and TraceTail must be >= 0"},
+		{o.MetricsEvery != 0 && o.MetricsEvery < time.Second, []string{"metrics-every"}, "must be 0 (off) or at least 1s"},
 	}
 	for _, c := range checks {
 		if c.bad {

@@ -78,13 +78,13 @@ var Params = withFlags([]*Param{
 		Doc: "`offsets.retention.minutes`", ptr: func(o *Options) any { return &o.Retention }},
 	{Key: "check_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf, Swarm: uniformDur(30*time.Second, 10*time.Minute, time.Second),
 		Doc: "`offsets.retention.check.interval.ms`, also the KIP-1331 cycle's interval", ptr: func(o *Options) any { return &o.CheckInterval }},
-	{Key: "protocol", Type: TypeEnum, Values: []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2)},
+	{Key: "protocol", Type: TypeEnum, Values: []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2), string(coordinator.CleanupV3)},
 		Swarm: &SwarmRule{Doc: "v1 one seed in four, else unchanged", draw: func(r *rand.Rand, _ *Options, _ *Param, o *Options) {
 			if r.IntN(4) == 0 {
 				o.Protocol = coordinator.CleanupV1
 			}
 		}},
-		Doc: "KIP-1331 cleanup protocol; v1 has the accepted data-loss race", ptr: func(o *Options) any { return &o.Protocol }},
+		Doc: "KIP-1331 cleanup protocol; v1 has the accepted data-loss race, v2 the move race, v3 fences plugin calls", ptr: func(o *Options) any { return &o.Protocol }},
 	{Key: "plugin", Type: TypeBool,
 		Doc: "configure a topology store (wrapped in faultstore)", ptr: func(o *Options) any { return &o.Plugin }},
 	{Key: "replay_check_every", Type: TypeInt, Min: 0, Max: math.MaxInt32,

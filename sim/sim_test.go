@@ -138,14 +138,15 @@ func TestReplayStopsAtViolationStep(t *testing.T) {
 // nothing runs.
 func TestOptionsValidate(t *testing.T) {
 	cases := map[string]func(*sim.Options){
-		"duration":                  func(o *sim.Options) { o.Duration = time.Second },
-		"brokers":                   func(o *sim.Options) { o.Brokers = 0 },
-		"partitions":                func(o *sim.Options) { o.Partitions = 0 },
-		"retention":                 func(o *sim.Options) { o.Retention = 90 * time.Second },
-		"protocol":                  func(o *sim.Options) { o.Protocol = "v3" },
-		"workload.members_max":      func(o *sim.Options) { o.Workload.MembersMax = 0 },
-		"faults.plugin_transient":   func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
-		"faults.plugin_latency_max": func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
+		"duration":                     func(o *sim.Options) { o.Duration = time.Second },
+		"brokers":                      func(o *sim.Options) { o.Brokers = 0 },
+		"partitions":                   func(o *sim.Options) { o.Partitions = 0 },
+		"retention":                    func(o *sim.Options) { o.Retention = 90 * time.Second },
+		"protocol":                     func(o *sim.Options) { o.Protocol = "v4" },
+		"faults.delete_past_move_prob": func(o *sim.Options) { o.Faults.DeletePastMoveProb = 2 },
+		"workload.members_max":         func(o *sim.Options) { o.Workload.MembersMax = 0 },
+		"faults.plugin_transient":      func(o *sim.Options) { o.Faults.PluginTransient = 1.5 },
+		"faults.plugin_latency_max":    func(o *sim.Options) { o.Faults.PluginLatencyMax = -1 },
 		"faults.plugin_latency_min, faults.plugin_latency_max": func(o *sim.Options) {
 			o.Faults.PluginLatencyMin, o.Faults.PluginLatencyMax = time.Second, time.Millisecond
 		},

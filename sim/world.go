@@ -25,7 +25,10 @@ type broker struct {
 
 // switchStore is the topology store every broker sees: the fault-injecting
 // store during the workload, the plain store once faults are healed.
-type switchStore struct{ cur plugin.Store }
+type switchStore struct {
+	cur          plugin.Store
+	ignoreTokens bool // the StoreIgnoresFencingToken mutant
+}
 
 func (s *switchStore) SetTopology(ctx context.Context, g string, e int32, d *plugin.TopologyDescription) error {
 	return s.cur.SetTopology(ctx, g, e, d)
@@ -37,6 +40,29 @@ func (s *switchStore) DeleteTopology(ctx context.Context, g string) error {
 	return s.cur.DeleteTopology(ctx, g)
 }
 func (s *switchStore) Close() error { return nil } // brokers never shut down in a simulation
+
+// The fenced calls (protocol v3) go to the current store's fenced methods;
+// SupportsFencing tells plugin.AsFenced whether the store under test has
+// them. With the StoreIgnoresFencingToken mutant the switch claims fencing
+// but runs the plain calls: the store a fencing protocol cannot trust.
+func (s *switchStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, token int32) error {
+	f, ok := plugin.AsFenced(s.cur)
+	if !ok || s.ignoreTokens {
+		return s.cur.SetTopology(ctx, g, e, d)
+	}
+	return f.SetTopologyFenced(ctx, g, e, d, token)
+}
+func (s *switchStore) DeleteTopologyFenced(ctx context.Context, g string, token int32) error {
+	f, ok := plugin.AsFenced(s.cur)
+	if !ok || s.ignoreTokens {
+		return s.cur.DeleteTopology(ctx, g)
+	}
+	return f.DeleteTopologyFenced(ctx, g, token)
+}
+func (s *switchStore) SupportsFencing() bool {
+	_, ok := plugin.AsFenced(s.cur)
+	return ok || s.ignoreTokens
+}
 
 // world is one simulation: engine, brokers, shared logs, store, clients,
 // faults and the invariant checker.
@@ -162,7 +188,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		if w.faults, err = faultstore.New(w.store, fopts...); err != nil {
 			return nil, err
 		}
-		w.sw = &switchStore{cur: w.faults}
+		w.sw = &switchStore{cur: w.faults, ignoreTokens: opts.Mutants.StoreIgnoresFencingToken}
 	}
 	cfg := coordinator.DefaultConfig()
 	cfg.NumPartitions = opts.Partitions

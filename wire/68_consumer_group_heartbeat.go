@@ -10,8 +10,10 @@ import (
 // go to the coordinator's ConsumerGroupHeartbeat as they are, the topic
 // regex and the server assignor included (the coordinator answers
 // INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR itself); the
-// assignment comes back with topic ids. Fields the coordinator does not
-// take yet (instance id, rack, owned partitions) are dropped.
+// assignment comes back with topic ids. The owned partitions
+// (TopicPartitions, by topic id) and the instance id go through: KIP-848
+// reconciliation needs the first to advance a member that was asked to
+// revoke. The rack is dropped.
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -26,11 +28,24 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 	if assignorName != nil && *assignorName == "" {
 		assignorName = nil // an empty name is read as none, as this endpoint always has
 	}
-	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, shard.ConsumerGroupHeartbeatRequest{
+	creq := shard.ConsumerGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
 		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
-	})
+	}
+	if req.InstanceID != nil {
+		creq.InstanceID = *req.InstanceID
+	}
+	if req.Topics != nil {
+		// Kafka's null (not sent) stays nil; a sent list, even empty, is not.
+		creq.TopicPartitions = []shard.TopicPartitions{}
+		for _, t := range req.Topics {
+			if name, ok := r.topicName(t.TopicID); ok {
+				creq.TopicPartitions = append(creq.TopicPartitions, shard.TopicPartitions{Topic: name, Partitions: t.Partitions})
+			}
+		}
+	}
+	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, creq)
 	if err != nil {
 		return fail(err)
 	}

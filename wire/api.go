@@ -36,10 +36,13 @@ var served = []api{
 	apiConsumerGroupHeartbeat,
 	apiConsumerGroupDescribe,
 	apiShareGroupHeartbeat,
+	apiShareGroupDescribe,
 	apiShareFetch,
 	apiShareAcknowledge,
 	apiStreamsGroupHeartbeat,
 	apiStreamsGroupDescribe,
+	apiDescribeShareGroupOffsets,
+	apiAlterShareGroupOffsets,
 	apiStreamsGroupTopologyDescriptionUpdate,
 }
 

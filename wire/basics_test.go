@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -51,4 +52,46 @@ func TestProduceConsume(t *testing.T) {
 		})
 	}
 	assert.Len(t, last, 6, "every partition got records")
+}
+
+// TestAdminErrors proves Kafka's answers to bad admin requests, each of
+// which changes nothing: an illegal topic name, a topic that exists, zero
+// partitions; describing or deleting a group that does not exist; a
+// consumer-group describe of a group of another type.
+func TestAdminErrors(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "exists", 2)
+	for _, tc := range []struct {
+		name       string
+		partitions int32
+		want       error
+	}{
+		{"bad/name", 1, fkerr.InvalidTopicException},
+		{"exists", 1, fkerr.TopicAlreadyExists},
+		{"empty", 0, fkerr.InvalidPartitions},
+	} {
+		resp, err := adm.CreateTopic(ctx, tc.partitions, 1, nil, tc.name)
+		assert.ErrorIs(t, err, tc.want, tc.name) // kadm returns the topic's error
+		assert.ErrorIs(t, resp.Err, tc.want, tc.name)
+	}
+	topics, err := adm.ListTopics(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"exists"}, topics.Names(), "nothing else was created")
+	assert.Len(t, topics["exists"].Partitions, 2, "the existing topic kept its partitions")
+
+	deleted, err := adm.DeleteGroups(ctx, "nobody")
+	require.NoError(t, err)
+	assert.ErrorIs(t, deleted["nobody"].Err, fkerr.GroupIDNotFound)
+	described, err := adm.DescribeConsumerGroups(ctx, "nobody")
+	require.NoError(t, err)
+	assert.ErrorIs(t, described["nobody"].Err, fkerr.GroupIDNotFound)
+
+	_, err = adm.CommitOffsets(ctx, "simple", kadm.OffsetsFromRecords(kgo.Record{Topic: "exists", Partition: 0, Offset: 5}))
+	require.NoError(t, err)
+	described, err = adm.DescribeConsumerGroups(ctx, "simple")
+	require.NoError(t, err)
+	assert.ErrorIs(t, described["simple"].Err, fkerr.GroupIDNotFound, "a simple (classic) group is not a consumer group")
 }

@@ -195,7 +195,7 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 		return produceResult{code: fkerr.UnsupportedForMessageFormat.Code, msg: "only magic 2 record batches are supported"}
 	}
 	// The CRC covers everything from the attributes on (offset 21).
-	if uint32(batch.CRC) != crc32.Checksum(records[21:], crc32.MakeTable(crc32.Castagnoli)) {
+	if uint32(batch.CRC) != crc32c(records[21:]) {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "record batch CRC mismatch"}
 	}
 	if batch.NumRecords <= 0 || batch.NumRecords > maxBatchRecords || batch.LastOffsetDelta != batch.NumRecords-1 {
@@ -371,3 +371,8 @@ func (d *dataPlane) batchesBetween(name string, p int32, first, last int64) []by
 	}
 	return out
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crc32c is the record batch checksum (CRC-32C).
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

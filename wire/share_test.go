@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -32,7 +33,7 @@ func TestShareGroupConsumers(t *testing.T) {
 	createTopic(t, ctx, adm, topic, 3)
 	prod := newClient(t, cl, kgo.DefaultProduceTopic(topic))
 	for i := range n {
-		prod.Produce(ctx, &kgo.Record{Value: []byte(fmt.Sprint(i))}, func(_ *kgo.Record, err error) { assert.NoError(t, err) })
+		prod.Produce(ctx, &kgo.Record{Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprint(i))}, func(_ *kgo.Record, err error) { assert.NoError(t, err) })
 	}
 	require.NoError(t, prod.Flush(ctx))
 
@@ -94,6 +95,7 @@ func TestShareGroupConsumers(t *testing.T) {
 				fs := c.PollFetches(pctx)
 				cancel()
 				fs.EachRecord(func(r *kgo.Record) {
+					r.Ack(kgo.AckAccept) // kgo releases what is not acknowledged when it closes
 					mu.Lock()
 					seen[string(r.Value)]++
 					if len(seen) >= n {
@@ -115,4 +117,40 @@ func TestShareGroupConsumers(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, ctx.Err(), "consumed %d of %d", len(seen), n)
 	assert.Len(t, seen, n, "every record reached a live member, the hung member's after its locks expired")
+
+	// The admin side, once the kgo members have left: the group is Empty,
+	// every share-partition's start offset reached its end (all
+	// acknowledged), and the start offsets can be moved back.
+	described, err := adm.DescribeShareGroups(ctx, group)
+	require.NoError(t, err)
+	require.NoError(t, described[group].Err)
+	assert.Equal(t, "Empty", described[group].GroupState)
+	assert.Equal(t, "simple", described[group].Assignor)
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	require.NoError(t, err)
+	offsets, err := adm.DescribeShareGroupOffsets(ctx, group)
+	require.NoError(t, err)
+	require.NoError(t, offsets[group].Err)
+	ends.Each(func(o kadm.ListedOffset) {
+		so, ok := offsets[group].Offsets.Lookup(topic, o.Partition)
+		if assert.True(t, ok, "partition %d has share state", o.Partition) {
+			assert.Equal(t, o.Offset, so.StartOffset, "partition %d: everything acknowledged", o.Partition)
+			assert.Zero(t, so.Lag)
+		}
+	})
+	reset := kadm.Offsets{}
+	for p := range int32(3) {
+		reset.Add(kadm.Offset{Topic: topic, Partition: p, At: 0})
+	}
+	altered, err := adm.AlterShareGroupOffsets(ctx, group, reset)
+	require.NoError(t, err)
+	for p := range int32(3) {
+		e, ok := altered.Lookup(topic, p)
+		assert.True(t, ok)
+		assert.NoError(t, e)
+	}
+	offsets, err = adm.DescribeShareGroupOffsets(ctx, group)
+	require.NoError(t, err)
+	so, _ := offsets[group].Offsets.Lookup(topic, 0)
+	assert.Zero(t, so.StartOffset, "the start offset moved back")
 }

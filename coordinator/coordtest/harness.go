@@ -64,11 +64,13 @@ type options struct {
 	cfg        coordinator.Config
 	start      time.Time
 	partitions []int32
+	hostSome   bool // WithPartitions was given
 	topics     map[string]int32
 	hooks      coordinator.Hooks
 	store      plugin.Store
 	exec       coordinator.PluginExecutor
 	seed       uint64
+	groups     []*GroupBuilder
 	clock      *Clock
 	logs       *coordinator.Logs
 	brokerID   int32
@@ -83,9 +85,11 @@ func WithConfig(cfg coordinator.Config) Option { return func(o *options) { o.cfg
 // WithStart sets the clock's start (default Epoch).
 func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithPartitions hosts only the listed partitions (default: all; an empty,
-// non-nil list hosts none, for a broker a shard moves to later).
-func WithPartitions(ps ...int32) Option { return func(o *options) { o.partitions = ps } }
+// WithPartitions hosts only the listed partitions (default: all; with none
+// listed, none, for a broker a shard moves to later).
+func WithPartitions(ps ...int32) Option {
+	return func(o *options) { o.partitions, o.hostSome = ps, true }
+}
 
 // WithTopics installs a topic metadata image (topic → partitions).
 func WithTopics(topics map[string]int32) Option { return func(o *options) { o.topics = topics } }
@@ -151,13 +155,18 @@ func New(opts ...Option) (*Harness, error) {
 		}
 	}
 	ps := o.partitions
-	if ps == nil {
+	if !o.hostSome {
 		for p := int32(0); p < o.cfg.NumPartitions; p++ {
 			ps = append(ps, p)
 		}
 	}
 	for _, p := range ps {
 		if err := c.LoadShard(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range o.groups {
+		if err := g.seed(h); err != nil {
 			return nil, err
 		}
 	}
@@ -320,6 +329,13 @@ func (h *Harness) HeartbeatStreams(groupID, memberID string, epoch int32) (shard
 func (h *Harness) JoinShare(groupID, memberID string, topics ...string) (shard.ShareGroupHeartbeatResponse, error) {
 	return Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
 		GroupID: groupID, MemberID: memberID, MemberEpoch: 0, SubscribedTopicNames: topics,
+	}))
+}
+
+// LeaveShare has a share-group member leave (member epoch -1).
+func (h *Harness) LeaveShare(groupID, memberID string) (shard.ShareGroupHeartbeatResponse, error) {
+	return Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
+		GroupID: groupID, MemberID: memberID, MemberEpoch: -1,
 	}))
 }
 

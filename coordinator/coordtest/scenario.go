@@ -250,7 +250,7 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	for i := range brokers {
 		bopts := append(slices.Clone(opts), WithConfig(cfg), WithExecutor(s.exec), WithLogs(logs), WithClock(clock), WithBrokerID(int32(i)))
 		if i > 0 {
-			bopts = append(bopts, WithPartitions([]int32{}...)) // broker 0 hosts every partition
+			bopts = append(bopts, WithPartitions()) // broker 0 hosts every partition
 		}
 		h, err := New(bopts...)
 		if err != nil {
@@ -282,7 +282,8 @@ func (s *scenario) move(groupID string) (string, error) {
 		return "", err
 	}
 	s.h = s.brokers[to]
-	return fmt.Sprintf("p%d: broker %d -> broker %d", p, from, to), nil
+	epoch, _ := s.h.Coordinator.LoadEpoch(p)
+	return fmt.Sprintf("p%d: broker %d -> broker %d at load epoch %d", p, from, to, epoch), nil
 }
 
 // awaitOrPark returns a future's outcome when it is done; otherwise the
@@ -331,12 +332,24 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return "", nil
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, SubscribedTopicNames: list(d, "topics")}
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
+			SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance")}
+		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
+			req.RebalanceTimeoutMs = 300_000 // required on a join
+		}
 		if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
 			req.ServerAssignor = &a.Vals[0]
 		}
 		if a, ok := d.Arg("regex"); ok && len(a.Vals) == 1 {
 			req.SubscribedTopicRegex = &a.Vals[0] // regex=() clears it
+		}
+		if d.HasArg("owned") {
+			// owned=(foo-0,foo-1) is TopicPartitions; owned=() sends it empty.
+			owned, err := ownedPartitions(list(d, "owned"))
+			if err != nil {
+				return "", err
+			}
+			req.TopicPartitions = owned
 		}
 		r, err := Await(h, h.Coordinator.ConsumerGroupHeartbeat(req))
 		if err != nil {
@@ -670,6 +683,17 @@ func describeText(g shard.GroupDescription) string {
 		if m.SubscribedTopicRegex != "" {
 			fmt.Fprintf(&b, " regex=%q", m.SubscribedTopicRegex)
 		}
+		if g.Type == shard.Consumer {
+			if m.State != shard.MemberStable {
+				fmt.Fprintf(&b, " state=%s", m.State)
+			}
+			if len(m.PartitionsPendingRevocation) > 0 {
+				fmt.Fprintf(&b, " revoking=%s", shard.FormatAssignment(m.PartitionsPendingRevocation))
+			}
+			if m.InstanceID != "" {
+				fmt.Fprintf(&b, " instance=%s", m.InstanceID)
+			}
+		}
 		b.WriteByte('\n')
 	}
 	for _, r := range g.RegularExpressions {
@@ -717,6 +741,32 @@ func list(d *datadriven.TestData, key string) []string {
 		return slices.Clone(a.Vals)
 	}
 	return nil
+}
+
+// ownedPartitions groups "topic-partition" strings into TopicPartitions,
+// sorted; never nil.
+func ownedPartitions(specs []string) ([]shard.TopicPartitions, error) {
+	out := []shard.TopicPartitions{}
+	for _, s := range specs {
+		if s == "" {
+			continue // owned=() parses as one empty value
+		}
+		topic, p, err := splitTopicPartition(s)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(out, func(tp shard.TopicPartitions) bool { return tp.Topic == topic })
+		if i < 0 {
+			out = append(out, shard.TopicPartitions{Topic: topic})
+			i = len(out) - 1
+		}
+		out[i].Partitions = append(out[i].Partitions, p)
+	}
+	for i := range out {
+		slices.Sort(out[i].Partitions)
+	}
+	slices.SortFunc(out, func(a, b shard.TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
+	return out, nil
 }
 
 func splitTopicPartition(s string) (string, int32, error) {

@@ -291,6 +291,13 @@ func (s *blockingStore) SetTopology(ctx context.Context, groupID string, epoch i
 	return s.Store.SetTopology(ctx, groupID, epoch, d)
 }
 
+// SetTopologyFenced blocks the same way: protocol v3 calls it.
+func (s *blockingStore) SetTopologyFenced(ctx context.Context, groupID string, epoch int32, d *plugin.TopologyDescription, token int32) error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return s.Store.SetTopologyFenced(ctx, groupID, epoch, d, token)
+}
+
 // TestPluginCallPastTimeoutFailsUpdate proves a store that blocks past the
 // plugin call timeout (measured on the driver's clock) fails the push with
 // STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED, leaving the v2 uncertain

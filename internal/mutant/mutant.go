@@ -29,6 +29,16 @@ type Set struct {
 	// epoch advanced during the delete, reopening the race (invariant 6,
 	// no plugin-side data loss under v2).
 	FinalizeKeepsAdvanced bool
+	// StaleFencingToken makes a v3 coordinator send the epoch of the
+	// partition's first load as its fencing token, not the epoch of its own
+	// load, so a new owner's calls tie with its predecessor's and a late
+	// delete is no longer refused (invariant 6, no plugin-side data loss
+	// under v3).
+	StaleFencingToken bool
+	// StoreIgnoresFencingToken makes the simulator's store claim
+	// plugin.FencedStore while running fenced calls as plain ones (invariant
+	// 6, no plugin-side data loss under v3).
+	StoreIgnoresFencingToken bool
 	// CorruptLiveReplay makes the shard's replay of offset commits store a
 	// different offset than the record holds, so live state (and any rebuild
 	// with the same mutant) departs from a correct replay of the log
@@ -42,6 +52,11 @@ type Set struct {
 	// as if it came from the record's holder, whoever sent it (invariant 8:
 	// an acknowledgement from a non-owner is refused).
 	ShareAckIgnoresOwner bool
+	// SkipRevocation makes the shard's consumer reconciliation treat the
+	// partitions a member must revoke as already revoked, so another member
+	// may take them while the first still holds them (the one-owner
+	// invariant).
+	SkipRevocation bool
 
 	// The bugs below were planted by hand once and missed by the checker
 	// (issue 10); each now has the invariant that catches it, listed in

@@ -25,6 +25,11 @@
 // A record that does not decode to a valid description is reported as a permanent
 // error, never returned.
 //
+// A second bucket, "fencing-tokens", maps a group id to the highest fencing token a
+// fenced call carried (4 bytes, big-endian): Store is a plugin.FencedStore. A token
+// is checked and recorded in the same transaction as the row it guards, and is kept
+// after the row is deleted.
+//
 // Like memstore's default, a set at an older epoch than the stored one succeeds and
 // keeps the stored description (see package memstore for why).
 //
@@ -37,6 +42,7 @@ package boltstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -48,8 +54,12 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 )
 
-// bucketName is the name of the bucket that holds the rows.
-const bucketName = "topology-descriptions"
+// bucketName is the name of the bucket that holds the rows; tokensBucket holds the
+// highest fencing token per group.
+const (
+	bucketName   = "topology-descriptions"
+	tokensBucket = "fencing-tokens"
+)
 
 // Option configures Open.
 type Option func(*options)
@@ -79,7 +89,7 @@ type Store struct {
 	path   string
 }
 
-var _ plugin.Store = (*Store)(nil)
+var _ plugin.FencedStore = (*Store)(nil)
 
 // Open opens (or creates) the store in the file at path.
 func Open(path string, opts ...Option) (*Store, error) {
@@ -92,7 +102,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists([]byte(bucketName))
+		if _, err := tx.CreateBucketIfNotExists([]byte(bucketName)); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists([]byte(tokensBucket))
 		return err
 	})
 	if err != nil {
@@ -123,6 +136,20 @@ func classify(err error) error {
 // newer epoch, which is kept (the set still succeeds). Setting the same row again
 // rewrites identical bytes.
 func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription) error {
+	return s.set(ctx, groupID, topologyEpoch, d, -1)
+}
+
+// SetTopologyFenced is SetTopology guarded by token (plugin.FencedStore): a token
+// below the group's highest fails with plugin.ErrFenced and changes nothing.
+func (s *Store) SetTopologyFenced(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription, token int32) error {
+	if err := plugin.CheckToken(token); err != nil {
+		return fmt.Errorf("boltstore: set group %q: %w", groupID, err)
+	}
+	return s.set(ctx, groupID, topologyEpoch, d, token)
+}
+
+// set is SetTopology, fenced when token >= 0.
+func (s *Store) set(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription, token int32) error {
 	if err := plugin.CheckSetArgs(groupID, topologyEpoch, d); err != nil {
 		return fmt.Errorf("boltstore: set group %q epoch %d: %w", groupID, topologyEpoch, err)
 	}
@@ -135,10 +162,13 @@ func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch i
 	if s.closed {
 		return fmt.Errorf("boltstore: set group %q: %w", groupID, plugin.ErrClosed)
 	}
-	if err := ctx.Err(); err != nil {
-		return plugin.Transient(fmt.Errorf("boltstore: set group %q: %w", groupID, err))
+	if err := plugin.CheckContext(ctx); err != nil {
+		return fmt.Errorf("boltstore: set group %q: %w", groupID, err)
 	}
 	err = s.db.Update(func(tx *bolt.Tx) error {
+		if err := fence(tx, groupID, token); err != nil {
+			return err
+		}
 		b := tx.Bucket([]byte(bucketName))
 		if old := b.Get([]byte(groupID)); old != nil {
 			// Keep a newer row, but only one that decodes in full: a corrupt row is
@@ -152,10 +182,32 @@ func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch i
 		}
 		return b.Put([]byte(groupID), value)
 	})
+	if errors.Is(err, plugin.ErrFenced) {
+		return fmt.Errorf("boltstore: set: %w", err)
+	}
 	if err != nil {
 		return classify(fmt.Errorf("boltstore: set group %q epoch %d: %w", groupID, topologyEpoch, err))
 	}
 	return nil
+}
+
+// fence checks token against the group's highest inside tx and records it; a
+// negative token is an unfenced call. A refusal returns plugin.ErrFenced, which
+// rolls the transaction back.
+func fence(tx *bolt.Tx, groupID string, token int32) error {
+	if token < 0 {
+		return nil
+	}
+	b := tx.Bucket([]byte(tokensBucket))
+	var highest int32
+	old := b.Get([]byte(groupID))
+	if len(old) == 4 {
+		highest = int32(binary.BigEndian.Uint32(old))
+	}
+	if err := plugin.Fence(groupID, highest, len(old) == 4, token); err != nil {
+		return err
+	}
+	return b.Put([]byte(groupID), binary.BigEndian.AppendUint32(nil, uint32(token)))
 }
 
 // GetTopology returns the description stored for groupID if it is for topologyEpoch,
@@ -172,8 +224,8 @@ func (s *Store) GetTopology(ctx context.Context, groupID string, topologyEpoch i
 	if s.closed {
 		return nil, fmt.Errorf("boltstore: get group %q: %w", groupID, plugin.ErrClosed)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, plugin.Transient(fmt.Errorf("boltstore: get group %q: %w", groupID, err))
+	if err := plugin.CheckContext(ctx); err != nil {
+		return nil, fmt.Errorf("boltstore: get group %q: %w", groupID, err)
 	}
 	var value []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -221,6 +273,20 @@ func (s *Store) List() []plugin.Entry {
 // DeleteTopology removes the group's row, whatever its epoch. Deleting a group with
 // nothing stored succeeds.
 func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {
+	return s.del(ctx, groupID, -1)
+}
+
+// DeleteTopologyFenced is DeleteTopology guarded by token (plugin.FencedStore): a
+// token below the group's highest fails with plugin.ErrFenced and deletes nothing;
+// otherwise the token is kept after the row is gone.
+func (s *Store) DeleteTopologyFenced(ctx context.Context, groupID string, token int32) error {
+	if err := plugin.CheckToken(token); err != nil {
+		return fmt.Errorf("boltstore: delete group %q: %w", groupID, err)
+	}
+	return s.del(ctx, groupID, token)
+}
+
+func (s *Store) del(ctx context.Context, groupID string, token int32) error {
 	if err := plugin.CheckGroupID(groupID); err != nil {
 		return fmt.Errorf("boltstore: delete: %w", err)
 	}
@@ -229,12 +295,18 @@ func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {
 	if s.closed {
 		return fmt.Errorf("boltstore: delete group %q: %w", groupID, plugin.ErrClosed)
 	}
-	if err := ctx.Err(); err != nil {
-		return plugin.Transient(fmt.Errorf("boltstore: delete group %q: %w", groupID, err))
+	if err := plugin.CheckContext(ctx); err != nil {
+		return fmt.Errorf("boltstore: delete group %q: %w", groupID, err)
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := fence(tx, groupID, token); err != nil {
+			return err
+		}
 		return tx.Bucket([]byte(bucketName)).Delete([]byte(groupID))
 	})
+	if errors.Is(err, plugin.ErrFenced) {
+		return fmt.Errorf("boltstore: delete: %w", err)
+	}
 	if err != nil {
 		return classify(fmt.Errorf("boltstore: delete group %q: %w", groupID, err))
 	}

@@ -343,7 +343,10 @@ type groupScript struct {
 	left  int
 }
 
-var _ plugin.Store = (*Store)(nil)
+var (
+	_ plugin.FencedStore    = (*Store)(nil)
+	_ plugin.FencingSupport = (*Store)(nil)
+)
 
 func (s *Store) forOps(op plugin.Op, f func(i int)) {
 	switch op {
@@ -553,7 +556,41 @@ func (s *Store) Inner() plugin.Store { return s.inner }
 
 // SetTopology decides the call and runs it.
 func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription) error {
-	return s.set(ctx, s.Decide(plugin.OpSet, groupID), groupID, topologyEpoch, d)
+	return s.set(ctx, s.Decide(plugin.OpSet, groupID), func() error { return s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
+}
+
+// SupportsFencing reports whether the inner store is a plugin.FencedStore
+// (plugin.FencingSupport): the Store has the fenced methods whatever it wraps, and
+// forwards them with their token only when the inner store enforces tokens.
+func (s *Store) SupportsFencing() bool {
+	_, ok := plugin.AsFenced(s.inner)
+	return ok
+}
+
+// errNotFenced is the answer of a fenced call when the inner store has no fenced
+// methods; the call is not decided and reaches nothing.
+var errNotFenced = plugin.Permanent(errors.New("faultstore: the inner store is not a plugin.FencedStore"))
+
+// SetTopologyFenced decides the call and runs it as the inner store's
+// SetTopologyFenced, with the same faults as SetTopology; an applied-transient
+// fault applies the fenced call, whose outcome (a refusal included) is then hidden
+// behind the injected error.
+func (s *Store) SetTopologyFenced(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription, token int32) error {
+	inner, ok := plugin.AsFenced(s.inner)
+	if !ok {
+		return errNotFenced
+	}
+	return s.set(ctx, s.Decide(plugin.OpSet, groupID), func() error { return inner.SetTopologyFenced(ctx, groupID, topologyEpoch, d, token) })
+}
+
+// DeleteTopologyFenced decides the call and runs it as the inner store's
+// DeleteTopologyFenced, with the same faults as DeleteTopology.
+func (s *Store) DeleteTopologyFenced(ctx context.Context, groupID string, token int32) error {
+	inner, ok := plugin.AsFenced(s.inner)
+	if !ok {
+		return errNotFenced
+	}
+	return s.del(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return inner.DeleteTopologyFenced(ctx, groupID, token) })
 }
 
 // GetTopology decides the call and runs it.
@@ -563,7 +600,7 @@ func (s *Store) GetTopology(ctx context.Context, groupID string, topologyEpoch i
 
 // DeleteTopology decides the call and runs it.
 func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {
-	return s.del(ctx, s.Decide(plugin.OpDelete, groupID), groupID)
+	return s.del(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return s.inner.DeleteTopology(ctx, groupID) })
 }
 
 // Close closes the inner store. Close is never faulted: shutdown is not what the
@@ -602,15 +639,16 @@ func nilError() error {
 	return e
 }
 
-func (s *Store) set(ctx context.Context, d Decision, groupID string, topologyEpoch int32, desc *plugin.TopologyDescription) error {
+// set runs a decided set (plain or fenced: inner makes the call).
+func (s *Store) set(ctx context.Context, d Decision, inner func() error) error {
 	if err := s.before(ctx, d); err != nil {
 		return err
 	}
 	switch d.Fault {
 	case FaultNone:
-		return s.forwarded(d.Op, s.inner.SetTopology(ctx, groupID, topologyEpoch, desc))
+		return s.forwarded(d.Op, inner())
 	case FaultAppliedTransient:
-		_ = s.forwarded(d.Op, s.inner.SetTopology(ctx, groupID, topologyEpoch, desc))
+		_ = s.forwarded(d.Op, inner())
 		return d.Err
 	case FaultPanic:
 		panic(&InjectedPanic{Decision: d})
@@ -647,15 +685,16 @@ func (s *Store) get(ctx context.Context, d Decision, groupID string, topologyEpo
 	}
 }
 
-func (s *Store) del(ctx context.Context, d Decision, groupID string) error {
+// del runs a decided delete (plain or fenced: inner makes the call).
+func (s *Store) del(ctx context.Context, d Decision, inner func() error) error {
 	if err := s.before(ctx, d); err != nil {
 		return err
 	}
 	switch d.Fault {
 	case FaultNone:
-		return s.forwarded(d.Op, s.inner.DeleteTopology(ctx, groupID))
+		return s.forwarded(d.Op, inner())
 	case FaultAppliedTransient:
-		_ = s.forwarded(d.Op, s.inner.DeleteTopology(ctx, groupID))
+		_ = s.forwarded(d.Op, inner())
 		return d.Err
 	case FaultPanic:
 		panic(&InjectedPanic{Decision: d})
@@ -676,6 +715,7 @@ func (s *Store) del(ctx context.Context, d Decision, groupID string) error {
 //
 // A call with another operation or group than d's, or a second call, fails with a
 // permanent error and does nothing. Close on the view does nothing; close the Store.
+// The view is unfenced: it has only the plain Store methods.
 func (s *Store) Decided(d Decision) plugin.Store { return &decided{s: s, d: d} }
 
 type decided struct {
@@ -699,7 +739,7 @@ func (v *decided) SetTopology(ctx context.Context, groupID string, topologyEpoch
 	if err := v.claim(plugin.OpSet, groupID); err != nil {
 		return err
 	}
-	return v.s.set(ctx, v.d, groupID, topologyEpoch, d)
+	return v.s.set(ctx, v.d, func() error { return v.s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
 }
 
 func (v *decided) GetTopology(ctx context.Context, groupID string, topologyEpoch int32) (*plugin.TopologyDescription, error) {
@@ -713,7 +753,7 @@ func (v *decided) DeleteTopology(ctx context.Context, groupID string) error {
 	if err := v.claim(plugin.OpDelete, groupID); err != nil {
 		return err
 	}
-	return v.s.del(ctx, v.d, groupID)
+	return v.s.del(ctx, v.d, func() error { return v.s.inner.DeleteTopology(ctx, groupID) })
 }
 
 func (v *decided) Close() error { return nil }

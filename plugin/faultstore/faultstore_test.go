@@ -417,3 +417,37 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	_, err := faultstore.New(nil)
 	assert.Error(t, err)
 }
+
+// plainStore hides memstore's fenced methods: a store written for Kafka's SPI.
+type plainStore struct{ plugin.Store }
+
+// TestFencingForwardedOnlyToFencedStores proves the Store forwards fenced calls
+// with their token (faults included) when the inner store is fenced, and
+// reports that it cannot fence otherwise, so plugin.AsFenced does not mistake
+// the wrapper for a fenced store and a fenced call reaches nothing.
+func TestFencingForwardedOnlyToFencedStores(t *testing.T) {
+	ctx := context.Background()
+	d := plugin.SampleTopology(1, 1)
+
+	fs, err := faultstore.New(memstore.New())
+	require.NoError(t, err)
+	f, ok := plugin.AsFenced(fs)
+	require.True(t, ok)
+	require.NoError(t, f.SetTopologyFenced(ctx, "g", 1, d, 5))
+	require.ErrorIs(t, f.DeleteTopologyFenced(ctx, "g", 4), plugin.ErrFenced)
+	require.NoError(t, fs.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
+	err = f.DeleteTopologyFenced(ctx, "g", 5)
+	require.Equal(t, plugin.ClassTransient, plugin.Classify(err), "the injected fault hides the applied delete")
+	got, err := fs.GetTopology(ctx, "g", 1)
+	require.NoError(t, err)
+	assert.Nil(t, got, "the applied-transient fenced delete took effect")
+
+	plain, err := faultstore.New(plainStore{memstore.New()})
+	require.NoError(t, err)
+	assert.False(t, plain.SupportsFencing())
+	_, ok = plugin.AsFenced(plain)
+	assert.False(t, ok)
+	calls := plain.Calls()
+	require.ErrorIs(t, plain.SetTopologyFenced(ctx, "g", 1, d, 1), plugin.ErrPermanent)
+	assert.Equal(t, calls, plain.Calls(), "a fenced call to an unfenced store is not decided")
+}

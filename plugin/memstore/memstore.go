@@ -17,6 +17,13 @@
 // tombstone. WithPolicy(LastWriteWins) gives Kafka's behaviour, for simulations that
 // want to show the difference.
 //
+// # Fencing
+//
+// A Store is a plugin.FencedStore: it keeps the highest fencing token seen per group,
+// also after a delete (the map of tokens only grows, by one int32 per group ever
+// fenced), and refuses a fenced set or delete with a lower token with plugin.ErrFenced.
+// The plain methods neither check nor record tokens.
+//
 // # What it must never do
 //
 // It never retains a caller's description or hands out its own (it copies both ways),
@@ -78,15 +85,16 @@ type Store struct {
 	policy Policy
 
 	mu     sync.Mutex
-	rows   map[string]row // nil once closed
+	rows   map[string]row   // nil once closed
+	tokens map[string]int32 // the highest fencing token per group; kept after a delete
 	closed bool
 }
 
-var _ plugin.Store = (*Store)(nil)
+var _ plugin.FencedStore = (*Store)(nil)
 
 // New returns an empty Store.
 func New(opts ...Option) *Store {
-	s := &Store{rows: make(map[string]row)}
+	s := &Store{rows: make(map[string]row), tokens: make(map[string]int32)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -95,8 +103,26 @@ func New(opts ...Option) *Store {
 
 // SetTopology stores a copy of d for groupID at topologyEpoch, replacing what the
 // group had at the same or an older epoch. A set at an older epoch follows the
-// Store's Policy. Bad arguments fail permanently (plugin.CheckSetArgs).
-func (s *Store) SetTopology(_ context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription) error {
+// Store's Policy. Bad arguments fail permanently (plugin.CheckSetArgs); a context
+// already done fails transiently. Neither changes anything.
+func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription) error {
+	return s.set(ctx, groupID, topologyEpoch, d, -1)
+}
+
+// SetTopologyFenced is SetTopology guarded by token (plugin.FencedStore): a token
+// below the group's highest fails with plugin.ErrFenced and changes nothing.
+func (s *Store) SetTopologyFenced(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription, token int32) error {
+	if err := plugin.CheckToken(token); err != nil {
+		return fmt.Errorf("memstore: set group %q: %w", groupID, err)
+	}
+	return s.set(ctx, groupID, topologyEpoch, d, token)
+}
+
+// set is SetTopology, fenced when token >= 0.
+func (s *Store) set(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription, token int32) error {
+	if err := plugin.CheckContext(ctx); err != nil {
+		return fmt.Errorf("memstore: set group %q: %w", groupID, err)
+	}
 	if err := plugin.CheckSetArgs(groupID, topologyEpoch, d); err != nil {
 		return fmt.Errorf("memstore: set group %q epoch %d: %w", groupID, topologyEpoch, err)
 	}
@@ -106,6 +132,9 @@ func (s *Store) SetTopology(_ context.Context, groupID string, topologyEpoch int
 	if s.closed {
 		return fmt.Errorf("memstore: set group %q: %w", groupID, plugin.ErrClosed)
 	}
+	if err := s.fence(groupID, token); err != nil {
+		return fmt.Errorf("memstore: set: %w", err)
+	}
 	if old, ok := s.rows[groupID]; ok && old.epoch > topologyEpoch && s.policy == NewestEpochWins {
 		return nil
 	}
@@ -113,9 +142,26 @@ func (s *Store) SetTopology(_ context.Context, groupID string, topologyEpoch int
 	return nil
 }
 
+// fence checks token against the group's highest and records it; a negative
+// token is an unfenced call. The caller holds the lock.
+func (s *Store) fence(groupID string, token int32) error {
+	if token < 0 {
+		return nil
+	}
+	highest, ok := s.tokens[groupID]
+	if err := plugin.Fence(groupID, highest, ok, token); err != nil {
+		return err
+	}
+	s.tokens[groupID] = token
+	return nil
+}
+
 // GetTopology returns a copy of the description stored for groupID if it is for
 // topologyEpoch, and (nil, nil) otherwise.
-func (s *Store) GetTopology(_ context.Context, groupID string, topologyEpoch int32) (*plugin.TopologyDescription, error) {
+func (s *Store) GetTopology(ctx context.Context, groupID string, topologyEpoch int32) (*plugin.TopologyDescription, error) {
+	if err := plugin.CheckContext(ctx); err != nil {
+		return nil, fmt.Errorf("memstore: get group %q: %w", groupID, err)
+	}
 	if err := plugin.CheckGroupID(groupID); err != nil {
 		return nil, fmt.Errorf("memstore: get: %w", err)
 	}
@@ -139,7 +185,24 @@ func (s *Store) GetTopology(_ context.Context, groupID string, topologyEpoch int
 
 // DeleteTopology removes the group's row, whatever its epoch. Deleting a group with
 // nothing stored succeeds.
-func (s *Store) DeleteTopology(_ context.Context, groupID string) error {
+func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {
+	return s.del(ctx, groupID, -1)
+}
+
+// DeleteTopologyFenced is DeleteTopology guarded by token (plugin.FencedStore): a
+// token below the group's highest fails with plugin.ErrFenced and deletes nothing;
+// otherwise the token is kept after the row is gone.
+func (s *Store) DeleteTopologyFenced(ctx context.Context, groupID string, token int32) error {
+	if err := plugin.CheckToken(token); err != nil {
+		return fmt.Errorf("memstore: delete group %q: %w", groupID, err)
+	}
+	return s.del(ctx, groupID, token)
+}
+
+func (s *Store) del(ctx context.Context, groupID string, token int32) error {
+	if err := plugin.CheckContext(ctx); err != nil {
+		return fmt.Errorf("memstore: delete group %q: %w", groupID, err)
+	}
 	if err := plugin.CheckGroupID(groupID); err != nil {
 		return fmt.Errorf("memstore: delete: %w", err)
 	}
@@ -147,6 +210,9 @@ func (s *Store) DeleteTopology(_ context.Context, groupID string) error {
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("memstore: delete group %q: %w", groupID, plugin.ErrClosed)
+	}
+	if err := s.fence(groupID, token); err != nil {
+		return fmt.Errorf("memstore: delete: %w", err)
 	}
 	delete(s.rows, groupID)
 	return nil
@@ -158,7 +224,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.rows = nil
+	s.rows, s.tokens = nil, nil
 	return nil
 }
 

@@ -15,7 +15,10 @@
 // The checks: roundtrip, idempotent-set, new-epoch-replaces, epoch-scoped-get,
 // unknown-group, delete-across-epochs, delete-nothing-stored, delete-then-get,
 // groups-isolated, copies, large-description, unicode-group-ids, concurrent, closed,
-// and reopen (with WithReopen). Run the suite with -race: the concurrent check is
+// cancelled-context, and reopen (with WithReopen). A store that is a
+// plugin.FencedStore also gets fenced-stale-delete, fenced-stale-set,
+// fenced-token-survives-delete, fenced-equal-accepted, fenced-groups-isolated,
+// fenced-bad-token and (with WithReopen) fenced-reopen. Run the suite with -race: the concurrent check is
 // only as good as the race detector behind it.
 //
 // # What it must never do
@@ -73,6 +76,7 @@ func WithConcurrency(goroutines, opsPerGoroutine int) Option {
 type check struct {
 	name   string
 	reopen bool // runs only with WithReopen
+	fenced bool // runs only on a plugin.FencedStore (plugin.AsFenced)
 	run    func(e *env) error
 }
 
@@ -93,12 +97,21 @@ func checks() []check {
 		{name: "unicode-group-ids", run: checkUnicodeGroupIDs},
 		{name: "concurrent", run: checkConcurrent},
 		{name: "closed", run: checkClosed},
+		{name: "cancelled-context", run: checkCancelledContext},
+		{name: "fenced-stale-delete", fenced: true, run: checkFencedStaleDelete},
+		{name: "fenced-stale-set", fenced: true, run: checkFencedStaleSet},
+		{name: "fenced-token-survives-delete", fenced: true, run: checkFencedTokenSurvivesDelete},
+		{name: "fenced-equal-accepted", fenced: true, run: checkFencedEqualAccepted},
+		{name: "fenced-groups-isolated", fenced: true, run: checkFencedGroupsIsolated},
+		{name: "fenced-bad-token", fenced: true, run: checkFencedBadToken},
+		{name: "fenced-reopen", reopen: true, fenced: true, run: checkFencedReopen},
 		{name: "reopen", reopen: true, run: checkReopen},
 	}
 }
 
 // Checks returns the names of the checks, in the order the suite runs them. The
-// reopen check runs only with WithReopen.
+// reopen checks run only with WithReopen, the fenced-* checks only against a store
+// that is a plugin.FencedStore (see plugin.AsFenced).
 func Checks() []string {
 	cs := checks()
 	names := make([]string, len(cs))
@@ -127,6 +140,9 @@ func TestStore(newStore func() (plugin.Store, error), opts ...Option) error {
 			continue
 		}
 		if err := runCheck(c, newStore, cfg); err != nil {
+			if errors.Is(err, errNotFenced) {
+				continue
+			}
 			errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 		}
 	}
@@ -143,12 +159,17 @@ func Run(t *testing.T, newStore func() (plugin.Store, error), opts ...Option) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			if err := runCheck(c, newStore, cfg); err != nil {
+			if err := runCheck(c, newStore, cfg); errors.Is(err, errNotFenced) {
+				t.Skip("the store is not a plugin.FencedStore")
+			} else if err != nil {
 				t.Error(err)
 			}
 		})
 	}
 }
+
+// errNotFenced skips a fenced-* check on a store that is not fenced.
+var errNotFenced = errors.New("not a plugin.FencedStore")
 
 // env is what a check works with.
 type env struct {
@@ -171,6 +192,10 @@ func runCheck(c check, newStore func() (plugin.Store, error), cfg *config) (err 
 		return errors.New("new store: newStore returned a nil store")
 	}
 	e := &env{ctx: context.Background(), cfg: cfg, s: s}
+	if _, ok := plugin.AsFenced(s); c.fenced && !ok {
+		_ = closeStore(s)
+		return errNotFenced
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())

@@ -28,6 +28,7 @@ const (
 	setNotIdempotent       // a second set of the same (group, epoch) fails
 	prefixKeys             // looks groups up by prefix
 	forgetsLowerEpochs     // after a delete, refuses sets at a lower epoch than ever seen
+	ignoresCancel          // runs calls whose context is already cancelled
 )
 
 // buggyStore is a map store with exactly one bug, to prove the suite catches it.
@@ -43,6 +44,14 @@ func newBuggy(b bug) func() (plugin.Store, error) {
 	return func() (plugin.Store, error) {
 		return &buggyStore{bug: b, rows: map[string]map[int32]*plugin.TopologyDescription{}, high: map[string]int32{}}, nil
 	}
+}
+
+// cancelled is the store's answer to a context already done.
+func (s *buggyStore) cancelled(ctx context.Context) error {
+	if s.bug == ignoresCancel {
+		return nil
+	}
+	return plugin.CheckContext(ctx)
 }
 
 func (s *buggyStore) afterClose() error {
@@ -70,7 +79,10 @@ func (s *buggyStore) find(groupID string) (map[int32]*plugin.TopologyDescription
 	return r, ok
 }
 
-func (s *buggyStore) SetTopology(_ context.Context, groupID string, epoch int32, d *plugin.TopologyDescription) error {
+func (s *buggyStore) SetTopology(ctx context.Context, groupID string, epoch int32, d *plugin.TopologyDescription) error {
+	if err := s.cancelled(ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.afterClose(); err != nil || s.closed {
@@ -93,7 +105,10 @@ func (s *buggyStore) SetTopology(_ context.Context, groupID string, epoch int32,
 	return nil
 }
 
-func (s *buggyStore) GetTopology(_ context.Context, groupID string, epoch int32) (*plugin.TopologyDescription, error) {
+func (s *buggyStore) GetTopology(ctx context.Context, groupID string, epoch int32) (*plugin.TopologyDescription, error) {
+	if err := s.cancelled(ctx); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.afterClose(); err != nil || s.closed {
@@ -111,7 +126,10 @@ func (s *buggyStore) GetTopology(_ context.Context, groupID string, epoch int32)
 	return nil, nil
 }
 
-func (s *buggyStore) DeleteTopology(_ context.Context, groupID string) error {
+func (s *buggyStore) DeleteTopology(ctx context.Context, groupID string) error {
+	if err := s.cancelled(ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.afterClose(); err != nil || s.closed {
@@ -162,6 +180,7 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 		{"set not idempotent", setNotIdempotent, nil, []string{"idempotent-set", "concurrent"}, []string{"roundtrip"}},
 		{"prefix keys", prefixKeys, nil, []string{"unknown-group"}, []string{"roundtrip"}},
 		{"lower epochs refused after delete", forgetsLowerEpochs, nil, []string{"delete-then-get"}, []string{"roundtrip"}},
+		{"cancelled context ignored", ignoresCancel, nil, []string{"cancelled-context"}, []string{"roundtrip", "closed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,10 +216,84 @@ func TestSuiteReportsSetupErrors(t *testing.T) {
 	assert.ErrorContains(t, plugintest.TestStore(nil), "newStore is nil")
 }
 
+// tokenIgnoringStore claims plugin.FencedStore but ignores the tokens: its
+// fenced calls are the plain ones. It is the store a fencing protocol cannot
+// trust.
+type tokenIgnoringStore struct{ *memstore.Store }
+
+func (s tokenIgnoringStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, _ int32) error {
+	return s.SetTopology(ctx, g, e, d)
+}
+
+func (s tokenIgnoringStore) DeleteTopologyFenced(ctx context.Context, g string, _ int32) error {
+	return s.DeleteTopology(ctx, g)
+}
+
+// forgetfulFencedStore fences like memstore but drops a group's token with
+// its row, so a stale call after a delete goes through.
+type forgetfulFencedStore struct {
+	*memstore.Store
+	mu     sync.Mutex
+	tokens map[string]int32
+}
+
+func (s *forgetfulFencedStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, tok int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := plugin.CheckToken(tok); err != nil {
+		return err
+	}
+	high, ok := s.tokens[g]
+	if err := plugin.Fence(g, high, ok, tok); err != nil {
+		return err
+	}
+	s.tokens[g] = tok
+	return s.SetTopology(ctx, g, e, d)
+}
+
+func (s *forgetfulFencedStore) DeleteTopologyFenced(ctx context.Context, g string, tok int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := plugin.CheckToken(tok); err != nil {
+		return err
+	}
+	high, ok := s.tokens[g]
+	if err := plugin.Fence(g, high, ok, tok); err != nil {
+		return err
+	}
+	delete(s.tokens, g)
+	return s.DeleteTopology(ctx, g)
+}
+
+// TestSuiteCatchesBrokenFencing proves the fenced-* checks: a store that
+// claims plugin.FencedStore but ignores the tokens fails the refusals, one
+// that forgets a token on delete fails fenced-token-survives-delete, and
+// memstore passes every one; a plain store is not put through them.
+func TestSuiteCatchesBrokenFencing(t *testing.T) {
+	err := plugintest.TestStore(func() (plugin.Store, error) { return tokenIgnoringStore{memstore.New()}, nil })
+	require.Error(t, err)
+	for _, c := range []string{"fenced-stale-delete", "fenced-stale-set", "fenced-token-survives-delete"} {
+		assert.Contains(t, err.Error(), c+": ", "the suite must blame %s", c)
+	}
+	for _, c := range []string{"roundtrip", "fenced-equal-accepted", "fenced-groups-isolated"} {
+		assert.NotContains(t, err.Error(), c+": ", "the suite must not blame %s", c)
+	}
+
+	err = plugintest.TestStore(func() (plugin.Store, error) {
+		return &forgetfulFencedStore{Store: memstore.New(), tokens: map[string]int32{}}, nil
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "fenced-token-survives-delete: ")
+	assert.NotContains(t, err.Error(), "fenced-stale-delete: ")
+
+	require.NoError(t, plugintest.TestStore(func() (plugin.Store, error) { return memstore.New(), nil }))
+	require.NoError(t, plugintest.TestStore(newBuggy(noBug)), "a plain store skips the fenced checks")
+}
+
 // TestChecks proves that Checks lists every check the suite runs, reopen last.
 func TestChecks(t *testing.T) {
 	names := plugintest.Checks()
-	assert.Len(t, names, 15)
+	assert.Len(t, names, 23)
 	assert.Equal(t, "roundtrip", names[0])
 	assert.Equal(t, "reopen", names[len(names)-1])
 }

@@ -25,7 +25,7 @@
 //	partitions          int       __consumer_offsets partitions, in [1, 1000] (default 50)
 //	retention           duration  offsets.retention.minutes, whole minutes, at least 1m (default 1h)
 //	check_interval      duration  offsets.retention.check.interval.ms and the cleanup cycle's interval, at least 1s (default 10m)
-//	protocol            string    KIP-1331 cleanup protocol: v1 or v2 (default v2)
+//	protocol            string    KIP-1331 cleanup protocol: v1, v2 or v3 (default v3)
 //	plugin              bool      configure a topology store (default true)
 //	faults              preset or mapping, see below (default the light preset)
 //	workload            mapping, see below

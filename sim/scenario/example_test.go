@@ -55,25 +55,25 @@ func ExampleBuiltins() {
 			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups, sinks)
 	}
 	// Output:
-	// ci                  v2    120 groups 0 sinks
-	// default             v2   1260 groups 0 sinks
-	// heavy               v2   1260 groups 0 sinks
-	// large               v2 100000 groups 0 sinks
-	// no-plugin           v2   1000 groups 0 sinks
-	// quick               v2    400 groups 0 sinks
-	// share-at-least-once v2      0 groups 1 sinks
-	// share-collision     v2      0 groups 3 sinks
-	// share-faults        v2     17 groups 3 sinks
-	// share-kill          v2      0 groups 1 sinks
-	// share-live-config   v2      0 groups 2 sinks
-	// share-migration     v2      0 groups 2 sinks
-	// share-mixed-sinks   v2     65 groups 2 sinks
-	// share-retry-policy  v2      0 groups 3 sinks
-	// share-rollback      v2      0 groups 2 sinks
-	// share-scaling       v2      0 groups 2 sinks
-	// share-sink          v2      0 groups 1 sinks
+	// ci                  v3    120 groups 0 sinks
+	// default             v3   1260 groups 0 sinks
+	// heavy               v3   1260 groups 0 sinks
+	// large               v3 100000 groups 0 sinks
+	// no-plugin           v3   1000 groups 0 sinks
+	// quick               v3    400 groups 0 sinks
+	// share-at-least-once v3      0 groups 1 sinks
+	// share-collision     v3      0 groups 3 sinks
+	// share-faults        v3     17 groups 3 sinks
+	// share-kill          v3      0 groups 1 sinks
+	// share-live-config   v3      0 groups 2 sinks
+	// share-migration     v3      0 groups 2 sinks
+	// share-mixed-sinks   v3     65 groups 2 sinks
+	// share-retry-policy  v3      0 groups 3 sinks
+	// share-rollback      v3      0 groups 2 sinks
+	// share-scaling       v3      0 groups 2 sinks
+	// share-sink          v3      0 groups 1 sinks
 	// v1-race             v1   1700 groups 0 sinks
-	// v2-move-race        v2    200 groups 0 sinks
+	// v2-move-race        v2     80 groups 0 sinks
 }
 
 // Resolve takes what a user types after --scenario: a built-in name or a path.

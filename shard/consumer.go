@@ -1,0 +1,283 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// The consumer-group (KIP-848) heartbeat, Kafka's
+// GroupMetadataManager.consumerGroupHeartbeat and consumerGroupLeave, over
+// the shared membership helpers of membership.go and the reconciliation of
+// reconcile.go.
+
+// LeaveGroupStaticMemberEpoch is the epoch of a static member that left
+// temporarily (Kafka's LEAVE_GROUP_STATIC_MEMBER_EPOCH): it keeps its
+// assignment until its session times out or a new member with its instance
+// id replaces it.
+const LeaveGroupStaticMemberEpoch int32 = -2
+
+// validateConsumerFields is the consumer half of Kafka's
+// throwIfConsumerGroupHeartbeatRequestIsInvalid.
+func validateConsumerFields(h *heartbeat) error {
+	if h.memberEpoch == 0 && len(h.owned) > 0 {
+		return kerr.InvalidRequest.WithMessage("TopicPartitions must be empty when (re-)joining.")
+	}
+	if h.memberEpoch == LeaveGroupStaticMemberEpoch && h.instanceID == "" {
+		return kerr.InvalidRequest.WithMessage("InstanceId can't be null.")
+	}
+	for _, tp := range h.owned {
+		if err := validateTopicName(tp.Topic); err != nil {
+			return kerr.InvalidRequest.WithMessage("owned partitions: %v", err)
+		}
+		for _, p := range tp.Partitions {
+			if p < 0 {
+				return kerr.InvalidRequest.WithMessage("owned partition %s-%d is negative", tp.Topic, p)
+			}
+		}
+	}
+	return nil
+}
+
+// validateConsumerEpoch is Kafka's throwIfConsumerGroupMemberEpochIsInvalid:
+// an older epoch is accepted only when it is the previous epoch and the
+// owned partitions are a subset of the assignment (the response that
+// carried the new epoch may have been lost).
+func validateConsumerEpoch(m *member, epoch int32, owned []TopicPartitions) error {
+	if epoch > m.memberEpoch {
+		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	}
+	if epoch < m.memberEpoch && (epoch != m.previousMemberEpoch || !isSubset(owned, m.assigned)) {
+		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	}
+	return nil
+}
+
+func instanceUnknown(instanceID string) error {
+	return kerr.UnknownMemberID.WithMessage("Instance id %s is unknown.", instanceID)
+}
+
+func instanceFenced(memberID, instanceID, owner string) error {
+	return kerr.FencedInstanceID.WithMessage("Static member %s with instance id %s was fenced by member %s.", memberID, instanceID, owner)
+}
+
+// consumerHeartbeatOn is the consumer-group heartbeat on a view: member
+// lookup (dynamic or static), member update, group epoch, target assignment,
+// reconciliation, timers and the response.
+func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
+	var out heartbeatResult
+	if h.memberEpoch < 0 {
+		return s.consumerLeave(v, h)
+	}
+	join := h.memberEpoch == 0
+	if join && h.owned == nil {
+		h.owned = []TopicPartitions{} // a join owns nothing (see the request's doc)
+	}
+	// throwIfConsumerGroupIsFull runs before the member lookup.
+	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.maxSize(Consumer) {
+		return out, kerr.GroupMaxSizeReached.WithMessage("The consumer group has reached its maximum capacity of %d members.", s.maxSize(Consumer))
+	}
+	created, replaced := false, false
+	if h.instanceID == "" {
+		// getOrMaybeSubscribeDynamicConsumerGroupMember
+		_, m := v.find(h.memberID)
+		switch {
+		case m == nil && !join:
+			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+		case m == nil:
+			created = true
+		default:
+			if err := validateConsumerEpoch(m, h.memberEpoch, h.owned); err != nil {
+				return out, err
+			}
+		}
+	} else {
+		// getOrMaybeSubscribeStaticConsumerGroupMember
+		si, sm := staticMemberOf(v.members, h.instanceID)
+		switch {
+		case join && sm == nil:
+			_, m := v.find(h.memberID)
+			created = m == nil
+		case join:
+			if sm.memberEpoch != LeaveGroupStaticMemberEpoch {
+				return out, kerr.UnreleasedInstanceID.WithMessage("Static member %s with instance id %s cannot join the group because the instance id is owned by %s member.",
+					h.memberID, h.instanceID, sm.id)
+			}
+			v.replaceStaticMember(si, h.memberID)
+			replaced = true
+		case sm == nil:
+			return out, instanceUnknown(h.instanceID)
+		case sm.id != h.memberID:
+			return out, instanceFenced(h.memberID, h.instanceID, sm.id)
+		default:
+			if err := validateConsumerEpoch(sm, h.memberEpoch, h.owned); err != nil {
+				return out, err
+			}
+		}
+	}
+	i, m := v.find(h.memberID)
+	if created {
+		m = &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1}
+		v.members = slices.Insert(v.members, i, m)
+		v.owned = slices.Insert(v.owned, i, true)
+	}
+	m = v.own(i)
+	before := m.assigned
+
+	// 1. Create or update the member; a new subscription bumps the epoch.
+	changed, bump, subsChanged := created, created, false
+	if join && m.clientID != h.clientID {
+		m.clientID, changed = h.clientID, true
+	}
+	if h.rebalanceTimeoutMs > 0 && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {
+		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
+	}
+	if h.instanceID != "" && m.instanceID != h.instanceID {
+		m.instanceID, changed = h.instanceID, true
+	}
+	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+		// Kafka writes the member record; the group epoch is not bumped.
+		m.serverAssignor, changed = *h.serverAssignor, true
+	}
+	if h.subscribedTopics != nil {
+		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) {
+			m.subscribedTopics = subs
+			changed, bump, subsChanged = true, true, true
+		}
+	}
+	// The member's regex, then a refresh of the group's (regex.go).
+	if h.topicRegex != nil && *h.topicRegex != m.topicRegex {
+		subsChanged = true
+	}
+	regexRecords, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
+	if err != nil {
+		return out, err
+	}
+	m = v.members[i]
+	changed, bump = changed || c, bump || b
+	if changed {
+		v.records = append(v.records, v.memberMetadataRecord(m, false))
+	}
+	v.records = append(v.records, regexRecords...)
+	if hash := v.metadataHash(); hash != v.hash {
+		v.hash, bump = hash, true
+	}
+	if bump {
+		v.epoch++
+		v.records = append(v.records, v.groupEpochRecord())
+	}
+
+	// 2. The target assignment, when the group epoch passed it; an
+	// assignor's error fails the heartbeat (Kafka's UnknownServerException).
+	v.maybeAssign()
+	if v.assignErr != nil {
+		return out, v.assignErr
+	}
+
+	// 3. Reconcile the member toward its target (maybeReconcile).
+	cur := m.currentAssignment()
+	if subsChanged || !cur.isReconciledTo(v.aEpoch) {
+		b := currentAssignmentBuilder{
+			member: cur, targetEpoch: v.aEpoch, target: m.target,
+			subscribed:                     m.subscribes,
+			enforceSubscriptionConsistency: subsChanged,
+			partitionOwned:                 v.partitionOwned,
+			owned:                          h.owned,
+			skipRevocation:                 s.cfg.Mutants.SkipRevocation,
+		}
+		next, err := b.build()
+		if err != nil {
+			return out, kerr.FencedMemberEpoch.WithMessage("%s", err.Error())
+		}
+		if !next.equal(&cur) {
+			m.setCurrentAssignment(next)
+			v.records = append(v.records, v.currentAssignmentRecord(m, false))
+			// The rebalance timeout runs while the member must revoke.
+			t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+			if next.state == MemberUnrevokedPartitions {
+				v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
+			} else {
+				v.timers = append(v.timers, TimerOp{Key: t.Key(), Cancel: true})
+			}
+		}
+	}
+	v.timers = append(v.timers, TimerOp{
+		Key:        m.timerKey(v.id),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer)),
+		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
+	})
+	// The assignment goes out on a join, on a full request (rebalance
+	// timeout, subscription and owned partitions all set) and on a change.
+	full := h.rebalanceTimeoutMs > 0 && h.subscribedTopics != nil && h.owned != nil
+	out.sendAssignment = join || replaced || full || !equalAssignment(before, m.assigned)
+	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
+	return out, nil
+}
+
+// replaceStaticMember is Kafka's replaceMember: the static member at i,
+// which left temporarily, is tombstoned and a copy of it under memberID (at
+// epoch 0, its assignment and target kept) takes its place. Its timers are
+// left to find the member gone, as Kafka leaves them in case the write is
+// rolled back.
+func (v *view) replaceStaticMember(i int, memberID string) {
+	old := v.members[i]
+	v.records = append(v.records,
+		v.currentAssignmentRecord(old, true),
+		v.targetMemberRecord(old.id, nil, true),
+		v.memberMetadataRecord(old, true))
+	nm := *old
+	nm.id, nm.sessionKey = memberID, ""
+	nm.memberEpoch, nm.previousMemberEpoch = 0, 0
+	v.members = slices.Delete(v.members, i, i+1)
+	v.owned = slices.Delete(v.owned, i, i+1)
+	j, existing := v.find(memberID)
+	if existing != nil {
+		v.members[j], v.owned[j] = &nm, true
+	} else {
+		v.members = slices.Insert(v.members, j, &nm)
+		v.owned = slices.Insert(v.owned, j, true)
+	}
+	v.records = append(v.records,
+		v.memberMetadataRecord(&nm, false),
+		v.targetMemberRecord(nm.id, nm.target, false),
+		v.currentAssignmentRecord(&nm, false))
+}
+
+// consumerLeave is Kafka's consumerGroupLeave: a dynamic member (-1) or a
+// static member leaving for good (-1) is fenced; a static member leaving
+// temporarily (-2) keeps its assignment at epoch -2 with nothing pending
+// revocation, and its session timer, already running, fences it unless a
+// new member with its instance id replaces it first.
+func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
+	var out heartbeatResult
+	var i int
+	var m *member
+	if h.instanceID == "" {
+		if i, m = v.find(h.memberID); m == nil {
+			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+		}
+	} else {
+		if i, m = staticMemberOf(v.members, h.instanceID); m == nil {
+			return out, instanceUnknown(h.instanceID)
+		}
+		if m.id != h.memberID {
+			return out, instanceFenced(h.memberID, h.instanceID, m.id)
+		}
+	}
+	out.memberEpoch, out.view = h.memberEpoch, v
+	if h.memberEpoch == LeaveGroupStaticMemberEpoch {
+		m = v.own(i)
+		m.memberEpoch, m.pending = LeaveGroupStaticMemberEpoch, nil
+		v.records = append(v.records, v.currentAssignmentRecord(m, false))
+		return out, nil
+	}
+	v.removeMember(i)
+	return out, nil
+}
+
+// partitionOwned reports whether a member of the stored group holds the
+// partition: Kafka's currentPartitionEpoch reads the group as it was before
+// this heartbeat, whose records change only the heartbeating member.
+func (v *view) partitionOwned(topic string, p int32) bool {
+	return v.g != nil && v.g.partitionOwned(topic, p)
+}

@@ -1,0 +1,59 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// ShareGroupDescribe: v1 (KIP-932, Kafka 4.x; v0 was the early-access
+// version). A group that does not exist or is not a share group is
+// GROUP_ID_NOT_FOUND with Kafka's messages
+// (GroupMetadataManager.shareGroupDescribe); the assignor is Kafka's one
+// share assignor, "simple". Assignments carry topic ids and names.
+
+var apiShareGroupDescribe = api{key: 77, min: 1, max: 1, handle: handleShareGroupDescribe}
+
+func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.ShareGroupDescribeRequest)
+	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
+	described, err := r.describe(req.GroupIDs)
+	for i, id := range req.GroupIDs {
+		g := kmsg.NewShareGroupDescribeResponseGroup()
+		g.GroupID = id
+		rowErr := err
+		if err == nil {
+			rowErr = described[i].Err
+			if rowErr == nil && described[i].Description.Type != shard.Share {
+				rowErr = kerr.GroupIDNotFound.WithMessage("Group %s is not a share group.", id)
+			}
+		}
+		if rowErr != nil {
+			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
+			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
+				m := fmt.Sprintf("Group %s not found.", id)
+				g.ErrorMessage = &m
+			}
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
+		d := described[i].Description
+		g.GroupState, g.GroupEpoch, g.AssignmentEpoch, g.Assignor = stateName(d.State), d.Epoch, d.AssignmentEpoch, "simple"
+		for _, m := range d.Members {
+			gm := kmsg.NewShareGroupDescribeResponseGroupMember()
+			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+			gm.SubscribedTopicNames = m.SubscribedTopics
+			for _, tp := range m.Assignment {
+				t := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
+				t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
+				gm.Assignment.TopicPartitions = append(gm.Assignment.TopicPartitions, t)
+			}
+			g.Members = append(g.Members, gm)
+		}
+		resp.Groups = append(resp.Groups, g)
+	}
+	return resp, nil
+}

@@ -1,0 +1,79 @@
+package wire
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// batch encodes a v2 record batch of n records with kmsg, CRC included.
+func batch(t *testing.T, producerID int64, epoch int16, firstSeq int32, n int) []byte {
+	t.Helper()
+	b := kmsg.RecordBatch{
+		Magic: 2, ProducerID: producerID, ProducerEpoch: epoch, FirstSequence: firstSeq,
+		NumRecords: int32(n), LastOffsetDelta: int32(n - 1), FirstTimestamp: 1000, MaxTimestamp: 1000,
+	}
+	for i := range n {
+		r := kmsg.Record{OffsetDelta: int32(i), Value: []byte{byte(i)}}
+		b.Records = r.AppendTo(b.Records)
+	}
+	// The length counts what follows it; the CRC covers what follows the
+	// CRC, as a producer computes them.
+	b.Length = int32(len(b.AppendTo(nil)) - 12)
+	b.CRC = int32(crc32c(b.AppendTo(nil)[21:]))
+	return b.AppendTo(nil)
+}
+
+// TestProduceIdempotence proves the partition leader's sequence rules
+// (Kafka's ProducerAppendInfo, ProducerStateEntry): appends get consecutive
+// offsets, a retried batch is answered with its original offset and not
+// appended twice, a gap in sequence or a new epoch not starting at 0 is
+// OUT_OF_ORDER_SEQUENCE_NUMBER, an older epoch INVALID_PRODUCER_EPOCH, and
+// a refused batch changes nothing.
+func TestProduceIdempotence(t *testing.T) {
+	d := newDataPlane()
+	_, _, err := d.createTopic("t", 1)
+	require.NoError(t, err)
+	first := batch(t, 7, 0, 0, 3)
+	r := d.produce("t", 0, first)
+	require.Zero(t, r.code, r.msg)
+	assert.Equal(t, int64(0), r.base)
+	r = d.produce("t", 0, batch(t, 7, 0, 3, 2))
+	require.Zero(t, r.code, r.msg)
+	assert.Equal(t, int64(3), r.base)
+
+	r = d.produce("t", 0, first)
+	assert.Zero(t, r.code, "a retry succeeds")
+	assert.Equal(t, int64(0), r.base, "with its original offset")
+
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		code int16
+	}{
+		{"sequence gap", batch(t, 7, 0, 9, 1), fkerr.OutOfOrderSequenceNumber.Code},
+		{"new epoch not at 0", batch(t, 7, 1, 5, 1), fkerr.OutOfOrderSequenceNumber.Code},
+		{"new producer not at 0", batch(t, 8, 0, 4, 1), fkerr.OutOfOrderSequenceNumber.Code},
+		{"two batches", append(batch(t, -1, -1, -1, 1), batch(t, -1, -1, -1, 1)...), fkerr.InvalidRecord.Code},
+		{"not a batch", []byte{1, 2, 3}, fkerr.CorruptMessage.Code},
+	} {
+		r := d.produce("t", 0, tc.raw)
+		assert.Equal(t, tc.code, r.code, tc.name)
+	}
+	corrupt := batch(t, -1, -1, -1, 1)
+	corrupt[len(corrupt)-1] ^= 0xff
+	assert.Equal(t, fkerr.CorruptMessage.Code, d.produce("t", 0, corrupt).code, "a CRC mismatch")
+	assert.Equal(t, fkerr.UnknownTopicOrPartition.Code, d.produce("t", 1, batch(t, -1, -1, -1, 1)).code)
+
+	r = d.produce("t", 0, batch(t, 7, 1, 0, 1))
+	require.Zero(t, r.code, "a bumped epoch starts over at 0")
+	assert.Equal(t, fkerr.InvalidProducerEpoch.Code, d.produce("t", 0, batch(t, 7, 0, 5, 1)).code, "the old epoch is fenced")
+
+	f := d.fetch("t", 0, 0, 1<<20)
+	require.Zero(t, f.code)
+	assert.Equal(t, int64(6), f.hwm, "3 + 2 + 1 records, nothing refused was appended")
+	assert.Equal(t, fkerr.OffsetOutOfRange.Code, d.fetch("t", 0, 7, 1<<20).code)
+}
