@@ -177,3 +177,69 @@ func TestCreateTopicsErrorOrder(t *testing.T) {
 	assert.Equal(t, "exists", *mresp.Topics[0].Topic)
 	assert.Len(t, mresp.Topics[0].Partitions, 2, "and it kept its partitions")
 }
+
+// TestUnknownTopicCodes proves the per-partition code each data and offset
+// API answers for a topic that does not exist, by name and by id, as
+// KafkaApis answers them, and that an OffsetCommit to it stores nothing.
+func TestUnknownTopicCodes(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
+	c := dial(t, cl.Addrs()[0])
+	const unknownTopic, unknownID = int16(3), int16(100)
+	id := [16]byte{1, 2, 3}
+
+	commit := func(version int16) int16 {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Version, req.Group, req.Generation = version, "g", -1
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 5}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.OffsetCommitResponse)
+		require.Len(t, resp.Topics, 1)
+		require.Len(t, resp.Topics[0].Partitions, 1)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, commit(9), "OffsetCommit v9 by name")
+	assert.Equal(t, unknownID, commit(10), "OffsetCommit v10 by id")
+
+	produce := func(version int16) int16 {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks, req.TimeoutMillis = version, -1, 1000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.ProduceRequestTopicPartition{{Partition: 0}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.ProduceResponse)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, produce(12), "Produce by name")
+	assert.Equal(t, unknownID, produce(13), "Produce by id")
+
+	fetch := func(version int16) int16 {
+		req := kmsg.NewPtrFetchRequest()
+		req.Version, req.MaxBytes = version, 1<<20
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.FetchResponse)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, fetch(12), "Fetch by name")
+	assert.Equal(t, unknownID, fetch(13), "Fetch by id")
+
+	lo := kmsg.NewPtrListOffsetsRequest()
+	lo.Version, lo.ReplicaID = 9, -1
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = "nope"
+	lt.Partitions = []kmsg.ListOffsetsRequestTopicPartition{{Partition: 0, Timestamp: -1}}
+	lo.Topics = append(lo.Topics, lt)
+	loResp := roundTrip(t, c, lo).(*kmsg.ListOffsetsResponse)
+	assert.Equal(t, unknownTopic, loResp.Topics[0].Partitions[0].ErrorCode, "ListOffsets")
+
+	of := kmsg.NewPtrOffsetFetchRequest()
+	of.Version, of.Group = 7, "g"
+	ofResp := roundTrip(t, c, of).(*kmsg.OffsetFetchResponse)
+	assert.Empty(t, ofResp.Topics, "the refused commit stored nothing")
+}
