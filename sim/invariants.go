@@ -25,7 +25,7 @@ const (
 // Invariants lists every invariant the checker enforces; each has a mutant
 // test that proves the checker catches it.
 var Invariants = []string{InvNoTombstoneWhileStored, InvClearOnlyObserved, InvDeleteOnlyEligible, InvSingleFlight,
-	InvOffsetRetention, InvLiveness, InvNoDataLossV2, InvReplay, InvSharePartitions}
+	InvOffsetRetention, InvLiveness, InvNoDataLossV2, InvReplay, InvSharePartitions, InvOneOwner}
 
 // checker holds the state the invariants need beyond the coordinators'.
 type checker struct {

@@ -118,6 +118,9 @@ func TestInvariantMutants(t *testing.T) {
 		{"share broker skips the owner check", sim.InvSharePartitions, mutant.Set{ShareAckIgnoresOwner: true}, func(t *testing.T) sim.Options {
 			return builtin(t, "share-at-least-once")
 		}},
+		// A coordinator that does not wait for the revocation hands a
+		// partition to a new member while its old owner still holds it.
+		{"reconciliation skips the revocation", sim.InvOneOwner, mutant.Set{SkipRevocation: true}, small},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
