@@ -37,7 +37,7 @@ type simMember struct {
 	id       string
 	epoch    int32
 	joined   bool
-	gone     bool // left or crashed
+	gone     bool                    // left or crashed
 	assigned []shard.TopicPartitions // consumer: the partitions the client holds
 	tasks    []shard.TaskIDs
 	// Consumer reconciliation (consumer_actor.go): the last assignment the
@@ -231,6 +231,7 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 			if m.g.typ == shard.Consumer {
 				w.consumerLost(m)
 			}
+			w.eng.after(retryBackoff, func() { w.join(m) })
 		case kerr.FencedInstanceID:
 			// Another instance took this one's instance id: it stops.
 			w.mark("fenced-instance-id")
@@ -241,7 +242,6 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 			// The crashed holder of the instance id has not timed out yet.
 			w.mark("unreleased-instance-id")
 			w.eng.after(retryBackoff, func() { w.retry(m) })
-			w.eng.after(retryBackoff, func() { w.join(m) })
 		case kerr.CoordinatorLoadInProgress:
 			w.mark("load-in-progress-seen")
 			w.eng.after(retryBackoff, func() { w.retry(m) })
