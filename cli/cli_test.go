@@ -153,3 +153,25 @@ func TestCustomStoreFromTheCommandLine(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errb.String(), `--store "yours": one of bolt, memstore, mine`)
 }
+
+// TestMetricsTimeSeries proves --metrics-every writes one block of metrics
+// per interval of virtual time, whose rates are measured then (not all 0),
+// and leaves the trace unchanged.
+func TestMetricsTimeSeries(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "m.prom")
+	code, out, errs := runCLI(append([]string{"run", "--metrics", f, "--metrics-every", "10m"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	data, err := os.ReadFile(f)
+	require.NoError(t, err)
+	blocks := strings.Count(string(data), "# coordsim sample at virtual time ")
+	assert.GreaterOrEqual(t, blocks, 6, "an hour of workload and its liveness phase, every 10m")
+	assert.Contains(t, string(data), "# coordsim sample at virtual time 10m0s\n")
+	assert.Contains(t, string(data), "# coordsim end state at virtual time ")
+	assert.Regexp(t, `kafka_coordinator_offset_commit_rate\{[^}]*\} [1-9]`, string(data), "a rate measured during the run is not 0")
+	_, plain, _ := runCLI(append([]string{"run"}, small...)...)
+	assert.Equal(t, hashRE.FindStringSubmatch(plain)[1], hashRE.FindStringSubmatch(out)[1], "sampling metrics does not change the run")
+	code, _, errs = runCLI(append([]string{"run", "--metrics-every", "10m"}, small...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--metrics-every needs --metrics")
+}

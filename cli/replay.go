@@ -63,6 +63,12 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if !res.InvariantsHeld() {
 		v := res.Violation
+		if len(v.Focus) > 0 {
+			fmt.Fprintf(stdout, "its last %d trace events (the group or partition it names):\n", len(v.Focus))
+			for _, l := range v.Focus {
+				fmt.Fprintf(stdout, "  %s\n", l)
+			}
+		}
 		fmt.Fprintf(stdout, "VIOLATED: %s at step %d (t=%s): %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
 		return exitViolation
 	}

@@ -24,9 +24,14 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	reportPath := fs.String("report", "", "write a self-contained HTML report to `file`")
 	tracePath := fs.String("trace", "", "write every trace event to `file`, one line each")
 	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
+	metricsEvery := fs.Duration("metrics-every", 0, "with --metrics, write a time series: every broker's metrics each `D` of virtual time (e.g. the check interval), then the end state")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *metricsEvery != 0 && (*metricsPath == "" || *metricsEvery < time.Second) {
+		fmt.Fprintln(stderr, "coordsim run: --metrics-every needs --metrics FILE and a duration of at least 1s")
+		return exitUsage
 	}
 	base, err := of.load()
 	if err != nil {
@@ -65,6 +70,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	opts := sc.Options
 	opts.Progress = progress
+	opts.MetricsEvery = *metricsEvery
 	res, err := timedRun(opts, trace)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
@@ -99,9 +105,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f := outs["metrics"]; f != nil {
-		if err := closeAfter(f, func(w io.Writer) error {
-			return metrics.WritePrometheus(w, res.Metrics, "kafka_coordinator_")
-		}); err != nil {
+		if err := closeAfter(f, func(w io.Writer) error { return writeMetrics(w, res) }); err != nil {
 			fmt.Fprintf(stderr, "coordsim run: --metrics: %v\n", err)
 			return exitUsage
 		}
@@ -128,6 +132,26 @@ func timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
 	}
 	res.WallTime = time.Since(began)
 	return res, nil
+}
+
+// writeMetrics writes the brokers' metrics in Prometheus text format: with
+// a time series, one block per sample, each headed by a comment with its
+// virtual time, then the end state.
+func writeMetrics(w io.Writer, res *sim.Result) error {
+	for _, s := range res.MetricsSeries {
+		if _, err := fmt.Fprintf(w, "# coordsim sample at virtual time %s\n", time.Duration(s.AtMs)*time.Millisecond); err != nil {
+			return err
+		}
+		if err := metrics.WritePrometheus(w, s.Samples, "kafka_coordinator_"); err != nil {
+			return err
+		}
+	}
+	if len(res.MetricsSeries) > 0 {
+		if _, err := fmt.Fprintf(w, "# coordsim end state at virtual time %s\n", res.VirtualTime); err != nil {
+			return err
+		}
+	}
+	return metrics.WritePrometheus(w, res.Metrics, "kafka_coordinator_")
 }
 
 // closeAfter writes to f with fn and closes it, reporting either failure.

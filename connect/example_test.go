@@ -1,6 +1,7 @@
 package connect_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/coordsim/coordsim/connect"
@@ -68,4 +69,42 @@ func ExampleSinkConfig_OnPut() {
 	// PutRetriable: RELEASE
 	// PutFatal: REJECT
 	// convert failure, broker DLQ: SKIP_RECORD+REJECT
+}
+
+// A SinkTask's put() reports the outcome by its error: nil writes, a
+// RetriableError asks for another try, anything else is fatal; a panic is
+// caught as fatal.
+func ExampleCallPut() {
+	for _, err := range []error{nil, connect.Retriable(errors.New("db busy")), errors.New("schema mismatch")} {
+		o, _ := connect.CallPut(putReturning{err: err}, nil)
+		fmt.Println(o)
+	}
+	o, _ := connect.CallPut(putReturning{panics: true}, nil)
+	fmt.Println(o)
+	// Output:
+	// PutOK
+	// PutRetriable
+	// PutFatal
+	// PutFatal
+}
+
+// putReturning is a SinkTask whose Put returns err (or panics).
+type putReturning struct {
+	err    error
+	panics bool
+}
+
+func (p putReturning) Initialize(connect.SinkTaskContext) {}
+func (p putReturning) Start(map[string]string) error      { return nil }
+func (p putReturning) Open([]connect.TopicPartition)      {}
+func (p putReturning) Close([]connect.TopicPartition)     {}
+func (p putReturning) Stop()                              {}
+func (p putReturning) PreCommit(c map[connect.TopicPartition]int64) map[connect.TopicPartition]int64 {
+	return c
+}
+func (p putReturning) Put([]connect.SinkRecord) error {
+	if p.panics {
+		panic("boom")
+	}
+	return p.err
 }

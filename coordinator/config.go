@@ -41,6 +41,11 @@ type Config struct {
 	StreamsHeartbeatInterval time.Duration
 	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
 	StreamsMaxSize int
+	// StreamsTopologyUpdates lets a streams member joining with a higher
+	// topology epoch replace the group's topology, ahead of Kafka, which
+	// answers INVALID_REQUEST "Topology updates are not supported yet.".
+	// Off by default. Not a Kafka key.
+	StreamsTopologyUpdates bool
 	// ShareSessionTimeout is group.share.session.timeout.ms (45000, within [45000, 60000]).
 	ShareSessionTimeout time.Duration
 	// ShareHeartbeatInterval is group.share.heartbeat.interval.ms (5000, within [5000, 15000]).
@@ -169,6 +174,7 @@ func (c Config) shardConfig() shard.Config {
 		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
+		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),
 		ShareMaxSize:                    c.ShareMaxSize,

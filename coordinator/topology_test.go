@@ -56,6 +56,9 @@ func newKip(t *testing.T, opts ...kipOpt) *kip {
 	cfg.OffsetsRetention = time.Minute
 	cfg.OffsetsRetentionCheckInterval = time.Minute
 	cfg.StreamsSessionTimeout = time.Minute // Kafka's maximum: members outlive a back-off window
+	// KIP-1331's epochs move with topology upgrades, which Kafka does not
+	// support yet: these tests opt in.
+	cfg.StreamsTopologyUpdates = true
 	var setup kipSetup
 	for _, o := range opts {
 		o(&cfg, &setup)

@@ -15,6 +15,7 @@ import (
 	"github.com/coordsim/coordsim/coordinator/coordtest"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/faultstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -151,4 +152,63 @@ func TestV3CycleTokenIsTheLoadEpoch(t *testing.T) {
 	assert.Equal(t, shard.EpochUncertain, k.stored("fenced"))
 	_, _, has := k.storeHas("fenced")
 	assert.True(t, has)
+}
+
+// TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup proves the v2 fix in
+// DeleteGroups (and so in v3): the delete of an idle group is in flight, a
+// member joins and pushes epoch 1, then the delete reports a transient error
+// although the store applied it. The group is not deleted (it has a member),
+// and because the delete's outcome is unknown its stored epoch goes back to
+// -2, so the next heartbeat solicits the description again.
+func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
+	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
+		t.Run(string(p), func(t *testing.T) {
+			k := newKip(t, withProtocol(p))
+			k.eligible("g", 1)
+			k.exec.Auto = false
+			f := k.h.Coordinator.DeleteGroups([]string{"g"})
+			require.Len(t, k.exec.Pending(), 1, "the delete is in flight")
+			k.exec.Auto = true
+			joined := k.join("g", "m2", 1)
+			require.NoError(t, k.push("g", "m2", 1))
+			require.Equal(t, int32(1), k.stored("g"))
+			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
+			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
+			rs, err := f.Result()
+			require.NoError(t, err)
+			assert.ErrorIs(t, rs[0].Err, kerr.GroupDeletionFailed)
+			_, _, has := k.storeHas("g")
+			require.False(t, has, "the store applied the delete")
+			assert.Equal(t, shard.EpochUncertain, k.stored("g"), "an unknown outcome sends the advanced group back to -2")
+			assert.True(t, k.heartbeat("g", "m2", joined.MemberEpoch, 1).TopologyDescriptionRequired, "solicited again")
+		})
+	}
+}
+
+// TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup is the cycle's side
+// of the same fix (swarm seed 139's sequence): the cycle marks g -2 and
+// issues the delete, a member pushes epoch 1, the store applies the delete
+// but reports a transient error. The finalize sends g back to -2 instead of
+// leaving it claiming epoch 1 with no row.
+func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
+	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
+		t.Run(string(p), func(t *testing.T) {
+			k := newKip(t, withProtocol(p))
+			k.eligible("g", 1)
+			k.exec.Auto = false
+			require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
+			require.Equal(t, shard.EpochUncertain, k.stored("g"))
+			k.exec.Auto = true
+			joined := k.join("g", "m2", 1)
+			require.NoError(t, k.push("g", "m2", 1))
+			require.Equal(t, int32(1), k.stored("g"))
+			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
+			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
+			_, _, has := k.storeHas("g")
+			require.False(t, has, "the store applied the delete")
+			assert.Equal(t, shard.EpochUncertain, k.stored("g"))
+			assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			assert.True(t, k.heartbeat("g", "m2", joined.MemberEpoch, 1).TopologyDescriptionRequired, "solicited again")
+		})
+	}
 }

@@ -52,7 +52,9 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {
 		names[i] = m.serverAssignor
-		am := assignor.Member{ID: m.id}
+		// The instance id orders static members first in range, so a static
+		// member that rejoins under a new member id keeps its ranges.
+		am := assignor.Member{ID: m.id, InstanceID: m.instanceID}
 		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)
 			if n <= 0 {

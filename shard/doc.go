@@ -22,7 +22,8 @@
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),
 // streams groups
-// (KIP-1071: topologies with epochs, tasks, NOT_READY / STALE_TOPOLOGY /
+// (KIP-1071: topologies with epochs, Kafka's refusal of topology updates
+// unless Config.StreamsTopologyUpdates opts in, tasks, NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,

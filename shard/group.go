@@ -155,10 +155,12 @@ type member struct {
 	// the subtopology id in the Topic field (one engine serves every type).
 	assigned []TopicPartitions
 	target   []TopicPartitions
-	// assignedEpochs is aligned with assigned: the member epoch at which each
-	// partition (task) was assigned (KIP-1251), derived on replay by
-	// stampAssignmentEpochs. Replaced, never written in place.
+	// assignedEpochs and pendingEpochs are aligned with assigned and pending:
+	// the member epoch at which each partition (task) was assigned
+	// (KIP-1251), derived on replay by stampAssignmentEpochs. Replaced, never
+	// written in place.
 	assignedEpochs [][]int32
+	pendingEpochs  [][]int32
 	hasMetadata    bool
 	sessionKey     string // SessionTimeoutKey, built once per member
 }

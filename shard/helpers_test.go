@@ -28,6 +28,15 @@ func testConfig() Config {
 	return cfg
 }
 
+// topologyUpdatesConfig is testConfig with Config.StreamsTopologyUpdates,
+// the opt-in that lets a higher topology epoch replace the group's (Kafka
+// refuses it), for the tests that upgrade topologies.
+func topologyUpdatesConfig() Config {
+	cfg := testConfig()
+	cfg.StreamsTopologyUpdates = true
+	return cfg
+}
+
 // harness is one shard driven the way the coordinator drives it.
 type harness struct {
 	t      testing.TB

@@ -32,6 +32,8 @@ type MemberDescription struct {
 	// AssignmentEpochs is aligned with Assignment (ActiveTasks for streams
 	// members): the member epoch at which each was assigned (KIP-1251).
 	AssignmentEpochs [][]int32
+	// PendingRevocationEpochs is aligned with PartitionsPendingRevocation.
+	PendingRevocationEpochs [][]int32
 }
 
 // GroupDescription is a group as Describe shows it. Every replayed field is
@@ -78,7 +80,7 @@ func describe(g *group) GroupDescription {
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
-			InstanceID: m.instanceID, State: m.state, PartitionsPendingRevocation: m.pending,
+			InstanceID: m.instanceID, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

@@ -62,7 +62,8 @@ func TestCleanupExpiredOffsets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), expiryTopics)
+			// The streams member moves off firstTopic by a topology upgrade.
+			h := newHarness(t, topologyUpdatesConfig(), expiryTopics)
 			epoch := tc.join(h)
 			h.commit("group-id", "m1", epoch, testT, "firstTopic-0", "secondTopic-0")
 			h.commit("group-id", "m1", epoch, testT+500, "secondTopic-1")
@@ -855,7 +856,7 @@ func TestStreamsGroupStates(t *testing.T) {
 // older topology epoch than the group's gets the STALE_TOPOLOGY status and
 // no tasks, and loses it once it rejoins with the current topology.
 func TestStreamsGroupHeartbeatStaleTopology(t *testing.T) {
-	h := newHarness(t, testConfig(), map[string]int32{"input": 2, "input2": 2})
+	h := newHarness(t, topologyUpdatesConfig(), map[string]int32{"input": 2, "input2": 2})
 	r1 := h.streamsJoin("streams", "m1", topo(1, "input"))
 	assert.NotContains(t, r1.Status, StatusStaleTopology)
 	h.streamsJoin("streams", "m2", topo(2, "input", "input2"))
@@ -873,11 +874,37 @@ func TestStreamsGroupHeartbeatStaleTopology(t *testing.T) {
 	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 }
 
-// TestStreamsGroupHeartbeatInvalidTopologyEpoch proves that a changed
-// topology at the group's current epoch is STREAMS_INVALID_TOPOLOGY_EPOCH
-// and changes nothing.
-func TestStreamsGroupHeartbeatInvalidTopologyEpoch(t *testing.T) {
+// TestStreamsGroupHeartbeatTopologyUpdatesNotSupported proves Kafka trunk's
+// maybeUpdateTopology: a different topology at the group's epoch and any
+// topology at a higher epoch are INVALID_REQUEST "Topology updates are not
+// supported yet." and change nothing; an older epoch joins stale; the
+// group's own topology joins.
+func TestStreamsGroupHeartbeatTopologyUpdatesNotSupported(t *testing.T) {
 	h := newHarness(t, testConfig(), map[string]int32{"input": 2, "other": 1})
+	h.streamsJoin("streams", "m1", topo(2, "input"))
+	for _, tp := range []*Topology{topo(2, "other"), topo(3, "input"), topo(3, "other")} {
+		before := h.s.Snapshot()
+		res, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{
+			GroupID: "streams", MemberID: "m2", RebalanceTimeoutMs: 1, Topology: tp,
+		})
+		require.ErrorIs(t, err, kerr.InvalidRequest, "topology %+v", tp)
+		assert.ErrorContains(t, err, "Topology updates are not supported yet.")
+		assert.Empty(t, res.Records)
+		requireSnapshotEqual(t, before, h.s.Snapshot(), "refused")
+	}
+	stale := h.streamsJoin("streams", "m2", topo(1, "other"))
+	assert.Contains(t, stale.Status, StatusStaleTopology)
+	d, _ := h.s.DescribeGroup("streams")
+	assert.Equal(t, topo(2, "input"), d.Topology, "an older epoch leaves the group's topology alone")
+	same := h.streamsJoin("streams", "m3", topo(2, "input"))
+	assert.NotContains(t, same.Status, StatusStaleTopology)
+}
+
+// TestStreamsGroupHeartbeatInvalidTopologyEpoch proves that, with the
+// StreamsTopologyUpdates opt-in, a changed topology at the group's current
+// epoch is STREAMS_INVALID_TOPOLOGY_EPOCH and changes nothing.
+func TestStreamsGroupHeartbeatInvalidTopologyEpoch(t *testing.T) {
+	h := newHarness(t, topologyUpdatesConfig(), map[string]int32{"input": 2, "other": 1})
 	h.streamsJoin("streams", "m1", topo(1, "input"))
 	before := h.s.Snapshot()
 	res, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{

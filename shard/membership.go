@@ -359,13 +359,14 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	}
 	if h.typ == Streams && h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request
-		switch {
-		case v.topo == nil || t.Epoch > v.topo.Epoch:
+		install, err := s.topologyOnJoin(v.topo, &t)
+		if err != nil {
+			return out, err
+		}
+		if install {
 			v.topo = &t
 			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
 			bump = true
-		case t.Epoch == v.topo.Epoch && !topologyEqual(&t, v.topo):
-			return out, kerr.StreamsInvalidTopologyEpoch.WithMessage("topology changed without an epoch bump (epoch %d)", t.Epoch)
 		}
 		if m.topologyEpoch != t.Epoch {
 			m.topologyEpoch = t.Epoch

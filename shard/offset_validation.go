@@ -155,43 +155,46 @@ func validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
 }
 
 // assignmentEpoch returns the epoch at which the member was assigned
-// partition of topic (a task of subtopology topic for streams members), or
-// false when it does not hold it.
+// partition of topic (a task of subtopology topic for streams members),
+// assigned or pending revocation, or false when it holds neither.
 func (m *member) assignmentEpoch(topic string, partition int32) (int32, bool) {
-	for i, tp := range m.assigned {
+	if e, ok := epochIn(m.assigned, m.assignedEpochs, topic, partition); ok {
+		return e, true
+	}
+	return epochIn(m.pending, m.pendingEpochs, topic, partition)
+}
+
+func epochIn(held []TopicPartitions, epochs [][]int32, topic string, partition int32) (int32, bool) {
+	for i, tp := range held {
 		if tp.Topic != topic {
 			continue
 		}
 		j, ok := slices.BinarySearch(tp.Partitions, partition)
-		if !ok || i >= len(m.assignedEpochs) || j >= len(m.assignedEpochs[i]) {
+		if !ok || i >= len(epochs) || j >= len(epochs[i]) {
 			return 0, false
 		}
-		return m.assignedEpochs[i][j], true
+		return epochs[i][j], true
 	}
 	return 0, false
 }
 
 // stampAssignmentEpochs returns the assignment epochs of next, aligned with
-// it: a partition the member already held (in prev, with prevEpochs aligned)
-// keeps the epoch it was assigned at, and a new one gets epoch, the member
-// epoch of the record that assigns it (KIP-1251's AssignmentEpochs, which
-// Kafka writes in the record and coordsim derives on replay, where the
-// previous assignment is known).
-func stampAssignmentEpochs(prev []TopicPartitions, prevEpochs [][]int32, next []TopicPartitions, epoch int32) [][]int32 {
+// it: a partition the member already held (assigned or pending revocation,
+// as m holds them before the record) keeps the epoch it was assigned at, and
+// a new one gets epoch, the member epoch of the record that assigns it
+// (KIP-1251's AssignmentEpochs, which Kafka writes in the record and
+// coordsim derives on replay, where the previous assignment is known).
+func (m *member) stampAssignmentEpochs(next []TopicPartitions, epoch int32) [][]int32 {
 	if len(next) == 0 {
 		return nil
 	}
 	out := make([][]int32, len(next))
 	for i, tp := range next {
-		k := slices.IndexFunc(prev, func(p TopicPartitions) bool { return p.Topic == tp.Topic })
 		out[i] = make([]int32, len(tp.Partitions))
 		for j, p := range tp.Partitions {
 			out[i][j] = epoch
-			if k < 0 || k >= len(prevEpochs) {
-				continue
-			}
-			if at, ok := slices.BinarySearch(prev[k].Partitions, p); ok && at < len(prevEpochs[k]) {
-				out[i][j] = prevEpochs[k][at]
+			if at, ok := m.assignmentEpoch(tp.Topic, p); ok {
+				out[i][j] = at
 			}
 		}
 	}

@@ -94,6 +94,9 @@ func workloadConfig(plugin bool) Config {
 	cfg.ConsumerSessionTimeoutMs, cfg.StreamsSessionTimeoutMs, cfg.ShareSessionTimeoutMs = 6_000, 7_000, 5_000
 	cfg.ConsumerMaxSize, cfg.StreamsMaxSize, cfg.ShareMaxSize = 3, 3, 2
 	cfg.TopologyPluginConfigured = plugin
+	// KIP-1331 workloads upgrade topologies, which needs the opt-in; the
+	// others get Kafka's refusal of topology updates.
+	cfg.StreamsTopologyUpdates = plugin
 	return cfg
 }
 

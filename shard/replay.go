@@ -131,7 +131,7 @@ func (s *Shard) apply(r Record) error {
 	case *StreamsGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
 			assigned := tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
-			m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, assigned, r.MemberEpoch)
+			m.assignedEpochs = m.stampAssignmentEpochs(assigned, r.MemberEpoch)
 			m.assigned = assigned
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
@@ -420,7 +420,8 @@ func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssi
 	m := g.member(r.MemberID)
 	g.removePartitionEpochs(m)
 	// KIP-1251: each partition keeps the epoch it was first assigned at.
-	m.assignedEpochs = stampAssignmentEpochs(m.assigned, m.assignedEpochs, next.assigned, next.epoch)
+	assignedEpochs, pendingEpochs := m.stampAssignmentEpochs(next.assigned, next.epoch), m.stampAssignmentEpochs(next.pending, next.epoch)
+	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
 	m.setCurrentAssignment(*next)
 	g.addPartitionEpochs(m)
 	s.refresh(g.id)

@@ -35,6 +35,13 @@ type Config struct {
 	// default list, uniform and range.
 	ConsumerAssignors *assignor.Registry
 
+	// StreamsTopologyUpdates lets a streams member that joins with a higher
+	// topology epoch replace the group's topology. Kafka does not support
+	// topology updates yet (it answers INVALID_REQUEST "Topology updates are
+	// not supported yet."); this is ahead of Kafka, for the simulator's
+	// rolling upgrades and KIP-1331's plans. Off by default.
+	StreamsTopologyUpdates bool
+
 	// TopologyPluginConfigured is KIP-1331's builder flag: when set, the sweep
 	// defers the tombstone of a streams group whose stored description epoch
 	// is not -1 (docs/kip1331.md §2.4).

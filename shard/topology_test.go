@@ -26,7 +26,7 @@ var cleanupTopics = map[string]int32{"foo": 3, "bar": 1}
 // sweep defers streams groups whose stored epoch is set.
 func newCleanupHarness(t *testing.T) *harness {
 	t.Helper()
-	cfg := testConfig()
+	cfg := topologyUpdatesConfig()
 	cfg.TopologyPluginConfigured = true
 	return newHarness(t, cfg, cleanupTopics)
 }

@@ -488,6 +488,9 @@ func (cw *connectWorld) startSink(s *sink) {
 		w.client(tTask, s.cfg.GroupID, s.cfg.Name, "refused: "+err.Error())
 		return
 	}
+	if existing == "" { // the connector's tasks create its group: count it with the workload's
+		w.res.GroupsCreated[map[bool]string{true: "share", false: "consumer"}[s.cfg.Kind == connect.ShareSink]]++
+	}
 	if s.cfg.Kind == connect.ShareSink {
 		gc := sharebroker.GroupConfig{}
 		if v, ok := s.cfg.GroupConfigs[connect.GroupConfigShareAutoOffsetReset]; ok {

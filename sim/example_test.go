@@ -10,9 +10,11 @@ import (
 	"github.com/coordsim/coordsim/sim"
 )
 
-// countingStore is a user's store: here memstore, counting deletes.
+// countingStore is a user's store: here memstore behind the plain
+// plugin.Store interface (no fencing, so protocol v3 falls back to v2 for
+// it), counting deletes.
 type countingStore struct {
-	*memstore.Store
+	plugin.Store
 	deletes *int
 }
 

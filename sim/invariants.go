@@ -209,6 +209,7 @@ func (c *checker) probeDataLoss() {
 		w.dataLoss[key] = true
 		if w.opts.Protocol == coordinator.CleanupV1 {
 			w.res.AcceptedDataLoss++
+			w.res.DataLoss = append(w.res.DataLoss, DataLossEvent{AtMs: w.nowMs() - startMs, Group: g.id, StoredEpoch: stored})
 			w.mark("v1-race")
 			w.tr(traceEvent{kind: tMark, broker: -1, group: g.id, detail: fmt.Sprintf("accepted plugin-side data loss at stored epoch %d", stored)})
 			continue

@@ -15,12 +15,13 @@ import (
 // --start 139` resolved for seed 139 (one broker, 30 partitions, 47-minute
 // retention, the swarm's scaled heavy faults), copied here so the case
 // outlives any change to how the swarm draws its knobs. The run itself uses
-// seed 44: KIP-1251's older-epoch commits (issue 12) changed the workload's
-// path, and 44 is the first seed with these knobs that reaches the
-// finalize-resolicit mark again.
+// seed 30: later workload changes (KIP-1251's older-epoch commits, issue 12)
+// moved seed 139's path, and 30 is the first seed with these knobs that
+// loses a description when a failed delete is taken as "still -2" (checked
+// by disabling the fix), so this test fails if the hole reopens.
 func swarmSeed139(t *testing.T) sim.Options {
 	o := builtin(t, "ci")
-	o.Seed, o.Brokers, o.Partitions = 44, 1, 30
+	o.Seed, o.Brokers, o.Partitions = 30, 1, 30
 	o.Retention, o.CheckInterval = 47*time.Minute, 2*time.Minute+14*time.Second
 	o.Protocol = coordinator.CleanupV2
 	o.Faults = sim.Faults{

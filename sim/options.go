@@ -60,6 +60,11 @@ type Options struct {
 	// (Result.Interrupted). It is for a caller's progress display and
 	// Ctrl-C: it must not feed anything back into the simulation.
 	Progress func(step int64, virtual time.Duration) bool `json:"-"`
+	// MetricsEvery, if set, samples every broker's metrics each time
+	// virtual time passes a multiple of it (Result.MetricsSeries). The
+	// samples only read the coordinators: the trace is the same with or
+	// without them.
+	MetricsEvery time.Duration `json:"-"`
 	// InspectGroup, if set, fills Result.Group with that group's state
 	// where the run ended (replay --group).
 	InspectGroup string `json:"-"`
@@ -226,6 +231,7 @@ func (o Options) Validate() error {
 			[]string{"faults.plugin_transient", "faults.plugin_permanent", "faults.plugin_applied_transient"}, "the plugin fault probabilities add up to more than 1"},
 		{f.PluginLatencyMax < f.PluginLatencyMin, []string{"faults.plugin_latency_min", "faults.plugin_latency_max"}, "need plugin_latency_min <= plugin_latency_max"},
 		{o.MaxEvents < 0 || o.StopAt < 0 || o.TraceTail < 0, []string{"limits"}, "MaxEvents, StopAt and TraceTail must be >= 0"},
+		{o.MetricsEvery != 0 && o.MetricsEvery < time.Second, []string{"metrics-every"}, "must be 0 (off) or at least 1s"},
 	}
 	for _, c := range checks {
 		if c.bad {

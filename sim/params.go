@@ -111,7 +111,7 @@ var Params = withFlags([]*Param{
 	{Key: "workload.commit_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf,
 		Doc: "how often an active member commits offsets", ptr: func(o *Options) any { return &o.Workload.CommitInterval }},
 	{Key: "workload.topology_upgrade_prob", Type: TypeProb, Min: 0, Max: 1,
-		Doc: "a streams app upgrades its topology epoch once during its life", ptr: func(o *Options) any { return &o.Workload.TopologyUpgradeProb }},
+		Doc: "a streams app upgrades its topology epoch once during its life; above 0 the coordinators allow topology updates, which Kafka does not yet", ptr: func(o *Options) any { return &o.Workload.TopologyUpgradeProb }},
 	{Key: "workload.admin_interval", Type: TypeDuration, Min: 0, Max: inf,
 		Doc: "how often the admin deletes a dead group or describes a streams group; 0 disables it", ptr: func(o *Options) any { return &o.Workload.AdminInterval }},
 

@@ -37,6 +37,9 @@ type Result struct {
 	// a group whose metadata says its description is stored while the store
 	// has no row. Under v2 any occurrence is a violation instead.
 	AcceptedDataLoss int64 `json:"accepted_data_loss"`
+	// DataLoss lists each accepted loss: when, which group, at which stored
+	// epoch (the report marks them on its time axis).
+	DataLoss []DataLossEvent `json:"data_loss,omitempty"`
 	// LeakedRows counts rows left in the store for groups that no longer
 	// exist at the end of the liveness phase (v1 only; a violation under v2).
 	LeakedRows int64 `json:"leaked_rows"`
@@ -65,6 +68,22 @@ type Result struct {
 	// Metrics are every broker's coordinator metrics at the end, each
 	// series tagged with its broker.
 	Metrics []metrics.Sample `json:"-"`
+	// MetricsSeries are the samples of Options.MetricsEvery, in time order.
+	MetricsSeries []MetricsSample `json:"-"`
+}
+
+// MetricsSample is every broker's metrics at one virtual instant.
+type MetricsSample struct {
+	AtMs    int64
+	Samples []metrics.Sample
+}
+
+// DataLossEvent is one occurrence of the v1 race: the group's metadata says
+// StoredEpoch is stored, the store has no row.
+type DataLossEvent struct {
+	AtMs        int64  `json:"at_ms"`
+	Group       string `json:"group"`
+	StoredEpoch int32  `json:"stored_epoch"`
 }
 
 // Violation describes a failed invariant.

@@ -75,10 +75,17 @@ func (w *world) run() {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
+	nextMetricsMs := startMs + o.MetricsEvery.Milliseconds()
 	for w.stopErr == nil {
 		fn, ok := w.eng.next(liveEnd)
 		if !ok {
 			break
+		}
+		// Metrics samples are taken between events, when virtual time
+		// passes a multiple of MetricsEvery: no event is scheduled for them.
+		for o.MetricsEvery > 0 && w.nowMs() >= nextMetricsMs {
+			w.sampleMetrics()
+			nextMetricsMs += o.MetricsEvery.Milliseconds()
 		}
 		fn()
 		w.res.Events++
@@ -190,20 +197,39 @@ func (w *world) finish() {
 	}
 	for _, b := range w.brokers {
 		snap := b.c.MetricsSnapshot()
-		for _, s := range snap {
-			kv := []string{"broker", fmt.Sprint(b.id)}
-			for _, t := range s.Name.Tags {
-				kv = append(kv, t.Key, t.Value)
-			}
-			if name, err := metrics.NewMetricName(s.Name.Name, s.Name.Group, s.Name.Description, kv...); err == nil {
-				r.Metrics = append(r.Metrics, metrics.Sample{Name: name, Kind: s.Kind, Value: s.Value})
-			}
-		}
+		r.Metrics = append(r.Metrics, tagBroker(b.id, snap)...)
 		r.DeletesOK += int64(metricValue(snap, "streams-group-topology-description-delete-success-count"))
 		r.DeletesFailed += int64(metricValue(snap, "streams-group-topology-description-delete-error-count"))
 		r.OffsetExpired += int64(metricValue(snap, "offset-expiration-count"))
 	}
 	slices.SortFunc(r.Metrics, func(a, b metrics.Sample) int { return a.Name.Compare(b.Name) })
+}
+
+// tagBroker tags a broker's metric samples with the broker's id.
+func tagBroker(id int32, snap []metrics.Sample) []metrics.Sample {
+	var out []metrics.Sample
+	for _, s := range snap {
+		kv := []string{"broker", fmt.Sprint(id)}
+		for _, t := range s.Name.Tags {
+			kv = append(kv, t.Key, t.Value)
+		}
+		if name, err := metrics.NewMetricName(s.Name.Name, s.Name.Group, s.Name.Description, kv...); err == nil {
+			out = append(out, metrics.Sample{Name: name, Kind: s.Kind, Value: s.Value})
+		}
+	}
+	return out
+}
+
+// sampleMetrics appends every broker's metrics, measured now, to the
+// result's time series (Options.MetricsEvery). Measuring reads the
+// coordinators' metrics only; nothing reaches the simulation or its trace.
+func (w *world) sampleMetrics() {
+	var all []metrics.Sample
+	for _, b := range w.brokers {
+		all = append(all, tagBroker(b.id, b.c.MetricsSnapshot())...)
+	}
+	slices.SortFunc(all, func(a, b metrics.Sample) int { return a.Name.Compare(b.Name) })
+	w.res.MetricsSeries = append(w.res.MetricsSeries, MetricsSample{AtMs: w.nowMs() - startMs, Samples: all})
 }
 
 func metricValue(samples []metrics.Sample, name string) float64 {

@@ -192,6 +192,10 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	cfg.OffsetsRetentionCheckInterval = opts.CheckInterval
 	cfg.TopologyCleanupProtocol = opts.Protocol
 	cfg.LoadDelay = opts.Faults.LoadDelay
+	// Rolling topology upgrades need the opt-in that is ahead of Kafka:
+	// Kafka refuses a higher topology epoch ("Topology updates are not
+	// supported yet.").
+	cfg.StreamsTopologyUpdates = opts.Workload.TopologyUpgradeProb > 0
 	w.owner = make([]int, opts.Partitions)
 	w.dirty = make([]bool, opts.Brokers)
 	w.cycleAt = make([]int, opts.Brokers)

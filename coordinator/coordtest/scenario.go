@@ -51,7 +51,8 @@ func RunScenarios(t *testing.T, glob string) {
 //
 //	coordinator [kafka.config.key=value ...]   (re)build the harness; values in ms, or minutes for offsets.retention.minutes,
 //	                                            a list for group.consumer.assignors=(range,uniform);
-//	                                            also partitions=N, commit-delay=DUR, plugin=true, brokers=N (sharing
+//	                                            also partitions=N, commit-delay=DUR, plugin=true,
+//	                                            streams-topology-updates=true (ahead of Kafka: see shard.Config), brokers=N (sharing
 //	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
 //	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
@@ -214,6 +215,12 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 				return err
 			}
 			cfg.CommitDelay = d
+		case "streams-topology-updates":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			cfg.StreamsTopologyUpdates = b
 		case "plugin":
 			if v != "memstore" {
 				return fmt.Errorf("plugin=%s: only memstore is built in", v)

@@ -3,7 +3,11 @@
 // command; a summary table; the invariant verdict (or the violation with its
 // trace); the coverage marks; and plots over virtual time of groups by type
 // and state, eligible groups and deletes per cleanup cycle, stored-epoch
-// classes, committed offsets and plugin rows. A run with a Connect workload
+// classes, committed offsets and plugin rows (the KIP-1331 plots only when
+// the run has something to show in them), with the violation and each
+// accepted v1 data loss marked on the time axis and the lost groups listed;
+// classic groups are named "simple", as the run summary names them. A run
+// with a Connect workload
 // also gets a Sinks section: a table of every connector's outcome (records
 // produced, received, duplicated, redelivered, archived, dead-lettered,
 // lost; tasks; throughput; the longest redelivery after a kill) and plots of
@@ -21,8 +25,8 @@
 //     stylesheet, font or image reference to anything outside itself; it
 //     opens from a file on a machine without a network.
 //   - Depend on the wall clock, the environment or any randomness. The output
-//     is a function of the Result alone: the same Result gives byte-identical
-//     HTML (the only wall-clock figure shown is Result.WallTime, which the
-//     caller measured). Maps are always walked in sorted order.
+//     is a function of the Result alone, and the wall time is left out, so
+//     the same run gives byte-identical HTML. Maps are always walked in
+//     sorted order.
 //   - Change the Result it is given.
 package report

@@ -76,18 +76,6 @@ func fmtVirtual(d time.Duration) string {
 	return out
 }
 
-// fmtWall formats a wall-clock duration measured by the caller.
-func fmtWall(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "not recorded"
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	default:
-		return d.Round(time.Millisecond).String()
-	}
-}
-
 // fmtAtMs formats a virtual instant given in milliseconds since the start.
 func fmtAtMs(ms int64) string {
 	return fmt.Sprintf("%s ms = %s", fmtInt(ms), fmtVirtual(time.Duration(ms)*time.Millisecond))

@@ -78,6 +78,28 @@ type figure struct {
 	// legendMin widens the legend column beyond legendWidthMin, so that
 	// figures meant to be read together have data areas of one width.
 	legendMin vg.Length
+	// markers are moments drawn as vertical lines across the plot (the
+	// violation, each accepted data loss), in the plot's x unit.
+	markers []marker
+}
+
+// marker is a moment to mark on a time axis.
+type marker struct {
+	name  string
+	atMs  int64
+	color color.Color
+}
+
+// runMarkers are the moments every time plot of r marks.
+func runMarkers(r *sim.Result) []marker {
+	var ms []marker
+	for _, l := range r.DataLoss {
+		ms = append(ms, marker{name: "accepted data loss (v1)", atMs: l.AtMs, color: palette[1]})
+	}
+	if v := r.Violation; v != nil {
+		ms = append(ms, marker{name: "violation: " + v.Invariant, atMs: v.AtMs, color: palette[2]})
+	}
+	return ms
 }
 
 // namedXYs is one line of a plot.
@@ -94,12 +116,13 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 	s := r.Series
 	xMax := xMaxHours(r)
 	var figs []figure
+	marks := runMarkers(r)
 
 	noSamples := "No samples were recorded (Series.Samples is empty)."
 
 	// (1) Groups by type and state.
 	f := figure{ID: "plot-groups", Title: "Groups by type and state",
-		Caption: "Number of groups in each type/STATE at every sample."}
+		Caption: "Number of groups in each type/STATE at every sample (simple groups are Kafka's member-less classic groups).", markers: marks}
 	switch keys := sampleKeys(s.Samples, func(x sim.Sample) map[string]int { return x.Groups }); {
 	case len(s.Samples) == 0:
 		f.Note = noSamples
@@ -108,7 +131,7 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 	default:
 		lines := make([]namedXYs, 0, len(keys))
 		for _, k := range keys {
-			lines = append(lines, namedXYs{name: k, xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.Groups[k] })})
+			lines = append(lines, namedXYs{name: groupLabel(k), xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.Groups[k] })})
 		}
 		if err := f.draw(lines, nil, hoursAxis(xMax), "groups"); err != nil {
 			return nil, err
@@ -116,16 +139,20 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 	}
 	figs = append(figs, f)
 
-	// (2) Eligible groups and deletes per cleanup cycle.
-	f, err := cycleFigure(s.Cycles, xMax)
+	// (2) Eligible groups and deletes per cleanup cycle: KIP-1331's plots
+	// are left out of a run that has nothing to show in them (no plugin, no
+	// streams groups).
+	f, err := cycleFigure(s.Cycles, xMax, marks)
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, f)
+	if len(s.Cycles) > 0 {
+		figs = append(figs, f)
+	}
 
 	// (3) Stored-epoch classes.
 	f = figure{ID: "plot-epochs", Title: "Stored description epochs of streams groups",
-		Caption: `Streams groups by stored topology-description epoch: "none" (-1, nothing stored or cleared), "uncertain" (-2), "stored" (≥ 0).`}
+		Caption: `Streams groups by stored topology-description epoch: "none" (-1, nothing stored or cleared), "uncertain" (-2), "stored" (≥ 0).`, markers: marks}
 	switch keys := epochKeys(s.Samples); {
 	case len(s.Samples) == 0:
 		f.Note = noSamples
@@ -141,7 +168,9 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 			return nil, err
 		}
 	}
-	figs = append(figs, f)
+	if len(epochKeys(s.Samples)) > 0 {
+		figs = append(figs, f)
+	}
 
 	// (4) Committed offsets and (5) plugin rows: one line each.
 	for _, one := range []struct {
@@ -154,7 +183,10 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 		{"plot-rows", "Plugin rows", "Rows in the topology store (the KIP-1331 plugin).",
 			"rows in store", "rows", palette[6], func(x sim.Sample) int { return x.PluginRows }},
 	} {
-		f = figure{ID: one.id, Title: one.title, Caption: one.caption}
+		f = figure{ID: one.id, Title: one.title, Caption: one.caption, markers: marks}
+		if one.id == "plot-rows" && !slices.ContainsFunc(s.Samples, func(x sim.Sample) bool { return x.PluginRows > 0 }) && len(s.Cycles) == 0 {
+			continue // no plugin: nothing to plot
+		}
 		if len(s.Samples) == 0 {
 			f.Note = noSamples
 		} else if err := f.draw([]namedXYs{{name: one.name, color: one.clr, xys: sampleXYs(s.Samples, one.value)}},
@@ -168,9 +200,9 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 
 // cycleFigure plots each cleanup cycle's eligible groups and deletes, or their
 // sums over time buckets when there are too many cycles to draw one by one.
-func cycleFigure(cycles []sim.CycleRecord, xMax float64) (figure, error) {
+func cycleFigure(cycles []sim.CycleRecord, xMax float64, marks []marker) (figure, error) {
 	f := figure{ID: "plot-cycles", Title: "Cleanup cycles: eligible groups and deletes",
-		Caption: "One point per cleanup cycle (all brokers): groups found eligible by the scan, deletes that succeeded and deletes that failed."}
+		Caption: "One point per cleanup cycle (all brokers): groups found eligible by the scan, deletes that succeeded and deletes that failed.", markers: marks}
 	if len(cycles) == 0 {
 		f.Note = "No cleanup cycle ran (Series.Cycles is empty)."
 		return f, nil
@@ -241,6 +273,14 @@ type timeAxis struct {
 	max   float64
 	label string
 	ticks plot.Ticker
+}
+
+// msPerUnit is how many virtual milliseconds one unit of the axis is.
+func (x timeAxis) msPerUnit() float64 {
+	if x.label == minutesAxis(0).label {
+		return 60_000
+	}
+	return msPerHour
 }
 
 // hoursAxis is the x axis of the cluster plots: virtual hours up to xMax.
@@ -322,6 +362,21 @@ func (f *figure) draw(lines []namedXYs, points []namedPoints, x timeAxis, yLabel
 	// that all plots share one x range.
 	p.X.Min, p.X.Max = 0, x.max
 	p.Y.Min, p.Y.Max = 0, math.Max(yMax*1.05, 1)
+	// Marked moments: one vertical line each, one legend entry per name.
+	named := map[string]bool{}
+	for _, m := range f.markers {
+		at := float64(m.atMs) / x.msPerUnit()
+		line, err := plotter.NewLine(plotter.XYs{{X: at, Y: 0}, {X: at, Y: p.Y.Max}})
+		if err != nil {
+			return fmt.Errorf("report: marker %q: %w", m.name, err)
+		}
+		line.LineStyle = draw.LineStyle{Color: m.color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+		p.Add(line)
+		if !named[m.name] {
+			named[m.name] = true
+			entries = append(entries, legendEntry{m.name, []plot.Thumbnailer{line}})
+		}
+	}
 
 	svg, err := render(p, entries, f.Title, f.legendMin)
 	if err != nil {
@@ -573,4 +628,13 @@ func cycleBucketMs(cycles []sim.CycleRecord) int64 {
 		}
 	}
 	return max(1440*minute, span/(maxCyclePoints/2)+1)
+}
+
+// groupLabel names a "type/STATE" key as the run summary does: Kafka's
+// classic groups that coordsim models are simple (member-less) groups.
+func groupLabel(k string) string {
+	if rest, ok := strings.CutPrefix(k, "classic"); ok {
+		return "simple" + rest
+	}
+	return k
 }

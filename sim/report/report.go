@@ -72,8 +72,10 @@ type page struct {
 
 	GroupsCreated []row
 	GroupsFinal   []row
-	Marks         []row
-	MarksZero     int
+	// DataLoss lists each accepted v1 loss: group, time, stored epoch.
+	DataLoss  []row
+	Marks     []row
+	MarksZero int
 
 	Figures []figure
 	FontCSS template.CSS
@@ -143,6 +145,12 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 	}
 	pg.GroupsCreated = countRows(r.GroupsCreated)
 	pg.GroupsFinal = countRows(r.GroupsFinal)
+	for i := range pg.GroupsFinal {
+		pg.GroupsFinal[i].Name = groupLabel(pg.GroupsFinal[i].Name)
+	}
+	for _, l := range r.DataLoss {
+		pg.DataLoss = append(pg.DataLoss, row{Name: l.Group, Value: fmt.Sprintf("%s (stored epoch %d)", fmtAtMs(l.AtMs), l.StoredEpoch), Class: "warn"})
+	}
 	for _, k := range sortedKeys(r.Marks) {
 		n := r.Marks[k]
 		rw := row{Name: k, Value: fmtInt(n)}
@@ -158,18 +166,12 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 
 // summaryRows are the summary table, in the order of the CLI's summary.
 func summaryRows(r *sim.Result) []row {
-	wallS := r.WallTime.Seconds()
-	ratio, evPerS := "n/a (wall time not recorded)", "n/a (wall time not recorded)"
-	if r.WallTime > 0 {
-		ratio = fmtFloat(r.VirtualTime.Seconds()/wallS) + "×"
-		evPerS = fmtFloat(float64(r.Events) / wallS)
-	}
+	// Wall-clock figures (wall time, speed) stay in the CLI's summary: the
+	// report holds only what the run determines, so the same run gives the
+	// same file.
 	rows := []row{
 		{Name: "Events", Value: fmtInt(r.Events)},
 		{Name: "Virtual time", Value: fmtVirtual(r.VirtualTime)},
-		{Name: "Wall time", Value: fmtWall(r.WallTime)},
-		{Name: "Virtual/wall ratio", Value: ratio},
-		{Name: "Events per second (wall)", Value: evPerS},
 		{Name: "Cleanup cycles", Value: fmtInt(r.Cycles)},
 		{Name: "Eligible groups (all cycles)", Value: fmtInt(r.Eligible)},
 		{Name: "Deletes ok / failed", Value: fmtInt(r.DeletesOK) + " / " + fmtInt(r.DeletesFailed)},
@@ -181,7 +183,7 @@ func summaryRows(r *sim.Result) []row {
 		{Name: "Leaked rows", Value: fmtInt(r.LeakedRows), Class: warnIf(r.LeakedRows > 0)},
 	}
 	if r.DeletesFailed > 0 {
-		rows[7].Class = "warn"
+		rows[4].Class = "warn"
 	}
 	inv := row{Name: "Invariants", Value: "held", Class: "good"}
 	if v := r.Violation; v != nil {
@@ -347,7 +349,13 @@ table.sinks td.warn{background:#fff6dd}
 <figcaption>{{.Caption}}</figcaption>
 {{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
 </figure>
-{{end}}{{end}}{{with .Violation}}
+{{end}}{{end}}{{if .DataLoss}}
+<h2 id="data-loss">Accepted plugin-side data loss (protocol v1)</h2>
+<p class="meta">Each group whose metadata claimed a stored description the store no longer had (the race v2 closes), when it was found; the plots mark each moment.</p>
+<table><thead><tr><th>group</th><th>virtual time</th></tr></thead><tbody>
+{{range .DataLoss}}<tr class="{{.Class}}"><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{with .Violation}}
 <h2 id="violation">Invariant violation</h2>
 <table class="summary"><tbody>
 <tr class="bad"><td>Invariant</td><td>{{.Invariant}}</td></tr>
@@ -355,6 +363,7 @@ table.sinks td.warn{background:#fff6dd}
 <tr><td>Virtual time</td><td class="num">{{.At}}</td></tr>
 <tr><td>Detail</td><td>{{.Detail}}</td></tr>
 </tbody></table>
+<p class="meta">The plots mark its moment with a dashed line.</p>
 <p class="meta">Stop the replay right after the failing step:</p>
 <pre class="cmd"><code>{{.Replay}}</code></pre>
 <h3>Trace: the last {{.TraceLen}} events</h3>

@@ -237,15 +237,16 @@ func TestWriteHTMLDeterministic(t *testing.T) {
 }
 
 // TestWriteHTMLEmptySeries proves that missing series give notes instead of
-// plots, and that degenerate series (one sample, empty maps) still render.
+// plots, that KIP-1331 plots with nothing to show are left out, and that
+// degenerate series (one sample, empty maps) still render.
 func TestWriteHTMLEmptySeries(t *testing.T) {
 	t.Run("no samples and no cycles", func(t *testing.T) {
 		page := renderPage(t, &sim.Result{Seed: 1, Scenario: "empty"})
 		assert.Equal(t, 0, strings.Count(page, "<svg"))
-		assert.Equal(t, 4, strings.Count(page, "No samples were recorded (Series.Samples is empty)."))
-		contains(t, page, "No cleanup cycle ran (Series.Cycles is empty).")
+		assert.Equal(t, 2, strings.Count(page, "No samples were recorded (Series.Samples is empty)."), "groups and offsets; the KIP-1331 plots are left out")
+		assert.NotContains(t, page, "plot-cycles", "no cycle ran: no cycle plot")
 		contains(t, page, "No coverage marks were recorded.")
-		contains(t, page, "n/a (wall time not recorded)")
+		assert.NotContains(t, page, "Wall time", "wall-clock figures stay out of the report")
 		contains(t, page, "go run ./cmd/coordsim replay --seed 1 --scenario empty")
 	})
 	t.Run("samples with empty maps", func(t *testing.T) {
@@ -254,7 +255,7 @@ func TestWriteHTMLEmptySeries(t *testing.T) {
 		page := renderPage(t, r)
 		assert.Equal(t, 2, strings.Count(page, "<svg"), "offsets and plugin rows only")
 		contains(t, page, "The samples hold no group counts.")
-		contains(t, page, "The samples hold no stored-epoch counts")
+		assert.NotContains(t, page, "plot-epochs", "no streams groups: no stored-epoch plot")
 		contains(t, page, "go run ./cmd/coordsim replay --seed 2</code>", "no --scenario when unnamed")
 	})
 	t.Run("one sample and one cycle at time zero", func(t *testing.T) {
@@ -318,8 +319,6 @@ func TestFormatting(t *testing.T) {
 		{fmtVirtual(1500 * time.Millisecond), "1.5s"},
 		{fmtVirtual(90 * time.Minute), "1h 30m 0s (1.50 h)"},
 		{fmtVirtual(7 * 24 * time.Hour), "7d 0h 0m 0s (168.00 h)"},
-		{fmtWall(0), "not recorded"},
-		{fmtWall(11734567 * time.Microsecond), "11.735s"},
 		{shellQuote("default"), "default"},
 		{shellQuote("two words"), "'two words'"},
 		{shellQuote("it's"), `'it'\''s'`},
@@ -365,3 +364,24 @@ var errWrite = fmt.Errorf("disk full")
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// TestReportMarksLossesAndViolationAndNamesSimpleGroups proves the report
+// lists each accepted v1 loss with its group and time and marks it (and the
+// violation) on the time axis, names classic groups "simple" as the summary
+// does, and differs in no byte when only the wall time differs.
+func TestReportMarksLossesAndViolationAndNamesSimpleGroups(t *testing.T) {
+	r := fakeResult(12, false)
+	r.DataLoss = []sim.DataLossEvent{{AtMs: 3_600_000, Group: "streams-000042", StoredEpoch: 3}}
+	r.Violation = &sim.Violation{Invariant: "6-liveness", Step: 9, AtMs: 7_200_000, Trace: []string{"a"}}
+	r.GroupsFinal = map[string]int{"classic/EMPTY": 2}
+	page := renderPage(t, r)
+	contains(t, page, "Accepted plugin-side data loss (protocol v1)")
+	contains(t, page, "<code>streams-000042</code>")
+	contains(t, page, "accepted data loss (v1)", "the legend names the marker")
+	contains(t, page, "violation: 6-liveness")
+	contains(t, page, "<td>simple/EMPTY</td>")
+	assert.NotContains(t, page, "<td>classic/EMPTY</td>")
+	other := *r
+	other.WallTime = r.WallTime + 17*time.Second
+	sameBytes(t, page, renderPage(t, &other), "the wall time does not reach the file")
+}
