@@ -80,9 +80,24 @@ func (w *world) commitPartitions(m *simMember, tps []shard.TopicPartitions) {
 			parts = append(parts, shard.OffsetCommitPartition{Partition: p, Offset: m.offset, LeaderEpoch: -1})
 		}
 	}
-	if len(parts) > 0 && m.epoch > 0 {
-		w.commit(m.g, m.id, m.epoch, parts)
+	if len(parts) == 0 || m.epoch <= 0 {
+		return
 	}
+	b := w.route(m.g.id)
+	if b < 0 {
+		return
+	}
+	// Not traced: the response that asked for the revocation may arrive in
+	// a poll with others, and the trace keeps at most one line per event.
+	w.touch(b)
+	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{
+		GroupID: m.g.id, MemberID: m.id, MemberEpoch: m.epoch, RetentionTimeMs: -1,
+		Topics: []shard.OffsetCommitTopic{{Topic: m.g.topic, Partitions: parts}},
+	}).OnDone(func(r shard.OffsetCommitResponse, err error) {
+		if err == nil {
+			w.res.OffsetCommits += int64(r.Committed)
+		}
+	})
 }
 
 // minusPartitions returns the partitions of a not in b, sorted as a is.
