@@ -270,6 +270,14 @@ func (c *Coordinator) IsActive() bool { return c.active }
 
 // PartitionFor routes a group id to its __consumer_offsets partition.
 func (c *Coordinator) PartitionFor(groupID string) int32 {
+	if c.mutants.PlainAbsPartitionFor {
+		// Java's Math.abs: Integer.MIN_VALUE stays negative.
+		h := JavaStringHashCode(groupID)
+		if h < 0 {
+			h = -h
+		}
+		return h % c.cfg.NumPartitions
+	}
 	return PartitionFor(groupID, c.cfg.NumPartitions)
 }
 
@@ -441,6 +449,9 @@ func read[R any](c *Coordinator, p int32, fn func(s *shard.Shard) (R, error)) (R
 	if err != nil {
 		var zero R
 		return zero, err
+	}
+	if c.mutants.ReadsSeeUncommitted {
+		return fn(h.latest)
 	}
 	return fn(h.committed)
 }

@@ -137,7 +137,7 @@ func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, token int3
 	c.deleteRows(p, eligible, token, settle, func(failed map[string]bool) {
 		var cleared []shard.GroupEpoch
 		for _, ge := range eligible {
-			if failed[ge.GroupID] {
+			if failed[ge.GroupID] && !c.mutants.V1FailedDeletesSucceed {
 				continue // keep the stored epoch and the back-off; retry next cycle
 			}
 			c.topology.backoff.ClearGroup(ge.GroupID)

@@ -273,6 +273,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
 	}}
+	if s.cfg.Mutants.HeartbeatKeepsSessionTimer {
+		v.timers = nil
+	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology = m.topologyEpoch < g.topology.Epoch

@@ -496,6 +496,9 @@ func (s *Shard) DeleteGroups(groupIDs []string) (Result[[]DeleteGroupResult], er
 			continue
 		}
 		done[id] = true
+		if s.cfg.Mutants.DeleteNonEmptyGroups {
+			res.Records = s.removeAllMembers(res.Records, id)
+		}
 		res.Records = s.appendOffsetTombstones(res.Records, id)
 		res.Records = s.appendGroupTombstones(res.Records, s.lookup(id))
 	}
@@ -510,7 +513,7 @@ func (s *Shard) validateDeleteGroup(id string) error {
 	if g == nil {
 		return kerr.GroupIDNotFound.WithMessage("Group %s not found.", id)
 	}
-	if len(g.members) > 0 {
+	if len(g.members) > 0 && !s.cfg.Mutants.DeleteNonEmptyGroups {
 		return kerr.NonEmptyGroup.WithMessage("Group %s is not empty.", id)
 	}
 	return nil

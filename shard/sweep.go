@@ -52,6 +52,7 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		expired = append(expired, k)
 		return true
 	})
+	expired = s.mutateExpired(nowMs, expired)
 	slices.SortFunc(expired, compareKeys)
 	var candidates []string
 	for i, k := range expired {
@@ -72,11 +73,11 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		openTxn := s.offsets.HasOpenTransaction(g.id) // only then can a partition be pending
 		for ; next < len(expired) && expired[next].Group == g.id; next++ {
 			k := expired[next]
-			if !g.isSubscribedToTopic(k.Topic) && (!openTxn || !s.offsets.HasPending(k)) {
+			if (!g.isSubscribedToTopic(k.Topic) || s.cfg.Mutants.ExpireSubscribed) && (!openTxn || !s.offsets.HasPending(k)) {
 				out = append(out, k)
 			}
 		}
-		allExpired := len(out) == s.offsets.GroupOffsetCount(g.id) && !openTxn
+		allExpired := len(out) == s.offsets.GroupOffsetCount(g.id) && (!openTxn || s.cfg.Mutants.NoOffsetsLeftIgnoresTxn)
 		return out, allExpired
 	})
 	return res

@@ -84,7 +84,7 @@ func (s *Shard) ClearStoredDescriptionTopologyEpochBatch(observed []GroupEpoch) 
 	var res Result[[]string]
 	for _, ge := range observed {
 		g := s.streamsGroup(ge.GroupID)
-		if g == nil || g.storedEpoch != ge.Epoch || ge.Epoch == EpochNone {
+		if g == nil || (g.storedEpoch != ge.Epoch && !s.cfg.Mutants.V1ClearIgnoresEpoch) || ge.Epoch == EpochNone || g.storedEpoch == EpochNone {
 			continue
 		}
 		res.Records = append(res.Records, streamsMetadataWith(g, EpochNone, g.failedEpoch))

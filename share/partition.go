@@ -431,6 +431,9 @@ outer:
 		if newBudget < 0 {
 			inFlight := sp.InFlightCount()
 			newBudget = min(budget-acquired, cfg.MaxInFlightRecords-inFlight)
+			if cfg.Mutants.ShareIgnoresMaxInFlight {
+				newBudget = budget - acquired
+			}
 		}
 		if newTaken >= newBudget {
 			break
@@ -1053,7 +1056,7 @@ func (sp *SharePartition) CanAcquireRecords() bool {
 	if sp.n() == 0 || sp.available > 0 {
 		return true
 	}
-	return sp.InFlightCount() < sp.cfg.MaxInFlightRecords
+	return sp.InFlightCount() < sp.cfg.MaxInFlightRecords || sp.cfg.Mutants.ShareIgnoresMaxInFlight
 }
 
 // DeliveryCompleteCount is the number of terminal offsets at or above SPSO

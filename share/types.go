@@ -3,6 +3,7 @@ package share
 import (
 	"fmt"
 
+	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -144,6 +145,9 @@ type Config struct {
 	// the dead-letter queue (KIP-1191: errors.deadletterqueue.topic.name set
 	// and share.version ≥ 2).
 	DLQEnabled bool
+	// Mutants are deliberate bugs for the simulator's own tests (package
+	// mutant); the zero value changes nothing.
+	Mutants mutant.Set
 }
 
 // resolve returns cfg with defaults applied, or INVALID_REQUEST.

@@ -436,6 +436,7 @@ func (b *Broker) GroupConfig(group string) GroupConfig { return b.groupConfigs[g
 // the package doc), so share's own budget must never bind first.
 func (b *Broker) shareConfig(gc GroupConfig) share.Config {
 	c := b.cfg.Defaults
+	c.Mutants = b.cfg.Mutants
 	if gc.AutoOffsetReset != share.ResetLatest {
 		c.AutoOffsetReset, c.AutoOffsetResetDurationMs = gc.AutoOffsetReset, gc.AutoOffsetResetDurationMs
 	} else if gc.AutoOffsetResetDurationMs != 0 {

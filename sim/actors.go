@@ -23,6 +23,10 @@ type simGroup struct {
 	members       []*simMember
 	nextMember    int
 	upgradeAtMs   int64 // 0: no upgrade
+	variant       groupVariant
+	producerID    int64 // variantTxn
+	txnOpen       bool  // variantTxn: a transaction awaits its marker
+	redeployed    bool  // a streams app brought back once (maybeRedeploy)
 	// static consumer groups give their members instance ids; an instance
 	// freed by a crash or a bounce is taken by the next member that starts.
 	static        bool
@@ -73,9 +77,11 @@ func (w *world) spawnWorkload() {
 	for _, k := range kinds {
 		for i := range k.n {
 			g := &simGroup{
-				id:  fmt.Sprintf("%s-%06d", k.label, i),
+				id:  w.groupID(k.label, i),
 				typ: k.typ, topic: topics[w.eng.rng.IntN(len(topics))],
 				topologyEpoch: int32(w.eng.rng.IntN(3)),
+				variant:       variantFor(k.typ, i),
+				producerID:    int64(len(w.groups)) + 1,
 			}
 			// Every third consumer group uses static membership (no draw,
 			// so the other groups' randomness is unchanged).
@@ -94,8 +100,17 @@ func (w *world) spawnWorkload() {
 }
 
 func (w *world) birth(g *simGroup) {
+	w.check.checkRouting(g.id)
+	w.markGroupID(g.id)
 	if g.typ == shard.Classic {
-		w.simpleCommitLoop(g)
+		switch g.variant {
+		case variantRetention, variantAligned:
+			w.alignedCommitLoop(g)
+		case variantTxn:
+			w.txnLoop(g)
+		default:
+			w.simpleCommitLoop(g)
+		}
 		return
 	}
 	n := w.opts.Workload.MembersMin + w.eng.rng.IntN(w.opts.Workload.MembersMax-w.opts.Workload.MembersMin+1)
@@ -150,6 +165,7 @@ func (w *world) death(g *simGroup) {
 			w.leave(m)
 		}
 	}
+	w.maybeRedeploy(g)
 }
 
 func topologyFor(g *simGroup, epoch int32) *shard.Topology {
@@ -176,6 +192,12 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	c := w.brokers[b].c
 	g := m.g
 	w.touch(b)
+	sentMs := w.nowMs()
+	accepted := func(err error) {
+		if err == nil && epoch >= 0 {
+			w.check.onHeartbeatAccepted(g.id, m.id, sentMs)
+		}
+	}
 	switch g.typ {
 	case shard.Consumer:
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", InstanceID: m.instance}
@@ -188,6 +210,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
 				w.consumerAssign(m, r.Assignment)
 			}
+			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
 		})
 	case shard.Share:
@@ -196,6 +219,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			req.SubscribedTopicNames = []string{g.topic}
 		}
 		c.ShareGroupHeartbeat(req).OnDone(func(r shard.ShareGroupHeartbeatResponse, err error) {
+			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
 		})
 	case shard.Streams:
@@ -207,6 +231,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if r.HasAssignment {
 				m.tasks = r.ActiveTasks
 			}
+			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
 		})
 	}
@@ -317,6 +342,7 @@ func (w *world) push(m *simMember) {
 		GroupID: m.g.id, MemberID: m.id, TopologyEpoch: m.topo, Description: plugin.SampleTopology(uint64(m.topo)+1, 2),
 	}).OnDone(func(_ struct{}, err error) {
 		if err != nil {
+			w.check.raced(m.g.id, "push failed: "+kerr.Name(err))
 			w.client(tResponse, m.g.id, m.id, "push "+kerr.Name(err))
 			if kerr.As(err) == kerr.StreamsTopologyDescriptionUpdateFailed {
 				w.mark("push-failed")
@@ -354,7 +380,7 @@ func (w *world) commitLoop(m *simMember) {
 		}
 		return
 	}
-	if m.g.typ != shard.Share {
+	if m.g.typ != shard.Share && (m.g.variant != variantIdle || m.offset == 0) {
 		w.commitAssigned(m)
 	}
 	w.eng.after(w.opts.Workload.CommitInterval, func() { w.commitLoop(m) })
@@ -386,6 +412,12 @@ func (w *world) commitAssigned(m *simMember) {
 }
 
 func (w *world) commit(g *simGroup, member string, epoch int32, parts []shard.OffsetCommitPartition) {
+	w.commitWith(g, member, epoch, -1, parts)
+}
+
+// commitWith commits with an explicit retention (-1: the broker's); a
+// tenth of the commits are read back at once (see readBack).
+func (w *world) commitWith(g *simGroup, member string, epoch int32, retentionMs int64, parts []shard.OffsetCommitPartition) {
 	b := w.route(g.id)
 	if b < 0 {
 		return
@@ -393,13 +425,16 @@ func (w *world) commit(g *simGroup, member string, epoch int32, parts []shard.Of
 	w.touch(b)
 	w.client(tCommit, g.id, member, "")
 	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{
-		GroupID: g.id, MemberID: member, MemberEpoch: epoch, RetentionTimeMs: -1,
+		GroupID: g.id, MemberID: member, MemberEpoch: epoch, RetentionTimeMs: retentionMs,
 		Topics: []shard.OffsetCommitTopic{{Topic: g.topic, Partitions: parts}},
 	}).OnDone(func(r shard.OffsetCommitResponse, err error) {
 		if err == nil {
 			w.res.OffsetCommits += int64(r.Committed)
 		}
 	})
+	if w.eng.chance(0.1) {
+		w.readBack(g, b)
+	}
 }
 
 // simpleCommitLoop is a simple consumer: memberless commits during its life.
@@ -420,15 +455,14 @@ func (w *world) adminLoop(endMs int64) {
 		return
 	}
 	g := w.groups[w.eng.rng.IntN(len(w.groups))]
-	if b := w.route(g.id); b >= 0 && w.nowMs() > g.diesMs {
+	// Mostly groups past their life; sometimes a live one, which must be
+	// refused while it has members.
+	if b := w.route(g.id); b >= 0 && (w.nowMs() > g.diesMs || w.eng.chance(0.3)) {
 		w.touch(b)
 		w.client(tAdminDelete, g.id, "", "")
 		w.brokers[b].c.DeleteGroups([]string{g.id}).OnDone(func(rs []shard.DeleteGroupResult, err error) {
-			if err == nil && len(rs) == 1 && kerr.As(rs[0].Err) == kerr.GroupDeletionFailed {
-				w.mark("group-deletion-failed")
-			}
-			if err == nil && len(rs) == 1 && rs[0].Err == nil {
-				w.mark("admin-deleted")
+			if err == nil && len(rs) == 1 {
+				w.onAdminDeleteResult(rs[0].Err)
 			}
 		})
 	}

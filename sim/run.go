@@ -91,6 +91,7 @@ func (w *world) run() {
 		w.res.Events++
 		if w.cw != nil {
 			w.cw.afterEvent()
+			w.check.checkShareInFlight()
 		}
 		w.schedulePolls()
 		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {

@@ -97,6 +97,8 @@ type world struct {
 	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
 	// flight, -1 when none.
 	cycleAt []int
+	// minValueIDs counts the ids hashing to Integer.MIN_VALUE handed out.
+	minValueIDs int
 }
 
 // brokerExecutor runs a broker's plugin calls at a virtual time drawn from
@@ -119,6 +121,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	}
 	w.inFlight++
 	w.groupInFlight[groupID]++
+	w.check.onPluginCall(op, groupID)
 	w.tr(traceEvent{kind: tPluginCall, broker: int16(x.b), group: groupID, detail: fmt.Sprintf("%s lands in %s", op, lat)})
 	w.eng.after(lat, func() {
 		w.inFlight--
@@ -126,6 +129,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 			delete(w.groupInFlight, groupID)
 		}
 		r := call(context.Background())
+		w.check.onPluginDone(op, groupID, r.Err)
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
 		deliver(r)
 		w.touch(x.b)

@@ -13,7 +13,10 @@ import (
 // auto.create.topics.enable and AllowAutoTopicCreation (v4+; always before)
 // allow it, with num.partitions partitions, as Kafka's
 // KafkaApis.handleTopicMetadataRequest does; otherwise
-// UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for a request by id). Each
+// UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for a request by id). One
+// request auto-creates at most 10000 partitions (the CreateTopics bound);
+// topics past it answer LEADER_NOT_AVAILABLE, as Kafka answers a topic whose
+// creation it has asked for, and a later Metadata creates them. Each
 // partition has a single replica on its leader.
 
 var apiMetadata = api{key: 3, min: 0, max: 13, handle: handleMetadata}
@@ -37,6 +40,7 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 	} else {
 		autoCreate := r.cl.cfg.AutoCreateTopics && (req.Version < 4 || req.AllowAutoTopicCreation)
 		created := false
+		var autoCreated int64 // partitions, bounded like one CreateTopics
 		for _, rt := range req.Topics {
 			if rt.Topic == nil {
 				t, code := r.cl.resolveTopic("", rt.TopicID, true)
@@ -60,12 +64,23 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.InvalidTopicException.Code))
 				continue
 			}
-			t, _, err := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
+			if autoCreated+int64(r.cl.cfg.NumPartitions) > maxPartitionsPerRequest {
+				// Kafka's controller refuses an auto-creation batch over
+				// MAX_PARTITIONS_PER_BATCH while the broker answers the topic
+				// as being created; here the next Metadata creates it.
+				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.LeaderNotAvailable.Code))
+				continue
+			}
+			t, exists, err := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
 			if err != nil {
 				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownServerError.Code))
 				continue
 			}
 			topics = append(topics, t.info())
+			if exists {
+				continue // created by a concurrent request
+			}
+			autoCreated += int64(r.cl.cfg.NumPartitions)
 			created = true
 			r.cl.log.Info("auto-created a topic", "topic", name, "partitions", r.cl.cfg.NumPartitions)
 		}

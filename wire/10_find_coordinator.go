@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"fmt"
+
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -14,7 +16,8 @@ import (
 // key (type 2, "group:topicId:partition") is answered by the broker leading
 // the share group's partition: here the share coordinator's state lives with
 // sharebroker, not on a share-state topic. Transaction keys (type 1) get
-// COORDINATOR_NOT_AVAILABLE: there is no transaction coordinator.
+// COORDINATOR_NOT_AVAILABLE: there is no transaction coordinator. Any
+// other type is INVALID_REQUEST, as Kafka's CoordinatorType.forId refuses it.
 
 var apiFindCoordinator = api{key: 10, min: 0, max: 6, handle: handleFindCoordinator}
 
@@ -38,15 +41,21 @@ func handleFindCoordinator(r *request) (kmsg.Response, error) {
 			node, _ := r.cl.CoordinatorFor(coordinator.PartitionFor(group, r.cl.cfg.Coordinator.NumPartitions))
 			b := r.cl.brokers[node]
 			c.NodeID, c.Host, c.Port = b.node, b.host, b.port
-		default:
+		case 1:
 			c.ErrorCode = fkerr.CoordinatorNotAvailable.Code
+		default:
+			// FindCoordinatorRequest.CoordinatorType.forId throws
+			// InvalidRequestException for any other type.
+			c.ErrorCode = fkerr.InvalidRequest.Code
+			msg := fmt.Sprintf("Unknown coordinator type received: %d", req.CoordinatorType)
+			c.ErrorMessage = &msg
 		}
 		resp.Coordinators = append(resp.Coordinators, c)
 	}
 	if req.Version < 4 {
 		c := resp.Coordinators[0]
 		resp.Coordinators = nil
-		resp.ErrorCode, resp.NodeID, resp.Host, resp.Port = c.ErrorCode, c.NodeID, c.Host, c.Port
+		resp.ErrorCode, resp.ErrorMessage, resp.NodeID, resp.Host, resp.Port = c.ErrorCode, c.ErrorMessage, c.NodeID, c.Host, c.Port
 	}
 	return resp, nil
 }

@@ -13,14 +13,27 @@ import (
 // replication factor is accepted when it is -1 or at most the broker count
 // (every partition still has one replica: no replication here); explicit
 // replica assignments and configs are refused as INVALID_REQUEST rather
-// than silently ignored. TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION and
-// INVALID_PARTITIONS as Kafka's ZkAdminManager/ControllerApis answer them.
+// than silently ignored. INVALID_TOPIC_EXCEPTION, TOPIC_ALREADY_EXISTS,
+// INVALID_REPLICATION_FACTOR and INVALID_PARTITIONS in the order and with
+// the messages of Kafka's ReplicationControlManager.createTopics.
+// A request asking for more than 10000 partitions in total is refused whole
+// with POLICY_VIOLATION, as Kafka's controller refuses it.
 
 var apiCreateTopics = api{key: 19, min: 2, max: 7, handle: handleCreateTopics}
 
 func handleCreateTopics(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+	if total := requestedPartitions(req, r.cl.cfg.NumPartitions); total > maxPartitionsPerRequest {
+		msg := "Excessively large number of partitions per request."
+		for _, rt := range req.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.NumPartitions, st.ReplicationFactor = rt.Topic, -1, -1
+			st.ErrorCode, st.ErrorMessage = fkerr.PolicyViolation.Code, &msg
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil
+	}
 	created := false
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
@@ -35,32 +48,38 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 		if n == -1 {
 			n = r.cl.cfg.NumPartitions
 		}
+		// Kafka's ReplicationControlManager.createTopics order: the name,
+		// then whether the topic exists, then its own settings.
+		existing, exists := r.cl.data.lookup(rt.Topic)
 		switch {
 		case topicname.Problem(rt.Topic) != "":
 			fail(fkerr.InvalidTopicException.Code, "topic %q %s", rt.Topic, topicname.Problem(rt.Topic))
-		case n < 1 || n > maxTopicPartitions:
-			fail(fkerr.InvalidPartitions.Code, "number of partitions must be in [1, %d], got %d", maxTopicPartitions, rt.NumPartitions)
-		case rt.ReplicationFactor != -1 && (rt.ReplicationFactor < 1 || int(rt.ReplicationFactor) > len(r.cl.brokers)):
-			fail(fkerr.InvalidReplicationFactor.Code, "replication factor %d is outside [1, %d]", rt.ReplicationFactor, len(r.cl.brokers))
+		case exists:
+			fail(fkerr.TopicAlreadyExists.Code, "Topic '%s' already exists.", rt.Topic)
+			st.TopicID = existing.id
 		case len(rt.ReplicaAssignment) > 0 || len(rt.Configs) > 0:
 			fail(fkerr.InvalidRequest.Code, "coordsim does not take replica assignments or topic configs")
+		case rt.ReplicationFactor < -1 || rt.ReplicationFactor == 0:
+			fail(fkerr.InvalidReplicationFactor.Code, "Replication factor must be larger than 0, or -1 to use the default value.")
+		case int(rt.ReplicationFactor) > len(r.cl.brokers):
+			fail(fkerr.InvalidReplicationFactor.Code, "Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered.",
+				rt.ReplicationFactor, rt.ReplicationFactor, len(r.cl.brokers))
+		case rt.NumPartitions < -1 || rt.NumPartitions == 0:
+			fail(fkerr.InvalidPartitions.Code, "Number of partitions was set to an invalid non-positive value.")
+		case n > maxTopicPartitions: // unreachable past the per-request bound; kept as a limit
+			fail(fkerr.InvalidPartitions.Code, "number of partitions must be at most %d, got %d", maxTopicPartitions, n)
 		default:
-			if t, ok := r.cl.data.lookup(rt.Topic); ok {
-				fail(fkerr.TopicAlreadyExists.Code, "topic '%s' already exists.", rt.Topic)
-				st.TopicID = t.id
-				break
-			}
 			st.NumPartitions, st.ReplicationFactor = n, 1
 			if req.ValidateOnly {
 				break
 			}
-			t, exists, err := r.cl.data.createTopic(rt.Topic, n)
+			t, raced, err := r.cl.data.createTopic(rt.Topic, n)
 			if err != nil {
 				fail(fkerr.UnknownServerError.Code, "%v", err)
 				break
 			}
-			if exists {
-				fail(fkerr.TopicAlreadyExists.Code, "topic '%s' already exists.", rt.Topic)
+			if raced {
+				fail(fkerr.TopicAlreadyExists.Code, "Topic '%s' already exists.", rt.Topic)
 			}
 			st.TopicID = t.id
 			created = true
@@ -71,4 +90,29 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 		r.cl.broadcastTopics(r.ctx)
 	}
 	return resp, nil
+}
+
+// maxPartitionsPerRequest is Kafka's QuorumController.MAX_PARTITIONS_PER_BATCH:
+// one CreateTopics may ask for at most this many partitions in total, so a
+// single request cannot make the endpoint allocate without bound.
+const maxPartitionsPerRequest = 10000
+
+// requestedPartitions sums the partitions a CreateTopics asks for, as
+// ReplicationControlManager.validateTotalNumberOfPartitions counts them:
+// -1 is num.partitions, other non-positive counts add nothing, and a topic
+// with replica assignments counts one per assignment. The sum is 64-bit so
+// that many large counts cannot wrap.
+func requestedPartitions(req *kmsg.CreateTopicsRequest, defaultPartitions int32) int64 {
+	var total int64
+	for _, rt := range req.Topics {
+		switch {
+		case len(rt.ReplicaAssignment) > 0:
+			total += int64(len(rt.ReplicaAssignment))
+		case rt.NumPartitions == -1:
+			total += int64(defaultPartitions)
+		case rt.NumPartitions > 0:
+			total += int64(rt.NumPartitions)
+		}
+	}
+	return total
 }

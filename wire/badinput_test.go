@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"io"
 	"log/slog"
@@ -215,4 +216,68 @@ func TestSoakConnections(t *testing.T) {
 	}
 	assert.LessOrEqual(t, g, g0, "goroutines return to the baseline")
 	assert.Less(t, h, h0+8<<20, "the heap returns to within 8 MiB of the baseline (was %d, now %d)", h0, h)
+}
+
+// TestCloseEndsEveryGoroutine proves Close stops everything it started and
+// returns promptly: listeners, coordinators, an idle connection, one
+// stalled mid-frame and one parked in a Fetch that would wait a minute all
+// end, and the goroutine count returns to what it was before Start.
+func TestCloseEndsEveryGoroutine(t *testing.T) {
+	g0 := runtime.NumGoroutine()
+	cfg := wire.DefaultConfig()
+	cfg.FetchWaitMax = time.Minute
+	cl, err := wire.Start(context.Background(), cfg)
+	require.NoError(t, err)
+	addr := cl.Addrs()[0]
+
+	idle := dial(t, addr)
+	require.Zero(t, apiVersions(t, idle).ErrorCode)
+	stalled := dial(t, addr)
+	_, err = stalled.Write([]byte{0, 0})
+	require.NoError(t, err)
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.Version = 7
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 1, ReplicationFactor: 1}}
+	require.Zero(t, roundTrip(t, idle, ct).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
+	fetching := dial(t, addr)
+	fr := kmsg.NewPtrFetchRequest()
+	fr.Version, fr.MaxWaitMillis, fr.MinBytes, fr.MaxBytes = 12, 60000, 1, 1<<20
+	fr.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}}}
+	_, err = fetching.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, fr, 2))
+	require.NoError(t, err)
+
+	closed := make(chan struct{})
+	go func() {
+		cl.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close did not return within 20 s")
+	}
+	for _, c := range []net.Conn{idle, stalled} {
+		assertClosed(t, c)
+	}
+	// The parked Fetch may be answered before its connection closes: read
+	// to the end, which must come before the client's deadline.
+	_, err = io.Copy(io.Discard, fetching)
+	var ne net.Error
+	if errorsAs(err, &ne) {
+		assert.False(t, ne.Timeout(), "the server closed the fetching connection")
+	}
+	var g int
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g = runtime.NumGoroutine()
+		if g <= g0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // polling the count, bounded by the deadline
+	}
+	if g > g0 {
+		buf := make([]byte, 1<<20)
+		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+	assert.LessOrEqual(t, g, g0, "goroutines return to their count before Start")
 }

@@ -3,15 +3,18 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // FuzzHandleFrame feeds arbitrary request frames (what follows the size
 // prefix) to the decoder and dispatcher of a running cluster. Whatever the
-// bytes, handling must not panic, and it either answers with a response
-// that encodes or fails with an error that closes the connection.
+// bytes, handling must not panic or hang, and it either answers with a
+// response that encodes or fails with an error that closes the connection.
 func FuzzHandleFrame(f *testing.F) {
 	formatter := kmsg.NewRequestFormatter(kmsg.FormatterClientID("fuzz"))
 	seed := func(req kmsg.Request) {
@@ -37,6 +40,15 @@ func FuzzHandleFrame(f *testing.F) {
 	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 2, ReplicationFactor: 1}}
 	seed(ct)
 	f.Add([]byte{0, 18, 0, 99, 0, 0, 0, 1, 0, 0})
+	// Every served key at its lowest and highest version, so the fuzzer
+	// starts inside each handler rather than having to find its key.
+	for _, a := range served {
+		for _, v := range []int16{a.min, a.max} {
+			req := kmsg.RequestForKey(a.key)
+			req.SetVersion(v)
+			seed(req)
+		}
+	}
 
 	cfg := DefaultConfig()
 	cfg.Brokers = 1
@@ -49,6 +61,13 @@ func FuzzHandleFrame(f *testing.F) {
 	f.Cleanup(cl.Close)
 	b := cl.brokers[0]
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// A handler that never returns would park its connection forever;
+		// crash the worker instead, so the fuzzer keeps the input.
+		watch := time.AfterFunc(10*time.Second, func() {
+			buf := make([]byte, 1<<20)
+			panic(fmt.Sprintf("handling %x took over 10 s:\n%s", body, buf[:runtime.Stack(buf, true)]))
+		})
+		defer watch.Stop()
 		resp, _, err := cl.handleFrame(b, newConnState(), body)
 		var fe *frameError
 		switch {

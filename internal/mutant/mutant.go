@@ -57,4 +57,47 @@ type Set struct {
 	// may take them while the first still holds them (the one-owner
 	// invariant).
 	SkipRevocation bool
+
+	// The bugs below were planted by hand once and missed by the checker
+	// (issue 10); each now has the invariant that catches it, listed in
+	// docs/mutants.md.
+
+	// V1ClearIgnoresEpoch makes the v1 conditional clear skip its epoch
+	// compare: it clears a stored epoch a concurrent push advanced (2).
+	V1ClearIgnoresEpoch bool
+	// NoOffsetsLeftIgnoresTxn makes the sweep's "nothing left" ignore open
+	// transactions, so a group with pending transactional offsets is
+	// tombstoned (13-group-expiry).
+	NoOffsetsLeftIgnoresTxn bool
+	// ExpireStrictlyAfter makes the sweep expire offsets only strictly after
+	// their deadline (> instead of >=) (12-offset-expiry-on-time).
+	ExpireStrictlyAfter bool
+	// IgnoreLegacyExpireTimestamp makes the sweep judge offsets committed
+	// with an explicit retention by offsets.retention.minutes alone
+	// (12-offset-expiry-on-time).
+	IgnoreLegacyExpireTimestamp bool
+	// ReadsSeeUncommitted makes the coordinator's reads (OffsetFetch,
+	// DescribeGroups) answer from the latest, uncommitted state
+	// (10-reads-committed).
+	ReadsSeeUncommitted bool
+	// PlainAbsPartitionFor makes the coordinator route with Math.abs instead
+	// of Utils.abs, so an id hashing to Integer.MIN_VALUE gets a negative
+	// partition (16-routing).
+	PlainAbsPartitionFor bool
+	// DeleteNonEmptyGroups makes DeleteGroups delete groups with members
+	// (11-delete-only-empty).
+	DeleteNonEmptyGroups bool
+	// HeartbeatKeepsSessionTimer makes a steady heartbeat leave the member's
+	// session timer where it was, so live members are fenced
+	// (14-no-live-member-fenced).
+	HeartbeatKeepsSessionTimer bool
+	// V1FailedDeletesSucceed makes the v1 cycle clear the stored epoch of a
+	// group whose delete failed, leaking its row (15-v1-leaks-explained).
+	V1FailedDeletesSucceed bool
+	// ExpireSubscribed makes the sweep expire offsets of topics a member
+	// subscribes to (5).
+	ExpireSubscribed bool
+	// ShareIgnoresMaxInFlight makes share partitions acquire new records
+	// past share.partition.max.record.locks (17-share-in-flight-cap).
+	ShareIgnoresMaxInFlight bool
 }

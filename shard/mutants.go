@@ -1,0 +1,43 @@
+package shard
+
+import "github.com/coordsim/coordsim/offsets"
+
+// The code paths of the planted bugs (package mutant) that need more than a
+// changed condition. Nothing runs here unless a test sets a mutant.
+
+// mutateExpired applies the expiry mutants (package mutant) to the sweep's
+// expired keys; without one it returns them unchanged.
+func (s *Shard) mutateExpired(nowMs int64, expired []offsets.Key) []offsets.Key {
+	m := s.cfg.Mutants
+	if !m.ExpireStrictlyAfter && !m.IgnoreLegacyExpireTimestamp {
+		return expired
+	}
+	kept := expired[:0]
+	for _, k := range expired {
+		v, _ := s.offsets.Get(k)
+		at := offsets.ExpirableAtMs(v, s.cfg.OffsetsRetentionMs)
+		if m.IgnoreLegacyExpireTimestamp && v.ExpireTimestampMs >= 0 {
+			v.ExpireTimestampMs = offsets.NoExpireTimestamp
+			at = offsets.ExpirableAtMs(v, s.cfg.OffsetsRetentionMs)
+		}
+		if at > nowMs || (m.ExpireStrictlyAfter && at == nowMs) {
+			continue
+		}
+		kept = append(kept, k)
+	}
+	return kept
+}
+
+// removeAllMembers is DeleteNonEmptyGroups' extra records: the members'
+// removals, so that the group tombstones that follow replay.
+func (s *Shard) removeAllMembers(records []Record, id string) []Record {
+	g := s.lookup(id)
+	if g == nil || len(g.members) == 0 {
+		return records
+	}
+	v := s.newView(g, g.typ, id)
+	for len(v.members) > 0 {
+		v.removeMember(0)
+	}
+	return append(records, v.records...)
+}

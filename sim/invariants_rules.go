@@ -1,0 +1,350 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"unicode/utf16"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/mutant"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/offsets"
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Invariants 10–17 state rules that planted bugs once broke without the
+// checker noticing (docs/mutants.md lists each bug and what catches it).
+// They judge with the checker's own copy of each rule (expiry predicate,
+// routing, the committed replica), never with the code under test.
+const (
+	InvReadsCommitted      = "10-reads-committed"
+	InvDeleteOnlyEmpty     = "11-delete-only-empty"
+	InvOffsetExpiryOnTime  = "12-offset-expiry-on-time"
+	InvGroupExpiry         = "13-group-expiry-nothing-left"
+	InvNoLiveMemberFenced  = "14-no-live-member-fenced"
+	InvV1LeaksExplained    = "15-v1-leaks-explained"
+	InvRouting             = "16-routing"
+	InvShareInFlightCapped = "17-share-in-flight-cap"
+)
+
+// ruleState is what invariants 10–17 remember between events.
+type ruleState struct {
+	// heartbeatOK is, per "group/member", the send time of the member's
+	// latest heartbeat the coordinator accepted (14).
+	heartbeatOK map[string]int64
+	// replicas are committed replicas of the partitions the workload read,
+	// built from the committed log alone (10).
+	replicas map[int32]*replica
+	// setsInFlight and deletesInFlight count plugin calls per group;
+	// raced lists the groups with an accepted v1 race event: a setTopology
+	// that overlapped a delete of the same group, or that failed and may
+	// have applied, or a push whose outcome the coordinator could not record
+	// (the group was gone, or the write failed): v1 has no uncertain marker
+	// to clean such a row up (15).
+	setsInFlight    map[string]int
+	deletesInFlight map[string]int
+	raced           map[string]string
+}
+
+type replica struct {
+	s       *shard.Shard
+	applied int64
+}
+
+func newRuleState() ruleState {
+	return ruleState{heartbeatOK: map[string]int64{}, replicas: map[int32]*replica{},
+		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}}
+}
+
+// offsetExpired is the checker's own statement of Kafka's expiry predicate
+// (OffsetMetadataManager.isExpired): a legacy expire timestamp wins, else
+// now - commit timestamp >= retention; both inclusive.
+func offsetExpired(v offsets.OffsetAndMetadata, nowMs, retentionMs int64) bool {
+	if v.ExpireTimestampMs >= 0 {
+		return nowMs >= v.ExpireTimestampMs
+	}
+	return nowMs-v.CommitTimestampMs >= retentionMs
+}
+
+// kafkaPartitionFor is the checker's own Utils.abs(groupId.hashCode()) %
+// n: Java's String.hashCode over UTF-16 code units; Utils.abs maps
+// Integer.MIN_VALUE to 0 where Math.abs would leave it negative.
+func kafkaPartitionFor(groupID string, n int32) int32 {
+	h := javaStringHash(groupID)
+	switch {
+	case h == math.MinInt32:
+		h = 0
+	case h < 0:
+		h = -h
+	}
+	return h % n
+}
+
+// javaStringHash is Java's String.hashCode over the UTF-16 code units.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
+}
+
+// checkRouting holds the coordinators' routing of a group id to Kafka's (16).
+func (c *checker) checkRouting(groupID string) {
+	w := c.w
+	want := kafkaPartitionFor(groupID, w.opts.Partitions)
+	for _, b := range w.brokers {
+		if got := b.c.PartitionFor(groupID); got != want {
+			w.violate(InvRouting, fmt.Sprintf("broker %d routes %q to partition %d; Kafka's partitionFor gives %d", b.id, groupID, got, want))
+			return
+		}
+	}
+}
+
+// onWriteRules checks a write against the latest state it ran on: the
+// sweep expires exactly what is due (5, 12) and tombstones only groups with
+// nothing left (13); DeleteGroups deletes only empty groups (11); a session
+// timeout fences only a member that stopped heartbeating (14).
+func (c *checker) onWriteRules(op string, latest *shard.Shard, records []shard.Record) {
+	switch op {
+	case shard.SweepTimerKey:
+		c.checkSweep(latest, records)
+	case "delete-groups":
+		for _, r := range records {
+			if g, ok := groupTombstone(r); ok {
+				if d, found := latest.DescribeGroup(g); found && len(d.Members) > 0 {
+					c.w.violate(InvDeleteOnlyEmpty, fmt.Sprintf("DeleteGroups deleted %s group %s with %d members", d.Type, g, len(d.Members)))
+				}
+			}
+		}
+	case "session-timeout":
+		cfg := latest.Config()
+		for _, r := range records {
+			g, m, typ, ok := memberTombstone(r)
+			if !ok {
+				continue
+			}
+			timeout := int64(cfg.ConsumerSessionTimeoutMs)
+			switch typ {
+			case shard.Streams:
+				timeout = int64(cfg.StreamsSessionTimeoutMs)
+			case shard.Share:
+				timeout = int64(cfg.ShareSessionTimeoutMs)
+			}
+			if at, seen := c.rules.heartbeatOK[g+"/"+m]; seen && c.w.nowMs()-at < timeout {
+				c.w.violate(InvNoLiveMemberFenced, fmt.Sprintf("member %s of %s fenced %dms after a heartbeat the coordinator accepted (session timeout %dms)",
+					m, g, c.w.nowMs()-at, timeout))
+			}
+		}
+	}
+}
+
+// checkSweep compares one sweep with the checker's own statement of what is
+// due: every committed offset of a non-share group that is expired, whose
+// topic no member subscribes to and whose group has no open transaction
+// must be tombstoned, and nothing else (5, 12); a group is tombstoned only
+// when it is empty, has no open transaction and every offset it had is
+// tombstoned by this sweep (13).
+func (c *checker) checkSweep(latest *shard.Shard, records []shard.Record) {
+	w := c.w
+	now, retention := w.nowMs(), w.opts.Retention.Milliseconds()
+	tombstoned := map[offsets.Key]bool{}
+	perGroup := map[string]int{}
+	var groups []string
+	for _, r := range records {
+		if oc, ok := r.(*shard.OffsetCommit); ok && oc.Tombstone {
+			tombstoned[offsets.Key{Group: oc.Group, Topic: oc.Topic, Partition: oc.Partition}] = true
+			perGroup[oc.Group]++
+		} else if g, ok := groupTombstone(r); ok {
+			groups = append(groups, g)
+		}
+	}
+	for _, g := range groups {
+		d, _ := latest.DescribeGroup(g)
+		switch {
+		case latest.HasOpenTransaction(g):
+			w.violate(InvGroupExpiry, fmt.Sprintf("the sweep tombstoned group %s with an open transaction", g))
+		case len(d.Members) > 0:
+			w.violate(InvGroupExpiry, fmt.Sprintf("the sweep tombstoned group %s with %d members", g, len(d.Members)))
+		case latest.GroupOffsetCount(g) != perGroup[g]:
+			w.violate(InvGroupExpiry, fmt.Sprintf("the sweep tombstoned group %s with %d of its %d offsets left", g,
+				latest.GroupOffsetCount(g)-perGroup[g], latest.GroupOffsetCount(g)))
+		}
+	}
+	latest.ListGroups(func(gl shard.GroupListing) bool {
+		if gl.Type == shard.Share {
+			return true
+		}
+		d, _ := latest.DescribeGroup(gl.GroupID)
+		openTxn := latest.HasOpenTransaction(gl.GroupID)
+		latest.AscendOffsets(gl.GroupID, func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
+			due := offsetExpired(v, now, retention)
+			subscribed := len(d.Members) > 0 && subscribes(d, k.Topic)
+			switch {
+			case tombstoned[k] && !due:
+				w.violate(InvOffsetRetention, fmt.Sprintf("%s/%s-%d expired before its deadline (committed at %d, expire timestamp %d, now %d)",
+					k.Group, k.Topic, k.Partition, v.CommitTimestampMs, v.ExpireTimestampMs, now))
+			case tombstoned[k] && subscribed:
+				w.violate(InvOffsetRetention, fmt.Sprintf("%s/%s-%d expired while the %s group subscribes to it", k.Group, k.Topic, k.Partition, d.Type))
+			case !tombstoned[k] && due && !subscribed && !openTxn:
+				w.violate(InvOffsetExpiryOnTime, fmt.Sprintf("%s/%s-%d is due (committed at %d, expire timestamp %d, retention %d, now %d) but the sweep kept it",
+					k.Group, k.Topic, k.Partition, v.CommitTimestampMs, v.ExpireTimestampMs, retention, now))
+			case due && subscribed:
+				w.mark("subscribed-offset-kept")
+			case tombstoned[k] && v.ExpireTimestampMs >= 0 && now-v.CommitTimestampMs < retention:
+				w.mark("expired-by-legacy-timestamp")
+			case tombstoned[k] && offsets.ExpirableAtMs(v, retention) == now:
+				w.mark("expired-at-deadline")
+			}
+			return w.stopErr == nil
+		})
+		return w.stopErr == nil
+	})
+}
+
+// groupTombstone returns the group whose group record r tombstones.
+func groupTombstone(r shard.Record) (string, bool) {
+	switch r := r.(type) {
+	case *shard.GroupMetadata:
+		return r.Group, r.Tombstone
+	case *shard.ConsumerGroupMetadata:
+		return r.Group, r.Tombstone
+	case *shard.StreamsGroupMetadata:
+		return r.Group, r.Tombstone
+	case *shard.ShareGroupMetadata:
+		return r.Group, r.Tombstone
+	}
+	return "", false
+}
+
+// memberTombstone returns the member whose metadata record r tombstones.
+func memberTombstone(r shard.Record) (group, member string, typ shard.GroupType, ok bool) {
+	switch r := r.(type) {
+	case *shard.ConsumerGroupMemberMetadata:
+		return r.Group, r.MemberID, shard.Consumer, r.Tombstone
+	case *shard.StreamsGroupMemberMetadata:
+		return r.Group, r.MemberID, shard.Streams, r.Tombstone
+	case *shard.ShareGroupMemberMetadata:
+		return r.Group, r.MemberID, shard.Share, r.Tombstone
+	}
+	return "", "", 0, false
+}
+
+// onHeartbeatAccepted records that the coordinator accepted a heartbeat the
+// member sent at sentMs: its session timer runs from there (14).
+func (c *checker) onHeartbeatAccepted(group, member string, sentMs int64) {
+	k := group + "/" + member
+	if sentMs > c.rules.heartbeatOK[k] {
+		c.rules.heartbeatOK[k] = sentMs
+	}
+}
+
+// checkRead compares an OffsetFetch the coordinator answered with the same
+// fetch on a replica of partition p built from the committed log alone
+// (10). A read that found uncommitted writes pending is marked: that is
+// when an answer from the latest state would differ.
+func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, err error) {
+	w := c.w
+	if e := kerr.As(err); e == kerr.CoordinatorLoadInProgress || e == kerr.NotCoordinator || e == kerr.CoordinatorNotAvailable {
+		return
+	}
+	log := w.logs.Partition(p)
+	if log.HighWatermark() < log.EndOffset() {
+		w.mark("read-with-uncommitted-writes")
+	}
+	rp := c.rules.replicas[p]
+	if rp == nil {
+		cfg := shard.DefaultConfig()
+		if s, e := w.brokers[0].c.LatestShard(p); e == nil {
+			cfg = s.Config()
+		} else if b := w.owner[p]; b >= 0 {
+			if s, e := w.brokers[b].c.LatestShard(p); e == nil {
+				cfg = s.Config()
+			}
+		}
+		cfg.Mutants = mutant.Set{} // a correct replay: a mutant must not hide in both
+		s, e := shard.New(p, cfg)
+		if e == nil {
+			e = s.SetTopics(w.topics)
+		}
+		if e != nil {
+			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))
+			return
+		}
+		rp = &replica{s: s}
+		c.rules.replicas[p] = rp
+	}
+	committed := log.Committed()
+	if err := rp.s.ReplayAll(rp.applied, committed[rp.applied:]); err != nil {
+		w.violate(InvReadsCommitted, fmt.Sprintf("replaying partition %d's committed log: %v", p, err))
+		return
+	}
+	rp.applied = int64(len(committed))
+	want, wantErr := rp.s.FetchOffsets(groupID, nil, false)
+	if kerr.Name(err) != kerr.Name(wantErr) || (len(want) > 0 || len(got) > 0) && !reflect.DeepEqual(want, got) {
+		w.violate(InvReadsCommitted, fmt.Sprintf("OffsetFetch of %s answered %v (%s); the committed log says %v (%s)",
+			groupID, got, kerr.Name(err), want, kerr.Name(wantErr)))
+	}
+}
+
+// onPluginCall and onPluginDone follow the plugin calls of each group to
+// attribute v1's leaked rows to an accepted race event (15).
+func (c *checker) onPluginCall(op plugin.Op, groupID string) {
+	r := &c.rules
+	switch op {
+	case plugin.OpSet:
+		if r.deletesInFlight[groupID] > 0 {
+			c.raced(groupID, "setTopology issued while a delete of the group was in flight")
+		}
+		r.setsInFlight[groupID]++
+	case plugin.OpDelete:
+		if r.setsInFlight[groupID] > 0 {
+			c.raced(groupID, "delete issued while a setTopology of the group was in flight")
+		}
+		r.deletesInFlight[groupID]++
+	}
+}
+
+func (c *checker) onPluginDone(op plugin.Op, groupID string, err error) {
+	r := &c.rules
+	switch op {
+	case plugin.OpSet:
+		if r.setsInFlight[groupID]--; r.setsInFlight[groupID] <= 0 {
+			delete(r.setsInFlight, groupID)
+		}
+		if err != nil {
+			c.raced(groupID, "setTopology failed and may have applied")
+		}
+	case plugin.OpDelete:
+		if r.deletesInFlight[groupID]--; r.deletesInFlight[groupID] <= 0 {
+			delete(r.deletesInFlight, groupID)
+		}
+	}
+}
+
+func (c *checker) raced(groupID, why string) {
+	if _, seen := c.rules.raced[groupID]; !seen && c.w.opts.Protocol == coordinator.CleanupV1 {
+		c.rules.raced[groupID] = why
+		c.w.mark("v1-race-event")
+	}
+}
+
+// explainLeak reports whether a v1 leaked row of groupID has an accepted
+// race event behind it (15).
+func (c *checker) explainLeak(groupID string) bool {
+	_, ok := c.rules.raced[groupID]
+	return ok
+}
+
+// sortedGroups is the groups of m in order (stable violation text).
+func sortedGroups(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for g := range m {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,159 @@
+package sim_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/mutant"
+	"github.com/coordsim/coordsim/sim"
+)
+
+// mutantCase is one planted bug: the mutant.Set field that plants it, the
+// invariant that must catch it, and the short simulation that reaches it.
+type mutantCase struct {
+	field     string // the mutant.Set field
+	invariant string
+	opts      func(*testing.T) sim.Options
+	seeds     uint64 // tried in order until one violates; 0 means 8
+	// alsoBy lists other invariants that may catch the mutant first: a
+	// bug that breaks two rules is caught by whichever the run reaches first.
+	alsoBy []string
+}
+
+// mutantCases lists every mutant in internal/mutant with the invariant
+// that catches it; docs/mutants.md is the same table in prose.
+func mutantCases() []mutantCase {
+	race := func(t *testing.T) sim.Options {
+		o := builtin(t, "v1-race")
+		o.Duration = 3 * time.Hour
+		return o
+	}
+	short := func(d time.Duration, f func(*testing.T) sim.Options) func(*testing.T) sim.Options {
+		return func(t *testing.T) sim.Options {
+			o := f(t)
+			o.Duration = d
+			return o
+		}
+	}
+	return []mutantCase{
+		{field: "SkipSweepDeferral", invariant: sim.InvNoTombstoneWhileStored, opts: small},
+		{field: "ClearUnobservedGroups", invariant: sim.InvClearOnlyObserved, opts: v1(small)},
+		// Under v2 the mark re-checks eligibility and refuses these groups:
+		// v2 guards against this bug, so the mutant runs under v1.
+		{field: "ListNonEmptyForCleanup", invariant: sim.InvDeleteOnlyEligible, opts: v1(small)},
+		{field: "NoSingleFlight", invariant: sim.InvSingleFlight, opts: small},
+		{field: "ExpireEarly", invariant: sim.InvOffsetRetention, opts: short(time.Hour, small)},
+		{field: "FinalizeNeverClears", invariant: sim.InvLiveness, opts: small},
+		// Without shard moves, v2 runs the redeployed streams apps whose
+		// pushes land during the delete (see maybeRedeploy).
+		{field: "FinalizeKeepsAdvanced", invariant: sim.InvNoDataLossV2, opts: func(t *testing.T) sim.Options {
+			o := race(t)
+			o.Protocol = coordinator.CleanupV2
+			o.Faults.ShardMovesPerHour, o.Faults.MoveDuringCycleProb = 0, 0
+			return o
+		}},
+		// The corrupted committed state is what reads answer, so the shadow
+		// read check usually sees it before the periodic rebuild does.
+		{field: "StoreIgnoresFencingToken", invariant: sim.InvNoDataLossV2, opts: moveRaceV3, seeds: 3},
+		{field: "StaleFencingToken", invariant: sim.InvNoDataLossV2, opts: moveRaceV3, seeds: 3},
+		{field: "CorruptLiveReplay", invariant: sim.InvReplay, alsoBy: []string{sim.InvReadsCommitted}, opts: func(t *testing.T) sim.Options {
+			o := small(t)
+			o.ReplayCheckEvery = 20_000
+			return o
+		}},
+		{field: "ShareSinkAckBeforePut", invariant: sim.InvSharePartitions, opts: func(t *testing.T) sim.Options { return builtin(t, "share-kill") }},
+		{field: "ShareAckIgnoresOwner", invariant: sim.InvSharePartitions, opts: func(t *testing.T) sim.Options { return builtin(t, "share-at-least-once") }},
+		// A coordinator that does not wait for the revocation hands a
+		// partition to a new member while its old owner still holds it.
+		{field: "SkipRevocation", invariant: sim.InvOneOwner, opts: short(time.Hour, small)},
+
+		{field: "V1ClearIgnoresEpoch", invariant: sim.InvClearOnlyObserved, opts: race},
+		{field: "NoOffsetsLeftIgnoresTxn", invariant: sim.InvGroupExpiry, opts: short(time.Hour, small)},
+		{field: "ExpireStrictlyAfter", invariant: sim.InvOffsetExpiryOnTime, opts: short(time.Hour, small)},
+		{field: "IgnoreLegacyExpireTimestamp", invariant: sim.InvOffsetExpiryOnTime, opts: short(time.Hour, small)},
+		{field: "ReadsSeeUncommitted", invariant: sim.InvReadsCommitted, opts: short(time.Hour, small)},
+		{field: "PlainAbsPartitionFor", invariant: sim.InvRouting, opts: short(time.Hour, small)},
+		{field: "DeleteNonEmptyGroups", invariant: sim.InvDeleteOnlyEmpty, opts: short(time.Hour, small)},
+		{field: "HeartbeatKeepsSessionTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, small)},
+		{field: "V1FailedDeletesSucceed", invariant: sim.InvV1LeaksExplained, opts: v1(small)},
+		{field: "ExpireSubscribed", invariant: sim.InvOffsetRetention, opts: short(time.Hour, small)},
+		{field: "ShareIgnoresMaxInFlight", invariant: sim.InvShareInFlightCapped, opts: func(t *testing.T) sim.Options {
+			o := builtin(t, "share-scaling")
+			o.Connect.MaxRecordLocks = 100
+			return o
+		}},
+	}
+}
+
+func moveRaceV3(t *testing.T) sim.Options {
+	o := builtin(t, "v2-move-race")
+	o.Protocol = coordinator.CleanupV3
+	return o
+}
+
+// notYetCaught lists mutants no simulation catches yet, with the reason;
+// docs/mutants.md lists them too. The test logs them and fails when one
+// gets a case (remove it here then).
+var notYetCaught = map[string]string{}
+
+// TestMutationScore is the checker's mutation score: every mutant in
+// internal/mutant, planted alone, makes a short simulation violate the
+// invariant the table names, within a few seeds. A mutant without a case,
+// or an invariant no mutant proves, fails the test.
+func TestMutationScore(t *testing.T) {
+	cases := mutantCases()
+	byField := map[string]bool{}
+	covered := map[string]bool{}
+	for _, tc := range cases {
+		byField[tc.field] = true
+		covered[tc.invariant] = true
+	}
+	st := reflect.TypeOf(mutant.Set{})
+	for i := range st.NumField() {
+		name := st.Field(i).Name
+		if why, ok := notYetCaught[name]; ok {
+			require.False(t, byField[name], "mutant %s has a case: drop it from notYetCaught", name)
+			t.Logf("not yet caught: %s (%s)", name, why)
+			continue
+		}
+		require.True(t, byField[name], "mutant %s has no case", name)
+	}
+	for _, inv := range sim.Invariants {
+		require.True(t, covered[inv], "invariant %s has no mutant case", inv)
+	}
+	for _, tc := range cases {
+		t.Run(tc.field, func(t *testing.T) {
+			t.Parallel()
+			var set mutant.Set
+			f := reflect.ValueOf(&set).Elem().FieldByName(tc.field)
+			require.True(t, f.IsValid(), "no mutant %s", tc.field)
+			f.SetBool(true)
+			seeds := tc.seeds
+			if seeds == 0 {
+				seeds = 8
+			}
+			var got []string
+			for seed := uint64(1); seed <= seeds; seed++ {
+				o := tc.opts(t)
+				o.Seed, o.Mutants = seed, set
+				r, err := sim.Run(o, nil)
+				require.NoError(t, err)
+				if r.Violation == nil {
+					continue
+				}
+				if r.Violation.Invariant == tc.invariant || slices.Contains(tc.alsoBy, r.Violation.Invariant) {
+					require.NotEmpty(t, r.Violation.Trace, "a violation prints the recent trace")
+					t.Logf("seed %d: %s at step %d: %s", seed, r.Violation.Invariant, r.Violation.Step, r.Violation.Detail)
+					return
+				}
+				got = append(got, r.Violation.Invariant+": "+r.Violation.Detail)
+			}
+			t.Fatalf("no seed violated %s (violations seen: %v)", tc.invariant, got)
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package wire_test
+
+import (
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/wire"
+)
+
+// roundTrip sends req on a raw connection and decodes the answer at the
+// request's version, so a test sees exactly what the endpoint wrote.
+func roundTrip(t *testing.T, c net.Conn, req kmsg.Request) kmsg.Response {
+	t.Helper()
+	_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, req, 1))
+	require.NoError(t, err)
+	body := readResponse(t, c)
+	resp := req.ResponseKind()
+	resp.SetVersion(req.GetVersion())
+	body = body[4:] // the correlation id
+	if resp.IsFlexible() {
+		require.Equal(t, byte(0), body[0], "empty response header tags")
+		body = body[1:]
+	}
+	require.NoError(t, resp.ReadFrom(body))
+	return resp
+}
+
+// TestFindCoordinatorUnknownKeyType proves Kafka's answer to a key type
+// CoordinatorType.forId does not know: INVALID_REQUEST for every key, in
+// both the batched (v4+) and single-key shapes, and the connection keeps
+// being served.
+func TestFindCoordinatorUnknownKeyType(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	for _, keyType := range []int8{3, -1, 127} {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorType, req.CoordinatorKeys = 4, keyType, []string{"a", "b"}
+		resp := roundTrip(t, c, req).(*kmsg.FindCoordinatorResponse)
+		require.Len(t, resp.Coordinators, 2)
+		for _, co := range resp.Coordinators {
+			assert.Equal(t, int16(42), co.ErrorCode, "INVALID_REQUEST for type %d", keyType)
+			assert.Equal(t, int32(-1), co.NodeID)
+		}
+		old := kmsg.NewPtrFindCoordinatorRequest()
+		old.Version, old.CoordinatorType, old.CoordinatorKey = 3, keyType, "a"
+		oresp := roundTrip(t, c, old).(*kmsg.FindCoordinatorResponse)
+		assert.Equal(t, int16(42), oresp.ErrorCode, "INVALID_REQUEST for type %d at v3", keyType)
+		assert.Equal(t, int32(-1), oresp.NodeID)
+	}
+	ok := kmsg.NewPtrFindCoordinatorRequest()
+	ok.Version, ok.CoordinatorKeys = 4, []string{"a"}
+	resp := roundTrip(t, c, ok).(*kmsg.FindCoordinatorResponse)
+	require.Len(t, resp.Coordinators, 1)
+	assert.Zero(t, resp.Coordinators[0].ErrorCode, "a group key is still answered")
+}
+
+// TestExcessiveNumberOfPartitionsCannotBeCreated reproduces
+// ReplicationControlManagerTest's case of that name: a CreateTopics whose
+// topics ask for more than 10000 partitions in total is refused whole with
+// POLICY_VIOLATION, and none of its topics exists afterwards; 10000 in
+// total is still served.
+func TestExcessiveNumberOfPartitionsCannotBeCreated(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	create := func(validateOnly bool, topics map[string]int32, order ...string) *kmsg.CreateTopicsResponse {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version, req.ValidateOnly = 7, validateOnly
+		for _, name := range order {
+			rt := kmsg.NewCreateTopicsRequestTopic()
+			rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, topics[name], 1
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+	}
+	for _, validateOnly := range []bool{false, true} {
+		resp := create(validateOnly, map[string]int32{"foo": 5000, "bar": 5000, "baz": 1}, "foo", "bar", "baz")
+		require.Len(t, resp.Topics, 3)
+		for _, st := range resp.Topics {
+			assert.Equal(t, int16(44), st.ErrorCode, "POLICY_VIOLATION for %s", st.Topic)
+			if assert.NotNil(t, st.ErrorMessage) {
+				assert.Equal(t, "Excessively large number of partitions per request.", *st.ErrorMessage)
+			}
+		}
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	assert.Empty(t, mresp.Topics, "no topic of the refused request exists")
+
+	resp := create(false, map[string]int32{"foo": 9999, "baz": 1}, "foo", "baz")
+	require.Len(t, resp.Topics, 2)
+	for _, st := range resp.Topics {
+		assert.Zero(t, st.ErrorCode, "10000 partitions in total are served (%s)", st.Topic)
+	}
+}
+
+// TestMetadataAutoCreateIsBounded proves one Metadata request cannot
+// auto-create without bound: past 10000 partitions its topics answer
+// LEADER_NOT_AVAILABLE and do not exist, and a later request creates them.
+func TestMetadataAutoCreateIsBounded(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.NumPartitions = 4000 })
+	c := dial(t, cl.Addrs()[0])
+	metadata := func(names ...string) *kmsg.MetadataResponse {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version, req.AllowAutoTopicCreation = 12, true
+		if names != nil {
+			req.Topics = []kmsg.MetadataRequestTopic{}
+		}
+		for _, n := range names {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(n)
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.MetadataResponse)
+	}
+	codes := func(resp *kmsg.MetadataResponse) map[string]int16 {
+		out := map[string]int16{}
+		for _, mt := range resp.Topics {
+			out[*mt.Topic] = mt.ErrorCode
+		}
+		return out
+	}
+	assert.Equal(t, map[string]int16{"a": 0, "b": 0, "c": 5, "d": 5}, codes(metadata("a", "b", "c", "d")),
+		"two topics of 4000 fit in 10000; the others are LEADER_NOT_AVAILABLE")
+	assert.Equal(t, map[string]int16{"a": 0, "b": 0}, codes(metadata()), "only the created topics exist")
+	assert.Equal(t, map[string]int16{"c": 0, "d": 0}, codes(metadata("c", "d")), "a later request creates them")
+}
+
+// TestCreateTopicsErrorOrder proves ReplicationControlManager.createTopics'
+// order of checks and its messages: an existing topic is
+// TOPIC_ALREADY_EXISTS whatever else is wrong with the request for it, the
+// replication factor is checked before the partition count, and nothing
+// refused is created.
+func TestCreateTopicsErrorOrder(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	create := func(name string, partitions int32, rf int16) kmsg.CreateTopicsResponseTopic {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version = 7
+		req.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: name, NumPartitions: partitions, ReplicationFactor: rf}}
+		resp := roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+		require.Len(t, resp.Topics, 1)
+		return resp.Topics[0]
+	}
+	require.Zero(t, create("exists", 2, 1).ErrorCode)
+	for _, tc := range []struct {
+		name       string
+		partitions int32
+		rf         int16
+		code       int16
+		msg        string
+	}{
+		{"exists", 0, 0, 36, "Topic 'exists' already exists."},
+		{"fresh", 0, 0, 38, "Replication factor must be larger than 0, or -1 to use the default value."},
+		{"fresh", 1, 4, 38, "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered."},
+		{"fresh", -2, 1, 37, "Number of partitions was set to an invalid non-positive value."},
+		{"fresh", 0, -1, 37, "Number of partitions was set to an invalid non-positive value."},
+	} {
+		st := create(tc.name, tc.partitions, tc.rf)
+		assert.Equal(t, tc.code, st.ErrorCode, "%s %d %d", tc.name, tc.partitions, tc.rf)
+		if assert.NotNil(t, st.ErrorMessage) {
+			assert.Equal(t, tc.msg, *st.ErrorMessage)
+		}
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	require.Len(t, mresp.Topics, 1, "only the first topic exists")
+	assert.Equal(t, "exists", *mresp.Topics[0].Topic)
+	assert.Len(t, mresp.Topics[0].Partitions, 2, "and it kept its partitions")
+}
+
+// TestUnknownTopicCodes proves the per-partition code each data and offset
+// API answers for a topic that does not exist, by name and by id, as
+// KafkaApis answers them, and that an OffsetCommit to it stores nothing.
+func TestUnknownTopicCodes(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
+	c := dial(t, cl.Addrs()[0])
+	const unknownTopic, unknownID = int16(3), int16(100)
+	id := [16]byte{1, 2, 3}
+
+	commit := func(version int16) int16 {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Version, req.Group, req.Generation = version, "g", -1
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 5}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.OffsetCommitResponse)
+		require.Len(t, resp.Topics, 1)
+		require.Len(t, resp.Topics[0].Partitions, 1)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, commit(9), "OffsetCommit v9 by name")
+	assert.Equal(t, unknownID, commit(10), "OffsetCommit v10 by id")
+
+	produce := func(version int16) int16 {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks, req.TimeoutMillis = version, -1, 1000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.ProduceRequestTopicPartition{{Partition: 0}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.ProduceResponse)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, produce(12), "Produce by name")
+	assert.Equal(t, unknownID, produce(13), "Produce by id")
+
+	fetch := func(version int16) int16 {
+		req := kmsg.NewPtrFetchRequest()
+		req.Version, req.MaxBytes = version, 1<<20
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic, rt.TopicID = "nope", id
+		rt.Partitions = []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}
+		req.Topics = append(req.Topics, rt)
+		resp := roundTrip(t, c, req).(*kmsg.FetchResponse)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	assert.Equal(t, unknownTopic, fetch(12), "Fetch by name")
+	assert.Equal(t, unknownID, fetch(13), "Fetch by id")
+
+	lo := kmsg.NewPtrListOffsetsRequest()
+	lo.Version, lo.ReplicaID = 9, -1
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = "nope"
+	lt.Partitions = []kmsg.ListOffsetsRequestTopicPartition{{Partition: 0, Timestamp: -1}}
+	lo.Topics = append(lo.Topics, lt)
+	loResp := roundTrip(t, c, lo).(*kmsg.ListOffsetsResponse)
+	assert.Equal(t, unknownTopic, loResp.Topics[0].Partitions[0].ErrorCode, "ListOffsets")
+
+	of := kmsg.NewPtrOffsetFetchRequest()
+	of.Version, of.Group = 7, "g"
+	ofResp := roundTrip(t, c, of).(*kmsg.OffsetFetchResponse)
+	assert.Empty(t, ofResp.Topics, "the refused commit stored nothing")
+}
