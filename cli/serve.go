@@ -118,7 +118,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // openServeStore opens the topology store serve was asked for; cleanup
-// removes a temporary bolt directory (the coordinators close the store).
+// removes a temporary bolt directory (the cluster closes the store, even when it fails to start).
 func openServeStore(kind, path string) (plugin.Store, func(), error) {
 	switch kind {
 	case "none":

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -280,4 +283,38 @@ func TestCloseEndsEveryGoroutine(t *testing.T) {
 		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
 	}
 	assert.LessOrEqual(t, g, g0, "goroutines return to their count before Start")
+}
+
+// closeCounter is a topology store that counts its Close calls.
+type closeCounter struct {
+	plugin.Store
+	closes atomic.Int32
+}
+
+func (c *closeCounter) Close() error {
+	c.closes.Add(1)
+	return nil
+}
+
+// TestStartFailureClosesTheTopologyStore proves Start owns the topology
+// store from the call on: a Start refused for its configuration closes the
+// store once (nothing else will), and a running cluster closes it once, in
+// Close.
+func TestStartFailureClosesTheTopologyStore(t *testing.T) {
+	bad := &closeCounter{Store: memstore.New()}
+	cfg := wire.DefaultConfig()
+	cfg.Brokers, cfg.TopologyPlugin = 0, bad
+	_, err := wire.Start(context.Background(), cfg)
+	require.Error(t, err)
+	assert.Equal(t, int32(1), bad.closes.Load(), "a refused Start closes the store")
+
+	good := &closeCounter{Store: memstore.New()}
+	cfg = wire.DefaultConfig()
+	cfg.TopologyPlugin = good
+	cl, err := wire.Start(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Zero(t, good.closes.Load(), "a running cluster keeps its store open")
+	cl.Close()
+	cl.Close()
+	assert.Equal(t, int32(1), good.closes.Load(), "Close closes it once")
 }

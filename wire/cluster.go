@@ -54,8 +54,8 @@ type Config struct {
 	// NumPartitions is the __consumer_offsets partition count (50).
 	Coordinator coordinator.Config
 	// TopologyPlugin is the KIP-1331 topology-description store, shared by
-	// the brokers; nil disables the feature. The cluster closes it once, in
-	// Close, after every coordinator has shut down.
+	// the brokers; nil disables the feature. The cluster closes it once: in
+	// Close, after every coordinator has shut down, or in a Start that fails.
 	TopologyPlugin plugin.Store
 	// MaxRequestBytes is socket.request.max.bytes.
 	MaxRequestBytes int32
@@ -167,6 +167,15 @@ type broker struct {
 // Start listens on every broker's address, starts every coordinator and
 // serves until Close or the end of ctx.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	// Start owns cfg.TopologyPlugin from the call on: Close closes it, and
+	// so does a Start that fails before the Cluster exists (later failures
+	// close it through Close).
+	closeStore := cfg.TopologyPlugin != nil
+	defer func() {
+		if closeStore {
+			_ = plugin.SafeClose(cfg.TopologyPlugin)
+		}
+	}()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -192,6 +201,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
 		placement: make([]int32, cfg.Coordinator.NumPartitions),
 	}
+	closeStore = false // cl.Close closes it from here on
 	for p := range cl.placement {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
