@@ -151,14 +151,24 @@ func (c *Coordinator) DeleteShareGroupOffsets(groupID string, topics []shard.Top
 
 // deleteGroupsWrite runs the "delete-groups" write on each partition for the
 // request indices listed, filling results, then calls done.
-func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, done func()) {
+//
+// rowsDeleted is nil without a topology store; with one it maps each group
+// whose description row was deleted to the stored epoch it must still have
+// (shard.DeleteGroupsAfterRowDeletes).
+func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.DeleteGroupResult, byPartition map[int32][]int, rowsDeleted map[string]int32, done func()) {
 	fanOut(byPartition, done, func(p int32, idx []int, finish func()) {
 		ids := make([]string, len(idx))
 		for j, i := range idx {
 			ids[j] = groupIDs[i]
 		}
 		sub := write(c, "delete-groups", p, func(s *shard.Shard, now int64) (shard.Result[[]shard.DeleteGroupResult], error) {
-			res, err := s.DeleteGroups(ids)
+			var res shard.Result[[]shard.DeleteGroupResult]
+			var err error
+			if rowsDeleted == nil {
+				res, err = s.DeleteGroups(ids)
+			} else {
+				res, err = s.DeleteGroupsAfterRowDeletes(ids, rowsDeleted)
+			}
 			if err == nil {
 				c.metrics.recordDeletedOffsets(now, res.Records)
 			}

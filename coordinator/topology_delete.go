@@ -37,7 +37,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 	f := &Future[[]shard.DeleteGroupResult]{}
 	finish := func() { f.complete(results, nil) }
 	if !c.topology.configured() {
-		c.deleteGroupsWrite(groupIDs, results, byPartition, finish)
+		c.deleteGroupsWrite(groupIDs, results, byPartition, nil, finish)
 		return f
 	}
 	// The pre-delete read, per shard, on committed state; under v3 each
@@ -67,8 +67,8 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			tokens[ge.GroupID] = c.fencingToken(p)
 		}
 	}
-	afterDelete := func(deleted, attempted map[string]bool) {
-		c.deleteGroupsWrite(groupIDs, results, byPartition, func() {
+	afterDelete := func(deleted, attempted map[string]bool, rowsDeleted map[string]int32) {
+		c.deleteGroupsWrite(groupIDs, results, byPartition, rowsDeleted, func() {
 			if c.topology.protocol.usesUncertainMarker() {
 				c.finalizeSurvivors(results, deleted, attempted, tokens, finish)
 				return
@@ -97,11 +97,19 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 				failed[f.GroupID] = f.Err
 			}
 			deleted, attempted := map[string]bool{}, map[string]bool{}
-			for _, id := range ids {
-				attempted[id] = true
-				c.topology.backoff.ClearGroup(id)
-				if _, ok := failed[id]; !ok {
-					deleted[id] = true
+			// The stored epoch a deleted group must still have at the
+			// tombstone for the delete to have covered its row: the marker
+			// under v2 and v3, the observed epoch under v1.
+			rowsDeleted := map[string]int32{}
+			for _, ge := range toDelete {
+				attempted[ge.GroupID] = true
+				c.topology.backoff.ClearGroup(ge.GroupID)
+				if _, ok := failed[ge.GroupID]; !ok {
+					deleted[ge.GroupID] = true
+					rowsDeleted[ge.GroupID] = ge.Epoch
+					if c.topology.protocol.usesUncertainMarker() {
+						rowsDeleted[ge.GroupID] = shard.EpochUncertain
+					}
 				}
 			}
 			// A group whose row could not be deleted keeps its record. A
@@ -121,7 +129,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 				}
 				byPartition[p] = kept
 			}
-			afterDelete(deleted, attempted)
+			afterDelete(deleted, attempted, rowsDeleted)
 		})
 	})
 	return f

@@ -487,10 +487,37 @@ type DeleteGroupResult struct {
 // all its offsets. Results come in request order; a duplicate id is answered
 // once per occurrence but deleted once.
 func (s *Shard) DeleteGroups(groupIDs []string) (Result[[]DeleteGroupResult], error) {
+	return s.deleteGroups(groupIDs, nil)
+}
+
+// DeleteGroupsAfterRowDeletes is DeleteGroups on a coordinator with a
+// topology store (docs/kip1331.md §2.7). rowsDeleted maps each streams group
+// whose description row the coordinator deleted after its pre-delete read to
+// the stored epoch the group must still have for that delete to have covered
+// its row: the uncertain marker -2 under v2 and v3, the observed epoch under
+// v1. Any other streams group with a stored epoch holds a row nobody deleted:
+// it had members at the pre-delete read (so the read skipped it) and emptied
+// before this write, or a push stored a new row after the delete. Its
+// tombstone would leak that row, so it answers GROUP_DELETION_FAILED and
+// stays; the admin's retry deletes the row first. Kafka's service runs the
+// same two steps with the same window between them; coordsim closes it.
+func (s *Shard) DeleteGroupsAfterRowDeletes(groupIDs []string, rowsDeleted map[string]int32) (Result[[]DeleteGroupResult], error) {
+	if rowsDeleted == nil {
+		rowsDeleted = map[string]int32{}
+	}
+	return s.deleteGroups(groupIDs, rowsDeleted)
+}
+
+// deleteGroups tombstones each deletable group; a nil rowsDeleted skips the
+// stored-description check (no topology store).
+func (s *Shard) deleteGroups(groupIDs []string, rowsDeleted map[string]int32) (Result[[]DeleteGroupResult], error) {
 	var res Result[[]DeleteGroupResult]
 	done := map[string]bool{}
 	for _, id := range groupIDs {
 		r := DeleteGroupResult{GroupID: id, Err: s.validateDeleteGroup(id)}
+		if r.Err == nil && rowsDeleted != nil && s.holdsUndeletedRow(id, rowsDeleted) {
+			r.Err = kerr.GroupDeletionFailed.WithMessage(RowNotDeletedMessage)
+		}
 		res.Response = append(res.Response, r)
 		if r.Err != nil || done[id] {
 			continue
@@ -503,6 +530,22 @@ func (s *Shard) DeleteGroups(groupIDs []string) (Result[[]DeleteGroupResult], er
 		res.Records = s.appendGroupTombstones(res.Records, s.lookup(id))
 	}
 	return res, nil
+}
+
+// RowNotDeletedMessage answers a DeleteGroups entry whose streams group
+// holds a description row the delete never removed (see
+// DeleteGroupsAfterRowDeletes).
+const RowNotDeletedMessage = "The group's topology description changed during the delete; retry to delete it."
+
+// holdsUndeletedRow reports whether a streams group has a stored
+// description that the coordinator's plugin delete did not cover.
+func (s *Shard) holdsUndeletedRow(id string, rowsDeleted map[string]int32) bool {
+	g := s.streamsGroup(id)
+	if g == nil || g.storedEpoch == EpochNone {
+		return false
+	}
+	want, deleted := rowsDeleted[id]
+	return !deleted || g.storedEpoch != want
 }
 
 func (s *Shard) validateDeleteGroup(id string) error {

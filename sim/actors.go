@@ -27,6 +27,11 @@ type simGroup struct {
 	producerID    int64 // variantTxn
 	txnOpen       bool  // variantTxn: a transaction awaits its marker
 	redeployed    bool  // a streams app brought back once (maybeRedeploy)
+	// static consumer groups give their members instance ids; an instance
+	// freed by a crash or a bounce is taken by the next member that starts.
+	static        bool
+	freeInstances []string
+	nextInstance  int
 }
 
 // simMember is one client instance: a Kafka Streams instance, a KIP-848
@@ -36,11 +41,20 @@ type simMember struct {
 	id       string
 	epoch    int32
 	joined   bool
-	gone     bool // left or crashed
-	assigned []shard.TopicPartitions
+	gone     bool                    // left or crashed
+	assigned []shard.TopicPartitions // consumer: the partitions the client holds
 	tasks    []shard.TaskIDs
+	// Consumer reconciliation (consumer_actor.go): the last assignment the
+	// coordinator sent, a revocation in progress, and a generation that a
+	// fence bumps so a late revocation callback is ignored.
+	target   []shard.TopicPartitions
+	revoking bool
+	stalled  bool
+	gen      int
 	topo     int32 // topology epoch this instance runs
 	offset   int64
+	instance string // consumer: group.instance.id ("" for a dynamic member)
+	bounced  bool   // took over the instance of a member that left with -2
 }
 
 const (
@@ -69,6 +83,9 @@ func (w *world) spawnWorkload() {
 				variant:       variantFor(k.typ, i),
 				producerID:    int64(len(w.groups)) + 1,
 			}
+			// Every third consumer group uses static membership (no draw,
+			// so the other groups' randomness is unchanged).
+			g.static = k.typ == shard.Consumer && i%3 == 0
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -109,6 +126,14 @@ func (w *world) birth(g *simGroup) {
 func (w *world) addMember(g *simGroup) *simMember {
 	m := &simMember{g: g, id: fmt.Sprintf("m%d", g.nextMember), topo: g.topologyEpoch}
 	g.nextMember++
+	if g.static {
+		if len(g.freeInstances) > 0 {
+			m.instance, g.freeInstances = g.freeInstances[0], g.freeInstances[1:]
+		} else {
+			m.instance = fmt.Sprintf("i%d", g.nextInstance)
+			g.nextInstance++
+		}
+	}
 	g.members = append(g.members, m)
 	w.eng.after(w.eng.uniform(0, time.Second), func() { w.join(m) })
 	return m
@@ -175,15 +200,15 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	}
 	switch g.typ {
 	case shard.Consumer:
-		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim"}
+		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", InstanceID: m.instance}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{g.topic}
 		} else if epoch > 0 {
-			req.TopicPartitions = ownedList(m.assigned)
+			req.TopicPartitions = ownedList(m.assigned) // what it holds: revoked ones are gone
 		}
 		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
-			if r.HasAssignment {
-				m.assigned = r.Assignment
+			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
+				w.consumerAssign(m, r.Assignment)
 			}
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
@@ -224,11 +249,28 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 	}
 	if err != nil {
 		e := kerr.As(err)
-		w.client(tResponse, m.g.id, m.id, kerr.Name(err))
+		if e != kerr.UnreleasedInstanceID {
+			// (An UNRELEASED_INSTANCE_ID answers the join in the same event,
+			// retried every second: it is counted by its mark, not traced.)
+			w.client(tResponse, m.g.id, m.id, kerr.Name(err))
+		}
 		switch e {
 		case kerr.FencedMemberEpoch, kerr.UnknownMemberID, kerr.GroupIDNotFound:
 			w.mark("member-fenced-rejoin")
+			if m.g.typ == shard.Consumer {
+				w.consumerLost(m)
+			}
 			w.eng.after(retryBackoff, func() { w.join(m) })
+		case kerr.FencedInstanceID:
+			// Another instance took this one's instance id: it stops.
+			w.mark("fenced-instance-id")
+			w.consumerLost(m)
+			m.gone = true
+			return
+		case kerr.UnreleasedInstanceID:
+			// The crashed holder of the instance id has not timed out yet.
+			w.mark("unreleased-instance-id")
+			w.eng.after(retryBackoff, func() { w.retry(m) })
 		case kerr.CoordinatorLoadInProgress:
 			w.mark("load-in-progress-seen")
 			w.eng.after(retryBackoff, func() { w.retry(m) })
@@ -239,6 +281,9 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 	}
 	first := !m.joined
 	m.joined, m.epoch = true, epoch
+	if first && m.bounced {
+		w.mark("static-rejoin") // took over the assignment its instance left
+	}
 	if solicited && w.opts.Plugin {
 		w.push(m)
 	}
@@ -314,7 +359,14 @@ func (w *world) commitLoop(m *simMember) {
 		return
 	}
 	if !w.healed && w.eng.chance(w.opts.Faults.MemberCrashProb) {
+		if m.instance != "" && m.joined && w.eng.chance(0.5) {
+			w.staticBounce(m)
+			return
+		}
 		m.gone = true
+		if m.instance != "" {
+			m.g.freeInstances = append(m.g.freeInstances, m.instance)
+		}
 		w.client(tCrash, m.g.id, m.id, "")
 		w.mark("member-crash")
 		if w.nowMs() < m.g.diesMs {
@@ -435,4 +487,29 @@ func sortedTopicNames(m map[string]int32) []string { return slices.Sorted(maps.K
 // reads it as sent.
 func ownedList(a []shard.TopicPartitions) []shard.TopicPartitions {
 	return append([]shard.TopicPartitions{}, a...)
+}
+
+// staticBounce is a static member's graceful restart: it leaves with epoch
+// -2, keeping its assignment at the coordinator, and a new process with the
+// same instance id joins within the session timeout and takes the
+// assignment back at once.
+func (w *world) staticBounce(m *simMember) {
+	m.gone = true
+	w.consumerLost(m)
+	w.mark("static-leave")
+	if b := w.route(m.g.id); b >= 0 {
+		w.client(tLeave, m.g.id, m.id, "static")
+		w.heartbeatWith(b, m, shard.LeaveGroupStaticMemberEpoch)
+	}
+	g := m.g
+	w.eng.after(w.eng.uniform(time.Second, 20*time.Second), func() {
+		if w.nowMs() >= g.diesMs || w.healed {
+			g.freeInstances = append(g.freeInstances, m.instance)
+			return
+		}
+		w.client(tRestart, g.id, "", "static "+m.instance)
+		g.freeInstances = append([]string{m.instance}, g.freeInstances...)
+		n := w.addMember(g)
+		n.bounced = true
+	})
 }

@@ -46,8 +46,11 @@ func swarmSeed139(t *testing.T) sim.Options {
 func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
 	// Seed 139's knobs. Which seed walks through the re-solicit moves with
 	// every workload change (KIP-848 reconciliation, issue 10's variants),
-	// so the test runs seeds from 145 until one does; every run must hold.
-	for seed := uint64(145); seed < 185; seed++ {
+	// so the test runs seeds from 161 until one does; every run must hold.
+	// (Seed 161 once leaked a row through DeleteGroups: a group non-empty at
+	// the pre-delete read and empty at the write; see
+	// shard.DeleteGroupsAfterRowDeletes.)
+	for seed := uint64(161); seed < 202; seed++ {
 		o := swarmSeed139(t)
 		o.Seed = seed
 		r, err := sim.Run(o, nil)

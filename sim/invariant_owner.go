@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// InvOneOwner is KIP-848's core guarantee, checked on the clients: no
+// partition is ever held by two members of one consumer group. A client
+// holds a partition from the response that gives it until it has revoked
+// it (consumer_actor.go); a crashed client holds nothing, and a client the
+// coordinator has already fenced (a zombie that has not heard yet) is not
+// counted, since Kafka's guarantee is about members.
+const InvOneOwner = "9-one-owner"
+
+// checkOneOwner runs when member m takes partitions: a client's holdings
+// only grow there, so checking each take checks the invariant after every
+// event.
+func (w *world) checkOneOwner(m *simMember, added []shard.TopicPartitions) {
+	if len(added) == 0 {
+		return
+	}
+	for _, o := range m.g.members {
+		if o == m || o.gone || !w.isMember(m.g.id, o.id) {
+			continue
+		}
+		for _, tp := range added {
+			for _, p := range tp.Partitions {
+				if holds(o.assigned, tp.Topic, p) {
+					w.violate(InvOneOwner, fmt.Sprintf("group %s: %s took %s-%d, which %s still holds",
+						m.g.id, m.id, tp.Topic, p, o.id))
+					return
+				}
+			}
+		}
+	}
+}
+
+// isMember reports whether the group's coordinator (its committed state)
+// still has the member; while the group's shard moves it is assumed to.
+func (w *world) isMember(groupID, memberID string) bool {
+	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
+	b := w.owner[p]
+	if b < 0 {
+		return true
+	}
+	member := true
+	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) { member = s.HasMember(groupID, memberID) })
+	return member
+}
