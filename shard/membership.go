@@ -44,6 +44,10 @@ type heartbeat struct {
 	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
 	serverAssignor     *string           // consumer: nil = unchanged
 	topicRegex         *string           // consumer: nil = unchanged, "" = none
+	// streams: the owned active, standby and warm-up tasks; ownedTasksSent
+	// is false unless the request carried all three lists (Kafka's null).
+	ownedTasks     taskSets
+	ownedTasksSent bool
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -170,6 +174,11 @@ func validateHeartbeat(h *heartbeat) error {
 			return err
 		}
 	}
+	if h.typ == Streams {
+		if err := validateOwnedTasks(&h.ownedTasks); err != nil {
+			return err
+		}
+	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
@@ -205,6 +214,8 @@ func validateHeartbeat(h *heartbeat) error {
 type heartbeatResult struct {
 	memberEpoch    int32
 	assignment     []TopicPartitions
+	standby        []TopicPartitions // streams
+	warmup         []TopicPartitions // streams
 	sendAssignment bool
 	staleTopology  bool
 	missingTopics  bool
@@ -261,7 +272,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
-		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
+		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
+		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
@@ -277,6 +289,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
+	out.standby, out.warmup = m.standby, m.warmup
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology = m.topologyEpoch < g.topology.Epoch
 		out.missingTopics = !topologyReady(g.topology, s.TopicPartitions)
@@ -328,6 +341,10 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		out.sendAssignment = true
 	} else if h.memberEpoch == 0 {
 		out.sendAssignment = true // a rejoin always gets its assignment
+	} else if h.typ == Streams {
+		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
+			return out, err
+		}
 	} else if h.memberEpoch > m.memberEpoch {
 		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, newer than %d", h.memberID, h.memberEpoch, m.memberEpoch)
 	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
@@ -390,8 +407,16 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		v.records = append(v.records, v.groupEpochRecord())
 	}
 	v.maybeAssign()
-	// Reconcile: the member moves straight to its target (see the file comment).
-	if m.memberEpoch != v.aEpoch || !equalAssignment(m.assigned, m.target) {
+	if h.typ == Streams {
+		// Reconcile with revocation (streams_reconcile.go).
+		changed, err := s.reconcileStreams(nowMs, v, i, h)
+		if err != nil {
+			return out, err
+		}
+		m = v.members[i]
+		out.sendAssignment = out.sendAssignment || changed
+	} else if m.memberEpoch != v.aEpoch || !equalAssignment(m.assigned, m.target) {
+		// Share members move straight to their target, as Kafka's do.
 		prev := m.memberEpoch
 		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, v.aEpoch, m.target
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
@@ -403,7 +428,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
 	})
 	out.memberEpoch = m.memberEpoch
-	out.assignment = m.assigned
+	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
 	if h.typ == Streams && v.topo != nil {
 		out.staleTopology = m.topologyEpoch < v.topo.Epoch
 		out.missingTopics = !topologyReady(v.topo, s.TopicPartitions)
@@ -431,7 +456,7 @@ func (v *view) removeMember(i int) {
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
-	if v.typ == Consumer {
+	if v.typ == Consumer || v.typ == Streams {
 		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
 	}
 }
@@ -597,8 +622,15 @@ func (v *view) targetEpochRecord() Record {
 func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
+		if tombstone {
+			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
+		}
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, ActiveTasks: partitionsToTasks(m.assigned), Tombstone: tombstone}
+			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
+			ActiveTasks: partitionsToTasks(m.assigned), StandbyTasks: partitionsToTasks(m.standby), WarmupTasks: partitionsToTasks(m.warmup),
+			ActiveTasksPendingRevocation:  partitionsToTasks(m.pending),
+			StandbyTasksPendingRevocation: partitionsToTasks(m.pendingStandby),
+			WarmupTasksPendingRevocation:  partitionsToTasks(m.pendingWarmup)}
 	case Share:
 		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
