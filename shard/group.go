@@ -267,7 +267,7 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 			return false
 		}
 		for _, st := range g.topology.Subtopologies {
-			if slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic) {
+			if st.ReadsTopic(topic) {
 				return true
 			}
 		}

@@ -508,7 +508,7 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 			n = max(n, p)
 		}
 		for _, t := range st.RepartitionSourceTopics {
-			n = max(n, v.s.TopicPartitions(t))
+			n = max(n, v.s.TopicPartitions(t.Name))
 		}
 		if !ready {
 			n = 0
@@ -590,21 +590,6 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 	}
 	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, State: m.state, Partitions: m.assigned, PartitionsPendingRevocation: m.pending}
-}
-
-// cloneTopology deep-copies t.
-func cloneTopology(t *Topology) Topology {
-	c := Topology{Epoch: t.Epoch, Subtopologies: make([]Subtopology, len(t.Subtopologies))}
-	for i, st := range t.Subtopologies {
-		c.Subtopologies[i] = Subtopology{ID: st.ID, SourceTopics: slices.Clone(st.SourceTopics), RepartitionSourceTopics: slices.Clone(st.RepartitionSourceTopics)}
-	}
-	return c
-}
-
-func topologyEqual(a, b *Topology) bool {
-	return a.Epoch == b.Epoch && slices.EqualFunc(a.Subtopologies, b.Subtopologies, func(x, y Subtopology) bool {
-		return x.ID == y.ID && slices.Equal(x.SourceTopics, y.SourceTopics) && slices.Equal(x.RepartitionSourceTopics, y.RepartitionSourceTopics)
-	})
 }
 
 // fenceMember is the session-timeout path: the same records as a leave
@@ -697,7 +682,7 @@ func (h *topicHasher) topology(t *Topology) {
 	}
 	for _, st := range t.Subtopologies {
 		h.add(st.SourceTopics...)
-		h.add(st.RepartitionSourceTopics...)
+		h.add(st.RepartitionSourceTopicNames()...)
 	}
 }
 
