@@ -147,8 +147,8 @@ type Cluster struct {
 
 	nextProducerID atomic.Int64
 	// parked counts the requests waiting for records (request.wait).
-	parked atomic.Int64
-	closeOnce      sync.Once
+	parked    atomic.Int64
+	closeOnce sync.Once
 	// imageMu orders topic-image installs, so a newer image is never
 	// overwritten by an older one.
 	imageMu sync.Mutex
