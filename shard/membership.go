@@ -24,10 +24,10 @@ import (
 // the heartbeat's owned partitions acknowledge the revocation, a member that
 // does not revoke within its rebalance timeout is fenced, and static members
 // (group.instance.id) may leave temporarily (-2) and be replaced. Streams
-// and share members still move to their target at their next heartbeat:
-// for share groups that is Kafka's behaviour; for streams groups a task may
-// briefly have two owners (the streams half of the reconciliation is not
-// wired yet). Until every member has reconciled the group is RECONCILING.
+// members reconcile their tasks the same way through Kafka's streams
+// builder (streams_reconcile.go). Share members move to their target at
+// their next heartbeat, as Kafka's do. Until every member has reconciled the
+// group is RECONCILING.
 
 // heartbeat is the type-independent part of a heartbeat request.
 type heartbeat struct {

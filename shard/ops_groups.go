@@ -253,7 +253,7 @@ func rebalanceTimer(nowMs int64, g *group, m *member) (TimerOp, bool) {
 }
 
 // SessionTimers returns the session timer every member of the shard needs,
-// and the rebalance timer of every consumer member asked to revoke, keyed by
+// and the rebalance timer of every consumer or streams member asked to revoke, keyed by
 // timer key, with deadlines now + the timeout. The coordinator reconciles
 // its timers with it after a rollback, which may have undone the writes
 // that scheduled or cancelled them.

@@ -37,11 +37,11 @@ type simGroup struct {
 // simMember is one client instance: a Kafka Streams instance, a KIP-848
 // consumer or a share consumer.
 type simMember struct {
-	g        *simGroup
-	id       string
-	epoch    int32
-	joined   bool
-	gone     bool                    // left or crashed
+	g      *simGroup
+	id     string
+	epoch  int32
+	joined bool
+	gone   bool // left or crashed
 	// assigned is what the client holds: a consumer's partitions, a
 	// Kafka Streams instance's active tasks (subtopology id as the Topic).
 	assigned []shard.TopicPartitions
@@ -188,6 +188,12 @@ func (w *world) join(m *simMember) {
 		return
 	}
 	m.epoch = 0
+	// A join starts over with nothing (a join's owned tasks and partitions
+	// are empty): a Kafka Streams instance that rejoins, say to run a new
+	// topology, closes its tasks first, and a revocation in flight is moot.
+	m.assigned, m.target, m.revoking, m.stalled = nil, nil, false, false
+	m.standby, m.warmup = nil, nil
+	m.gen++
 	w.heartbeatWith(b, m, 0)
 }
 
