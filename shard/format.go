@@ -84,7 +84,15 @@ func Format(r Record) string {
 		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatAssignment(r.Partitions)) })
 	case *StreamsGroupTargetAssignmentMember:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
-		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatTasks(r.ActiveTasks)) })
+		tomb(&b, r.Tombstone, func() {
+			b.WriteString(" target=" + FormatTasks(r.ActiveTasks))
+			if len(r.StandbyTasks) > 0 {
+				b.WriteString(" standby=" + FormatTasks(r.StandbyTasks))
+			}
+			if len(r.WarmupTasks) > 0 {
+				b.WriteString(" warmup=" + FormatTasks(r.WarmupTasks))
+			}
+		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {

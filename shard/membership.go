@@ -492,12 +492,8 @@ func (v *view) maybeAssign() {
 	default:
 		targets = assignUniform(in, partitionsOf)
 	}
-	for i, m := range v.members {
-		if !equalAssignment(targets[i], m.target) {
-			m = v.own(i)
-			m.target = targets[i]
-			v.records = append(v.records, v.targetMemberRecord(m.id, m.target, false))
-		}
+	for i := range v.members {
+		v.setTarget(i, taskSets{roleActive: targets[i]})
 	}
 	v.aEpoch = v.epoch
 	v.records = append(v.records, v.targetEpochRecord())
@@ -571,6 +567,28 @@ func (v *view) groupEpochRecord() Record {
 		return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
 	}
 	return &ConsumerGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
+}
+
+// setTarget gives member i a new target assignment (for a streams member
+// its active, standby and warm-up tasks; other types use roleActive only)
+// and writes its target record when the target changed.
+func (v *view) setTarget(i int, target taskSets) {
+	m := v.members[i]
+	if cur := m.targets(); cur.equal(&target) {
+		return
+	}
+	m = v.own(i)
+	m.target, m.targetStandby, m.targetWarmup = target[roleActive], target[roleStandby], target[roleWarmup]
+	v.records = append(v.records, v.targetRecord(m))
+}
+
+// targetRecord is member m's target assignment record.
+func (v *view) targetRecord(m *member) Record {
+	if v.typ == Streams {
+		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: partitionsToTasks(m.target),
+			StandbyTasks: partitionsToTasks(m.targetStandby), WarmupTasks: partitionsToTasks(m.targetWarmup)}
+	}
+	return v.targetMemberRecord(m.id, m.target, false)
 }
 
 func (v *view) targetMemberRecord(id string, target []TopicPartitions, tombstone bool) Record {

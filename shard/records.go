@@ -201,22 +201,36 @@ type StreamsGroupTargetAssignmentMetadata struct {
 	Tombstone       bool
 }
 
-// StreamsGroupTargetAssignmentMember is one streams member's target tasks.
+// StreamsGroupTargetAssignmentMember is one streams member's target tasks,
+// Kafka's StreamsGroupTargetAssignmentMemberValue: active, standby and
+// warm-up tasks.
 type StreamsGroupTargetAssignmentMember struct {
-	Group       string
-	MemberID    string
-	ActiveTasks []TaskIDs
-	Tombstone   bool
+	Group        string
+	MemberID     string
+	ActiveTasks  []TaskIDs
+	StandbyTasks []TaskIDs
+	WarmupTasks  []TaskIDs
+	Tombstone    bool
 }
 
-// StreamsGroupCurrentMemberAssignment is a streams member's reconciled state.
+// StreamsGroupCurrentMemberAssignment is a streams member's reconciliation
+// state, Kafka's StreamsGroupCurrentMemberAssignmentValue: its epochs, its
+// state (Kafka's streams MemberState values, see StreamsMemberState), the
+// active, standby and warm-up tasks it owns and those it must revoke before
+// it may move to the next epoch.
 type StreamsGroupCurrentMemberAssignment struct {
-	Group               string
-	MemberID            string
-	MemberEpoch         int32
-	PreviousMemberEpoch int32
-	ActiveTasks         []TaskIDs
-	Tombstone           bool
+	Group                         string
+	MemberID                      string
+	MemberEpoch                   int32
+	PreviousMemberEpoch           int32
+	State                         StreamsMemberState
+	ActiveTasks                   []TaskIDs
+	StandbyTasks                  []TaskIDs
+	WarmupTasks                   []TaskIDs
+	ActiveTasksPendingRevocation  []TaskIDs
+	StandbyTasksPendingRevocation []TaskIDs
+	WarmupTasksPendingRevocation  []TaskIDs
+	Tombstone                     bool
 }
 
 // ShareGroupMetadata carries a share group's epoch; its tombstone deletes the group.
