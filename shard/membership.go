@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"iter"
-	"maps"
 	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -38,12 +36,15 @@ type heartbeat struct {
 	clientID           string
 	processID          string
 	rebalanceTimeoutMs int32
-	subscribedTopics   []string          // nil = unchanged
-	topology           *Topology         // streams join only
-	instanceID         string            // consumer: group.instance.id, "" = dynamic
-	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
-	serverAssignor     *string           // consumer: nil = unchanged
-	topicRegex         *string           // consumer: nil = unchanged, "" = none
+	subscribedTopics   []string  // nil = unchanged
+	topology           *Topology // streams join only
+	// initialRebalanceScheduled: streams, the group's initial rebalance
+	// delay timer is pending (StreamsGroupHeartbeatRequest).
+	initialRebalanceScheduled bool
+	instanceID                string            // consumer: group.instance.id, "" = dynamic
+	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
+	serverAssignor            *string           // consumer: nil = unchanged
+	topicRegex                *string           // consumer: nil = unchanged, "" = none
 	// streams: the owned active, standby and warm-up tasks; ownedTasksSent
 	// is false unless the request carried all three lists (Kafka's null).
 	ownedTasks     taskSets
@@ -219,7 +220,13 @@ type heartbeatResult struct {
 	sendAssignment bool
 	staleTopology  bool
 	missingTopics  bool
-	view           *view
+	// memberTopologyEpoch is the streams member's topology epoch, for the
+	// STALE_TOPOLOGY detail.
+	memberTopologyEpoch int32
+	// assignmentDelayed: the streams group's initial rebalance delay held
+	// back its target assignment (ASSIGNMENT_DELAYED).
+	assignmentDelayed bool
+	view              *view
 }
 
 // doHeartbeat runs a heartbeat against the latest state and returns the
@@ -279,19 +286,28 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		return out, false
 	}
-	v := &view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology}
-	v.timers = []TimerOp{{
-		Key:        m.timerKey(g.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
-	}}
+	// The view and its one timer share an allocation: the steady path's only
+	// one on the shard.
+	st := &struct {
+		view  view
+		timer [1]TimerOp
+	}{
+		view: view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology},
+		timer: [1]TimerOp{{
+			Key:        m.timerKey(g.id),
+			DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+			Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
+		}},
+	}
+	v := &st.view
+	v.timers = st.timer[:]
 	if s.cfg.Mutants.HeartbeatKeepsSessionTimer {
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	out.standby, out.warmup = m.standby, m.warmup
 	if h.typ == Streams && g.topology != nil {
-		out.staleTopology = m.topologyEpoch < g.topology.Epoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		out.missingTopics = !topologyReady(g.topology, s.TopicPartitions)
 	}
 	return out, true
@@ -403,22 +419,34 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		v.hash, bump = hash, true
 	}
 	if bump {
-		v.epoch++
-		v.records = append(v.records, v.groupEpochRecord())
+		v.bumpGroupEpoch()
 	}
-	v.maybeAssign()
+	var targetEpoch int32
+	var target []TopicPartitions
+	if v.typ == Streams && v.streamsInitialRebalanceDelay(nowMs, h) {
+		// Kafka gives the members no tasks, at epoch max(1, assignment
+		// epoch), until the delay's timer computes the target (streams_delay.go).
+		targetEpoch, target, out.assignmentDelayed = max(1, v.aEpoch), nil, true
+	} else {
+		v.maybeAssign()
+		targetEpoch, target = v.aEpoch, v.members[i].target
+	}
 	if h.typ == Streams {
 		// Reconcile with revocation (streams_reconcile.go).
-		changed, err := s.reconcileStreams(nowMs, v, i, h)
+		targetTasks := taskSets{}
+		if !out.assignmentDelayed {
+			targetTasks = v.members[i].targets()
+		}
+		changed, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)
 		if err != nil {
 			return out, err
 		}
 		m = v.members[i]
 		out.sendAssignment = out.sendAssignment || changed
-	} else if m.memberEpoch != v.aEpoch || !equalAssignment(m.assigned, m.target) {
+	} else if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
 		// Share members move straight to their target, as Kafka's do.
 		prev := m.memberEpoch
-		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, v.aEpoch, m.target
+		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
 		out.sendAssignment = true
 	}
@@ -430,7 +458,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	out.memberEpoch = m.memberEpoch
 	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
 	if h.typ == Streams && v.topo != nil {
-		out.staleTopology = m.topologyEpoch < v.topo.Epoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
 		out.missingTopics = !topologyReady(v.topo, s.TopicPartitions)
 	}
 	out.view = v
@@ -666,25 +694,29 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32
 // counts: subscriptions for consumer and share groups, the topology's source
 // topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
-	return v.s.topicsHash(v.typ, v.topo, slices.Values(v.members))
+	var h topicHasher
+	if v.typ == Streams {
+		h.topology(v.topo)
+	} else {
+		for _, m := range v.members {
+			h.member(m)
+		}
+	}
+	return h.sum(v.s)
 }
 
 // groupMetadataHash is metadataHash for a group as stored, without a view.
+// The hash is a sum, so the members' order (the map's) does not matter. It
+// loops over the map itself rather than taking an iterator shared with
+// metadataHash: ranging over an iterator function moved the hasher and the
+// loop body to the heap, three allocations per steady-state heartbeat.
 func (s *Shard) groupMetadataHash(g *group) int64 {
-	return s.topicsHash(g.typ, g.topology, maps.Values(g.members))
-}
-
-// topicsHash hashes what a group of type typ reads: its topology's source
-// topics (streams) or its members' subscriptions. The hash is a sum, so the
-// members' order (a map's, for a stored group) does not matter.
-func (s *Shard) topicsHash(typ GroupType, topo *Topology, members iter.Seq[*member]) int64 {
 	var h topicHasher
-	if typ == Streams {
-		h.topology(topo)
+	if g.typ == Streams {
+		h.topology(g.topology)
 	} else {
-		for m := range members {
-			h.add(m.subscribedTopics...)
-			h.add(m.regexTopics...)
+		for _, m := range g.members {
+			h.member(m)
 		}
 	}
 	return h.sum(s)
@@ -715,6 +747,12 @@ func (h *topicHasher) add(topics ...string) {
 		}
 		h.more[t] = true
 	}
+}
+
+// member adds what a consumer or share member reads.
+func (h *topicHasher) member(m *member) {
+	h.add(m.subscribedTopics...)
+	h.add(m.regexTopics...)
 }
 
 func (h *topicHasher) has(t string) bool {

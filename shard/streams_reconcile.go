@@ -81,17 +81,18 @@ func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 }
 
 // reconcileStreams is maybeReconcile for member i of a streams group: one
-// CurrentAssignmentBuilder step, its record, and the rebalance timer that
-// runs while the member must revoke. It reports whether the member's tasks
-// changed.
-func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat) (bool, error) {
+// CurrentAssignmentBuilder step toward target at targetEpoch (the member's
+// target at the assignment epoch, or nothing while the initial rebalance
+// delay runs), its record, and the rebalance timer that runs while the
+// member must revoke. It reports whether the member's tasks changed.
+func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targetEpoch int32, target taskSets) (bool, error) {
 	m := v.members[i]
 	cur := m.currentAssignment()
-	if cur.isReconciledTo(v.aEpoch) {
+	if cur.isReconciledTo(targetEpoch) {
 		return false, nil
 	}
 	b := currentAssignmentBuilder{
-		member: cur, targetEpoch: v.aEpoch, target: m.targets(),
+		member: cur, targetEpoch: targetEpoch, target: target,
 		unreleased:          v.streamsUnreleased(m.processID),
 		owned:               h.ownedTasks,
 		ownedSent:           h.ownedTasksSent,

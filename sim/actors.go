@@ -195,6 +195,9 @@ func (w *world) join(m *simMember) {
 	m.standby, m.warmup = nil, nil
 	m.gen++
 	w.heartbeatWith(b, m, 0)
+	if w.joins++; w.joins%4 == 0 {
+		w.describeBack(m.g, b)
+	}
 }
 
 // heartbeatWith sends one heartbeat of the member's type at epoch.
@@ -251,6 +254,10 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			}
 			if err == nil && epoch > 0 && r.MemberEpoch > epoch {
 				w.markUnreleased(m)
+			}
+			if slices.Contains(r.Status, shard.StatusAssignmentDelayed) {
+				// The group's initial rebalance delay (Kafka's 3 s default).
+				w.mark("streams-assignment-delayed")
 			}
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
