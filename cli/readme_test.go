@@ -94,7 +94,7 @@ func TestDocExamplesParse(t *testing.T) {
 	require.Greater(t, len(cmds), 20, "the extraction found the examples")
 	checked := 0
 	for _, c := range cmds {
-		if strings.ContainsAny(c.line, "<>[") { // <CI's list>, a synopsis's [flags]: placeholders
+		if strings.ContainsAny(c.line, "<>[…") || strings.Contains(c.line, "...") { // <CI's list>, [flags], …: placeholders
 			continue
 		}
 		words := shellWords(t, c.line)
