@@ -411,3 +411,39 @@ func TestShareErrorPlacement(t *testing.T) {
 	assert.Equal(t, fkerr.ShareSessionNotFound.Code, noSession.ErrorCode, "SHARE_SESSION_NOT_FOUND, top-level")
 	assert.Empty(t, noSession.Topics)
 }
+
+// TestFetchSessionsNotKept proves the endpoint answers KIP-227's fetch
+// session fields as a Kafka broker with no session cache slot does
+// (FetchManager.newContext): a full request (epoch 0 or -1) is served and
+// answered with SessionID 0 (no session created) whatever session id it
+// names; an incremental one (any other epoch) gets
+// FETCH_SESSION_ID_NOT_FOUND, top-level, with no partitions.
+func TestFetchSessionsNotKept(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.Version = 7
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 1, ReplicationFactor: 1}}
+	require.Zero(t, roundTrip(t, c, ct).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
+	fetch := func(sessionID, epoch int32) *kmsg.FetchResponse {
+		fr := kmsg.NewPtrFetchRequest()
+		fr.Version, fr.MaxWaitMillis, fr.MaxBytes, fr.SessionID, fr.SessionEpoch = 12, 0, 1<<20, sessionID, epoch
+		fr.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}}}
+		return roundTrip(t, c, fr).(*kmsg.FetchResponse)
+	}
+	for _, tc := range []struct{ id, epoch int32 }{{0, 0}, {0, -1}, {5, 0}, {5, -1}} {
+		resp := fetch(tc.id, tc.epoch)
+		assert.Zero(t, resp.ErrorCode, "full request %+v", tc)
+		assert.Zero(t, resp.SessionID, "no session created %+v", tc)
+		if assert.Len(t, resp.Topics, 1) && assert.Len(t, resp.Topics[0].Partitions, 1) {
+			assert.Zero(t, resp.Topics[0].Partitions[0].ErrorCode)
+		}
+	}
+	for _, tc := range []struct{ id, epoch int32 }{{5, 1}, {5, 7}, {0, 1}, {5, -2}} {
+		resp := fetch(tc.id, tc.epoch)
+		assert.Equal(t, fkerr.FetchSessionIDNotFound.Code, resp.ErrorCode, "incremental request %+v", tc)
+		assert.Zero(t, resp.SessionID)
+		assert.Empty(t, resp.Topics)
+	}
+}
