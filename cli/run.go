@@ -43,6 +43,9 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
 	}
+	if a.checkOnly {
+		return exitOK
+	}
 	// Every output file is created before the simulation starts, so a bad
 	// path fails at once rather than after minutes of simulation.
 	outs := map[string]*os.File{}

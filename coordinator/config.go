@@ -52,6 +52,11 @@ type Config struct {
 	StreamsHeartbeatInterval time.Duration
 	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
 	StreamsMaxSize int
+	// StreamsInitialRebalanceDelay is group.streams.initial.rebalance.delay.ms
+	// (3000, at least 0): how long a streams group that a member joins
+	// while empty waits before its first target assignment
+	// (ASSIGNMENT_DELAYED meanwhile). 0 disables it.
+	StreamsInitialRebalanceDelay time.Duration
 	// StreamsTopologyUpdates lets a streams member joining with a higher
 	// topology epoch replace the group's topology, ahead of Kafka, which
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
@@ -100,6 +105,7 @@ func DefaultConfig() Config {
 		StreamsSessionTimeout:         45 * time.Second,
 		StreamsHeartbeatInterval:      5 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
+		StreamsInitialRebalanceDelay:  3 * time.Second,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
 		ShareMaxSize:                  200,
@@ -170,6 +176,8 @@ func (c Config) Validate() error {
 		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),
 		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
+		atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
+		wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
 		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, 5*time.Second, 15*time.Second),
 		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
@@ -205,6 +213,7 @@ func (c Config) shardConfig() shard.Config {
 		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
+		StreamsInitialRebalanceDelayMs:  int32(min(c.StreamsInitialRebalanceDelay.Milliseconds(), 1<<31-1)),
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),

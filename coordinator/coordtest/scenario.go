@@ -204,6 +204,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ConsumerSessionTimeout = ms
 		case "group.streams.session.timeout.ms":
 			cfg.StreamsSessionTimeout = ms
+		case "group.streams.initial.rebalance.delay.ms":
+			cfg.StreamsInitialRebalanceDelay = ms
 		case "group.share.session.timeout.ms":
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":
