@@ -41,6 +41,13 @@ type Config struct {
 	StreamsHeartbeatInterval time.Duration
 	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
 	StreamsMaxSize int
+	// StreamsNumStandbyReplicas is group.streams.num.standby.replicas, the
+	// standby replicas per stateful task of a streams group (default 0,
+	// >= 0, at most StreamsMaxStandbyReplicas).
+	StreamsNumStandbyReplicas int
+	// StreamsMaxStandbyReplicas is group.streams.max.standby.replicas, the
+	// largest num.standby.replicas a group may have (default 2, >= 0).
+	StreamsMaxStandbyReplicas int
 	// StreamsTopologyUpdates lets a streams member joining with a higher
 	// topology epoch replace the group's topology, ahead of Kafka, which
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
@@ -85,6 +92,7 @@ func DefaultConfig() Config {
 		StreamsSessionTimeout:         45 * time.Second,
 		StreamsHeartbeatInterval:      5 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
+		StreamsMaxStandbyReplicas:     2,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
 		ShareMaxSize:                  200,
@@ -139,6 +147,8 @@ func (c Config) Validate() error {
 		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),
 		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
+		atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
+		atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
 		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, 5*time.Second, 15*time.Second),
 		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
@@ -149,6 +159,11 @@ func (c Config) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if c.StreamsNumStandbyReplicas > c.StreamsMaxStandbyReplicas {
+		// GroupCoordinatorConfig's require on the two keys.
+		return &ConfigError{Key: "group.streams.num.standby.replicas", Value: c.StreamsNumStandbyReplicas,
+			Reason: "value must be less than or equal to group.streams.max.standby.replicas"}
 	}
 	if _, err := assignor.FromNames(c.ConsumerAssignors); err != nil {
 		return &ConfigError{Key: "group.consumer.assignors", Value: c.ConsumerAssignors, Reason: err.Error()}
@@ -174,6 +189,7 @@ func (c Config) shardConfig() shard.Config {
 		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
+		StreamsNumStandbyReplicas:       int32(c.StreamsNumStandbyReplicas),
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),

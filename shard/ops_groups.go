@@ -180,6 +180,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		clientID: req.ClientID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		topology: req.Topology,
 	})
+	if err == nil && out.view != nil && out.view.assignErr != nil {
+		err = out.view.assignErr
+	}
 	if err != nil {
 		return res, err
 	}

@@ -26,9 +26,13 @@ type Config struct {
 	StreamsSessionTimeoutMs     int32
 	StreamsHeartbeatIntervalMs  int32
 	StreamsMaxSize              int
-	ShareSessionTimeoutMs       int32
-	ShareHeartbeatIntervalMs    int32
-	ShareMaxSize                int
+	// StreamsNumStandbyReplicas is group.streams.num.standby.replicas, a
+	// streams group's num.standby.replicas (default 0, >= 0; the coordinator
+	// bounds it by group.streams.max.standby.replicas).
+	StreamsNumStandbyReplicas int32
+	ShareSessionTimeoutMs     int32
+	ShareHeartbeatIntervalMs  int32
+	ShareMaxSize              int
 
 	// ConsumerAssignors is group.consumer.assignors: the server assignors
 	// consumer members may name, the first the default. nil means Kafka's
@@ -85,6 +89,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard: heartbeat intervals must be >= 1 ms")
 	case c.ConsumerMaxSize < 1 || c.StreamsMaxSize < 1 || c.ShareMaxSize < 1:
 		return fmt.Errorf("shard: group max sizes must be >= 1")
+	case c.StreamsNumStandbyReplicas < 0:
+		return fmt.Errorf("shard: StreamsNumStandbyReplicas must be >= 0, got %d", c.StreamsNumStandbyReplicas)
 	}
 	return nil
 }

@@ -201,6 +201,10 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ConsumerSessionTimeout = ms
 		case "group.streams.session.timeout.ms":
 			cfg.StreamsSessionTimeout = ms
+		case "group.streams.num.standby.replicas":
+			cfg.StreamsNumStandbyReplicas = int(n)
+		case "group.streams.max.standby.replicas":
+			cfg.StreamsMaxStandbyReplicas = int(n)
 		case "group.share.session.timeout.ms":
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":
@@ -373,7 +377,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, Version: 1}
+			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RebalanceTimeoutMs: 300_000, Version: 1}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 			for _, st := range list(d, "subtopologies") {
