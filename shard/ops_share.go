@@ -39,6 +39,12 @@ import (
 // (docs/share-groups.md §2.7).
 func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int32], error) {
 	var res Result[int32]
+	if err := ValidateGroupID(groupID); err != nil {
+		return res, err
+	}
+	if len(topics) == 0 {
+		return res, kerr.InvalidRequest.WithMessage("request for share group %s names no topic", groupID)
+	}
 	g, _, err := s.validateShareOffsetsAdmin(groupID, topics, true)
 	if err != nil {
 		return res, err
@@ -59,7 +65,11 @@ func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions)
 // share group, EMPTY, and partitions that exist. It writes nothing and
 // returns the number of distinct partitions named; the caller, the broker
 // side, deletes their share state so that the next member starts from
-// share.auto.offset.reset.
+// share.auto.offset.reset. Unlike the alter, it accepts a request naming no
+// topic and checks the group alone, as Kafka's
+// GroupCoordinatorShard.initiateDeleteShareGroupOffsets looks the group up
+// before it reads the topics (a wire request whose every topic is unknown
+// still gets GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP first).
 //
 // Kafka's OffsetDelete refuses topics the group is subscribed to
 // (GROUP_SUBSCRIBED_TO_TOPIC); share groups need no such rule, because only
@@ -91,9 +101,6 @@ const shareOffsetsAdminPartitionsMax = 1 << 16
 func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitions, createMissing bool) (*group, int, error) {
 	if err := ValidateGroupID(groupID); err != nil {
 		return nil, 0, err
-	}
-	if len(topics) == 0 {
-		return nil, 0, kerr.InvalidRequest.WithMessage("request for share group %s names no topic", groupID)
 	}
 	named := 0
 	for _, t := range topics {

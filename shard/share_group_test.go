@@ -620,6 +620,7 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 		{"one partition", []TopicPartitions{{Topic: "foo", Partitions: []int32{0}}}, 1},
 		{"two topics", []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}, {Topic: "bar", Partitions: []int32{2}}}, 3},
 		{"a partition named twice", []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 0}}, {Topic: "foo", Partitions: []int32{0, 4}}}, 2},
+		{"no topic: the group alone is checked", nil, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -648,6 +649,9 @@ func TestShareGroupOffsetsAdminRefusals(t *testing.T) {
 		topics []TopicPartitions
 		want   *kerr.Error
 		text   string
+		// deleteWant, when set, is the delete's answer where it differs:
+		// the delete accepts a request naming no topic.
+		deleteWant *kerr.Error
 	}{
 		{name: "empty group id", group: "", topics: foo0, want: kerr.InvalidGroupID},
 		{name: "no topic", group: "fooup", want: kerr.InvalidRequest},
@@ -656,6 +660,8 @@ func TestShareGroupOffsetsAdminRefusals(t *testing.T) {
 		{name: "negative partition", group: "fooup", topics: []TopicPartitions{{Topic: "foo", Partitions: []int32{-1}}}, want: kerr.UnknownTopicOrPartition},
 		{name: "more partitions than the limit", group: "fooup", topics: []TopicPartitions{{Topic: "foo", Partitions: make([]int32, shareOffsetsAdminPartitionsMax+1)}}, want: kerr.InvalidRequest},
 		{name: "malformed request on a non-empty group", group: "share-group", topics: []TopicPartitions{{Topic: "foo"}}, want: kerr.InvalidRequest},
+		{name: "no topic on a non-empty group", group: "share-group", topics: []TopicPartitions{}, want: kerr.InvalidRequest, deleteWant: kerr.NonEmptyGroup},
+		{name: "no topic on a missing group", group: "missing", topics: []TopicPartitions{}, want: kerr.InvalidRequest, deleteWant: kerr.GroupIDNotFound},
 		{name: "missing group", group: "missing", topics: foo0, want: kerr.GroupIDNotFound, text: "GROUP_ID_NOT_FOUND: Group missing not found."},
 		{name: "consumer group", group: "consumer-group", topics: foo0, want: kerr.GroupIDNotFound, text: "GROUP_ID_NOT_FOUND: Group consumer-group is not a share group."},
 		{name: "streams group", group: "streams-group", topics: foo0, want: kerr.GroupIDNotFound, text: "GROUP_ID_NOT_FOUND: Group streams-group is not a share group."},
@@ -683,9 +689,16 @@ func TestShareGroupOffsetsAdminRefusals(t *testing.T) {
 			if op.name == "alter" && tc.group == "missing" {
 				continue // alter creates a missing group: TestAlterShareGroupOffsetsCreatesMissingGroup
 			}
+			if op.name == "delete" && tc.topics == nil {
+				continue // delete checks the group alone: TestDeleteShareGroupOffsets
+			}
 			t.Run(op.name+"/"+tc.name, func(t *testing.T) {
 				h := emptyShareGroup(t)
-				requireRefused(t, h, func() (Result[struct{}], error) { return op.call(h.s, tc.group, tc.topics) }, tc.want, tc.text)
+				want := tc.want
+				if op.name == "delete" && tc.deleteWant != nil {
+					want = tc.deleteWant
+				}
+				requireRefused(t, h, func() (Result[struct{}], error) { return op.call(h.s, tc.group, tc.topics) }, want, tc.text)
 			})
 		}
 	}

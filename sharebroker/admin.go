@@ -27,26 +27,32 @@ type PartitionOffset struct {
 func (b *Broker) ListShareGroupOffsets(group string) []PartitionOffset {
 	var out []PartitionOffset
 	for _, key := range b.knownKeysOf(group) {
-		tp := TopicPartition{key.Topic, key.Partition}
-		l, err := b.log(tp)
-		invariant(err == nil, "a known share-partition's topic vanished")
-		po := PartitionOffset{TopicPartition: tp}
-		if e := b.entries[key]; e != nil {
-			po.StartOffset, po.Lag = e.sp.StartOffset(), e.sp.Lag(l.logEnd)
-		} else {
-			st, err := b.persister.Read(key, l.leaderEpoch)
-			if err != nil {
-				continue // not ours any more (the persister was written around us)
-			}
-			po.StartOffset = st.StartOffset
-			po.Lag = max(0, l.logEnd-st.StartOffset-st.DeliveryCompleteCount)
+		if po, ok := b.offsetOf(key); ok {
+			out = append(out, po)
 		}
-		if po.StartOffset == share.UninitializedStartOffset {
-			continue
-		}
-		out = append(out, po)
 	}
 	return out
+}
+
+// offsetOf is key's start offset and lag, from the live share-partition
+// when cached, else from the persisted state; ok is false when the start
+// offset is unresolved (never initialised, or deleted).
+func (b *Broker) offsetOf(key share.Key) (PartitionOffset, bool) {
+	tp := TopicPartition{key.Topic, key.Partition}
+	l, err := b.log(tp)
+	invariant(err == nil, "a known share-partition's topic vanished")
+	po := PartitionOffset{TopicPartition: tp}
+	if e := b.entries[key]; e != nil {
+		po.StartOffset, po.Lag = e.sp.StartOffset(), e.sp.Lag(l.logEnd)
+	} else {
+		st, err := b.persister.Read(key, l.leaderEpoch)
+		if err != nil {
+			return po, false // not ours any more (the persister was written around us)
+		}
+		po.StartOffset = st.StartOffset
+		po.Lag = max(0, l.logEnd-st.StartOffset-st.DeliveryCompleteCount)
+	}
+	return po, po.StartOffset != share.UninitializedStartOffset
 }
 
 // AlterShareGroupOffsets resets group's share-partitions to the given start
@@ -98,7 +104,62 @@ func (b *Broker) DeleteShareGroupState(group string) error {
 	if err := checkID("group", group); err != nil {
 		return err
 	}
-	keys := b.knownKeysOf(group)
+	return b.forget(b.knownKeysOf(group))
+}
+
+// DeleteShareGroupOffsets forgets group's share state of each named topic
+// (Admin.deleteShareGroupOffsets, the persister's deleteState that Kafka's
+// GroupCoordinatorService.deleteShareGroupOffsets calls), as
+// DeleteShareGroupState does for a whole group: the next start of a
+// member on those partitions uses share.auto.offset.reset. It answers, per
+// topic in request order, whether the group had state there to delete: a
+// topic none of whose share-partitions has a resolved start offset is
+// Kafka's "There is no offset information to delete." (the group
+// coordinator's sharePartitionsEligibleForOffsetDeletion refuses a topic
+// the group has not initialised). A topic named twice is deleted once and
+// answered false the second time. Every topic must exist
+// (UNKNOWN_TOPIC_OR_PARTITION otherwise; nothing changes). The group
+// coordinator must have checked that the group is EMPTY.
+func (b *Broker) DeleteShareGroupOffsets(group string, topics []string) ([]bool, error) {
+	if err := checkID("group", group); err != nil {
+		return nil, err
+	}
+	if len(topics) > MaxTopics {
+		return nil, kerr.InvalidRequest.WithMessage("sharebroker: %d topics in one request, at most %d", len(topics), MaxTopics)
+	}
+	for _, t := range topics {
+		if _, ok := b.topics[t]; !ok {
+			return nil, kerr.UnknownTopicOrPartition.WithMessage("sharebroker: topic %q does not exist", t)
+		}
+	}
+	deleted := make([]bool, len(topics))
+	first := make(map[string]int, len(topics))
+	for i, t := range topics {
+		if _, dup := first[t]; !dup {
+			first[t] = i
+		}
+	}
+	var keys []share.Key
+	for _, key := range b.knownKeysOf(group) {
+		i, named := first[key.Topic]
+		if !named {
+			continue
+		}
+		if _, ok := b.offsetOf(key); ok {
+			keys = append(keys, key)
+			deleted[i] = true
+		}
+	}
+	if err := b.forget(keys); err != nil {
+		return nil, err
+	}
+	return deleted, nil
+}
+
+// forget re-initialises every key at a bumped state epoch with an
+// unresolved start offset, evicting its cached share-partition: the share
+// state is gone, and a writer of the old state is fenced.
+func (b *Broker) forget(keys []share.Key) error {
 	epochs, err := b.nextStateEpochs(keys)
 	if err != nil {
 		return err

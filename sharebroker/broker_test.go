@@ -249,6 +249,54 @@ func TestDeleteShareGroupState(t *testing.T) {
 	assert.NoError(t, b.DeleteShareGroupState("never-seen"))
 }
 
+// TestDeleteShareGroupOffsets proves the per-topic delete: the named
+// topic's share state is forgotten (the next fetch starts from
+// share.auto.offset.reset, here earliest, so the acknowledged records come
+// again), the other topic's state and another group's are kept, and a
+// topic the group holds no state for answers false (Kafka's "There is no
+// offset information to delete.").
+func TestDeleteShareGroupOffsets(t *testing.T) {
+	b := newBroker(t, kafkaConfig(), 1, 3, 3)
+	other := TopicPartition{Topic: "other", Partition: 0}
+	require.NoError(t, b.CreateTopic(other.Topic, 1))
+	require.NoError(t, b.CreateTopic("untouched", 1))
+	_, err := b.Produce(0, other, 2)
+	require.NoError(t, err)
+	c := newClient(t, b, grp, m1)
+	r := c.fetch(1, 0, nil, tp0, other)
+	require.Equal(t, []share.AcquiredRecords{ar(0, 2, 1)}, records(r, tp0))
+	c.ack(2, acksOf(tp0, 0, 2, share.AckAccept), acksOf(other, 0, 1, share.AckAccept))
+	c2 := newClient(t, b, "g2", m1)
+	c2.fetch(3, 0, nil, tp0)
+	require.NoError(t, b.DropConnection(4, grp, m1))
+	require.NoError(t, b.DropConnection(4, "g2", m1))
+	require.Equal(t, []PartitionOffset{{TopicPartition: tp0, StartOffset: 3}, {TopicPartition: other, StartOffset: 2}}, b.ListShareGroupOffsets(grp))
+
+	deleted, err := b.DeleteShareGroupOffsets(grp, []string{topic, "untouched", topic})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, false, false}, deleted, "a topic without state, and a topic named twice, delete nothing")
+	require.NoError(t, b.CheckInvariants())
+	assert.Equal(t, []PartitionOffset{{TopicPartition: other, StartOffset: 2}}, b.ListShareGroupOffsets(grp), "only the named topic is forgotten")
+	assert.Len(t, b.ListShareGroupOffsets("g2"), 1, "another group keeps its state")
+
+	c = newClient(t, b, grp, m1)
+	r = c.fetch(5, 0, nil, tp0, other)
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 2, 1)}, records(r, tp0), "earliest again: the deleted state's records are delivered anew")
+	assert.Empty(t, records(r, other), "the kept topic resumes at its start offset")
+
+	deleted, err = b.DeleteShareGroupOffsets("never-seen", []string{topic})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false}, deleted)
+
+	before := summary(b)
+	_, err = b.DeleteShareGroupOffsets(grp, []string{topic, "nope"})
+	assert.ErrorIs(t, err, kerr.UnknownTopicOrPartition)
+	_, err = b.DeleteShareGroupOffsets("", []string{topic})
+	assert.ErrorIs(t, err, kerr.InvalidRequest)
+	assert.Equal(t, before, summary(b), "a refused delete changes nothing")
+	assert.Len(t, b.ListShareGroupOffsets(grp), 2)
+}
+
 // TestDeleteRecordsArchivesAvailable proves moving the log start archives
 // AVAILABLE records below it in every cached share-partition (SPSO jumps),
 // keeps ACQUIRED ones until released (then ARCHIVED whatever their count),

@@ -79,14 +79,15 @@
 //     lock expiries whose write failed) comes back as persisted.
 //   - share.Persister has no delete and no listing: the broker remembers
 //     every key it initialised (ListShareGroupOffsets covers those), and
-//     DeleteShareGroupState re-initialises each key with a bumped state
+//     DeleteShareGroupState (a whole group) and DeleteShareGroupOffsets
+//     (named topics) re-initialise each key with a bumped state
 //     epoch and UninitializedStartOffset, which is what the next start sees
 //     (share.auto.offset.reset applies). Listing skips keys whose start
 //     offset is unresolved. Listing reads the persister with the partition's
 //     current leader epoch, which records that epoch: harmless, since every
 //     live share-partition already writes with it.
 //   - Admin operations (ListShareGroupOffsets, AlterShareGroupOffsets,
-//     DeleteShareGroupState) trust the group coordinator to have checked
+//     DeleteShareGroupState, DeleteShareGroupOffsets) trust the group coordinator to have checked
 //     that the group is EMPTY (NON_EMPTY_GROUP is its answer, not ours).
 //   - Not modelled: fetch sessions' incremental partition lists (every
 //     ShareFetch names its partitions), MaxWaitMs/MinBytes (a fetch never

@@ -66,96 +66,144 @@ const inf = math.MaxFloat64
 func dur(d time.Duration) float64 { return float64(d) }
 
 // Params is the table. Order matters twice: the swarm draws in this order,
-// and the schema lists keys in it.
+// and the schema lists keys in it. Each entry is built by the constructor
+// of its type (intParam, numParam, probParam, durParam, ...), which sets
+// the type's usual bounds; the modifiers after it (openMin, upTo, whole,
+// swarm) say where an entry departs from them.
 var Params = withFlags([]*Param{
-	{Key: "duration", Type: TypeDuration, Min: dur(time.Minute), Max: dur(366 * 24 * time.Hour),
-		Doc: "virtual time of the workload phase; a liveness phase follows", ptr: func(o *Options) any { return &o.Duration }},
-	{Key: "brokers", Type: TypeInt, Min: 1, Max: 64, Swarm: uniformInt(1, 5),
-		Doc: "number of brokers", ptr: func(o *Options) any { return &o.Brokers }},
-	{Key: "partitions", Type: TypeInt, Min: 1, Max: 1000, Swarm: uniformInt(1, 50),
-		Doc: "`__consumer_offsets` partitions, spread round-robin", ptr: func(o *Options) any { return &o.Partitions }},
-	{Key: "retention", Type: TypeDuration, Min: dur(time.Minute), Max: inf, Whole: time.Minute, Swarm: uniformDur(5*time.Minute, 60*time.Minute, time.Minute),
-		Doc: "`offsets.retention.minutes`", ptr: func(o *Options) any { return &o.Retention }},
-	{Key: "check_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf, Swarm: uniformDur(30*time.Second, 10*time.Minute, time.Second),
-		Doc: "`offsets.retention.check.interval.ms`, also the KIP-1331 cycle's interval", ptr: func(o *Options) any { return &o.CheckInterval }},
-	{Key: "protocol", Type: TypeEnum, Values: []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2), string(coordinator.CleanupV3)},
-		Swarm: &SwarmRule{Doc: "v1 one seed in four, else unchanged", draw: func(r *rand.Rand, _ *Options, _ *Param, o *Options) {
+	durParam("duration", time.Minute, "virtual time of the workload phase; a liveness phase follows",
+		func(o *Options) any { return &o.Duration }).upTo(366 * 24 * time.Hour),
+	intParam("brokers", 1, 64, "number of brokers",
+		func(o *Options) any { return &o.Brokers }).swarm(uniformInt(1, 5)),
+	intParam("partitions", 1, 1000, "`__consumer_offsets` partitions, spread round-robin",
+		func(o *Options) any { return &o.Partitions }).swarm(uniformInt(1, 50)),
+	durParam("retention", time.Minute, "`offsets.retention.minutes`",
+		func(o *Options) any { return &o.Retention }).whole(time.Minute).swarm(uniformDur(5*time.Minute, 60*time.Minute, time.Minute)),
+	durParam("check_interval", time.Second, "`offsets.retention.check.interval.ms`, also the KIP-1331 cycle's interval",
+		func(o *Options) any { return &o.CheckInterval }).swarm(uniformDur(30*time.Second, 10*time.Minute, time.Second)),
+	enumParam("protocol", []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2), string(coordinator.CleanupV3)},
+		"KIP-1331 cleanup protocol; v1 has the accepted data-loss race, v2 the move race, v3 fences plugin calls",
+		func(o *Options) any { return &o.Protocol }).swarm(&SwarmRule{Doc: "v1 one seed in four, else unchanged",
+		draw: func(r *rand.Rand, _ *Options, _ *Param, o *Options) {
 			if r.IntN(4) == 0 {
 				o.Protocol = coordinator.CleanupV1
 			}
-		}},
-		Doc: "KIP-1331 cleanup protocol; v1 has the accepted data-loss race, v2 the move race, v3 fences plugin calls", ptr: func(o *Options) any { return &o.Protocol }},
-	{Key: "plugin", Type: TypeBool,
-		Doc: "configure a topology store (wrapped in faultstore)", ptr: func(o *Options) any { return &o.Plugin }},
-	{Key: "replay_check_every", Type: TypeInt, Min: 0, Max: math.MaxInt32,
-		Doc: "run the replay-equality invariant every N events; 0: only at the end", ptr: func(o *Options) any { return &o.ReplayCheckEvery }},
+		}}),
+	boolParam("plugin", "configure a topology store (wrapped in faultstore)", func(o *Options) any { return &o.Plugin }),
+	intParam("replay_check_every", 0, math.MaxInt32, "run the replay-equality invariant every N events; 0: only at the end",
+		func(o *Options) any { return &o.ReplayCheckEvery }),
 
-	{Key: "workload.streams_apps", Type: TypeInt, Min: 0, Max: maxGroups,
-		Doc: "Kafka Streams applications (streams groups) created over the run", ptr: func(o *Options) any { return &o.Workload.StreamsApps }},
-	{Key: "workload.consumer_groups", Type: TypeInt, Min: 0, Max: maxGroups,
-		Doc: "KIP-848 consumer groups", ptr: func(o *Options) any { return &o.Workload.ConsumerGroups }},
-	{Key: "workload.share_groups", Type: TypeInt, Min: 0, Max: maxGroups,
-		Doc: "share groups", ptr: func(o *Options) any { return &o.Workload.ShareGroups }},
-	{Key: "workload.simple_groups", Type: TypeInt, Min: 0, Max: maxGroups,
-		Doc: "groups that only commit offsets; at most 2 000 000 groups in all", ptr: func(o *Options) any { return &o.Workload.SimpleGroups }},
-	{Key: "workload.members_min", Type: TypeInt, Min: 1, Max: 100,
-		Doc: "fewest members of a streams, consumer or share group", ptr: func(o *Options) any { return &o.Workload.MembersMin }},
-	{Key: "workload.members_max", Type: TypeInt, Min: 1, Max: 100,
-		Doc: "most members, at least `members_min`", ptr: func(o *Options) any { return &o.Workload.MembersMax }},
-	{Key: "workload.lifetime_min", Type: TypeDuration, Min: 0, MinOpen: true, Max: inf,
-		Doc: "shortest time a group has members", ptr: func(o *Options) any { return &o.Workload.LifetimeMin }},
-	{Key: "workload.lifetime_max", Type: TypeDuration, Min: 0, MinOpen: true, Max: inf,
-		Doc: "longest, at least `lifetime_min`", ptr: func(o *Options) any { return &o.Workload.LifetimeMax }},
-	{Key: "workload.arrival_window", Type: TypeNumber, Min: 0, MinOpen: true, Max: 1,
-		Doc: "fraction of `duration` over which groups are born", ptr: func(o *Options) any { return &o.Workload.ArrivalWindow }},
-	{Key: "workload.commit_interval", Type: TypeDuration, Min: dur(time.Second), Max: inf,
-		Doc: "how often an active member commits offsets", ptr: func(o *Options) any { return &o.Workload.CommitInterval }},
-	{Key: "workload.topology_upgrade_prob", Type: TypeProb, Min: 0, Max: 1,
-		Doc: "a streams app upgrades its topology epoch once during its life; above 0 the coordinators allow topology updates, which Kafka does not yet", ptr: func(o *Options) any { return &o.Workload.TopologyUpgradeProb }},
-	{Key: "workload.admin_interval", Type: TypeDuration, Min: 0, Max: inf,
-		Doc: "how often the admin deletes a dead group or describes a streams group; 0 disables it", ptr: func(o *Options) any { return &o.Workload.AdminInterval }},
+	groupsParam("workload.streams_apps", "Kafka Streams applications (streams groups) created over the run",
+		func(o *Options) any { return &o.Workload.StreamsApps }),
+	groupsParam("workload.consumer_groups", "KIP-848 consumer groups", func(o *Options) any { return &o.Workload.ConsumerGroups }),
+	groupsParam("workload.share_groups", "share groups", func(o *Options) any { return &o.Workload.ShareGroups }),
+	groupsParam("workload.simple_groups", "groups that only commit offsets; at most 2 000 000 groups in all",
+		func(o *Options) any { return &o.Workload.SimpleGroups }),
+	intParam("workload.members_min", 1, 100, "fewest members of a streams, consumer or share group",
+		func(o *Options) any { return &o.Workload.MembersMin }),
+	intParam("workload.members_max", 1, 100, "most members, at least `members_min`", func(o *Options) any { return &o.Workload.MembersMax }),
+	durParam("workload.lifetime_min", 0, "shortest time a group has members", func(o *Options) any { return &o.Workload.LifetimeMin }).openMin(),
+	durParam("workload.lifetime_max", 0, "longest, at least `lifetime_min`", func(o *Options) any { return &o.Workload.LifetimeMax }).openMin(),
+	numParam("workload.arrival_window", 0, 1, "fraction of `duration` over which groups are born",
+		func(o *Options) any { return &o.Workload.ArrivalWindow }).openMin(),
+	durParam("workload.commit_interval", time.Second, "how often an active member commits offsets",
+		func(o *Options) any { return &o.Workload.CommitInterval }),
+	probParam("workload.topology_upgrade_prob", "a streams app upgrades its topology epoch once during its life; above 0 the coordinators allow topology updates, which Kafka does not yet",
+		func(o *Options) any { return &o.Workload.TopologyUpgradeProb }),
+	durParam("workload.admin_interval", 0, "how often the admin deletes a dead group or describes a streams group; 0 disables it",
+		func(o *Options) any { return &o.Workload.AdminInterval }),
 
-	{Key: "faults.plugin_transient", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a plugin call fails with a transient error", ptr: func(o *Options) any { return &o.Faults.PluginTransient }},
-	{Key: "faults.plugin_permanent", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a plugin call fails with a permanent error", ptr: func(o *Options) any { return &o.Faults.PluginPermanent }},
-	{Key: "faults.plugin_applied_transient", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a plugin call takes effect but reports a transient error", ptr: func(o *Options) any { return &o.Faults.PluginAppliedTransient }},
-	{Key: "faults.plugin_latency_min", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 0, time.Millisecond),
-		Doc: "lower bound of a plugin call's virtual latency", ptr: func(o *Options) any { return &o.Faults.PluginLatencyMin }},
-	{Key: "faults.plugin_latency_max", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 3*time.Minute, time.Millisecond),
-		Doc: "upper bound, at least `plugin_latency_min`", ptr: func(o *Options) any { return &o.Faults.PluginLatencyMax }},
-	{Key: "faults.plugin_burst_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a call starts a burst of failing calls", ptr: func(o *Options) any { return &o.Faults.PluginBurstProb }},
-	{Key: "faults.plugin_burst_length", Type: TypeInt, Min: 0, Max: 10_000,
-		Doc: "failing calls in a burst", ptr: func(o *Options) any { return &o.Faults.PluginBurstLength }},
-	{Key: "faults.shard_moves_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
-		Doc: "mean rate at which a random partition moves to another broker", ptr: func(o *Options) any { return &o.Faults.ShardMovesPerHour }},
-	{Key: "faults.move_during_cycle_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a partition with eligible groups moves right after a cleanup cycle starts", ptr: func(o *Options) any { return &o.Faults.MoveDuringCycleProb }},
-	{Key: "faults.load_delay", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, 2*time.Second, time.Millisecond),
-		Doc: "how long a moved partition takes to load", ptr: func(o *Options) any { return &o.Faults.LoadDelay }},
-	{Key: "faults.append_failure_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "an append fails (the shard rolls back to its committed state)", ptr: func(o *Options) any { return &o.Faults.AppendFailureProb }},
-	{Key: "faults.commit_delay_max", Type: TypeDuration, Min: 0, Max: inf, Swarm: uniformDur(0, time.Second, time.Millisecond),
-		Doc: "each append commits after a uniform [0, max] delay", ptr: func(o *Options) any { return &o.Faults.CommitDelayMax }},
-	{Key: "faults.member_crash_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "an active member crashes at one of its commits", ptr: func(o *Options) any { return &o.Faults.MemberCrashProb }},
-	{Key: "faults.lost_heartbeat_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a heartbeat is dropped", ptr: func(o *Options) any { return &o.Faults.LostHeartbeatProb }},
-	{Key: "faults.delete_past_move_prob", Type: TypeProb, Min: 0, Max: 1,
-		Doc: "a `deleteTopology` is held past a move of its group's partition to another broker (the KIP-1331 v2 move race)", ptr: func(o *Options) any { return &o.Faults.DeletePastMoveProb }},
-	{Key: "faults.delete_past_move_latency", Type: TypeDuration, Min: 0, Max: inf,
-		Doc: "how long such a delete is held", ptr: func(o *Options) any { return &o.Faults.DeletePastMoveLatency }},
-	{Key: "faults.share_leader_moves_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
-		Doc: "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)", ptr: func(o *Options) any { return &o.Faults.ShareLeaderMovesPerHour }},
-	{Key: "faults.share_persist_fail_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a share-state write fails (an acknowledgement is rolled back; lock expiry stands)", ptr: func(o *Options) any { return &o.Faults.SharePersistFailProb }},
-	{Key: "faults.share_dlq_fail_prob", Type: TypeProb, Min: 0, Max: 1, Swarm: scaleHeavy(),
-		Doc: "a KIP-1191 dead-letter write fails (the record is archived anyway)", ptr: func(o *Options) any { return &o.Faults.ShareDLQFailProb }},
-	{Key: "faults.task_kills_per_hour", Type: TypeNumber, Min: 0, Max: 3600, Swarm: scaleHeavy(),
-		Doc: "mean rate at which a random sink task is killed inside `put()` (it restarts a minute later)", ptr: func(o *Options) any { return &o.Faults.TaskKillsPerHour }},
+	probParam("faults.plugin_transient", "a plugin call fails with a transient error",
+		func(o *Options) any { return &o.Faults.PluginTransient }).swarm(scaleHeavy()),
+	probParam("faults.plugin_permanent", "a plugin call fails with a permanent error",
+		func(o *Options) any { return &o.Faults.PluginPermanent }).swarm(scaleHeavy()),
+	probParam("faults.plugin_applied_transient", "a plugin call takes effect but reports a transient error",
+		func(o *Options) any { return &o.Faults.PluginAppliedTransient }).swarm(scaleHeavy()),
+	durParam("faults.plugin_latency_min", 0, "lower bound of a plugin call's virtual latency",
+		func(o *Options) any { return &o.Faults.PluginLatencyMin }).swarm(uniformDur(0, 0, time.Millisecond)),
+	durParam("faults.plugin_latency_max", 0, "upper bound, at least `plugin_latency_min`",
+		func(o *Options) any { return &o.Faults.PluginLatencyMax }).swarm(uniformDur(0, 3*time.Minute, time.Millisecond)),
+	probParam("faults.plugin_burst_prob", "a call starts a burst of failing calls",
+		func(o *Options) any { return &o.Faults.PluginBurstProb }).swarm(scaleHeavy()),
+	intParam("faults.plugin_burst_length", 0, 10_000, "failing calls in a burst", func(o *Options) any { return &o.Faults.PluginBurstLength }),
+	rateParam("faults.shard_moves_per_hour", "mean rate at which a random partition moves to another broker",
+		func(o *Options) any { return &o.Faults.ShardMovesPerHour }).swarm(scaleHeavy()),
+	probParam("faults.move_during_cycle_prob", "a partition with eligible groups moves right after a cleanup cycle starts",
+		func(o *Options) any { return &o.Faults.MoveDuringCycleProb }).swarm(scaleHeavy()),
+	durParam("faults.load_delay", 0, "how long a moved partition takes to load",
+		func(o *Options) any { return &o.Faults.LoadDelay }).swarm(uniformDur(0, 2*time.Second, time.Millisecond)),
+	probParam("faults.append_failure_prob", "an append fails (the shard rolls back to its committed state)",
+		func(o *Options) any { return &o.Faults.AppendFailureProb }).swarm(scaleHeavy()),
+	durParam("faults.commit_delay_max", 0, "each append commits after a uniform [0, max] delay",
+		func(o *Options) any { return &o.Faults.CommitDelayMax }).swarm(uniformDur(0, time.Second, time.Millisecond)),
+	probParam("faults.member_crash_prob", "an active member crashes at one of its commits",
+		func(o *Options) any { return &o.Faults.MemberCrashProb }).swarm(scaleHeavy()),
+	probParam("faults.lost_heartbeat_prob", "a heartbeat is dropped", func(o *Options) any { return &o.Faults.LostHeartbeatProb }).swarm(scaleHeavy()),
+	probParam("faults.delete_past_move_prob", "a `deleteTopology` is held past a move of its group's partition to another broker (the KIP-1331 v2 move race)",
+		func(o *Options) any { return &o.Faults.DeletePastMoveProb }),
+	durParam("faults.delete_past_move_latency", 0, "how long such a delete is held", func(o *Options) any { return &o.Faults.DeletePastMoveLatency }),
+	rateParam("faults.share_leader_moves_per_hour", "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)",
+		func(o *Options) any { return &o.Faults.ShareLeaderMovesPerHour }).swarm(scaleHeavy()),
+	probParam("faults.share_persist_fail_prob", "a share-state write fails (an acknowledgement is rolled back; lock expiry stands)",
+		func(o *Options) any { return &o.Faults.SharePersistFailProb }).swarm(scaleHeavy()),
+	probParam("faults.share_dlq_fail_prob", "a KIP-1191 dead-letter write fails (the record is archived anyway)",
+		func(o *Options) any { return &o.Faults.ShareDLQFailProb }).swarm(scaleHeavy()),
+	rateParam("faults.task_kills_per_hour", "mean rate at which a random sink task is killed inside `put()` (it restarts a minute later)",
+		func(o *Options) any { return &o.Faults.TaskKillsPerHour }).swarm(scaleHeavy()),
 })
+
+// --- entry builders -----------------------------------------------------------
+
+// field points a parameter at its field of Options.
+type field = func(*Options) any
+
+// intParam is an integer in [lo, hi].
+func intParam(key string, lo, hi float64, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeInt, Min: lo, Max: hi, Doc: doc, ptr: ptr}
+}
+
+// groupsParam is a count of groups of one type, in [0, maxGroups].
+func groupsParam(key, doc string, ptr field) *Param { return intParam(key, 0, maxGroups, doc, ptr) }
+
+// numParam is a real number in [lo, hi].
+func numParam(key string, lo, hi float64, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeNumber, Min: lo, Max: hi, Doc: doc, ptr: ptr}
+}
+
+// rateParam is a mean rate per hour, in [0, 3600] (at most one a second).
+func rateParam(key, doc string, ptr field) *Param { return numParam(key, 0, 3600, doc, ptr) }
+
+// probParam is a probability, in [0, 1].
+func probParam(key, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeProb, Min: 0, Max: 1, Doc: doc, ptr: ptr}
+}
+
+// durParam is a duration of at least lo, unbounded above (see upTo).
+func durParam(key string, lo time.Duration, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeDuration, Min: dur(lo), Max: inf, Doc: doc, ptr: ptr}
+}
+
+// boolParam is true or false.
+func boolParam(key, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeBool, Doc: doc, ptr: ptr}
+}
+
+// enumParam is one of values.
+func enumParam(key string, values []string, doc string, ptr field) *Param {
+	return &Param{Key: key, Type: TypeEnum, Values: values, Doc: doc, ptr: ptr}
+}
+
+// openMin excludes the lower bound.
+func (p *Param) openMin() *Param { p.MinOpen = true; return p }
+
+// upTo bounds a duration above.
+func (p *Param) upTo(d time.Duration) *Param { p.Max = dur(d); return p }
+
+// whole requires a duration to be a multiple of unit.
+func (p *Param) whole(unit time.Duration) *Param { p.Whole = unit; return p }
+
+// swarm sets how `sweep --swarm` draws the value.
+func (p *Param) swarm(r *SwarmRule) *Param { p.Swarm = r; return p }
 
 // maxGroups bounds the groups of one run.
 const maxGroups = 2_000_000
@@ -164,10 +212,20 @@ const maxGroups = 2_000_000
 func withFlags(ps []*Param) []*Param {
 	for _, p := range ps {
 		if p.Flag == "" {
-			p.Flag = strings.ReplaceAll(p.Key[strings.LastIndexByte(p.Key, '.')+1:], "_", "-")
+			_, name := p.Section()
+			p.Flag = strings.ReplaceAll(name, "_", "-")
 		}
 	}
 	return ps
+}
+
+// Section splits the key into its scenario-file section ("" at the top
+// level, "workload", "faults") and the key's name within it.
+func (p *Param) Section() (section, name string) {
+	if i := strings.LastIndexByte(p.Key, '.'); i >= 0 {
+		return p.Key[:i], p.Key[i+1:]
+	}
+	return "", p.Key
 }
 
 // ParamByKey returns the table entry with that scenario key, or nil.

@@ -237,20 +237,13 @@ func (w *world) traceWrite(b int, p int32, op string, latest *shard.Shard, recor
 				w.tr(traceEvent{kind: tOffsetExpired, broker: int16(b), group: r.Group, detail: fmt.Sprintf("%s-%d p%d", r.Topic, r.Partition, p)})
 			}
 		case *shard.GroupMetadata:
-			if r.Tombstone {
-				w.traceTombstone(b, p, op, r.Group, "classic")
-			}
+			w.traceTombstone(b, p, op, r, r.Tombstone, "classic")
 		case *shard.ConsumerGroupMetadata:
-			if r.Tombstone {
-				w.traceTombstone(b, p, op, r.Group, "consumer")
-			}
+			w.traceTombstone(b, p, op, r, r.Tombstone, "consumer")
 		case *shard.ShareGroupMetadata:
-			if r.Tombstone {
-				w.traceTombstone(b, p, op, r.Group, "share")
-			}
+			w.traceTombstone(b, p, op, r, r.Tombstone, "share")
 		case *shard.StreamsGroupMetadata:
-			if r.Tombstone {
-				w.traceTombstone(b, p, op, r.Group, "streams")
+			if w.traceTombstone(b, p, op, r, r.Tombstone, "streams") {
 				continue
 			}
 			before := shard.EpochNone
@@ -265,6 +258,11 @@ func (w *world) traceWrite(b int, p int32, op string, latest *shard.Shard, recor
 	}
 }
 
-func (w *world) traceTombstone(b int, p int32, op, group, typ string) {
-	w.tr(traceEvent{kind: tGroupTombstone, broker: int16(b), group: group, detail: fmt.Sprintf("%s by %s p%d", typ, op, p)})
+// traceTombstone traces a group metadata record that is a tombstone and
+// reports whether it was one.
+func (w *world) traceTombstone(b int, p int32, op string, r shard.Record, tombstone bool, typ string) bool {
+	if tombstone {
+		w.tr(traceEvent{kind: tGroupTombstone, broker: int16(b), group: r.GroupID(), detail: fmt.Sprintf("%s by %s p%d", typ, op, p)})
+	}
+	return tombstone
 }

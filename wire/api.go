@@ -43,6 +43,7 @@ var served = []api{
 	apiStreamsGroupDescribe,
 	apiDescribeShareGroupOffsets,
 	apiAlterShareGroupOffsets,
+	apiDeleteShareGroupOffsets,
 	apiStreamsGroupTopologyDescriptionUpdate,
 }
 

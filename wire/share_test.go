@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -153,4 +154,126 @@ func TestShareGroupConsumers(t *testing.T) {
 	require.NoError(t, err)
 	so, _ := offsets[group].Offsets.Lookup(topic, 0)
 	assert.Zero(t, so.StartOffset, "the start offset moved back")
+}
+
+// TestDeleteShareGroupOffsets proves DeleteShareGroupOffsets (key 92)
+// through kadm and raw kmsg, against Kafka's
+// GroupCoordinatorService.deleteShareGroupOffsets: the group errors are
+// top-level (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND for a missing group or
+// one of another type, NON_EMPTY_GROUP while a member is in it) and delete
+// nothing; on an EMPTY share group each topic answers on its own row, the
+// deleted ones first, then the refused ones in request order (an unknown
+// topic, and a topic the group holds no state for, both
+// UNKNOWN_TOPIC_OR_PARTITION with Kafka's two messages); the deleted
+// topics vanish from DescribeShareGroupOffsets, the others stay.
+func TestDeleteShareGroupOffsets(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	const group = "sg"
+	createTopic(t, ctx, adm, "a", 2)
+	createTopic(t, ctx, adm, "b", 1)
+	createTopic(t, ctx, adm, "c", 1)
+	// AlterShareGroupOffsets creates the EMPTY share group and its state
+	// on a and b.
+	state := kadm.Offsets{}
+	for _, tp := range []struct {
+		topic string
+		p     int32
+	}{{"a", 0}, {"a", 1}, {"b", 0}} {
+		state.Add(kadm.Offset{Topic: tp.topic, Partition: tp.p, At: 0})
+	}
+	altered, err := adm.AlterShareGroupOffsets(ctx, group, state)
+	require.NoError(t, err)
+	require.NoError(t, altered.Error())
+	committed := kadm.Offsets{}
+	committed.Add(kadm.Offset{Topic: "a", Partition: 0, At: 0})
+	_, err = adm.CommitOffsets(ctx, "simple", committed) // a simple (classic) group
+	require.NoError(t, err)
+
+	_, err = adm.DeleteShareGroupOffsets(ctx, "missing", "a")
+	assert.ErrorIs(t, err, fkerr.GroupIDNotFound)
+	_, err = adm.DeleteShareGroupOffsets(ctx, "simple", "a")
+	assert.ErrorIs(t, err, fkerr.GroupIDNotFound, "a group of another type")
+
+	raw := newClient(t, cl)
+	hb := kmsg.NewPtrShareGroupHeartbeatRequest()
+	hb.GroupID, hb.MemberID, hb.MemberEpoch, hb.SubscribedTopicNames = group, "m1", 0, []string{"a"}
+	hbResp, err := hb.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, hbResp.ErrorCode)
+	_, err = adm.DeleteShareGroupOffsets(ctx, group, "a")
+	assert.ErrorIs(t, err, fkerr.NonEmptyGroup, "a member is in the group")
+	hb.MemberEpoch = -1
+	hbResp, err = hb.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, hbResp.ErrorCode)
+
+	deleted, err := adm.DeleteShareGroupOffsets(ctx, group, "a", "nope", "c")
+	require.NoError(t, err)
+	for topic, want := range map[string]error{"a": nil, "nope": fkerr.UnknownTopicOrPartition, "c": fkerr.UnknownTopicOrPartition} {
+		got, ok := deleted.Lookup(topic)
+		if assert.True(t, ok, topic) && want != nil {
+			assert.ErrorIs(t, got, want, topic)
+		} else {
+			assert.NoError(t, got, topic)
+		}
+	}
+	described, err := adm.DescribeShareGroupOffsets(ctx, group)
+	require.NoError(t, err)
+	require.NoError(t, described[group].Err)
+	_, hasA := described[group].Offsets.Lookup("a", 0)
+	_, hasB := described[group].Offsets.Lookup("b", 0)
+	assert.False(t, hasA, "a's share state is deleted")
+	assert.True(t, hasB, "b's share state stays")
+
+	// Kafka's row order and messages, raw.
+	req := kmsg.NewPtrDeleteShareGroupOffsetsRequest()
+	req.GroupID = group
+	for _, name := range []string{"zzz", "c", "b", "b"} {
+		rt := kmsg.NewDeleteShareGroupOffsetsRequestTopic()
+		rt.Topic = name
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, resp.ErrorCode)
+	type row struct {
+		topic string
+		hasID bool
+		code  int16
+		msg   string
+	}
+	var rows []row
+	for _, rt := range resp.Topics {
+		msg := ""
+		if rt.ErrorMessage != nil {
+			msg = *rt.ErrorMessage
+		}
+		rows = append(rows, row{rt.Topic, rt.TopicID != [16]byte{}, rt.ErrorCode, msg})
+	}
+	unknown := fkerr.UnknownTopicOrPartition.Code
+	assert.Equal(t, []row{
+		{"b", true, 0, ""},
+		{"zzz", false, unknown, "This server does not host this topic-partition."},
+		{"c", false, unknown, "There is no offset information to delete."},
+	}, rows)
+
+	req.GroupID, req.Topics = "", nil
+	resp, err = req.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	assert.Equal(t, fkerr.InvalidGroupID.Code, resp.ErrorCode)
+	assert.Empty(t, resp.Topics)
+	req.GroupID = "missing"
+	resp, err = req.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	assert.Equal(t, fkerr.GroupIDNotFound.Code, resp.ErrorCode, "no topic named: the group is still checked")
+	req.GroupID = "simple"
+	resp, err = req.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	assert.Equal(t, fkerr.GroupIDNotFound.Code, resp.ErrorCode)
+	if assert.NotNil(t, resp.ErrorMessage) {
+		assert.Equal(t, "Group simple is not a share group.", *resp.ErrorMessage)
+	}
 }

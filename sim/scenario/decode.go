@@ -511,10 +511,7 @@ func (d *decoder) faultFields(o *sim.Options) []field {
 func (d *decoder) paramFields(section string, o *sim.Options) []field {
 	var out []field
 	for _, prm := range sim.Params {
-		sec, key := "", prm.Key
-		if i := strings.LastIndexByte(prm.Key, '.'); i >= 0 {
-			sec, key = prm.Key[:i], prm.Key[i+1:]
-		}
+		sec, key := prm.Section()
 		if sec != section {
 			continue
 		}

@@ -28,10 +28,7 @@ func Marshal(sc *Scenario) ([]byte, error) {
 	o := &sc.Options
 	section := func(name string) {
 		for _, p := range sim.Params {
-			sec, key := "", p.Key
-			if i := strings.LastIndexByte(p.Key, '.'); i >= 0 {
-				sec, key = p.Key[:i], p.Key[i+1:]
-			}
+			sec, key := p.Section()
 			if sec != name {
 				continue
 			}
