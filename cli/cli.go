@@ -21,7 +21,9 @@
 // interrupted.
 //
 // It reads the wall clock and catches Ctrl-C only around simulations, for
-// progress and interruption; nothing it reads reaches a simulation.
+// progress and interruption, through one seam (host) that tests replace;
+// nothing it reads reaches a simulation. Virtual time is printed one way
+// everywhere (sim.FormatVirtual); wall-clock figures say "wall".
 package cli
 
 import (
@@ -47,6 +49,7 @@ type StoreFactory func() (plugin.Store, error)
 type app struct {
 	prog   string
 	stores map[string]StoreFactory
+	host   host
 }
 
 // Option configures the program.
@@ -63,7 +66,7 @@ func WithStore(name string, factory StoreFactory) Option {
 func WithProgram(command string) Option { return func(a *app) { a.prog = command } }
 
 func newApp(opts ...Option) *app {
-	a := &app{prog: DefaultProgram, stores: map[string]StoreFactory{"memstore": nil, "bolt": newTempBoltStore}}
+	a := &app{prog: DefaultProgram, stores: map[string]StoreFactory{"memstore": nil, "bolt": newTempBoltStore}, host: osHost()}
 	for _, o := range opts {
 		o(a)
 	}

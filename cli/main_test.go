@@ -54,9 +54,9 @@ func TestSummaryPrintsSinks(t *testing.T) {
 	printSummary(&out, sc, r)
 	want := []string{
 		"  shard moves     0",
-		"  sink s3 (share, group connect-s3)  produced 180000, received 180240 (unique 180000, duplicates 240), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 2 failed 0 killed 0, throughput 100/s",
-		"  sink s4 (share, group connect-s4)  produced 10, received 10 (unique 10, duplicates 0), redelivered 4, archived 0, dead-lettered 0, lost 1, undelivered 2, tasks started 3 failed 0 killed 1, throughput 0/s, killed in flight 4, redelivered 4, longest wait 31.2s",
-		"  sink jdbc (consumer, group connect-jdbc)  produced 0, received 0 (unique 0, duplicates 0), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 6 failed 0 killed 0, throughput 0/s, rebalance pauses 7 (21s paused)",
+		"  sink s3 (share, group connect-s3)  produced 180000, received 180240 (unique 180000, duplicates 240), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 2 failed 0 killed 0, throughput 100 records/s",
+		"  sink s4 (share, group connect-s4)  produced 10, received 10 (unique 10, duplicates 0), redelivered 4, archived 0, dead-lettered 0, lost 1, undelivered 2, tasks started 3 failed 0 killed 1, throughput 0 records/s, killed in flight 4, redelivered 4, longest wait 31.2s",
+		"  sink jdbc (consumer, group connect-jdbc)  produced 0, received 0 (unique 0, duplicates 0), redelivered 0, archived 0, dead-lettered 0, lost 0, tasks started 6 failed 0 killed 0, throughput 0 records/s, rebalance pauses 7 (21s paused)",
 		"  sink x (share, group orders)  REFUSED: group orders is a consumer group",
 	}
 	assert.Contains(t, out.String(), strings.Join(want, "\n")+"\n", "the sink lines follow the shard moves, in the workload's order")
@@ -173,4 +173,13 @@ func TestBadScenarioFileNamesLineAndKey(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, ":3:")
 	assert.Contains(t, errs, "membrs_max")
+}
+
+// TestGroupCountsNameSimpleGroups proves the summary's group counts call
+// Kafka's member-less classic groups "simple" at the end as at creation
+// (and as the report does), in Kafka's type order.
+func TestGroupCountsNameSimpleGroups(t *testing.T) {
+	assert.Equal(t, "consumer/STABLE=1 streams/EMPTY=3 simple/EMPTY=2",
+		joinCounts(map[string]int{"classic/EMPTY": 2, "consumer/STABLE": 1, "streams/EMPTY": 3}))
+	assert.Equal(t, "consumer=1 simple=2", joinCounts(map[string]int{"simple": 2, "consumer": 1}))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/coordsim/coordsim/sim"
 )
@@ -46,7 +45,7 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, stopped at step %d, virtual time %s, trace hash %s\n",
-		sc.Name, o.Seed, stepOf(res, *stopAt), res.VirtualTime, res.TraceHash)
+		sc.Name, o.Seed, stepOf(res, *stopAt), fmtVirtual(res.VirtualTime), res.TraceHash)
 	if *stopAt > 0 && !res.Stopped && res.InvariantsHeld() {
 		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d is past the end: the run has %d steps\n", *stopAt, res.Events)
 		return exitUsage
@@ -69,7 +68,7 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "  %s\n", l)
 			}
 		}
-		fmt.Fprintf(stdout, "VIOLATED: %s at step %d (t=%s): %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
+		fmt.Fprintf(stdout, "VIOLATED: %s at step %d (t=%s): %s\n", v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail)
 		return exitViolation
 	}
 	return exitOK

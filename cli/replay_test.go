@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -11,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/plugin/memstore"
 )
 
 // shellWords splits a printed command the way a POSIX shell would for the
@@ -54,22 +60,32 @@ var hashRE = regexp.MustCompile(`trace hash\s+([0-9a-f]+)`)
 // prints.
 func replayHash(t *testing.T, cmd string) string {
 	t.Helper()
-	rest, ok := strings.CutPrefix(cmd, DefaultProgram+" ")
-	require.True(t, ok, "a replay command starts with %q: %q", DefaultProgram, cmd)
+	return replayHashWith(t, newApp(), cmd, exitOK)
+}
+
+// replayHashWith runs a printed replay command with a configured program,
+// requires its exit code and returns the trace hash it prints.
+func replayHashWith(t *testing.T, a *app, cmd string, wantCode int) string {
+	t.Helper()
+	rest, ok := strings.CutPrefix(cmd, a.prog+" ")
+	require.True(t, ok, "a replay command starts with %q: %q", a.prog, cmd)
 	args := shellWords(t, rest)
 	require.Equal(t, "replay", args[0], cmd)
-	code, out, errs := runCLI(args...)
-	require.Equal(t, exitOK, code, "%s\n%s%s", cmd, out, errs)
-	m := hashRE.FindStringSubmatch(out)
-	require.NotNil(t, m, out)
+	var out, errb bytes.Buffer
+	code := a.run(args, &out, &errb)
+	require.Equal(t, wantCode, code, "%s\n%s%s", cmd, out.String(), errb.String())
+	m := hashRE.FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
 	return m[1]
 }
 
 // TestEveryPrintedReplayReproducesItsRun proves the simulator's central
 // promise for every place that prints a replay command: run's summary (a
 // built-in with overrides, and a YAML file by its path), a sweep line, a
-// swarm sweep line, the HTML report, and a scenario written by
-// --emit-scenario all rerun to the same trace hash.
+// swarm sweep line, the HTML report, a scenario written by --emit-scenario
+// and the summary of a run stopped by Ctrl-C all rerun to the same trace
+// hash. TestEveryPrintedViolationReplayReproducesItsRun covers the lines
+// printed for a violation, TestCtrlCOnTheBuiltBinary a real Ctrl-C.
 func TestEveryPrintedReplayReproducesItsRun(t *testing.T) {
 	dir := t.TempDir()
 	overrides := []string{"--scenario", "ci", "--duration", "40m", "--brokers", "2", "--groups", "60",
@@ -99,6 +115,15 @@ func TestEveryPrintedReplayReproducesItsRun(t *testing.T) {
 	assert.Contains(t, fileLine, "--scenario '"+emitted+"'", "a file's replay line names its path")
 	assert.Equal(t, hash, replayHash(t, fileLine), "a YAML file's replay line")
 
+	// Ctrl-C: the partial run's replay line stops where it stopped.
+	// (longer and larger than the others, to reach the first progress poll)
+	code, out, errs = runWith(&fakeHost{interruptAt: 1}, append(append([]string{"run"}, overrides...), "--duration", "2h", "--groups", "120")...)
+	require.Equal(t, exitInterrupted, code, errs)
+	line = regexp.MustCompile(`(?m)^replay: (.*)$`).FindStringSubmatch(out)[1]
+	assert.Contains(t, line, "--lost-heartbeat-prob 0.125")
+	assert.Regexp(t, ` --stop-at \d+$`, line)
+	assert.Equal(t, hashRE.FindStringSubmatch(out)[1], replayHash(t, line), "an interrupted run's replay line")
+
 	// sweep, plain and swarm: every line's replay command.
 	for _, extra := range [][]string{nil, {"--swarm"}} {
 		args := append(append([]string{"sweep", "--seeds", "2", "--start", "5", "--ignore-required-marks"}, overrides...), extra...)
@@ -113,4 +138,49 @@ func TestEveryPrintedReplayReproducesItsRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// forgetfulStore acknowledges every SetTopology and keeps nothing: under
+// protocol v2 (which calls the unfenced SetTopology) the simulator reports
+// plugin-side data loss, a violation with a known replay.
+type forgetfulStore struct{ *memstore.Store }
+
+func (forgetfulStore) SetTopology(context.Context, string, int32, *plugin.TopologyDescription) error {
+	return nil
+}
+
+// TestEveryPrintedViolationReplayReproducesItsRun proves the replay lines
+// printed for a violation (run's summary, the report's "stop right after
+// the failing step" and a sweep line) stop at the failing step and rerun
+// to the same trace hash and the same violation.
+func TestEveryPrintedViolationReplayReproducesItsRun(t *testing.T) {
+	a := newApp(WithStore("forgetful", func() (plugin.Store, error) { return forgetfulStore{memstore.New()}, nil }))
+	args := append([]string{"--store", "forgetful", "--protocol", "v2"}, small...)
+	reportPath := filepath.Join(t.TempDir(), "r.html")
+	var out, errb bytes.Buffer
+	code := a.run(append([]string{"run", "--report", reportPath}, args...), &out, &errb)
+	require.Equal(t, exitViolation, code, errb.String())
+	hash := hashRE.FindStringSubmatch(out.String())[1]
+	step := regexp.MustCompile(`VIOLATED: \S+ at step (\d+)`).FindStringSubmatch(out.String())[1]
+	line := regexp.MustCompile(`(?m)^replay: (.*)$`).FindStringSubmatch(out.String())[1]
+	assert.True(t, strings.HasSuffix(line, " --stop-at "+step), line)
+	assert.Equal(t, hash, replayHashWith(t, a, line, exitViolation), "run's violation replay line")
+
+	page, err := os.ReadFile(reportPath)
+	require.NoError(t, err)
+	cmds := regexp.MustCompile(`<pre class="cmd"><code>([^<]*)</code></pre>`).FindAllSubmatch(page, -1)
+	require.Len(t, cmds, 2, "the run's replay and the violation's")
+	assert.Equal(t, line, html.UnescapeString(string(cmds[1][1])), "the report's violation replay is the summary's")
+	assert.Equal(t, hash, replayHashWith(t, a, html.UnescapeString(string(cmds[0][1])), exitViolation), "the report's replay of the whole run")
+
+	out.Reset()
+	errb.Reset()
+	code = a.run(append([]string{"sweep", "--seeds", "1", "--ignore-required-marks"}, args...), &out, &errb)
+	require.Equal(t, exitViolation, code, errb.String())
+	var l seedLine
+	require.NoError(t, json.Unmarshal(out.Bytes(), &l))
+	require.NotNil(t, l.Violation)
+	assert.True(t, strings.HasSuffix(l.Replay, fmt.Sprintf(" --stop-at %d", l.Violation.Step)), l.Replay)
+	assert.Contains(t, errb.String(), "  replay: "+l.Replay, "the sweep summary prints the same line")
+	assert.Equal(t, l.TraceHash, replayHashWith(t, a, l.Replay, exitViolation), "a sweep line's violation replay")
 }

@@ -66,12 +66,12 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	if f := outs["trace"]; f != nil {
 		trace = f
 	}
-	stop, progress := interruptible(stderr)
+	stop, progress := a.interruptible(stderr)
 	defer stop()
 	opts := sc.Options
 	opts.Progress = progress
 	opts.MetricsEvery = *metricsEvery
-	res, err := timedRun(opts, trace)
+	res, err := a.timedRun(opts, trace)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
@@ -124,13 +124,13 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 
 // timedRun runs a simulation and records its wall time; the wall clock is
 // read here, outside the simulation, and never reaches it.
-func timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
-	began := time.Now()
+func (a *app) timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
+	began := a.host.now()
 	res, err := sim.Run(o, trace)
 	if err != nil {
 		return nil, err
 	}
-	res.WallTime = time.Since(began)
+	res.WallTime = a.host.now().Sub(began)
 	return res, nil
 }
 
@@ -139,7 +139,7 @@ func timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
 // virtual time, then the end state.
 func writeMetrics(w io.Writer, res *sim.Result) error {
 	for _, s := range res.MetricsSeries {
-		if _, err := fmt.Fprintf(w, "# coordsim sample at virtual time %s\n", time.Duration(s.AtMs)*time.Millisecond); err != nil {
+		if _, err := fmt.Fprintf(w, "# coordsim sample at virtual time %s\n", fmtVirtualMs(s.AtMs)); err != nil {
 			return err
 		}
 		if err := metrics.WritePrometheus(w, s.Samples, "kafka_coordinator_"); err != nil {
@@ -147,7 +147,7 @@ func writeMetrics(w io.Writer, res *sim.Result) error {
 		}
 	}
 	if len(res.MetricsSeries) > 0 {
-		if _, err := fmt.Fprintf(w, "# coordsim end state at virtual time %s\n", res.VirtualTime); err != nil {
+		if _, err := fmt.Fprintf(w, "# coordsim end state at virtual time %s\n", fmtVirtual(res.VirtualTime)); err != nil {
 			return err
 		}
 	}
@@ -170,10 +170,10 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		sc.Name, o.Seed, o.Protocol, o.Brokers, o.Partitions, o.Plugin)
 	wall := max(r.WallTime, time.Microsecond)
 	fmt.Fprintf(w, "  events          %d\n", r.Events)
-	fmt.Fprintf(w, "  virtual time    %s\n", r.VirtualTime)
+	fmt.Fprintf(w, "  virtual time    %s\n", fmtVirtual(r.VirtualTime))
 	fmt.Fprintf(w, "  wall time       %s\n", r.WallTime.Round(time.Millisecond))
 	fmt.Fprintf(w, "  virtual/wall    %.0fx\n", float64(r.VirtualTime)/float64(wall))
-	fmt.Fprintf(w, "  events/s        %.0f\n", float64(r.Events)/wall.Seconds())
+	fmt.Fprintf(w, "  events/s        %.0f (wall)\n", float64(r.Events)/wall.Seconds())
 	fmt.Fprintf(w, "  groups created  %s\n", joinCounts(r.GroupsCreated))
 	fmt.Fprintf(w, "  groups at end   %s\n", joinCounts(r.GroupsFinal))
 	fmt.Fprintf(w, "  offset commits  %d, expired %d\n", r.OffsetCommits, r.OffsetExpired)
@@ -192,7 +192,7 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		fmt.Fprintf(w, "  invariants      held\n")
 	} else {
 		v := r.Violation
-		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, time.Duration(v.AtMs)*time.Millisecond, v.Detail)
+		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail)
 		if len(v.Focus) > 0 {
 			fmt.Fprintf(w, "  its last %d trace events (the group or partition it names):\n", len(v.Focus))
 			for _, l := range v.Focus {
@@ -207,7 +207,7 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		return
 	}
 	if r.Interrupted {
-		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, r.VirtualTime)
+		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, fmtVirtual(r.VirtualTime))
 		fmt.Fprintf(w, "replay: %s\n", r.Replay+fmt.Sprintf(" --stop-at %d", r.Events))
 		return
 	}
@@ -234,20 +234,29 @@ func sinkLine(c sim.SinkResult) string {
 	if c.SkippedByReset > 0 {
 		fmt.Fprintf(&b, ", skipped by offset reset %d", c.SkippedByReset)
 	}
-	fmt.Fprintf(&b, ", tasks started %d failed %d killed %d, throughput %.0f/s", c.TasksStarted, c.TasksFailed, c.TasksKilled, c.ThroughputPerSec)
+	fmt.Fprintf(&b, ", tasks started %d failed %d killed %d, throughput %.0f records/s", c.TasksStarted, c.TasksFailed, c.TasksKilled, c.ThroughputPerSec)
 	if c.KilledInFlight > 0 {
 		fmt.Fprintf(&b, ", killed in flight %d, redelivered %d, longest wait %s",
-			c.KilledInFlight, c.KilledRedelivered, (time.Duration(c.MaxKillRedeliveryMs) * time.Millisecond).Round(100*time.Millisecond))
+			c.KilledInFlight, c.KilledRedelivered, fmtVirtualMs(c.MaxKillRedeliveryMs))
 	}
 	if c.Kind == connect.ConsumerSink.String() {
-		fmt.Fprintf(&b, ", rebalance pauses %d (%s paused)", c.RebalancePauses, time.Duration(c.RebalancePausedMs)*time.Millisecond)
+		fmt.Fprintf(&b, ", rebalance pauses %d (%s paused)", c.RebalancePauses, fmtVirtualMs(c.RebalancePausedMs))
 	}
 	return b.String()
 }
 
-// joinCounts renders "type/STATE" counts in Kafka's type and state order.
+// joinCounts renders "type/STATE" counts in Kafka's type and state order,
+// Kafka's member-less classic groups named "simple" as everywhere else in
+// the summary and the report.
 func joinCounts(m map[string]int) string {
-	return join(m, func(a, b string) int { return strings.Compare(typeOrder(a), typeOrder(b)) })
+	named := make(map[string]int, len(m))
+	for k, v := range m {
+		if rest, ok := strings.CutPrefix(k, shard.Classic.String()+"/"); ok {
+			k = "simple/" + rest
+		}
+		named[k] += v
+	}
+	return join(named, func(a, b string) int { return strings.Compare(typeOrder(a), typeOrder(b)) })
 }
 
 // joinCounts64 renders counts by name.

@@ -3,13 +3,11 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -151,7 +149,7 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var bar *progressbar.ProgressBar
-	if isTerminal(stderr) {
+	if a.host.isTerminal(stderr) {
 		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("sweep"),
 			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
@@ -159,13 +157,13 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	// line as it arrives (one Write per line), so a killed sweep keeps
 	// every line written, and Ctrl-C stops handing out seeds and prints the
 	// summary of the seeds done.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := a.host.interrupts()
 	defer cancel()
 	lines := make(chan *seedLine)
 	errs := make(chan error, 1)
 	next := atomic.NewInt64(-1)
 	var wg sync.WaitGroup
-	began := time.Now()
+	began := a.host.now()
 	for range min(*parallel, len(todo)) {
 		wg.Add(1)
 		go func() {
@@ -223,7 +221,10 @@ loop:
 		return exitUsage
 	default:
 	}
-	fmt.Fprintf(stderr, "sweep: %d seeds in %s with %d workers\n", len(results)-len(done), time.Since(began).Round(time.Millisecond), *parallel)
+	// Ctrl-C stops the workers, which then close lines: the loop may see
+	// that close before the interrupt, so the interrupt is read here too.
+	interrupted = interrupted || ctx.Err() != nil && len(results) < len(todo)+len(done)
+	fmt.Fprintf(stderr, "sweep: %d seeds in %s of wall time with %d workers\n", len(results)-len(done), a.host.now().Sub(began).Round(time.Millisecond), *parallel)
 	code := summarize(results, required, stderr)
 	if interrupted {
 		fmt.Fprintf(stderr, "INTERRUPTED: %d of %d seeds done; the summary covers those\n", len(results), len(todo)+len(done))

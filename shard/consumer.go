@@ -177,13 +177,18 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	// 3. Reconcile the member toward its target (maybeReconcile).
 	cur := m.currentAssignment()
 	if subsChanged || !cur.isReconciledTo(v.aEpoch) {
+		pending := cur.pending[roleActive]
 		b := currentAssignmentBuilder{
-			member: cur, targetEpoch: v.aEpoch, target: m.target,
+			member: cur, targetEpoch: v.aEpoch, target: taskSets{m.target},
 			subscribed:                     m.subscribes,
 			enforceSubscriptionConsistency: subsChanged,
-			partitionOwned:                 v.partitionOwned,
-			owned:                          h.owned,
-			skipRevocation:                 s.cfg.Mutants.SkipRevocation,
+			// A partition this member is itself revoking does not count as
+			// unreleased: only one member can own a partition.
+			unreleased: [numTaskRoles]func(string, int32) bool{roleActive: func(topic string, p int32) bool {
+				return v.partitionOwned(topic, p) && !containsPartition(pending, topic, p)
+			}},
+			owned: taskSets{h.owned}, ownedSent: h.owned != nil,
+			skipRevocation: s.cfg.Mutants.SkipRevocation,
 		}
 		next, err := b.build()
 		if err != nil {

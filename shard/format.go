@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -83,7 +84,15 @@ func Format(r Record) string {
 		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatAssignment(r.Partitions)) })
 	case *StreamsGroupTargetAssignmentMember:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
-		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatTasks(r.ActiveTasks)) })
+		tomb(&b, r.Tombstone, func() {
+			b.WriteString(" target=" + FormatTasks(r.ActiveTasks))
+			if len(r.StandbyTasks) > 0 {
+				b.WriteString(" standby=" + FormatTasks(r.StandbyTasks))
+			}
+			if len(r.WarmupTasks) > 0 {
+				b.WriteString(" warmup=" + FormatTasks(r.WarmupTasks))
+			}
+		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
@@ -134,16 +143,41 @@ func FormatAssignment(a []TopicPartitions) string {
 // FormatTasks renders tasks as "s0:0,1;s1:0" ("-" when empty).
 func FormatTasks(t []TaskIDs) string { return FormatAssignment(tasksToPartitions(t)) }
 
-// FormatTopology renders a topology as "epoch=1 [s0:foo,bar s1:baz]".
+// FormatTopology renders a topology as "epoch=1 [s0:foo,bar s1:baz]": each
+// subtopology's id, then its source and repartition source topics (a fixed
+// partition count as "rp@4"), then, when present, "/sink=" its repartition
+// sink topics, "/changelog=" its state changelog topics and "/copartition="
+// each copartition group's topics joined by "+".
 func FormatTopology(t *Topology) string {
 	if t == nil {
 		return "<none>"
 	}
 	parts := make([]string, len(t.Subtopologies))
 	for i, st := range t.Subtopologies {
-		parts[i] = st.ID + ":" + strings.Join(append(append([]string(nil), st.SourceTopics...), st.RepartitionSourceTopics...), ",")
+		in := slices.Clone(st.SourceTopics)
+		for _, ti := range st.RepartitionSourceTopics {
+			in = append(in, formatTopicInfo(ti))
+		}
+		p := st.ID + ":" + strings.Join(in, ",")
+		if len(st.RepartitionSinkTopics) > 0 {
+			p += "/sink=" + strings.Join(st.RepartitionSinkTopics, ",")
+		}
+		if len(st.StateChangelogTopics) > 0 {
+			p += "/changelog=" + strings.Join(st.StateChangelogTopicNames(), ",")
+		}
+		for _, cg := range st.CopartitionGroups {
+			p += "/copartition=" + strings.Join(copartitionTopics(&st, cg), "+")
+		}
+		parts[i] = p
 	}
 	return fmt.Sprintf("epoch=%d [%s]", t.Epoch, strings.Join(parts, " "))
+}
+
+func formatTopicInfo(ti TopicInfo) string {
+	if ti.Partitions > 0 {
+		return ti.Name + "@" + strconv.Itoa(int(ti.Partitions))
+	}
+	return ti.Name
 }
 
 func joinInt32(xs []int32) string {

@@ -24,7 +24,7 @@ var (
 	fzTopologies = []Topology{
 		*topo(0, "t0"),
 		*topo(1, "t1", "t0"),
-		{Epoch: 2, Subtopologies: []Subtopology{{ID: "x", RepartitionSourceTopics: []string{"t1"}}}},
+		{Epoch: 2, Subtopologies: []Subtopology{{ID: "x", RepartitionSourceTopics: []TopicInfo{{Name: "t1"}}}}},
 		{Epoch: 1},      // no subtopologies
 		*topo(-1, "t0"), // negative epoch
 		*topo(1, ""),    // empty source topic

@@ -151,10 +151,19 @@ type member struct {
 	// regexTopics. Consumer groups only.
 	topicRegex  string
 	regexTopics []string
-	// assigned and target hold partitions, or for streams members tasks with
-	// the subtopology id in the Topic field (one engine serves every type).
+	// assigned and target hold partitions, or for streams members active
+	// tasks with the subtopology id in the Topic field (one engine serves
+	// every type).
 	assigned []TopicPartitions
 	target   []TopicPartitions
+	// Streams members' standby and warm-up tasks (Kafka's TasksTuple's
+	// other two roles), subtopology id as the Topic: the target, the tasks
+	// the member holds, and those pending revocation (pending above holds
+	// the active ones). Empty for other group types. Replaced, never
+	// written in place.
+	targetStandby, targetWarmup   []TopicPartitions
+	standby, warmup               []TopicPartitions
+	pendingStandby, pendingWarmup []TopicPartitions
 	// assignedEpochs and pendingEpochs are aligned with assigned and pending:
 	// the member epoch at which each partition (task) was assigned
 	// (KIP-1251), derived on replay by stampAssignmentEpochs. Replaced, never
@@ -206,11 +215,18 @@ type topicPartition struct {
 // currentAssignment is the member's reconciliation state.
 func (m *member) currentAssignment() memberAssignment {
 	return memberAssignment{state: m.state, epoch: m.memberEpoch, previousEpoch: m.previousMemberEpoch,
-		assigned: m.assigned, pending: m.pending}
+		assigned: taskSets{m.assigned, m.standby, m.warmup}, pending: taskSets{m.pending, m.pendingStandby, m.pendingWarmup}}
 }
 
 func (m *member) setCurrentAssignment(a memberAssignment) {
-	m.state, m.memberEpoch, m.previousMemberEpoch, m.assigned, m.pending = a.state, a.epoch, a.previousEpoch, a.assigned, a.pending
+	m.state, m.memberEpoch, m.previousMemberEpoch = a.state, a.epoch, a.previousEpoch
+	m.assigned, m.standby, m.warmup = a.assigned[roleActive], a.assigned[roleStandby], a.assigned[roleWarmup]
+	m.pending, m.pendingStandby, m.pendingWarmup = a.pending[roleActive], a.pending[roleStandby], a.pending[roleWarmup]
+}
+
+// targets is the member's target assignment as a taskSets.
+func (m *member) targets() taskSets {
+	return taskSets{m.target, m.targetStandby, m.targetWarmup}
 }
 
 // partitionOwned reports whether a member of the group holds the partition
@@ -267,7 +283,7 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 			return false
 		}
 		for _, st := range g.topology.Subtopologies {
-			if slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic) {
+			if st.ReadsTopic(topic) {
 				return true
 			}
 		}

@@ -465,12 +465,8 @@ func (v *view) maybeAssign() {
 			return
 		}
 	}
-	for i, m := range v.members {
-		if !equalAssignment(targets[i], m.target) {
-			m = v.own(i)
-			m.target = targets[i]
-			v.records = append(v.records, v.targetMemberRecord(m.id, m.target, false))
-		}
+	for i := range v.members {
+		v.setTarget(i, taskSets{roleActive: targets[i]})
 	}
 	v.aEpoch = v.epoch
 	v.records = append(v.records, v.targetEpochRecord())
@@ -498,7 +494,7 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 			n = max(n, p)
 		}
 		for _, t := range st.RepartitionSourceTopics {
-			n = max(n, v.s.TopicPartitions(t))
+			n = max(n, v.s.TopicPartitions(t.Name))
 		}
 		if !ready {
 			n = 0
@@ -546,6 +542,28 @@ func (v *view) groupEpochRecord() Record {
 	return &ConsumerGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
 }
 
+// setTarget gives member i a new target assignment (for a streams member
+// its active, standby and warm-up tasks; other types use roleActive only)
+// and writes its target record when the target changed.
+func (v *view) setTarget(i int, target taskSets) {
+	m := v.members[i]
+	if cur := m.targets(); cur.equal(&target) {
+		return
+	}
+	m = v.own(i)
+	m.target, m.targetStandby, m.targetWarmup = target[roleActive], target[roleStandby], target[roleWarmup]
+	v.records = append(v.records, v.targetRecord(m))
+}
+
+// targetRecord is member m's target assignment record.
+func (v *view) targetRecord(m *member) Record {
+	if v.typ == Streams {
+		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: partitionsToTasks(m.target),
+			StandbyTasks: partitionsToTasks(m.targetStandby), WarmupTasks: partitionsToTasks(m.targetWarmup)}
+	}
+	return v.targetMemberRecord(m.id, m.target, false)
+}
+
 func (v *view) targetMemberRecord(id string, target []TopicPartitions, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
@@ -580,21 +598,6 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 	}
 	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, State: m.state, Partitions: m.assigned, PartitionsPendingRevocation: m.pending}
-}
-
-// cloneTopology deep-copies t.
-func cloneTopology(t *Topology) Topology {
-	c := Topology{Epoch: t.Epoch, Subtopologies: make([]Subtopology, len(t.Subtopologies))}
-	for i, st := range t.Subtopologies {
-		c.Subtopologies[i] = Subtopology{ID: st.ID, SourceTopics: slices.Clone(st.SourceTopics), RepartitionSourceTopics: slices.Clone(st.RepartitionSourceTopics)}
-	}
-	return c
-}
-
-func topologyEqual(a, b *Topology) bool {
-	return a.Epoch == b.Epoch && slices.EqualFunc(a.Subtopologies, b.Subtopologies, func(x, y Subtopology) bool {
-		return x.ID == y.ID && slices.Equal(x.SourceTopics, y.SourceTopics) && slices.Equal(x.RepartitionSourceTopics, y.RepartitionSourceTopics)
-	})
 }
 
 // fenceMember is the session-timeout path: the same records as a leave
@@ -687,7 +690,7 @@ func (h *topicHasher) topology(t *Topology) {
 	}
 	for _, st := range t.Subtopologies {
 		h.add(st.SourceTopics...)
-		h.add(st.RepartitionSourceTopics...)
+		h.add(st.RepartitionSourceTopicNames()...)
 	}
 }
 

@@ -109,9 +109,7 @@ func streamsAssignmentEpochValidator(g *group, m *member, epoch int32) (partitio
 	}
 	t := g.topology
 	return func(topic string, partition int32) error {
-		i := slices.IndexFunc(t.Subtopologies, func(st Subtopology) bool {
-			return slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic)
-		})
+		i := slices.IndexFunc(t.Subtopologies, func(st Subtopology) bool { return st.ReadsTopic(topic) })
 		if i < 0 {
 			return kerr.StaleMemberEpoch.WithMessage("Topic %s is not in the topology.", topic)
 		}

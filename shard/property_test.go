@@ -81,9 +81,17 @@ var (
 		topo(0, "t0"),
 		topo(0, "t1"),
 		topo(1, "t0", "t1"),
-		{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"t0"}}, {ID: "1", SourceTopics: []string{"t2"}, RepartitionSourceTopics: []string{"t3"}}}},
+		{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"t0"}}, {ID: "1", SourceTopics: []string{"t2"}, RepartitionSourceTopics: []TopicInfo{{Name: "t3"}}}}},
 		topo(2, "t2"),
 		topo(3, "t3", "t0"),
+		// A repartitioning, stateful, copartitioned topology (its internal
+		// topics t2 and t3 are in the workload's metadata image).
+		{Epoch: 2, Subtopologies: []Subtopology{
+			{ID: "0", SourceTopics: []string{"t0"}, RepartitionSinkTopics: []string{"t2"}},
+			{ID: "1", SourceTopics: []string{"t1"}, RepartitionSourceTopics: []TopicInfo{{Name: "t2"}},
+				StateChangelogTopics: []TopicInfo{{Name: "t3", Configs: []TopicConfig{{Key: "cleanup.policy", Value: "compact"}}}},
+				CopartitionGroups:    []CopartitionGroup{{SourceTopics: []int16{0}, RepartitionSourceTopics: []int16{0}}}},
+		}},
 	}
 )
 

@@ -45,17 +45,119 @@ func (s MemberState) String() string {
 	return "UNKNOWN"
 }
 
+// StreamsMemberState is a KIP-1071 member's reconciliation state as its
+// record stores it: Kafka's org.apache.kafka.coordinator.group.streams.
+// MemberState with its byte values, which start at 1 where the consumer
+// ones start at 0. In memory a streams member's state is a MemberState
+// (the same three phases); the record converts.
+type StreamsMemberState int8
+
+// Streams member states.
+const (
+	StreamsMemberStable          StreamsMemberState = 1
+	StreamsMemberUnrevokedTasks  StreamsMemberState = 2
+	StreamsMemberUnreleasedTasks StreamsMemberState = 3
+	StreamsMemberUnknown         StreamsMemberState = 127
+)
+
+func (s StreamsMemberState) String() string {
+	switch s {
+	case StreamsMemberStable:
+		return "STABLE"
+	case StreamsMemberUnrevokedTasks:
+		return "UNREVOKED_TASKS"
+	case StreamsMemberUnreleasedTasks:
+		return "UNRELEASED_TASKS"
+	}
+	return "UNKNOWN"
+}
+
+// streamsState is the record value of a streams member's in-memory state.
+func streamsState(s MemberState) StreamsMemberState {
+	switch s {
+	case MemberStable:
+		return StreamsMemberStable
+	case MemberUnrevokedPartitions:
+		return StreamsMemberUnrevokedTasks
+	case MemberUnreleasedPartitions:
+		return StreamsMemberUnreleasedTasks
+	}
+	return StreamsMemberUnknown
+}
+
+// memberStateFromStreams is Kafka's streams MemberState.fromValue, mapped
+// onto the in-memory phases.
+func memberStateFromStreams(s StreamsMemberState) MemberState {
+	switch s {
+	case StreamsMemberStable:
+		return MemberStable
+	case StreamsMemberUnrevokedTasks:
+		return MemberUnrevokedPartitions
+	case StreamsMemberUnreleasedTasks:
+		return MemberUnreleasedPartitions
+	}
+	return MemberUnknown
+}
+
+// taskRole indexes the task sets of a streams member, Kafka's TaskRole.
+// Consumer members use only roleActive, for their partitions.
+type taskRole int
+
+// Task roles, in Kafka's TasksTuple order.
+const (
+	roleActive taskRole = iota
+	roleStandby
+	roleWarmup
+	numTaskRoles
+)
+
+// taskSets is Kafka's TasksTuple: a member's active, standby and warm-up
+// tasks, each a sorted list with the subtopology id in the Topic field.
+// A consumer member's partitions sit in roleActive; the other two are empty.
+type taskSets [numTaskRoles][]TopicPartitions
+
+func (t *taskSets) empty() bool {
+	for _, a := range t {
+		if len(a) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *taskSets) equal(u *taskSets) bool {
+	for r := range t {
+		if !equalAssignment(t[r], u[r]) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsAny is TasksTuple.containsAny: some role of t shares a task with
+// the same role of u.
+func (t *taskSets) containsAny(u *taskSets) bool {
+	for r := range t {
+		for _, tp := range t[r] {
+			for _, p := range tp.Partitions {
+				if containsPartition(u[r], tp.Topic, p) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // memberAssignment is the part of a member that reconciliation reads and
-// writes: the fields of Kafka's ConsumerGroupCurrentMemberAssignmentValue.
-// Partitions are topic-partitions for consumer groups; a streams caller may
-// put tasks in them (subtopology id as the topic), as the target assignment
-// already does.
+// writes: the fields of Kafka's ConsumerGroupCurrentMemberAssignmentValue
+// and StreamsGroupCurrentMemberAssignmentValue.
 type memberAssignment struct {
 	state         MemberState
 	epoch         int32
 	previousEpoch int32
-	assigned      []TopicPartitions
-	pending       []TopicPartitions // partitions pending revocation
+	assigned      taskSets
+	pending       taskSets // pending revocation
 }
 
 // isReconciledTo is Kafka's ModernGroupMember.isReconciledTo.
@@ -72,40 +174,61 @@ func (a memberAssignment) withEpoch(epoch int32) memberAssignment {
 
 func (a *memberAssignment) equal(b *memberAssignment) bool {
 	return a.state == b.state && a.epoch == b.epoch && a.previousEpoch == b.previousEpoch &&
-		equalAssignment(a.assigned, b.assigned) && equalAssignment(a.pending, b.pending)
+		a.assigned.equal(&b.assigned) && a.pending.equal(&b.pending)
 }
 
-// currentAssignmentBuilder is Kafka's CurrentAssignmentBuilder
-// (org.apache.kafka.coordinator.group.modern.consumer): given a member's
-// current state and the group's target, it takes the one step that moves
-// the member toward the target without ever letting two members own a
-// partition. It is pure: build returns the next state and never writes.
+// currentAssignmentBuilder is Kafka's CurrentAssignmentBuilder, both of
+// them: org.apache.kafka.coordinator.group.modern.consumer's for partitions
+// and org.apache.kafka.coordinator.group.streams' for tasks. Given a
+// member's current state and the group's target, it takes the one step that
+// moves the member toward the target without ever letting two members own a
+// partition or an active task. It is pure: build returns the next state and
+// never writes.
+//
+// The two Kafka builders differ in three places, which are fields here:
+// the consumer one filters by subscription, the streams one asks per task
+// role whether a task is still held (unreleased), and the streams one moves
+// a member that finished revoking to its epoch + 1 (advanceOnRevocation)
+// where the consumer one keeps its epoch.
 type currentAssignmentBuilder struct {
 	member      memberAssignment
 	targetEpoch int32
-	target      []TopicPartitions
+	target      taskSets
 	// subscribed reports whether the member still subscribes to a topic; a
-	// topic it left is treated as having an empty target.
+	// topic it left is treated as having an empty target. nil (streams):
+	// every subtopology counts.
 	subscribed func(topic string) bool
 	// enforceSubscriptionConsistency is withHasSubscriptionChanged: strip
 	// unsubscribed topics even when the member is at the target epoch.
 	enforceSubscriptionConsistency bool
-	// partitionOwned reports whether another member (or this one) holds a
-	// partition in the group: Kafka's currentPartitionEpoch != -1.
-	partitionOwned func(topic string, partition int32) bool
-	// owned is the heartbeat's TopicPartitions; nil means the request did
-	// not carry the field (Kafka's null).
-	owned []TopicPartitions
+	// unreleased reports, per role, whether a task (partition) of the target
+	// that the member does not hold yet must be withheld: Kafka's
+	// isUnreleasedTask predicates (consumer: currentPartitionEpoch != -1).
+	// A nil entry withholds nothing.
+	unreleased [numTaskRoles]func(topic string, p int32) bool
+	// owned is the heartbeat's owned partitions or tasks; ownedSent is
+	// false when the request did not carry them (Kafka's null).
+	owned     taskSets
+	ownedSent bool
+	// advanceOnRevocation: a member that acknowledged its revocation
+	// reconciles from its epoch + 1 (the streams builder).
+	advanceOnRevocation bool
+	// streams selects the streams wording of the UNKNOWN-state fence.
+	streams bool
 	// skipRevocation is mutant.SkipRevocation: the member drops the
-	// partitions it must revoke without waiting for the acknowledgement.
+	// partitions (tasks) it must revoke without waiting for the
+	// acknowledgement.
 	skipRevocation bool
 }
 
 // errUnknownMemberState is build's FencedMemberEpochException for a member
-// in the UNKNOWN state that still owns partitions.
-type errUnknownMemberState struct{}
+// in the UNKNOWN state that still owns partitions or tasks.
+type errUnknownMemberState struct{ streams bool }
 
-func (errUnknownMemberState) Error() string {
+func (e errUnknownMemberState) Error() string {
+	if e.streams {
+		return "The streams group member is in a unknown state. The member must abandon all its tasks and rejoin."
+	}
 	return "The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin."
 }
 
@@ -124,11 +247,14 @@ func (b *currentAssignmentBuilder) build() (memberAssignment, error) {
 	case MemberUnrevokedPartitions:
 		// Revoked partitions count as revoked once the heartbeat's owned
 		// partitions no longer list them.
-		if b.ownsRevokedPartitions(m.pending) {
+		if b.ownsRevokedPartitions(&m.pending) {
 			if b.enforceSubscriptionConsistency {
 				return b.updateCurrentAssignment(m.epoch, m.assigned), nil
 			}
 			return *m, nil
+		}
+		if b.advanceOnRevocation {
+			return b.computeNextAssignment(m.epoch+1, m.assigned), nil
 		}
 		return b.computeNextAssignment(m.epoch, m.assigned), nil
 	case MemberUnreleasedPartitions:
@@ -136,38 +262,32 @@ func (b *currentAssignmentBuilder) build() (memberAssignment, error) {
 	}
 	// UNKNOWN: a newer coordinator wrote a state this one does not know;
 	// the member must start over without partitions.
-	if b.owned == nil || len(b.owned) > 0 {
-		return *m, errUnknownMemberState{}
+	if !b.ownedSent || !b.owned.empty() {
+		return *m, errUnknownMemberState{streams: b.streams}
 	}
 	return b.computeNextAssignment(b.targetEpoch, m.assigned), nil
 }
 
-// ownsRevokedPartitions is CurrentAssignmentBuilder.ownsRevokedPartitions:
-// without the owned field the member is assumed to still own them.
-func (b *currentAssignmentBuilder) ownsRevokedPartitions(revoked []TopicPartitions) bool {
+// ownsRevokedPartitions is CurrentAssignmentBuilder.ownsRevokedPartitions
+// (streams: ownedTasks.containsAny): without the owned field the member is
+// assumed to still own them.
+func (b *currentAssignmentBuilder) ownsRevokedPartitions(revoked *taskSets) bool {
 	if b.skipRevocation {
 		return false
 	}
-	if b.owned == nil {
+	if !b.ownedSent {
 		return true
 	}
-	for _, tp := range b.owned {
-		for _, p := range tp.Partitions {
-			if containsPartition(revoked, tp.Topic, p) {
-				return true
-			}
-		}
-	}
-	return false
+	return b.owned.containsAny(revoked)
 }
 
 // updateCurrentAssignment is CurrentAssignmentBuilder.updateCurrentAssignment:
 // drop the topics the member no longer subscribes to, asking for their
-// revocation if the member still owns them.
-func (b *currentAssignmentBuilder) updateCurrentAssignment(epoch int32, assigned []TopicPartitions) memberAssignment {
+// revocation if the member still owns them. Consumer groups only.
+func (b *currentAssignmentBuilder) updateCurrentAssignment(epoch int32, assigned taskSets) memberAssignment {
 	m := b.member
 	var kept, dropped []TopicPartitions
-	for _, tp := range assigned {
+	for _, tp := range assigned[roleActive] {
 		if b.subscribed(tp.Topic) {
 			kept = append(kept, tp)
 		} else {
@@ -177,20 +297,65 @@ func (b *currentAssignmentBuilder) updateCurrentAssignment(epoch int32, assigned
 	if len(dropped) == 0 {
 		return m
 	}
-	pending := mergeAssignments(m.pending, dropped)
+	pending := m.pending
+	pending[roleActive] = mergeAssignments(m.pending[roleActive], dropped)
 	next := m.withEpoch(epoch)
-	next.assigned = kept
-	if b.ownsRevokedPartitions(pending) {
+	next.assigned[roleActive] = kept
+	if b.ownsRevokedPartitions(&pending) {
 		next.state, next.pending = MemberUnrevokedPartitions, pending
 	}
 	return next
 }
 
-// computeNextAssignment is CurrentAssignmentBuilder.computeNextAssignment.
-func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned []TopicPartitions) memberAssignment {
+// computeNextAssignment is CurrentAssignmentBuilder.computeNextAssignment
+// with buildNewMember: per role, new assigned = current ∩ target, pending
+// revocation = current − target, pending assignment = target − current −
+// unreleased.
+func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned taskSets) memberAssignment {
 	m := b.member
-	topics := make([]string, 0, len(b.target)+len(assigned))
-	for _, tp := range b.target {
+	hasUnreleased := false
+	var newAssigned, newPending, pendingAssignment taskSets
+	for r := range numTaskRoles {
+		var u bool
+		newAssigned[r], newPending[r], pendingAssignment[r], u = b.difference(assigned[r], b.target[r], b.unreleased[r])
+		hasUnreleased = hasUnreleased || u
+	}
+
+	switch {
+	case !newPending.empty() && b.ownsRevokedPartitions(&newPending):
+		// Revoke first: the member stays at its epoch until it acknowledges.
+		next := m.withEpoch(epoch)
+		next.state, next.assigned, next.pending = MemberUnrevokedPartitions, newAssigned, newPending
+		return next
+	case !pendingAssignment.empty():
+		next := m.withEpoch(b.targetEpoch)
+		next.state = MemberStable
+		if hasUnreleased {
+			next.state = MemberUnreleasedPartitions
+		}
+		for r := range numTaskRoles {
+			next.assigned[r] = mergeAssignments(newAssigned[r], pendingAssignment[r])
+		}
+		next.pending = taskSets{}
+		return next
+	default:
+		next := m.withEpoch(b.targetEpoch)
+		next.state = MemberStable
+		if hasUnreleased {
+			next.state = MemberUnreleasedPartitions
+		}
+		next.assigned, next.pending = newAssigned, taskSets{}
+		return next
+	}
+}
+
+// difference is computeAssignmentDifference for one role.
+func (b *currentAssignmentBuilder) difference(assigned, targetAll []TopicPartitions, unreleased func(string, int32) bool) (keepAll, revokeAll, addAll []TopicPartitions, hasUnreleased bool) {
+	if len(assigned) == 0 && len(targetAll) == 0 {
+		return nil, nil, nil, false
+	}
+	topics := make([]string, 0, len(targetAll)+len(assigned))
+	for _, tp := range targetAll {
 		topics = append(topics, tp.Topic)
 	}
 	for _, tp := range assigned {
@@ -198,16 +363,12 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned [
 	}
 	slices.Sort(topics)
 	topics = slices.Compact(topics)
-
-	hasUnreleased := false
-	var newAssigned, newPending, pendingAssignment []TopicPartitions
 	for _, topic := range topics {
 		var target []int32
-		if b.subscribed(topic) {
-			target = partitionsOf(b.target, topic)
+		if b.subscribed == nil || b.subscribed(topic) {
+			target = partitionsOf(targetAll, topic)
 		}
 		current := partitionsOf(assigned, topic)
-		// New assigned = current ∩ target; pending revocation = current − target.
 		var keep, revoke []int32
 		for _, p := range current {
 			if _, ok := slices.BinarySearch(target, p); ok {
@@ -216,54 +377,28 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned [
 				revoke = append(revoke, p)
 			}
 		}
-		// Pending assignment = target − current − unreleased. A partition
-		// this member is itself revoking does not count as unreleased: only
-		// one member can own a partition.
 		var add []int32
 		for _, p := range target {
 			if _, ok := slices.BinarySearch(current, p); ok {
 				continue
 			}
-			if b.partitionOwned(topic, p) && !containsPartition(m.pending, topic, p) {
+			if unreleased != nil && unreleased(topic, p) {
 				hasUnreleased = true
 				continue
 			}
 			add = append(add, p)
 		}
 		if len(keep) > 0 {
-			newAssigned = append(newAssigned, TopicPartitions{Topic: topic, Partitions: keep})
+			keepAll = append(keepAll, TopicPartitions{Topic: topic, Partitions: keep})
 		}
 		if len(revoke) > 0 {
-			newPending = append(newPending, TopicPartitions{Topic: topic, Partitions: revoke})
+			revokeAll = append(revokeAll, TopicPartitions{Topic: topic, Partitions: revoke})
 		}
 		if len(add) > 0 {
-			pendingAssignment = append(pendingAssignment, TopicPartitions{Topic: topic, Partitions: add})
+			addAll = append(addAll, TopicPartitions{Topic: topic, Partitions: add})
 		}
 	}
-
-	switch {
-	case len(newPending) > 0 && b.ownsRevokedPartitions(newPending):
-		// Revoke first: the member stays at its epoch until it acknowledges.
-		next := m.withEpoch(epoch)
-		next.state, next.assigned, next.pending = MemberUnrevokedPartitions, newAssigned, newPending
-		return next
-	case len(pendingAssignment) > 0:
-		next := m.withEpoch(b.targetEpoch)
-		next.state = MemberStable
-		if hasUnreleased {
-			next.state = MemberUnreleasedPartitions
-		}
-		next.assigned, next.pending = mergeAssignments(newAssigned, pendingAssignment), nil
-		return next
-	default:
-		next := m.withEpoch(b.targetEpoch)
-		next.state = MemberStable
-		if hasUnreleased {
-			next.state = MemberUnreleasedPartitions
-		}
-		next.assigned, next.pending = newAssigned, nil
-		return next
-	}
+	return keepAll, revokeAll, addAll, hasUnreleased
 }
 
 // partitionsOf returns topic's sorted partitions in a (nil when absent).

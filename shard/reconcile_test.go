@@ -12,6 +12,9 @@ func tps(topic string, partitions ...int32) TopicPartitions {
 	return TopicPartitions{Topic: topic, Partitions: partitions}
 }
 
+// act is a consumer member's assignment: its partitions in roleActive.
+func act(a ...TopicPartitions) taskSets { return taskSets{asg(a...)} }
+
 // asg is an assignment (never nil: an empty one is a sent, empty list).
 func asg(a ...TopicPartitions) []TopicPartitions { return append([]TopicPartitions{}, a...) }
 
@@ -32,125 +35,127 @@ func TestCurrentAssignmentBuilder(t *testing.T) {
 	}{
 		{
 			name:   "testStableToStable",
-			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 			target: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3)), targetEpoch: 11,
 			owned: asg(),
-			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 		},
 		{
 			name:   "testStableToStableWithNewPartitions",
-			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 			target: asg(tps("bar", 4, 5, 6, 7), tps("foo", 1, 2, 3, 4)), targetEpoch: 11,
 			owned: asg(),
-			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6, 7), tps("foo", 1, 2, 3, 4))},
+			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6, 7), tps("foo", 1, 2, 3, 4))},
 		},
 		{
 			name:   "testStableToUnrevokedPartitions",
-			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 			target: asg(tps("bar", 5, 6, 7), tps("foo", 2, 3, 4)), targetEpoch: 11,
 			owned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3)),
 			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 		},
 		{
 			name:   "testStableToUnreleasedPartitions",
-			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 			target: asg(tps("bar", 4, 5, 6, 7), tps("foo", 1, 2, 3, 4)), targetEpoch: 11,
 			owners: asg(tps("bar", 7), tps("foo", 4)),
 			owned:  asg(),
-			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 		},
 		{
 			// Owned partitions that do not include the revoked ones: the
 			// member has already revoked, so it moves on at once.
 			name:   "testStableToUnreleasedPartitionsWithOwnedPartitionsNotHavingRevokedPartitions",
-			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
+			member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2, 3))},
 			target: asg(tps("bar", 4, 5, 6, 7), tps("foo", 1, 2)), targetEpoch: 11,
 			owners: asg(tps("bar", 7)),
 			owned:  asg(tps("foo", 1, 2)),
-			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: asg(tps("bar", 4, 5, 6), tps("foo", 1, 2))},
+			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: act(tps("bar", 4, 5, 6), tps("foo", 1, 2))},
 		},
 		{
 			name: "testUnrevokedPartitionsToStable",
 			member: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 			target: asg(tps("bar", 5, 6), tps("foo", 2, 3)), targetEpoch: 11,
 			owned: asg(tps("bar", 5, 6), tps("foo", 2, 3)),
-			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 		},
 		{
 			name: "testRemainsInUnrevokedPartitions",
 			member: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 			target: asg(tps("bar", 6), tps("foo", 3)), targetEpoch: 12,
 			owned: nil, // not sent: the member is assumed to still own them
 			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 		},
 		{
 			name: "testUnrevokedPartitionsToUnrevokedPartitions",
 			member: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 			target: asg(tps("bar", 6), tps("foo", 3)), targetEpoch: 12,
 			owned: asg(tps("bar", 5, 6), tps("foo", 2, 3)),
 			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
-				assigned: asg(tps("bar", 6), tps("foo", 3)), pending: asg(tps("bar", 5), tps("foo", 2))},
+				assigned: act(tps("bar", 6), tps("foo", 3)), pending: act(tps("bar", 5), tps("foo", 2))},
 		},
 		{
 			name: "testUnrevokedPartitionsToUnreleasedPartitions",
 			member: memberAssignment{state: MemberUnrevokedPartitions, epoch: 11, previousEpoch: 10,
-				assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3)), pending: asg(tps("bar", 4), tps("foo", 1))},
+				assigned: act(tps("bar", 5, 6), tps("foo", 2, 3)), pending: act(tps("bar", 4), tps("foo", 1))},
 			target: asg(tps("bar", 5, 6, 7), tps("foo", 2, 3)), targetEpoch: 11,
 			owners: asg(tps("bar", 7)),
 			owned:  asg(tps("bar", 5, 6), tps("foo", 2, 3)),
-			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 		},
 		{
 			name:   "testUnreleasedPartitionsToStable",
-			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 			target: asg(tps("bar", 5, 6), tps("foo", 2, 3)), targetEpoch: 12,
 			owned: asg(tps("bar", 5, 6), tps("foo", 2, 3)),
-			want:  memberAssignment{state: MemberStable, epoch: 12, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			want:  memberAssignment{state: MemberStable, epoch: 12, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 		},
 		{
 			name:   "testUnreleasedPartitionsToStableWithNewPartitions",
-			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 			target: asg(tps("bar", 5, 6, 7), tps("foo", 2, 3)), targetEpoch: 11,
 			owned: asg(tps("bar", 5, 6), tps("foo", 2, 3)),
-			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6, 7), tps("foo", 2, 3))},
+			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6, 7), tps("foo", 2, 3))},
 		},
 		{
 			name:   "testUnreleasedPartitionsToUnreleasedPartitions",
-			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 			target: asg(tps("bar", 5, 6, 7), tps("foo", 2, 3)), targetEpoch: 11,
 			owners: asg(tps("bar", 7)),
 			owned:  asg(tps("bar", 5, 6), tps("foo", 2, 3)),
-			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			want:   memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 		},
 		{
 			name:   "testUnreleasedPartitionsToUnrevokedPartitions",
-			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			member: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 			target: asg(tps("bar", 6), tps("foo", 3)), targetEpoch: 12,
 			owned: asg(tps("bar", 5, 6), tps("foo", 2, 3)),
 			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 11, previousEpoch: 11,
-				assigned: asg(tps("bar", 6), tps("foo", 3)), pending: asg(tps("bar", 5), tps("foo", 2))},
+				assigned: act(tps("bar", 6), tps("foo", 3)), pending: act(tps("bar", 5), tps("foo", 2))},
 		},
 		{
 			// A member that owns nothing in the UNKNOWN state starts over at
 			// the target epoch.
 			name:   "testUnknownState/owns nothing",
-			member: memberAssignment{state: MemberUnknown, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			member: memberAssignment{state: MemberUnknown, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 			target: asg(tps("bar", 5, 6), tps("foo", 2, 3)), targetEpoch: 11,
 			owned: asg(),
-			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 11, assigned: asg(tps("bar", 5, 6), tps("foo", 2, 3))},
+			want:  memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 11, assigned: act(tps("bar", 5, 6), tps("foo", 2, 3))},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := currentAssignmentBuilder{
-				member: tc.member, targetEpoch: tc.targetEpoch, target: tc.target, subscribed: subscribedFooBar,
-				partitionOwned: func(topic string, p int32) bool { return containsPartition(tc.owners, topic, p) },
-				owned:          tc.owned,
+				member: tc.member, targetEpoch: tc.targetEpoch, target: taskSets{tc.target}, subscribed: subscribedFooBar,
+				unreleased: [numTaskRoles]func(string, int32) bool{roleActive: func(topic string, p int32) bool {
+					return containsPartition(tc.owners, topic, p) && !containsPartition(tc.member.pending[roleActive], topic, p)
+				}},
+				owned: taskSets{tc.owned}, ownedSent: tc.owned != nil,
 			}
 			got, err := b.build()
 			require.NoError(t, err)
@@ -165,9 +170,9 @@ func TestCurrentAssignmentBuilder(t *testing.T) {
 func TestCurrentAssignmentBuilder_UnknownStateFences(t *testing.T) {
 	for _, owned := range [][]TopicPartitions{nil, asg(tps("foo", 2))} {
 		b := currentAssignmentBuilder{
-			member: memberAssignment{state: MemberUnknown, epoch: 11, assigned: asg(tps("foo", 2))},
-			target: asg(tps("foo", 2)), targetEpoch: 11, subscribed: func(string) bool { return true },
-			partitionOwned: func(string, int32) bool { return false }, owned: owned,
+			member: memberAssignment{state: MemberUnknown, epoch: 11, assigned: act(tps("foo", 2))},
+			target: taskSets{asg(tps("foo", 2))}, targetEpoch: 11, subscribed: func(string) bool { return true },
+			owned: taskSets{owned}, ownedSent: owned != nil,
 		}
 		_, err := b.build()
 		assert.ErrorIs(t, err, errUnknownMemberState{})
@@ -180,23 +185,22 @@ func TestCurrentAssignmentBuilder_UnknownStateFences(t *testing.T) {
 // anything else, keeping its epoch.
 func TestCurrentAssignmentBuilder_SubscriptionChange(t *testing.T) {
 	b := currentAssignmentBuilder{
-		member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 9, assigned: asg(tps("bar", 1), tps("foo", 2))},
-		target: asg(tps("bar", 1), tps("foo", 2)), targetEpoch: 10,
+		member: memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 9, assigned: act(tps("bar", 1), tps("foo", 2))},
+		target: taskSets{asg(tps("bar", 1), tps("foo", 2))}, targetEpoch: 10,
 		subscribed:                     func(topic string) bool { return topic == "foo" },
 		enforceSubscriptionConsistency: true,
-		partitionOwned:                 func(string, int32) bool { return false },
-		owned:                          asg(tps("bar", 1), tps("foo", 2)),
+		owned:                          taskSets{asg(tps("bar", 1), tps("foo", 2))}, ownedSent: true,
 	}
 	got, err := b.build()
 	require.NoError(t, err)
-	want := memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10, assigned: asg(tps("foo", 2)), pending: asg(tps("bar", 1))}
+	want := memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10, assigned: act(tps("foo", 2)), pending: act(tps("bar", 1))}
 	assert.True(t, got.equal(&want), "got %+v", got)
 
 	// Already revoked (owned no longer lists bar): shrink and stay STABLE.
-	b.owned = asg(tps("foo", 2))
+	b.owned = taskSets{asg(tps("foo", 2))}
 	got, err = b.build()
 	require.NoError(t, err)
-	want = memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: asg(tps("foo", 2))}
+	want = memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: act(tps("foo", 2))}
 	assert.True(t, got.equal(&want), "got %+v", got)
 }
 

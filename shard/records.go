@@ -201,22 +201,36 @@ type StreamsGroupTargetAssignmentMetadata struct {
 	Tombstone       bool
 }
 
-// StreamsGroupTargetAssignmentMember is one streams member's target tasks.
+// StreamsGroupTargetAssignmentMember is one streams member's target tasks,
+// Kafka's StreamsGroupTargetAssignmentMemberValue: active, standby and
+// warm-up tasks.
 type StreamsGroupTargetAssignmentMember struct {
-	Group       string
-	MemberID    string
-	ActiveTasks []TaskIDs
-	Tombstone   bool
+	Group        string
+	MemberID     string
+	ActiveTasks  []TaskIDs
+	StandbyTasks []TaskIDs
+	WarmupTasks  []TaskIDs
+	Tombstone    bool
 }
 
-// StreamsGroupCurrentMemberAssignment is a streams member's reconciled state.
+// StreamsGroupCurrentMemberAssignment is a streams member's reconciliation
+// state, Kafka's StreamsGroupCurrentMemberAssignmentValue: its epochs, its
+// state (Kafka's streams MemberState values, see StreamsMemberState), the
+// active, standby and warm-up tasks it owns and those it must revoke before
+// it may move to the next epoch.
 type StreamsGroupCurrentMemberAssignment struct {
-	Group               string
-	MemberID            string
-	MemberEpoch         int32
-	PreviousMemberEpoch int32
-	ActiveTasks         []TaskIDs
-	Tombstone           bool
+	Group                         string
+	MemberID                      string
+	MemberEpoch                   int32
+	PreviousMemberEpoch           int32
+	State                         StreamsMemberState
+	ActiveTasks                   []TaskIDs
+	StandbyTasks                  []TaskIDs
+	WarmupTasks                   []TaskIDs
+	ActiveTasksPendingRevocation  []TaskIDs
+	StandbyTasksPendingRevocation []TaskIDs
+	WarmupTasksPendingRevocation  []TaskIDs
+	Tombstone                     bool
 }
 
 // ShareGroupMetadata carries a share group's epoch; its tombstone deletes the group.
@@ -339,19 +353,61 @@ type TaskIDs struct {
 	Partitions    []int32
 }
 
-// Topology is the assignment-relevant part of a streams topology (KIP-1071):
-// its epoch and subtopologies.
+// Topology is the part of a streams topology KIP-1071 sends for assignment,
+// Kafka's StreamsGroupTopologyValue: its epoch and subtopologies.
 type Topology struct {
 	Epoch         int32
 	Subtopologies []Subtopology
 }
 
-// Subtopology lists the topics a subtopology reads. A subtopology has as many
-// tasks as its largest source topic has partitions.
+// Subtopology is Kafka's StreamsGroupTopologyValue.Subtopology: the topics a
+// subtopology reads, writes for repartitioning and backs its state stores
+// with. It has as many tasks as the largest partition count among its source
+// and repartition source topics (InternalTopicManager.computeNumberOfTasks).
 type Subtopology struct {
-	ID                      string
-	SourceTopics            []string
-	RepartitionSourceTopics []string
+	ID string
+	// SourceTopics are the user topics the subtopology reads; they must
+	// exist (else MISSING_SOURCE_TOPICS).
+	SourceTopics []string
+	// RepartitionSinkTopics are the repartition topics the subtopology
+	// writes; another subtopology reads each of them.
+	RepartitionSinkTopics []string
+	// RepartitionSourceTopics are the internal repartition topics the
+	// subtopology reads; the coordinator decides their partition counts
+	// (RepartitionTopics) unless Partitions fixes one.
+	RepartitionSourceTopics []TopicInfo
+	// StateChangelogTopics are the internal changelog topics of the
+	// subtopology's state stores; each gets the subtopology's task count
+	// (ChangelogTopics). A subtopology with any is stateful.
+	StateChangelogTopics []TopicInfo
+	// CopartitionGroups are sets of the subtopology's source and repartition
+	// source topics that must have the same partition count
+	// (CopartitionedTopicsEnforcer).
+	CopartitionGroups []CopartitionGroup
+}
+
+// TopicInfo is Kafka's StreamsGroupTopologyValue.TopicInfo: an internal topic
+// of a topology. Partitions 0 lets the coordinator decide the count (always
+// 0 for changelog topics); ReplicationFactor 0 takes the broker's default.
+type TopicInfo struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16
+	Configs           []TopicConfig
+}
+
+// TopicConfig is one topic-level configuration of an internal topic.
+type TopicConfig struct {
+	Key   string
+	Value string
+}
+
+// CopartitionGroup is Kafka's StreamsGroupTopologyValue.CopartitionGroup:
+// indexes into the subtopology's SourceTopics and RepartitionSourceTopics of
+// topics that must be copartitioned.
+type CopartitionGroup struct {
+	SourceTopics            []int16
+	RepartitionSourceTopics []int16
 }
 
 // ConsumerGroupRegularExpression is Kafka's ConsumerGroupRegularExpression

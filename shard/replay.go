@@ -120,7 +120,11 @@ func (s *Shard) apply(r Record) error {
 	case *ShareGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
 	case *StreamsGroupTargetAssignmentMember:
-		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) { m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks)) })
+		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
+			m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
+			m.targetStandby = tasksToPartitions(tombstoned(r.Tombstone, r.StandbyTasks))
+			m.targetWarmup = tasksToPartitions(tombstoned(r.Tombstone, r.WarmupTasks))
+		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		return s.applyConsumerCurrentAssignment(r)
 	case *ShareGroupCurrentMemberAssignment:
@@ -404,7 +408,7 @@ func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssi
 	next := &memberAssignment{}
 	if !r.Tombstone {
 		next = &memberAssignment{state: memberStateFromValue(r.State), epoch: r.MemberEpoch, previousEpoch: r.PreviousMemberEpoch,
-			assigned: r.Partitions, pending: r.PartitionsPendingRevocation}
+			assigned: taskSets{r.Partitions}, pending: taskSets{r.PartitionsPendingRevocation}}
 	}
 	if g != nil {
 		if err := checkPartitionEpochs(r, g, old, next); err != nil {
@@ -420,7 +424,7 @@ func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssi
 	m := g.member(r.MemberID)
 	g.removePartitionEpochs(m)
 	// KIP-1251: each partition keeps the epoch it was first assigned at.
-	assignedEpochs, pendingEpochs := m.stampAssignmentEpochs(next.assigned, next.epoch), m.stampAssignmentEpochs(next.pending, next.epoch)
+	assignedEpochs, pendingEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch), m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
 	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
 	m.setCurrentAssignment(*next)
 	g.addPartitionEpochs(m)
@@ -453,7 +457,7 @@ func checkPartitionEpochs(r Record, g *group, old *member, next *memberAssignmen
 		return nil
 	}
 	seen := map[topicPartition]bool{}
-	for _, a := range [2][]TopicPartitions{next.assigned, next.pending} {
+	for _, a := range [2][]TopicPartitions{next.assigned[roleActive], next.pending[roleActive]} {
 		for _, tp := range a {
 			for _, p := range tp.Partitions {
 				k := topicPartition{tp.Topic, p}

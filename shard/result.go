@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -109,32 +108,4 @@ func validateMemberID(id string) error {
 
 func notTypeErr(id string, want GroupType) error {
 	return kerr.GroupIDNotFound.WithMessage("Group %s is not a %s group.", id, want)
-}
-
-func validateTopology(t *Topology) error {
-	if t.Epoch < 0 {
-		return kerr.InvalidRequest.WithMessage("topology epoch is %d, but must be >= 0", t.Epoch)
-	}
-	if len(t.Subtopologies) == 0 {
-		return kerr.StreamsInvalidTopology.WithMessage("topology has no subtopologies")
-	}
-	seen := map[string]bool{}
-	for _, st := range t.Subtopologies {
-		if st.ID == "" {
-			return kerr.StreamsInvalidTopology.WithMessage("subtopology with an empty id")
-		}
-		if seen[st.ID] {
-			return kerr.StreamsInvalidTopology.WithMessage("duplicate subtopology id %q", st.ID)
-		}
-		seen[st.ID] = true
-		if len(st.SourceTopics)+len(st.RepartitionSourceTopics) == 0 {
-			return kerr.StreamsInvalidTopology.WithMessage("subtopology %q has no source topics", st.ID)
-		}
-		for _, topic := range append(append([]string(nil), st.SourceTopics...), st.RepartitionSourceTopics...) {
-			if err := validateTopicName(topic); err != nil {
-				return fmt.Errorf("subtopology %q: %w", st.ID, err)
-			}
-		}
-	}
-	return nil
 }

@@ -95,7 +95,7 @@ func subscribes(d shard.GroupDescription, topic string) bool {
 			return false
 		}
 		for _, st := range d.Topology.Subtopologies {
-			if slices.Contains(st.SourceTopics, topic) || slices.Contains(st.RepartitionSourceTopics, topic) {
+			if st.ReadsTopic(topic) {
 				return true
 			}
 		}

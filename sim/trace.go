@@ -66,8 +66,17 @@ type traceEvent struct {
 	n      int64
 }
 
+// FormatVirtual writes virtual time, an instant (since the run's start) or
+// a span, the one way coordsim prints it everywhere: in the trace (t=...),
+// the run and replay summaries, metrics samples and the HTML report. It is
+// Go's duration syntax at the simulation's millisecond resolution ("6h20m0s",
+// "31.2s", "200ms"), the syntax --duration and the scenario keys read, so a
+// time can be pasted back. Wall-clock times are labelled "wall" wherever
+// they are printed.
+func FormatVirtual(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
 func (t traceEvent) String() string {
-	s := fmt.Sprintf("step=%d t=%s %s", t.step, time.Duration(t.atMs-startMs)*time.Millisecond, traceNames[t.kind])
+	s := fmt.Sprintf("step=%d t=%s %s", t.step, FormatVirtual(time.Duration(t.atMs-startMs)*time.Millisecond), traceNames[t.kind])
 	if t.broker >= 0 {
 		s += " broker=" + strconv.Itoa(int(t.broker))
 	}

@@ -10,7 +10,9 @@ import (
 // carries TopologyDescriptionRequired when the coordinator solicits a
 // push). The member's topology (its epoch, each subtopology's source and
 // repartition-source topics) goes to the coordinator; active tasks come
-// back. Standby and warm-up tasks, endpoints, client tags and task offsets
+// back. The topology carries repartition and changelog topics and
+// copartition groups; the coordinator configures them as Kafka's
+// InternalTopicManager does. Standby and warm-up tasks, endpoints, client tags and task offsets
 // are not modelled: the answer's standby and warm-up lists are empty.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
@@ -26,14 +28,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		sreq.ProcessID = *req.ProcessID
 	}
 	if t := req.Topology; t != nil {
-		sreq.Topology = &shard.Topology{Epoch: t.Epoch}
-		for _, s := range t.Subtopologies {
-			sub := shard.Subtopology{ID: s.SubtopologyID, SourceTopics: s.SourceTopics}
-			for _, rs := range s.RepartitionSourceTopics {
-				sub.RepartitionSourceTopics = append(sub.RepartitionSourceTopics, rs.Topic)
-			}
-			sreq.Topology.Subtopologies = append(sreq.Topology.Subtopologies, sub)
-		}
+		sreq.Topology = topologyFromWire(t)
 	}
 	hb, err := r.driver().StreamsGroupHeartbeat(r.ctx, sreq)
 	if err != nil {
@@ -54,4 +49,54 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.StandbyTasks, resp.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
 	}
 	return resp, nil
+}
+
+// topologyFromWire decodes the request's topology into the shard's model
+// (Kafka's StreamsCoordinatorRecordHelpers.convertToStreamsGroupTopologyRecord):
+// the source, repartition sink, repartition source and state changelog
+// topics and the copartition groups. Source topic regexes are not modelled.
+func topologyFromWire(t *kmsg.StreamsGroupHeartbeatRequestTopology) *shard.Topology {
+	out := &shard.Topology{Epoch: t.Epoch}
+	for _, s := range t.Subtopologies {
+		sub := shard.Subtopology{
+			ID: s.SubtopologyID, SourceTopics: s.SourceTopics, RepartitionSinkTopics: s.RepartitionSinkTopics,
+			RepartitionSourceTopics: topicInfosFromWire(s.RepartitionSourceTopics),
+			StateChangelogTopics:    topicInfosFromWire(s.StateChangelogTopics),
+		}
+		for _, cg := range s.CopartitionGroups {
+			sub.CopartitionGroups = append(sub.CopartitionGroups, shard.CopartitionGroup{
+				SourceTopics: cg.SourceTopics, RepartitionSourceTopics: cg.RepartitionSourceTopics,
+			})
+		}
+		out.Subtopologies = append(out.Subtopologies, sub)
+	}
+	return out
+}
+
+func topicInfosFromWire(infos []kmsg.TopicInfo) []shard.TopicInfo {
+	var out []shard.TopicInfo
+	for _, ti := range infos {
+		info := shard.TopicInfo{Name: ti.Topic, Partitions: ti.NumPartitions, ReplicationFactor: ti.ReplicationFactor}
+		for _, c := range ti.Configs {
+			info.Configs = append(info.Configs, shard.TopicConfig{Key: c.Key, Value: c.Value})
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// topicInfosToWire encodes internal topics for a describe.
+func topicInfosToWire(infos []shard.TopicInfo) []kmsg.TopicInfo {
+	var out []kmsg.TopicInfo
+	for _, ti := range infos {
+		w := kmsg.NewTopicInfo()
+		w.Topic, w.NumPartitions, w.ReplicationFactor = ti.Name, ti.Partitions, ti.ReplicationFactor
+		for _, c := range ti.Configs {
+			wc := kmsg.NewTopicInfoConfig()
+			wc.Key, wc.Value = c.Key, c.Value
+			w.Configs = append(w.Configs, wc)
+		}
+		out = append(out, w)
+	}
+	return out
 }

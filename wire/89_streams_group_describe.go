@@ -49,12 +49,9 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 			t.Epoch = d.Topology.Epoch
 			for _, s := range d.Topology.Subtopologies {
 				st := kmsg.NewStreamsGroupDescribeResponseGroupTopologySubtopology()
-				st.SubtopologyID, st.SourceTopics = s.ID, s.SourceTopics
-				for _, rs := range s.RepartitionSourceTopics {
-					ti := kmsg.NewTopicInfo()
-					ti.Topic = rs
-					st.RepartitionSourceTopics = append(st.RepartitionSourceTopics, ti)
-				}
+				st.SubtopologyID, st.SourceTopics, st.RepartitionSinkTopics = s.ID, s.SourceTopics, s.RepartitionSinkTopics
+				st.RepartitionSourceTopics = topicInfosToWire(s.RepartitionSourceTopics)
+				st.StateChangelogTopics = topicInfosToWire(s.StateChangelogTopics)
 				t.Subtopologies = append(t.Subtopologies, st)
 			}
 			g.Topology = &t

@@ -58,6 +58,9 @@ func RunScenarios(t *testing.T, glob string) {
 //	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
+//	                                          a subtopology may add /repartition=rp@4+rq (repartition source
+//	                                          topics, @N fixes the count), /sink=rp (repartition sink topics),
+//	                                          /changelog=c1+c2 and /copartition=foo+rp (repeatable)
 //	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20#meta) [metadata=text] [async]
 //	                                          #meta: that partition's metadata (metadata=: every partition's)
 //	                                          async: do not wait for the commit; its outcome is printed
@@ -380,9 +383,12 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RebalanceTimeoutMs: 300_000, Version: 1}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
-			for _, st := range list(d, "subtopologies") {
-				id, topics, _ := strings.Cut(st, ":")
-				req.Topology.Subtopologies = append(req.Topology.Subtopologies, shard.Subtopology{ID: id, SourceTopics: strings.Split(topics, "+")})
+			for _, spec := range list(d, "subtopologies") {
+				st, err := parseSubtopology(spec)
+				if err != nil {
+					return "", err
+				}
+				req.Topology.Subtopologies = append(req.Topology.Subtopologies, st)
 			}
 		}
 		r, err := Await(h, h.Coordinator.StreamsGroupHeartbeat(req))
@@ -744,6 +750,66 @@ func num(d *datadriven.TestData, key string, def int64) int64 {
 }
 
 // list returns a list argument: nil when absent, empty (not nil) for "()".
+// parseSubtopology reads "id:src1+src2[/repartition=rp@4+rq][/sink=rp]
+// [/changelog=c][/copartition=src1+rp]...": an empty source list is
+// allowed ("s1:/repartition=rp").
+func parseSubtopology(spec string) (shard.Subtopology, error) {
+	segs := strings.Split(spec, "/")
+	id, sources, ok := strings.Cut(segs[0], ":")
+	if !ok {
+		return shard.Subtopology{}, fmt.Errorf("subtopology %q: want id:topics", spec)
+	}
+	st := shard.Subtopology{ID: id}
+	if sources != "" {
+		st.SourceTopics = strings.Split(sources, "+")
+	}
+	var copartitions [][]string
+	for _, seg := range segs[1:] {
+		key, val, _ := strings.Cut(seg, "=")
+		names := strings.Split(val, "+")
+		switch key {
+		case "repartition":
+			for _, n := range names {
+				name, parts, fixed := strings.Cut(n, "@")
+				ti := shard.TopicInfo{Name: name}
+				if fixed {
+					p, err := strconv.Atoi(parts)
+					if err != nil {
+						return st, fmt.Errorf("subtopology %q: partitions of %q: %w", spec, n, err)
+					}
+					ti.Partitions = int32(p)
+				}
+				st.RepartitionSourceTopics = append(st.RepartitionSourceTopics, ti)
+			}
+		case "sink":
+			st.RepartitionSinkTopics = append(st.RepartitionSinkTopics, names...)
+		case "changelog":
+			for _, n := range names {
+				st.StateChangelogTopics = append(st.StateChangelogTopics, shard.TopicInfo{Name: n})
+			}
+		case "copartition":
+			copartitions = append(copartitions, names)
+		default:
+			return st, fmt.Errorf("subtopology %q: unknown part %q", spec, key)
+		}
+	}
+	// Copartition groups name topics; the model holds indexes.
+	for _, names := range copartitions {
+		var cg shard.CopartitionGroup
+		for _, n := range names {
+			if i := slices.Index(st.SourceTopics, n); i >= 0 {
+				cg.SourceTopics = append(cg.SourceTopics, int16(i))
+			} else if i := slices.Index(st.RepartitionSourceTopicNames(), n); i >= 0 {
+				cg.RepartitionSourceTopics = append(cg.RepartitionSourceTopics, int16(i))
+			} else {
+				return st, fmt.Errorf("subtopology %q: copartitioned topic %q is not read", spec, n)
+			}
+		}
+		st.CopartitionGroups = append(st.CopartitionGroups, cg)
+	}
+	return st, nil
+}
+
 func list(d *datadriven.TestData, key string) []string {
 	if a, ok := d.Arg(key); ok {
 		if len(a.Vals) == 1 && a.Vals[0] == "" {

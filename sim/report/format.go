@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -43,43 +42,13 @@ func fmtFloat(v float64) string {
 	}
 }
 
-// fmtVirtual formats a virtual duration as days, hours, minutes and seconds
-// ("7d 3h 0m 12.5s"), followed by the total in hours, the plots' x unit.
-func fmtVirtual(d time.Duration) string {
-	if d == 0 {
-		return "0s"
-	}
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
-	}
-	days := d / (24 * time.Hour)
-	rest := d % (24 * time.Hour)
-	h := rest / time.Hour
-	m := (rest % time.Hour) / time.Minute
-	s := rest % time.Minute
-	var parts []string
-	if days > 0 {
-		parts = append(parts, fmt.Sprintf("%dd", days))
-	}
-	if days > 0 || h > 0 {
-		parts = append(parts, fmt.Sprintf("%dh", h))
-	}
-	if days > 0 || h > 0 || m > 0 {
-		parts = append(parts, fmt.Sprintf("%dm", m))
-	}
-	parts = append(parts, strconv.FormatFloat(s.Seconds(), 'f', -1, 64)+"s")
-	out := sign + strings.Join(parts, " ")
-	if d >= time.Hour {
-		out += fmt.Sprintf(" (%s h)", strconv.FormatFloat(d.Hours(), 'f', 2, 64))
-	}
-	return out
-}
+// fmtVirtual formats virtual time, an instant or a span, as everything
+// coordsim prints does (sim.FormatVirtual: "6h20m0s", "31.2s"), so a time
+// in the report reads and greps the same as in the trace and the summary.
+func fmtVirtual(d time.Duration) string { return sim.FormatVirtual(d) }
 
 // fmtAtMs formats a virtual instant given in milliseconds since the start.
-func fmtAtMs(ms int64) string {
-	return fmt.Sprintf("%s ms = %s", fmtInt(ms), fmtVirtual(time.Duration(ms)*time.Millisecond))
-}
+func fmtAtMs(ms int64) string { return fmtVirtual(msDuration(ms)) }
 
 // shellQuote returns s quoted for a POSIX shell when it needs quoting, so the
 // replay command can be pasted as is.

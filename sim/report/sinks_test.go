@@ -78,8 +78,8 @@ func TestWriteHTMLSinks(t *testing.T) {
 	notContains(t, thr, "s3 (share) incl. duplicates", "no duplicates line for a sink without duplicates")
 	contains(t, thr, ">records/s</text>")
 	contains(t, thr, ">virtual time (minutes)</text>", "a 30-minute run is labelled in minutes")
-	contains(t, thr, "per 1m 0s window (progress is sampled every 1m 0s)")
-	contains(t, thr, "Every connector was idle from 32m 0s until sampling ended at 1h 0m 0s (1.00 h); that tail is not drawn.")
+	contains(t, thr, "per 1m0s window (progress is sampled every 1m0s)")
+	contains(t, thr, "Every connector was idle from 32m0s until sampling ended at 1h0m0s; that tail is not drawn.")
 	notContains(t, thr, ">dup (share)</text>", "a refused connector ran no task: not plotted")
 	tasks := page[strings.Index(page, `<figure id="plot-sink-tasks">`):]
 	contains(t, tasks, ">running tasks</text>")
