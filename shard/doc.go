@@ -25,8 +25,8 @@
 // (KIP-1071: topologies with epochs, Kafka's refusal of topology updates
 // unless Config.StreamsTopologyUpdates opts in, tasks assigned by Kafka's
 // sticky task assignor of package taskassignor over the members' processes
-// with group.streams.num.standby.replicas, see streams_assignor.go; no
-// subtopology is stateful yet, so no standby is kept), NOT_READY / STALE_TOPOLOGY /
+// with group.streams.num.standby.replicas: standbys for the subtopologies
+// with changelog topics, see streams_assignor.go), NOT_READY / STALE_TOPOLOGY /
 // MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,

@@ -448,28 +448,40 @@ func (v *view) maybeAssign() {
 	// several members; consumer groups the broker's server assignors
 	// (consumer_assignor.go); streams groups the sticky task assignor
 	// (streams_assignor.go). An assignor's error fails the heartbeat.
-	var targets [][]TopicPartitions
+	var targets []taskSets
 	switch v.typ {
 	case Share:
 		in := make([]assignee, 0, len(v.members))
 		for _, m := range v.members {
 			in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
 		}
-		targets = assignShareSimple(in, v.s.TopicPartitions)
+		targets = activeOnly(assignShareSimple(in, v.s.TopicPartitions))
 	case Consumer:
-		if targets, v.assignErr = v.assignConsumer(); v.assignErr != nil {
+		var active [][]TopicPartitions
+		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
 			return
 		}
+		targets = activeOnly(active)
 	case Streams:
 		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
 			return
 		}
 	}
 	for i := range v.members {
-		v.setTarget(i, taskSets{roleActive: targets[i]})
+		v.setTarget(i, targets[i])
 	}
 	v.aEpoch = v.epoch
 	v.records = append(v.records, v.targetEpochRecord())
+}
+
+// activeOnly wraps per-member partitions as targets with no standby or
+// warm-up tasks (consumer and share groups).
+func activeOnly(targets [][]TopicPartitions) []taskSets {
+	out := make([]taskSets, len(targets))
+	for i, t := range targets {
+		out[i][roleActive] = t
+	}
+	return out
 }
 
 // taskSpace maps a streams topology onto the assignor's topic space: each

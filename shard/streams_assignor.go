@@ -12,7 +12,8 @@ import (
 // before), each with its process id and its current target as the base for
 // stickiness; the topology holds each subtopology's task count from
 // taskSpace and whether it is stateful; num.standby.replicas is the
-// group's setting.
+// group's setting. Members keep their previous standby and warm-up targets
+// as standby candidates; the sticky assignor assigns no warm-up tasks.
 
 // streamsNumStandbyReplicas is the group's num.standby.replicas: the
 // broker's group.streams.num.standby.replicas (the coordinator checks it
@@ -20,16 +21,15 @@ import (
 func (v *view) streamsNumStandbyReplicas() int32 { return v.s.cfg.StreamsNumStandbyReplicas }
 
 // subtopologyStateful reports whether a subtopology has state, so its tasks
-// get standbys: Kafka's ConfiguredSubtopology with state changelog topics.
-// The Topology record does not carry changelog topics yet, so no
-// subtopology is stateful and no standby is assigned.
-func subtopologyStateful(Subtopology) bool { return false }
+// get standbys: Kafka's ConfiguredSubtopology is stateful when it has state
+// changelog topics.
+func subtopologyStateful(st Subtopology) bool { return len(st.StateChangelogTopics) > 0 }
 
-// assignStreams computes the streams group's new target. Targets come back
-// in the view's member order. An assignor's error is Kafka's "Failed to
+// assignStreams computes the streams group's new target: active and
+// standby tasks per member, in the view's member order. An assignor's error is Kafka's "Failed to
 // compute a new target assignment" as UNKNOWN_SERVER_ERROR.
-func (v *view) assignStreams() ([][]TopicPartitions, error) {
-	out := make([][]TopicPartitions, len(v.members))
+func (v *view) assignStreams() ([]taskSets, error) {
+	out := make([]taskSets, len(v.members))
 	ids, tasksOf := v.taskSpace()
 	if len(ids) == 0 {
 		return out, nil // no topology, or not ready: Kafka assigns nothing
@@ -51,6 +51,7 @@ func (v *view) assignStreams() ([][]TopicPartitions, error) {
 		}
 		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
 			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.target),
+			StandbyTasks: toTasks(m.targetStandby), WarmupTasks: toTasks(m.targetWarmup),
 		})
 	}
 	if len(spec.Members) == 0 {
@@ -61,10 +62,8 @@ func (v *view) assignStreams() ([][]TopicPartitions, error) {
 		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
 	}
 	for i, m := range v.members {
-		// Standby tasks are computed but not kept: the streams member has no
-		// standby target yet.
 		if a, ok := target.Of(m.id); ok {
-			out[i] = fromTasks(a.ActiveTasks)
+			out[i] = taskSets{roleActive: fromTasks(a.ActiveTasks), roleStandby: fromTasks(a.StandbyTasks), roleWarmup: fromTasks(a.WarmupTasks)}
 		}
 	}
 	return out, nil
