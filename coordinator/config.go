@@ -24,11 +24,22 @@ type Config struct {
 	OffsetMetadataMaxBytes int
 
 	// ConsumerSessionTimeout is group.consumer.session.timeout.ms (45000,
-	// within [group.consumer.min.session.timeout.ms 45000,
-	// group.consumer.max.session.timeout.ms 60000]).
+	// within [ConsumerMinSessionTimeout, ConsumerMaxSessionTimeout]).
 	ConsumerSessionTimeout time.Duration
-	// ConsumerHeartbeatInterval is group.consumer.heartbeat.interval.ms (5000, within [5000, 15000]).
+	// ConsumerMinSessionTimeout and ConsumerMaxSessionTimeout are
+	// group.consumer.min.session.timeout.ms (45000) and
+	// group.consumer.max.session.timeout.ms (60000). Kafka's integration
+	// tests lower the minimum to run a session timeout in seconds; so do
+	// the wire endpoint's.
+	ConsumerMinSessionTimeout, ConsumerMaxSessionTimeout time.Duration
+	// ConsumerHeartbeatInterval is group.consumer.heartbeat.interval.ms
+	// (5000, within [ConsumerMinHeartbeatInterval,
+	// ConsumerMaxHeartbeatInterval], and below the session timeout).
 	ConsumerHeartbeatInterval time.Duration
+	// ConsumerMinHeartbeatInterval and ConsumerMaxHeartbeatInterval are
+	// group.consumer.min.heartbeat.interval.ms (5000) and
+	// group.consumer.max.heartbeat.interval.ms (15000).
+	ConsumerMinHeartbeatInterval, ConsumerMaxHeartbeatInterval time.Duration
 	// ConsumerMaxSize is group.consumer.max.size (default Integer.MAX_VALUE).
 	ConsumerMaxSize int
 	// ConsumerAssignors is group.consumer.assignors: the server assignors
@@ -86,7 +97,11 @@ func DefaultConfig() Config {
 		OffsetsRetentionCheckInterval: 600_000 * time.Millisecond,
 		OffsetMetadataMaxBytes:        offsets.MetadataMaxBytes,
 		ConsumerSessionTimeout:        45 * time.Second,
+		ConsumerMinSessionTimeout:     45 * time.Second,
+		ConsumerMaxSessionTimeout:     60 * time.Second,
 		ConsumerHeartbeatInterval:     5 * time.Second,
+		ConsumerMinHeartbeatInterval:  5 * time.Second,
+		ConsumerMaxHeartbeatInterval:  15 * time.Second,
 		ConsumerMaxSize:               1<<31 - 1,
 		ConsumerAssignors:             slices.Clone(assignor.DefaultNames),
 		StreamsSessionTimeout:         45 * time.Second,
@@ -125,6 +140,15 @@ func within[T int | time.Duration](key string, v, min, max T) error {
 	return nil
 }
 
+// below is Kafka's GroupCoordinatorConfig rule that a heartbeat interval
+// is less than the session timeout.
+func below(key string, v, limit time.Duration, limitKey string) error {
+	if v >= limit {
+		return &ConfigError{Key: key, Value: v, Reason: fmt.Sprintf("value must be less than %s (%v)", limitKey, limit)}
+	}
+	return nil
+}
+
 func wholeMillis(key string, d time.Duration) error {
 	if d%time.Millisecond != 0 {
 		return &ConfigError{Key: key, Value: d, Reason: "value must be a whole number of milliseconds"}
@@ -141,8 +165,15 @@ func (c Config) Validate() error {
 		atLeast("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval, time.Millisecond),
 		wholeMillis("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval),
 		atLeast("offset.metadata.max.bytes", c.OffsetMetadataMaxBytes, 0),
-		within("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout, 45*time.Second, 60*time.Second),
-		within("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, 5*time.Second, 15*time.Second),
+		atLeast("group.consumer.min.session.timeout.ms", c.ConsumerMinSessionTimeout, time.Millisecond),
+		atLeast("group.consumer.max.session.timeout.ms", c.ConsumerMaxSessionTimeout, c.ConsumerMinSessionTimeout),
+		within("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout, c.ConsumerMinSessionTimeout, c.ConsumerMaxSessionTimeout),
+		wholeMillis("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout),
+		atLeast("group.consumer.min.heartbeat.interval.ms", c.ConsumerMinHeartbeatInterval, time.Millisecond),
+		atLeast("group.consumer.max.heartbeat.interval.ms", c.ConsumerMaxHeartbeatInterval, c.ConsumerMinHeartbeatInterval),
+		within("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, c.ConsumerMinHeartbeatInterval, c.ConsumerMaxHeartbeatInterval),
+		wholeMillis("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval),
+		below("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, c.ConsumerSessionTimeout, "group.consumer.session.timeout.ms"),
 		atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
 		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),

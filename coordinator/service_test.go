@@ -30,6 +30,17 @@ func TestConfigValidationNamesKafkaKey(t *testing.T) {
 		{"offset.metadata.max.bytes", func(c *coordinator.Config) { c.OffsetMetadataMaxBytes = -1 }},
 		{"group.consumer.session.timeout.ms", func(c *coordinator.Config) { c.ConsumerSessionTimeout = 10 * time.Second }},
 		{"group.consumer.heartbeat.interval.ms", func(c *coordinator.Config) { c.ConsumerHeartbeatInterval = 20 * time.Second }},
+		{"group.consumer.min.session.timeout.ms", func(c *coordinator.Config) { c.ConsumerMinSessionTimeout = 0 }},
+		{"group.consumer.max.session.timeout.ms", func(c *coordinator.Config) { c.ConsumerMaxSessionTimeout = 44 * time.Second }},
+		{"group.consumer.session.timeout.ms", func(c *coordinator.Config) {
+			c.ConsumerMinSessionTimeout, c.ConsumerSessionTimeout = time.Second, 999*time.Millisecond
+		}},
+		{"group.consumer.min.heartbeat.interval.ms", func(c *coordinator.Config) { c.ConsumerMinHeartbeatInterval = -time.Second }},
+		{"group.consumer.max.heartbeat.interval.ms", func(c *coordinator.Config) { c.ConsumerMaxHeartbeatInterval = time.Second }},
+		{"group.consumer.heartbeat.interval.ms", func(c *coordinator.Config) {
+			c.ConsumerMinSessionTimeout, c.ConsumerSessionTimeout = time.Second, time.Second
+			c.ConsumerMinHeartbeatInterval, c.ConsumerHeartbeatInterval = time.Millisecond, time.Second
+		}},
 		{"group.streams.session.timeout.ms", func(c *coordinator.Config) { c.StreamsSessionTimeout = 61 * time.Second }},
 		{"group.streams.heartbeat.interval.ms", func(c *coordinator.Config) { c.StreamsHeartbeatInterval = time.Second }},
 		{"group.share.session.timeout.ms", func(c *coordinator.Config) { c.ShareSessionTimeout = time.Minute + time.Millisecond }},
@@ -52,7 +63,12 @@ func TestConfigValidationNamesKafkaKey(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.key)
 		})
 	}
-	_, err := coordinator.New(coordinator.DefaultConfig(), coordinator.Options{})
+	short := coordinator.DefaultConfig()
+	short.ConsumerMinSessionTimeout, short.ConsumerSessionTimeout = 500*time.Millisecond, time.Second
+	short.ConsumerMinHeartbeatInterval, short.ConsumerHeartbeatInterval = 10*time.Millisecond, 100*time.Millisecond
+	_, err := coordinator.New(short, coordinator.Options{Clock: coordtest.NewClock(coordtest.Epoch)})
+	assert.NoError(t, err, "lowered minimums admit a short session, as Kafka's integration tests configure")
+	_, err = coordinator.New(coordinator.DefaultConfig(), coordinator.Options{})
 	assert.Error(t, err, "a coordinator needs a clock")
 }
 

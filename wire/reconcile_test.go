@@ -24,10 +24,11 @@ type member struct {
 	done chan struct{}
 }
 
-func startMember(t *testing.T, cl *wire.Cluster, group, topic, instance string) *member {
+func startMember(t *testing.T, cl *wire.Cluster, group, topic, instance string, extra ...kgo.Opt) *member {
 	t.Helper()
 	opts := []kgo.Opt{kgo.SeedBrokers(cl.Addrs()...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
 		kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()), kgo.ClientID("member-" + instance)}
+	opts = append(opts, extra...)
 	if instance != "" {
 		opts = append(opts, kgo.InstanceID(instance))
 	}
@@ -84,6 +85,31 @@ func owners(d shard.GroupDescription, topic string) map[int32][]string {
 	return out
 }
 
+// balanced reports whether the group has members members that own the
+// six partitions of topic evenly, in the coordinator's state.
+func balanced(cl *wire.Cluster, group, topic string, members int) func() bool {
+	return func() bool {
+		d := groupState(cl, group)
+		if len(d.Members) != members {
+			return false
+		}
+		o := owners(d, topic)
+		if len(o) != 6 {
+			return false
+		}
+		for _, m := range d.Members {
+			n := 0
+			for _, tp := range m.Assignment {
+				n += len(tp.Partitions)
+			}
+			if n != 6/members {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // TestConsumerGroupOneOwner proves KIP-848's reconciliation with real
 // clients, reading the coordinator's state throughout: while a third
 // member joins two and partitions move to it, no partition is ever in two
@@ -136,36 +162,14 @@ func TestConsumerGroupOneOwner(t *testing.T) {
 		}
 	}()
 
-	balanced := func(members int) func() bool {
-		return func() bool {
-			d := groupState(cl, group)
-			if len(d.Members) != members {
-				return false
-			}
-			o := owners(d, topic)
-			if len(o) != 6 {
-				return false
-			}
-			for _, m := range d.Members {
-				n := 0
-				for _, tp := range m.Assignment {
-					n += len(tp.Partitions)
-				}
-				if n != 6/members {
-					return false
-				}
-			}
-			return true
-		}
-	}
 	a := startMember(t, cl, group, topic, "")
 	startMember(t, cl, group, topic, "")
-	require.Eventually(t, balanced(2), testTimeout/3, 10*time.Millisecond, "two members, three partitions each")
+	require.Eventually(t, balanced(cl, group, topic, 2), testTimeout/3, 10*time.Millisecond, "two members, three partitions each")
 	startMember(t, cl, group, topic, "")
-	require.Eventually(t, balanced(3), testTimeout/3, 10*time.Millisecond, "three members, two partitions each")
+	require.Eventually(t, balanced(cl, group, topic, 3), testTimeout/3, 10*time.Millisecond, "three members, two partitions each")
 
 	a.close() // a dynamic member leaves for good
-	if !assert.Eventually(t, balanced(2), testTimeout/3, 10*time.Millisecond, "its partitions went to the others") {
+	if !assert.Eventually(t, balanced(cl, group, topic, 2), testTimeout/3, 10*time.Millisecond, "its partitions went to the others") {
 		d := groupState(cl, group)
 		for _, m := range d.Members {
 			t.Logf("member %s client %s epoch %d assignment %v target %v", m.MemberID, m.ClientID, m.MemberEpoch, m.Assignment, m.TargetAssignment)
