@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"iter"
-	"maps"
 	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -267,12 +265,21 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		return out, false
 	}
-	v := &view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology}
-	v.timers = []TimerOp{{
-		Key:        m.timerKey(g.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
-	}}
+	// The view and its one timer share an allocation: the steady path's only
+	// one on the shard.
+	st := &struct {
+		view  view
+		timer [1]TimerOp
+	}{
+		view: view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology},
+		timer: [1]TimerOp{{
+			Key:        m.timerKey(g.id),
+			DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+			Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
+		}},
+	}
+	v := &st.view
+	v.timers = st.timer[:]
 	if s.cfg.Mutants.HeartbeatKeepsSessionTimer {
 		v.timers = nil
 	}
@@ -636,25 +643,29 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32
 // counts: subscriptions for consumer and share groups, the topology's source
 // topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
-	return v.s.topicsHash(v.typ, v.topo, slices.Values(v.members))
+	var h topicHasher
+	if v.typ == Streams {
+		h.topology(v.topo)
+	} else {
+		for _, m := range v.members {
+			h.member(m)
+		}
+	}
+	return h.sum(v.s)
 }
 
 // groupMetadataHash is metadataHash for a group as stored, without a view.
+// The hash is a sum, so the members' order (the map's) does not matter. It
+// loops over the map itself rather than taking an iterator shared with
+// metadataHash: ranging over an iterator function moved the hasher and the
+// loop body to the heap, three allocations per steady-state heartbeat.
 func (s *Shard) groupMetadataHash(g *group) int64 {
-	return s.topicsHash(g.typ, g.topology, maps.Values(g.members))
-}
-
-// topicsHash hashes what a group of type typ reads: its topology's source
-// topics (streams) or its members' subscriptions. The hash is a sum, so the
-// members' order (a map's, for a stored group) does not matter.
-func (s *Shard) topicsHash(typ GroupType, topo *Topology, members iter.Seq[*member]) int64 {
 	var h topicHasher
-	if typ == Streams {
-		h.topology(topo)
+	if g.typ == Streams {
+		h.topology(g.topology)
 	} else {
-		for m := range members {
-			h.add(m.subscribedTopics...)
-			h.add(m.regexTopics...)
+		for _, m := range g.members {
+			h.member(m)
 		}
 	}
 	return h.sum(s)
@@ -685,6 +696,12 @@ func (h *topicHasher) add(topics ...string) {
 		}
 		h.more[t] = true
 	}
+}
+
+// member adds what a consumer or share member reads.
+func (h *topicHasher) member(m *member) {
+	h.add(m.subscribedTopics...)
+	h.add(m.regexTopics...)
 }
 
 func (h *topicHasher) has(t string) bool {

@@ -163,9 +163,9 @@ func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64)
 	if err != nil {
 		return Result[OffsetCommitResponse]{}, req.commitErr(err)
 	}
-	values := make([]OffsetCommit, 0, countCommitPartitions(known))
+	out := newCommitBuffers(known, answered)
 	for _, t := range known {
-		results := resultsFor(&res.Response.Topics, t.Topic)
+		results := out.resultsFor(t.Topic, len(t.Partitions))
 		for _, p := range t.Partitions {
 			if len(p.Metadata) > s.cfg.OffsetMetadataMaxBytes {
 				*results = append(*results, PartitionResult{Partition: p.Partition, Err: kerr.OffsetMetadataTooLarge.WithMessage(
@@ -178,7 +178,7 @@ func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64)
 				return Result[OffsetCommitResponse]{}, req.commitErr(err)
 			}
 			*results = append(*results, PartitionResult{Partition: p.Partition})
-			values = append(values, OffsetCommit{
+			out.values = append(out.values, OffsetCommit{
 				Group: req.groupID, Topic: t.Topic, Partition: p.Partition, ProducerID: producerID,
 				Value: offsets.OffsetAndMetadata{
 					Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata,
@@ -187,13 +187,71 @@ func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64)
 			})
 		}
 	}
-	// One allocation for the values, one for the interface slice.
-	res.Records = make([]Record, len(values))
-	for i := range values {
-		res.Records[i] = &values[i]
+	// values never grows past its capacity, so the pointers stay valid.
+	for i := range out.values {
+		out.records = append(out.records, &out.values[i])
 	}
-	res.Response.Committed = len(values)
+	res.Records, res.Response.Topics = out.records, out.topics
+	res.Response.Committed = len(out.values)
 	return res, nil
+}
+
+// commitBuffers are the slices a commit fills: the record values, the
+// records pointing at them and the per-partition answers. They are sized
+// from the request, so filling them never grows a slice (an allocation per
+// growth was most of a commit's allocations).
+type commitBuffers struct {
+	values  []OffsetCommit
+	records []Record
+	topics  []TopicResults
+	// partitions is the unused part of the backing array the answers of
+	// the topics added by resultsFor are cut from.
+	partitions []PartitionResult
+}
+
+// onePartitionCommit holds every backing array of a one-partition commit, so
+// that such a commit (a simple consumer's, a commitSync of one record, the
+// benchmarked case) costs one allocation instead of four. A Go allocation
+// cannot hold arrays of several types and request-dependent lengths, so only
+// the length 1 gets this.
+type onePartitionCommit struct {
+	value     [1]OffsetCommit
+	record    [1]Record
+	topic     [1]TopicResults
+	partition [1]PartitionResult
+}
+
+// newCommitBuffers sizes the buffers for known's partitions; answered (the
+// UNKNOWN_TOPIC_OR_PARTITION answers so far) starts the answers.
+func newCommitBuffers(known []OffsetCommitTopic, answered []TopicResults) commitBuffers {
+	n := countCommitPartitions(known)
+	if n == 1 && answered == nil {
+		one := new(onePartitionCommit)
+		return commitBuffers{values: one.value[:0], records: one.record[:0], topics: one.topic[:0], partitions: one.partition[:]}
+	}
+	topics := answered
+	if topics == nil {
+		topics = make([]TopicResults, 0, len(known))
+	}
+	return commitBuffers{
+		values: make([]OffsetCommit, 0, n), records: make([]Record, 0, n),
+		topics: topics, partitions: make([]PartitionResult, n),
+	}
+}
+
+// resultsFor is resultsFor on b's answers: a topic added here gets room for
+// n answers from b.partitions. The capacity is capped at n, so a topic named
+// twice in one request grows its own list instead of writing over the next
+// topic's.
+func (b *commitBuffers) resultsFor(topic string, n int) *[]PartitionResult {
+	for i := range b.topics {
+		if b.topics[i].Topic == topic {
+			return &b.topics[i].Partitions
+		}
+	}
+	b.topics = append(b.topics, TopicResults{Topic: topic, Partitions: b.partitions[:0:n]})
+	b.partitions = b.partitions[n:]
+	return &b.topics[len(b.topics)-1].Partitions
 }
 
 // commitErr maps a validation error to what the request kind answers: a
@@ -254,6 +312,11 @@ func validateCommitPartitions(topics []OffsetCommitTopic) error {
 // beyond its count, is answered UNKNOWN_TOPIC_OR_PARTITION. It returns the
 // partitions that pass, and the answers so far.
 func (s *Shard) partitionsInMetadata(topics []OffsetCommitTopic) ([]OffsetCommitTopic, []TopicResults) {
+	if s.allPartitionsInMetadata(topics) {
+		// The common case returns the request's own slice, not a copy: the
+		// caller only reads it.
+		return topics, nil
+	}
 	var known []OffsetCommitTopic
 	var answered []TopicResults
 	for _, t := range topics {
@@ -272,6 +335,24 @@ func (s *Shard) partitionsInMetadata(topics []OffsetCommitTopic) ([]OffsetCommit
 		}
 	}
 	return known, answered
+}
+
+// allPartitionsInMetadata reports whether partitionsInMetadata would keep
+// topics as they are: every topic names at least one partition (a topic
+// without any is dropped) and every partition is in the metadata image.
+func (s *Shard) allPartitionsInMetadata(topics []OffsetCommitTopic) bool {
+	for _, t := range topics {
+		if len(t.Partitions) == 0 {
+			return false
+		}
+		n := s.TopicPartitions(t.Topic)
+		for _, p := range t.Partitions {
+			if p.Partition < 0 || p.Partition >= n {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func unknownPartition(topic string, partition, count int32) error {

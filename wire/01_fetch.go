@@ -28,14 +28,7 @@ func handleFetch(r *request) (kmsg.Response, error) {
 		if size >= int(req.MinBytes) || remaining <= 0 {
 			return resp, nil
 		}
-		timer := time.NewTimer(remaining)
-		select {
-		case <-woken:
-		case <-timer.C:
-		case <-r.ctx.Done():
-		}
-		timer.Stop()
-		if r.ctx.Err() != nil {
+		if !r.wait(woken, remaining) {
 			return resp, nil
 		}
 	}

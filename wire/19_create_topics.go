@@ -17,16 +17,33 @@ import (
 // INVALID_REPLICATION_FACTOR and INVALID_PARTITIONS in the order and with
 // the messages of Kafka's ReplicationControlManager.createTopics.
 // A request asking for more than 10000 partitions in total is refused whole
-// with POLICY_VIOLATION, as Kafka's controller refuses it.
+// with POLICY_VIOLATION, as Kafka's controller refuses it. A name given
+// more than once is left out of the request and answered once, after the
+// others, with INVALID_REQUEST "Duplicate topic name.", as Kafka's
+// ControllerApis.createTopics does (KRaft; ZooKeeper-era KafkaApis logged
+// "Create topics request from client ... contains multiple entries for the
+// following topics" and answered "Found multiple entries for this topic.").
 
 var apiCreateTopics = api{key: 19, min: 2, max: 7, handle: handleCreateTopics}
 
 func handleCreateTopics(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
-	if total := requestedPartitions(req, r.cl.cfg.NumPartitions); total > maxPartitionsPerRequest {
+	topics, duplicates := withoutDuplicates(req.Topics)
+	// The duplicated names answer after the others, whichever way the rest
+	// of the request ends (resp is a pointer: the rows reach the caller).
+	defer func() {
+		for _, name := range duplicates {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			msg := "Duplicate topic name."
+			st.Topic, st.NumPartitions, st.ReplicationFactor = name, -1, -1
+			st.ErrorCode, st.ErrorMessage = fkerr.InvalidRequest.Code, &msg
+			resp.Topics = append(resp.Topics, st)
+		}
+	}()
+	if total := requestedPartitions(topics, r.cl.cfg.NumPartitions); total > maxPartitionsPerRequest {
 		msg := "Excessively large number of partitions per request."
-		for _, rt := range req.Topics {
+		for _, rt := range topics {
 			st := kmsg.NewCreateTopicsResponseTopic()
 			st.Topic, st.NumPartitions, st.ReplicationFactor = rt.Topic, -1, -1
 			st.ErrorCode, st.ErrorMessage = fkerr.PolicyViolation.Code, &msg
@@ -35,7 +52,7 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	created := false
-	for _, rt := range req.Topics {
+	for _, rt := range topics {
 		st := kmsg.NewCreateTopicsResponseTopic()
 		st.Topic = rt.Topic
 		st.NumPartitions, st.ReplicationFactor = -1, -1
@@ -102,9 +119,9 @@ const maxPartitionsPerRequest = 10000
 // -1 is num.partitions, other non-positive counts add nothing, and a topic
 // with replica assignments counts one per assignment. The sum is 64-bit so
 // that many large counts cannot wrap.
-func requestedPartitions(req *kmsg.CreateTopicsRequest, defaultPartitions int32) int64 {
+func requestedPartitions(topics []kmsg.CreateTopicsRequestTopic, defaultPartitions int32) int64 {
 	var total int64
-	for _, rt := range req.Topics {
+	for _, rt := range topics {
 		switch {
 		case len(rt.ReplicaAssignment) > 0:
 			total += int64(len(rt.ReplicaAssignment))
@@ -115,4 +132,24 @@ func requestedPartitions(req *kmsg.CreateTopicsRequest, defaultPartitions int32)
 		}
 	}
 	return total
+}
+
+// withoutDuplicates splits a request's topics into those named once, in
+// request order, and the names given more than once, in the order of their
+// first mention.
+func withoutDuplicates(topics []kmsg.CreateTopicsRequestTopic) (once []kmsg.CreateTopicsRequestTopic, duplicates []string) {
+	count := make(map[string]int, len(topics))
+	for _, rt := range topics {
+		count[rt.Topic]++
+	}
+	for _, rt := range topics {
+		switch n := count[rt.Topic]; {
+		case n == 1:
+			once = append(once, rt)
+		case n > 1:
+			duplicates = append(duplicates, rt.Topic)
+			count[rt.Topic] = 0 // answered once
+		}
+	}
+	return once, duplicates
 }

@@ -111,14 +111,7 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		if hasLock {
 			remaining = min(remaining, time.Until(time.UnixMilli(lockDeadline))+time.Millisecond)
 		}
-		timer := time.NewTimer(max(remaining, 0))
-		select {
-		case <-woken:
-		case <-timer.C:
-		case <-r.ctx.Done():
-		}
-		timer.Stop()
-		if r.ctx.Err() != nil {
+		if !r.wait(woken, remaining) {
 			break
 		}
 	}

@@ -318,3 +318,69 @@ func TestStartFailureClosesTheTopologyStore(t *testing.T) {
 	cl.Close()
 	assert.Equal(t, int32(1), good.closes.Load(), "Close closes it once")
 }
+
+// TestFetchWokenByClientClose proves a Fetch parked for records does not
+// outlive its client: a Fetch that would wait a minute (MaxWaitMillis
+// 60000, nothing to read) is woken when its connection closes, and the
+// goroutine count returns to its baseline long before the wait would have
+// expired. A pipelined request behind a parked Fetch is still served in
+// order once the Fetch answers.
+func TestFetchWokenByClientClose(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.FetchWaitMax = time.Minute })
+	addr := cl.Addrs()[0]
+	admin := dial(t, addr)
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.Version = 7
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 1, ReplicationFactor: 1}}
+	require.Zero(t, roundTrip(t, admin, ct).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
+	fetch := func(waitMs int32) []byte {
+		fr := kmsg.NewPtrFetchRequest()
+		fr.Version, fr.MaxWaitMillis, fr.MinBytes, fr.MaxBytes = 12, waitMs, 1, 1<<20
+		fr.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}}}
+		return kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, fr, 2)
+	}
+	waitParked := func(n int64) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for cl.Parked() != n && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // polling the count, bounded by the deadline
+		}
+		require.Equal(t, n, cl.Parked(), "parked fetches")
+	}
+
+	// Pipelined: a short fetch, then ApiVersions; both answered, in order.
+	pipelined := dial(t, addr)
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version, av.ClientSoftwareName, av.ClientSoftwareVersion = 3, "test", "1.0"
+	req := append(fetch(200), kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, av, 9)...)
+	_, err := pipelined.Write(req)
+	require.NoError(t, err)
+	assert.Equal(t, uint32(2), binary.BigEndian.Uint32(readResponse(t, pipelined)[:4]), "the fetch answers first")
+	assert.Equal(t, uint32(9), binary.BigEndian.Uint32(readResponse(t, pipelined)[:4]), "then the pipelined request")
+	waitParked(0)
+
+	measure := func() int {
+		runtime.GC()
+		return runtime.NumGoroutine()
+	}
+	g0 := measure()
+	start := time.Now()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	_, err = c.Write(fetch(60000))
+	require.NoError(t, err)
+	waitParked(1)
+	require.NoError(t, c.Close())
+	waitParked(0)
+	var g int
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g = measure()
+		if g <= g0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // polling the count, bounded by the deadline
+	}
+	assert.LessOrEqual(t, g, g0, "the connection's goroutines ended")
+	assert.Less(t, time.Since(start), 30*time.Second, "long before the fetch's minute")
+}

@@ -146,7 +146,9 @@ type Cluster struct {
 	moveMu    sync.Mutex // one move at a time
 
 	nextProducerID atomic.Int64
-	closeOnce      sync.Once
+	// parked counts the requests waiting for records (request.wait).
+	parked    atomic.Int64
+	closeOnce sync.Once
 	// imageMu orders topic-image installs, so a newer image is never
 	// overwritten by an older one.
 	imageMu sync.Mutex

@@ -31,13 +31,22 @@ func (r *request) version() int16 { return r.kreq.GetVersion() }
 
 // connState is what the endpoint remembers of one connection: the share
 // sessions opened on it, released when it closes as Kafka's share session
-// cache releases them on a disconnect.
+// cache releases them on a disconnect, and closed, closed once the client
+// is gone, which wakes a request parked on its behalf (a Fetch or
+// ShareFetch waiting for records).
 type connState struct {
 	mu            sync.Mutex
 	shareSessions map[sessionKey]bool
+	closed        chan struct{}
+	closeOnce     sync.Once
 }
 
-func newConnState() *connState { return &connState{shareSessions: make(map[sessionKey]bool)} }
+func newConnState() *connState {
+	return &connState{shareSessions: make(map[sessionKey]bool), closed: make(chan struct{})}
+}
+
+// markClosed records that the client is gone.
+func (c *connState) markClosed() { c.closeOnce.Do(func() { close(c.closed) }) }
 
 func (c *connState) openShareSession(k sessionKey) {
 	c.mu.Lock()
@@ -65,6 +74,27 @@ func (c *connState) sessions() []sessionKey {
 	return out
 }
 
+// wait parks a request (a Fetch or ShareFetch short of records) until
+// woken closes or d has passed. It returns false when the request should
+// answer at once instead: the cluster is closing, or the client has gone
+// (Kafka's purgatory would hold it until its timeout; nobody would read
+// the answer).
+func (r *request) wait(woken <-chan struct{}, d time.Duration) bool {
+	r.cl.parked.Add(1)
+	defer r.cl.parked.Add(-1)
+	timer := time.NewTimer(max(d, 0))
+	defer timer.Stop()
+	select {
+	case <-woken:
+	case <-timer.C:
+	case <-r.ctx.Done():
+		return false
+	case <-r.conn.closed:
+		return false
+	}
+	return true
+}
+
 // errNoResponse is a handler's answer for a request Kafka does not answer
 // (Produce with acks=0).
 var errNoResponse = errors.New("wire: no response")
@@ -82,8 +112,11 @@ func frameErrorf(format string, args ...any) error {
 
 // serveConn runs one connection until the client closes it, it sends
 // something that cannot be served, or the cluster closes. Like Kafka's
-// SocketServer it reads one request, answers it, then reads the next: the
-// responses leave in request order.
+// SocketServer it serves one request at a time and answers in request
+// order. While a request is served, a second goroutine waits for the first
+// byte of the next one: a client that goes away is noticed at once (its
+// parked Fetch is woken rather than held until MaxWaitMillis), and a
+// pipelined request costs one byte of buffering.
 func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 	log := cl.log.With("broker", b.node, "client", nc.RemoteAddr().String())
 	defer nc.Close()
@@ -93,13 +126,24 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 			cl.share.dropSessions(keys)
 		}
 	}()
+	// next carries each frame's first byte or the read error; one
+	// awaitFrame runs at a time and sends once, so a buffer of one never
+	// blocks it, even after serveConn has returned.
+	next := make(chan frameStart, 1)
+	go cl.awaitFrame(nc, state, next)
 	var out []byte
 	for {
-		body, err := cl.readFrame(nc)
+		start := <-next
+		if start.err != nil {
+			logConnEnd(log, "reading a request", start.err)
+			return
+		}
+		body, err := cl.readFrameRest(nc, start.first)
 		if err != nil {
 			logConnEnd(log, "reading a request", err)
 			return
 		}
+		go cl.awaitFrame(nc, state, next)
 		resp, corr, err := cl.handleFrame(b, state, body)
 		if errors.Is(err, errNoResponse) {
 			continue
@@ -117,7 +161,35 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 			logConnEnd(log, "writing a response", err)
 			return
 		}
+		// connections.max.idle.ms counts from the last response: extend
+		// the wait for the next frame, which is already under way.
+		if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout)); err != nil {
+			logConnEnd(log, "writing a response", err)
+			return
+		}
 	}
+}
+
+// frameStart is a frame's first byte, or why none came.
+type frameStart struct {
+	first byte
+	err   error
+}
+
+// awaitFrame waits up to IdleTimeout (connections.max.idle.ms) for the
+// first byte of the next frame and sends it, or the error, on next. An
+// error means the client is gone or idle for too long: the connection's
+// parked request is woken.
+func (cl *Cluster) awaitFrame(nc net.Conn, state *connState, next chan<- frameStart) {
+	var first [1]byte
+	err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout))
+	if err == nil {
+		_, err = io.ReadFull(nc, first[:])
+	}
+	if err != nil {
+		state.markClosed()
+	}
+	next <- frameStart{first[0], err}
 }
 
 // logConnEnd logs why a connection ended: quietly when the client simply
@@ -137,17 +209,11 @@ func logConnEnd(log *slog.Logger, during string, err error) {
 	}
 }
 
-// readFrame reads one size-prefixed request. The connection may sit idle
-// for IdleTimeout (connections.max.idle.ms) before a frame starts; once its
-// first byte has arrived the rest must arrive within FrameReadTimeout.
-func (cl *Cluster) readFrame(nc net.Conn) ([]byte, error) {
-	var size [4]byte
-	if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout)); err != nil {
-		return nil, err
-	}
-	if _, err := io.ReadFull(nc, size[:1]); err != nil {
-		return nil, err
-	}
+// readFrameRest reads the rest of a size-prefixed request whose first
+// byte awaitFrame read: once a frame has started, the rest must arrive
+// within FrameReadTimeout.
+func (cl *Cluster) readFrameRest(nc net.Conn, first byte) ([]byte, error) {
+	size := [4]byte{first}
 	if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.FrameReadTimeout)); err != nil {
 		return nil, err
 	}

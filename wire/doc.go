@@ -21,10 +21,13 @@
 // socket.request.max.bytes, a frame that does not decode, an unknown API
 // key or an unsupported version (except ApiVersions, which is answered at
 // v0 with UNSUPPORTED_VERSION, KIP-511) closes the connection with a log
-// line. A client that stops mid-frame is cut off by a read deadline.
+// line. A client that stops mid-frame is cut off by a read deadline. While
+// a request is served, a second goroutine waits for the next frame's first
+// byte, so a client that goes away wakes its parked Fetch or ShareFetch at
+// once instead of holding a goroutine until MaxWaitMillis.
 //
 // What it must never do: hold group state of its own, bind anything but the
 // address it is given (loopback by default; it has no authentication and no
 // TLS), or run inside a simulation (it reads the wall clock and starts
-// goroutines, one per connection).
+// goroutines, two per connection).
 package wire

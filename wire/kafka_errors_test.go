@@ -243,3 +243,49 @@ func TestUnknownTopicCodes(t *testing.T) {
 	ofResp := roundTrip(t, c, of).(*kmsg.OffsetFetchResponse)
 	assert.Empty(t, ofResp.Topics, "the refused commit stored nothing")
 }
+
+// TestCreateTopicsDuplicateNames reproduces ControllerApisTest's
+// duplicate-name case of testCreateTopics: a name given more than once is
+// answered once, after the others, with INVALID_REQUEST "Duplicate topic
+// name." and is not created; the other topics of the request are.
+func TestCreateTopicsDuplicateNames(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	for _, name := range []string{"foo", "bar", "foo", "baz", "bar", "foo"} {
+		rt := kmsg.NewCreateTopicsRequestTopic()
+		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, 2, 1
+		req.Topics = append(req.Topics, rt)
+	}
+	resp := roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+	type row struct {
+		topic string
+		code  int16
+		msg   string
+	}
+	var rows []row
+	for _, st := range resp.Topics {
+		msg := ""
+		if st.ErrorMessage != nil {
+			msg = *st.ErrorMessage
+		}
+		rows = append(rows, row{st.Topic, st.ErrorCode, msg})
+	}
+	assert.Equal(t, []row{{"baz", 0, ""}, {"foo", 42, "Duplicate topic name."}, {"bar", 42, "Duplicate topic name."}}, rows)
+
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version, md.AllowAutoTopicCreation = 12, false
+	for _, name := range []string{"foo", "bar", "baz"} {
+		mt := kmsg.NewMetadataRequestTopic()
+		mt.Topic = kmsg.StringPtr(name)
+		md.Topics = append(md.Topics, mt)
+	}
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	exists := map[string]bool{}
+	for _, mt := range mresp.Topics {
+		exists[*mt.Topic] = mt.ErrorCode == 0
+	}
+	assert.Equal(t, map[string]bool{"foo": false, "bar": false, "baz": true}, exists, "only the topic named once is created")
+}
