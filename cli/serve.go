@@ -57,6 +57,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	store := fs.String("store", "memstore", "KIP-1331 topology store: memstore, bolt, or none")
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
 	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
+	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -69,7 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	cfg := wire.DefaultConfig()
-	cfg.Brokers, cfg.Listen, cfg.Logger = *brokers, *listen, log
+	cfg.Brokers, cfg.Listen, cfg.Logger, cfg.RetentionBytes = *brokers, *listen, log, *retentionBytes
 	cfg.Coordinator.NumPartitions = int32(*partitions)
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if *partitions < 1 || *partitions > 1000 {

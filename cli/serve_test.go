@@ -27,7 +27,7 @@ func TestServe(t *testing.T) {
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
 	go func() {
-		code <- serve(runCtx, []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error"}, outW, io.Discard)
+		code <- serve(runCtx, []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error", "--retention-bytes", "1048576"}, outW, io.Discard)
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)
@@ -89,6 +89,8 @@ func TestServeBadFlags(t *testing.T) {
 		{"--partitions", "0"},
 		{"--protocol", "v9", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
 		{"--log-level", "loud"},
+		{"--retention-bytes", "0", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
+		{"--retention-bytes", "-2", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
 		{"extra"},
 	} {
 		assert.Equal(t, exitUsage, serve(context.Background(), args, io.Discard, io.Discard), "%v", args)

@@ -213,7 +213,7 @@ func (c *Coordinator) DescribeGroups(groupIDs []string) []DescribedGroup {
 			out[i].Err = err
 			continue
 		}
-		out[i].Description, out[i].Err = read(c, p, func(s *shard.Shard) (shard.GroupDescription, error) {
+		out[i].Description, out[i].Err = readDescribe(c, p, func(s *shard.Shard) (shard.GroupDescription, error) {
 			d, ok := s.DescribeGroup(id)
 			if !ok {
 				return d, kerr.GroupIDNotFound.WithMessage("Group %s not found.", id)

@@ -445,12 +445,23 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 // read runs fn against the committed state of the shard hosting p (Kafka's
 // scheduleReadOperation).
 func read[R any](c *Coordinator, p int32, fn func(s *shard.Shard) (R, error)) (R, error) {
+	return readFrom(c, p, c.mutants.ReadsSeeUncommitted, fn)
+}
+
+// readDescribe is read for the describe APIs (DescribeGroups,
+// ConsumerGroupDescribe, ShareGroupDescribe, StreamsGroupDescribe): its own
+// path only so a mutant can break describes alone.
+func readDescribe[R any](c *Coordinator, p int32, fn func(s *shard.Shard) (R, error)) (R, error) {
+	return readFrom(c, p, c.mutants.ReadsSeeUncommitted || c.mutants.DescribeSeesUncommitted, fn)
+}
+
+func readFrom[R any](c *Coordinator, p int32, latest bool, fn func(s *shard.Shard) (R, error)) (R, error) {
 	h, err := c.shardFor(p)
 	if err != nil {
 		var zero R
 		return zero, err
 	}
-	if c.mutants.ReadsSeeUncommitted {
+	if latest {
 		return fn(h.latest)
 	}
 	return fn(h.committed)

@@ -239,7 +239,7 @@ func (c *Coordinator) DescribeStreamsGroups(groupIDs []string, includeTopologyDe
 		row.GroupID = id
 		p, err := c.routeGroup(id)
 		if err == nil {
-			row.Group, err = read(c, p, func(s *shard.Shard) (shard.GroupDescription, error) {
+			row.Group, err = readDescribe(c, p, func(s *shard.Shard) (shard.GroupDescription, error) {
 				d, ok := s.DescribeGroup(id)
 				switch {
 				case !ok:

@@ -185,6 +185,9 @@ func (w *world) join(m *simMember) {
 	}
 	m.epoch = 0
 	w.heartbeatWith(b, m, 0)
+	if w.joins++; w.joins%4 == 0 {
+		w.describeBack(m.g, b)
+	}
 }
 
 // heartbeatWith sends one heartbeat of the member's type at epoch.

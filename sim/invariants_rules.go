@@ -248,14 +248,71 @@ func (c *checker) onHeartbeatAccepted(group, member string, sentMs int64) {
 // when an answer from the latest state would differ.
 func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, err error) {
 	w := c.w
-	if e := kerr.As(err); e == kerr.CoordinatorLoadInProgress || e == kerr.NotCoordinator || e == kerr.CoordinatorNotAvailable {
+	rp, pending := c.committedReplica(p, err)
+	if rp == nil {
 		return
 	}
-	log := w.logs.Partition(p)
-	if log.HighWatermark() < log.EndOffset() {
+	if pending {
 		w.mark("read-with-uncommitted-writes")
 	}
-	rp := c.rules.replicas[p]
+	want, wantErr := rp.s.FetchOffsets(groupID, nil, false)
+	if kerr.Name(err) != kerr.Name(wantErr) || (len(want) > 0 || len(got) > 0) && !reflect.DeepEqual(want, got) {
+		w.violate(InvReadsCommitted, fmt.Sprintf("OffsetFetch of %s answered %v (%s); the committed log says %v (%s)",
+			groupID, got, kerr.Name(err), want, kerr.Name(wantErr)))
+	}
+}
+
+// checkDescribe compares a describe the coordinator answered (api names
+// it: DescribeGroups, ConsumerGroupDescribe, ShareGroupDescribe or
+// StreamsGroupDescribe) with the group as the committed replica of
+// partition p describes it (10). StreamsGroupDescribe answers
+// GROUP_ID_NOT_FOUND for a group of another type too.
+func (c *checker) checkDescribe(p int32, api, groupID string, got shard.GroupDescription, err error) {
+	w := c.w
+	rp, pending := c.committedReplica(p, err)
+	if rp == nil {
+		return
+	}
+	if pending {
+		w.mark("describe-with-uncommitted-writes")
+	}
+	want, found := rp.s.DescribeGroup(groupID)
+	var wantErr error
+	if !found || api == "StreamsGroupDescribe" && want.Type != shard.Streams {
+		wantErr, want = kerr.GroupIDNotFound, shard.GroupDescription{}
+	}
+	if kerr.Name(err) != kerr.Name(wantErr) {
+		w.violate(InvReadsCommitted, fmt.Sprintf("%s of %s answered %s; the committed log says %s", api, groupID, kerr.Name(err), kerr.Name(wantErr)))
+		return
+	}
+	if err == nil && !reflect.DeepEqual(want, got) {
+		w.violate(InvReadsCommitted, fmt.Sprintf("%s of %s answered %s; the committed log says %s", api, groupID, describeBrief(got), describeBrief(want)))
+	}
+}
+
+// describeBrief is the part of a description a violation prints.
+func describeBrief(d shard.GroupDescription) string {
+	members := make([]string, len(d.Members))
+	for i, m := range d.Members {
+		members[i] = fmt.Sprintf("%s@%d", m.MemberID, m.MemberEpoch)
+	}
+	return fmt.Sprintf("{%s %s epoch=%d assignment-epoch=%d stored=%d members=%v}", d.Type, d.State, d.Epoch, d.AssignmentEpoch, d.StoredDescriptionTopologyEpoch, members)
+}
+
+// committedReplica brings the checker's replica of partition p up to the
+// committed log and returns it, or nil when the read it checks was refused
+// for the partition's state (it moves, loads, or its broker is down) or the
+// replica failed (a violation). pending says the log held uncommitted
+// writes: then an answer from the latest state would differ, and the
+// caller marks it.
+func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending bool) {
+	w := c.w
+	if e := kerr.As(readErr); e == kerr.CoordinatorLoadInProgress || e == kerr.NotCoordinator || e == kerr.CoordinatorNotAvailable {
+		return nil, false
+	}
+	log := w.logs.Partition(p)
+	pending = log.HighWatermark() < log.EndOffset()
+	rp = c.rules.replicas[p]
 	if rp == nil {
 		cfg := shard.DefaultConfig()
 		if s, e := w.brokers[0].c.LatestShard(p); e == nil {
@@ -272,7 +329,7 @@ func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, 
 		}
 		if e != nil {
 			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))
-			return
+			return nil, false
 		}
 		rp = &replica{s: s}
 		c.rules.replicas[p] = rp
@@ -280,14 +337,10 @@ func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, 
 	committed := log.Committed()
 	if err := rp.s.ReplayAll(rp.applied, committed[rp.applied:]); err != nil {
 		w.violate(InvReadsCommitted, fmt.Sprintf("replaying partition %d's committed log: %v", p, err))
-		return
+		return nil, false
 	}
 	rp.applied = int64(len(committed))
-	want, wantErr := rp.s.FetchOffsets(groupID, nil, false)
-	if kerr.Name(err) != kerr.Name(wantErr) || (len(want) > 0 || len(got) > 0) && !reflect.DeepEqual(want, got) {
-		w.violate(InvReadsCommitted, fmt.Sprintf("OffsetFetch of %s answered %v (%s); the committed log says %v (%s)",
-			groupID, got, kerr.Name(err), want, kerr.Name(wantErr)))
-	}
+	return rp, pending
 }
 
 // onPluginCall and onPluginDone follow the plugin calls of each group to

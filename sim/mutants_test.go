@@ -77,6 +77,8 @@ func mutantCases() []mutantCase {
 		{field: "ExpireStrictlyAfter", invariant: sim.InvOffsetExpiryOnTime, opts: short(time.Hour, small)},
 		{field: "IgnoreLegacyExpireTimestamp", invariant: sim.InvOffsetExpiryOnTime, opts: short(time.Hour, small)},
 		{field: "ReadsSeeUncommitted", invariant: sim.InvReadsCommitted, opts: short(time.Hour, small)},
+		// OffsetFetch stays correct: only the describe-backs can catch it.
+		{field: "DescribeSeesUncommitted", invariant: sim.InvReadsCommitted, opts: short(time.Hour, small)},
 		{field: "PlainAbsPartitionFor", invariant: sim.InvRouting, opts: short(time.Hour, small)},
 		{field: "DeleteNonEmptyGroups", invariant: sim.InvDeleteOnlyEmpty, opts: short(time.Hour, small)},
 		{field: "HeartbeatKeepsSessionTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, small)},

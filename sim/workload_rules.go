@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -201,6 +202,34 @@ func (w *world) readBack(g *simGroup, b int) {
 	p := w.partitionOf(g.id)
 	got, err := w.brokers[b].c.FetchOffsets(g.id, nil, false)
 	w.check.checkRead(p, g.id, got, err)
+	if g.typ == shard.Classic {
+		w.describeBack(g, b)
+	}
+}
+
+// describeBack is an admin describing a group right after one of its
+// clients wrote (a join, a commit), as kafka-consumer-groups.sh --describe
+// or a Streams application's health check would, with the describe API of
+// the group's type: the checker compares the answer with its committed
+// replica (10). StreamsGroupDescribe is asked without the topology
+// description: that part calls the store, whose latency draws from the
+// random stream (the admin loop asks for it).
+func (w *world) describeBack(g *simGroup, b int) {
+	p := w.partitionOf(g.id)
+	c := w.brokers[b].c
+	if g.typ == shard.Streams {
+		c.DescribeStreamsGroups([]string{g.id}, false).OnDone(func(rows []coordinator.StreamsGroupDescription, err error) {
+			if err == nil && len(rows) == 1 {
+				w.check.checkDescribe(p, "StreamsGroupDescribe", g.id, rows[0].Group, rows[0].Err)
+				w.mark("describe-back-streams")
+			}
+		})
+		return
+	}
+	api := map[shard.GroupType]string{shard.Consumer: "ConsumerGroupDescribe", shard.Share: "ShareGroupDescribe", shard.Classic: "DescribeGroups"}[g.typ]
+	d := c.DescribeGroups([]string{g.id})[0]
+	w.check.checkDescribe(p, api, g.id, d.Description, d.Err)
+	w.mark("describe-back-" + strings.ToLower(g.typ.String()))
 }
 
 func (w *world) partitionOf(groupID string) int32 {
@@ -223,18 +252,19 @@ func (w *world) onAdminDeleteResult(err error) {
 // next topology epoch, after their offsets expired: around the time a
 // cleanup cycle finds the group eligible, so a push of the new epoch can
 // land between the cycle's scan and its clear (the v1 race of
-// docs/kip1331.md §1.8).
+// docs/kip1331.md §1.8) or while its delete is in flight.
 //
-// Under v2 only without shard moves for now: with moves the same workload
-// reaches the open v2 move race (a push lands while the cycle's delete is
-// in flight and the partition moves before the delete returns, so the old
-// owner's finalize cannot write; scenario v1-race under v2, seed 2, 90m,
-// 2 300 groups, and the v2-move-race scenario), which is being fixed
-// (docs/mutants.md).
+// It runs under every protocol except v2 with shard moves: there a push
+// that lands while the cycle's delete is in flight, with the partition
+// moving before the delete returns, loses the description for good (the
+// old owner's finalize cannot write and nothing re-solicits; hole 2 of
+// docs/kip1331-v3.md), so the workload would only rediscover that known
+// loss. v3 fences the late delete, so the workload runs there, shard moves
+// and all, and the `ci` sweep reaches it (mark streams-app-redeployed).
 func (w *world) maybeRedeploy(g *simGroup) {
 	f := w.opts.Faults
 	moves := f.ShardMovesPerHour > 0 || f.MoveDuringCycleProb > 0
-	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol != coordinator.CleanupV1 && moves) || !w.eng.chance(0.25) {
+	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol == coordinator.CleanupV2 && moves) || !w.eng.chance(0.25) {
 		return
 	}
 	g.redeployed = true

@@ -99,6 +99,10 @@ type world struct {
 	cycleAt []int
 	// minValueIDs counts the ids hashing to Integer.MIN_VALUE handed out.
 	minValueIDs int
+	// joins counts join heartbeats: every fourth is described at once
+	// (describeBack), by count rather than by a draw so the random stream,
+	// and so every other choice of the run, stays as it was.
+	joins int
 }
 
 // brokerExecutor runs a broker's plugin calls at a virtual time drawn from

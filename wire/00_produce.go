@@ -35,7 +35,7 @@ func handleProduce(r *request) (kmsg.Response, error) {
 				res := r.cl.data.produce(t.name, rp.Partition, rp.Records)
 				sp.ErrorCode = res.code
 				if res.code == 0 {
-					sp.BaseOffset, sp.LogStartOffset = res.base, 0
+					sp.BaseOffset, sp.LogStartOffset = res.base, res.logStart
 				} else if res.msg != "" {
 					msg := res.msg
 					sp.ErrorMessage = &msg

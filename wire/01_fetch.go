@@ -69,7 +69,7 @@ func fetchOnce(r *request, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 				res.records = nil // over the response budget: the next fetch gets it
 			}
 			sp.ErrorCode = res.code
-			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, 0
+			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, res.logStart
 			sp.RecordBatches = res.records
 			size += len(res.records)
 			budget -= int32(len(res.records))

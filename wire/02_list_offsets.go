@@ -5,9 +5,10 @@ import (
 )
 
 // ListOffsets: v1-11 (Kafka 4.x). Latest (-1) is the high watermark,
-// earliest (-2, and -4 earliest-local) is 0 since nothing is deleted, -3
-// the batch with the largest timestamp; a timestamp finds the first batch
-// whose max timestamp is at or after it.
+// earliest (-2, and -4 earliest-local) the log start offset, which
+// retention (Config.RetentionBytes) advances, -3 the retained batch with
+// the largest timestamp; a timestamp finds the first retained batch whose
+// max timestamp is at or after it.
 
 var apiListOffsets = api{key: 2, min: 1, max: 11, handle: handleListOffsets}
 

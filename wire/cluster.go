@@ -40,6 +40,11 @@ const (
 	maxConnsPerBroker = 4096
 	// maxTopicPartitions bounds one topic's partition count.
 	maxTopicPartitions = 10000
+	// DefaultRetentionBytes is each data partition's log.retention.bytes
+	// here (64 MiB): past it the oldest batches go and the log start
+	// offset advances. Kafka's default is -1 (unbounded, on disk); an
+	// in-memory log needs a bound.
+	DefaultRetentionBytes = 64 << 20
 )
 
 // Config configures a Cluster. Start with DefaultConfig.
@@ -76,6 +81,13 @@ type Config struct {
 	// latest, changed per group with IncrementalAlterConfigs, which this
 	// endpoint does not serve).
 	Share sharebroker.Config
+	// RetentionBytes is log.retention.bytes for every data partition
+	// (default DefaultRetentionBytes; -1 keeps everything, as Kafka's
+	// default). Past it the oldest record batches are dropped, never the
+	// last one, and the log start offset advances: Fetch below it answers
+	// OFFSET_OUT_OF_RANGE, ListOffsets earliest answers it, and share
+	// groups archive what it passes.
+	RetentionBytes int64
 	// AutoCreateTopics is auto.create.topics.enable (default true).
 	AutoCreateTopics bool
 	// NumPartitions is num.partitions.
@@ -98,6 +110,7 @@ func DefaultConfig() Config {
 		FrameReadTimeout: DefaultFrameReadTimeout,
 		WriteTimeout:     DefaultWriteTimeout,
 		FetchWaitMax:     30 * time.Second,
+		RetentionBytes:   DefaultRetentionBytes,
 		AutoCreateTopics: true,
 		NumPartitions:    DefaultNumPartitions,
 		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetEarliest}},
@@ -113,6 +126,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("wire: socket.request.max.bytes %d is below 1024", c.MaxRequestBytes)
 	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0 || c.FetchWaitMax < 0:
 		return errors.New("wire: timeouts must be positive")
+	case c.RetentionBytes == 0 || c.RetentionBytes < -1:
+		return fmt.Errorf("wire: log.retention.bytes %d must be positive, or -1 for no limit", c.RetentionBytes)
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
 		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
 	}
@@ -207,7 +222,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	for p := range cl.placement {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
-	cl.data.onCreate, cl.data.onAppend = sp.createTopic, sp.appended
+	cl.data.onCreate, cl.data.onAppend, cl.data.onTrim = sp.createTopic, sp.appended, sp.trimmed
+	cl.data.retentionBytes = cfg.RetentionBytes
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
 		return nil, err

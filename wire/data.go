@@ -31,6 +31,12 @@ type dataPlane struct {
 	// fails the create or produce before anything changes.
 	onCreate func(name string, partitions int32) error
 	onAppend func(topic string, partition int32, base int64, records int32) error
+	// onTrim, when set, sees every advance of a partition's log start
+	// under the data plane's lock, after the append that caused it.
+	onTrim func(topic string, partition int32, logStart int64)
+	// retentionBytes is log.retention.bytes for every partition; <= 0
+	// keeps everything (Kafka's -1).
+	retentionBytes int64
 }
 
 // maxBatchRecords bounds the records of one produced batch (the share
@@ -44,9 +50,35 @@ type topic struct {
 }
 
 type partitionLog struct {
-	batches   []storedBatch
+	batches []storedBatch
+	// logStart is the log start offset: the first retained offset (the
+	// high watermark when nothing is retained).
+	logStart  int64
+	bytes     int64 // the raw size of batches
 	hwm       int64
 	producers map[int64]*producerState
+}
+
+// trim drops the oldest batches while the log holds more than limit bytes,
+// as Kafka's retention by size deletes whole segments, oldest first, and
+// never the active one: the last batch always stays. It returns whether
+// the log start moved.
+func (pl *partitionLog) trim(limit int64) bool {
+	if limit <= 0 {
+		return false
+	}
+	drop := 0
+	for pl.bytes > limit && drop < len(pl.batches)-1 {
+		pl.bytes -= int64(len(pl.batches[drop].raw))
+		drop++
+	}
+	if drop == 0 {
+		return false
+	}
+	clear(pl.batches[:drop]) // release the bytes to the collector
+	pl.batches = pl.batches[drop:]
+	pl.logStart = pl.batches[0].base
+	return true
 }
 
 // storedBatch is one appended record batch.
@@ -175,9 +207,10 @@ func (d *dataPlane) partition(name string, p int32) *partitionLog {
 
 // produceResult is one partition's answer to a Produce.
 type produceResult struct {
-	code int16
-	msg  string
-	base int64
+	code     int16
+	msg      string
+	base     int64
+	logStart int64
 }
 
 // produce validates one partition's records (one v2 batch, as Kafka
@@ -226,6 +259,7 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
 	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
+	pl.bytes += int64(len(raw))
 	pl.hwm = last + 1
 	if batch.ProducerID >= 0 {
 		ps := pl.producers[batch.ProducerID]
@@ -234,9 +268,12 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 			ps.batches = ps.batches[1:]
 		}
 	}
+	if pl.trim(d.retentionBytes) && d.onTrim != nil {
+		d.onTrim(name, p, pl.logStart)
+	}
 	close(d.appended)
 	d.appended = make(chan struct{})
-	return produceResult{base: base}
+	return produceResult{base: base, logStart: pl.logStart}
 }
 
 // checkSequence applies the idempotence rules; done is true when the batch
@@ -256,7 +293,7 @@ func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool)
 	}
 	for _, s := range ps.batches {
 		if s.first == b.FirstSequence && s.last == b.FirstSequence+b.LastOffsetDelta {
-			return produceResult{base: s.base}, true // a retry of a batch we have
+			return produceResult{base: s.base, logStart: pl.logStart}, true // a retry of a batch we have
 		}
 	}
 	if n := len(ps.batches); n > 0 {
@@ -273,9 +310,10 @@ func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool)
 
 // fetchResult is one partition's answer to a Fetch.
 type fetchResult struct {
-	code    int16
-	hwm     int64
-	records []byte
+	code     int16
+	hwm      int64
+	logStart int64
+	records  []byte
 }
 
 // fetch returns whole batches from offset on, at most maxBytes of them but
@@ -288,8 +326,10 @@ func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fe
 	if pl == nil {
 		return fetchResult{code: fkerr.UnknownTopicOrPartition.Code}
 	}
-	if offset < 0 || offset > pl.hwm {
-		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm}
+	// Kafka's Log.read: below the log start (retention moved it) or past
+	// the high watermark is OFFSET_OUT_OF_RANGE; the client resets.
+	if offset < pl.logStart || offset > pl.hwm {
+		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm, logStart: pl.logStart}
 	}
 	i := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= offset })
 	var out []byte
@@ -300,12 +340,13 @@ func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fe
 		}
 		out = append(out, raw...)
 	}
-	return fetchResult{hwm: pl.hwm, records: out}
+	return fetchResult{hwm: pl.hwm, logStart: pl.logStart, records: out}
 }
 
-// offsetFor answers ListOffsets: -1 latest, -2 earliest, -3 the batch with
-// the largest timestamp, otherwise the first batch whose max timestamp is
-// at or after ts (batch granularity).
+// offsetFor answers ListOffsets: -1 latest, -2 earliest (the log start
+// offset), -3 the retained batch with the largest timestamp, otherwise the
+// first retained batch whose max timestamp is at or after ts (batch
+// granularity).
 func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp int64, code int16) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -317,7 +358,7 @@ func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp
 	case -1:
 		return pl.hwm, -1, 0
 	case -2, -4: // earliest; earliest-local (no tiered storage here)
-		return 0, -1, 0
+		return pl.logStart, -1, 0
 	case -3:
 		best := -1
 		for i, b := range pl.batches {

@@ -77,3 +77,53 @@ func TestProduceIdempotence(t *testing.T) {
 	assert.Equal(t, int64(6), f.hwm, "3 + 2 + 1 records, nothing refused was appended")
 	assert.Equal(t, fkerr.OffsetOutOfRange.Code, d.fetch("t", 0, 7, 1<<20).code)
 }
+
+// TestRetentionBytes proves log.retention.bytes on the data plane, as
+// Kafka's retention by size deletes old segments: past the limit the
+// oldest batches go (never the last one), the log start offset advances to
+// the first retained batch and the hook sees each advance; a fetch below
+// it is OFFSET_OUT_OF_RANGE, from it succeeds; ListOffsets earliest answers
+// it; memory is bounded by the limit plus one batch.
+func TestRetentionBytes(t *testing.T) {
+	d := newDataPlane()
+	var trims []int64
+	d.onTrim = func(_ string, _ int32, logStart int64) { trims = append(trims, logStart) }
+	one := int64(len(batch(t, -1, -1, -1, 10)))
+	d.retentionBytes = 3 * one
+	_, _, err := d.createTopic("t", 1)
+	require.NoError(t, err)
+	for i := range 5 {
+		r := d.produce("t", 0, batch(t, -1, -1, -1, 10))
+		require.Zero(t, r.code, r.msg)
+		assert.Equal(t, int64(10*i), r.base)
+	}
+	assert.Equal(t, []int64{10, 20}, trims, "the oldest batches went, one append at a time")
+	pl := d.partition("t", 0)
+	assert.Equal(t, int64(20), pl.logStart)
+	assert.Len(t, pl.batches, 3)
+	assert.LessOrEqual(t, pl.bytes, d.retentionBytes)
+
+	below := d.fetch("t", 0, 19, 1<<20)
+	assert.Equal(t, fkerr.OffsetOutOfRange.Code, below.code, "below the log start")
+	assert.Equal(t, int64(20), below.logStart)
+	from := d.fetch("t", 0, 20, 1<<20)
+	require.Zero(t, from.code)
+	assert.Equal(t, int64(20), from.logStart)
+	assert.Equal(t, int64(50), from.hwm)
+	earliest, _, code := d.offsetFor("t", 0, -2)
+	require.Zero(t, code)
+	assert.Equal(t, int64(20), earliest)
+
+	big := batch(t, -1, -1, -1, 200)
+	require.Greater(t, int64(len(big)), d.retentionBytes, "one batch larger than the limit")
+	r := d.produce("t", 0, big)
+	require.Zero(t, r.code)
+	assert.Equal(t, int64(50), r.logStart, "the last batch stays, alone")
+	assert.Len(t, pl.batches, 1)
+
+	d.retentionBytes = -1
+	for range 5 {
+		require.Zero(t, d.produce("t", 0, batch(t, -1, -1, -1, 10)).code)
+	}
+	assert.Equal(t, int64(50), pl.logStart, "-1 keeps everything")
+}

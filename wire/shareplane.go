@@ -76,6 +76,16 @@ func (s *sharePlane) appended(topic string, partition int32, base int64, records
 	return err
 }
 
+// trimmed mirrors a data-plane log start advance (retention): every share
+// group archives the AVAILABLE records below it (sharebroker.DeleteRecords).
+func (s *sharePlane) trimmed(topic string, partition int32, logStart int64) {
+	s.with(func(b *sharebroker.Broker, nowMs int64) {
+		if err := b.DeleteRecords(nowMs, sharebroker.TopicPartition{Topic: topic, Partition: partition}, logStart); err != nil {
+			panic("wire: the share plane's log diverged from the data plane's: " + err.Error())
+		}
+	})
+}
+
 // sessionKey names one share session in sharebroker: kgo (like Kafka's
 // clients) opens one session per partition leader, and sharebroker keeps
 // one session per (group, member) for the whole cluster, so the member id

@@ -80,6 +80,12 @@ type Set struct {
 	// DescribeGroups) answer from the latest, uncommitted state
 	// (10-reads-committed).
 	ReadsSeeUncommitted bool
+	// DescribeSeesUncommitted makes only the describe APIs (DescribeGroups,
+	// ConsumerGroupDescribe, ShareGroupDescribe, StreamsGroupDescribe)
+	// answer from the latest, uncommitted state; OffsetFetch stays correct,
+	// so only the describe half of the shadow check can catch it
+	// (10-reads-committed).
+	DescribeSeesUncommitted bool
 	// PlainAbsPartitionFor makes the coordinator route with Math.abs instead
 	// of Utils.abs, so an id hashing to Integer.MIN_VALUE gets a negative
 	// partition (16-routing).
