@@ -59,6 +59,11 @@ type Config struct {
 	// StreamsMaxStandbyReplicas is group.streams.max.standby.replicas, the
 	// largest num.standby.replicas a group may have (default 2, >= 0).
 	StreamsMaxStandbyReplicas int
+	// StreamsInitialRebalanceDelay is group.streams.initial.rebalance.delay.ms
+	// (3000, at least 0): how long a streams group that a member joins
+	// while empty waits before its first target assignment
+	// (ASSIGNMENT_DELAYED meanwhile). 0 disables it.
+	StreamsInitialRebalanceDelay time.Duration
 	// StreamsTopologyUpdates lets a streams member joining with a higher
 	// topology epoch replace the group's topology, ahead of Kafka, which
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
@@ -108,6 +113,7 @@ func DefaultConfig() Config {
 		StreamsHeartbeatInterval:      5 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
 		StreamsMaxStandbyReplicas:     2,
+		StreamsInitialRebalanceDelay:  3 * time.Second,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
 		ShareMaxSize:                  200,
@@ -180,6 +186,8 @@ func (c Config) Validate() error {
 		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
 		atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
 		atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
+		atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
+		wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
 		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, 5*time.Second, 15*time.Second),
 		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
@@ -221,6 +229,7 @@ func (c Config) shardConfig() shard.Config {
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
 		StreamsNumStandbyReplicas:       int32(c.StreamsNumStandbyReplicas),
+		StreamsInitialRebalanceDelayMs:  int32(min(c.StreamsInitialRebalanceDelay.Milliseconds(), 1<<31-1)),
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),

@@ -631,12 +631,21 @@ func (c *Coordinator) failWaiters(h *hosted, err error) {
 
 func (c *Coordinator) applyTimers(h *hosted, ops []shard.TimerOp) {
 	for _, op := range ops {
-		if op.Cancel {
+		switch {
+		case op.Cancel:
 			h.timers.Cancel(op.Key)
-		} else {
+		case op.IfAbsent:
+			h.timers.ScheduleIfAbsent(op.Key, op.DeadlineMs, op.Task)
+		default:
 			h.timers.Schedule(op.Key, op.DeadlineMs, op.Task)
 		}
 	}
+}
+
+// timerScheduled reports whether the shard hosting p has a timer of key.
+func (c *Coordinator) timerScheduled(p int32, key string) bool {
+	h, err := c.shardFor(p)
+	return err == nil && h.timers.Has(key)
 }
 
 // translateAppendError is Kafka's handleOperationException for append

@@ -93,6 +93,9 @@ func TestShareGroupRebalanceMetrics(t *testing.T) {
 	require.NoError(t, err)
 	_, err = h.JoinStreams("app", "s1", shard.Topology{Epoch: 1, Subtopologies: []shard.Subtopology{{ID: "s0", SourceTopics: []string{"bar"}}}})
 	require.NoError(t, err)
+	// The streams group's first target waits for the initial rebalance
+	// delay (3 s); its timer computes it.
+	h.Advance(3 * time.Second)
 	require.Equal(t, 1.0, count("consumer-group-rebalance-count"))
 	require.Equal(t, 1.0, count("streams-group-rebalance-count"))
 	require.Equal(t, 4.0, count("share-group-rebalance-count"))

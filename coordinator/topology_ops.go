@@ -44,7 +44,11 @@ func (c *Coordinator) maybeSetTopologyDescriptionRequired(req shard.StreamsGroup
 func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatRequest) *Future[shard.StreamsGroupHeartbeatResponse] {
 	inner := routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.StreamsGroupHeartbeatResponse] {
 		return write(c, "streams-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.StreamsGroupHeartbeatResponse], error) {
-			return s.StreamsGroupHeartbeat(now, req)
+			// The shard owns no timers: tell it whether the group's initial
+			// rebalance delay is pending (Kafka's timer.isScheduled).
+			r := req
+			r.InitialRebalanceScheduled = c.timerScheduled(p, shard.StreamsInitialRebalanceKey(req.GroupID))
+			return s.StreamsGroupHeartbeat(now, r)
 		})
 	})
 	out := &Future[shard.StreamsGroupHeartbeatResponse]{}

@@ -209,10 +209,10 @@ func TestCleanupCycleClearsStoredEpochOnPluginSuccess(t *testing.T) {
 			got = append(got, shard.Format(r.Record))
 		}
 		if p == coordinator.CleanupV1 {
-			assert.Equal(t, []string{"StreamsGroupMetadata foo epoch=2 stored=-1 failed=-1"}, got)
+			assert.Equal(t, []string{"StreamsGroupMetadata foo epoch=3 stored=-1 failed=-1"}, got)
 			assert.Equal(t, 1, k.writes)
 		} else {
-			assert.Equal(t, []string{"StreamsGroupMetadata foo epoch=2 stored=-2 failed=-1", "StreamsGroupMetadata foo epoch=2 stored=-1 failed=-1"}, got)
+			assert.Equal(t, []string{"StreamsGroupMetadata foo epoch=3 stored=-2 failed=-1", "StreamsGroupMetadata foo epoch=3 stored=-1 failed=-1"}, got)
 			assert.Equal(t, 2, k.writes, "mark then finalize")
 		}
 		v, _ := k.h.Metric("streams-group-topology-description-delete-success-count")

@@ -332,7 +332,7 @@ func TestHeartbeatBadInput(t *testing.T) {
 		{"streams: topology at a higher epoch", streams(sjoin("streams-group", "m9", topo(2, "foo"))), kerr.InvalidRequest},
 		{"streams: epoch -3", streams(StreamsGroupHeartbeatRequest{GroupID: "streams-group", MemberID: "m1", MemberEpoch: -3}), kerr.InvalidRequest},
 		{"streams: unknown member", streams(StreamsGroupHeartbeatRequest{GroupID: "streams-group", MemberID: "nobody", MemberEpoch: 1}), kerr.UnknownMemberID},
-		{"streams: newer epoch", streams(StreamsGroupHeartbeatRequest{GroupID: "streams-group", MemberID: "m1", MemberEpoch: 2}), kerr.FencedMemberEpoch},
+		{"streams: newer epoch", streams(StreamsGroupHeartbeatRequest{GroupID: "streams-group", MemberID: "m1", MemberEpoch: 3}), kerr.FencedMemberEpoch},
 		{"streams: missing group", streams(StreamsGroupHeartbeatRequest{GroupID: "missing-group", MemberID: "m1", MemberEpoch: 2}), kerr.GroupIDNotFound},
 		{"streams: consumer group", streams(sjoin("consumer-group", "m9", topo(1, "foo"))), kerr.GroupIDNotFound},
 	}

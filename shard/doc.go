@@ -22,12 +22,17 @@
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),
 // streams groups
-// (KIP-1071: topologies with epochs, Kafka's refusal of topology updates
-// unless Config.StreamsTopologyUpdates opts in, tasks assigned by Kafka's
-// sticky task assignor of package taskassignor over the members' processes
-// with group.streams.num.standby.replicas: standbys for the subtopologies
-// with changelog topics, see streams_assignor.go), NOT_READY / STALE_TOPOLOGY /
-// MISSING_SOURCE_TOPICS, KIP-1331's stored and failed description epochs),
+// (KIP-1071: topologies with epochs carrying what Kafka's
+// StreamsGroupTopologyValue carries (source, repartition sink and source,
+// state changelog topics, copartition groups), Kafka's refusal of topology
+// updates unless Config.StreamsTopologyUpdates opts in, tasks assigned by
+// Kafka's sticky task assignor of package taskassignor over the members'
+// processes with group.streams.num.standby.replicas: standbys for the
+// subtopologies with changelog topics, see streams_assignor.go; NOT_READY /
+// STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, the initial rebalance delay
+// (ASSIGNMENT_DELAYED, streams_delay.go; the coordinator tells the shard
+// whether its timer is pending), KIP-1331's stored and failed description
+// epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
 // and the group-coordinator half of AlterShareGroupOffsets, which bumps the
@@ -58,7 +63,8 @@
 // KIP-1251 assignment epochs are derived on replay from the previous
 // assignment instead of read from the record, which gives the same epochs
 // on an uncompacted log; timer keys follow Kafka's ("expire-group-metadata",
-// "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>").
+// "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>",
+// "initial-rebalance-timeout-<group>").
 //
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or

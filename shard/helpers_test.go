@@ -25,6 +25,9 @@ func testConfig() Config {
 	cfg := DefaultConfig()
 	cfg.OffsetsRetentionMs = 60_000
 	cfg.OffsetsRetentionCheckIntervalMs = 1_000
+	// Kafka's GroupMetadataManagerTest runs streams groups without the
+	// initial rebalance delay unless a test is about it.
+	cfg.StreamsInitialRebalanceDelayMs = 0
 	return cfg
 }
 
@@ -343,6 +346,9 @@ func (m *timerModel) apply(ops []TimerOp) {
 	for _, op := range ops {
 		if op.Cancel {
 			delete(m.byKey, op.Key)
+			continue
+		}
+		if _, ok := m.byKey[op.Key]; ok && op.IfAbsent {
 			continue
 		}
 		m.seq++

@@ -562,6 +562,16 @@ func (ops memberOps) refuse(h *harness, group, member string, epoch int32, want 
 	return err
 }
 
+// epochOffset is how far a type's group epochs run ahead of a consumer
+// group's: a streams group's first bump goes from 0 to 2 (Kafka's
+// streamsGroupHeartbeat), the others' to 1.
+func epochOffset(typ GroupType) int32 {
+	if typ == Streams {
+		return 1
+	}
+	return 0
+}
+
 // TestMemberEpochValidation proves KIP-848's epoch rules for each type
 // (Kafka's testConsumerGroupMemberEpochValidation and its share and streams
 // counterparts): a newer epoch is fenced, an older epoch is accepted only
@@ -573,30 +583,31 @@ func TestMemberEpochValidation(t *testing.T) {
 	for _, ops := range allMemberOps {
 		t.Run(ops.typ.String(), func(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
+			o := epochOffset(ops.typ)
 			e1 := ops.beat(h, "g", "m1", 0)
-			require.Equal(t, int32(1), e1)
+			require.Equal(t, 1+o, e1)
 			ops.beat(h, "g", "m2", 0)       // group epoch 2
 			e1 = ops.beat(h, "g", "m1", e1) // consumer: asked to revoke, still 1
 			e1 = ops.beat(h, "g", "m1", e1) // m1: 2, previous 1
 			ops.beat(h, "g", "m3", 0)       // group epoch 3
 			e1 = ops.beat(h, "g", "m1", e1)
 			e1 = ops.beat(h, "g", "m1", e1) // m1: 3, previous 2
-			require.Equal(t, int32(3), e1)
+			require.Equal(t, 3+o, e1)
 
-			ops.refuse(h, "g", "m1", 4, kerr.FencedMemberEpoch)
-			ops.refuse(h, "g", "m1", 1, kerr.FencedMemberEpoch)
-			err := ops.refuse(h, "g", "unknown-member", 3, kerr.UnknownMemberID)
+			ops.refuse(h, "g", "m1", 4+o, kerr.FencedMemberEpoch)
+			ops.refuse(h, "g", "m1", 1+o, kerr.FencedMemberEpoch)
+			err := ops.refuse(h, "g", "unknown-member", 3+o, kerr.UnknownMemberID)
 			assert.Contains(t, err.Error(), "UNKNOWN_MEMBER_ID")
 			ops.refuse(h, "g", "unknown-member", -1, kerr.UnknownMemberID)
 
-			assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 2), "the previous epoch is accepted (lost response)")
-			assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 3))
+			assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 2+o), "the previous epoch is accepted (lost response)")
+			assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 3+o))
 			if ops.typ == Consumer {
 				// Kafka validates a rejoin's epoch 0 like any other: it is
 				// neither the current nor the previous epoch.
 				ops.refuse(h, "g", "m1", 0, kerr.FencedMemberEpoch)
 			} else {
-				assert.Equal(t, int32(3), ops.beat(h, "g", "m1", 0), "epoch 0 is a rejoin")
+				assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 0), "epoch 0 is a rejoin")
 			}
 			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 		})
@@ -619,8 +630,9 @@ func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
 			ops.beat(h, "g", "m1", 0)
 			ops.beat(h, "g", "m2", 0)
+			o := epochOffset(ops.typ)
 			d, _ := h.s.DescribeGroup("g")
-			require.Equal(t, int32(2), d.Epoch)
+			require.Equal(t, 2+o, d.Epoch)
 
 			records, timers, epoch, err := ops.heartbeat(h.s, h.nowMs, "g", "m1", -1)
 			require.NoError(t, err)
@@ -630,13 +642,13 @@ func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 			for _, r := range records[:3] {
 				assert.Contains(t, Format(r), "member=m1 <tombstone>")
 			}
-			assert.Contains(t, Format(records[3]), "epoch=3")
+			assert.Contains(t, Format(records[3]), fmt.Sprintf("epoch=%d", 3+o))
 			assert.Contains(t, timers, TimerOp{Key: SessionTimeoutKey("g", "m1"), Cancel: true})
 			h.replay(records...)
 			h.timers.apply(timers)
 			assert.False(t, h.s.HasMember("g", "m1"))
 			d, _ = h.s.DescribeGroup("g")
-			assert.Equal(t, int32(3), d.Epoch)
+			assert.Equal(t, 3+o, d.Epoch)
 			_, armed := h.timers.deadline(SessionTimeoutKey("g", "m1"))
 			assert.False(t, armed)
 		})
@@ -668,7 +680,7 @@ func TestSessionTimeoutExpiration(t *testing.T) {
 			h.advance(testT + 65_000)
 			assert.False(t, h.s.HasMember("g", "m1"), "fenced at the deadline")
 			d, _ := h.s.DescribeGroup("g")
-			assert.Equal(t, int32(2), d.Epoch)
+			assert.Equal(t, 2+epochOffset(ops.typ), d.Epoch)
 			assert.Equal(t, StateEmpty, d.State)
 			ops.refuse(h, "g", "m1", e, kerr.UnknownMemberID)
 
@@ -1035,7 +1047,7 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 	tasks := []TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1}}}
 	d, _ = h.s.DescribeGroup("streams")
 	assert.Equal(t, []MemberDescription{{MemberID: "s1", ClientID: "client-b", ProcessID: "proc-1", RebalanceTimeoutMs: 2_000,
-		TopologyEpoch: 4, MemberEpoch: 1, ActiveTasks: tasks, TargetActiveTasks: tasks, AssignmentEpochs: [][]int32{{1, 1}}}}, d.Members)
+		TopologyEpoch: 4, MemberEpoch: 2, ActiveTasks: tasks, TargetActiveTasks: tasks, AssignmentEpochs: [][]int32{{2, 2}}}}, d.Members)
 	assert.Equal(t, topo(4, "foo"), d.Topology)
 	assert.Equal(t, int32(4), d.ValidatedTopologyEpoch)
 	assert.Equal(t, []TaskIDs(tasks), sres.Response.ActiveTasks)

@@ -36,12 +36,15 @@ type heartbeat struct {
 	clientID           string
 	processID          string
 	rebalanceTimeoutMs int32
-	subscribedTopics   []string          // nil = unchanged
-	topology           *Topology         // streams join only
-	instanceID         string            // consumer: group.instance.id, "" = dynamic
-	owned              []TopicPartitions // consumer: TopicPartitions, nil = not sent
-	serverAssignor     *string           // consumer: nil = unchanged
-	topicRegex         *string           // consumer: nil = unchanged, "" = none
+	subscribedTopics   []string  // nil = unchanged
+	topology           *Topology // streams join only
+	// initialRebalanceScheduled: streams, the group's initial rebalance
+	// delay timer is pending (StreamsGroupHeartbeatRequest).
+	initialRebalanceScheduled bool
+	instanceID                string            // consumer: group.instance.id, "" = dynamic
+	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
+	serverAssignor            *string           // consumer: nil = unchanged
+	topicRegex                *string           // consumer: nil = unchanged, "" = none
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -206,7 +209,13 @@ type heartbeatResult struct {
 	sendAssignment bool
 	staleTopology  bool
 	missingTopics  bool
-	view           *view
+	// memberTopologyEpoch is the streams member's topology epoch, for the
+	// STALE_TOPOLOGY detail.
+	memberTopologyEpoch int32
+	// assignmentDelayed: the streams group's initial rebalance delay held
+	// back its target assignment (ASSIGNMENT_DELAYED).
+	assignmentDelayed bool
+	view              *view
 }
 
 // doHeartbeat runs a heartbeat against the latest state and returns the
@@ -285,7 +294,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	if h.typ == Streams && g.topology != nil {
-		out.staleTopology = m.topologyEpoch < g.topology.Epoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		out.missingTopics = !topologyReady(g.topology, s.TopicPartitions)
 	}
 	return out, true
@@ -393,14 +402,22 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		v.hash, bump = hash, true
 	}
 	if bump {
-		v.epoch++
-		v.records = append(v.records, v.groupEpochRecord())
+		v.bumpGroupEpoch()
 	}
-	v.maybeAssign()
+	var targetEpoch int32
+	var target []TopicPartitions
+	if v.typ == Streams && v.streamsInitialRebalanceDelay(nowMs, h) {
+		// Kafka gives the members no tasks, at epoch max(1, assignment
+		// epoch), until the delay's timer computes the target (streams_delay.go).
+		targetEpoch, target, out.assignmentDelayed = max(1, v.aEpoch), nil, true
+	} else {
+		v.maybeAssign()
+		targetEpoch, target = v.aEpoch, v.members[i].target
+	}
 	// Reconcile: the member moves straight to its target (see the file comment).
-	if m.memberEpoch != v.aEpoch || !equalAssignment(m.assigned, m.target) {
+	if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
 		prev := m.memberEpoch
-		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, v.aEpoch, m.target
+		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
 		out.sendAssignment = true
 	}
@@ -412,7 +429,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	out.memberEpoch = m.memberEpoch
 	out.assignment = m.assigned
 	if h.typ == Streams && v.topo != nil {
-		out.staleTopology = m.topologyEpoch < v.topo.Epoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
 		out.missingTopics = !topologyReady(v.topo, s.TopicPartitions)
 	}
 	out.view = v

@@ -1,5 +1,7 @@
 package shard
 
+import "fmt"
+
 // ConsumerGroupHeartbeatRequest is KIP-848's ConsumerGroupHeartbeat.
 // SubscribedTopicNames nil means "unchanged"; it must be set on join.
 type ConsumerGroupHeartbeatRequest struct {
@@ -120,6 +122,7 @@ const (
 	StatusIncorrectlyPartitionedTopics StreamsStatus = 2
 	StatusMissingInternalTopics        StreamsStatus = 3
 	StatusShutdownApplication          StreamsStatus = 4
+	StatusAssignmentDelayed            StreamsStatus = 5
 )
 
 func (s StreamsStatus) String() string {
@@ -134,6 +137,8 @@ func (s StreamsStatus) String() string {
 		return "MISSING_INTERNAL_TOPICS"
 	case StatusShutdownApplication:
 		return "SHUTDOWN_APPLICATION"
+	case StatusAssignmentDelayed:
+		return "ASSIGNMENT_DELAYED"
 	}
 	return "UNKNOWN"
 }
@@ -150,6 +155,12 @@ type StreamsGroupHeartbeatRequest struct {
 	RebalanceTimeoutMs int32
 	Topology           *Topology
 	Version            int16
+	// InitialRebalanceScheduled is Kafka's
+	// timer.isScheduled(streamsInitialRebalanceKey(groupId)): whether the
+	// group's initial rebalance delay timer is pending. The coordinator
+	// sets it from its keyed timers (the shard owns no timers); it is not
+	// on the wire.
+	InitialRebalanceScheduled bool
 }
 
 // StreamsGroupHeartbeatResponse answers a streams heartbeat.
@@ -160,6 +171,9 @@ type StreamsGroupHeartbeatResponse struct {
 	HasAssignment       bool
 	ActiveTasks         []TaskIDs
 	Status              []StreamsStatus
+	// StatusDetails holds Kafka's StatusDetail text of each Status, aligned
+	// with it.
+	StatusDetails []string
 	// TopologyDescriptionRequired is KIP-1331's solicitation flag; the
 	// coordinator sets it after the shard answers.
 	TopologyDescriptionRequired bool
@@ -178,7 +192,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	out, err := s.doHeartbeat(nowMs, &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
-		topology: req.Topology,
+		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
 	})
 	if err == nil && out.view != nil && out.view.assignErr != nil {
 		err = out.view.assignErr
@@ -201,11 +215,21 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 			res.Response.StoredDescriptionTopologyEpoch, res.Response.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
 		}
 	}
-	if out.staleTopology {
-		res.Response.Status = append(res.Response.Status, StatusStaleTopology)
+	status := func(code StreamsStatus, detail string) {
+		res.Response.Status = append(res.Response.Status, code)
+		res.Response.StatusDetails = append(res.Response.StatusDetails, detail)
 	}
-	if out.missingTopics {
-		res.Response.Status = append(res.Response.Status, StatusMissingSourceTopics)
+	// Kafka's order: the stale topology, the delay, then the topic
+	// configuration's status.
+	if out.staleTopology {
+		status(StatusStaleTopology, fmt.Sprintf("The member's topology epoch %d is behind the group's topology epoch %d.",
+			out.memberTopologyEpoch, res.Response.GroupTopologyEpoch))
+	}
+	if out.assignmentDelayed {
+		status(StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay.")
+	}
+	if out.missingTopics && out.view != nil && out.view.topo != nil {
+		status(StatusMissingSourceTopics, "Source topics "+summarizeTopics(s.missingSourceTopics(out.view.topo))+" are missing.")
 	}
 	return res, nil
 }
@@ -275,6 +299,8 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 	case TaskRebalanceTimeout:
 		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
+	case TaskStreamsInitialRebalance:
+		return s.computeDelayedTargetAssignment(t.GroupID)
 	}
 	return Result[struct{}]{}
 }

@@ -609,6 +609,7 @@ func (s *Shard) deleteGroups(groupIDs []string, rowsDeleted map[string]int32) (R
 		}
 		res.Records = s.appendOffsetTombstones(res.Records, id)
 		res.Records = s.appendGroupTombstones(res.Records, s.lookup(id))
+		res.Timers = appendGroupTimerCancels(res.Timers, s.lookup(id))
 	}
 	return res, nil
 }
@@ -671,6 +672,16 @@ func (s *Shard) pendingOnlyKeys(groupID string) []offsets.Key {
 		}
 	}
 	return out
+}
+
+// appendGroupTimerCancels cancels the timers a deleted group leaves behind:
+// a streams group's initial rebalance delay (Kafka's
+// createGroupTombstoneRecordsAndCancelTimers, StreamsGroup.cancelTimers).
+func appendGroupTimerCancels(ops []TimerOp, g *group) []TimerOp {
+	if g == nil || g.typ != Streams {
+		return ops
+	}
+	return append(ops, TimerOp{Key: StreamsInitialRebalanceKey(g.id), Cancel: true})
 }
 
 // appendGroupTombstones is Kafka's createGroupTombstoneRecords for an empty group.

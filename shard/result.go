@@ -29,6 +29,10 @@ const (
 	// which was asked to revoke partitions and did not within its
 	// rebalance timeout (Kafka's scheduleConsumerGroupRebalanceTimeout).
 	TaskRebalanceTimeout
+	// TaskStreamsInitialRebalance computes the first target assignment of
+	// a streams group once its initial rebalance delay has passed (Kafka's
+	// computeDelayedTargetAssignment).
+	TaskStreamsInitialRebalance
 )
 
 // Task is a timer's payload: what to run when it fires.
@@ -49,18 +53,23 @@ func (t Task) Key() string {
 		return SweepTimerKey
 	case TaskRebalanceTimeout:
 		return RebalanceTimeoutKey(t.GroupID, t.MemberID)
+	case TaskStreamsInitialRebalance:
+		return StreamsInitialRebalanceKey(t.GroupID)
 	}
 	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }
 
 // TimerOp schedules (or, with Cancel, cancels) the keyed timer Key. Keys
 // follow Kafka's: "expire-group-metadata", "session-timeout-<group>-<member>",
-// "rebalance-timeout-<group>-<member>".
+// "rebalance-timeout-<group>-<member>", "initial-rebalance-timeout-<group>".
 type TimerOp struct {
 	Key        string
 	DeadlineMs int64
 	Cancel     bool
-	Task       Task
+	// IfAbsent schedules only when no timer of Key is scheduled (Kafka's
+	// CoordinatorTimer.scheduleIfAbsent): an existing one keeps its deadline.
+	IfAbsent bool
+	Task     Task
 }
 
 // SweepTimerKey is Kafka's GROUP_EXPIRATION_KEY.
@@ -75,6 +84,12 @@ func SessionTimeoutKey(groupID, memberID string) string {
 // groupRebalanceTimeoutKey).
 func RebalanceTimeoutKey(groupID, memberID string) string {
 	return "rebalance-timeout-" + groupID + "-" + memberID
+}
+
+// StreamsInitialRebalanceKey is the key of a streams group's initial
+// rebalance delay timer (Kafka's StreamsGroup.initialRebalanceTimeoutKey).
+func StreamsInitialRebalanceKey(groupID string) string {
+	return "initial-rebalance-timeout-" + groupID
 }
 
 // GroupIDMaxBytes bounds group ids. Kafka has no explicit limit (the record

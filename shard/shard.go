@@ -30,9 +30,14 @@ type Config struct {
 	// streams group's num.standby.replicas (default 0, >= 0; the coordinator
 	// bounds it by group.streams.max.standby.replicas).
 	StreamsNumStandbyReplicas int32
-	ShareSessionTimeoutMs     int32
-	ShareHeartbeatIntervalMs  int32
-	ShareMaxSize              int
+	// StreamsInitialRebalanceDelayMs is group.streams.initial.rebalance.delay.ms
+	// (Kafka's default 3000): a streams group that a member joins while it
+	// is empty waits this long before its first target assignment, so the
+	// members of a starting application land in one rebalance. 0 disables it.
+	StreamsInitialRebalanceDelayMs int32
+	ShareSessionTimeoutMs          int32
+	ShareHeartbeatIntervalMs       int32
+	ShareMaxSize                   int
 
 	// ConsumerAssignors is group.consumer.assignors: the server assignors
 	// consumer members may name, the first the default. nil means Kafka's
@@ -68,6 +73,7 @@ func DefaultConfig() Config {
 		StreamsSessionTimeoutMs:         45_000,
 		StreamsHeartbeatIntervalMs:      5_000,
 		StreamsMaxSize:                  1<<31 - 1,
+		StreamsInitialRebalanceDelayMs:  3_000,
 		ShareSessionTimeoutMs:           45_000,
 		ShareHeartbeatIntervalMs:        5_000,
 		ShareMaxSize:                    200,
@@ -91,6 +97,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard: group max sizes must be >= 1")
 	case c.StreamsNumStandbyReplicas < 0:
 		return fmt.Errorf("shard: StreamsNumStandbyReplicas must be >= 0, got %d", c.StreamsNumStandbyReplicas)
+	case c.StreamsInitialRebalanceDelayMs < 0:
+		return fmt.Errorf("shard: StreamsInitialRebalanceDelayMs must be >= 0, got %d", c.StreamsInitialRebalanceDelayMs)
 	}
 	return nil
 }

@@ -145,6 +145,7 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 			continue
 		}
 		res.Records = s.appendGroupTombstones(res.Records, g)
+		res.Timers = appendGroupTimerCancels(res.Timers, g)
 		res.Response.GroupsDeleted = append(res.Response.GroupsDeleted, id)
 	}
 	return res

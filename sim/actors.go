@@ -234,6 +234,10 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if r.HasAssignment {
 				m.tasks = r.ActiveTasks
 			}
+			if slices.Contains(r.Status, shard.StatusAssignmentDelayed) {
+				// The group's initial rebalance delay (Kafka's 3 s default).
+				w.mark("streams-assignment-delayed")
+			}
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
 		})

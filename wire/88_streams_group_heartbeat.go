@@ -39,9 +39,12 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	resp.AcceptableRecoveryLag, resp.AcceptableRecoveryLagLegacy = streamsAcceptableRecoveryLag, streamsAcceptableRecoveryLag
 	resp.TaskOffsetIntervalMillis = streamsTaskOffsetIntervalMillis
 	resp.TopologyDescriptionRequired = hb.TopologyDescriptionRequired
-	for _, s := range hb.Status {
+	for i, s := range hb.Status {
 		st := kmsg.NewStreamsGroupHeartbeatResponseStatus()
 		st.StatusCode, st.StatusDetail = int8(s), s.String()
+		if i < len(hb.StatusDetails) {
+			st.StatusDetail = hb.StatusDetails[i]
+		}
 		resp.Status = append(resp.Status, st)
 	}
 	if hb.HasAssignment {

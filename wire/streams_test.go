@@ -23,7 +23,11 @@ import (
 func TestStreamsGroupKIP1331(t *testing.T) {
 	t.Parallel()
 	store := memstore.New()
-	cl := startCluster(t, func(c *wire.Config) { c.TopologyPlugin = store })
+	cl := startCluster(t, func(c *wire.Config) {
+		c.TopologyPlugin = store
+		// No initial rebalance delay: the only member gets its tasks at once.
+		c.Coordinator.StreamsInitialRebalanceDelay = 0
+	})
 	ctx := testContext(t)
 	adm := newAdmin(t, cl)
 	createTopic(t, ctx, adm, "words", 2)
@@ -53,7 +57,7 @@ func TestStreamsGroupKIP1331(t *testing.T) {
 	join.Topology = &topology
 	hb := send(join).(*kmsg.StreamsGroupHeartbeatResponse)
 	require.Zero(t, hb.ErrorCode, "join: %v", hb.ErrorMessage)
-	assert.Equal(t, int32(1), hb.MemberEpoch)
+	assert.Equal(t, int32(2), hb.MemberEpoch, "a streams group's first epoch is 2")
 	assert.True(t, hb.TopologyDescriptionRequired, "the coordinator solicits the description")
 	assert.NotEmpty(t, hb.ActiveTasks, "the only member gets the tasks")
 

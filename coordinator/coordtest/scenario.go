@@ -208,6 +208,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.StreamsNumStandbyReplicas = int(n)
 		case "group.streams.max.standby.replicas":
 			cfg.StreamsMaxStandbyReplicas = int(n)
+		case "group.streams.initial.rebalance.delay.ms":
+			cfg.StreamsInitialRebalanceDelay = ms
 		case "group.share.session.timeout.ms":
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":

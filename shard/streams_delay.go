@@ -1,0 +1,109 @@
+package shard
+
+import "strconv"
+
+// The initial rebalance delay of streams groups (KIP-1071,
+// group.streams.initial.rebalance.delay.ms), as Kafka trunk's
+// GroupMetadataManager.streamsGroupHeartbeat and
+// computeDelayedTargetAssignment do it:
+//
+//   - A heartbeat that finds the group empty (a new group, or one whose
+//     members all left) schedules the timer "initial-rebalance-timeout-<group>"
+//     if it is absent, Config.StreamsInitialRebalanceDelayMs ahead.
+//   - While the timer is pending, a heartbeat that finds the group epoch past
+//     the assignment epoch computes no target: the member reconciles to no
+//     tasks at epoch max(1, assignment epoch) and the answer carries
+//     ASSIGNMENT_DELAYED "Assignment delayed due to the configured initial
+//     rebalance delay.". A streams group's first epoch bump goes from 0 to 2,
+//     so those members (epoch 1) stay behind the group epoch.
+//   - When the timer fires, the target assignment of every member is computed
+//     and written at the group epoch; members take their tasks at their next
+//     heartbeat. An empty or deleted group, or one without a topology, gets
+//     nothing.
+//   - Deleting the group cancels the timer. Like Kafka's timer it lives
+//     outside the log: a shard loaded elsewhere does not re-arm it, so the
+//     next heartbeat there assigns at once.
+//
+// The shard owns no timers: the coordinator tells it whether the timer is
+// pending (StreamsGroupHeartbeatRequest.InitialRebalanceScheduled) and
+// applies the TimerOp (IfAbsent) the heartbeat returns.
+
+// bumpGroupEpoch increments the group epoch and writes the group's epoch
+// record. A streams group's first bump goes to 2, not 1, as Kafka's
+// streamsGroupHeartbeat does, leaving epoch 1 to the members that join
+// during the initial rebalance delay.
+func (v *view) bumpGroupEpoch() {
+	if v.typ == Streams && v.epoch == 0 {
+		v.epoch = 2
+	} else {
+		v.epoch++
+	}
+	v.records = append(v.records, v.groupEpochRecord())
+}
+
+// streamsInitialRebalanceDelay schedules the initial rebalance delay when
+// the group was empty before this heartbeat and reports whether the delay
+// holds back the target assignment now.
+func (v *view) streamsInitialRebalanceDelay(nowMs int64, h *heartbeat) bool {
+	scheduled := h.initialRebalanceScheduled
+	empty := v.g == nil || len(v.g.members) == 0
+	if delay := v.s.cfg.StreamsInitialRebalanceDelayMs; empty && delay > 0 && !scheduled {
+		t := Task{Kind: TaskStreamsInitialRebalance, Type: Streams, GroupID: v.id}
+		v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(delay), IfAbsent: true, Task: t})
+		scheduled = true
+	}
+	return scheduled && v.epoch > v.aEpoch
+}
+
+// computeDelayedTargetAssignment is Kafka's computeDelayedTargetAssignment:
+// the initial rebalance delay has passed, so the target assignment of every
+// member is computed at the group epoch. The members' current assignments
+// are left to their next heartbeats.
+func (s *Shard) computeDelayedTargetAssignment(groupID string) Result[struct{}] {
+	var res Result[struct{}]
+	g := s.streamsGroup(groupID)
+	// Kafka throws IllegalStateException when the group epoch is not past
+	// the assignment epoch; here a timer that outlived its reason (a
+	// heartbeat on a new owner assigned already) does nothing.
+	if g == nil || len(g.members) == 0 || g.topology == nil || g.epoch <= g.assignmentEpoch {
+		return res
+	}
+	v := s.newView(g, Streams, groupID)
+	v.maybeAssign()
+	res.Records = v.records
+	return res
+}
+
+// missingSourceTopics lists the topology's source topics the metadata image
+// lacks, sorted.
+func (s *Shard) missingSourceTopics(t *Topology) []string {
+	var out []string
+	for _, st := range t.Subtopologies {
+		for _, topic := range st.SourceTopics {
+			if s.TopicPartitions(topic) <= 0 {
+				out = append(out, topic)
+			}
+		}
+	}
+	return sortedTopics(out)
+}
+
+// summarizeTopics is Kafka's InternalTopicManager.summarizeTopics: up to
+// three names, then " and N additional topics"; "<none>" for none.
+func summarizeTopics(topics []string) string {
+	if len(topics) == 0 {
+		return "<none>"
+	}
+	const maxToShow = 3
+	out := ""
+	for i, t := range topics[:min(len(topics), maxToShow)] {
+		if i > 0 {
+			out += ", "
+		}
+		out += t
+	}
+	if len(topics) > maxToShow {
+		out += " and " + strconv.Itoa(len(topics)-maxToShow) + " additional topics"
+	}
+	return out
+}
