@@ -1,10 +1,13 @@
 package wire
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/share"
@@ -172,6 +175,36 @@ func (s *sharePartitions) get(id [16]byte, p int32) *sharePartitionResult {
 
 func (s *sharePartitions) fail(id [16]byte, p int32, code int16) { s.get(id, p).code = code }
 
+// failAck sets a partition's acknowledgement error (ShareFetch's
+// AcknowledgeErrorCode for piggy-backed acknowledgements).
+func (s *sharePartitions) failAck(id [16]byte, p int32, code int16) { s.get(id, p).ackCode = code }
+
+// currentLeader is a partition's CurrentLeader: set, as Kafka's
+// processShareFetchResponse and processShareAcknowledgeResponse set it,
+// only for NOT_LEADER_OR_FOLLOWER, with the leader's endpoint in the
+// response's NodeEndpoints; Kafka's default (-1, -1) otherwise.
+func (s *sharePartitions) currentLeader(code int16, p int32) (leader, epoch int32) {
+	if code != fkerr.NotLeaderForPartition.Code {
+		return -1, -1
+	}
+	return s.r.cl.leaderOf(p), 0
+}
+
+// leaderEndpoints lists, by node id, the brokers some partition's
+// CurrentLeader names.
+func (s *sharePartitions) leaderEndpoints() []*broker {
+	var out []*broker
+	seen := map[int32]bool{}
+	for _, k := range s.order {
+		if leader, _ := s.currentLeader(s.results[k].code, k.p); leader >= 0 && !seen[leader] {
+			seen[leader] = true
+			out = append(out, s.r.cl.brokers[leader])
+		}
+	}
+	slices.SortFunc(out, func(a, b *broker) int { return cmp.Compare(a.node, b.node) })
+	return out
+}
+
 func (s *sharePartitions) want(id [16]byte, tp sharebroker.TopicPartition) {
 	s.get(id, tp.Partition).name = tp.Topic
 }
@@ -222,7 +255,7 @@ func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
 		p := kmsg.NewShareFetchResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
-		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
 		p.Records = res.records
 		for _, a := range res.acquired {
 			ar := kmsg.NewShareFetchResponseTopicPartitionAcquiredRecord()
@@ -249,7 +282,7 @@ func (s *sharePartitions) ackTopics() []kmsg.ShareAcknowledgeResponseTopic {
 		}
 		p := kmsg.NewShareAcknowledgeResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
-		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
 		out[i].Partitions = append(out[i].Partitions, p)
 	}
 	return out
