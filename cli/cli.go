@@ -126,6 +126,10 @@ func (a *app) run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "coordsim version: unexpected argument %q\n", args[1])
+			return exitUsage
+		}
 		return versionCmd(stdout)
 	case "run":
 		return a.runCmd(args[1:], stdout, stderr)

@@ -36,7 +36,7 @@ type docCommand struct {
 }
 
 // docCommands extracts every coordsim command of the documents: the lines
-// of shell and plain code blocks (a printed "replay: " line included) and
+// of shell code blocks, the "replay: " lines of plain (output) blocks and
 // the inline code that starts with the program, each cut at a comment, a
 // redirection, a pipe or an &&.
 func docCommands(t *testing.T) []docCommand {
@@ -70,8 +70,11 @@ func docCommands(t *testing.T) []docCommand {
 			if lang := text[m[2]:m[3]]; lang != "" && lang != "sh" && lang != "console" {
 				continue
 			}
+			output := text[m[2]:m[3]] == "" // a plain block quotes output (or a synopsis): only its replay lines are commands
 			for i, l := range strings.Split(text[m[4]:m[5]], "\n") {
-				add(f+":"+strconv.Itoa(strings.Count(text[:m[4]], "\n")+1+i), l)
+				if !output || strings.HasPrefix(l, "replay: ") {
+					add(f+":"+strconv.Itoa(strings.Count(text[:m[4]], "\n")+1+i), l)
+				}
 			}
 		}
 		prose := fenceRE.ReplaceAllStringFunc(text, func(b string) string { return strings.Repeat("\n", strings.Count(b, "\n")) })
@@ -95,6 +98,7 @@ func TestDocExamplesParse(t *testing.T) {
 	checked := 0
 	for _, c := range cmds {
 		if strings.ContainsAny(c.line, "<>[…") || strings.Contains(c.line, "...") { // <CI's list>, [flags], …: placeholders
+			t.Logf("left out (a placeholder): %s: %s", c.where, c.line)
 			continue
 		}
 		words := shellWords(t, c.line)
@@ -104,6 +108,7 @@ func TestDocExamplesParse(t *testing.T) {
 		}
 		words = words[len(prog):]
 		if slices.ContainsFunc(words, placeholderRE.MatchString) {
+			t.Logf("left out (a placeholder): %s: %s", c.where, c.line)
 			continue
 		}
 		a := newApp()
