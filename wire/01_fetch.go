@@ -70,10 +70,7 @@ func fetchOnce(r *request, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 			sp := kmsg.NewFetchResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
 				sp.ErrorCode = pcode
 				st.Partitions = append(st.Partitions, sp)

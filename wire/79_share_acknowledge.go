@@ -28,10 +28,7 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	for _, rt := range req.Topics {
 		t, code := r.cl.resolveTopic("", rt.TopicID, true)
 		for _, rp := range rt.Partitions {
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
 				out.fail(rt.TopicID, rp.Partition, ackCodeFor(pcode))
 				continue

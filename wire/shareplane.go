@@ -240,18 +240,11 @@ func (s *sharePartitions) addAcks(results []sharebroker.AckResult) {
 }
 
 func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
-	var out []kmsg.ShareFetchResponseTopic
-	index := map[[16]byte]int{}
-	for _, k := range s.order {
-		res := s.results[k]
-		i, ok := index[k.id]
-		if !ok {
-			t := kmsg.NewShareFetchResponseTopic()
-			t.TopicID = k.id
-			i = len(out)
-			index[k.id] = i
-			out = append(out, t)
-		}
+	return byTopic(s, func(id [16]byte) kmsg.ShareFetchResponseTopic {
+		t := kmsg.NewShareFetchResponseTopic()
+		t.TopicID = id
+		return t
+	}, func(t *kmsg.ShareFetchResponseTopic, k shareTP, res *sharePartitionResult) {
 		p := kmsg.NewShareFetchResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
@@ -262,28 +255,37 @@ func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
 			ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = a.FirstOffset, a.LastOffset, int16(a.DeliveryCount)
 			p.AcquiredRecords = append(p.AcquiredRecords, ar)
 		}
-		out[i].Partitions = append(out[i].Partitions, p)
-	}
-	return out
+		t.Partitions = append(t.Partitions, p)
+	})
 }
 
 func (s *sharePartitions) ackTopics() []kmsg.ShareAcknowledgeResponseTopic {
-	var out []kmsg.ShareAcknowledgeResponseTopic
-	index := map[[16]byte]int{}
-	for _, k := range s.order {
-		res := s.results[k]
-		i, ok := index[k.id]
-		if !ok {
-			t := kmsg.NewShareAcknowledgeResponseTopic()
-			t.TopicID = k.id
-			i = len(out)
-			index[k.id] = i
-			out = append(out, t)
-		}
+	return byTopic(s, func(id [16]byte) kmsg.ShareAcknowledgeResponseTopic {
+		t := kmsg.NewShareAcknowledgeResponseTopic()
+		t.TopicID = id
+		return t
+	}, func(t *kmsg.ShareAcknowledgeResponseTopic, k shareTP, res *sharePartitionResult) {
 		p := kmsg.NewShareAcknowledgeResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
-		out[i].Partitions = append(out[i].Partitions, p)
+		t.Partitions = append(t.Partitions, p)
+	})
+}
+
+// byTopic lays a share response's partitions out under their topics, in
+// the order the request named them: newTopic makes the response topic of
+// an id, add appends one partition's answer to it.
+func byTopic[T any](s *sharePartitions, newTopic func(id [16]byte) T, add func(t *T, k shareTP, res *sharePartitionResult)) []T {
+	var out []T
+	index := map[[16]byte]int{}
+	for _, k := range s.order {
+		i, ok := index[k.id]
+		if !ok {
+			i = len(out)
+			index[k.id] = i
+			out = append(out, newTopic(k.id))
+		}
+		add(&out[i], k, s.results[k])
 	}
 	return out
 }
