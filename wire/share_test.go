@@ -223,7 +223,6 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 	stateless, err := adm.DeleteShareGroupOffsets(ctx, "stateless", "a", "nope")
 	require.NoError(t, err)
 	assert.Empty(t, stateless, "no share state: no row")
-	hb.GroupID = group
 
 	deleted, err := adm.DeleteShareGroupOffsets(ctx, group, "a", "nope", "c")
 	require.NoError(t, err)
