@@ -29,7 +29,10 @@ type simGroup struct {
 	redeployed    bool  // a streams app brought back once (maybeRedeploy)
 	// static consumer groups give their members instance ids; an instance
 	// freed by a crash or a bounce is taken by the next member that starts.
-	static        bool
+	static bool
+	// side is the second input of a streams app with internal topics
+	// ("" for the one-topic topology; streams_topology.go).
+	side          string
 	freeInstances []string
 	nextInstance  int
 }
@@ -86,6 +89,7 @@ func (w *world) spawnWorkload() {
 			// Every third consumer group uses static membership (no draw,
 			// so the other groups' randomness is unchanged).
 			g.static = k.typ == shard.Consumer && i%3 == 0
+			withInternalTopics(g, i, topics)
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -169,6 +173,9 @@ func (w *world) death(g *simGroup) {
 }
 
 func topologyFor(g *simGroup, epoch int32) *shard.Topology {
+	if g.side != "" {
+		return internalTopology(g, epoch)
+	}
 	return &shard.Topology{Epoch: epoch, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{g.topic}}}}
 }
 
@@ -234,10 +241,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if r.HasAssignment {
 				m.tasks = r.ActiveTasks
 			}
-			if slices.Contains(r.Status, shard.StatusAssignmentDelayed) {
-				// The group's initial rebalance delay (Kafka's 3 s default).
-				w.mark("streams-assignment-delayed")
-			}
+			w.onStreamsStatus(m, r)
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
 		})
@@ -397,6 +401,9 @@ func (w *world) commitAssigned(m *simMember) {
 	var parts []shard.OffsetCommitPartition
 	if m.g.typ == shard.Streams {
 		for _, t := range m.tasks {
+			if t.SubtopologyID != "0" {
+				continue // subtopology 0 reads the app's topic; the others read internal or side topics
+			}
 			for _, p := range t.Partitions {
 				parts = append(parts, shard.OffsetCommitPartition{Partition: p})
 			}
