@@ -26,7 +26,10 @@
 // StreamsGroupTopologyValue carries (source, repartition sink and source,
 // state changelog topics, copartition groups), Kafka's refusal of topology
 // updates unless Config.StreamsTopologyUpdates opts in, tasks, NOT_READY /
-// STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, the initial rebalance delay
+// STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, internal topics configured as
+// Kafka's InternalTopicManager does (MISSING_INTERNAL_TOPICS with the topics
+// for the caller to create, INCORRECTLY_PARTITIONED_TOPICS;
+// internal_topics.go), the initial rebalance delay
 // (ASSIGNMENT_DELAYED, streams_delay.go; the coordinator tells the shard
 // whether its timer is pending), KIP-1331's stored and failed description
 // epochs),
