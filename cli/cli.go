@@ -14,6 +14,7 @@
 //	coordsim replay    [flags]   rerun a seed, stopping at a step, and print the state and trace there
 //	coordsim sweep     [flags]   many seeds in parallel; one JSON line per seed and a summary
 //	coordsim scenarios [-v]      list the built-in scenarios
+//	coordsim serve     [flags]   serve Kafka's wire protocol on loopback for real clients
 //	coordsim version             print the version
 //
 // Exit codes: 0 success, 1 an invariant failed (or a sweep missed a required
@@ -50,6 +51,11 @@ type app struct {
 	prog   string
 	stores map[string]StoreFactory
 	host   host
+	// checkOnly makes run, replay and sweep parse and validate their
+	// arguments (flags, values, scenario) and stop there with exit 0,
+	// writing and running nothing: the README test checks every example
+	// command this way.
+	checkOnly bool
 }
 
 // Option configures the program.
@@ -99,6 +105,7 @@ commands:
   replay     rerun a seed, stop at a step, print the state and trace there
   sweep      run many seeds in parallel
   scenarios  list the built-in scenarios
+  serve      serve Kafka's wire protocol on loopback for real clients
   version    print the version
   help       show this help
 
@@ -119,6 +126,10 @@ func (a *app) run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "coordsim version: unexpected argument %q\n", args[1])
+			return exitUsage
+		}
 		return versionCmd(stdout)
 	case "run":
 		return a.runCmd(args[1:], stdout, stderr)

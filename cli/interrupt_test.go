@@ -138,5 +138,5 @@ func TestProgressOnATerminalOnly(t *testing.T) {
 	require.NoError(t, err)
 	// The run starts at the second reading and ends at the fifth: 3s.
 	assert.Contains(t, plainOut, "  wall time       3s\n")
-	assert.Contains(t, plainOut, fmt.Sprintf("  events/s        %d (wall)\n", n/3))
+	assert.Contains(t, plainOut, fmt.Sprintf("  events/s        %.0f (wall)\n", float64(n)/3))
 }

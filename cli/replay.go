@@ -26,6 +26,9 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
 	}
+	if a.checkOnly {
+		return exitOK
+	}
 	if err := of.emitScenario(sc); err != nil {
 		fmt.Fprintf(stderr, "coordsim replay: --emit-scenario: %v\n", err)
 		return exitUsage
@@ -44,8 +47,15 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, stopped at step %d, virtual time %s, trace hash %s\n",
-		sc.Name, o.Seed, stepOf(res, *stopAt), fmtVirtual(res.VirtualTime), res.TraceHash)
+	where := "stopped at step"
+	switch {
+	case !res.Stopped && !res.InvariantsHeld():
+		where = "stopped by the violation at step"
+	case !res.Stopped:
+		where = "ran to the end, step"
+	}
+	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, %s %d, virtual time %s, trace hash %s\n",
+		sc.Name, o.Seed, where, stepOf(res, *stopAt), fmtVirtual(res.VirtualTime), res.TraceHash)
 	if *stopAt > 0 && !res.Stopped && res.InvariantsHeld() {
 		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d is past the end: the run has %d steps\n", *stopAt, res.Events)
 		return exitUsage

@@ -115,14 +115,23 @@ func TestEveryPrintedReplayReproducesItsRun(t *testing.T) {
 	assert.Contains(t, fileLine, "--scenario '"+emitted+"'", "a file's replay line names its path")
 	assert.Equal(t, hash, replayHash(t, fileLine), "a YAML file's replay line")
 
-	// Ctrl-C: the partial run's replay line stops where it stopped.
-	// (longer and larger than the others, to reach the first progress poll)
-	code, out, errs = runWith(&fakeHost{interruptAt: 1}, append(append([]string{"run"}, overrides...), "--duration", "2h", "--groups", "120")...)
+	// Ctrl-C: the partial run's replay line, and its report's, stop where
+	// it stopped (longer and larger than the others, to reach the first
+	// progress poll).
+	partial := filepath.Join(dir, "partial.html")
+	code, out, errs = runWith(&fakeHost{interruptAt: 1}, append(append([]string{"run", "--report", partial}, overrides...), "--duration", "2h", "--groups", "120")...)
 	require.Equal(t, exitInterrupted, code, errs)
 	line = regexp.MustCompile(`(?m)^replay: (.*)$`).FindStringSubmatch(out)[1]
 	assert.Contains(t, line, "--lost-heartbeat-prob 0.125")
 	assert.Regexp(t, ` --stop-at \d+$`, line)
-	assert.Equal(t, hashRE.FindStringSubmatch(out)[1], replayHash(t, line), "an interrupted run's replay line")
+	partialHash := hashRE.FindStringSubmatch(out)[1]
+	assert.Equal(t, partialHash, replayHash(t, line), "an interrupted run's replay line")
+	page, err = os.ReadFile(partial)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "The run stopped early (Ctrl-C)")
+	m = regexp.MustCompile(`<pre class="cmd"><code>([^<]*)</code></pre>`).FindSubmatch(page)
+	require.NotNil(t, m)
+	assert.Equal(t, line, html.UnescapeString(string(m[1])), "the partial run's report replays the partial run")
 
 	// sweep, plain and swarm: every line's replay command.
 	for _, extra := range [][]string{nil, {"--swarm"}} {

@@ -43,6 +43,9 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
 	}
+	if a.checkOnly {
+		return exitOK
+	}
 	// Every output file is created before the simulation starts, so a bad
 	// path fails at once rather than after minutes of simulation.
 	outs := map[string]*os.File{}
@@ -77,15 +80,17 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	res.Replay = of.replayCommand(base, sc, "")
-	if res.Interrupted {
-		printSummary(stdout, sc, res)
-		return exitInterrupted
-	}
 	code := exitOK
-	if !res.InvariantsHeld() {
+	switch {
+	case res.Interrupted:
+		// The files, the JSON and the summary describe the partial run,
+		// and so does every replay command they print: it stops there.
+		res.Replay += fmt.Sprintf(" --stop-at %d", res.Events)
+		code = exitInterrupted
+	case !res.InvariantsHeld():
 		code = exitViolation
 	}
-	if *determinism {
+	if *determinism && !res.Interrupted {
 		again, err := sim.Run(sc.Options, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "coordsim run: %v\n", err)
@@ -163,7 +168,8 @@ func closeAfter(f *os.File, fn func(io.Writer) error) error {
 }
 
 // printSummary prints a run's summary, ending with its replay command
-// (r.Replay, which stops at the failing or interrupted step when there is one).
+// (r.Replay, which stops at the failing step when there is one; an
+// interrupted run's r.Replay already stops where it stopped).
 func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	o := sc.Options
 	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, plugin %v\n",
@@ -208,8 +214,6 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	}
 	if r.Interrupted {
 		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, fmtVirtual(r.VirtualTime))
-		fmt.Fprintf(w, "replay: %s\n", r.Replay+fmt.Sprintf(" --stop-at %d", r.Events))
-		return
 	}
 	fmt.Fprintf(w, "replay: %s\n", r.Replay)
 }

@@ -77,6 +77,9 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if *merge && a.checkOnly {
+		return exitOK
+	}
 	if *merge {
 		return mergeCmd(fs.Args(), stdout, stderr, splitMarks(*require))
 	}
@@ -119,6 +122,9 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if err := knownMarks(required); err != nil {
 		fmt.Fprintf(stderr, "coordsim sweep: --require-marks: %v\n", err)
 		return exitUsage
+	}
+	if a.checkOnly {
+		return exitOK
 	}
 
 	// With --resume, the lines already there count and their seeds are skipped.
@@ -224,7 +230,7 @@ loop:
 	// Ctrl-C stops the workers, which then close lines: the loop may see
 	// that close before the interrupt, so the interrupt is read here too.
 	interrupted = interrupted || ctx.Err() != nil && len(results) < len(todo)+len(done)
-	fmt.Fprintf(stderr, "sweep: %d seeds in %s of wall time with %d workers\n", len(results)-len(done), a.host.now().Sub(began).Round(time.Millisecond), *parallel)
+	fmt.Fprintf(stderr, "sweep: %d seeds in %s of wall time with %d workers\n", len(results)-len(done), a.host.now().Sub(began).Round(time.Millisecond), max(1, min(*parallel, len(todo))))
 	code := summarize(results, required, stderr)
 	if interrupted {
 		fmt.Fprintf(stderr, "INTERRUPTED: %d of %d seeds done; the summary covers those\n", len(results), len(todo)+len(done))

@@ -108,6 +108,9 @@ func sortedTopics(topics []string) []string {
 }
 
 func tasksToPartitions(t []TaskIDs) []TopicPartitions {
+	if len(t) == 0 {
+		return nil
+	}
 	out := make([]TopicPartitions, len(t))
 	for i, x := range t {
 		out[i] = TopicPartitions{Topic: x.SubtopologyID, Partitions: x.Partitions}
@@ -116,6 +119,9 @@ func tasksToPartitions(t []TaskIDs) []TopicPartitions {
 }
 
 func partitionsToTasks(t []TopicPartitions) []TaskIDs {
+	if len(t) == 0 {
+		return nil
+	}
 	out := make([]TaskIDs, len(t))
 	for i, x := range t {
 		out[i] = TaskIDs{SubtopologyID: x.Topic, Partitions: x.Partitions}

@@ -25,14 +25,15 @@
 // (KIP-1071: topologies with epochs carrying what Kafka's
 // StreamsGroupTopologyValue carries (source, repartition sink and source,
 // state changelog topics, copartition groups), Kafka's refusal of topology
-// updates unless Config.StreamsTopologyUpdates opts in, tasks, NOT_READY /
-// STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, internal topics configured as
-// Kafka's InternalTopicManager does (MISSING_INTERNAL_TOPICS with the topics
-// for the caller to create, INCORRECTLY_PARTITIONED_TOPICS;
-// internal_topics.go), the initial rebalance delay
-// (ASSIGNMENT_DELAYED, streams_delay.go; the coordinator tells the shard
-// whether its timer is pending), KIP-1331's stored and failed description
-// epochs),
+// updates unless Config.StreamsTopologyUpdates opts in, active, standby and
+// warm-up tasks reconciled as Kafka's streams CurrentAssignmentBuilder does,
+// with revocation, unreleased tasks, owned tasks and rebalance timeouts,
+// NOT_READY / STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, internal topics
+// configured as Kafka's InternalTopicManager does (MISSING_INTERNAL_TOPICS
+// with the topics for the caller to create, INCORRECTLY_PARTITIONED_TOPICS;
+// internal_topics.go), the initial rebalance delay (ASSIGNMENT_DELAYED,
+// streams_delay.go; the coordinator tells the shard whether its timer is
+// pending), KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
 // and the group-coordinator half of AlterShareGroupOffsets, which bumps the
@@ -46,10 +47,12 @@
 // member epoch, the member checks of OffsetFetch), OffsetFetch /
 // OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
-// on purpose: a streams member moves to its target tasks at its next
-// heartbeat without the revocation phase (so a task may briefly have two
-// owners; the consumer reconciliation is written to be reused for tasks);
-// member and partition racks (the assignors take them; the shard has no rack
+// on purpose: streams members have no static membership (Kafka's streams
+// heartbeat refuses an instance id too), no per-task assignment epochs on
+// the record (they are derived on replay, as for consumers) and no in-place
+// promotion of a standby or warm-up task to active (a newer Kafka
+// development: here the standby is revoked and the active granted through
+// the ordinary steps); member and partition racks (the assignors take them; the shard has no rack
 // metadata to give) and the classic JoinGroup/SyncGroup protocol are not
 // modelled. Go has no null: an empty InstanceID is Kafka's null, and a nil
 // TopicPartitions is Kafka's null except on a join, where it reads as the

@@ -109,7 +109,16 @@ func Format(r Record) string {
 	case *StreamsGroupCurrentMemberAssignment:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
-			fmt.Fprintf(&b, " epoch=%d previous=%d tasks=%s", r.MemberEpoch, r.PreviousMemberEpoch, FormatTasks(r.ActiveTasks))
+			fmt.Fprintf(&b, " epoch=%d previous=%d state=%s tasks=%s", r.MemberEpoch, r.PreviousMemberEpoch, r.State, FormatTasks(r.ActiveTasks))
+			for _, x := range [...]struct {
+				name  string
+				tasks []TaskIDs
+			}{{"standby", r.StandbyTasks}, {"warmup", r.WarmupTasks}, {"revoking", r.ActiveTasksPendingRevocation},
+				{"revoking-standby", r.StandbyTasksPendingRevocation}, {"revoking-warmup", r.WarmupTasksPendingRevocation}} {
+				if len(x.tasks) > 0 {
+					b.WriteString(" " + x.name + "=" + FormatTasks(x.tasks))
+				}
+			}
 		})
 	case *ConsumerGroupRegularExpression:
 		fmt.Fprintf(&b, " regex=%q", r.Regex)

@@ -109,6 +109,18 @@ type group struct {
 	// second owner (Kafka's IllegalStateException). Only looked up, never
 	// iterated for output.
 	partitionEpochs map[topicPartition]int32
+	// activeTaskOwners, standbyTaskHolders and warmupTaskHolders are
+	// Kafka's StreamsGroup.currentActiveTaskProcessId,
+	// currentStandbyTaskProcessIds and currentWarmupTaskProcessIds, kept by
+	// member id (the process is the member's): who holds each task, as
+	// assigned or pending revocation, maintained by replay for streams
+	// groups. An active task has at most one owner: replay refuses a record
+	// that would give it a second (Kafka's IllegalStateException). Holder
+	// lists are sorted and replaced, never written in place. Only looked up,
+	// never iterated for output.
+	activeTaskOwners   map[topicPartition]string
+	standbyTaskHolders map[topicPartition][]string
+	warmupTaskHolders  map[topicPartition][]string
 	// regexes are the consumer group's resolved regular expressions
 	// (Kafka's ConsumerGroup.resolvedRegularExpressions), by regex. Looked
 	// up only; described in regex order. Replaced, never written in place.
@@ -202,6 +214,15 @@ func (g *group) clone() *group {
 	}
 	if g.partitionEpochs != nil {
 		c.partitionEpochs = maps.Clone(g.partitionEpochs)
+	}
+	if g.activeTaskOwners != nil {
+		c.activeTaskOwners = maps.Clone(g.activeTaskOwners)
+	}
+	if g.standbyTaskHolders != nil {
+		c.standbyTaskHolders = maps.Clone(g.standbyTaskHolders)
+	}
+	if g.warmupTaskHolders != nil {
+		c.warmupTaskHolders = maps.Clone(g.warmupTaskHolders)
 	}
 	return &c
 }

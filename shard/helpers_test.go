@@ -138,6 +138,23 @@ func ownedBy(s *Shard, group, member string) []TopicPartitions {
 	return owned
 }
 
+// ownedTasksBy is what a caught-up KIP-1071 client sends: the active,
+// standby and warm-up tasks its member currently holds, having revoked
+// whatever it was asked to (never nil, so the coordinator reads them as sent).
+func ownedTasksBy(s *Shard, group, member string) (active, standby, warmup []TaskIDs) {
+	active, standby, warmup = []TaskIDs{}, []TaskIDs{}, []TaskIDs{}
+	if d, ok := s.DescribeGroup(group); ok {
+		for _, m := range d.Members {
+			if m.MemberID == member {
+				active = append(active, m.ActiveTasks...)
+				standby = append(standby, m.StandbyTasks...)
+				warmup = append(warmup, m.WarmupTasks...)
+			}
+		}
+	}
+	return active, standby, warmup
+}
+
 // consumerJoin joins member to a consumer group at h.nowMs.
 func (h *harness) consumerJoin(group, member string, topics ...string) ConsumerGroupHeartbeatResponse {
 	h.t.Helper()
@@ -184,7 +201,11 @@ func (h *harness) streamsJoin(group, member string, topo *Topology) StreamsGroup
 
 func (h *harness) streamsHeartbeat(group, member string, epoch int32) StreamsGroupHeartbeatResponse {
 	h.t.Helper()
-	res, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1})
+	req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1}
+	if epoch > 0 {
+		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(h.s, group, member)
+	}
+	res, err := h.s.StreamsGroupHeartbeat(h.nowMs, req)
 	return mustApply(h, res, err)
 }
 

@@ -29,6 +29,14 @@ type MemberDescription struct {
 	TargetAssignment            []TopicPartitions
 	ActiveTasks                 []TaskIDs
 	TargetActiveTasks           []TaskIDs
+	// Streams members' standby and warm-up tasks (held and target), and
+	// the tasks of each role pending revocation (ActiveTasksPendingRevocation
+	// is PartitionsPendingRevocation as tasks).
+	StandbyTasks, WarmupTasks             []TaskIDs
+	TargetStandbyTasks, TargetWarmupTasks []TaskIDs
+	ActiveTasksPendingRevocation          []TaskIDs
+	StandbyTasksPendingRevocation         []TaskIDs
+	WarmupTasksPendingRevocation          []TaskIDs
 	// AssignmentEpochs is aligned with Assignment (ActiveTasks for streams
 	// members): the member epoch at which each was assigned (KIP-1251).
 	AssignmentEpochs [][]int32
@@ -85,6 +93,11 @@ func describe(g *group) GroupDescription {
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil
 			md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
+			md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.standby), partitionsToTasks(m.warmup)
+			md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.targetStandby), partitionsToTasks(m.targetWarmup)
+			md.ActiveTasksPendingRevocation = partitionsToTasks(m.pending)
+			md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.pendingStandby), partitionsToTasks(m.pendingWarmup)
+			md.PartitionsPendingRevocation = nil
 		}
 		d.Members = append(d.Members, md)
 	}
@@ -124,6 +137,16 @@ func (s *Shard) GroupState(id string) (GroupState, bool) {
 func (s *Shard) HasMember(groupID, memberID string) bool {
 	g := s.lookup(groupID)
 	return g != nil && g.members[memberID] != nil
+}
+
+// MemberState returns a consumer or streams member's reconciliation state,
+// or false if the member does not exist.
+func (s *Shard) MemberState(groupID, memberID string) (MemberState, bool) {
+	g := s.lookup(groupID)
+	if g == nil || g.members[memberID] == nil {
+		return 0, false
+	}
+	return g.members[memberID].state, true
 }
 
 // GroupListing is one row of ListGroups.

@@ -525,6 +525,8 @@ var allMemberOps = []memberOps{
 		req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology = 300_000, topo(1, "foo")
+		} else if epoch > 0 {
+			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(s, group, member)
 		}
 		res, err := s.StreamsGroupHeartbeat(nowMs, req)
 		return res.Records, res.Timers, res.Response.MemberEpoch, err
@@ -845,8 +847,12 @@ func TestStreamsGroupStates(t *testing.T) {
 	assert.NotContains(t, resp2.Status, StatusMissingSourceTopics)
 	assert.Equal(t, StateReconciling, state(), "m1 has not caught up with the new target")
 	r1 = h.streamsHeartbeat("streams", "m1", e1)
-	assert.Equal(t, StateStable, state())
+	assert.Equal(t, StateReconciling, state(), "m1 must revoke the tasks m2 takes")
+	assert.Equal(t, e1, r1.MemberEpoch, "m1 stays at its epoch until it acknowledges")
+	r1 = h.streamsHeartbeat("streams", "m1", e1)
 	assert.Equal(t, resp2.MemberEpoch, r1.MemberEpoch)
+	h.streamsHeartbeat("streams", "m2", resp2.MemberEpoch) // takes the released tasks
+	assert.Equal(t, StateStable, state())
 	d, _ := h.s.DescribeGroup("streams")
 	total := 0
 	for _, m := range d.Members {
@@ -974,6 +980,7 @@ func TestConsumerGroupOffsetCommitMemberEpochValidation(t *testing.T) {
 			setup: func(h *harness) (int32, int32, string) {
 				e := h.streamsJoin("g", "m1", topo(1, "foo")).MemberEpoch
 				h.streamsJoin("g", "m2", topo(1, "foo"))
+				h.streamsHeartbeat("g", "m1", e) // asked to revoke half
 				r := h.streamsHeartbeat("g", "m1", e)
 				require.Equal(h.t, e, r.MemberEpoch-1)
 				// Subtopology "0" reads foo: task 0_p commits foo-p.

@@ -22,10 +22,10 @@ import (
 // the heartbeat's owned partitions acknowledge the revocation, a member that
 // does not revoke within its rebalance timeout is fenced, and static members
 // (group.instance.id) may leave temporarily (-2) and be replaced. Streams
-// and share members still move to their target at their next heartbeat:
-// for share groups that is Kafka's behaviour; for streams groups a task may
-// briefly have two owners (the streams half of the reconciliation is not
-// wired yet). Until every member has reconciled the group is RECONCILING.
+// members reconcile their tasks the same way through Kafka's streams
+// builder (streams_reconcile.go). Share members move to their target at
+// their next heartbeat, as Kafka's do. Until every member has reconciled the
+// group is RECONCILING.
 
 // heartbeat is the type-independent part of a heartbeat request.
 type heartbeat struct {
@@ -45,6 +45,10 @@ type heartbeat struct {
 	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
 	serverAssignor            *string           // consumer: nil = unchanged
 	topicRegex                *string           // consumer: nil = unchanged, "" = none
+	// streams: the owned active, standby and warm-up tasks; ownedTasksSent
+	// is false unless the request carried all three lists (Kafka's null).
+	ownedTasks     taskSets
+	ownedTasksSent bool
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -171,6 +175,11 @@ func validateHeartbeat(h *heartbeat) error {
 			return err
 		}
 	}
+	if h.typ == Streams {
+		if err := validateOwnedTasks(&h.ownedTasks); err != nil {
+			return err
+		}
+	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
@@ -206,6 +215,8 @@ func validateHeartbeat(h *heartbeat) error {
 type heartbeatResult struct {
 	memberEpoch    int32
 	assignment     []TopicPartitions
+	standby        []TopicPartitions // streams
+	warmup         []TopicPartitions // streams
 	sendAssignment bool
 	staleTopology  bool
 	// topicStatus is the streams topology's topic configuration when it is
@@ -271,7 +282,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
-		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash {
+		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
+		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
@@ -296,6 +308,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
+	out.standby, out.warmup = m.standby, m.warmup
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		var err error
@@ -350,6 +363,10 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		out.sendAssignment = true
 	} else if h.memberEpoch == 0 {
 		out.sendAssignment = true // a rejoin always gets its assignment
+	} else if h.typ == Streams {
+		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
+			return out, err
+		}
 	} else if h.memberEpoch > m.memberEpoch {
 		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, newer than %d", h.memberID, h.memberEpoch, m.memberEpoch)
 	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
@@ -420,8 +437,20 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		v.maybeAssign()
 		targetEpoch, target = v.aEpoch, v.members[i].target
 	}
-	// Reconcile: the member moves straight to its target (see the file comment).
-	if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
+	if h.typ == Streams {
+		// Reconcile with revocation (streams_reconcile.go).
+		targetTasks := taskSets{}
+		if !out.assignmentDelayed {
+			targetTasks = v.members[i].targets()
+		}
+		changed, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)
+		if err != nil {
+			return out, err
+		}
+		m = v.members[i]
+		out.sendAssignment = out.sendAssignment || changed
+	} else if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
+		// Share members move straight to their target, as Kafka's do.
 		prev := m.memberEpoch
 		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
@@ -433,7 +462,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
 	})
 	out.memberEpoch = m.memberEpoch
-	out.assignment = m.assigned
+	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
 	if h.typ == Streams && v.topo != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
 		var err error
@@ -464,7 +493,7 @@ func (v *view) removeMember(i int) {
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
-	if v.typ == Consumer {
+	if v.typ == Consumer || v.typ == Streams {
 		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
 	}
 }
@@ -641,8 +670,15 @@ func (v *view) targetEpochRecord() Record {
 func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
+		if tombstone {
+			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
+		}
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, ActiveTasks: partitionsToTasks(m.assigned), Tombstone: tombstone}
+			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
+			ActiveTasks: partitionsToTasks(m.assigned), StandbyTasks: partitionsToTasks(m.standby), WarmupTasks: partitionsToTasks(m.warmup),
+			ActiveTasksPendingRevocation:  partitionsToTasks(m.pending),
+			StandbyTasksPendingRevocation: partitionsToTasks(m.pendingStandby),
+			WarmupTasksPendingRevocation:  partitionsToTasks(m.pendingWarmup)}
 	case Share:
 		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}

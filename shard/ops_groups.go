@@ -155,6 +155,12 @@ type StreamsGroupHeartbeatRequest struct {
 	RebalanceTimeoutMs int32
 	Topology           *Topology
 	Version            int16
+	// ActiveTasks, StandbyTasks and WarmupTasks are the tasks the member
+	// owns (KIP-1071's owned tasks); nil is Kafka's null. They acknowledge
+	// a revocation only when all three are sent.
+	ActiveTasks  []TaskIDs
+	StandbyTasks []TaskIDs
+	WarmupTasks  []TaskIDs
 	// InitialRebalanceScheduled is Kafka's
 	// timer.isScheduled(streamsInitialRebalanceKey(groupId)): whether the
 	// group's initial rebalance delay timer is pending. The coordinator
@@ -170,6 +176,8 @@ type StreamsGroupHeartbeatResponse struct {
 	HeartbeatIntervalMs int32
 	HasAssignment       bool
 	ActiveTasks         []TaskIDs
+	StandbyTasks        []TaskIDs
+	WarmupTasks         []TaskIDs
 	Status              []StreamsStatus
 	// StatusDetails holds Kafka's StatusDetail text of each Status, aligned
 	// with it.
@@ -196,11 +204,16 @@ type StreamsGroupHeartbeatResponse struct {
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
 func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequest) (Result[StreamsGroupHeartbeatResponse], error) {
 	var res Result[StreamsGroupHeartbeatResponse]
-	out, err := s.doHeartbeat(nowMs, &heartbeat{
+	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
-	})
+	}
+	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)
+	if req.MemberEpoch == 0 && !h.ownedTasksSent {
+		h.ownedTasks, h.ownedTasksSent = taskSets{}, true // a join owns nothing
+	}
+	out, err := s.doHeartbeat(nowMs, h)
 	if err != nil {
 		return res, err
 	}
@@ -209,6 +222,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
 		HeartbeatIntervalMs: s.cfg.StreamsHeartbeatIntervalMs,
 		HasAssignment:       out.sendAssignment, ActiveTasks: partitionsToTasks(out.assignment),
+		StandbyTasks: partitionsToTasks(out.standby), WarmupTasks: partitionsToTasks(out.warmup),
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
 	if v := out.view; v != nil {
@@ -263,15 +277,15 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 // rebalanceTimer is the rebalance timeout a consumer member asked to revoke
 // needs (Kafka's onLoaded re-arms it for members in UNREVOKED_PARTITIONS).
 func rebalanceTimer(nowMs int64, g *group, m *member) (TimerOp, bool) {
-	if g.typ != Consumer || m.state != MemberUnrevokedPartitions {
+	if g.typ != Consumer && g.typ != Streams || m.state != MemberUnrevokedPartitions {
 		return TimerOp{}, false
 	}
-	t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: g.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+	t := Task{Kind: TaskRebalanceTimeout, Type: g.typ, GroupID: g.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
 	return TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t}, true
 }
 
 // SessionTimers returns the session timer every member of the shard needs,
-// and the rebalance timer of every consumer member asked to revoke, keyed by
+// and the rebalance timer of every consumer or streams member asked to revoke, keyed by
 // timer key, with deadlines now + the timeout. The coordinator reconciles
 // its timers with it after a rollback, which may have undone the writes
 // that scheduled or cancelled them.

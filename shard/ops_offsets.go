@@ -209,13 +209,16 @@ type commitBuffers struct {
 	partitions []PartitionResult
 }
 
-// onePartitionCommit holds every backing array of a one-partition commit, so
-// that such a commit (a simple consumer's, a commitSync of one record, the
-// benchmarked case) costs one allocation instead of four. A Go allocation
-// cannot hold arrays of several types and request-dependent lengths, so only
-// the length 1 gets this.
+// onePartitionCommit holds the record slice and the answers of a
+// one-partition commit (a simple consumer's, a commitSync of one record, the
+// benchmarked case) in one allocation, so that such a commit costs two
+// allocations instead of four. The record value is not in it: the
+// coordinator's log keeps every record for as long as the cluster lives (a
+// shard that moves replays it), and a value sharing an allocation with the
+// answers would keep them alive too. A Go allocation cannot hold arrays of
+// several types and request-dependent lengths, so only the length 1 gets
+// this.
 type onePartitionCommit struct {
-	value     [1]OffsetCommit
 	record    [1]Record
 	topic     [1]TopicResults
 	partition [1]PartitionResult
@@ -227,7 +230,10 @@ func newCommitBuffers(known []OffsetCommitTopic, answered []TopicResults) commit
 	n := countCommitPartitions(known)
 	if n == 1 && answered == nil {
 		one := new(onePartitionCommit)
-		return commitBuffers{values: one.value[:0], records: one.record[:0], topics: one.topic[:0], partitions: one.partition[:]}
+		return commitBuffers{
+			values:  make([]OffsetCommit, 0, 1),
+			records: one.record[:0], topics: one.topic[:0], partitions: one.partition[:],
+		}
 	}
 	topics := answered
 	if topics == nil {

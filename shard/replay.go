@@ -133,12 +133,7 @@ func (s *Shard) apply(r Record) error {
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
 	case *StreamsGroupCurrentMemberAssignment:
-		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
-			assigned := tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
-			m.assignedEpochs = m.stampAssignmentEpochs(assigned, r.MemberEpoch)
-			m.assigned = assigned
-			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
-		})
+		return s.applyStreamsCurrentAssignment(r)
 	case *StreamsGroupTopology:
 		return s.applyStreamsTopology(r)
 	case *ConsumerGroupRegularExpression:
@@ -299,6 +294,9 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		g = s.mutableGroup(g.id)
 		if old := g.members[memberID]; old != nil && g.typ == Consumer {
 			g.removePartitionEpochs(old)
+		}
+		if old := g.members[memberID]; old != nil && g.typ == Streams {
+			g.removeTaskOwners(old)
 		}
 		delete(g.members, memberID)
 		s.refresh(g.id)

@@ -25,9 +25,10 @@ const (
 	TaskSweep TaskKind = iota + 1
 	// TaskSessionTimeout fences a member that missed its heartbeats.
 	TaskSessionTimeout
-	// TaskRebalanceTimeout fences a consumer member still at MemberEpoch,
-	// which was asked to revoke partitions and did not within its
-	// rebalance timeout (Kafka's scheduleConsumerGroupRebalanceTimeout).
+	// TaskRebalanceTimeout fences a consumer or streams member still at
+	// MemberEpoch, which was asked to revoke partitions (tasks) and did not
+	// within its rebalance timeout (Kafka's
+	// scheduleConsumerGroupRebalanceTimeout).
 	TaskRebalanceTimeout
 	// TaskStreamsInitialRebalance computes the first target assignment of
 	// a streams group once its initial rebalance delay has passed (Kafka's

@@ -40,13 +40,17 @@ type simGroup struct {
 // simMember is one client instance: a Kafka Streams instance, a KIP-848
 // consumer or a share consumer.
 type simMember struct {
-	g        *simGroup
-	id       string
-	epoch    int32
-	joined   bool
-	gone     bool                    // left or crashed
-	assigned []shard.TopicPartitions // consumer: the partitions the client holds
-	tasks    []shard.TaskIDs
+	g      *simGroup
+	id     string
+	epoch  int32
+	joined bool
+	gone   bool // left or crashed
+	// assigned is what the client holds: a consumer's partitions, a
+	// Kafka Streams instance's active tasks (subtopology id as the Topic).
+	assigned []shard.TopicPartitions
+	// standby and warmup are a Streams instance's standby and warm-up
+	// tasks, as its last assignment gave them.
+	standby, warmup []shard.TaskIDs
 	// Consumer reconciliation (consumer_actor.go): the last assignment the
 	// coordinator sent, a revocation in progress, and a generation that a
 	// fence bumps so a late revocation callback is ignored.
@@ -191,6 +195,12 @@ func (w *world) join(m *simMember) {
 		return
 	}
 	m.epoch = 0
+	// A join starts over with nothing (a join's owned tasks and partitions
+	// are empty): a Kafka Streams instance that rejoins, say to run a new
+	// topology, closes its tasks first, and a revocation in flight is moot.
+	m.assigned, m.target, m.revoking, m.stalled = nil, nil, false, false
+	m.standby, m.warmup = nil, nil
+	m.gen++
 	w.heartbeatWith(b, m, 0)
 	if w.joins++; w.joins%4 == 0 {
 		w.describeBack(m.g, b)
@@ -236,10 +246,21 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.id, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology = 300_000, topologyFor(g, m.topo)
+		} else if epoch > 0 {
+			// The tasks it runs: revoked ones are gone (KIP-1071's owned tasks).
+			req.ActiveTasks = ownedTasks(m.assigned)
+			req.StandbyTasks = append([]shard.TaskIDs{}, m.standby...)
+			req.WarmupTasks = append([]shard.TaskIDs{}, m.warmup...)
 		}
 		c.StreamsGroupHeartbeat(req).OnDone(func(r shard.StreamsGroupHeartbeatResponse, err error) {
-			if r.HasAssignment {
-				m.tasks = r.ActiveTasks
+			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
+				// Standby and warm-up tasks only restore state: the client
+				// drops a revoked one at once and reports the rest.
+				m.standby, m.warmup = r.StandbyTasks, r.WarmupTasks
+				w.consumerAssign(m, tasksAsPartitions(r.ActiveTasks))
+			}
+			if err == nil && epoch > 0 && r.MemberEpoch > epoch {
+				w.markUnreleased(m)
 			}
 			w.onStreamsStatus(m, r)
 			accepted(err)
@@ -268,7 +289,7 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 		switch e {
 		case kerr.FencedMemberEpoch, kerr.UnknownMemberID, kerr.GroupIDNotFound:
 			w.mark("member-fenced-rejoin")
-			if m.g.typ == shard.Consumer {
+			if m.g.typ == shard.Consumer || m.g.typ == shard.Streams {
 				w.consumerLost(m)
 			}
 			w.eng.after(retryBackoff, func() { w.join(m) })
@@ -399,20 +420,15 @@ func (w *world) commitLoop(m *simMember) {
 
 func (w *world) commitAssigned(m *simMember) {
 	var parts []shard.OffsetCommitPartition
-	if m.g.typ == shard.Streams {
-		for _, t := range m.tasks {
-			if t.SubtopologyID != "0" {
-				continue // subtopology 0 reads the app's topic; the others read internal or side topics
-			}
-			for _, p := range t.Partitions {
-				parts = append(parts, shard.OffsetCommitPartition{Partition: p})
-			}
+	// A streams task commits the partition of the group's topic it reads:
+	// subtopology 0 reads it; the others of an app with internal topics
+	// read the repartition and side topics (streams_topology.go).
+	for _, tp := range m.assigned {
+		if m.g.typ == shard.Streams && tp.Topic != "0" {
+			continue
 		}
-	} else {
-		for _, tp := range m.assigned {
-			for _, p := range tp.Partitions {
-				parts = append(parts, shard.OffsetCommitPartition{Partition: p})
-			}
+		for _, p := range tp.Partitions {
+			parts = append(parts, shard.OffsetCommitPartition{Partition: p})
 		}
 	}
 	if len(parts) == 0 {
@@ -496,6 +512,42 @@ func (w *world) adminLoop(endMs int64) {
 }
 
 func sortedTopicNames(m map[string]int32) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ownedTasks is a Streams instance's owned active tasks: never nil, so the
+// coordinator reads them as sent.
+func ownedTasks(a []shard.TopicPartitions) []shard.TaskIDs {
+	out := make([]shard.TaskIDs, 0, len(a))
+	for _, tp := range a {
+		out = append(out, shard.TaskIDs{SubtopologyID: tp.Topic, Partitions: tp.Partitions})
+	}
+	return out
+}
+
+// tasksAsPartitions holds active tasks as the client's assignment,
+// subtopology id as the Topic.
+func tasksAsPartitions(t []shard.TaskIDs) []shard.TopicPartitions {
+	out := make([]shard.TopicPartitions, 0, len(t))
+	for _, x := range t {
+		out = append(out, shard.TopicPartitions{Topic: x.SubtopologyID, Partitions: x.Partitions})
+	}
+	return out
+}
+
+// markUnreleased marks a streams member that moved to a new epoch without
+// every task of its target: a task another member has not revoked yet is
+// withheld (UNRELEASED_TASKS).
+func (w *world) markUnreleased(m *simMember) {
+	p := coordinator.PartitionFor(m.g.id, w.opts.Partitions)
+	b := w.owner[p]
+	if b < 0 {
+		return
+	}
+	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+		if st, ok := s.MemberState(m.g.id, m.id); ok && st == shard.MemberUnreleasedPartitions {
+			w.mark("task-unreleased")
+		}
+	})
+}
 
 // ownedList is a consumer's TopicPartitions: never nil, so the coordinator
 // reads it as sent.

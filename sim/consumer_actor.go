@@ -9,7 +9,8 @@ import (
 )
 
 // The simulated KIP-848 consumer's side of reconciliation, as Kafka's
-// ConsumerMembershipManager runs it: on a new assignment the client first
+// ConsumerMembershipManager runs it (and, for a Kafka Streams instance's
+// active tasks, StreamsMembershipManager): on a new assignment the client first
 // revokes what it lost (commits their offsets, runs onPartitionsRevoked),
 // and only then takes what it gained; its next heartbeat's owned
 // partitions acknowledge the revocation. A fence loses every partition
@@ -38,6 +39,9 @@ func (w *world) consumerAssign(m *simMember, next []shard.TopicPartitions) {
 		return
 	}
 	m.revoking = true
+	if m.g.typ == shard.Streams {
+		w.mark("task-revocation")
+	}
 	gen := m.gen
 	delay := w.eng.uniform(0, revokeLatencyMax)
 	if !w.healed && w.eng.chance(w.opts.Faults.LostHeartbeatProb) {
@@ -64,6 +68,7 @@ func (w *world) consumerLost(m *simMember) {
 		w.mark("rebalance-timeout-fenced")
 	}
 	m.assigned, m.target, m.revoking, m.stalled = nil, nil, false, false
+	m.standby, m.warmup = nil, nil
 	m.gen++
 }
 
@@ -73,8 +78,8 @@ func (w *world) consumerLost(m *simMember) {
 func (w *world) commitPartitions(m *simMember, tps []shard.TopicPartitions) {
 	var parts []shard.OffsetCommitPartition
 	for _, tp := range tps {
-		if tp.Topic != m.g.topic {
-			continue
+		if m.g.typ != shard.Streams && tp.Topic != m.g.topic {
+			continue // (a streams task commits the partition of the group's topic it reads)
 		}
 		for _, p := range tp.Partitions {
 			parts = append(parts, shard.OffsetCommitPartition{Partition: p, Offset: m.offset, LeaderEpoch: -1})

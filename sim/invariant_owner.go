@@ -7,12 +7,14 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// InvOneOwner is KIP-848's core guarantee, checked on the clients: no
-// partition is ever held by two members of one consumer group. A client
-// holds a partition from the response that gives it until it has revoked
-// it (consumer_actor.go); a crashed client holds nothing, and a client the
+// InvOneOwner is KIP-848's and KIP-1071's core guarantee, checked on the
+// clients: no partition is ever held by two members of one consumer group,
+// and no active task by two members of one streams group. A client holds a
+// partition (task) from the response that gives it until it has revoked it
+// (consumer_actor.go); a crashed client holds nothing, and a client the
 // coordinator has already fenced (a zombie that has not heard yet) is not
-// counted, since Kafka's guarantee is about members.
+// counted, since Kafka's guarantee is about members. Standby and warm-up
+// tasks may have several holders and are not checked.
 const InvOneOwner = "9-one-owner"
 
 // checkOneOwner runs when member m takes partitions: a client's holdings

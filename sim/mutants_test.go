@@ -71,6 +71,8 @@ func mutantCases() []mutantCase {
 		// A coordinator that does not wait for the revocation hands a
 		// partition to a new member while its old owner still holds it.
 		{field: "SkipRevocation", invariant: sim.InvOneOwner, opts: short(time.Hour, small)},
+		// The same for a streams group's active tasks.
+		{field: "SkipTaskRevocation", invariant: sim.InvOneOwner, opts: short(time.Hour, small)},
 
 		{field: "V1ClearIgnoresEpoch", invariant: sim.InvClearOnlyObserved, opts: race},
 		{field: "NoOffsetsLeftIgnoresTxn", invariant: sim.InvGroupExpiry, opts: short(time.Hour, small)},

@@ -25,10 +25,7 @@ func handleProduce(r *request) (kmsg.Response, error) {
 			sp := kmsg.NewProduceResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
 				sp.ErrorCode = pcode
 			} else {

@@ -3,15 +3,22 @@ package wire
 import (
 	"time"
 
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Fetch: v4-18 (Kafka 4.x).
 //
-// Sessionless: every answer carries SessionID 0, which tells the client
-// that no incremental fetch session was created (as a broker with
-// max.incremental.fetch.session.cache.slots=0 answers), so each request
-// names its partitions. A fetch that finds fewer than MinBytes waits up to
+// Sessionless (KIP-227's incremental fetch sessions are not kept): the
+// endpoint behaves as a broker whose session cache has no slot
+// (max.incremental.fetch.session.cache.slots=0), following Kafka's
+// FetchManager.newContext. A full request (session epoch 0, or -1) is
+// served whatever session id it names, and every answer carries SessionID
+// 0, which tells the client that no session was created, so it keeps
+// naming its partitions. An incremental request (any other epoch) names a
+// session that cannot exist: FETCH_SESSION_ID_NOT_FOUND, top-level, with
+// no partitions and SessionID 0, at once; the client falls back to a full
+// request. A fetch that finds fewer than MinBytes waits up to
 // MaxWaitMillis for an append (Kafka's DelayedFetch). v13+ names topics by
 // id. Read committed equals read uncommitted: no transactions here.
 
@@ -19,6 +26,11 @@ var apiFetch = api{key: 1, min: 4, max: 18, handle: handleFetch}
 
 func handleFetch(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.FetchRequest)
+	if req.Version >= 7 && req.SessionEpoch != fetchInitialEpoch && req.SessionEpoch != fetchFinalEpoch {
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		resp.ErrorCode = fkerr.FetchSessionIDNotFound.Code
+		return resp, nil
+	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
 	for {
@@ -33,6 +45,13 @@ func handleFetch(r *request) (kmsg.Response, error) {
 		}
 	}
 }
+
+// KIP-227's session epochs (FetchMetadata.INITIAL_EPOCH, FINAL_EPOCH):
+// both mark a full request.
+const (
+	fetchInitialEpoch = 0
+	fetchFinalEpoch   = -1
+)
 
 // fetchOnce reads every requested partition once.
 func fetchOnce(r *request, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
@@ -51,10 +70,7 @@ func fetchOnce(r *request, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
 			sp := kmsg.NewFetchResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
 				sp.ErrorCode = pcode
 				st.Partitions = append(st.Partitions, sp)

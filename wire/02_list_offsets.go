@@ -23,10 +23,7 @@ func handleListOffsets(r *request) (kmsg.Response, error) {
 			sp := kmsg.NewListOffsetsResponseTopicPartition()
 			sp.Partition = rp.Partition
 			sp.Offset, sp.Timestamp, sp.LeaderEpoch = -1, -1, 0
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode == 0 {
 				sp.Offset, sp.Timestamp, pcode = r.cl.data.offsetFor(t.name, rp.Partition, rp.Timestamp)
 			}

@@ -1,10 +1,8 @@
 package wire
 
 import (
-	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -27,52 +25,23 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	if req.Version <= 4 {
 		creq.RetentionTimeMs = req.RetentionTimeMillis
 	}
-	unknown := make([]bool, len(req.Topics))
+	in := make([]commitTopicIn, len(req.Topics))
 	for i, rt := range req.Topics {
-		name := rt.Topic
-		if byID {
-			n, ok := r.topicName(rt.TopicID)
-			if !ok {
-				unknown[i] = true
-				continue
-			}
-			name = n
-		}
-		ct := shard.OffsetCommitTopic{Topic: name}
+		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}
 		for _, rp := range rt.Partitions {
-			cp := shard.OffsetCommitPartition{Partition: rp.Partition, Offset: rp.Offset, LeaderEpoch: rp.LeaderEpoch}
-			if req.Version < 6 {
-				cp.LeaderEpoch = offsets.NoLeaderEpoch
-			}
-			if rp.Metadata != nil {
-				cp.Metadata = *rp.Metadata
-			}
-			ct.Partitions = append(ct.Partitions, cp)
+			in[i].partitions = append(in[i].partitions, commitPartition(rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata, req.Version >= 6))
 		}
-		creq.Topics = append(creq.Topics, ct)
 	}
-	var code int16
-	var codes map[topicPartition]int16
-	if len(creq.Topics) > 0 {
-		res, err := r.driver().CommitOffsets(r.ctx, creq)
-		code, _ = errCode(err)
-		codes = partitionCodes(res.Topics)
+	plan := r.planCommit(in, byID)
+	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
+		plan.committed(r.driver().CommitOffsets(r.ctx, creq))
 	}
 	for i, rt := range req.Topics {
 		st := kmsg.NewOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		name := rt.Topic
-		if byID {
-			name, _ = r.topicName(rt.TopicID)
-		}
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = rp.Partition, code
-			if unknown[i] {
-				sp.ErrorCode = fkerr.UnknownTopicID.Code
-			} else if c, ok := codes[topicPartition{name, rp.Partition}]; ok && code == 0 {
-				sp.ErrorCode = c
-			}
+			sp.Partition, sp.ErrorCode = rp.Partition, plan.answer(i, rp.Partition)
 			st.Partitions = append(st.Partitions, sp)
 		}
 		resp.Topics = append(resp.Topics, st)

@@ -1,11 +1,8 @@
 package wire
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -26,23 +23,12 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 	for i, id := range req.Groups {
 		g := kmsg.NewConsumerGroupDescribeResponseGroup()
 		g.Group = id
-		rowErr := err
-		if err == nil {
-			rowErr = described[i].Err
-			if rowErr == nil && described[i].Description.Type != shard.Consumer {
-				rowErr = kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", id)
-			}
-		}
+		d, rowErr := describedAs(described, err, i, shard.Consumer)
 		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
-			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
-				m := fmt.Sprintf("Group %s not found.", id)
-				g.ErrorMessage = &m
-			}
+			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
 			resp.Groups = append(resp.Groups, g)
 			continue
 		}
-		d := described[i].Description
 		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
 		names := make([]string, len(d.Members))
 		for i, m := range d.Members {

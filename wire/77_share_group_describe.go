@@ -1,11 +1,8 @@
 package wire
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -24,23 +21,12 @@ func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
 	for i, id := range req.GroupIDs {
 		g := kmsg.NewShareGroupDescribeResponseGroup()
 		g.GroupID = id
-		rowErr := err
-		if err == nil {
-			rowErr = described[i].Err
-			if rowErr == nil && described[i].Description.Type != shard.Share {
-				rowErr = kerr.GroupIDNotFound.WithMessage("Group %s is not a share group.", id)
-			}
-		}
+		d, rowErr := describedAs(described, err, i, shard.Share)
 		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
-			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
-				m := fmt.Sprintf("Group %s not found.", id)
-				g.ErrorMessage = &m
-			}
+			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
 			resp.Groups = append(resp.Groups, g)
 			continue
 		}
-		d := described[i].Description
 		g.GroupState, g.GroupEpoch, g.AssignmentEpoch, g.Assignor = stateName(d.State), d.Epoch, d.AssignmentEpoch, "simple"
 		for _, m := range d.Members {
 			gm := kmsg.NewShareGroupDescribeResponseGroupMember()

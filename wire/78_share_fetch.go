@@ -38,15 +38,29 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)
 	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: max(req.MaxRecords, 0)}
+	hasAcks := false
+	for _, rt := range req.Topics {
+		for _, rp := range rt.Partitions {
+			hasAcks = hasAcks || len(rp.AcknowledgementBatches) > 0
+		}
+	}
 	for _, rt := range req.Topics {
 		t, code := r.cl.resolveTopic("", rt.TopicID, true)
 		for _, rp := range rt.Partitions {
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
 				out.fail(rt.TopicID, rp.Partition, pcode)
+				// KafkaApis.getAcknowledgeBatchesFromShareFetchRequest: when
+				// the request acknowledges anything, every partition of an
+				// unknown topic id fails its acknowledgement too; otherwise a
+				// partition whose acknowledgements cannot apply here fails
+				// them as ShareAcknowledge would (ackCodeFor).
+				switch {
+				case code != 0 && hasAcks:
+					out.failAck(rt.TopicID, rp.Partition, code)
+				case code == 0 && len(rp.AcknowledgementBatches) > 0:
+					out.failAck(rt.TopicID, rp.Partition, ackCodeFor(pcode))
+				}
 				continue
 			}
 			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
@@ -116,7 +130,24 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		}
 	}
 	resp.Topics = out.fetchTopics()
+	for _, b := range out.leaderEndpoints() {
+		e := kmsg.NewShareFetchResponseNodeEndpoint()
+		e.NodeID, e.Host, e.Port = b.node, b.host, b.port
+		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
+	}
 	return resp, nil
+}
+
+// ackCodeFor is the acknowledgement error of a partition the broker cannot
+// acknowledge on: one it does not lead has no share-partition in its cache,
+// which Kafka's SharePartitionManager.acknowledge answers with
+// UNKNOWN_TOPIC_OR_PARTITION (only a fetch names the leader); any other
+// code stands.
+func ackCodeFor(code int16) int16 {
+	if code == fkerr.NotLeaderForPartition.Code {
+		return fkerr.UnknownTopicOrPartition.Code
+	}
+	return code
 }
 
 // ackBatches converts one wire acknowledgement batch: a single type for

@@ -28,16 +28,16 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	for _, rt := range req.Topics {
 		t, code := r.cl.resolveTopic("", rt.TopicID, true)
 		for _, rp := range rt.Partitions {
-			pcode := code
-			if pcode == 0 {
-				pcode = r.cl.partitionCode(r.b, t, rp.Partition)
-			}
+			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
 			if pcode != 0 {
-				out.fail(rt.TopicID, rp.Partition, pcode)
+				out.fail(rt.TopicID, rp.Partition, ackCodeFor(pcode))
 				continue
 			}
 			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
 			out.want(rt.TopicID, tp)
+			if len(rp.AcknowledgementBatches) == 0 {
+				continue // KafkaApis.handleAcknowledgements answers NONE without acknowledging
+			}
 			acks := sharebroker.PartitionAcks{TopicPartition: tp}
 			for _, b := range rp.AcknowledgementBatches {
 				acks.Batches = append(acks.Batches, ackBatches(b.FirstOffset, b.LastOffset, b.AcknowledgeTypes)...)
@@ -63,5 +63,10 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	}
 	out.addAcks(results)
 	resp.Topics = out.ackTopics()
+	for _, b := range out.leaderEndpoints() {
+		e := kmsg.NewShareAcknowledgeResponseNodeEndpoint()
+		e.NodeID, e.Host, e.Port = b.node, b.host, b.port
+		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
+	}
 	return resp, nil
 }

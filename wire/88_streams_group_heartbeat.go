@@ -9,12 +9,14 @@ import (
 // StreamsGroupHeartbeat: v0-1 (KIP-1071; v1 is KIP-1331's, whose response
 // carries TopologyDescriptionRequired when the coordinator solicits a
 // push). The member's topology (its epoch, each subtopology's source and
-// repartition-source topics) goes to the coordinator; active tasks come
-// back. The topology carries repartition and changelog topics and
-// copartition groups; the coordinator configures them as Kafka's
+// repartition-source topics) and its owned active, standby and warm-up
+// tasks (null when not sent, which Kafka reads as "still owns what it was
+// asked to revoke") go to the coordinator; the member's active, standby and
+// warm-up tasks come back. The topology carries repartition and changelog
+// topics and copartition groups; the coordinator configures them as Kafka's
 // InternalTopicManager does, and the internal topics it finds missing are
-// created here after the heartbeat. Statuses carry Kafka's detail text. Standby and warm-up tasks, endpoints, client tags and task offsets
-// are not modelled: the answer's standby and warm-up lists are empty.
+// created here after the heartbeat. Statuses carry Kafka's detail text.
+// Endpoints, client tags and task offsets are not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
 
@@ -31,6 +33,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	if t := req.Topology; t != nil {
 		sreq.Topology = topologyFromWire(t)
 	}
+	sreq.ActiveTasks, sreq.StandbyTasks, sreq.WarmupTasks = tasksFromWire(req.ActiveTasks), tasksFromWire(req.StandbyTasks), tasksFromWire(req.WarmupTasks)
 	hb, err := r.driver().StreamsGroupHeartbeat(r.ctx, sreq)
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)
@@ -50,7 +53,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	}
 	if hb.HasAssignment {
 		resp.ActiveTasks = tasksToWire(hb.ActiveTasks)
-		resp.StandbyTasks, resp.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+		resp.StandbyTasks, resp.WarmupTasks = tasksToWire(hb.StandbyTasks), tasksToWire(hb.WarmupTasks)
 	}
 	createInternalTopics(r, hb.InternalTopicsToCreate)
 	return resp, nil
@@ -77,6 +80,19 @@ func createInternalTopics(r *request, topics []shard.CreatableTopic) {
 	if created {
 		r.cl.broadcastTopics(r.ctx)
 	}
+}
+
+// tasksFromWire decodes owned tasks, keeping Kafka's null (nil) apart from
+// an empty list.
+func tasksFromWire(tasks []kmsg.TaskIDs) []shard.TaskIDs {
+	if tasks == nil {
+		return nil
+	}
+	out := make([]shard.TaskIDs, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, shard.TaskIDs{SubtopologyID: t.SubtopologyID, Partitions: t.Partitions})
+	}
+	return out
 }
 
 // topologyFromWire decodes the request's topology into the shard's model

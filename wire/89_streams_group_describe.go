@@ -1,13 +1,10 @@
 package wire
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
-	"github.com/coordsim/coordsim/kerr"
 )
 
 // StreamsGroupDescribe: v0-1 (KIP-1071; v1 adds KIP-1331's
@@ -32,11 +29,7 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 			rowErr = rows[i].Err
 		}
 		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = errCode(rowErr)
-			if g.ErrorCode == kerr.GroupIDNotFound.Code && g.ErrorMessage == nil {
-				m := fmt.Sprintf("Group %s not found.", id)
-				g.ErrorMessage = &m
-			}
+			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
 			resp.Groups = append(resp.Groups, g)
 			continue
 		}

@@ -23,13 +23,7 @@ func handleDescribeShareGroupOffsets(r *request) (kmsg.Response, error) {
 		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
 		g.GroupID = rg.GroupID
 		described, err := r.describe([]string{rg.GroupID})
-		if err == nil {
-			err = described[0].Err
-		}
-		if err == nil && described[0].Description.Type != shard.Share {
-			err = errNotShareGroup(rg.GroupID)
-		}
-		if err != nil {
+		if _, err = describedAs(described, err, 0, shard.Share); err != nil {
 			g.ErrorCode, g.ErrorMessage = errCode(err)
 			resp.Groups = append(resp.Groups, g)
 			continue

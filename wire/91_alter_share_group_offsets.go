@@ -5,7 +5,6 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sharebroker"
 )
@@ -53,9 +52,4 @@ func handleAlterShareGroupOffsets(r *request) (kmsg.Response, error) {
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp, nil
-}
-
-// errNotShareGroup is Kafka's answer for a group of another type.
-func errNotShareGroup(id string) error {
-	return kerr.GroupIDNotFound.WithMessage("Group %s is not a share group.", id)
 }

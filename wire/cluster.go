@@ -269,7 +269,7 @@ func (cl *Cluster) startBrokers() error {
 		}
 		var store plugin.Store
 		if cl.cfg.TopologyPlugin != nil {
-			store = sharedStore{cl.cfg.TopologyPlugin}
+			store = shareStore(cl.cfg.TopologyPlugin)
 		}
 		b.driver, err = live.New(cl.cfg.Coordinator, live.Options{
 			BrokerID: node, TopologyPlugin: store, Logger: cl.log.With("broker", node),
@@ -352,6 +352,21 @@ func (cl *Cluster) Close() {
 type sharedStore struct{ plugin.Store }
 
 func (sharedStore) Close() error { return nil }
+
+// sharedFencedStore is sharedStore for a store that enforces fencing
+// tokens: it keeps the FencedStore methods visible, without which protocol
+// v3 would run as v2 (plugin.AsFenced would not find them).
+type sharedFencedStore struct{ plugin.FencedStore }
+
+func (sharedFencedStore) Close() error { return nil }
+
+// shareStore wraps the cluster's store for one broker, keeping its fencing.
+func shareStore(s plugin.Store) plugin.Store {
+	if f, ok := plugin.AsFenced(s); ok {
+		return sharedFencedStore{f}
+	}
+	return sharedStore{s}
+}
 
 // Addrs returns every broker's host:port, in node order.
 func (cl *Cluster) Addrs() []string {

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
@@ -101,6 +102,33 @@ func (r *request) driver() *live.Driver { return r.b.driver }
 // describe reads group descriptions from the local coordinator.
 func (r *request) describe(groups []string) ([]coordinator.DescribedGroup, error) {
 	return r.driver().DescribeGroups(r.ctx, groups)
+}
+
+// describedAs is row i of a describe of ids for a describe API of group
+// type want (ConsumerGroupDescribe, ShareGroupDescribe): the group's
+// description, or the error to answer in its row. err is the describe's
+// own error, every row's.
+func describedAs(described []coordinator.DescribedGroup, err error, i int, want shard.GroupType) (shard.GroupDescription, error) {
+	if err != nil {
+		return shard.GroupDescription{}, err
+	}
+	row := described[i]
+	if row.Err == nil && row.Description.Type != want {
+		return shard.GroupDescription{}, kerr.GroupIDNotFound.WithMessage("Group %s is not a %s group.", row.Description.GroupID, want)
+	}
+	return row.Description, row.Err
+}
+
+// groupErr is a describe row's error code and message; GROUP_ID_NOT_FOUND
+// always carries Kafka's message (GroupMetadataManager's "Group X not
+// found.").
+func groupErr(id string, err error) (int16, *string) {
+	code, msg := errCode(err)
+	if code == kerr.GroupIDNotFound.Code && msg == nil {
+		m := fmt.Sprintf("Group %s not found.", id)
+		msg = &m
+	}
+	return code, msg
 }
 
 // topicName resolves a topic id to its name for a request that names

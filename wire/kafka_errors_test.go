@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/wire"
@@ -288,4 +289,161 @@ func TestCreateTopicsDuplicateNames(t *testing.T) {
 		exists[*mt.Topic] = mt.ErrorCode == 0
 	}
 	assert.Equal(t, map[string]bool{"foo": false, "bar": false, "baz": true}, exists, "only the topic named once is created")
+}
+
+// TestShareErrorPlacement proves where ShareFetch and ShareAcknowledge put
+// their errors, as Kafka's KafkaApis and SharePartitionManager do: session
+// errors are top-level with no partitions (INVALID_SHARE_SESSION_EPOCH,
+// SHARE_SESSION_NOT_FOUND); a partition error is the partition's
+// (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, and for a fetch from a
+// broker that does not lead the partition NOT_LEADER_OR_FOLLOWER with the
+// leader in CurrentLeader and NodeEndpoints, CurrentLeader staying -1
+// elsewhere); a piggy-backed acknowledgement's error goes to
+// AcknowledgeErrorCode (UNKNOWN_TOPIC_ID for every partition of an unknown
+// topic, UNKNOWN_TOPIC_OR_PARTITION where the broker holds no
+// share-partition); a ShareAcknowledge partition without batches answers
+// NONE.
+func TestShareErrorPlacement(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.Version = 7
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 3, ReplicationFactor: 1}}
+	created := roundTrip(t, c, ct).(*kmsg.CreateTopicsResponse)
+	require.Zero(t, created.Topics[0].ErrorCode)
+	id, unknown := created.Topics[0].TopicID, [16]byte{9, 9, 9}
+	group, member := "g", "AAAAAAAAAAAAAAAAAAAAAA"
+	const (
+		none, unknownTP, notLeader, unknownID = 0, 3, 6, 100
+	)
+	type part struct {
+		topic [16]byte
+		p     int32
+		acks  bool
+	}
+	fetch := func(epoch int32, parts ...part) *kmsg.ShareFetchResponse {
+		req := kmsg.NewPtrShareFetchRequest()
+		req.Version, req.GroupID, req.MemberID, req.ShareSessionEpoch = 1, &group, &member, epoch
+		req.MaxRecords, req.BatchSize, req.MaxBytes = 10, 10, 1<<20
+		for _, pt := range parts {
+			rt := kmsg.NewShareFetchRequestTopic()
+			rt.TopicID = pt.topic
+			rp := kmsg.NewShareFetchRequestTopicPartition()
+			rp.Partition = pt.p
+			if pt.acks {
+				b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
+				b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = 0, 0, []int8{1}
+				rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.ShareFetchResponse)
+	}
+	type row struct {
+		p                 int32
+		code, ack, leader int32
+	}
+	rowsOf := func(resp *kmsg.ShareFetchResponse) map[[16]byte][]row {
+		out := map[[16]byte][]row{}
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				out[rt.TopicID] = append(out[rt.TopicID], row{rp.Partition, int32(rp.ErrorCode), int32(rp.AcknowledgeErrorCode), rp.CurrentLeader.LeaderID})
+			}
+		}
+		return out
+	}
+
+	first := fetch(0, part{id, 0, false}, part{id, 1, false}, part{id, 7, false}, part{unknown, 0, false})
+	require.Zero(t, first.ErrorCode)
+	assert.Equal(t, map[[16]byte][]row{
+		id:      {{0, none, none, -1}, {1, notLeader, none, 1}, {7, unknownTP, none, -1}},
+		unknown: {{0, unknownID, none, -1}},
+	}, rowsOf(first))
+	require.Len(t, first.NodeEndpoints, 1)
+	assert.Equal(t, int32(1), first.NodeEndpoints[0].NodeID, "the leader named by CurrentLeader")
+
+	second := fetch(1, part{id, 1, true}, part{unknown, 0, false}, part{unknown, 1, false})
+	require.Zero(t, second.ErrorCode)
+	assert.Equal(t, map[[16]byte][]row{
+		id:      {{1, notLeader, unknownTP, 1}},
+		unknown: {{0, unknownID, unknownID, -1}, {1, unknownID, unknownID, -1}},
+	}, rowsOf(second), "acknowledgement errors in AcknowledgeErrorCode")
+
+	ack := func(epoch int32, parts ...part) *kmsg.ShareAcknowledgeResponse {
+		req := kmsg.NewPtrShareAcknowledgeRequest()
+		req.Version, req.GroupID, req.MemberID, req.ShareSessionEpoch = 1, &group, &member, epoch
+		for _, pt := range parts {
+			rt := kmsg.NewShareAcknowledgeRequestTopic()
+			rt.TopicID = pt.topic
+			rp := kmsg.NewShareAcknowledgeRequestTopicPartition()
+			rp.Partition = pt.p
+			if pt.acks {
+				b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
+				b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = 0, 0, []int8{1}
+				rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, b)
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		return roundTrip(t, c, req).(*kmsg.ShareAcknowledgeResponse)
+	}
+	acked := ack(2, part{id, 0, false}, part{id, 1, true}, part{unknown, 0, true})
+	require.Zero(t, acked.ErrorCode)
+	got := map[[16]byte][]row{}
+	for _, rt := range acked.Topics {
+		for _, rp := range rt.Partitions {
+			got[rt.TopicID] = append(got[rt.TopicID], row{rp.Partition, int32(rp.ErrorCode), 0, rp.CurrentLeader.LeaderID})
+		}
+	}
+	assert.Equal(t, map[[16]byte][]row{
+		id:      {{0, none, 0, -1}, {1, unknownTP, 0, -1}},
+		unknown: {{0, unknownID, 0, -1}},
+	}, got)
+	assert.Empty(t, acked.NodeEndpoints)
+
+	wrongEpoch := ack(7, part{id, 0, true})
+	assert.Equal(t, fkerr.InvalidShareSessionEpoch.Code, wrongEpoch.ErrorCode, "INVALID_SHARE_SESSION_EPOCH, top-level")
+	assert.Empty(t, wrongEpoch.Topics)
+	member = "BBBBBBBBBBBBBBBBBBBBBB"
+	noSession := fetch(3, part{id, 0, false})
+	assert.Equal(t, fkerr.ShareSessionNotFound.Code, noSession.ErrorCode, "SHARE_SESSION_NOT_FOUND, top-level")
+	assert.Empty(t, noSession.Topics)
+}
+
+// TestFetchSessionsNotKept proves the endpoint answers KIP-227's fetch
+// session fields as a Kafka broker with no session cache slot does
+// (FetchManager.newContext): a full request (epoch 0 or -1) is served and
+// answered with SessionID 0 (no session created) whatever session id it
+// names; an incremental one (any other epoch) gets
+// FETCH_SESSION_ID_NOT_FOUND, top-level, with no partitions.
+func TestFetchSessionsNotKept(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.Version = 7
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 1, ReplicationFactor: 1}}
+	require.Zero(t, roundTrip(t, c, ct).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
+	fetch := func(sessionID, epoch int32) *kmsg.FetchResponse {
+		fr := kmsg.NewPtrFetchRequest()
+		fr.Version, fr.MaxWaitMillis, fr.MaxBytes, fr.SessionID, fr.SessionEpoch = 12, 0, 1<<20, sessionID, epoch
+		fr.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}}}
+		return roundTrip(t, c, fr).(*kmsg.FetchResponse)
+	}
+	for _, tc := range []struct{ id, epoch int32 }{{0, 0}, {0, -1}, {5, 0}, {5, -1}} {
+		resp := fetch(tc.id, tc.epoch)
+		assert.Zero(t, resp.ErrorCode, "full request %+v", tc)
+		assert.Zero(t, resp.SessionID, "no session created %+v", tc)
+		if assert.Len(t, resp.Topics, 1) && assert.Len(t, resp.Topics[0].Partitions, 1) {
+			assert.Zero(t, resp.Topics[0].Partitions[0].ErrorCode)
+		}
+	}
+	for _, tc := range []struct{ id, epoch int32 }{{5, 1}, {5, 7}, {0, 1}, {5, -2}} {
+		resp := fetch(tc.id, tc.epoch)
+		assert.Equal(t, fkerr.FetchSessionIDNotFound.Code, resp.ErrorCode, "incremental request %+v", tc)
+		assert.Zero(t, resp.SessionID)
+		assert.Empty(t, resp.Topics)
+	}
 }

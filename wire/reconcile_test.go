@@ -3,7 +3,6 @@ package wire_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -110,6 +109,49 @@ func balanced(cl *wire.Cluster, group, topic string, members int) func() bool {
 	}
 }
 
+// sampleGroup reads group from its coordinator's committed state every
+// few milliseconds and hands each description that has members, with the
+// time the read returned, to fn (on the sampling goroutine), until the
+// returned stop is called; stop waits for the last call of fn.
+func sampleGroup(ctx context.Context, cl *wire.Cluster, group string, fn func(d shard.GroupDescription, at time.Time)) (stop func()) {
+	sampleCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-sampleCtx.Done():
+				return
+			case <-tick.C:
+			}
+			node, _ := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+			rows, err := cl.Driver(node).DescribeGroups(sampleCtx, []string{group})
+			if err != nil || rows[0].Err != nil || len(rows[0].Description.Members) == 0 {
+				continue // not created yet, or the test is ending
+			}
+			fn(rows[0].Description, time.Now())
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// twoOwners lists the partitions of topic that d gives to more than one
+// member.
+func twoOwners(d shard.GroupDescription, topic string) []string {
+	var out []string
+	for p, o := range owners(d, topic) {
+		if len(o) > 1 {
+			out = append(out, fmt.Sprintf("partition %d owned by %v", p, o))
+		}
+	}
+	return out
+}
+
 // TestConsumerGroupOneOwner proves KIP-848's reconciliation with real
 // clients, reading the coordinator's state throughout: while a third
 // member joins two and partitions move to it, no partition is ever in two
@@ -131,36 +173,12 @@ func TestConsumerGroupOneOwner(t *testing.T) {
 
 	// Sample the coordinator's state until the test ends; every sample
 	// must have one owner per partition.
-	var mu sync.Mutex
 	var violations []string
 	samples := 0
-	sampleCtx, stopSampling := context.WithCancel(ctx)
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sampleCtx.Done():
-				return
-			case <-tick.C:
-			}
-			node, _ := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
-			rows, err := cl.Driver(node).DescribeGroups(sampleCtx, []string{group})
-			if err != nil || rows[0].Err != nil {
-				continue // not created yet, or the test is ending
-			}
-			mu.Lock()
-			samples++
-			for p, o := range owners(rows[0].Description, topic) {
-				if len(o) > 1 {
-					violations = append(violations, fmt.Sprintf("partition %d owned by %v", p, o))
-				}
-			}
-			mu.Unlock()
-		}
-	}()
+	stopSampling := sampleGroup(ctx, cl, group, func(d shard.GroupDescription, _ time.Time) {
+		samples++
+		violations = append(violations, twoOwners(d, topic)...)
+	})
 
 	a := startMember(t, cl, group, topic, "")
 	startMember(t, cl, group, topic, "")
@@ -177,9 +195,6 @@ func TestConsumerGroupOneOwner(t *testing.T) {
 	}
 
 	stopSampling()
-	<-sampled
-	mu.Lock()
-	defer mu.Unlock()
 	assert.Positive(t, samples, "the coordinator's state was sampled")
 	assert.Empty(t, violations, "no partition ever had two owners")
 }

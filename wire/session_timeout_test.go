@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -106,56 +107,34 @@ func TestConsumerKilledWithoutLeaving(t *testing.T) {
 	const topic, group = "killed", "survivors"
 	createTopic(t, ctx, adm, topic, 6)
 
-	var mu sync.Mutex
+	var mu sync.Mutex // guards victimID and victimOwned, set after sampling starts
 	var violations []string
 	victimID := ""
 	var victimOwned []int32
 	var firstGone time.Time // when a describe first answered without the victim
 	victimSamples := 0
-	sampleCtx, stopSampling := context.WithCancel(ctx)
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sampleCtx.Done():
-				return
-			case <-tick.C:
-			}
-			d := groupState(cl, group)
-			at := time.Now()
-			mu.Lock()
-			for p, o := range owners(d, topic) {
-				if len(o) > 1 {
-					violations = append(violations, fmt.Sprintf("partition %d owned by %v", p, o))
-				}
-			}
-			if victimID != "" && firstGone.IsZero() && len(d.Members) > 0 {
-				present := false
-				for _, m := range d.Members {
-					if m.MemberID != victimID {
-						continue
-					}
-					present = true
-					victimSamples++
-					var owned []int32
-					for _, tp := range m.Assignment {
-						owned = append(owned, tp.Partitions...)
-					}
-					slices.Sort(owned)
-					if !slices.Equal(owned, victimOwned) {
-						violations = append(violations, fmt.Sprintf("the killed member's partitions changed from %v to %v while it was in the group", victimOwned, owned))
-					}
-				}
-				if !present {
-					firstGone = at
-				}
-			}
-			mu.Unlock()
+	stopSampling := sampleGroup(ctx, cl, group, func(d shard.GroupDescription, at time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		violations = append(violations, twoOwners(d, topic)...)
+		if victimID == "" || !firstGone.IsZero() {
+			return
 		}
-	}()
+		i := slices.IndexFunc(d.Members, func(m shard.MemberDescription) bool { return m.MemberID == victimID })
+		if i < 0 {
+			firstGone = at
+			return
+		}
+		victimSamples++
+		var owned []int32
+		for _, tp := range d.Members[i].Assignment {
+			owned = append(owned, tp.Partitions...)
+		}
+		slices.Sort(owned)
+		if !slices.Equal(owned, victimOwned) {
+			violations = append(violations, fmt.Sprintf("the killed member's partitions changed from %v to %v while it was in the group", victimOwned, owned))
+		}
+	})
 
 	startMember(t, cl, group, topic, "a")
 	startMember(t, cl, group, topic, "b")
@@ -185,7 +164,6 @@ func TestConsumerKilledWithoutLeaving(t *testing.T) {
 	require.Eventually(t, balanced(cl, group, topic, 2), testTimeout/3, 10*time.Millisecond, "the two others own every partition")
 
 	stopSampling()
-	<-sampled
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Empty(t, violations)

@@ -1,10 +1,13 @@
 package wire
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/share"
@@ -172,6 +175,36 @@ func (s *sharePartitions) get(id [16]byte, p int32) *sharePartitionResult {
 
 func (s *sharePartitions) fail(id [16]byte, p int32, code int16) { s.get(id, p).code = code }
 
+// failAck sets a partition's acknowledgement error (ShareFetch's
+// AcknowledgeErrorCode for piggy-backed acknowledgements).
+func (s *sharePartitions) failAck(id [16]byte, p int32, code int16) { s.get(id, p).ackCode = code }
+
+// currentLeader is a partition's CurrentLeader: set, as Kafka's
+// processShareFetchResponse and processShareAcknowledgeResponse set it,
+// only for NOT_LEADER_OR_FOLLOWER, with the leader's endpoint in the
+// response's NodeEndpoints; Kafka's default (-1, -1) otherwise.
+func (s *sharePartitions) currentLeader(code int16, p int32) (leader, epoch int32) {
+	if code != fkerr.NotLeaderForPartition.Code {
+		return -1, -1
+	}
+	return s.r.cl.leaderOf(p), 0
+}
+
+// leaderEndpoints lists, by node id, the brokers some partition's
+// CurrentLeader names.
+func (s *sharePartitions) leaderEndpoints() []*broker {
+	var out []*broker
+	seen := map[int32]bool{}
+	for _, k := range s.order {
+		if leader, _ := s.currentLeader(s.results[k].code, k.p); leader >= 0 && !seen[leader] {
+			seen[leader] = true
+			out = append(out, s.r.cl.brokers[leader])
+		}
+	}
+	slices.SortFunc(out, func(a, b *broker) int { return cmp.Compare(a.node, b.node) })
+	return out
+}
+
 func (s *sharePartitions) want(id [16]byte, tp sharebroker.TopicPartition) {
 	s.get(id, tp.Partition).name = tp.Topic
 }
@@ -207,50 +240,52 @@ func (s *sharePartitions) addAcks(results []sharebroker.AckResult) {
 }
 
 func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
-	var out []kmsg.ShareFetchResponseTopic
-	index := map[[16]byte]int{}
-	for _, k := range s.order {
-		res := s.results[k]
-		i, ok := index[k.id]
-		if !ok {
-			t := kmsg.NewShareFetchResponseTopic()
-			t.TopicID = k.id
-			i = len(out)
-			index[k.id] = i
-			out = append(out, t)
-		}
+	return byTopic(s, func(id [16]byte) kmsg.ShareFetchResponseTopic {
+		t := kmsg.NewShareFetchResponseTopic()
+		t.TopicID = id
+		return t
+	}, func(t *kmsg.ShareFetchResponseTopic, k shareTP, res *sharePartitionResult) {
 		p := kmsg.NewShareFetchResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
-		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
 		p.Records = res.records
 		for _, a := range res.acquired {
 			ar := kmsg.NewShareFetchResponseTopicPartitionAcquiredRecord()
 			ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = a.FirstOffset, a.LastOffset, int16(a.DeliveryCount)
 			p.AcquiredRecords = append(p.AcquiredRecords, ar)
 		}
-		out[i].Partitions = append(out[i].Partitions, p)
-	}
-	return out
+		t.Partitions = append(t.Partitions, p)
+	})
 }
 
 func (s *sharePartitions) ackTopics() []kmsg.ShareAcknowledgeResponseTopic {
-	var out []kmsg.ShareAcknowledgeResponseTopic
-	index := map[[16]byte]int{}
-	for _, k := range s.order {
-		res := s.results[k]
-		i, ok := index[k.id]
-		if !ok {
-			t := kmsg.NewShareAcknowledgeResponseTopic()
-			t.TopicID = k.id
-			i = len(out)
-			index[k.id] = i
-			out = append(out, t)
-		}
+	return byTopic(s, func(id [16]byte) kmsg.ShareAcknowledgeResponseTopic {
+		t := kmsg.NewShareAcknowledgeResponseTopic()
+		t.TopicID = id
+		return t
+	}, func(t *kmsg.ShareAcknowledgeResponseTopic, k shareTP, res *sharePartitionResult) {
 		p := kmsg.NewShareAcknowledgeResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
-		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.r.cl.leaderOf(k.p), 0
-		out[i].Partitions = append(out[i].Partitions, p)
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
+		t.Partitions = append(t.Partitions, p)
+	})
+}
+
+// byTopic lays a share response's partitions out under their topics, in
+// the order the request named them: newTopic makes the response topic of
+// an id, add appends one partition's answer to it.
+func byTopic[T any](s *sharePartitions, newTopic func(id [16]byte) T, add func(t *T, k shareTP, res *sharePartitionResult)) []T {
+	var out []T
+	index := map[[16]byte]int{}
+	for _, k := range s.order {
+		i, ok := index[k.id]
+		if !ok {
+			i = len(out)
+			index[k.id] = i
+			out = append(out, newTopic(k.id))
+		}
+		add(&out[i], k, s.results[k])
 	}
 	return out
 }

@@ -26,8 +26,13 @@ func (cl *Cluster) resolveTopic(name string, id [16]byte, byID bool) (topicInfo,
 // round-robin over the brokers, fixed for the cluster's life.
 func (cl *Cluster) leaderOf(p int32) int32 { return p % int32(len(cl.brokers)) }
 
-// partitionCode checks that p exists in t and that broker b leads it.
-func (cl *Cluster) partitionCode(b *broker, t topicInfo, p int32) int16 {
+// partitionCode is partition p's error code on broker b: the topic's own
+// (topicCode, from resolveTopic) when it has one, else whether p exists in
+// t and whether b leads it.
+func (cl *Cluster) partitionCode(b *broker, t topicInfo, topicCode int16, p int32) int16 {
+	if topicCode != 0 {
+		return topicCode
+	}
 	if p < 0 || p >= t.partitions {
 		return fkerr.UnknownTopicOrPartition.Code
 	}

@@ -58,6 +58,10 @@ func RunScenarios(t *testing.T, glob string) {
 //	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
 //	share-heartbeat    group= member= epoch= [topics=(a,b)]
 //	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
+//	                   [rebalance-timeout=MS] [owned=(s0-0,s0-1) [standby=(s1-0)] [warmup=()] | no-owned]
+//	                                          the owned tasks: by default (epoch > 0) a caught-up client's,
+//	                                          the tasks its member holds; owned= sends these (standby and
+//	                                          warm-up empty unless given); no-owned sends none (Kafka's null)
 //	                                          a subtopology may add /repartition=rp@4+rq (repartition source
 //	                                          topics, @N fixes the count), /sink=rp (repartition sink topics),
 //	                                          /changelog=c1+c2 and /copartition=foo+rp (repeatable)
@@ -378,7 +382,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: 300_000, Version: 1}
+			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 			for _, spec := range list(d, "subtopologies") {
@@ -389,6 +393,9 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 				req.Topology.Subtopologies = append(req.Topology.Subtopologies, st)
 			}
 		}
+		if err := streamsOwnedTasks(h, d, &req); err != nil {
+			return "", err
+		}
 		r, err := Await(h, h.Coordinator.StreamsGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -397,7 +404,14 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		for _, st := range r.Status {
 			status = append(status, st.String())
 		}
-		line := heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatTasks(r.ActiveTasks), strings.Join(status, ","))
+		tasks := shard.FormatTasks(r.ActiveTasks)
+		if len(r.StandbyTasks) > 0 {
+			tasks += " standby=" + shard.FormatTasks(r.StandbyTasks)
+		}
+		if len(r.WarmupTasks) > 0 {
+			tasks += " warmup=" + shard.FormatTasks(r.WarmupTasks)
+		}
+		line := heartbeatLine(r.MemberEpoch, r.HasAssignment, tasks, strings.Join(status, ","))
 		if r.TopologyDescriptionRequired {
 			line += " topology-description-required"
 		}
@@ -827,6 +841,48 @@ func list(d *datadriven.TestData, key string) []string {
 
 // ownedPartitions groups "topic-partition" strings into TopicPartitions,
 // sorted; never nil.
+// streamsOwnedTasks fills a streams heartbeat's owned tasks (see
+// RunScenario's streams-heartbeat).
+func streamsOwnedTasks(h *Harness, d *datadriven.TestData, req *shard.StreamsGroupHeartbeatRequest) error {
+	if d.HasArg("no-owned") {
+		return nil
+	}
+	if d.HasArg("owned") {
+		var sets [3][]shard.TaskIDs
+		for i, key := range [3]string{"owned", "standby", "warmup"} {
+			sets[i] = []shard.TaskIDs{}
+			if !d.HasArg(key) {
+				continue
+			}
+			tps, err := ownedPartitions(list(d, key))
+			if err != nil {
+				return err
+			}
+			for _, tp := range tps {
+				sets[i] = append(sets[i], shard.TaskIDs{SubtopologyID: tp.Topic, Partitions: tp.Partitions})
+			}
+		}
+		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = sets[0], sets[1], sets[2]
+		return nil
+	}
+	if req.MemberEpoch <= 0 {
+		return nil
+	}
+	req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []shard.TaskIDs{}, []shard.TaskIDs{}, []shard.TaskIDs{}
+	g, err := h.Group(req.GroupID)
+	if err != nil {
+		return nil // the heartbeat answers for a missing group
+	}
+	for _, m := range g.Members {
+		if m.MemberID == req.MemberID {
+			req.ActiveTasks = append(req.ActiveTasks, m.ActiveTasks...)
+			req.StandbyTasks = append(req.StandbyTasks, m.StandbyTasks...)
+			req.WarmupTasks = append(req.WarmupTasks, m.WarmupTasks...)
+		}
+	}
+	return nil
+}
+
 func ownedPartitions(specs []string) ([]shard.TopicPartitions, error) {
 	out := []shard.TopicPartitions{}
 	for _, s := range specs {

@@ -57,6 +57,11 @@ type Set struct {
 	// may take them while the first still holds them (the one-owner
 	// invariant).
 	SkipRevocation bool
+	// SkipTaskRevocation makes the shard's streams reconciliation treat the
+	// tasks a member must revoke as already revoked, so another member may
+	// take an active task while the first still runs it (the one-owner
+	// invariant, for streams groups).
+	SkipTaskRevocation bool
 
 	// The bugs below were planted by hand once and missed by the checker
 	// (issue 10); each now has the invariant that catches it, listed in

@@ -66,6 +66,8 @@ type page struct {
 	TraceHash string
 	Replay    string
 	Stopped   bool
+	// StoppedBy says what stopped the run early: "--stop-at" or "Ctrl-C".
+	StoppedBy string
 
 	Summary   []row
 	Violation *violation
@@ -128,6 +130,7 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		TraceHash: r.TraceHash,
 		Replay:    replayCommand(r, 0),
 		Stopped:   r.Stopped,
+		StoppedBy: stoppedBy(r),
 		Figures:   figs,
 		FontCSS:   fontCSS,
 	}
@@ -191,7 +194,7 @@ func summaryRows(r *sim.Result) []row {
 	}
 	rows = append(rows, inv)
 	if r.Stopped {
-		rows = append(rows, row{Name: "Stopped", Value: "yes: the run stopped at --stop-at, the figures cover a partial run", Class: "warn"})
+		rows = append(rows, row{Name: "Stopped", Value: "yes: the run stopped at " + stoppedBy(r) + ", the figures cover a partial run", Class: "warn"})
 	}
 	if len(r.Connect) > 0 {
 		rows = append(rows, row{Name: "Records produced (Connect)", Value: fmtInt(r.Produced)})
@@ -200,6 +203,14 @@ func summaryRows(r *sim.Result) []row {
 		rows = append(rows, row{Name: "Trace hash (FNV-64a)", Value: r.TraceHash})
 	}
 	return rows
+}
+
+// stoppedBy says what stopped a run early.
+func stoppedBy(r *sim.Result) string {
+	if r.Interrupted {
+		return "Ctrl-C"
+	}
+	return "--stop-at"
 }
 
 func warnIf(b bool) string {
@@ -310,7 +321,7 @@ table.sinks td.warn{background:#fff6dd}
 <pre class="cmd"><code>{{.Replay}}</code></pre>
 {{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
 {{else}}<div class="banner good">All invariants held.</div>
-{{end}}{{if .Stopped}}<div class="banner warn">The run stopped early (--stop-at): the figures cover a partial run.</div>
+{{end}}{{if .Stopped}}<div class="banner warn">The run stopped early ({{.StoppedBy}}): the figures cover a partial run.</div>
 {{end}}
 <h2 id="summary">Summary</h2>
 <table class="summary">

@@ -1,0 +1,322 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Streams-group (KIP-1071) task reconciliation: Kafka's
+// GroupMetadataManager.streamsGroupHeartbeat step 5 (maybeReconcile) over
+// the shared CurrentAssignmentBuilder of reconcile.go, and the task
+// bookkeeping of StreamsGroup (currentActiveTaskProcessId,
+// currentStandbyTaskProcessIds, currentWarmupTaskProcessIds) that replay
+// maintains.
+//
+// A member that must give up tasks stays at its epoch (UNREVOKED_TASKS)
+// until its heartbeat's owned tasks no longer list them; an active task
+// another member still holds is withheld (UNRELEASED_TASKS) until that
+// member revokes it, so an active task never has two owners. A standby or
+// warm-up task is withheld while the member's process still holds the same
+// task in any role, and an active task also while the member's process
+// holds it as a standby or warm-up (Kafka's isUnreleasedTask predicates).
+
+// ownedTaskSets is Kafka's TasksTuple.fromHeartbeatRequest: the owned tasks
+// of a heartbeat count only when it carries all three lists.
+func ownedTaskSets(active, standby, warmup []TaskIDs) (taskSets, bool) {
+	if active == nil || standby == nil || warmup == nil {
+		return taskSets{}, false
+	}
+	return taskSets{tasksToPartitions(active), tasksToPartitions(standby), tasksToPartitions(warmup)}, true
+}
+
+// validateOwnedTasks refuses owned-task lists Kafka could not parse: a
+// subtopology id must be set and task numbers must not be negative.
+func validateOwnedTasks(owned *taskSets) error {
+	for _, role := range owned {
+		for _, tp := range role {
+			if tp.Topic == "" {
+				return kerr.InvalidRequest.WithMessage("owned tasks: SubtopologyId can't be empty.")
+			}
+			for _, p := range tp.Partitions {
+				if p < 0 {
+					return kerr.InvalidRequest.WithMessage("owned task %s_%d is negative", tp.Topic, p)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// areOwnedTasksContained is GroupMetadataManager's
+// areOwnedTasksContainedInAssignedTasks for every role: a missing owned
+// field is never contained.
+func areOwnedTasksContained(owned *taskSets, sent bool, assigned *taskSets) bool {
+	if !sent {
+		return false
+	}
+	for r := range owned {
+		if len(owned[r]) > 0 && !isSubset(owned[r], assigned[r]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateStreamsEpoch is Kafka's throwIfStreamsGroupMemberEpochIsInvalid:
+// an older epoch is accepted only when it is the previous epoch and the
+// owned tasks are within the assignment (the response that carried the new
+// epoch may have been lost).
+func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
+	if epoch > m.memberEpoch {
+		return kerr.FencedMemberEpoch.WithMessage("The streams group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	}
+	if epoch < m.memberEpoch {
+		cur := m.currentAssignment()
+		if epoch != m.previousMemberEpoch || !areOwnedTasksContained(&h.ownedTasks, h.ownedTasksSent, &cur.assigned) {
+			return kerr.FencedMemberEpoch.WithMessage("The streams group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+		}
+	}
+	return nil
+}
+
+// reconcileStreams is maybeReconcile for member i of a streams group: one
+// CurrentAssignmentBuilder step toward target at targetEpoch (the member's
+// target at the assignment epoch, or nothing while the initial rebalance
+// delay runs), its record, and the rebalance timer that runs while the
+// member must revoke. It reports whether the member's tasks changed.
+func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targetEpoch int32, target taskSets) (bool, error) {
+	m := v.members[i]
+	cur := m.currentAssignment()
+	if cur.isReconciledTo(targetEpoch) {
+		return false, nil
+	}
+	b := currentAssignmentBuilder{
+		member: cur, targetEpoch: targetEpoch, target: target,
+		unreleased:          v.streamsUnreleased(m.processID),
+		owned:               h.ownedTasks,
+		ownedSent:           h.ownedTasksSent,
+		advanceOnRevocation: true,
+		streams:             true,
+		skipRevocation:      s.cfg.Mutants.SkipTaskRevocation,
+	}
+	next, err := b.build()
+	if err != nil {
+		return false, kerr.FencedMemberEpoch.WithMessage("%s", err.Error())
+	}
+	if next.equal(&cur) {
+		return false, nil
+	}
+	m = v.own(i)
+	m.setCurrentAssignment(next)
+	v.records = append(v.records, v.currentAssignmentRecord(m, false))
+	t := Task{Kind: TaskRebalanceTimeout, Type: Streams, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+	if next.state == MemberUnrevokedPartitions {
+		v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
+	} else {
+		v.timers = append(v.timers, TimerOp{Key: t.Key(), Cancel: true})
+	}
+	return !cur.assigned.equal(&next.assigned), nil
+}
+
+// streamsUnreleased returns Kafka's three isUnreleasedTask predicates for a
+// member of process processID, read from the group as stored before this
+// heartbeat (whose records change only the heartbeating member).
+func (v *view) streamsUnreleased(processID string) [numTaskRoles]func(string, int32) bool {
+	g := v.g
+	if g == nil {
+		return [numTaskRoles]func(string, int32) bool{}
+	}
+	activeProcess := func(topic string, p int32) (string, bool) {
+		owner, ok := g.activeTaskOwners[topicPartition{topic, p}]
+		if !ok {
+			return "", false
+		}
+		if m := g.members[owner]; m != nil {
+			return m.processID, true
+		}
+		return "", true
+	}
+	onProcess := func(r taskRole, topic string, p int32, process string) bool {
+		holders := g.standbyTaskHolders
+		if r == roleWarmup {
+			holders = g.warmupTaskHolders
+		}
+		for _, id := range holders[topicPartition{topic, p}] {
+			if m := g.members[id]; m != nil && m.processID == process {
+				return true
+			}
+		}
+		return false
+	}
+	return unreleasedPredicates(processID, activeProcess, onProcess)
+}
+
+// unreleasedPredicates is the three lambdas of Kafka's streams
+// CurrentAssignmentBuilder.computeNextAssignment over the group's lookups
+// (currentActiveTaskProcessId; currentStandbyTaskProcessIds and
+// currentWarmupTaskProcessIds as onProcess):
+//
+//   - an active task is withheld while any member owns it active, or while
+//     the member's process holds it as a standby or warm-up;
+//   - a standby or warm-up task is withheld while the member's process
+//     holds it in any role.
+func unreleasedPredicates(processID string, activeProcess func(string, int32) (string, bool),
+	onProcess func(r taskRole, topic string, p int32, process string) bool) [numTaskRoles]func(string, int32) bool {
+	heldAsOther := func(topic string, p int32) bool {
+		return onProcess(roleStandby, topic, p, processID) || onProcess(roleWarmup, topic, p, processID)
+	}
+	active := func(topic string, p int32) bool {
+		_, owned := activeProcess(topic, p)
+		return owned || heldAsOther(topic, p)
+	}
+	other := func(topic string, p int32) bool {
+		if process, ok := activeProcess(topic, p); ok && process == processID {
+			return true
+		}
+		return heldAsOther(topic, p)
+	}
+	return [numTaskRoles]func(string, int32) bool{roleActive: active, roleStandby: other, roleWarmup: other}
+}
+
+// applyStreamsCurrentAssignment replays a streams member's reconciliation
+// state and moves its tasks in the group's owner maps (Kafka's
+// StreamsGroup.updateMember with maybeUpdateTaskProcessId). A record that
+// would give an active task a second owner is refused before anything
+// changes: Kafka throws IllegalStateException there.
+func (s *Shard) applyStreamsCurrentAssignment(r *StreamsGroupCurrentMemberAssignment) error {
+	if r.MemberID == "" {
+		return replayErr(r, "empty member id")
+	}
+	g := s.lookup(r.Group)
+	if g != nil && g.typ != Streams {
+		return replayErr(r, "group is a %s group", g.typ)
+	}
+	if r.Tombstone && (g == nil || g.members[r.MemberID] == nil) {
+		return nil
+	}
+	next := memberAssignment{}
+	if !r.Tombstone {
+		next = memberAssignment{state: memberStateFromStreams(r.State), epoch: r.MemberEpoch, previousEpoch: r.PreviousMemberEpoch,
+			assigned: taskSets{tasksToPartitions(r.ActiveTasks), tasksToPartitions(r.StandbyTasks), tasksToPartitions(r.WarmupTasks)},
+			pending: taskSets{tasksToPartitions(r.ActiveTasksPendingRevocation), tasksToPartitions(r.StandbyTasksPendingRevocation),
+				tasksToPartitions(r.WarmupTasksPendingRevocation)}}
+	}
+	if g != nil {
+		if err := checkActiveTaskOwners(r, g, r.MemberID, &next); err != nil {
+			return err
+		}
+	} else if err := checkActiveTaskOwners(r, &group{}, r.MemberID, &next); err != nil {
+		return err
+	}
+	g, err := s.groupForRecord(r, Streams, true)
+	if err != nil {
+		return err
+	}
+	m := g.member(r.MemberID)
+	g.removeTaskOwners(m)
+	// KIP-1251: each active task keeps the epoch it was first assigned at.
+	assignedEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch)
+	pendingEpochs := m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
+	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
+	m.setCurrentAssignment(next)
+	g.addTaskOwners(m)
+	s.refresh(g.id)
+	return nil
+}
+
+// checkActiveTaskOwners is the validation half of Kafka's
+// addTaskProcessId for active tasks: every active task of the new state
+// (assigned or pending revocation) must be listed once and be free or
+// already this member's.
+func checkActiveTaskOwners(r Record, g *group, memberID string, next *memberAssignment) error {
+	seen := map[topicPartition]bool{}
+	for _, a := range [2][]TopicPartitions{next.assigned[roleActive], next.pending[roleActive]} {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				k := topicPartition{tp.Topic, p}
+				if seen[k] {
+					return replayErr(r, "active task %s_%d is listed twice", tp.Topic, p)
+				}
+				seen[k] = true
+				if owner, ok := g.activeTaskOwners[k]; ok && owner != memberID {
+					return replayErr(r, "cannot set the owner of active task %s_%d to %s because the task is still owned by member %s",
+						tp.Topic, p, memberID, owner)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// removeTaskOwners forgets member m's tasks in every role (Kafka's
+// maybeRemoveTaskProcessId).
+func (g *group) removeTaskOwners(m *member) {
+	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				k := topicPartition{tp.Topic, p}
+				if g.activeTaskOwners[k] == m.id {
+					delete(g.activeTaskOwners, k)
+				}
+			}
+		}
+	}
+	removeHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
+	removeHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+}
+
+// addTaskOwners records member m's tasks in every role (Kafka's
+// addTaskProcessId); the caller has checked the active ones.
+func (g *group) addTaskOwners(m *member) {
+	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
+		for _, tp := range a {
+			if g.activeTaskOwners == nil {
+				g.activeTaskOwners = map[topicPartition]string{}
+			}
+			for _, p := range tp.Partitions {
+				g.activeTaskOwners[topicPartition{tp.Topic, p}] = m.id
+			}
+		}
+	}
+	if len(m.standby)+len(m.pendingStandby) > 0 && g.standbyTaskHolders == nil {
+		g.standbyTaskHolders = map[topicPartition][]string{}
+	}
+	addHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
+	if len(m.warmup)+len(m.pendingWarmup) > 0 && g.warmupTaskHolders == nil {
+		g.warmupTaskHolders = map[topicPartition][]string{}
+	}
+	addHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+}
+
+func removeHolder(holders map[topicPartition][]string, id string, sets ...[]TopicPartitions) {
+	for _, a := range sets {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				k := topicPartition{tp.Topic, p}
+				cur := holders[k]
+				if j, ok := slices.BinarySearch(cur, id); ok {
+					if len(cur) == 1 {
+						delete(holders, k)
+					} else {
+						holders[k] = slices.Delete(slices.Clone(cur), j, j+1)
+					}
+				}
+			}
+		}
+	}
+}
+
+func addHolder(holders map[topicPartition][]string, id string, sets ...[]TopicPartitions) {
+	for _, a := range sets {
+		for _, tp := range a {
+			for _, p := range tp.Partitions {
+				k := topicPartition{tp.Topic, p}
+				cur := holders[k]
+				if j, ok := slices.BinarySearch(cur, id); !ok {
+					holders[k] = slices.Insert(slices.Clone(cur), j, id)
+				}
+			}
+		}
+	}
+}
