@@ -140,3 +140,17 @@ func TestProgressOnATerminalOnly(t *testing.T) {
 	assert.Contains(t, plainOut, "  wall time       3s\n")
 	assert.Contains(t, plainOut, fmt.Sprintf("  events/s        %.0f (wall)\n", float64(n)/3))
 }
+
+// TestSweepProgressBarOnATerminalOnly proves sweep draws its progress bar
+// on a terminal and writes only its summary lines elsewhere.
+func TestSweepProgressBarOnATerminalOnly(t *testing.T) {
+	args := append([]string{"sweep", "--seeds", "2", "--parallel", "1", "--duration", "20m"}, small[:2]...)
+	code, _, errs := runWith(&fakeHost{terminal: true, tick: time.Second}, args...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "\rsweep", "the bar, redrawn in place")
+	assert.Contains(t, errs, "(1/2)", "the count of seeds done")
+	code, _, errs = runWith(&fakeHost{tick: time.Second}, args...)
+	require.Equal(t, exitOK, code, errs)
+	assert.NotContains(t, errs, "\r", "no bar when stderr is not a terminal")
+	assert.True(t, strings.HasPrefix(errs, "sweep: 2 seeds in 1s of wall time with 1 workers\n"), errs)
+}

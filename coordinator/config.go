@@ -52,6 +52,13 @@ type Config struct {
 	StreamsHeartbeatInterval time.Duration
 	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
 	StreamsMaxSize int
+	// StreamsNumStandbyReplicas is group.streams.num.standby.replicas, the
+	// standby replicas per stateful task of a streams group (default 0,
+	// >= 0, at most StreamsMaxStandbyReplicas).
+	StreamsNumStandbyReplicas int
+	// StreamsMaxStandbyReplicas is group.streams.max.standby.replicas, the
+	// largest num.standby.replicas a group may have (default 2, >= 0).
+	StreamsMaxStandbyReplicas int
 	// StreamsInitialRebalanceDelay is group.streams.initial.rebalance.delay.ms
 	// (3000, at least 0): how long a streams group that a member joins
 	// while empty waits before its first target assignment
@@ -105,6 +112,7 @@ func DefaultConfig() Config {
 		StreamsSessionTimeout:         45 * time.Second,
 		StreamsHeartbeatInterval:      5 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
+		StreamsMaxStandbyReplicas:     2,
 		StreamsInitialRebalanceDelay:  3 * time.Second,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
@@ -176,6 +184,8 @@ func (c Config) Validate() error {
 		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
 		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),
 		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
+		atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
+		atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
 		atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
 		wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
 		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
@@ -188,6 +198,11 @@ func (c Config) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if c.StreamsNumStandbyReplicas > c.StreamsMaxStandbyReplicas {
+		// GroupCoordinatorConfig's require on the two keys.
+		return &ConfigError{Key: "group.streams.num.standby.replicas", Value: c.StreamsNumStandbyReplicas,
+			Reason: "value must be less than or equal to group.streams.max.standby.replicas"}
 	}
 	if _, err := assignor.FromNames(c.ConsumerAssignors); err != nil {
 		return &ConfigError{Key: "group.consumer.assignors", Value: c.ConsumerAssignors, Reason: err.Error()}
@@ -213,6 +228,7 @@ func (c Config) shardConfig() shard.Config {
 		StreamsSessionTimeoutMs:         int32(c.StreamsSessionTimeout.Milliseconds()),
 		StreamsHeartbeatIntervalMs:      int32(c.StreamsHeartbeatInterval.Milliseconds()),
 		StreamsMaxSize:                  c.StreamsMaxSize,
+		StreamsNumStandbyReplicas:       int32(c.StreamsNumStandbyReplicas),
 		StreamsInitialRebalanceDelayMs:  int32(min(c.StreamsInitialRebalanceDelay.Milliseconds(), 1<<31-1)),
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),

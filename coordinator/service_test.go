@@ -46,6 +46,11 @@ func TestConfigValidationNamesKafkaKey(t *testing.T) {
 		{"group.share.session.timeout.ms", func(c *coordinator.Config) { c.ShareSessionTimeout = time.Minute + time.Millisecond }},
 		{"group.share.max.size", func(c *coordinator.Config) { c.ShareMaxSize = 1001 }},
 		{"group.consumer.max.size", func(c *coordinator.Config) { c.ConsumerMaxSize = 0 }},
+		{"group.streams.num.standby.replicas", func(c *coordinator.Config) { c.StreamsNumStandbyReplicas = -1 }},
+		{"group.streams.max.standby.replicas", func(c *coordinator.Config) { c.StreamsMaxStandbyReplicas = -1 }},
+		// GroupCoordinatorConfig: "group.streams.num.standby.replicas must be
+		// less than or equal to group.streams.max.standby.replicas".
+		{"group.streams.num.standby.replicas", func(c *coordinator.Config) { c.StreamsNumStandbyReplicas = 3 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.key, func(t *testing.T) {

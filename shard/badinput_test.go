@@ -399,6 +399,7 @@ func TestNewBadInput(t *testing.T) {
 		{"zero share session timeout", 0, func(c *Config) { c.ShareSessionTimeoutMs = 0 }},
 		{"zero heartbeat interval", 0, func(c *Config) { c.ShareHeartbeatIntervalMs = 0 }},
 		{"zero max size", 0, func(c *Config) { c.StreamsMaxSize = 0 }},
+		{"negative standby replicas", 0, func(c *Config) { c.StreamsNumStandbyReplicas = -1 }},
 		{"zero config", 0, func(c *Config) { *c = Config{} }},
 	}
 	for _, tc := range tests {

@@ -26,12 +26,16 @@
 // StreamsGroupTopologyValue carries (source, repartition sink and source,
 // state changelog topics, copartition groups), Kafka's refusal of topology
 // updates unless Config.StreamsTopologyUpdates opts in, active, standby and
-// warm-up tasks reconciled as Kafka's streams CurrentAssignmentBuilder does,
-// with revocation, unreleased tasks, owned tasks and rebalance timeouts,
-// NOT_READY / STALE_TOPOLOGY / MISSING_SOURCE_TOPICS, internal topics
-// configured as Kafka's InternalTopicManager does (MISSING_INTERNAL_TOPICS
-// with the topics for the caller to create, INCORRECTLY_PARTITIONED_TOPICS;
-// internal_topics.go), the initial rebalance delay (ASSIGNMENT_DELAYED,
+// warm-up tasks assigned by Kafka's sticky task assignor of package
+// taskassignor over the members' processes with
+// group.streams.num.standby.replicas (standbys for the subtopologies with
+// changelog topics, see streams_assignor.go) and reconciled as Kafka's
+// streams CurrentAssignmentBuilder does, with revocation, unreleased tasks,
+// owned tasks and rebalance timeouts, NOT_READY / STALE_TOPOLOGY /
+// MISSING_SOURCE_TOPICS, internal topics configured as Kafka's
+// InternalTopicManager does (MISSING_INTERNAL_TOPICS with the topics for
+// the caller to create, INCORRECTLY_PARTITIONED_TOPICS; internal_topics.go),
+// the initial rebalance delay (ASSIGNMENT_DELAYED,
 // streams_delay.go; the coordinator tells the shard whether its timer is
 // pending), KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation

@@ -289,6 +289,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		return out, false
 	}
+	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
+		return out, false // the slow path refuses the request
+	}
 	// The view and its one timer share an allocation: the steady path's only
 	// one on the shard.
 	st := &struct {
@@ -505,43 +508,45 @@ func (v *view) maybeAssign() {
 	if v.epoch <= v.aEpoch {
 		return
 	}
-	in := make([]assignee, 0, len(v.members))
-	var taskSubs []string
-	partitionsOf := v.s.TopicPartitions
-	if v.typ == Streams {
-		taskSubs, partitionsOf = v.taskSpace()
-	}
-	for _, m := range v.members {
-		a := assignee{id: m.id, subs: m.subscribedTopics, previous: m.target}
-		if v.typ == Streams {
-			a.subs = nil
-			if v.topo != nil && m.topologyEpoch == v.topo.Epoch {
-				a.subs = taskSubs
-			}
-		}
-		in = append(in, a)
-	}
-	// Share groups use the KIP-932 simple assignor (share_assignor.go), which
-	// may share a partition among several members; the other types use the
-	// exclusive uniform assignor.
-	var targets [][]TopicPartitions
+	// Each group type has its assignor: share groups the KIP-932 simple
+	// assignor (share_assignor.go), which may share a partition among
+	// several members; consumer groups the broker's server assignors
+	// (consumer_assignor.go); streams groups the sticky task assignor
+	// (streams_assignor.go). An assignor's error fails the heartbeat.
+	var targets []taskSets
 	switch v.typ {
 	case Share:
-		targets = assignShareSimple(in, partitionsOf)
+		in := make([]assignee, 0, len(v.members))
+		for _, m := range v.members {
+			in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
+		}
+		targets = activeOnly(assignShareSimple(in, v.s.TopicPartitions))
 	case Consumer:
-		// Consumer groups use the broker's server assignors
-		// (consumer_assignor.go); an assignor's error fails the heartbeat.
-		if targets, v.assignErr = v.assignConsumer(); v.assignErr != nil {
+		var active [][]TopicPartitions
+		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
 			return
 		}
-	default:
-		targets = assignUniform(in, partitionsOf)
+		targets = activeOnly(active)
+	case Streams:
+		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
+			return
+		}
 	}
 	for i := range v.members {
-		v.setTarget(i, taskSets{roleActive: targets[i]})
+		v.setTarget(i, targets[i])
 	}
 	v.aEpoch = v.epoch
 	v.records = append(v.records, v.targetEpochRecord())
+}
+
+// activeOnly wraps per-member partitions as targets with no standby or
+// warm-up tasks (consumer and share groups).
+func activeOnly(targets [][]TopicPartitions) []taskSets {
+	out := make([]taskSets, len(targets))
+	for i, t := range targets {
+		out[i][roleActive] = t
+	}
+	return out
 }
 
 // taskSpace maps a streams topology onto the assignor's topic space: each

@@ -214,6 +214,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		h.ownedTasks, h.ownedTasksSent = taskSets{}, true // a join owns nothing
 	}
 	out, err := s.doHeartbeat(nowMs, h)
+	if err == nil && out.view != nil && out.view.assignErr != nil {
+		err = out.view.assignErr
+	}
 	if err != nil {
 		return res, err
 	}

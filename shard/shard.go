@@ -26,6 +26,10 @@ type Config struct {
 	StreamsSessionTimeoutMs     int32
 	StreamsHeartbeatIntervalMs  int32
 	StreamsMaxSize              int
+	// StreamsNumStandbyReplicas is group.streams.num.standby.replicas, a
+	// streams group's num.standby.replicas (default 0, >= 0; the coordinator
+	// bounds it by group.streams.max.standby.replicas).
+	StreamsNumStandbyReplicas int32
 	// StreamsInitialRebalanceDelayMs is group.streams.initial.rebalance.delay.ms
 	// (Kafka's default 3000): a streams group that a member joins while it
 	// is empty waits this long before its first target assignment, so the
@@ -91,6 +95,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard: heartbeat intervals must be >= 1 ms")
 	case c.ConsumerMaxSize < 1 || c.StreamsMaxSize < 1 || c.ShareMaxSize < 1:
 		return fmt.Errorf("shard: group max sizes must be >= 1")
+	case c.StreamsNumStandbyReplicas < 0:
+		return fmt.Errorf("shard: StreamsNumStandbyReplicas must be >= 0, got %d", c.StreamsNumStandbyReplicas)
 	case c.StreamsInitialRebalanceDelayMs < 0:
 		return fmt.Errorf("shard: StreamsInitialRebalanceDelayMs must be >= 0, got %d", c.StreamsInitialRebalanceDelayMs)
 	}

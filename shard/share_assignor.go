@@ -7,7 +7,7 @@ import (
 )
 
 // assignShareSimple is the share-group "simple" assignor (KIP-932,
-// docs/share-groups.md §2.4). Unlike assignUniform, a partition may be shared by
+// docs/share-groups.md §2.4). Unlike the consumer and streams assignors, a partition may be shared by
 // several members: with M members and P partitions the desired sharing of a
 // partition is S = ceil(M/P), so M <= P gives every partition exactly one
 // member (as in a consumer group) and M > P shares each partition among S
@@ -33,7 +33,7 @@ import (
 //
 // Members must be sorted by id. Topics and partitions are walked in order and
 // maps are used for lookups only, so the result is deterministic. The result
-// has the shape of assignUniform's: per member, topics sorted, partitions
+// has one entry per member: topics sorted, partitions
 // ascending.
 func assignShareSimple(members []assignee, partitionsOf func(topic string) int32) [][]TopicPartitions {
 	if len(members) == 0 {

@@ -208,6 +208,10 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ConsumerSessionTimeout = ms
 		case "group.streams.session.timeout.ms":
 			cfg.StreamsSessionTimeout = ms
+		case "group.streams.num.standby.replicas":
+			cfg.StreamsNumStandbyReplicas = int(n)
+		case "group.streams.max.standby.replicas":
+			cfg.StreamsMaxStandbyReplicas = int(n)
 		case "group.streams.initial.rebalance.delay.ms":
 			cfg.StreamsInitialRebalanceDelay = ms
 		case "group.share.session.timeout.ms":
@@ -382,7 +386,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
+			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 			for _, spec := range list(d, "subtopologies") {

@@ -1,0 +1,92 @@
+package shard
+
+import (
+	"github.com/coordsim/coordsim/assignor/taskassignor"
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// The streams-group target assignment through Kafka's sticky task assignor
+// (package taskassignor): GroupMetadataManager.updateStreamsTargetAssignment
+// with its TargetAssignmentBuilder. The spec holds the members that run the
+// group's topology epoch (a member still on an older epoch gets no tasks, as
+// before), each with its process id and its current target as the base for
+// stickiness; the topology holds each subtopology's task count from
+// taskSpace and whether it is stateful; num.standby.replicas is the
+// group's setting. Members keep their previous standby and warm-up targets
+// as standby candidates; the sticky assignor assigns no warm-up tasks.
+
+// streamsNumStandbyReplicas is the group's num.standby.replicas: the
+// broker's group.streams.num.standby.replicas (the coordinator checks it
+// against group.streams.max.standby.replicas).
+func (v *view) streamsNumStandbyReplicas() int32 { return v.s.cfg.StreamsNumStandbyReplicas }
+
+// subtopologyStateful reports whether a subtopology has state, so its tasks
+// get standbys: Kafka's ConfiguredSubtopology is stateful when it has state
+// changelog topics.
+func subtopologyStateful(st Subtopology) bool { return len(st.StateChangelogTopics) > 0 }
+
+// assignStreams computes the streams group's new target: active and
+// standby tasks per member, in the view's member order. An assignor's error is Kafka's "Failed to
+// compute a new target assignment" as UNKNOWN_SERVER_ERROR.
+func (v *view) assignStreams() ([]taskSets, error) {
+	out := make([]taskSets, len(v.members))
+	ids, tasksOf := v.taskSpace()
+	if len(ids) == 0 {
+		return out, nil // no topology, or not ready: Kafka assigns nothing
+	}
+	var topology taskassignor.Topology
+	for _, st := range v.topo.Subtopologies {
+		topology = append(topology, taskassignor.Subtopology{ID: st.ID, NumTasks: tasksOf(st.ID), Stateful: subtopologyStateful(st)})
+	}
+	spec := taskassignor.GroupSpec{NumStandbyReplicas: v.streamsNumStandbyReplicas()}
+	for _, m := range v.members {
+		if m.topologyEpoch != v.topo.Epoch {
+			continue
+		}
+		// Kafka requires a process id on join; a member without one (the
+		// shard does not refuse it) is a process of its own.
+		proc := m.processID
+		if proc == "" {
+			proc = "member:" + m.id
+		}
+		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
+			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.target),
+			StandbyTasks: toTasks(m.targetStandby), WarmupTasks: toTasks(m.targetWarmup),
+		})
+	}
+	if len(spec.Members) == 0 {
+		return out, nil
+	}
+	target, err := taskassignor.Default().Assign(&spec, topology)
+	if err != nil {
+		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
+	}
+	for i, m := range v.members {
+		if a, ok := target.Of(m.id); ok {
+			out[i] = taskSets{roleActive: fromTasks(a.ActiveTasks), roleStandby: fromTasks(a.StandbyTasks), roleWarmup: fromTasks(a.WarmupTasks)}
+		}
+	}
+	return out, nil
+}
+
+func toTasks(a []TopicPartitions) []taskassignor.Tasks {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make([]taskassignor.Tasks, len(a))
+	for i, x := range a {
+		out[i] = taskassignor.Tasks{SubtopologyID: x.Topic, Partitions: x.Partitions}
+	}
+	return out
+}
+
+func fromTasks(a []taskassignor.Tasks) []TopicPartitions {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make([]TopicPartitions, len(a))
+	for i, x := range a {
+		out[i] = TopicPartitions{Topic: x.SubtopologyID, Partitions: x.Partitions}
+	}
+	return out
+}
