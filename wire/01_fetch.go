@@ -3,95 +3,142 @@ package wire
 import (
 	"time"
 
-	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Fetch: v4-18 (Kafka 4.x).
-//
-// Sessionless (KIP-227's incremental fetch sessions are not kept): the
-// endpoint behaves as a broker whose session cache has no slot
-// (max.incremental.fetch.session.cache.slots=0), following Kafka's
-// FetchManager.newContext. A full request (session epoch 0, or -1) is
-// served whatever session id it names, and every answer carries SessionID
-// 0, which tells the client that no session was created, so it keeps
-// naming its partitions. An incremental request (any other epoch) names a
-// session that cannot exist: FETCH_SESSION_ID_NOT_FOUND, top-level, with
-// no partitions and SessionID 0, at once; the client falls back to a full
-// request. A fetch that finds fewer than MinBytes waits up to
-// MaxWaitMillis for an append (Kafka's DelayedFetch). v13+ names topics by
-// id. Read committed equals read uncommitted: no transactions here.
+// Fetch: v4-18 (Kafka 4.x). v7+ keeps KIP-227's incremental fetch
+// sessions (fetch_sessions.go). A fetch that finds fewer than MinBytes
+// waits up to MaxWaitMillis for an append (Kafka's DelayedFetch). v13+
+// names topics by id. Read committed equals read uncommitted: no
+// transactions here.
 
 var apiFetch = api{key: 1, min: 4, max: 18, handle: handleFetch}
 
 func handleFetch(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.FetchRequest)
-	if req.Version >= 7 && req.SessionEpoch != fetchInitialEpoch && req.SessionEpoch != fetchFinalEpoch {
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		resp.ErrorCode = fkerr.FetchSessionIDNotFound.Code
-		return resp, nil
+	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	byID := req.Version >= 13
+	parts := requestedParts(req, byID)
+	var sess *fetchSession
+	full := true
+	if req.Version >= 7 {
+		switch req.SessionEpoch {
+		case fetchFinalEpoch:
+			r.b.fetchSessions.remove(req.SessionID)
+		case fetchInitialEpoch:
+			r.b.fetchSessions.remove(req.SessionID)
+			sess = r.b.fetchSessions.create(time.Now())
+		default:
+			var code int16
+			if sess, code = r.b.fetchSessions.incremental(req.SessionID, req.SessionEpoch, time.Now()); code != 0 {
+				resp.ErrorCode = code
+				return resp, nil
+			}
+			full = false
+		}
+	}
+	if sess != nil {
+		sess.mu.Lock()
+		defer sess.mu.Unlock()
+		resp.SessionID = sess.id
+		var forgotten []fetchKey
+		if !full {
+			forgotten = forgottenParts(req, byID)
+		}
+		parts = sess.update(parts, forgotten)
 	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
+	var answers []kmsg.FetchResponseTopicPartition
 	for {
 		woken := r.cl.data.waitChan()
-		resp, size := fetchOnce(r, req)
+		var size int
+		answers, size = fetchOnce(r, parts, req.MaxBytes, byID)
 		remaining := time.Until(deadline)
-		if size >= int(req.MinBytes) || remaining <= 0 {
-			return resp, nil
-		}
-		if !r.wait(woken, remaining) {
-			return resp, nil
+		if size >= int(req.MinBytes) || remaining <= 0 || !r.wait(woken, remaining) {
+			break
 		}
 	}
+	// The answer, grouped by topic as Kafka's FetchResponse groups
+	// consecutive partitions; an incremental one holds only the partitions
+	// with something to say, a full one with a session records what it said.
+	for i, p := range parts {
+		if sess != nil && !sess.parts[i].mustRespond(&answers[i]) && !full {
+			continue
+		}
+		n := len(resp.Topics)
+		if n == 0 || resp.Topics[n-1].Topic != p.topic || resp.Topics[n-1].TopicID != p.id {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = p.topic, p.id
+			resp.Topics = append(resp.Topics, st)
+			n++
+		}
+		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, answers[i])
+	}
+	return resp, nil
 }
 
-// KIP-227's session epochs (FetchMetadata.INITIAL_EPOCH, FINAL_EPOCH):
-// both mark a full request.
-const (
-	fetchInitialEpoch = 0
-	fetchFinalEpoch   = -1
-)
-
-// fetchOnce reads every requested partition once.
-func fetchOnce(r *request, req *kmsg.FetchRequest) (*kmsg.FetchResponse, int) {
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	byID := req.Version >= 13
-	budget := req.MaxBytes
-	if budget <= 0 {
-		budget = 1
-	}
-	size := 0
+// requestedParts lists the partitions a request names, in its order.
+func requestedParts(req *kmsg.FetchRequest, byID bool) []fetchPart {
+	var out []fetchPart
 	for _, rt := range req.Topics {
-		t, code := r.cl.resolveTopic(rt.Topic, rt.TopicID, byID)
-		st := kmsg.NewFetchResponseTopic()
-		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
-			sp := kmsg.NewFetchResponseTopicPartition()
-			sp.Partition = rp.Partition
-			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
-			if pcode != 0 {
-				sp.ErrorCode = pcode
-				st.Partitions = append(st.Partitions, sp)
-				continue
-			}
-			limit := min(rp.PartitionMaxBytes, budget)
-			if size > 0 && limit <= 0 {
-				limit = 0
-			}
-			res := r.cl.data.fetch(t.name, rp.Partition, rp.FetchOffset, max(limit, 1))
-			if size > 0 && int32(len(res.records)) > limit {
-				res.records = nil // over the response budget: the next fetch gets it
-			}
-			sp.ErrorCode = res.code
-			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, res.logStart
-			sp.RecordBatches = res.records
-			size += len(res.records)
-			budget -= int32(len(res.records))
-			st.Partitions = append(st.Partitions, sp)
+		k := fetchKey{topic: rt.Topic}
+		if byID {
+			k = fetchKey{id: rt.TopicID}
 		}
-		resp.Topics = append(resp.Topics, st)
+		for _, rp := range rt.Partitions {
+			k.partition = rp.Partition
+			out = append(out, fetchPart{fetchKey: k, offset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes})
+		}
 	}
-	return resp, size
+	return out
+}
+
+// forgottenParts lists the partitions an incremental request forgets.
+func forgottenParts(req *kmsg.FetchRequest, byID bool) []fetchKey {
+	var out []fetchKey
+	for _, ft := range req.ForgottenTopics {
+		k := fetchKey{topic: ft.Topic}
+		if byID {
+			k = fetchKey{id: ft.TopicID}
+		}
+		for _, p := range ft.Partitions {
+			k.partition = p
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// fetchOnce reads every partition once, in order, within the response's
+// byte budget, and returns each partition's answer and the bytes read.
+func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg.FetchResponseTopicPartition, int) {
+	budget := max(maxBytes, 1)
+	size := 0
+	out := make([]kmsg.FetchResponseTopicPartition, len(parts))
+	for i, p := range parts {
+		t, code := r.cl.resolveTopic(p.topic, p.id, byID)
+		sp := &out[i]
+		*sp = kmsg.NewFetchResponseTopicPartition()
+		sp.Partition = p.partition
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+		if pcode := r.cl.partitionCode(r.b, t, code, p.partition); pcode != 0 {
+			sp.ErrorCode = pcode
+			continue
+		}
+		limit := min(p.maxBytes, budget)
+		if size > 0 && limit <= 0 {
+			limit = 0
+		}
+		res := r.cl.data.fetch(t.name, p.partition, p.offset, max(limit, 1))
+		if size > 0 && int32(len(res.records)) > limit {
+			res.records = nil // over the response budget: the next fetch gets it
+		}
+		sp.ErrorCode = res.code
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, res.logStart
+		sp.RecordBatches = res.records
+		size += len(res.records)
+		budget -= int32(len(res.records))
+	}
+	return out, size
 }

@@ -176,6 +176,8 @@ type broker struct {
 	port   int32
 	ln     net.Listener
 	driver *live.Driver
+	// fetchSessions is the broker's KIP-227 fetch session cache.
+	fetchSessions fetchSessions
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/wire"
@@ -412,38 +413,94 @@ func TestShareErrorPlacement(t *testing.T) {
 	assert.Empty(t, noSession.Topics)
 }
 
-// TestFetchSessionsNotKept proves the endpoint answers KIP-227's fetch
-// session fields as a Kafka broker with no session cache slot does
-// (FetchManager.newContext): a full request (epoch 0 or -1) is served and
-// answered with SessionID 0 (no session created) whatever session id it
-// names; an incremental one (any other epoch) gets
-// FETCH_SESSION_ID_NOT_FOUND, top-level, with no partitions.
-func TestFetchSessionsNotKept(t *testing.T) {
+// TestFetchSessions proves KIP-227's incremental fetch sessions as Kafka's
+// FetchManager keeps them: a full request (epoch 0) opens a session and is
+// answered in full with its id; an incremental request at the session's
+// next epoch names only what changed and is answered only with the
+// partitions that have something new (records, a high watermark), not the
+// others; it can add a partition and forget one; a wrong epoch is
+// INVALID_FETCH_SESSION_EPOCH and an unknown id FETCH_SESSION_ID_NOT_FOUND,
+// top-level with no partitions; epoch -1 closes the session and is served
+// without one.
+func TestFetchSessions(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
 	c := dial(t, cl.Addrs()[0])
 	ct := kmsg.NewPtrCreateTopicsRequest()
 	ct.Version = 7
-	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 1, ReplicationFactor: 1}}
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 4, ReplicationFactor: 1}}
 	require.Zero(t, roundTrip(t, c, ct).(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
-	fetch := func(sessionID, epoch int32) *kmsg.FetchResponse {
+	type part struct {
+		p      int32
+		offset int64
+	}
+	fetch := func(sessionID, epoch int32, parts []part, forget ...int32) *kmsg.FetchResponse {
 		fr := kmsg.NewPtrFetchRequest()
 		fr.Version, fr.MaxWaitMillis, fr.MaxBytes, fr.SessionID, fr.SessionEpoch = 12, 0, 1<<20, sessionID, epoch
-		fr.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, PartitionMaxBytes: 1 << 20}}}}
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic = "t"
+		for _, pt := range parts {
+			rp := kmsg.NewFetchRequestTopicPartition()
+			rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = pt.p, pt.offset, 1<<20
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		if len(parts) > 0 {
+			fr.Topics = append(fr.Topics, rt)
+		}
+		if len(forget) > 0 {
+			fr.ForgottenTopics = []kmsg.FetchRequestForgottenTopic{{Topic: "t", Partitions: forget}}
+		}
 		return roundTrip(t, c, fr).(*kmsg.FetchResponse)
 	}
-	for _, tc := range []struct{ id, epoch int32 }{{0, 0}, {0, -1}, {5, 0}, {5, -1}} {
-		resp := fetch(tc.id, tc.epoch)
-		assert.Zero(t, resp.ErrorCode, "full request %+v", tc)
-		assert.Zero(t, resp.SessionID, "no session created %+v", tc)
-		if assert.Len(t, resp.Topics, 1) && assert.Len(t, resp.Topics[0].Partitions, 1) {
-			assert.Zero(t, resp.Topics[0].Partitions[0].ErrorCode)
+	// answered lists the partitions an answer holds, with their high
+	// watermark and whether records came.
+	type answer struct {
+		p       int32
+		hwm     int64
+		records bool
+	}
+	answered := func(resp *kmsg.FetchResponse) []answer {
+		require.Zero(t, resp.ErrorCode)
+		var out []answer
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				require.Zero(t, rp.ErrorCode)
+				out = append(out, answer{rp.Partition, rp.HighWatermark, len(rp.RecordBatches) > 0})
+			}
 		}
+		return out
 	}
-	for _, tc := range []struct{ id, epoch int32 }{{5, 1}, {5, 7}, {0, 1}, {5, -2}} {
-		resp := fetch(tc.id, tc.epoch)
-		assert.Equal(t, fkerr.FetchSessionIDNotFound.Code, resp.ErrorCode, "incremental request %+v", tc)
-		assert.Zero(t, resp.SessionID)
-		assert.Empty(t, resp.Topics)
-	}
+
+	full := fetch(0, 0, []part{{0, 0}})
+	id := full.SessionID
+	require.NotZero(t, id, "a full request opens a session")
+	assert.Equal(t, []answer{{0, 0, false}}, answered(full))
+	none := fetch(id, 1, nil)
+	assert.Equal(t, id, none.SessionID)
+	assert.Empty(t, answered(none), "nothing changed: no partition")
+
+	prod := newClient(t, cl, kgo.DefaultProduceTopic("t"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, prod.ProduceSync(testContext(t), &kgo.Record{Partition: 0, Value: []byte("x")}).FirstErr())
+	assert.Equal(t, []answer{{0, 1, true}}, answered(fetch(id, 2, nil)), "new records: the partition, from its cached offset")
+	assert.Equal(t, []answer{{0, 1, true}}, answered(fetch(id, 3, []part{{0, 0}})), "the client may name a partition again")
+	assert.Empty(t, answered(fetch(id, 4, []part{{0, 1}})), "at the end: nothing new")
+
+	wrong := fetch(id, 4, nil)
+	assert.Equal(t, fkerr.InvalidFetchSessionEpoch.Code, wrong.ErrorCode, "an epoch already used")
+	assert.Empty(t, wrong.Topics)
+	unknown := fetch(id+100, 1, nil)
+	assert.Equal(t, fkerr.FetchSessionIDNotFound.Code, unknown.ErrorCode)
+	assert.Empty(t, unknown.Topics)
+
+	assert.Equal(t, []answer{{3, 0, false}}, answered(fetch(id, 5, []part{{3, 0}}, 0)), "an added partition is answered once; the forgotten one is gone")
+	require.NoError(t, prod.ProduceSync(testContext(t), &kgo.Record{Partition: 0, Value: []byte("y")}).FirstErr())
+	assert.Empty(t, answered(fetch(id, 6, nil)), "records on a forgotten partition are not answered")
+
+	closing := fetch(id, -1, []part{{0, 0}})
+	assert.Zero(t, closing.SessionID, "epoch -1 is served without a session")
+	assert.Equal(t, []answer{{0, 2, true}}, answered(closing))
+	assert.Equal(t, fkerr.FetchSessionIDNotFound.Code, fetch(id, 7, nil).ErrorCode, "and closed it")
+	again := fetch(0, 0, []part{{0, 2}})
+	assert.NotZero(t, again.SessionID)
+	assert.NotEqual(t, id, again.SessionID, "a new session, a new id")
 }
