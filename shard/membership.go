@@ -286,6 +286,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		return out, false
 	}
+	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
+		return out, false // the slow path refuses the request
+	}
 	// The view and its one timer share an allocation: the steady path's only
 	// one on the shard.
 	st := &struct {

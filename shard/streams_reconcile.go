@@ -80,6 +80,53 @@ func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 	return nil
 }
 
+// validateOwnedTaskIDs is Kafka's throwIfRequestContainsInvalidTasks,
+// applied once the topology is ready: an owned task must name a
+// subtopology of the topology and a task number below its task count.
+// Only a member running the group's topology epoch is checked: one still on
+// an older topology (possible only with Config.StreamsTopologyUpdates, ahead
+// of Kafka) reports the tasks of the topology it runs until it has revoked
+// them.
+func (s *Shard) validateOwnedTaskIDs(topo *Topology, memberTopologyEpoch int32, owned *taskSets) error {
+	if topo == nil || memberTopologyEpoch != topo.Epoch || owned.empty() || !topologyReady(topo, s.TopicPartitions) {
+		return nil
+	}
+	for _, role := range owned {
+		for _, tp := range role {
+			j := -1
+			for k := range topo.Subtopologies {
+				if topo.Subtopologies[k].ID == tp.Topic {
+					j = k
+					break
+				}
+			}
+			if j < 0 {
+				return kerr.InvalidRequest.WithMessage("Subtopology %s does not exist in the topology.", tp.Topic)
+			}
+			n := s.numberOfTasks(&topo.Subtopologies[j])
+			for _, p := range tp.Partitions {
+				if p < 0 || p >= n {
+					return kerr.InvalidRequest.WithMessage("Task %d for subtopology %s is invalid. Number of tasks for this subtopology: %d", p, tp.Topic, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// numberOfTasks is a subtopology's task count: its largest source or
+// repartition source topic's partition count (taskSpace's rule).
+func (s *Shard) numberOfTasks(st *Subtopology) int32 {
+	var n int32
+	for _, t := range st.SourceTopics {
+		n = max(n, s.TopicPartitions(t))
+	}
+	for _, t := range st.RepartitionSourceTopics {
+		n = max(n, s.TopicPartitions(t.Name))
+	}
+	return n
+}
+
 // reconcileStreams is maybeReconcile for member i of a streams group: one
 // CurrentAssignmentBuilder step toward target at targetEpoch (the member's
 // target at the assignment epoch, or nothing while the initial rebalance
@@ -87,6 +134,9 @@ func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 // member must revoke. It reports whether the member's tasks changed.
 func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targetEpoch int32, target taskSets) (bool, error) {
 	m := v.members[i]
+	if err := s.validateOwnedTaskIDs(v.topo, m.topologyEpoch, &h.ownedTasks); err != nil {
+		return false, err
+	}
 	cur := m.currentAssignment()
 	if cur.isReconciledTo(targetEpoch) {
 		return false, nil

@@ -107,6 +107,15 @@ func (b *Broker) DeleteShareGroupState(group string) error {
 	return b.forget(b.knownKeysOf(group))
 }
 
+// HasShareGroupState reports whether the broker ever initialised a
+// share-partition of group: Kafka's group coordinator holds a
+// ShareGroupStatePartitionMetadata record for it from then on, and
+// DeleteShareGroupOffsets of a group without one answers no topic at all
+// (GroupMetadataManager.sharePartitionsEligibleForOffsetDeletion).
+func (b *Broker) HasShareGroupState(group string) bool {
+	return len(b.knownKeysOf(group)) > 0
+}
+
 // DeleteShareGroupOffsets forgets group's share state of each named topic
 // (Admin.deleteShareGroupOffsets, the persister's deleteState that Kafka's
 // GroupCoordinatorService.deleteShareGroupOffsets calls), as

@@ -287,6 +287,8 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 	deleted, err = b.DeleteShareGroupOffsets("never-seen", []string{topic})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{false}, deleted)
+	assert.False(t, b.HasShareGroupState("never-seen"))
+	assert.True(t, b.HasShareGroupState(grp), "a group whose state was deleted still had some")
 
 	before := summary(b)
 	_, err = b.DeleteShareGroupOffsets(grp, []string{topic, "nope"})

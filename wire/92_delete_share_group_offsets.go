@@ -24,7 +24,10 @@ import (
 // one the group holds no share state for: UNKNOWN_TOPIC_OR_PARTITION
 // "There is no offset information to delete.", as
 // GroupMetadataManager.sharePartitionsEligibleForOffsetDeletion answers),
-// then those whose delete failed. A request naming no topic still has its
+// then those whose delete failed. A group that never had share state
+// answers no row at all, whatever the topics (the early return of
+// GroupMetadataManager.sharePartitionsEligibleForOffsetDeletion when the
+// group has no ShareGroupStatePartitionMetadata). A request naming no topic still has its
 // group checked (Kafka's null-topics shortcut cannot be reached: the field
 // is not nullable, and kmsg decodes an empty array as nil). A topic named
 // twice gets one row.
@@ -59,7 +62,15 @@ func handleDeleteShareGroupOffsets(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	var deleted []bool
-	r.cl.share.with(func(b *sharebroker.Broker, _ int64) { deleted, err = b.DeleteShareGroupOffsets(req.GroupID, known) })
+	hasState := true
+	r.cl.share.with(func(b *sharebroker.Broker, _ int64) {
+		if hasState = b.HasShareGroupState(req.GroupID); hasState {
+			deleted, err = b.DeleteShareGroupOffsets(req.GroupID, known)
+		}
+	})
+	if !hasState {
+		return resp, nil // no state was ever initialised: no row at all, as Kafka
+	}
 	failCode, failMsg := errCode(err)
 	var ok, refused, failed []kmsg.DeleteShareGroupOffsetsResponseTopic
 	row := func(topic string, id [16]byte, code int16, msg *string) kmsg.DeleteShareGroupOffsetsResponseTopic {

@@ -5,8 +5,10 @@
 // A Cluster is a few brokers, each a listener and a coordinator.Coordinator
 // run on the wall clock by a coordinator/live Driver, over one shared set of
 // __consumer_offsets logs (so a partition can move between brokers), with an
-// in-memory data plane (topics, partition logs of record batches, high
-// watermarks, idempotent producer sequences).
+// in-memory data plane (topics, partition logs of record batches bounded
+// by log.retention.bytes, high watermarks and log start offsets,
+// idempotent producer sequences) and a KIP-227 fetch session cache per
+// broker.
 //
 // Requests are decoded and responses encoded by franz-go's kmsg; this
 // package never hand-writes the codec. Each API key has one file, named by

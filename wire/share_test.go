@@ -210,6 +210,20 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, hbResp.ErrorCode)
 
+	// A share group that never had share state (its member never fetched)
+	// answers no row at all, even for an unknown topic.
+	hb.GroupID, hb.MemberEpoch = "stateless", 0
+	hbResp, err = hb.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, hbResp.ErrorCode)
+	hb.MemberEpoch = -1
+	hbResp, err = hb.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, hbResp.ErrorCode)
+	stateless, err := adm.DeleteShareGroupOffsets(ctx, "stateless", "a", "nope")
+	require.NoError(t, err)
+	assert.Empty(t, stateless, "no share state: no row")
+
 	deleted, err := adm.DeleteShareGroupOffsets(ctx, group, "a", "nope", "c")
 	require.NoError(t, err)
 	for topic, want := range map[string]error{"a": nil, "nope": fkerr.UnknownTopicOrPartition, "c": fkerr.UnknownTopicOrPartition} {
