@@ -160,6 +160,9 @@ type Coordinator struct {
 	shutDown bool
 	shards   map[int32]*hosted // iterate via sortedPartitions
 	topics   map[string]int32
+	// streamsStandbys is the streams groups' streams.num.standby.replicas
+	// group configs (streams_config.go); replaced, never written in place.
+	streamsStandbys map[string]int32
 
 	metrics  *serviceMetrics
 	topology *topologyManager
@@ -371,6 +374,9 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	s, err := shard.New(h.partition, c.shardCfg)
 	if err == nil {
 		err = s.SetTopics(c.topics)
+	}
+	if err == nil {
+		err = s.SetStreamsGroupConfigs(c.streamsStandbys)
 	}
 	if err == nil {
 		err = s.ReplayAll(0, h.log.Committed())

@@ -131,6 +131,10 @@ type Shard struct {
 	counts [numGroupTypes][numGroupStates]int
 
 	topics map[string]int32 // topic metadata image: name → partition count
+	// streamsStandbys is the streams groups' streams.num.standby.replicas
+	// group configs (group id → value), metadata outside the log like
+	// topics; replaced, never written in place (SetStreamsGroupConfigs).
+	streamsStandbys map[string]int32
 	// topicNames is the image's names, sorted, and topicNamesHash their
 	// fingerprint: regular expressions are resolved against the names and
 	// stale once the fingerprint moves (regex.go). Replaced with topics.

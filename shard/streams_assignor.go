@@ -15,10 +15,42 @@ import (
 // group's setting. Members keep their previous standby and warm-up targets
 // as standby candidates; the sticky assignor assigns no warm-up tasks.
 
-// streamsNumStandbyReplicas is the group's num.standby.replicas: the
-// broker's group.streams.num.standby.replicas (the coordinator checks it
-// against group.streams.max.standby.replicas).
-func (v *view) streamsNumStandbyReplicas() int32 { return v.s.cfg.StreamsNumStandbyReplicas }
+// streamsNumStandbyReplicas is the group's num.standby.replicas: its
+// streams.num.standby.replicas group config, else the broker's
+// group.streams.num.standby.replicas (Kafka's
+// GroupMetadataManager.streamsGroupAssignmentConfigs; the coordinator
+// checks both against group.streams.max.standby.replicas).
+func (v *view) streamsNumStandbyReplicas() int32 {
+	if n, ok := v.s.streamsStandbys[v.id]; ok {
+		return n
+	}
+	return v.s.cfg.StreamsNumStandbyReplicas
+}
+
+// MaxStreamsGroupConfigs bounds the streams groups with a group config.
+const MaxStreamsGroupConfigs = 100_000
+
+// SetStreamsGroupConfigs installs the streams groups' dynamic
+// streams.num.standby.replicas group configs (group id → value; a group not
+// in the map uses Config.StreamsNumStandbyReplicas). Like the topic image
+// they are broker metadata, not records: Kafka keeps group configs in the
+// cluster metadata, and a shard rebuilt from its log needs them installed
+// again. A change applies at the group's next target assignment. A
+// negative value is INVALID_CONFIG and changes nothing.
+func (s *Shard) SetStreamsGroupConfigs(numStandbyReplicas map[string]int32) error {
+	if len(numStandbyReplicas) > MaxStreamsGroupConfigs {
+		return kerr.InvalidConfig.WithMessage("at most %d streams groups may have a group config, got %d", MaxStreamsGroupConfigs, len(numStandbyReplicas))
+	}
+	img := make(map[string]int32, len(numStandbyReplicas))
+	for id, n := range numStandbyReplicas {
+		if n < 0 {
+			return kerr.InvalidConfig.WithMessage("Invalid value %d for configuration streams.num.standby.replicas: Value must be at least 0", n)
+		}
+		img[id] = n
+	}
+	s.streamsStandbys = img
+	return nil
+}
 
 // subtopologyStateful reports whether a subtopology has state, so its tasks
 // get standbys: Kafka's ConfiguredSubtopology is stateful when it has state

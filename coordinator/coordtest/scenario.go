@@ -350,6 +350,20 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			}
 		}
 		return "", nil
+	case "streams-group-config":
+		// streams-group-config group=G num.standby.replicas=N (or =default
+		// to remove the group's value) on every broker.
+		var gc coordinator.StreamsGroupConfig
+		if v := str(d, "num.standby.replicas"); v != "default" {
+			n := int32(num(d, "num.standby.replicas", 0))
+			gc.NumStandbyReplicas = &n
+		}
+		for _, b := range s.brokers {
+			if err := b.Coordinator.SetStreamsGroupConfig(str(d, "group"), gc); err != nil {
+				return "", err
+			}
+		}
+		return "", nil
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
@@ -418,6 +432,13 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		line := heartbeatLine(r.MemberEpoch, r.HasAssignment, tasks, strings.Join(status, ","))
 		if r.TopologyDescriptionRequired {
 			line += " topology-description-required"
+		}
+		if len(r.InternalTopicsToCreate) > 0 {
+			var create []string
+			for _, ct := range r.InternalTopicsToCreate {
+				create = append(create, fmt.Sprintf("%s@%d", ct.Name, ct.NumPartitions))
+			}
+			line += " create=(" + strings.Join(create, ",") + ")"
 		}
 		return line, nil
 	case "push":
