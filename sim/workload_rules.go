@@ -270,6 +270,16 @@ func (w *world) maybeRedeploy(g *simGroup) {
 	g.redeployed = true
 	wl := w.opts.Workload
 	at := w.nowMs() + w.opts.Retention.Milliseconds() + w.eng.uniform(0, 3*w.opts.CheckInterval).Milliseconds()
+	if at+wl.LifetimeMax.Milliseconds() >= startMs+w.opts.Duration.Milliseconds() {
+		// The redeployed app must live out its life before the workload
+		// ends: cut short by the end (every member leaves at once), an app
+		// that joined and pushed moments earlier, with no offsets yet, is
+		// eligible while its push is still in flight, and under v2 and v3
+		// the push then lands after the cycle deleted the row and the
+		// sweep tombstoned the group, leaking a row (6-liveness; the open
+		// finding of docs/kip1331-v3.md).
+		return
+	}
 	w.eng.at(at, func() {
 		if w.healed {
 			return
