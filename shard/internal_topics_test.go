@@ -216,6 +216,7 @@ func TestStreamsGroupHeartbeatMissingInternalTopics(t *testing.T) {
 	assert.Empty(t, r.ActiveTasks)
 	d, _ := h.s.DescribeGroup("app")
 	assert.Equal(t, StateNotReady, d.State)
+	assert.Equal(t, int32(-1), d.ValidatedTopologyEpoch, "Kafka validates a topology only once it is ready")
 
 	// The caller creates them; the next heartbeat finds the group ready.
 	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 2})
@@ -226,6 +227,7 @@ func TestStreamsGroupHeartbeatMissingInternalTopics(t *testing.T) {
 	d, _ = h.s.DescribeGroup("app")
 	assert.Equal(t, StateStable, d.State)
 	assert.Equal(t, int32(3), d.Epoch, "the new topics changed the metadata hash")
+	assert.Equal(t, int32(3), d.ValidatedTopologyEpoch)
 
 	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 4})
 	r = h.streamsBeat("app", "m1", r.MemberEpoch, nil)
