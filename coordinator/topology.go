@@ -168,6 +168,7 @@ type topologyManager struct {
 	exec     PluginExecutor
 	backoff  *TopologyBackoff
 	protocol CleanupProtocol
+	guard    *deleteGuard // v3: keeps a group's pushes and deletes apart
 
 	running       bool // the cleanup harness runs (false after shutdown)
 	cycleInFlight bool
@@ -192,7 +193,7 @@ func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor,
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(c.brokerID), 1331))
 	}
-	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol}
+	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol, guard: newDeleteGuard()}
 	if protocol == CleanupV3 && store != nil {
 		if f, ok := plugin.AsFenced(store); ok {
 			m.fenced = f
