@@ -170,8 +170,15 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			require.Len(t, k.exec.Pending(), 1, "the delete is in flight")
 			k.exec.Auto = true
 			joined := k.join("g", "m2", 1)
-			require.NoError(t, k.push("g", "m2", 1))
-			require.Equal(t, int32(1), k.stored("g"))
+			if p == coordinator.CleanupV3 {
+				// v3 refuses a push while the group's delete is in flight
+				// (deleteGuard): the stored epoch cannot advance.
+				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
+				require.Equal(t, shard.EpochUncertain, k.stored("g"))
+			} else {
+				require.NoError(t, k.push("g", "m2", 1))
+				require.Equal(t, int32(1), k.stored("g"))
+			}
 			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
 			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
 			rs, err := f.Result()
@@ -200,14 +207,23 @@ func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			require.Equal(t, shard.EpochUncertain, k.stored("g"))
 			k.exec.Auto = true
 			joined := k.join("g", "m2", 1)
-			require.NoError(t, k.push("g", "m2", 1))
-			require.Equal(t, int32(1), k.stored("g"))
+			if p == coordinator.CleanupV3 {
+				// v3 refuses a push while the group's delete is in flight
+				// (deleteGuard): the stored epoch cannot advance.
+				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
+				require.Equal(t, shard.EpochUncertain, k.stored("g"))
+			} else {
+				require.NoError(t, k.push("g", "m2", 1))
+				require.Equal(t, int32(1), k.stored("g"))
+			}
 			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
 			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
 			_, _, has := k.storeHas("g")
 			require.False(t, has, "the store applied the delete")
 			assert.Equal(t, shard.EpochUncertain, k.stored("g"))
-			assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			if p == coordinator.CleanupV2 {
+				assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			}
 			assert.True(t, k.heartbeat("g", "m2", joined.MemberEpoch, 1).TopologyDescriptionRequired, "solicited again")
 		})
 	}
