@@ -749,6 +749,10 @@ func TestDeleteGroupsWithPlugin(t *testing.T) {
 // the mark (stored -2 → 5), the delete erases the row, and the finalize sees
 // the stored epoch advanced and writes -2 again, so the next heartbeat is
 // solicited, the member pushes, and describe says AVAILABLE.
+//
+// v3: the push never overlaps the delete (deleteGuard): the member is not
+// solicited and its push is refused until the finalize, then it is asked,
+// pushes, and describe says AVAILABLE.
 func TestV1RaceLosesDescriptionAndV2Recovers(t *testing.T) {
 	protocols(t, func(t *testing.T, p coordinator.CleanupProtocol) {
 		k := newKip(t, withProtocol(p), withManualPlugin())

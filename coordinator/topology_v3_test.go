@@ -159,7 +159,9 @@ func TestV3CycleTokenIsTheLoadEpoch(t *testing.T) {
 // member joins and pushes epoch 1, then the delete reports a transient error
 // although the store applied it. The group is not deleted (it has a member),
 // and because the delete's outcome is unknown its stored epoch goes back to
-// -2, so the next heartbeat solicits the description again.
+// -2, so the next heartbeat solicits the description again. Under v3 the
+// push is refused while the delete is in flight (deleteGuard) and the group
+// ends at -2 all the same.
 func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
 		t.Run(string(p), func(t *testing.T) {
@@ -196,7 +198,8 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 // of the same fix (swarm seed 139's sequence): the cycle marks g -2 and
 // issues the delete, a member pushes epoch 1, the store applies the delete
 // but reports a transient error. The finalize sends g back to -2 instead of
-// leaving it claiming epoch 1 with no row.
+// leaving it claiming epoch 1 with no row. Under v3 the push is refused
+// while the delete is in flight, so the group never leaves -2.
 func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
 		t.Run(string(p), func(t *testing.T) {
