@@ -53,8 +53,12 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 			gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
 			gm.TopologyEpoch, gm.ProcessID = m.TopologyEpoch, m.ProcessID
+			// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
 			gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
+			gm.Assignment.StandbyTasks, gm.Assignment.WarmupTasks = tasksToWire(m.StandbyTasks), tasksToWire(m.WarmupTasks)
 			gm.TargetAssignment.ActiveTasks = tasksToWire(m.TargetActiveTasks)
+			gm.TargetAssignment.StandbyTasks = tasksToWire(m.TargetStandbyTasks)
+			gm.TargetAssignment.WarmupTasks = tasksToWire(m.TargetWarmupTasks)
 			g.Members = append(g.Members, gm)
 		}
 		g.TopologyDescriptionStatus = int8(rows[i].TopologyDescriptionStatus)
