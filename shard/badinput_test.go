@@ -344,7 +344,7 @@ func TestHeartbeatBadInput(t *testing.T) {
 // value afterwards cannot change the group (or the log) without a record.
 func TestStreamsGroupHeartbeatDoesNotRetainRequestTopology(t *testing.T) {
 	h := newHarness(t, testConfig(), expiryTopics)
-	tp := &Topology{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"foo"}, RepartitionSourceTopics: []TopicInfo{{Name: "bar"}}}}}
+	tp := &Topology{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"foo"}, RepartitionSourceTopics: []TopicInfo{{Name: "bar", Partitions: 2}}}}}
 	res, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m1", RebalanceTimeoutMs: 1, Topology: tp})
 	require.NoError(t, err)
 	tp.Subtopologies[0].ID = "mutated"
@@ -352,7 +352,7 @@ func TestStreamsGroupHeartbeatDoesNotRetainRequestTopology(t *testing.T) {
 	tp.Subtopologies[0].RepartitionSourceTopics[0].Name = "mutated"
 	applyResult(h, res)
 	d, _ := h.s.DescribeGroup("g")
-	assert.Equal(t, &Topology{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"foo"}, RepartitionSourceTopics: []TopicInfo{{Name: "bar"}}}}}, d.Topology)
+	assert.Equal(t, &Topology{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"foo"}, RepartitionSourceTopics: []TopicInfo{{Name: "bar", Partitions: 2}}}}}, d.Topology)
 }
 
 // TestSetTopicsBadInput proves that SetTopics refuses invalid names and

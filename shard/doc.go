@@ -32,7 +32,10 @@
 // changelog topics, see streams_assignor.go) and reconciled as Kafka's
 // streams CurrentAssignmentBuilder does, with revocation, unreleased tasks,
 // owned tasks and rebalance timeouts, NOT_READY / STALE_TOPOLOGY /
-// MISSING_SOURCE_TOPICS, the initial rebalance delay (ASSIGNMENT_DELAYED,
+// MISSING_SOURCE_TOPICS, internal topics configured as Kafka's
+// InternalTopicManager does (MISSING_INTERNAL_TOPICS with the topics for
+// the caller to create, INCORRECTLY_PARTITIONED_TOPICS; internal_topics.go),
+// the initial rebalance delay (ASSIGNMENT_DELAYED,
 // streams_delay.go; the coordinator tells the shard whether its timer is
 // pending), KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation

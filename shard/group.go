@@ -339,7 +339,15 @@ func (g *group) deriveState(topicPartitions func(string) int32) GroupState {
 	return StateStable
 }
 
+// topologyReady is Kafka's ConfiguredTopology.isReady for t over the image:
+// every source topic exists and, for a topology with internal topics or
+// copartition groups, InternalTopicManager.configureTopics finds nothing
+// missing or mispartitioned (internal_topics.go).
 func topologyReady(t *Topology, topicPartitions func(string) int32) bool {
+	if t.hasInternalTopics() {
+		c, err := configureTopics(t, topicPartitions)
+		return err == nil && c.isReady()
+	}
 	for _, st := range t.Subtopologies {
 		for _, topic := range st.SourceTopics {
 			if topicPartitions(topic) <= 0 {

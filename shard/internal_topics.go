@@ -129,6 +129,24 @@ func configureTopics(t *Topology, partitionsOf func(string) int32) (configuredTo
 	return out, nil
 }
 
+// streamsTopicStatus is the topic configuration of t when it is not ready
+// (nil when it is). A topology of source topics alone skips the
+// configuration: it is ready when its source topics exist, which keeps the
+// common heartbeat free of allocations.
+func (s *Shard) streamsTopicStatus(t *Topology) (*configuredTopology, error) {
+	if !t.hasInternalTopics() {
+		if e := missingSourceTopicsError(t, s.TopicPartitions); e != nil {
+			return &configuredTopology{epoch: t.Epoch, failed: true, status: e.status, detail: e.detail}, nil
+		}
+		return nil, nil
+	}
+	c, err := configureTopics(t, s.TopicPartitions)
+	if err != nil || c.isReady() {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // missingSourceTopicsError is throwOnMissingSourceTopics.
 func missingSourceTopicsError(t *Topology, partitionsOf func(string) int32) *topicConfigurationError {
 	var missing []string

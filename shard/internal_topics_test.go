@@ -193,3 +193,57 @@ func TestInternalTopicManager(t *testing.T) {
 		assert.Equal(t, "<none>", summarizeTopics(nil))
 	})
 }
+
+// TestStreamsGroupHeartbeatMissingInternalTopics proves the heartbeat side
+// of configureTopics (Kafka's streamsGroupHeartbeat with
+// InternalTopicManager): a topology whose internal topics do not exist
+// leaves the group NOT_READY with no tasks, answers MISSING_INTERNAL_TOPICS
+// with Kafka's detail and the topics to create; once they exist (with the
+// decided counts) the metadata hash changes, the group epoch is bumped and
+// every subtopology gets its configured task count; a changelog topic
+// created with another count is INCORRECTLY_PARTITIONED_TOPICS.
+func TestStreamsGroupHeartbeatMissingInternalTopics(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"source_topic1": 2, "source_topic2": 2})
+	r := h.streamsBeat("app", "m1", 0, makeTestTopology())
+	assert.Equal(t, []StreamsStatus{StatusMissingInternalTopics}, r.Status)
+	assert.Equal(t, []string{"Internal topics are missing: repartition_topic, state_changelog_topic1, state_changelog_topic2"}, r.StatusDetails)
+	assert.Equal(t, []CreatableTopic{
+		{Name: "repartition_topic", NumPartitions: 2, ReplicationFactor: 3},
+		{Name: "state_changelog_topic1", NumPartitions: 2, ReplicationFactor: -1, Configs: []TopicConfig{{Key: "cleanup.policy", Value: "compact"}}},
+		{Name: "state_changelog_topic2", NumPartitions: 2, ReplicationFactor: -1},
+	}, r.InternalTopicsToCreate)
+	assert.Empty(t, r.ActiveTasks)
+	d, _ := h.s.DescribeGroup("app")
+	assert.Equal(t, StateNotReady, d.State)
+
+	// The caller creates them; the next heartbeat finds the group ready.
+	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 2})
+	r = h.streamsBeat("app", "m1", r.MemberEpoch, nil)
+	assert.Empty(t, r.Status)
+	assert.Empty(t, r.InternalTopicsToCreate)
+	assert.Equal(t, []TaskIDs{{SubtopologyID: "subtopology1", Partitions: []int32{0, 1}}, {SubtopologyID: "subtopology2", Partitions: []int32{0, 1}}}, r.ActiveTasks)
+	d, _ = h.s.DescribeGroup("app")
+	assert.Equal(t, StateStable, d.State)
+	assert.Equal(t, int32(3), d.Epoch, "the new topics changed the metadata hash")
+
+	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 4})
+	r = h.streamsBeat("app", "m1", r.MemberEpoch, nil)
+	assert.Equal(t, []StreamsStatus{StatusIncorrectlyPartitionedTopics}, r.Status)
+	assert.Equal(t, []string{"Existing topic state_changelog_topic2 has different number of partitions: expected 2, found 4"}, r.StatusDetails)
+	d, _ = h.s.DescribeGroup("app")
+	assert.Equal(t, StateNotReady, d.State)
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
+}
+
+// A topology the coordinator cannot configure (a repartition source topic
+// no subtopology writes) is refused with STREAMS_INVALID_TOPOLOGY and
+// Kafka's message, and writes nothing.
+func TestStreamsGroupHeartbeatInvalidRepartitionTopology(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"in": 2})
+	tp := &Topology{Epoch: 0, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"in"}, RepartitionSourceTopics: []TopicInfo{{Name: "never-written"}}}}}
+	res, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: "app", MemberID: "m1", RebalanceTimeoutMs: 1000, Topology: tp})
+	assert.ErrorIs(t, err, kerr.StreamsInvalidTopology)
+	assert.ErrorContains(t, err, "Failed to compute number of partitions for all repartition topics, because a repartition source topic is never used as a sink topic.")
+	assert.Empty(t, res.Records)
+	assert.Empty(t, res.Timers)
+}

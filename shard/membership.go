@@ -219,7 +219,10 @@ type heartbeatResult struct {
 	warmup         []TopicPartitions // streams
 	sendAssignment bool
 	staleTopology  bool
-	missingTopics  bool
+	// topicStatus is the streams topology's topic configuration when it is
+	// not ready (MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS,
+	// MISSING_INTERNAL_TOPICS with the topics to create); nil when ready.
+	topicStatus *configuredTopology
 	// memberTopologyEpoch is the streams member's topology epoch, for the
 	// STALE_TOPOLOGY detail.
 	memberTopologyEpoch int32
@@ -314,7 +317,10 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	out.standby, out.warmup = m.standby, m.warmup
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
-		out.missingTopics = !topologyReady(g.topology, s.TopicPartitions)
+		var err error
+		if out.topicStatus, err = s.streamsTopicStatus(g.topology); err != nil {
+			return heartbeatResult{}, false // the slow path answers the error
+		}
 	}
 	return out, true
 }
@@ -468,7 +474,10 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
 	if h.typ == Streams && v.topo != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
-		out.missingTopics = !topologyReady(v.topo, s.TopicPartitions)
+		var err error
+		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {
+			return out, err // Kafka: configureTopics throws StreamsInvalidTopologyException
+		}
 	}
 	out.view = v
 	return out, nil
@@ -557,6 +566,17 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 	}
 	tasks := map[string]int32{}
 	var ids []string
+	if v.topo.hasInternalTopics() {
+		// InternalTopicManager's computeNumberOfTasks over the decided
+		// repartition counts (internal_topics.go).
+		c, _ := configureTopics(v.topo, v.s.TopicPartitions)
+		for _, st := range v.topo.Subtopologies {
+			tasks[st.ID] = c.numberOfTasks(st.ID)
+			ids = append(ids, st.ID)
+		}
+		slices.Sort(ids)
+		return ids, func(id string) int32 { return tasks[id] }
+	}
 	for _, st := range v.topo.Subtopologies {
 		var n int32
 		ready := true
@@ -783,6 +803,7 @@ func (h *topicHasher) topology(t *Topology) {
 	for _, st := range t.Subtopologies {
 		h.add(st.SourceTopics...)
 		h.add(st.RepartitionSourceTopicNames()...)
+		h.add(st.StateChangelogTopicNames()...)
 	}
 }
 

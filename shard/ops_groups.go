@@ -182,6 +182,13 @@ type StreamsGroupHeartbeatResponse struct {
 	// StatusDetails holds Kafka's StatusDetail text of each Status, aligned
 	// with it.
 	StatusDetails []string
+	// InternalTopicsToCreate are the internal topics the group's topology
+	// needs and the metadata image lacks (with MISSING_INTERNAL_TOPICS), by
+	// name. Kafka's broker asks the controller to create them after the
+	// heartbeat (StreamsGroupHeartbeatResult.creatableTopics); here the
+	// caller creates them: the wire endpoint in its data plane, the
+	// simulator in its topic image. Not on the wire.
+	InternalTopicsToCreate []CreatableTopic
 	// TopologyDescriptionRequired is KIP-1331's solicitation flag; the
 	// coordinator sets it after the shard answers.
 	TopologyDescriptionRequired bool
@@ -242,8 +249,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	if out.assignmentDelayed {
 		status(StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay.")
 	}
-	if out.missingTopics && out.view != nil && out.view.topo != nil {
-		status(StatusMissingSourceTopics, "Source topics "+summarizeTopics(s.missingSourceTopics(out.view.topo))+" are missing.")
+	if c := out.topicStatus; c != nil {
+		status(c.status, c.detail)
+		res.Response.InternalTopicsToCreate = c.internalTopicsToBeCreated
 	}
 	return res, nil
 }

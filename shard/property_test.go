@@ -81,7 +81,7 @@ var (
 		topo(0, "t0"),
 		topo(0, "t1"),
 		topo(1, "t0", "t1"),
-		{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"t0"}}, {ID: "1", SourceTopics: []string{"t2"}, RepartitionSourceTopics: []TopicInfo{{Name: "t3"}}}}},
+		{Epoch: 1, Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"t0"}, RepartitionSinkTopics: []string{"t3"}}, {ID: "1", SourceTopics: []string{"t2"}, RepartitionSourceTopics: []TopicInfo{{Name: "t3"}}}}},
 		topo(2, "t2"),
 		topo(3, "t3", "t0"),
 		// A repartitioning, stateful, copartitioned topology (its internal

@@ -51,7 +51,7 @@ func TestSteadyHeartbeatMatchesSlowPath(t *testing.T) {
 				require.Equal(t, slow.memberEpoch, steady.memberEpoch)
 				require.Equal(t, slow.assignment, steady.assignment)
 				require.Equal(t, slow.staleTopology, steady.staleTopology)
-				require.Equal(t, slow.missingTopics, steady.missingTopics)
+				require.Equal(t, slow.topicStatus, steady.topicStatus)
 				require.False(t, slow.sendAssignment)
 			}
 			out, err := h.s.doHeartbeat(h.nowMs, hb)

@@ -74,20 +74,6 @@ func (s *Shard) computeDelayedTargetAssignment(groupID string) Result[struct{}] 
 	return res
 }
 
-// missingSourceTopics lists the topology's source topics the metadata image
-// lacks, sorted.
-func (s *Shard) missingSourceTopics(t *Topology) []string {
-	var out []string
-	for _, st := range t.Subtopologies {
-		for _, topic := range st.SourceTopics {
-			if s.TopicPartitions(topic) <= 0 {
-				out = append(out, topic)
-			}
-		}
-	}
-	return sortedTopics(out)
-}
-
 // summarizeTopics is Kafka's InternalTopicManager.summarizeTopics: up to
 // three names, then " and N additional topics"; "<none>" for none.
 func summarizeTopics(topics []string) string {

@@ -24,6 +24,20 @@ func (st *Subtopology) ReadsTopic(topic string) bool {
 	})
 }
 
+// hasInternalTopics reports whether the topology has repartition or
+// changelog topics or copartition groups: only then does the coordinator
+// configure internal topics; a topology of source topics alone is ready
+// when they exist.
+func (t *Topology) hasInternalTopics() bool {
+	for i := range t.Subtopologies {
+		st := &t.Subtopologies[i]
+		if len(st.RepartitionSourceTopics)+len(st.RepartitionSinkTopics)+len(st.StateChangelogTopics)+len(st.CopartitionGroups) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // RepartitionSourceTopicNames returns the names of the repartition source
 // topics, in the topology's order.
 func (st *Subtopology) RepartitionSourceTopicNames() []string {

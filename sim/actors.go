@@ -29,7 +29,10 @@ type simGroup struct {
 	redeployed    bool  // a streams app brought back once (maybeRedeploy)
 	// static consumer groups give their members instance ids; an instance
 	// freed by a crash or a bounce is taken by the next member that starts.
-	static        bool
+	static bool
+	// side is the second input of a streams app with internal topics
+	// ("" for the one-topic topology; streams_topology.go).
+	side          string
 	freeInstances []string
 	nextInstance  int
 }
@@ -90,6 +93,7 @@ func (w *world) spawnWorkload() {
 			// Every third consumer group uses static membership (no draw,
 			// so the other groups' randomness is unchanged).
 			g.static = k.typ == shard.Consumer && i%3 == 0
+			withInternalTopics(g, i, topics)
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -173,6 +177,9 @@ func (w *world) death(g *simGroup) {
 }
 
 func topologyFor(g *simGroup, epoch int32) *shard.Topology {
+	if g.side != "" {
+		return internalTopology(g, epoch)
+	}
 	return &shard.Topology{Epoch: epoch, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{g.topic}}}}
 }
 
@@ -255,10 +262,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if err == nil && epoch > 0 && r.MemberEpoch > epoch {
 				w.markUnreleased(m)
 			}
-			if slices.Contains(r.Status, shard.StatusAssignmentDelayed) {
-				// The group's initial rebalance delay (Kafka's 3 s default).
-				w.mark("streams-assignment-delayed")
-			}
+			w.onStreamsStatus(m, r)
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
 		})
@@ -416,8 +420,13 @@ func (w *world) commitLoop(m *simMember) {
 
 func (w *world) commitAssigned(m *simMember) {
 	var parts []shard.OffsetCommitPartition
-	// A streams task commits the partition of the group's topic it reads.
+	// A streams task commits the partition of the group's topic it reads:
+	// subtopology 0 reads it; the others of an app with internal topics
+	// read the repartition and side topics (streams_topology.go).
 	for _, tp := range m.assigned {
+		if m.g.typ == shard.Streams && tp.Topic != "0" {
+			continue
+		}
 		for _, p := range tp.Partitions {
 			parts = append(parts, shard.OffsetCommitPartition{Partition: p})
 		}

@@ -14,8 +14,9 @@ import (
 // asked to revoke") go to the coordinator; the member's active, standby and
 // warm-up tasks come back. The topology carries repartition and changelog
 // topics and copartition groups; the coordinator configures them as Kafka's
-// InternalTopicManager does. Endpoints, client tags and task offsets are
-// not modelled.
+// InternalTopicManager does, and the internal topics it finds missing are
+// created here after the heartbeat. Statuses carry Kafka's detail text.
+// Endpoints, client tags and task offsets are not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
 
@@ -54,7 +55,31 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.ActiveTasks = tasksToWire(hb.ActiveTasks)
 		resp.StandbyTasks, resp.WarmupTasks = tasksToWire(hb.StandbyTasks), tasksToWire(hb.WarmupTasks)
 	}
+	createInternalTopics(r, hb.InternalTopicsToCreate)
 	return resp, nil
+}
+
+// createInternalTopics creates the internal topics a streams heartbeat
+// found missing (MISSING_INTERNAL_TOPICS), as Kafka's KafkaApis does after
+// the heartbeat through AutoTopicCreationManager.createStreamsInternalTopics,
+// whatever auto.create.topics.enable says. The data plane takes no topic
+// configs and has one replica, so only the names and partition counts
+// matter. The member's next heartbeat sees them in the metadata image.
+func createInternalTopics(r *request, topics []shard.CreatableTopic) {
+	created := false
+	for _, ct := range topics {
+		if _, exists := r.cl.data.lookup(ct.Name); exists || ct.NumPartitions < 1 || ct.NumPartitions > maxTopicPartitions {
+			continue
+		}
+		if _, raced, err := r.cl.data.createTopic(ct.Name, ct.NumPartitions); err != nil {
+			r.cl.log.Warn("creating a streams internal topic failed", "topic", ct.Name, "err", err)
+		} else if !raced {
+			created = true
+		}
+	}
+	if created {
+		r.cl.broadcastTopics(r.ctx)
+	}
 }
 
 // tasksFromWire decodes owned tasks, keeping Kafka's null (nil) apart from

@@ -112,3 +112,75 @@ func TestStreamsGroupKIP1331(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, got, "the store holds no row for the group")
 }
+
+// TestStreamsGroupInternalTopicsAndDelay proves the streams heartbeat's
+// statuses over the wire with a raw-kmsg client: the join of a new group
+// answers ASSIGNMENT_DELAYED (code 5) with Kafka's detail; the topology's
+// repartition and changelog topics are missing, so it also answers
+// MISSING_INTERNAL_TOPICS (code 3) "Internal topics are missing: ..." and
+// the broker creates them (Metadata lists them with the decided counts); a
+// later heartbeat, once the delay has passed, gets the tasks of both
+// subtopologies.
+func TestStreamsGroupInternalTopicsAndDelay(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 200 * time.Millisecond })
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "words", 2)
+	const group = "wordcount-internal"
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := newClient(t, cl).Broker(int(node))
+	beat := func(epoch int32, topology *kmsg.StreamsGroupHeartbeatRequestTopology) *kmsg.StreamsGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = group, "member-1", epoch, 30000
+		req.Topology = topology
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		hb := resp.(*kmsg.StreamsGroupHeartbeatResponse)
+		require.Zero(t, hb.ErrorCode, "%v", hb.ErrorMessage)
+		return hb
+	}
+	topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+	s0 := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+	s0.SubtopologyID, s0.SourceTopics, s0.RepartitionSinkTopics = "0", []string{"words"}, []string{"wordcount-internal-repartition"}
+	s1 := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+	rp := kmsg.NewTopicInfo()
+	rp.Topic = "wordcount-internal-repartition"
+	cl1 := kmsg.NewTopicInfo()
+	cl1.Topic = "wordcount-internal-counts-changelog"
+	s1.SubtopologyID, s1.RepartitionSourceTopics, s1.StateChangelogTopics = "1", []kmsg.TopicInfo{rp}, []kmsg.TopicInfo{cl1}
+	topology.Subtopologies = []kmsg.StreamsGroupHeartbeatRequestTopologySubtopology{s0, s1}
+
+	hb := beat(0, &topology)
+	codes := map[int8]string{}
+	for _, st := range hb.Status {
+		codes[st.StatusCode] = st.StatusDetail
+	}
+	assert.Equal(t, map[int8]string{
+		3: "Internal topics are missing: wordcount-internal-counts-changelog, wordcount-internal-repartition",
+		5: "Assignment delayed due to the configured initial rebalance delay.",
+	}, codes)
+	assert.Empty(t, hb.ActiveTasks)
+
+	md, err := adm.ListTopics(ctx, "wordcount-internal-repartition", "wordcount-internal-counts-changelog")
+	require.NoError(t, err)
+	for _, name := range []string{"wordcount-internal-repartition", "wordcount-internal-counts-changelog"} {
+		require.NoError(t, md[name].Err, name)
+		assert.Len(t, md[name].Partitions, 2, "%s takes the count of what its subtopology reads", name)
+	}
+
+	epoch := hb.MemberEpoch
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		hb = beat(epoch, nil)
+		epoch = hb.MemberEpoch
+		if len(hb.ActiveTasks) == 2 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Len(t, hb.ActiveTasks, 2, "both subtopologies are assigned")
+	assert.Empty(t, hb.Status)
+}

@@ -433,6 +433,13 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		if r.TopologyDescriptionRequired {
 			line += " topology-description-required"
 		}
+		if len(r.InternalTopicsToCreate) > 0 {
+			var create []string
+			for _, ct := range r.InternalTopicsToCreate {
+				create = append(create, fmt.Sprintf("%s@%d", ct.Name, ct.NumPartitions))
+			}
+			line += " create=(" + strings.Join(create, ",") + ")"
+		}
 		return line, nil
 	case "push":
 		f := h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
