@@ -33,8 +33,11 @@ const (
 	// docs/kip1331-v3.md): every setTopology and deleteTopology carries the
 	// epoch at which this coordinator loaded the group's partition, and a
 	// plugin.FencedStore refuses a call older than the newest it has seen,
-	// which closes the move window. With a store that is not fenced it runs
-	// v2 and logs so once. The default.
+	// which closes the move window. Within one load, no push of a group
+	// overlaps a delete of it (deleteGuard), so a failed finalize cannot
+	// leave a stored epoch whose row the delete erased. With a store that is
+	// not fenced the calls are unfenced, as v2's, and it logs so once. The
+	// default.
 	CleanupV3 CleanupProtocol = "v3"
 )
 
@@ -168,6 +171,7 @@ type topologyManager struct {
 	exec     PluginExecutor
 	backoff  *TopologyBackoff
 	protocol CleanupProtocol
+	guard    *deleteGuard // v3: keeps a group's pushes and deletes apart
 
 	running       bool // the cleanup harness runs (false after shutdown)
 	cycleInFlight bool
@@ -192,7 +196,7 @@ func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor,
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(c.brokerID), 1331))
 	}
-	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol}
+	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol, guard: newDeleteGuard()}
 	if protocol == CleanupV3 && store != nil {
 		if f, ok := plugin.AsFenced(store); ok {
 			m.fenced = f

@@ -165,7 +165,11 @@ func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, token int3
 // groups, finalize. Protocol v3 runs the same chain with fenced deletes; a
 // fenced (refused) delete is a failed one: the group stays -2, or goes back
 // to -2 if a push advanced it, on whichever coordinator now owns it.
-func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, token int32, settle func()) {
+func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, token int32, settleShard func()) {
+	// v3: from the mark until the finalize's outcome is known, the groups
+	// are neither solicited nor accept a push (deleteGuard).
+	end := c.beginDeleteEpisode(idsOf(eligible))
+	settle := func() { end(); settleShard() }
 	mark := fencedWrite(c, "mark-topology-uncertain-batch", p, token, func(s *shard.Shard, _ int64) (shard.Result[[]shard.GroupEpoch], error) {
 		return s.MarkStoredDescriptionTopologyEpochUncertainBatch(eligible), nil
 	})
@@ -192,7 +196,9 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, token int3
 		c.deleteRows(p, marked, token, settle, func(failed map[string]bool) {
 			var deleted, unknown []string
 			for _, ge := range marked {
-				if failed[ge.GroupID] {
+				// A push whose set completed meanwhile may have left a row
+				// (v3): its group stays -2, as after a failed delete.
+				if failed[ge.GroupID] || c.takeTouched(ge.GroupID) {
 					unknown = append(unknown, ge.GroupID)
 					continue
 				}

@@ -35,7 +35,8 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 		byPartition[p] = append(byPartition[p], i)
 	}
 	f := &Future[[]shard.DeleteGroupResult]{}
-	finish := func() { f.complete(results, nil) }
+	end := func() {}
+	finish := func() { end(); f.complete(results, nil) }
 	if !c.topology.configured() {
 		c.deleteGroupsWrite(groupIDs, results, byPartition, nil, finish)
 		return f
@@ -67,6 +68,12 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 			tokens[ge.GroupID] = c.fencingToken(p)
 		}
 	}
+	// v3: no push of these groups overlaps their deletes (deleteGuard).
+	var guarded []string
+	for _, p := range sortedKeys(withStored) {
+		guarded = append(guarded, idsOf(withStored[p])...)
+	}
+	end = c.beginDeleteEpisode(guarded)
 	afterDelete := func(deleted, attempted map[string]bool, rowsDeleted map[string]int32) {
 		c.deleteGroupsWrite(groupIDs, results, byPartition, rowsDeleted, func() {
 			if c.topology.protocol.usesUncertainMarker() {
@@ -185,7 +192,7 @@ func (c *Coordinator) finalizeSurvivors(results []shard.DeleteGroupResult, delet
 		if byPartition[p] == nil {
 			byPartition[p] = &batch{token: tokens[r.GroupID]}
 		}
-		if deleted[r.GroupID] {
+		if deleted[r.GroupID] && !c.takeTouched(r.GroupID) {
 			byPartition[p].deleted = append(byPartition[p].deleted, r.GroupID)
 		} else {
 			byPartition[p].unknown = append(byPartition[p].unknown, r.GroupID)

@@ -27,7 +27,8 @@ func (c *Coordinator) maybeSetTopologyDescriptionRequired(req shard.StreamsGroup
 		current < 0,
 		r.StoredDescriptionTopologyEpoch == current,
 		r.FailedDescriptionTopologyEpoch == current,
-		slices.Contains(r.Status, shard.StatusStaleTopology):
+		slices.Contains(r.Status, shard.StatusStaleTopology),
+		c.deleteInFlight(req.GroupID): // v3: asked again once the delete is finalized
 		return
 	}
 	if c.hooks.beforeSolicit != nil {
@@ -108,10 +109,19 @@ func (c *Coordinator) StreamsGroupTopologyDescriptionUpdate(req TopologyDescript
 		return fail(err)
 	}
 	token := c.fencingToken(p) // the load the validation read
+	ticket, err := c.admitPush(req.GroupID)
+	if err != nil {
+		return fail(err)
+	}
 	out := &Future[struct{}]{}
+	out.OnDone(func(struct{}, error) { c.releasePush(ticket) })
 	d := req.Description.Clone()
 	invoke := func() {
 		c.invokeSet(req.GroupID, req.TopologyEpoch, d, token, func(outcome PluginOutcome, perr error) {
+			if c.overlapped(ticket) && outcome != OutcomeInvalid && outcome != OutcomeFenced {
+				c.recordOverlappedSet(req.GroupID, token, out)
+				return
+			}
 			c.recordSetOutcome(req.GroupID, req.TopologyEpoch, token, outcome, perr, out)
 		})
 	}
@@ -132,6 +142,30 @@ func (c *Coordinator) StreamsGroupTopologyDescriptionUpdate(req TopologyDescript
 	}
 	invoke()
 	return out
+}
+
+// recordOverlappedSet is v3's outcome of a set that overlapped a delete
+// episode of its group (see deleteGuard): whether its row survived depends
+// on the order in which the store applied the set and the delete, so no
+// epoch is recorded. During the episode the group is flagged and its
+// finalize leaves it at -2; after it, a group finalized to -1 goes back to
+// -2. Either way the group is solicited again and cleaned if it stays idle.
+func (c *Coordinator) recordOverlappedSet(groupID string, token int32, out *Future[struct{}]) {
+	refused := errDeleteInFlight(groupID)
+	if c.deleteInFlight(groupID) {
+		c.topology.guard.touched[groupID] = true
+		out.complete(struct{}{}, refused)
+		return
+	}
+	f := fencedWrite(c, "streams-group-mark-topology-uncertain", c.PartitionFor(groupID), token, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {
+		return s.MarkStoredDescriptionTopologyEpochUncertain(groupID)
+	})
+	f.OnDone(func(_ struct{}, err error) {
+		if err != nil {
+			c.log.Warn("Failed to mark a group uncertain after a push overlapped its delete.", "group", groupID, "err", err)
+		}
+		out.complete(struct{}{}, refused)
+	})
 }
 
 // recordSetOutcome records a set's outcome; under v3 only in the load the

@@ -749,6 +749,10 @@ func TestDeleteGroupsWithPlugin(t *testing.T) {
 // the mark (stored -2 → 5), the delete erases the row, and the finalize sees
 // the stored epoch advanced and writes -2 again, so the next heartbeat is
 // solicited, the member pushes, and describe says AVAILABLE.
+//
+// v3: the push never overlaps the delete (deleteGuard): the member is not
+// solicited and its push is refused until the finalize, then it is asked,
+// pushes, and describe says AVAILABLE.
 func TestV1RaceLosesDescriptionAndV2Recovers(t *testing.T) {
 	protocols(t, func(t *testing.T, p coordinator.CleanupProtocol) {
 		k := newKip(t, withProtocol(p), withManualPlugin())
@@ -761,6 +765,21 @@ func TestV1RaceLosesDescriptionAndV2Recovers(t *testing.T) {
 		require.Equal(t, plugin.OpDelete, k.exec.Pending()[0].Op)
 
 		r := k.join("foo", "new", 5)
+		if p == coordinator.CleanupV3 {
+			// v3 keeps the push out of the delete's window (deleteGuard):
+			// no solicitation, and a push is refused until the finalize.
+			require.False(t, r.TopologyDescriptionRequired, "v3 does not solicit while the delete is in flight")
+			require.ErrorIs(t, k.push("foo", "new", 5), kerr.StreamsTopologyDescriptionUpdateFailed)
+			require.True(t, k.exec.Run(plugin.OpDelete, "foo"))
+			k.exec.Auto = true
+			assert.Equal(t, shard.EpochNone, k.stored("foo"), "the delete and the finalize ran undisturbed")
+			require.True(t, k.heartbeat("foo", "new", r.MemberEpoch, 1).TopologyDescriptionRequired, "then the group is asked")
+			require.NoError(t, k.push("foo", "new", 5))
+			row, err := k.h.DescribeStreams("foo", true)
+			require.NoError(t, err)
+			assert.Equal(t, coordinator.StatusAvailable, row.TopologyDescriptionStatus)
+			return
+		}
 		require.True(t, r.TopologyDescriptionRequired)
 		push := k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
 			GroupID: "foo", MemberID: "new", TopologyEpoch: 5, Description: description(5)})

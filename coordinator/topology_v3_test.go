@@ -159,7 +159,9 @@ func TestV3CycleTokenIsTheLoadEpoch(t *testing.T) {
 // member joins and pushes epoch 1, then the delete reports a transient error
 // although the store applied it. The group is not deleted (it has a member),
 // and because the delete's outcome is unknown its stored epoch goes back to
-// -2, so the next heartbeat solicits the description again.
+// -2, so the next heartbeat solicits the description again. Under v3 the
+// push is refused while the delete is in flight (deleteGuard) and the group
+// ends at -2 all the same.
 func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
 		t.Run(string(p), func(t *testing.T) {
@@ -170,8 +172,15 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			require.Len(t, k.exec.Pending(), 1, "the delete is in flight")
 			k.exec.Auto = true
 			joined := k.join("g", "m2", 1)
-			require.NoError(t, k.push("g", "m2", 1))
-			require.Equal(t, int32(1), k.stored("g"))
+			if p == coordinator.CleanupV3 {
+				// v3 refuses a push while the group's delete is in flight
+				// (deleteGuard): the stored epoch cannot advance.
+				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
+				require.Equal(t, shard.EpochUncertain, k.stored("g"))
+			} else {
+				require.NoError(t, k.push("g", "m2", 1))
+				require.Equal(t, int32(1), k.stored("g"))
+			}
 			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
 			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
 			rs, err := f.Result()
@@ -189,7 +198,8 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 // of the same fix (swarm seed 139's sequence): the cycle marks g -2 and
 // issues the delete, a member pushes epoch 1, the store applies the delete
 // but reports a transient error. The finalize sends g back to -2 instead of
-// leaving it claiming epoch 1 with no row.
+// leaving it claiming epoch 1 with no row. Under v3 the push is refused
+// while the delete is in flight, so the group never leaves -2.
 func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV2, coordinator.CleanupV3} {
 		t.Run(string(p), func(t *testing.T) {
@@ -200,14 +210,23 @@ func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			require.Equal(t, shard.EpochUncertain, k.stored("g"))
 			k.exec.Auto = true
 			joined := k.join("g", "m2", 1)
-			require.NoError(t, k.push("g", "m2", 1))
-			require.Equal(t, int32(1), k.stored("g"))
+			if p == coordinator.CleanupV3 {
+				// v3 refuses a push while the group's delete is in flight
+				// (deleteGuard): the stored epoch cannot advance.
+				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
+				require.Equal(t, shard.EpochUncertain, k.stored("g"))
+			} else {
+				require.NoError(t, k.push("g", "m2", 1))
+				require.Equal(t, int32(1), k.stored("g"))
+			}
 			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
 			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
 			_, _, has := k.storeHas("g")
 			require.False(t, has, "the store applied the delete")
 			assert.Equal(t, shard.EpochUncertain, k.stored("g"))
-			assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			if p == coordinator.CleanupV2 {
+				assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			}
 			assert.True(t, k.heartbeat("g", "m2", joined.MemberEpoch, 1).TopologyDescriptionRequired, "solicited again")
 		})
 	}
