@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -215,6 +216,7 @@ func TestStreamsGroupHeartbeatMissingInternalTopics(t *testing.T) {
 	assert.Empty(t, r.ActiveTasks)
 	d, _ := h.s.DescribeGroup("app")
 	assert.Equal(t, StateNotReady, d.State)
+	assert.Equal(t, int32(-1), d.ValidatedTopologyEpoch, "Kafka validates a topology only once it is ready")
 
 	// The caller creates them; the next heartbeat finds the group ready.
 	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 2})
@@ -225,6 +227,7 @@ func TestStreamsGroupHeartbeatMissingInternalTopics(t *testing.T) {
 	d, _ = h.s.DescribeGroup("app")
 	assert.Equal(t, StateStable, d.State)
 	assert.Equal(t, int32(3), d.Epoch, "the new topics changed the metadata hash")
+	assert.Equal(t, int32(3), d.ValidatedTopologyEpoch)
 
 	h.setTopics(map[string]int32{"source_topic1": 2, "source_topic2": 2, "repartition_topic": 2, "state_changelog_topic1": 2, "state_changelog_topic2": 4})
 	r = h.streamsBeat("app", "m1", r.MemberEpoch, nil)
@@ -246,4 +249,81 @@ func TestStreamsGroupHeartbeatInvalidRepartitionTopology(t *testing.T) {
 	assert.ErrorContains(t, err, "Failed to compute number of partitions for all repartition topics, because a repartition source topic is never used as a sink topic.")
 	assert.Empty(t, res.Records)
 	assert.Empty(t, res.Timers)
+}
+
+// FuzzConfigureTopics builds a topology of up to four subtopologies over
+// six topic names from the fuzzer's bytes, and a metadata image over the
+// same names. Whatever it gets, configureTopics never panics; it fails
+// only with STREAMS_INVALID_TOPOLOGY; and a ready configuration names
+// nothing to create, every internal topic exists, and each subtopology has
+// as many tasks as the largest topic it reads.
+func FuzzConfigureTopics(f *testing.F) {
+	f.Add([]byte{2, 0, 1, 3, 1, 2, 4, 2, 0, 1, 5, 3, 3, 3})
+	f.Add([]byte{1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add([]byte{4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19})
+	names := []string{"a", "b", "c", "d", "e", "f"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		next := func() int {
+			if len(data) == 0 {
+				return 0
+			}
+			b := int(data[0])
+			data = data[1:]
+			return b
+		}
+		tp := &Topology{}
+		for i := range 1 + next()%4 {
+			st := Subtopology{ID: string(rune('0' + i))}
+			flags := next()
+			st.SourceTopics = []string{names[next()%len(names)]}
+			if flags&1 != 0 {
+				st.RepartitionSinkTopics = []string{names[next()%len(names)]}
+			}
+			if flags&2 != 0 {
+				st.RepartitionSourceTopics = []TopicInfo{{Name: names[next()%len(names)], Partitions: int32(next() % 3)}}
+			}
+			if flags&4 != 0 {
+				st.StateChangelogTopics = []TopicInfo{{Name: names[next()%len(names)]}}
+			}
+			if flags&8 != 0 && len(st.RepartitionSourceTopics) > 0 {
+				st.CopartitionGroups = []CopartitionGroup{{SourceTopics: []int16{0}, RepartitionSourceTopics: []int16{0}}}
+			}
+			tp.Subtopologies = append(tp.Subtopologies, st)
+		}
+		img := map[string]int32{}
+		for _, n := range names {
+			if c := next() % 4; c > 0 {
+				img[n] = int32(c)
+			}
+		}
+		if validateTopology(tp) != nil {
+			return
+		}
+		c, err := configureTopics(tp, image(img))
+		if err != nil {
+			require.ErrorIs(t, err, kerr.StreamsInvalidTopology)
+			return
+		}
+		if !c.isReady() {
+			require.Contains(t, []StreamsStatus{StatusMissingSourceTopics, StatusIncorrectlyPartitionedTopics, StatusMissingInternalTopics}, c.status)
+			require.NotEmpty(t, c.detail)
+			return
+		}
+		require.Empty(t, c.internalTopicsToBeCreated)
+		for i, st := range tp.Subtopologies {
+			var n int32
+			for _, topic := range append(slices.Clone(st.SourceTopics), st.RepartitionSourceTopicNames()...) {
+				n = max(n, img[topic])
+			}
+			require.Equal(t, n, c.numberOfTasks(st.ID), "subtopology %d", i)
+		}
+		// Every internal topic exists. (Its count is the decided one, which
+		// the exact tests check: a fuzzed name may play several roles, and
+		// then, as in Kafka's map keyed by name, the last one decides.)
+		for _, st := range c.subtopologies {
+			for _, ct := range append(slices.Clone(st.repartitionSourceTopics), st.stateChangelogTopics...) {
+				require.Positive(t, img[ct.Name], "internal topic %s", ct.Name)
+			}
+		}
+	})
 }

@@ -628,7 +628,12 @@ func (v *view) groupEpochRecord() Record {
 			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
 		}
 		if v.topo != nil {
-			r.ValidatedTopologyEpoch = v.topo.Epoch
+			// Kafka's validatedTopologyEpoch: the topology's epoch once its
+			// topics are configured (ConfiguredTopology.isReady), else -1.
+			r.ValidatedTopologyEpoch = -1
+			if topologyReady(v.topo, v.s.TopicPartitions) {
+				r.ValidatedTopologyEpoch = v.topo.Epoch
+			}
 		}
 		return r
 	case Share:

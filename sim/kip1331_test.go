@@ -44,13 +44,15 @@ func swarmSeed139(t *testing.T) sim.Options {
 // again and the probe found stored epoch 1 with no row. A delete whose
 // outcome is unknown must send an advanced group back to -2.
 func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
-	// Seed 139's knobs. Which seed walks through the re-solicit moves with
-	// every workload change (KIP-848 reconciliation, issue 10's variants),
-	// so the test runs seeds from 161 until one does; every run must hold.
+	// Seed 139's knobs. Which seed walks through the re-solicit moves
+	// changes with every workload change (KIP-848 reconciliation, issue 10's
+	// variants, the streams initial rebalance delay and internal topics), so
+	// the test runs seeds from 48 (the first that does since issue 12's
+	// streams rules; 64 and 71 do too) until one does; every run must hold.
 	// (Seed 161 once leaked a row through DeleteGroups: a group non-empty at
 	// the pre-delete read and empty at the write; see
 	// shard.DeleteGroupsAfterRowDeletes.)
-	for seed := uint64(161); seed < 202; seed++ {
+	for seed := uint64(48); seed < 202; seed++ {
 		o := swarmSeed139(t)
 		o.Seed = seed
 		r, err := sim.Run(o, nil)
