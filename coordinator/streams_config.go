@@ -23,7 +23,8 @@ type StreamsGroupConfig struct {
 // resource does: Kafka's GroupConfig.validate with its messages, kept by
 // the broker like the topic image (it survives shard moves and unloads) and
 // installed on every hosted shard and on shards loaded later. A change
-// applies at the group's next target assignment. Bad input is
+// bumps the group epoch at the group's next heartbeat, as Kafka's
+// lastAssignmentConfigs check does. Bad input is
 // INVALID_GROUP_ID or INVALID_CONFIG and changes nothing.
 func (c *Coordinator) SetStreamsGroupConfig(groupID string, gc StreamsGroupConfig) error {
 	if groupID == "" {

@@ -49,6 +49,9 @@ func Format(r Record) string {
 	case *StreamsGroupMetadata:
 		tomb(&b, r.Tombstone, func() {
 			fmt.Fprintf(&b, " epoch=%d stored=%d failed=%d", r.Epoch, r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch)
+			if r.LastNumStandbyReplicas != 0 {
+				fmt.Fprintf(&b, " num.standby.replicas=%d", r.LastNumStandbyReplicas)
+			}
 		})
 	case *ConsumerGroupTargetAssignmentMetadata:
 		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " assignment-epoch=%d", r.AssignmentEpoch) })

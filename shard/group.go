@@ -129,6 +129,7 @@ type group struct {
 	// streams
 	topology               *Topology // immutable once set
 	validatedTopologyEpoch int32
+	lastNumStandbyReplicas int32 // StreamsGroupMetadata.LastNumStandbyReplicas
 	storedEpoch            int32
 	failedEpoch            int32
 

@@ -59,7 +59,10 @@ type GroupDescription struct {
 	ValidatedTopologyEpoch         int32
 	StoredDescriptionTopologyEpoch int32
 	FailedDescriptionTopologyEpoch int32
-	Members                        []MemberDescription
+	// LastNumStandbyReplicas is a streams group's num.standby.replicas at
+	// its last group-epoch bump (Kafka's lastAssignmentConfigs).
+	LastNumStandbyReplicas int32
+	Members                []MemberDescription
 	// RegularExpressions are a consumer group's resolved regular
 	// expressions, by regex.
 	RegularExpressions []RegularExpressionDescription
@@ -79,6 +82,7 @@ func describe(g *group) GroupDescription {
 		ProtocolType: g.protocolType, CurrentStateTimestampMs: g.currentStateTimestampMs,
 		Topology: g.topology, MetadataHash: g.metadataHash, ValidatedTopologyEpoch: g.validatedTopologyEpoch,
 		StoredDescriptionTopologyEpoch: g.storedEpoch, FailedDescriptionTopologyEpoch: g.failedEpoch,
+		LastNumStandbyReplicas: g.lastNumStandbyReplicas,
 	}
 	for _, id := range g.sortedMemberIDs() {
 		m := g.members[id]

@@ -292,6 +292,9 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
 		return out, false // the slow path refuses the request
 	}
+	if h.typ == Streams && g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id) {
+		return out, false // the slow path bumps the group epoch
+	}
 	// The view and its one timer share an allocation: the steady path's only
 	// one on the shard.
 	st := &struct {
@@ -426,6 +429,9 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	// group epoch, so a topic that appears or grows gets assigned.
 	if hash := v.metadataHash(); hash != v.hash {
 		v.hash, bump = hash, true
+	}
+	if v.typ == Streams && v.assignmentConfigsChanged() {
+		bump = true
 	}
 	if bump {
 		v.bumpGroupEpoch()
@@ -615,7 +621,8 @@ func (v *view) groupEpochRecord() Record {
 	switch v.typ {
 	case Streams:
 		r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
-			StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone}
+			StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
+			LastNumStandbyReplicas: v.streamsNumStandbyReplicas()}
 		if v.g != nil {
 			r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
 			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch

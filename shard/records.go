@@ -172,7 +172,12 @@ type StreamsGroupMetadata struct {
 	ValidatedTopologyEpoch         int32
 	StoredDescriptionTopologyEpoch int32
 	FailedDescriptionTopologyEpoch int32
-	Tombstone                      bool
+	// LastNumStandbyReplicas is Kafka's LastAssignmentConfigs, the
+	// assignment configuration of the last group-epoch bump: the group's
+	// num.standby.replicas then. A heartbeat that sees another value bumps
+	// the group epoch, so the change gets assigned.
+	LastNumStandbyReplicas int32
+	Tombstone              bool
 }
 
 // StreamsGroupTopology is the group's configured topology (the part KIP-1071

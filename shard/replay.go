@@ -249,6 +249,7 @@ func (s *Shard) applyStreamsGroupMetadata(r *StreamsGroupMetadata) error {
 	}
 	g.epoch, g.metadataHash, g.validatedTopologyEpoch = r.Epoch, r.MetadataHash, r.ValidatedTopologyEpoch
 	g.storedEpoch, g.failedEpoch = r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch
+	g.lastNumStandbyReplicas = r.LastNumStandbyReplicas
 	s.refresh(g.id)
 	return nil
 }

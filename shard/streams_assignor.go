@@ -20,11 +20,22 @@ import (
 // group.streams.num.standby.replicas (Kafka's
 // GroupMetadataManager.streamsGroupAssignmentConfigs; the coordinator
 // checks both against group.streams.max.standby.replicas).
-func (v *view) streamsNumStandbyReplicas() int32 {
-	if n, ok := v.s.streamsStandbys[v.id]; ok {
+func (v *view) streamsNumStandbyReplicas() int32 { return v.s.streamsNumStandbyReplicas(v.id) }
+
+func (s *Shard) streamsNumStandbyReplicas(group string) int32 {
+	if n, ok := s.streamsStandbys[group]; ok {
 		return n
 	}
-	return v.s.cfg.StreamsNumStandbyReplicas
+	return s.cfg.StreamsNumStandbyReplicas
+}
+
+// assignmentConfigsChanged reports whether the group's num.standby.replicas
+// differs from the one of its last group-epoch bump: Kafka's
+// streamsGroupHeartbeat compares streamsGroupAssignmentConfigs with
+// StreamsGroup.lastAssignmentConfigs and bumps the group epoch ("Assignment
+// configurations changed"). A new group bumps anyway.
+func (v *view) assignmentConfigsChanged() bool {
+	return v.g != nil && v.g.lastNumStandbyReplicas != v.streamsNumStandbyReplicas()
 }
 
 // MaxStreamsGroupConfigs bounds the streams groups with a group config.
@@ -35,8 +46,9 @@ const MaxStreamsGroupConfigs = 100_000
 // in the map uses Config.StreamsNumStandbyReplicas). Like the topic image
 // they are broker metadata, not records: Kafka keeps group configs in the
 // cluster metadata, and a shard rebuilt from its log needs them installed
-// again. A change applies at the group's next target assignment. A
-// negative value is INVALID_CONFIG and changes nothing.
+// again. A change bumps the group epoch at the group's next heartbeat
+// (assignmentConfigsChanged). A negative value is INVALID_CONFIG and
+// changes nothing.
 func (s *Shard) SetStreamsGroupConfigs(numStandbyReplicas map[string]int32) error {
 	if len(numStandbyReplicas) > MaxStreamsGroupConfigs {
 		return kerr.InvalidConfig.WithMessage("at most %d streams groups may have a group config, got %d", MaxStreamsGroupConfigs, len(numStandbyReplicas))

@@ -51,3 +51,29 @@ func TestStreamsAssignor_StandbysFollowTheGroupConfig(t *testing.T) {
 		assert.Empty(t, standby, "member %s", id)
 	}
 }
+
+func TestStreamsAssignor_GroupConfigChangeBumpsTheGroupEpoch(t *testing.T) {
+	// Kafka's lastAssignmentConfigs: the group epoch record keeps the
+	// num.standby.replicas of its bump, and a steady member's heartbeat
+	// that sees another value bumps the group epoch; the value survives a
+	// rebuild from the log.
+	h := newHarness(t, testConfig(), map[string]int32{"in": 2, "app-store-changelog": 2})
+	h.streamsJoin("app", "a", statefulTopo(1, "in"))
+	r := h.streamsHeartbeat("app", "a", 2)
+	require.Equal(t, int32(2), r.MemberEpoch, "steady")
+	d, _ := h.s.DescribeGroup("app")
+	assert.Equal(t, int32(0), d.LastNumStandbyReplicas)
+
+	require.NoError(t, h.s.SetStreamsGroupConfigs(map[string]int32{"app": 1}))
+	r = h.streamsHeartbeat("app", "a", 2)
+	assert.Equal(t, int32(3), r.MemberEpoch, "the changed config bumps the group epoch")
+	d, _ = h.s.DescribeGroup("app")
+	assert.Equal(t, int32(1), d.LastNumStandbyReplicas)
+	r = h.streamsHeartbeat("app", "a", 3)
+	assert.Equal(t, int32(3), r.MemberEpoch, "steady again")
+
+	rebuilt := h.rebuild()
+	rd, _ := rebuilt.DescribeGroup("app")
+	assert.Equal(t, int32(1), rd.LastNumStandbyReplicas)
+	requireSnapshotEqual(t, h.s.Snapshot(), rebuilt.Snapshot(), "rebuilt")
+}

@@ -64,6 +64,7 @@ func streamsMetadataWith(g *group, stored, failed int32) *StreamsGroupMetadata {
 	return &StreamsGroupMetadata{
 		Group: g.id, Epoch: g.epoch, MetadataHash: g.metadataHash, ValidatedTopologyEpoch: g.validatedTopologyEpoch,
 		StoredDescriptionTopologyEpoch: stored, FailedDescriptionTopologyEpoch: failed,
+		LastNumStandbyReplicas: g.lastNumStandbyReplicas,
 	}
 }
 
