@@ -160,8 +160,10 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
-// hiddenStore hides memstore's List: a store that cannot list its rows.
-type hiddenStore struct{ plugin.Store }
+// hiddenStore hides memstore's List: a store that cannot list its rows. It
+// keeps the fenced methods, so the run stays on protocol v3 and only the row
+// listing differs (an unfenced store falls back to v2, a different protocol).
+type hiddenStore struct{ plugin.FencedStore }
 
 // TestAnyConformingStoreGivesTheSameRun proves a user's store plugs into the
 // simulator: the durable bbolt store gives exactly the run memstore gives
