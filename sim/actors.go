@@ -58,6 +58,11 @@ type simMember struct {
 	revoking bool
 	stalled  bool
 	gen      int
+	// loop identifies the member's heartbeat loop: a join starts a new one,
+	// and the old loop's timers and in-flight responses are dropped, as a
+	// real client has one heartbeat in flight and forgets the answers to
+	// what it sent before it rejoined.
+	loop     int
 	topo     int32 // topology epoch this instance runs
 	offset   int64
 	instance string // consumer: group.instance.id ("" for a dynamic member)
@@ -195,6 +200,7 @@ func (w *world) join(m *simMember) {
 		return
 	}
 	m.epoch = 0
+	m.loop++
 	// A join starts over with nothing (a join's owned tasks and partitions
 	// are empty): a Kafka Streams instance that rejoins, say to run a new
 	// topology, closes its tasks first, and a revocation in flight is moot.
@@ -213,10 +219,19 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	g := m.g
 	w.touch(b)
 	sentMs := w.nowMs()
+	loop := m.loop
 	accepted := func(err error) {
 		if err == nil && epoch >= 0 {
 			w.check.onHeartbeatAccepted(g.id, m.id, sentMs)
 		}
+	}
+	// stale: the answer to a heartbeat sent before the member rejoined.
+	stale := func(err error) bool {
+		if epoch < 0 || m.loop == loop {
+			return false
+		}
+		accepted(err)
+		return true
 	}
 	switch g.typ {
 	case shard.Consumer:
@@ -227,6 +242,9 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			req.TopicPartitions = ownedList(m.assigned) // what it holds: revoked ones are gone
 		}
 		c.ConsumerGroupHeartbeat(req).OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
+			if stale(err) {
+				return
+			}
 			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
 				w.consumerAssign(m, r.Assignment)
 			}
@@ -239,6 +257,9 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			req.SubscribedTopicNames = []string{g.topic}
 		}
 		c.ShareGroupHeartbeat(req).OnDone(func(r shard.ShareGroupHeartbeatResponse, err error) {
+			if stale(err) {
+				return
+			}
 			accepted(err)
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
 		})
@@ -253,6 +274,9 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			req.WarmupTasks = append([]shard.TaskIDs{}, m.warmup...)
 		}
 		c.StreamsGroupHeartbeat(req).OnDone(func(r shard.StreamsGroupHeartbeatResponse, err error) {
+			if stale(err) {
+				return
+			}
 			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
 				// Standby and warm-up tasks only restore state: the client
 				// drops a revoked one at once and reports the rest.
@@ -292,7 +316,7 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 			if m.g.typ == shard.Consumer || m.g.typ == shard.Streams {
 				w.consumerLost(m)
 			}
-			w.eng.after(retryBackoff, func() { w.join(m) })
+			w.eng.after(retryBackoff, w.inLoop(m, func() { w.join(m) }))
 		case kerr.FencedInstanceID:
 			// Another instance took this one's instance id: it stops.
 			w.mark("fenced-instance-id")
@@ -302,12 +326,12 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 		case kerr.UnreleasedInstanceID:
 			// The crashed holder of the instance id has not timed out yet.
 			w.mark("unreleased-instance-id")
-			w.eng.after(retryBackoff, func() { w.retry(m) })
+			w.eng.after(retryBackoff, w.inLoop(m, func() { w.retry(m) }))
 		case kerr.CoordinatorLoadInProgress:
 			w.mark("load-in-progress-seen")
-			w.eng.after(retryBackoff, func() { w.retry(m) })
+			w.eng.after(retryBackoff, w.inLoop(m, func() { w.retry(m) }))
 		default:
-			w.eng.after(retryBackoff, func() { w.retry(m) })
+			w.eng.after(retryBackoff, w.inLoop(m, func() { w.retry(m) }))
 		}
 		return
 	}
@@ -322,7 +346,18 @@ func (w *world) afterHeartbeat(m *simMember, sent, epoch int32, err error, solic
 	if first {
 		w.eng.after(w.eng.uniform(0, w.opts.Workload.CommitInterval), func() { w.commitLoop(m) })
 	}
-	w.eng.after(heartbeatInterval, func() { w.heartbeat(m) })
+	w.eng.after(heartbeatInterval, w.inLoop(m, func() { w.heartbeat(m) }))
+}
+
+// inLoop returns f guarded by the member's current heartbeat loop: it does
+// nothing once the member has rejoined (started another loop).
+func (w *world) inLoop(m *simMember, f func()) func() {
+	loop := m.loop
+	return func() {
+		if m.loop == loop {
+			f()
+		}
+	}
 }
 
 // retry resends after an error: a join if the member never joined.
@@ -340,12 +375,12 @@ func (w *world) heartbeat(m *simMember) {
 	}
 	if !w.healed && w.eng.chance(w.opts.Faults.LostHeartbeatProb) {
 		w.mark("heartbeat-lost")
-		w.eng.after(heartbeatInterval, func() { w.heartbeat(m) })
+		w.eng.after(heartbeatInterval, w.inLoop(m, func() { w.heartbeat(m) }))
 		return
 	}
 	b := w.route(m.g.id)
 	if b < 0 {
-		w.eng.after(retryBackoff, func() { w.heartbeat(m) })
+		w.eng.after(retryBackoff, w.inLoop(m, func() { w.heartbeat(m) }))
 		return
 	}
 	w.client(tHeartbeat, m.g.id, m.id, "")
