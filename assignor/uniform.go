@@ -41,14 +41,7 @@ func (m *model) uniformHomogeneous() (Target, error) {
 	}
 	subs := m.members[0].subs
 	// groupSpec.isPartitionAssigned: in anyone's current assignment.
-	assignedBefore := m.newOwners()
-	for i, x := range m.members {
-		for _, o := range x.current {
-			for _, p := range o.parts {
-				assignedBefore[o.topic][p] = int32(i)
-			}
-		}
-	}
+	assignedBefore := m.currentOwners
 	var unassigned []topicPartition
 	total := 0
 	for _, t := range subs {

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/coordsim/coordsim/kerr"
 )
@@ -85,12 +86,14 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
-		ids := g.sortedMemberIDs()
-		v.members = make([]*member, len(ids))
-		v.owned = make([]bool, len(ids))
-		for i, mid := range ids {
-			v.members[i] = g.members[mid]
+		// Sorting the member pointers by id, not a list of ids, saves the
+		// ids' slice; the ids are unique, so map order does not show.
+		v.members = make([]*member, 0, len(g.members))
+		for _, m := range g.members {
+			v.members = append(v.members, m)
 		}
+		slices.SortFunc(v.members, func(a, b *member) int { return strings.Compare(a.id, b.id) })
+		v.owned = make([]bool, len(v.members))
 	}
 	return v
 }
