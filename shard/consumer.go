@@ -156,6 +156,9 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	m = v.members[i]
 	changed, bump = changed || c, bump || b
 	if changed {
+		// Room for the member record, the epoch record and the current
+		// assignment: the usual records of a join or a new subscription.
+		v.records = slices.Grow(v.records, 3+len(regexRecords))
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
 	v.records = append(v.records, regexRecords...)
@@ -199,6 +202,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
 			// The rebalance timeout runs while the member must revoke.
 			t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+			v.timers = slices.Grow(v.timers, 2) // and the session timer below
 			if next.state == MemberUnrevokedPartitions {
 				v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
 			} else {

@@ -57,6 +57,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 		nassigned += len(m.target)
 	}
 	topicBuf := make([]string, 0, ntopics)
+	spec.Topics = make([]assignor.Topic, 0, min(ntopics, len(v.s.topics)))
 	assignedBuf := make([]assignor.TopicPartitions, 0, nassigned)
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {

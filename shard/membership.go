@@ -88,12 +88,13 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 		v.regexes = g.regexes
 		// Sorting the member pointers by id, not a list of ids, saves the
 		// ids' slice; the ids are unique, so map order does not show.
-		v.members = make([]*member, 0, len(g.members))
+		// One spare slot: a joining member is inserted without a copy.
+		v.members = make([]*member, 0, len(g.members)+1)
 		for _, m := range g.members {
 			v.members = append(v.members, m)
 		}
 		slices.SortFunc(v.members, func(a, b *member) int { return strings.Compare(a.id, b.id) })
-		v.owned = make([]bool, len(v.members))
+		v.owned = make([]bool, len(v.members), len(v.members)+1)
 	}
 	return v
 }
@@ -535,12 +536,21 @@ func (v *view) maybeAssign() {
 		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
 			return
 		}
-		targets = activeOnly(active)
+		// A target record per member at most, the epoch record, and the
+		// heartbeat's own member's current assignment.
+		v.records = slices.Grow(v.records, len(v.members)+2)
+		for i := range v.members {
+			v.setTarget(i, taskSets{roleActive: active[i]})
+		}
+		v.aEpoch = v.epoch
+		v.records = append(v.records, v.targetEpochRecord())
+		return
 	case Streams:
 		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
 			return
 		}
 	}
+	v.records = slices.Grow(v.records, len(v.members)+2)
 	for i := range v.members {
 		v.setTarget(i, targets[i])
 	}
