@@ -537,10 +537,26 @@ func (v *view) maybeAssign() {
 			return
 		}
 		// A target record per member at most, the epoch record, and the
-		// heartbeat's own member's current assignment.
+		// heartbeat's own member's current assignment. The target records
+		// of one computation share one array: they are written, replayed
+		// and superseded together.
 		v.records = slices.Grow(v.records, len(v.members)+2)
-		for i := range v.members {
-			v.setTarget(i, taskSets{roleActive: active[i]})
+		changed := 0
+		for i, m := range v.members {
+			if cur := m.targets(); !cur.equal(&taskSets{roleActive: active[i]}) {
+				changed++
+			}
+		}
+		slab := make([]ConsumerGroupTargetAssignmentMember, changed)
+		for i, m := range v.members {
+			if cur := m.targets(); cur.equal(&taskSets{roleActive: active[i]}) {
+				continue
+			}
+			m = v.own(i)
+			m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
+			slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
+			v.records = append(v.records, &slab[0])
+			slab = slab[1:]
 		}
 		v.aEpoch = v.epoch
 		v.records = append(v.records, v.targetEpochRecord())
