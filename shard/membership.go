@@ -687,8 +687,9 @@ func (v *view) setTarget(i int, target taskSets) {
 // targetRecord is member m's target assignment record.
 func (v *view) targetRecord(m *member) Record {
 	if v.typ == Streams {
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: partitionsToTasks(m.target),
-			StandbyTasks: partitionsToTasks(m.targetStandby), WarmupTasks: partitionsToTasks(m.targetWarmup)}
+		active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
+			StandbyTasks: standby, WarmupTasks: warmup}
 	}
 	return v.targetMemberRecord(m.id, m.target, false)
 }
@@ -719,12 +720,12 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 		if tombstone {
 			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
 		}
+		active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
+		pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
-			ActiveTasks: partitionsToTasks(m.assigned), StandbyTasks: partitionsToTasks(m.standby), WarmupTasks: partitionsToTasks(m.warmup),
-			ActiveTasksPendingRevocation:  partitionsToTasks(m.pending),
-			StandbyTasksPendingRevocation: partitionsToTasks(m.pendingStandby),
-			WarmupTasksPendingRevocation:  partitionsToTasks(m.pendingWarmup)}
+			ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
+			ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
 	case Share:
 		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}

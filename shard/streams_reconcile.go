@@ -27,7 +27,8 @@ func ownedTaskSets(active, standby, warmup []TaskIDs) (taskSets, bool) {
 	if active == nil || standby == nil || warmup == nil {
 		return taskSets{}, false
 	}
-	return taskSets{tasksToPartitions(active), tasksToPartitions(standby), tasksToPartitions(warmup)}, true
+	a, s, w := tasksToPartitions3(active, standby, warmup)
+	return taskSets{a, s, w}, true
 }
 
 // validateOwnedTasks refuses owned-task lists Kafka could not parse: a
