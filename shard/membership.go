@@ -67,7 +67,6 @@ type view struct {
 	// objects until own copies one for writing: a heartbeat that changes
 	// nothing copies nothing.
 	members []*member
-	owned   []bool
 	topo    *Topology
 
 	records []Record
@@ -94,16 +93,18 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 			v.members = append(v.members, m)
 		}
 		slices.SortFunc(v.members, func(a, b *member) int { return strings.Compare(a.id, b.id) })
-		v.owned = make([]bool, len(v.members), len(v.members)+1)
 	}
 	return v
 }
 
-// own returns member i as a copy the view may write.
+// own returns member i as a copy the view may write. A member is the
+// view's own once it is not the group's object: copied by own, or created
+// by the operation (which the group does not hold under its id).
 func (v *view) own(i int) *member {
-	if !v.owned[i] {
-		m := *v.members[i]
-		v.members[i], v.owned[i] = &m, true
+	m := v.members[i]
+	if v.g != nil && v.g.members[m.id] == m {
+		c := *m
+		v.members[i] = &c
 	}
 	return v.members[i]
 }
@@ -368,7 +369,6 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)
-		v.owned = slices.Insert(v.owned, i, true)
 		bump = true
 		out.sendAssignment = true
 	} else if h.memberEpoch == 0 {
@@ -498,7 +498,6 @@ func (v *view) removeMember(i int) {
 		v.targetMemberRecord(m.id, nil, true),
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
-	v.owned = slices.Delete(v.owned, i, i+1)
 	if v.typ == Consumer {
 		v.maybeForgetRegex(m.topicRegex)
 	}
