@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"maps"
+	"time"
 
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
@@ -35,6 +36,9 @@ type GroupConfig struct {
 	// most group.streams.max.standby.replicas), as SetStreamsGroupConfig
 	// sets it.
 	StreamsNumStandbyReplicas *int32
+	// StreamsInitialRebalanceDelayMs is streams.initial.rebalance.delay.ms
+	// (>= 0; 0 assigns a group that members join while empty at once).
+	StreamsInitialRebalanceDelayMs *int32
 }
 
 // The share and streams bounds coordsim does not make configurable:
@@ -51,10 +55,7 @@ const (
 // SetGroupConfig replaces a group's dynamic group config (every field nil
 // removes it), as an IncrementalAlterConfigs on the GROUP resource does
 // once its operations are applied. It validates as Kafka's
-// GroupConfig.validate does, the group's values merged over the broker's:
-// each key at least 1 (0 for streams.num.standby.replicas), then the
-// consumer, share and streams bounds, the standby maximum, and each
-// session timeout above its heartbeat interval, with Kafka's messages.
+// GroupConfig.validate does (validateGroupConfig).
 // Like the topic image the config is broker metadata: it survives shard
 // moves and unloads and is installed on every hosted shard and on shards
 // loaded later. A new session timeout or heartbeat interval takes effect
@@ -132,6 +133,10 @@ func (c *Coordinator) GroupConfig(groupID string) GroupConfig {
 	gc.ShareHeartbeatIntervalMs = opt(gt.ShareHeartbeatIntervalMs)
 	gc.StreamsSessionTimeoutMs = opt(gt.StreamsSessionTimeoutMs)
 	gc.StreamsHeartbeatIntervalMs = opt(gt.StreamsHeartbeatIntervalMs)
+	if gt.HasStreamsInitialRebalanceDelay {
+		d := gt.StreamsInitialRebalanceDelayMs
+		gc.StreamsInitialRebalanceDelayMs = &d
+	}
 	return gc
 }
 
@@ -142,16 +147,23 @@ func (gc GroupConfig) timeouts() shard.GroupTimeouts {
 		}
 		return *p
 	}
-	return shard.GroupTimeouts{
+	gt := shard.GroupTimeouts{
 		ConsumerSessionTimeoutMs: v(gc.ConsumerSessionTimeoutMs), ConsumerHeartbeatIntervalMs: v(gc.ConsumerHeartbeatIntervalMs),
 		ShareSessionTimeoutMs: v(gc.ShareSessionTimeoutMs), ShareHeartbeatIntervalMs: v(gc.ShareHeartbeatIntervalMs),
 		StreamsSessionTimeoutMs: v(gc.StreamsSessionTimeoutMs), StreamsHeartbeatIntervalMs: v(gc.StreamsHeartbeatIntervalMs),
 	}
+	if gc.StreamsInitialRebalanceDelayMs != nil {
+		gt.StreamsInitialRebalanceDelayMs, gt.HasStreamsInitialRebalanceDelay = *gc.StreamsInitialRebalanceDelayMs, true
+	}
+	return gt
 }
 
-// validateGroupConfig is Kafka's GroupConfig.validate: ConfigDef's
-// atLeast checks, then validateValues on the values merged over the
-// broker's, in Kafka's order and with its messages.
+// validateGroupConfig is Kafka's GroupConfig.validate (trunk, with
+// validateValues checking only the keys the group sets): ConfigDef's
+// atLeast checks, then each set key's broker range, the standby maximum,
+// and each session timeout above its heartbeat interval when either is
+// set (the other taken from the broker), in Kafka's order and with its
+// messages.
 func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 	type key struct {
 		name string
@@ -166,64 +178,60 @@ func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, 1},
 		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, 1},
 		{"streams.num.standby.replicas", gc.StreamsNumStandbyReplicas, 0},
+		{"streams.initial.rebalance.delay.ms", gc.StreamsInitialRebalanceDelayMs, 0},
 	} {
 		if k.v != nil && *k.v < k.min {
 			return kerr.InvalidConfig.WithMessage("Invalid value %d for configuration %s: Value must be at least %d", *k.v, k.name, k.min)
 		}
 	}
-	or := func(p *int32, d int64) int64 {
-		if p == nil {
-			return d
-		}
-		return int64(*p)
-	}
 	cfg := c.cfg
-	consumerHB := or(gc.ConsumerHeartbeatIntervalMs, cfg.ConsumerHeartbeatInterval.Milliseconds())
-	consumerST := or(gc.ConsumerSessionTimeoutMs, cfg.ConsumerSessionTimeout.Milliseconds())
-	shareHB := or(gc.ShareHeartbeatIntervalMs, cfg.ShareHeartbeatInterval.Milliseconds())
-	shareST := or(gc.ShareSessionTimeoutMs, cfg.ShareSessionTimeout.Milliseconds())
-	streamsHB := or(gc.StreamsHeartbeatIntervalMs, cfg.StreamsHeartbeatInterval.Milliseconds())
-	streamsST := or(gc.StreamsSessionTimeoutMs, cfg.StreamsSessionTimeout.Milliseconds())
-	standbys := or(gc.StreamsNumStandbyReplicas, int64(cfg.StreamsNumStandbyReplicas))
+	ms := func(d time.Duration) int64 { return d.Milliseconds() }
 	type bound struct {
 		key      string
-		v        int64
+		v        *int32
 		min, max int64
-		minKey   string
-		maxKey   string
 	}
 	for _, b := range []bound{
-		{"consumer.heartbeat.interval.ms", consumerHB, cfg.ConsumerMinHeartbeatInterval.Milliseconds(), cfg.ConsumerMaxHeartbeatInterval.Milliseconds(),
-			"group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"},
-		{"consumer.session.timeout.ms", consumerST, cfg.ConsumerMinSessionTimeout.Milliseconds(), cfg.ConsumerMaxSessionTimeout.Milliseconds(),
-			"group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms"},
-		{"share.heartbeat.interval.ms", shareHB, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs,
-			"group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"},
-		{"share.session.timeout.ms", shareST, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs,
-			"group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"},
-		{"streams.heartbeat.interval.ms", streamsHB, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs,
-			"group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms"},
-		{"streams.session.timeout.ms", streamsST, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs,
-			"group.streams.min.session.timeout.ms", "group.streams.max.session.timeout.ms"},
+		{"consumer.heartbeat.interval.ms", gc.ConsumerHeartbeatIntervalMs, ms(cfg.ConsumerMinHeartbeatInterval), ms(cfg.ConsumerMaxHeartbeatInterval)},
+		{"consumer.session.timeout.ms", gc.ConsumerSessionTimeoutMs, ms(cfg.ConsumerMinSessionTimeout), ms(cfg.ConsumerMaxSessionTimeout)},
+		{"share.heartbeat.interval.ms", gc.ShareHeartbeatIntervalMs, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs},
+		{"share.session.timeout.ms", gc.ShareSessionTimeoutMs, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs},
+		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs},
+		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs},
 	} {
-		if b.v < b.min {
-			return kerr.InvalidConfig.WithMessage("%s must be greater than or equal to %s", b.key, b.minKey)
-		}
-		if b.v > b.max {
-			return kerr.InvalidConfig.WithMessage("%s must be less than or equal to %s", b.key, b.maxKey)
+		if b.v != nil && (int64(*b.v) < b.min || int64(*b.v) > b.max) {
+			return kerr.InvalidConfig.WithMessage("%s must be in the range %d to %d inclusive.", b.key, b.min, b.max)
 		}
 	}
-	if standbys > int64(cfg.StreamsMaxStandbyReplicas) {
-		return kerr.InvalidConfig.WithMessage("streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas")
+	if n := gc.StreamsNumStandbyReplicas; n != nil && int(*n) > cfg.StreamsMaxStandbyReplicas {
+		return kerr.InvalidConfig.WithMessage("streams.num.standby.replicas must be less than or equal to %d", cfg.StreamsMaxStandbyReplicas)
 	}
-	if consumerST <= consumerHB {
-		return kerr.InvalidConfig.WithMessage("consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms")
+	type pair struct {
+		sessionKey, heartbeatKey string
+		session, heartbeat       *int32
+		defSession, defHeartbeat time.Duration
 	}
-	if shareST <= shareHB {
-		return kerr.InvalidConfig.WithMessage("share.session.timeout.ms must be greater than share.heartbeat.interval.ms")
-	}
-	if streamsST <= streamsHB {
-		return kerr.InvalidConfig.WithMessage("streams.session.timeout.ms must be greater than streams.heartbeat.interval.ms")
+	for _, p := range []pair{
+		{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", gc.ConsumerSessionTimeoutMs, gc.ConsumerHeartbeatIntervalMs,
+			cfg.ConsumerSessionTimeout, cfg.ConsumerHeartbeatInterval},
+		{"share.session.timeout.ms", "share.heartbeat.interval.ms", gc.ShareSessionTimeoutMs, gc.ShareHeartbeatIntervalMs,
+			cfg.ShareSessionTimeout, cfg.ShareHeartbeatInterval},
+		{"streams.session.timeout.ms", "streams.heartbeat.interval.ms", gc.StreamsSessionTimeoutMs, gc.StreamsHeartbeatIntervalMs,
+			cfg.StreamsSessionTimeout, cfg.StreamsHeartbeatInterval},
+	} {
+		if p.session == nil && p.heartbeat == nil {
+			continue
+		}
+		session, heartbeat := ms(p.defSession), ms(p.defHeartbeat)
+		if p.session != nil {
+			session = int64(*p.session)
+		}
+		if p.heartbeat != nil {
+			heartbeat = int64(*p.heartbeat)
+		}
+		if session <= heartbeat {
+			return kerr.InvalidConfig.WithMessage("%s must be greater than %s", p.sessionKey, p.heartbeatKey)
+		}
 	}
 	return nil
 }

@@ -15,13 +15,14 @@ import (
 func i32(v int32) *int32 { return &v }
 
 // TestSetGroupConfigValidatesAsKafka reproduces GroupConfigTest's
-// validation cases (testInvalidProps and the bounds of validateValues):
+// validation cases (the ConfigDef minimums and validateValues' ranges):
 // every refusal is INVALID_CONFIG with Kafka's message and changes
 // nothing; a valid config replaces the previous one; all nil removes it.
 func TestSetGroupConfigValidatesAsKafka(t *testing.T) {
 	c, err := coordinator.New(coordinator.DefaultConfig(), coordinator.Options{Clock: coordtest.NewClock(coordtest.Epoch)})
 	require.NoError(t, err)
-	good := coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(50_000), ConsumerHeartbeatIntervalMs: i32(6_000), StreamsNumStandbyReplicas: i32(1)}
+	good := coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(50_000), ConsumerHeartbeatIntervalMs: i32(6_000),
+		StreamsNumStandbyReplicas: i32(1), StreamsInitialRebalanceDelayMs: i32(0)}
 	require.NoError(t, c.SetGroupConfig("g", good))
 	assert.Equal(t, good, c.GroupConfig("g"))
 	assert.Equal(t, i32(1), c.StreamsGroupConfig("g").NumStandbyReplicas, "one store with SetStreamsGroupConfig")
@@ -32,15 +33,18 @@ func TestSetGroupConfigValidatesAsKafka(t *testing.T) {
 	}{
 		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(0)}, "Invalid value 0 for configuration consumer.session.timeout.ms: Value must be at least 1"},
 		{coordinator.GroupConfig{StreamsNumStandbyReplicas: i32(-1)}, "Invalid value -1 for configuration streams.num.standby.replicas: Value must be at least 0"},
-		{coordinator.GroupConfig{ConsumerHeartbeatIntervalMs: i32(4_999)}, "consumer.heartbeat.interval.ms must be greater than or equal to group.consumer.min.heartbeat.interval.ms"},
-		{coordinator.GroupConfig{ConsumerHeartbeatIntervalMs: i32(15_001)}, "consumer.heartbeat.interval.ms must be less than or equal to group.consumer.max.heartbeat.interval.ms"},
-		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(44_999)}, "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms"},
-		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(60_001)}, "consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms"},
-		{coordinator.GroupConfig{ShareHeartbeatIntervalMs: i32(1)}, "share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms"},
-		{coordinator.GroupConfig{ShareSessionTimeoutMs: i32(70_000)}, "share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms"},
-		{coordinator.GroupConfig{StreamsHeartbeatIntervalMs: i32(20_000)}, "streams.heartbeat.interval.ms must be less than or equal to group.streams.max.heartbeat.interval.ms"},
-		{coordinator.GroupConfig{StreamsSessionTimeoutMs: i32(1_000)}, "streams.session.timeout.ms must be greater than or equal to group.streams.min.session.timeout.ms"},
-		{coordinator.GroupConfig{StreamsNumStandbyReplicas: i32(3)}, "streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas"},
+		{coordinator.GroupConfig{StreamsInitialRebalanceDelayMs: i32(-1)}, "Invalid value -1 for configuration streams.initial.rebalance.delay.ms: Value must be at least 0"},
+		{coordinator.GroupConfig{ConsumerHeartbeatIntervalMs: i32(4_999)}, "consumer.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."},
+		{coordinator.GroupConfig{ConsumerHeartbeatIntervalMs: i32(15_001)}, "consumer.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."},
+		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(44_999)}, "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
+		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(60_001)}, "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
+		{coordinator.GroupConfig{ShareHeartbeatIntervalMs: i32(1)}, "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."},
+		{coordinator.GroupConfig{ShareSessionTimeoutMs: i32(70_000)}, "share.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
+		{coordinator.GroupConfig{StreamsHeartbeatIntervalMs: i32(20_000)}, "streams.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."},
+		{coordinator.GroupConfig{StreamsSessionTimeoutMs: i32(1_000)}, "streams.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
+		{coordinator.GroupConfig{StreamsNumStandbyReplicas: i32(3)}, "streams.num.standby.replicas must be less than or equal to 2"},
+		// Kafka's order: the heartbeat range before the session range.
+		{coordinator.GroupConfig{ConsumerSessionTimeoutMs: i32(1), ConsumerHeartbeatIntervalMs: i32(1)}, "consumer.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive."},
 	} {
 		err := c.SetGroupConfig("g", bad.gc)
 		require.ErrorIs(t, err, kerr.InvalidConfig, bad.want)
@@ -48,6 +52,10 @@ func TestSetGroupConfigValidatesAsKafka(t *testing.T) {
 		assert.Equal(t, good, c.GroupConfig("g"), "unchanged by %q", bad.want)
 	}
 	require.ErrorIs(t, c.SetGroupConfig("", good), kerr.InvalidGroupID)
+	require.NoError(t, c.SetStreamsGroupConfig("g", coordinator.StreamsGroupConfig{}))
+	want := good
+	want.StreamsNumStandbyReplicas = nil
+	assert.Equal(t, want, c.GroupConfig("g"), "SetStreamsGroupConfig keeps the other keys")
 
 	require.NoError(t, c.SetGroupConfig("g", coordinator.GroupConfig{}))
 	assert.Equal(t, coordinator.GroupConfig{}, c.GroupConfig("g"), "removed")

@@ -8,11 +8,16 @@ import "github.com/coordsim/coordsim/kerr"
 // share.session.timeout.ms, share.heartbeat.interval.ms,
 // streams.session.timeout.ms and streams.heartbeat.interval.ms). A group
 // config names a group id, not a type, so it holds all three pairs; the
-// group's type picks one. 0 takes the broker's value.
+// group's type picks one. 0 takes the broker's value. It also holds
+// streams.initial.rebalance.delay.ms, read when a streams group is empty.
 type GroupTimeouts struct {
 	ConsumerSessionTimeoutMs, ConsumerHeartbeatIntervalMs int32
 	ShareSessionTimeoutMs, ShareHeartbeatIntervalMs       int32
 	StreamsSessionTimeoutMs, StreamsHeartbeatIntervalMs   int32
+	// StreamsInitialRebalanceDelayMs is streams.initial.rebalance.delay.ms
+	// when HasStreamsInitialRebalanceDelay (0 is a valid delay: none).
+	StreamsInitialRebalanceDelayMs  int32
+	HasStreamsInitialRebalanceDelay bool
 }
 
 // MaxGroupTimeoutConfigs bounds the groups with a timeout group config.
@@ -39,9 +44,9 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 	}
 	for id, gt := range timeouts {
 		for _, v := range [...]int32{gt.ConsumerSessionTimeoutMs, gt.ConsumerHeartbeatIntervalMs, gt.ShareSessionTimeoutMs,
-			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs} {
+			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs, gt.StreamsInitialRebalanceDelayMs} {
 			if v < 0 {
-				return kerr.InvalidConfig.WithMessage("group %s: a session timeout or heartbeat interval must be at least 1 ms, got %d", id, v)
+				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat interval or delay must not be negative, got %d", id, v)
 			}
 		}
 		img[id] = gt
@@ -102,4 +107,14 @@ func (s *Shard) heartbeatIntervalMs(typ GroupType, groupID string) int32 {
 		return s.cfg.ShareHeartbeatIntervalMs
 	}
 	return s.cfg.ConsumerHeartbeatIntervalMs
+}
+
+// streamsInitialRebalanceDelayMs is the group's initial rebalance delay:
+// its streams.initial.rebalance.delay.ms, else the broker's
+// group.streams.initial.rebalance.delay.ms.
+func (s *Shard) streamsInitialRebalanceDelayMs(groupID string) int32 {
+	if gt, ok := s.groupTimeouts[groupID]; ok && gt.HasStreamsInitialRebalanceDelay {
+		return gt.StreamsInitialRebalanceDelayMs
+	}
+	return s.cfg.StreamsInitialRebalanceDelayMs
 }

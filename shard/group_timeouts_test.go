@@ -40,3 +40,35 @@ func TestGroupTimeoutsPerTypeAndGroup(t *testing.T) {
 	require.NoError(t, s.SetGroupTimeouts(nil))
 	assert.Equal(t, cfg.ConsumerSessionTimeoutMs, s.sessionTimeoutMs(Consumer, "g"), "removed")
 }
+
+// TestStreamsGroupInitialRebalanceDelayFollowsTheGroupConfig proves a
+// group's streams.initial.rebalance.delay.ms replaces the broker's: 0
+// assigns the first join at once, another value schedules the timer that
+// far ahead; a group without one keeps the broker's 3 s. The streams
+// heartbeat answers the group's streams.heartbeat.interval.ms.
+func TestStreamsGroupInitialRebalanceDelayFollowsTheGroupConfig(t *testing.T) {
+	h := newHarness(t, delayConfig(), map[string]int32{"foo": 2})
+	require.NoError(t, h.s.SetGroupTimeouts(map[string]GroupTimeouts{
+		"now":  {HasStreamsInitialRebalanceDelay: true, StreamsHeartbeatIntervalMs: 6_000},
+		"slow": {HasStreamsInitialRebalanceDelay: true, StreamsInitialRebalanceDelayMs: 10_000},
+	}))
+	r := h.streamsBeat("now", "m1", 0, topo(0, "foo"))
+	assert.Empty(t, r.Status, "no delay")
+	assert.Equal(t, int32(2), r.MemberEpoch)
+	assert.Len(t, r.ActiveTasks, 1)
+	assert.Equal(t, int32(6_000), r.HeartbeatIntervalMs, "the group's streams.heartbeat.interval.ms")
+	_, ok := h.timers.deadline(StreamsInitialRebalanceKey("now"))
+	assert.False(t, ok)
+
+	r = h.streamsBeat("slow", "m1", 0, topo(0, "foo"))
+	assert.Equal(t, []StreamsStatus{StatusAssignmentDelayed}, r.Status)
+	assert.Equal(t, delayConfig().StreamsHeartbeatIntervalMs, r.HeartbeatIntervalMs, "the broker's")
+	deadline, ok := h.timers.deadline(StreamsInitialRebalanceKey("slow"))
+	require.True(t, ok)
+	assert.Equal(t, testT+10_000, deadline)
+
+	h.streamsBeat("other", "m1", 0, topo(0, "foo"))
+	deadline, ok = h.timers.deadline(StreamsInitialRebalanceKey("other"))
+	require.True(t, ok)
+	assert.Equal(t, testT+3_000, deadline, "the broker's delay")
+}
