@@ -68,7 +68,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ConsumerGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.ConsumerHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Consumer, req.GroupID),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -106,7 +106,7 @@ func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest)
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ShareGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.ShareHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Share, req.GroupID),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -224,7 +224,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	active, standby, warmup := partitionsToTasks3(out.assignment, out.standby, out.warmup)
 	res.Response = StreamsGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.StreamsHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Streams, req.GroupID),
 		HasAssignment:       out.sendAssignment, ActiveTasks: active,
 		StandbyTasks: standby, WarmupTasks: warmup,
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
@@ -266,7 +266,7 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 		for _, id := range g.sortedMemberIDs() {
 			ops = append(ops, TimerOp{
 				Key:        SessionTimeoutKey(g.id, id),
-				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),
 				Task:       Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id},
 			})
 			if op, ok := rebalanceTimer(nowMs, g, g.members[id]); ok {
@@ -298,7 +298,7 @@ func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 	s.groups.Ascend(func(g *group) bool {
 		for id, m := range g.members {
 			key := SessionTimeoutKey(g.id, id)
-			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),
 				Task: Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id}}
 			if op, ok := rebalanceTimer(nowMs, g, m); ok {
 				out[op.Key] = op
