@@ -33,6 +33,7 @@ type simGroup struct {
 	// side is the second input of a streams app with internal topics
 	// ("" for the one-topic topology; streams_topology.go).
 	side string
+	join bool // the copartitioned join (streams_topology.go)
 	// standbys is the app's streams.num.standby.replicas (0: no group
 	// config; streams_standby.go).
 	standbys int32
@@ -109,6 +110,7 @@ func (w *world) spawnWorkload() {
 			// so the other groups' randomness is unchanged).
 			g.static = k.typ == shard.Consumer && i%3 == 0
 			withInternalTopics(g, i, topics)
+			withCopartitionedJoin(g, i, topics)
 			w.configureStandbys(g, i)
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
@@ -193,6 +195,9 @@ func (w *world) death(g *simGroup) {
 }
 
 func topologyFor(g *simGroup, epoch int32) *shard.Topology {
+	if g.join {
+		return joinTopology(g, epoch)
+	}
 	if g.side != "" {
 		return internalTopology(g, epoch)
 	}
@@ -298,9 +303,9 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if err == nil && epoch > 0 && r.MemberEpoch > epoch {
 				w.markUnreleased(m)
 			}
-			w.onStreamsStatus(m, r)
+			shutdown := w.onStreamsStatus(m, r)
 			accepted(err)
-			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
+			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired && !shutdown)
 		})
 	}
 }
