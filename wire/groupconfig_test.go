@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -289,4 +290,142 @@ func TestDescribeTopicAndBrokerConfigs(t *testing.T) {
 	}
 	assert.Equal(t, "1", values["broker.id"])
 	assert.Equal(t, "45000", values["group.consumer.session.timeout.ms"])
+}
+
+// shareFetchOffsets sends one ShareFetch for partition 0 of topic to its
+// leader and returns the acquired offsets.
+func shareFetchOffsets(t *testing.T, ctx context.Context, c *kgo.Client, leader int32, topicID [16]byte, group, member string, epoch int32) []int64 {
+	t.Helper()
+	req := kmsg.NewPtrShareFetchRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch, req.MaxRecords, req.BatchSize = &group, &member, epoch, 100, 100
+	req.MaxWaitMillis = 50
+	rt := kmsg.NewShareFetchRequestTopic()
+	rt.TopicID = topicID
+	rp := kmsg.NewShareFetchRequestTopicPartition()
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := c.Broker(int(leader)).Request(ctx, req)
+	require.NoError(t, err)
+	fr := resp.(*kmsg.ShareFetchResponse)
+	require.Zero(t, fr.ErrorCode)
+	var out []int64
+	for _, tr := range fr.Topics {
+		for _, pr := range tr.Partitions {
+			require.Zero(t, pr.ErrorCode)
+			for _, a := range pr.AcquiredRecords {
+				for o := a.FirstOffset; o <= a.LastOffset; o++ {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGroupConfigShareAutoOffsetReset proves share.auto.offset.reset set
+// over the wire decides where a new share-partition starts: latest skips
+// what was produced before (over the endpoint's default of earliest), a
+// group without the config starts at the log start; the group's
+// share.record.lock.duration.ms is what DescribeConfigs reports.
+func TestGroupConfigShareAutoOffsetReset(t *testing.T) {
+	cl := startCluster(t)
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	adm := kadm.NewClient(c)
+	createTopic(t, ctx, adm, "jobs", 1)
+	produce := func(n int) {
+		for range n {
+			require.NoError(t, c.ProduceSync(ctx, &kgo.Record{Topic: "jobs", Value: []byte("x")}).FirstErr())
+		}
+	}
+	produce(5)
+	err, msg := alterGroupConfig(t, ctx, c, "late", false, set("share.auto.offset.reset", "latest"), set("share.record.lock.duration.ms", "20000"))
+	require.NoError(t, err, msg)
+
+	topics, err := adm.ListTopics(ctx, "jobs")
+	require.NoError(t, err)
+	id, leader := topics["jobs"].ID, topics["jobs"].Partitions[0].Leader
+	assert.Empty(t, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 0), "latest: nothing produced before")
+	produce(3)
+	assert.Equal(t, []int64{5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 1))
+	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "early", "m1", 0), "the endpoint's default: earliest")
+
+	d := describeGroupConfig(t, ctx, c, "late")
+	assert.Equal(t, "latest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, "20000", *d["share.record.lock.duration.ms"].Value)
+	d = describeGroupConfig(t, ctx, c, "early")
+	assert.Equal(t, "earliest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["share.auto.offset.reset"].Source)
+}
+
+// TestGroupConfigStreamsStandbyReplicas proves streams.num.standby.replicas
+// set over the wire rebalances a streams group at its next heartbeat (the
+// group epoch moves, as Kafka's lastAssignmentConfigs check does) and
+// gives each stateful task a standby on the other process; the group's
+// streams.heartbeat.interval.ms is the heartbeat's answer.
+func TestGroupConfigStreamsStandbyReplicas(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	createTopic(t, ctx, kadm.NewClient(c), "events", 2)
+	const group = "app"
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := c.Broker(int(node))
+	epochs := map[string]int32{}
+	beat := func(member string) *kmsg.StreamsGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, group, member, epochs[member]
+		process := "process-" + member
+		req.ProcessID = &process
+		if epochs[member] == 0 {
+			req.RebalanceTimeoutMillis = 30000
+			topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+			topology.Epoch = 1
+			sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+			sub.SubtopologyID, sub.SourceTopics = "0", []string{"events"}
+			changelog := kmsg.NewTopicInfo()
+			changelog.Topic = "app-store-changelog"
+			sub.StateChangelogTopics = append(sub.StateChangelogTopics, changelog)
+			topology.Subtopologies = append(topology.Subtopologies, sub)
+			req.Topology = &topology
+		}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		hb := resp.(*kmsg.StreamsGroupHeartbeatResponse)
+		require.Zero(t, hb.ErrorCode, "%s: %v", member, hb.ErrorMessage)
+		epochs[member] = hb.MemberEpoch
+		return hb
+	}
+	describe := func() kmsg.StreamsGroupDescribeResponseGroup {
+		req := kmsg.NewPtrStreamsGroupDescribeRequest()
+		req.Groups = []string{group}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		return resp.(*kmsg.StreamsGroupDescribeResponse).Groups[0]
+	}
+	standbys := func() int {
+		n := 0
+		for _, m := range describe().Members {
+			for _, st := range m.TargetAssignment.StandbyTasks {
+				n += len(st.Partitions)
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool {
+		beat("a")
+		beat("b")
+		return describe().State == "Stable"
+	}, 20*time.Second, 20*time.Millisecond, "the group settles (its changelog topic created)")
+	before := describe().Epoch
+	assert.Zero(t, standbys(), "the broker's group.streams.num.standby.replicas is 0")
+
+	err, msg := alterGroupConfig(t, ctx, c, group, false, set("streams.num.standby.replicas", "1"), set("streams.heartbeat.interval.ms", "6000"))
+	require.NoError(t, err, msg)
+	hb := beat("a")
+	assert.EqualValues(t, 6000, hb.HeartbeatIntervalMillis, "the group's streams.heartbeat.interval.ms")
+	assert.Greater(t, describe().Epoch, before, "the new config bumped the group epoch")
+	assert.Equal(t, 2, standbys(), "each of the 2 stateful tasks has a standby")
 }
