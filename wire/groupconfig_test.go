@@ -27,7 +27,9 @@ func set(name, value string) groupConfigOp {
 	return groupConfigOp{kmsg.IncrementalAlterConfigOpSet, name, &value}
 }
 
-func del(name string) groupConfigOp { return groupConfigOp{kmsg.IncrementalAlterConfigOpDelete, name, nil} }
+func del(name string) groupConfigOp {
+	return groupConfigOp{kmsg.IncrementalAlterConfigOpDelete, name, nil}
+}
 
 // alterGroupConfig sends one IncrementalAlterConfigs for group's resource
 // and returns its row's error and message.
