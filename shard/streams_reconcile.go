@@ -143,8 +143,8 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 		return false, nil
 	}
 	unreleased := v.streamsUnreleased(m.processID)
-	if s.cfg.Mutants.SkipStandbyRelease {
-		unreleased[roleStandby], unreleased[roleWarmup] = nil, nil // never withheld
+	if s.cfg.Mutants.SkipStandbyRelease && unreleased != nil {
+		unreleased = activeUnreleasedOnly{unreleased} // standby and warm-up never withheld
 	}
 	b := currentAssignmentBuilder{
 		member: cur, targetEpoch: targetEpoch, target: target,
@@ -182,6 +182,14 @@ func (v *view) streamsUnreleased(processID string) unreleasedTasks {
 		return nil
 	}
 	return &streamsUnreleasedTasks{holders: groupTaskHolders{v.g}, processID: processID}
+}
+
+// activeUnreleasedOnly withholds active tasks as its unreleasedTasks does
+// and standby and warm-up tasks never (the SkipStandbyRelease mutant).
+type activeUnreleasedOnly struct{ unreleasedTasks }
+
+func (u activeUnreleasedOnly) unreleased(r taskRole, topic string, p int32) bool {
+	return r == roleActive && u.unreleasedTasks.unreleased(r, topic, p)
 }
 
 // taskHolders is what the streams predicates read: the process of a task's
