@@ -489,3 +489,73 @@ func TestReplayBadInput(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestReplayRefusesASecondActiveOwner proves the check that consumer
+// partitions and streams active tasks share (checkActiveClaims, Kafka's
+// addPartitionEpochs and addTaskProcessId): a current-assignment record that
+// lists a partition or active task twice, or claims one another member still
+// holds, is refused with ErrReplay and changes nothing, while the holder
+// itself may list what it holds.
+func TestReplayRefusesASecondActiveOwner(t *testing.T) {
+	consumer := func(member string, epoch int32, assigned, pending []int32) Record {
+		return &ConsumerGroupCurrentMemberAssignment{Group: "consumer-group", MemberID: member, MemberEpoch: epoch,
+			Partitions: []TopicPartitions{{Topic: "foo", Partitions: assigned}}, PartitionsPendingRevocation: []TopicPartitions{{Topic: "foo", Partitions: pending}}}
+	}
+	streams := func(member string, assigned, pending []int32) Record {
+		return &StreamsGroupCurrentMemberAssignment{Group: "streams-group", MemberID: member, MemberEpoch: 9,
+			ActiveTasks: []TaskIDs{{SubtopologyID: "0", Partitions: assigned}}, ActiveTasksPendingRevocation: []TaskIDs{{SubtopologyID: "0", Partitions: pending}}}
+	}
+	tests := []struct {
+		name    string
+		record  func(consumerEpoch int32) Record
+		wantErr string // "" means the record is applied
+	}{
+		{name: "consumer: another member's partition",
+			record:  func(int32) Record { return consumer("m2", 5, []int32{0}, nil) },
+			wantErr: "cannot set the epoch of foo-0 to 5 because the partition is still owned at epoch"},
+		{name: "consumer: another member's partition, pending revocation",
+			record:  func(int32) Record { return consumer("m2", 5, nil, []int32{2}) },
+			wantErr: "cannot set the epoch of foo-2 to 5 because the partition is still owned at epoch"},
+		{name: "consumer: a partition listed twice",
+			record:  func(e int32) Record { return consumer("m1", e, []int32{1, 1}, nil) },
+			wantErr: "partition foo-1 is listed twice"},
+		{name: "consumer: a partition both assigned and pending revocation",
+			record:  func(e int32) Record { return consumer("m1", e, []int32{0}, []int32{0}) },
+			wantErr: "partition foo-0 is listed twice"},
+		{name: "consumer: the holder lists its own partitions",
+			record: func(e int32) Record { return consumer("m1", e+1, []int32{0, 1}, []int32{2}) }},
+		{name: "streams: another member's active task",
+			record:  func(int32) Record { return streams("m2", []int32{0}, nil) },
+			wantErr: "cannot set the owner of active task 0_0 to m2 because the task is still owned by member m1"},
+		{name: "streams: another member's active task, pending revocation",
+			record:  func(int32) Record { return streams("m2", nil, []int32{2}) },
+			wantErr: "cannot set the owner of active task 0_2 to m2 because the task is still owned by member m1"},
+		{name: "streams: an active task listed twice",
+			record:  func(int32) Record { return streams("m1", []int32{1, 1}, nil) },
+			wantErr: "active task 0_1 is listed twice"},
+		{name: "streams: an active task both assigned and pending revocation",
+			record:  func(int32) Record { return streams("m1", []int32{2}, []int32{2}) },
+			wantErr: "active task 0_2 is listed twice"},
+		{name: "streams: the holder lists its own tasks",
+			record: func(int32) Record { return streams("m1", []int32{0, 1}, []int32{2}) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, consumerEpoch := populated(t)
+			for p := range int32(3) {
+				require.Equal(t, consumerEpoch, h.s.lookup("consumer-group").partitionEpochs[topicPartition{"foo", p}], "m1 holds foo-%d", p)
+				require.Equal(t, "m1", h.s.lookup("streams-group").activeTaskOwners[topicPartition{"0", p}], "m1 holds task 0_%d", p)
+			}
+			before := h.s.Snapshot()
+			err := h.s.Replay(h.s.LastOffset()+1, tc.record(consumerEpoch))
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				requireIndexesConsistent(t, h.s, "after the holder's record")
+				return
+			}
+			require.ErrorIs(t, err, ErrReplay)
+			assert.ErrorContains(t, err, tc.wantErr)
+			requireSnapshotEqual(t, before, h.s.Snapshot(), "a refused record changes nothing")
+		})
+	}
+}

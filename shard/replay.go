@@ -455,18 +455,34 @@ func checkPartitionEpochs(r Record, g *group, old *member, next *memberAssignmen
 	if next == nil {
 		return nil
 	}
+	return checkActiveClaims(r, next, "partition %s-%d", func(k topicPartition) error {
+		if e, ok := g.partitionEpochs[k]; ok && !mine[k] {
+			return replayErr(r, "cannot set the epoch of %s-%d to %d because the partition is still owned at epoch %d",
+				k.topic, k.partition, next.epoch, e)
+		}
+		return nil
+	})
+}
+
+// checkActiveClaims is the check Kafka's addPartitionEpochs (a consumer
+// member's partitions) and addTaskProcessId (a streams member's active
+// tasks) share: every active partition or task of the state a record sets,
+// assigned or pending revocation alike, is listed once, and held refuses one
+// that another member still holds (it returns nil for one that is free or
+// already the member's). name formats a key for the error, from its topic
+// and partition: "partition %s-%d", "active task %s_%d".
+func checkActiveClaims(r Record, next *memberAssignment, name string, held func(k topicPartition) error) error {
 	seen := map[topicPartition]bool{}
 	for _, a := range [2][]TopicPartitions{next.assigned[roleActive], next.pending[roleActive]} {
 		for _, tp := range a {
 			for _, p := range tp.Partitions {
 				k := topicPartition{tp.Topic, p}
 				if seen[k] {
-					return replayErr(r, "partition %s-%d is listed twice", tp.Topic, p)
+					return replayErr(r, name+" is listed twice", tp.Topic, p)
 				}
 				seen[k] = true
-				if e, ok := g.partitionEpochs[k]; ok && !mine[k] {
-					return replayErr(r, "cannot set the epoch of %s-%d to %d because the partition is still owned at epoch %d",
-						tp.Topic, p, next.epoch, e)
+				if err := held(k); err != nil {
+					return err
 				}
 			}
 		}

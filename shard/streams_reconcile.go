@@ -252,11 +252,17 @@ func (s *Shard) applyStreamsCurrentAssignment(r *StreamsGroupCurrentMemberAssign
 			pending: taskSets{tasksToPartitions(r.ActiveTasksPendingRevocation), tasksToPartitions(r.StandbyTasksPendingRevocation),
 				tasksToPartitions(r.WarmupTasksPendingRevocation)}}
 	}
+	var owners map[topicPartition]string
 	if g != nil {
-		if err := checkActiveTaskOwners(r, g, r.MemberID, &next); err != nil {
-			return err
+		owners = g.activeTaskOwners
+	}
+	if err := checkActiveClaims(r, &next, "active task %s_%d", func(k topicPartition) error {
+		if owner, ok := owners[k]; ok && owner != r.MemberID {
+			return replayErr(r, "cannot set the owner of active task %s_%d to %s because the task is still owned by member %s",
+				k.topic, k.partition, r.MemberID, owner)
 		}
-	} else if err := checkActiveTaskOwners(r, &group{}, r.MemberID, &next); err != nil {
+		return nil
+	}); err != nil {
 		return err
 	}
 	g, err := s.groupForRecord(r, Streams, true)
@@ -272,30 +278,6 @@ func (s *Shard) applyStreamsCurrentAssignment(r *StreamsGroupCurrentMemberAssign
 	m.setCurrentAssignment(next)
 	g.addTaskOwners(m)
 	s.refresh(g.id)
-	return nil
-}
-
-// checkActiveTaskOwners is the validation half of Kafka's
-// addTaskProcessId for active tasks: every active task of the new state
-// (assigned or pending revocation) must be listed once and be free or
-// already this member's.
-func checkActiveTaskOwners(r Record, g *group, memberID string, next *memberAssignment) error {
-	seen := map[topicPartition]bool{}
-	for _, a := range [2][]TopicPartitions{next.assigned[roleActive], next.pending[roleActive]} {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				k := topicPartition{tp.Topic, p}
-				if seen[k] {
-					return replayErr(r, "active task %s_%d is listed twice", tp.Topic, p)
-				}
-				seen[k] = true
-				if owner, ok := g.activeTaskOwners[k]; ok && owner != memberID {
-					return replayErr(r, "cannot set the owner of active task %s_%d to %s because the task is still owned by member %s",
-						tp.Topic, p, memberID, owner)
-				}
-			}
-		}
-	}
 	return nil
 }
 
