@@ -38,44 +38,32 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)
 	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: max(req.MaxRecords, 0)}
+	in := make([]sharePartitionIn, 0, len(req.Topics))
 	hasAcks := false
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
+			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
+				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
 			hasAcks = hasAcks || len(rp.AcknowledgementBatches) > 0
 		}
 	}
-	for _, rt := range req.Topics {
-		t, code := r.cl.resolveTopic("", rt.TopicID, true)
-		for _, rp := range rt.Partitions {
-			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
-			if pcode != 0 {
-				out.fail(rt.TopicID, rp.Partition, pcode)
-				// KafkaApis.getAcknowledgeBatchesFromShareFetchRequest: when
-				// the request acknowledges anything, every partition of an
-				// unknown topic id fails its acknowledgement too; otherwise a
-				// partition whose acknowledgements cannot apply here fails
-				// them as ShareAcknowledge would (ackCodeFor).
-				switch {
-				case code != 0 && hasAcks:
-					out.failAck(rt.TopicID, rp.Partition, code)
-				case code == 0 && len(rp.AcknowledgementBatches) > 0:
-					out.failAck(rt.TopicID, rp.Partition, ackCodeFor(pcode))
-				}
-				continue
-			}
-			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
-			out.want(rt.TopicID, tp)
-			if req.ShareSessionEpoch != sharebroker.FinalEpoch {
-				freq.Partitions = append(freq.Partitions, tp)
-			}
-			if len(rp.AcknowledgementBatches) > 0 {
-				acks := sharebroker.PartitionAcks{TopicPartition: tp}
-				for _, b := range rp.AcknowledgementBatches {
-					acks.Batches = append(acks.Batches, ackBatches(b.FirstOffset, b.LastOffset, b.AcknowledgeTypes)...)
-				}
-				freq.Acks = append(freq.Acks, acks)
-			}
+	tps, acks := translateShare(r, out, in, func(p sharePartitionIn, code, pcode int16) {
+		out.fail(p.topicID, p.partition, pcode)
+		// KafkaApis.getAcknowledgeBatchesFromShareFetchRequest: when the
+		// request acknowledges anything, every partition of an unknown topic
+		// id fails its acknowledgement too; otherwise a partition whose
+		// acknowledgements cannot apply here fails them as ShareAcknowledge
+		// would (ackCodeFor).
+		switch {
+		case code != 0 && hasAcks:
+			out.failAck(p.topicID, p.partition, code)
+		case code == 0 && p.acked:
+			out.failAck(p.topicID, p.partition, ackCodeFor(pcode))
 		}
+	})
+	freq.Acks = acks
+	if req.ShareSessionEpoch != sharebroker.FinalEpoch {
+		freq.Partitions = tps
 	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
@@ -148,6 +136,26 @@ func ackCodeFor(code int16) int16 {
 		return fkerr.UnknownTopicOrPartition.Code
 	}
 	return code
+}
+
+// wireAckBatch is an acknowledgement batch as ShareFetch and
+// ShareAcknowledge both carry it (kmsg has one named type for each).
+type wireAckBatch = struct {
+	FirstOffset      int64
+	LastOffset       int64
+	AcknowledgeTypes []int8
+	UnknownTags      kmsg.Tags
+}
+
+// wireAckBatches converts a partition's acknowledgement batches, of either
+// request.
+func wireAckBatches[B ~wireAckBatch](batches []B) []share.AckBatch {
+	var out []share.AckBatch
+	for _, b := range batches {
+		w := wireAckBatch(b)
+		out = append(out, ackBatches(w.FirstOffset, w.LastOffset, w.AcknowledgeTypes)...)
+	}
+	return out
 }
 
 // ackBatches converts one wire acknowledgement batch: a single type for

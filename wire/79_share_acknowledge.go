@@ -25,26 +25,18 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
 	out := newSharePartitions(r)
 	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
+	var in []sharePartitionIn
 	for _, rt := range req.Topics {
-		t, code := r.cl.resolveTopic("", rt.TopicID, true)
 		for _, rp := range rt.Partitions {
-			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
-			if pcode != 0 {
-				out.fail(rt.TopicID, rp.Partition, ackCodeFor(pcode))
-				continue
-			}
-			tp := sharebroker.TopicPartition{Topic: t.name, Partition: rp.Partition}
-			out.want(rt.TopicID, tp)
-			if len(rp.AcknowledgementBatches) == 0 {
-				continue // KafkaApis.handleAcknowledgements answers NONE without acknowledging
-			}
-			acks := sharebroker.PartitionAcks{TopicPartition: tp}
-			for _, b := range rp.AcknowledgementBatches {
-				acks.Batches = append(acks.Batches, ackBatches(b.FirstOffset, b.LastOffset, b.AcknowledgeTypes)...)
-			}
-			areq.Acks = append(areq.Acks, acks)
+			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
+				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
 		}
 	}
+	// A partition without acknowledgements is answered NONE without
+	// acknowledging, as KafkaApis.handleAcknowledgements does.
+	_, areq.Acks = translateShare(r, out, in, func(p sharePartitionIn, _, pcode int16) {
+		out.fail(p.topicID, p.partition, ackCodeFor(pcode))
+	})
 	var results []sharebroker.AckResult
 	var err error
 	r.cl.share.with(func(b *sharebroker.Broker, nowMs int64) {

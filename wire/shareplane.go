@@ -135,6 +135,39 @@ func (cl *Cluster) lockDurationMs() int64 {
 	return share.DefaultRecordLockDurationMs
 }
 
+// sharePartitionIn is one partition a ShareFetch or ShareAcknowledge
+// request names, its acknowledgement batches converted (ackBatches); each
+// handler adapts its own kmsg types to it.
+type sharePartitionIn struct {
+	topicID   [16]byte
+	partition int32
+	acked     bool // the request carries acknowledgement batches for it
+	acks      []share.AckBatch
+}
+
+// translateShare is the translation ShareFetch and ShareAcknowledge share:
+// it resolves each partition's topic id and checks that this broker leads
+// the partition (partitionCode). A partition that cannot go to sharebroker
+// goes to refuse with its topic's code and its own; the others are wanted
+// in out and returned, with the acknowledgements of those that carry any.
+func translateShare(r *request, out *sharePartitions, in []sharePartitionIn,
+	refuse func(p sharePartitionIn, topicCode, code int16)) (tps []sharebroker.TopicPartition, acks []sharebroker.PartitionAcks) {
+	for _, p := range in {
+		t, code := r.cl.resolveTopic("", p.topicID, true)
+		if pcode := r.cl.partitionCode(r.b, t, code, p.partition); pcode != 0 {
+			refuse(p, code, pcode)
+			continue
+		}
+		tp := sharebroker.TopicPartition{Topic: t.name, Partition: p.partition}
+		out.want(p.topicID, tp)
+		tps = append(tps, tp)
+		if p.acked {
+			acks = append(acks, sharebroker.PartitionAcks{TopicPartition: tp, Batches: p.acks})
+		}
+	}
+	return tps, acks
+}
+
 // sharePartitions gathers one share response's partitions, by topic id.
 type sharePartitions struct {
 	r        *request
