@@ -88,7 +88,7 @@ func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 // of Kafka) reports the tasks of the topology it runs until it has revoked
 // them.
 func (s *Shard) validateOwnedTaskIDs(topo *Topology, memberTopologyEpoch int32, owned *taskSets) error {
-	if topo == nil || memberTopologyEpoch != topo.Epoch || owned.empty() || !topologyReady(topo, s.TopicPartitions) {
+	if topo == nil || memberTopologyEpoch != topo.Epoch || owned.empty() || !s.topologyReady(topo) {
 		return nil
 	}
 	for _, role := range owned {
@@ -141,9 +141,13 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	if cur.isReconciledTo(targetEpoch) {
 		return false, nil
 	}
+	unreleased := v.streamsUnreleased(m.processID)
+	if s.cfg.Mutants.SkipStandbyRelease {
+		unreleased[roleStandby], unreleased[roleWarmup] = nil, nil // never withheld
+	}
 	b := currentAssignmentBuilder{
 		member: cur, targetEpoch: targetEpoch, target: target,
-		unreleased:          v.streamsUnreleased(m.processID),
+		unreleased:          unreleased,
 		owned:               h.ownedTasks,
 		ownedSent:           h.ownedTasksSent,
 		advanceOnRevocation: true,
