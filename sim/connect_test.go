@@ -117,6 +117,7 @@ func TestKilledTaskRecordsRedeliveredWithinLockDuration(t *testing.T) {
 // several seeds: N produced, at least N received (every record not archived
 // is put at least once), duplicates and redeliveries counted.
 func TestShareSinkAtLeastOnce(t *testing.T) {
+	t.Parallel() // minutes of simulation: it shares the cores with the other slow tests (CI)
 	for seed := uint64(1); seed <= 3; seed++ {
 		r := runScenario(t, "share-at-least-once", seed)
 		s := sinkNamed(t, r, "warehouse")
@@ -167,6 +168,7 @@ func TestCollidingGroupIDRefused(t *testing.T) {
 // seeds: invariant 8 (and every other) holds after every event, and each
 // run is deterministic.
 func TestShareFaultsSweep(t *testing.T) {
+	t.Parallel() // minutes of simulation: it shares the cores with the other slow tests (CI)
 	seeds := uint64(8)
 	if testing.Short() {
 		seeds = 3

@@ -44,6 +44,7 @@ func swarmSeed139(t *testing.T) sim.Options {
 // again and the probe found stored epoch 1 with no row. A delete whose
 // outcome is unknown must send an advanced group back to -2.
 func TestFailedDeleteLeavesGroupSolicited(t *testing.T) {
+	t.Parallel() // minutes of simulation: it shares the cores with the other slow tests (CI)
 	// Seed 139's knobs. Which seed walks through the re-solicit moves
 	// changes with every workload change (KIP-848 reconciliation, issue 10's
 	// variants, the streams initial rebalance delay and internal topics), so

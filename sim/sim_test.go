@@ -48,6 +48,7 @@ func v1(f func(*testing.T) sim.Options) func(*testing.T) sim.Options {
 // options give the same trace (hash and full text), and that different seeds
 // give different runs.
 func TestDeterminismOverSeeds(t *testing.T) {
+	t.Parallel() // minutes of simulation: it shares the cores with the other slow tests (CI)
 	seeds := 50
 	if testing.Short() {
 		seeds = 10
@@ -83,6 +84,7 @@ func TestDeterminismOverSeeds(t *testing.T) {
 // race of docs/kip1331.md §1.8 under v1 and reports it as accepted, and that the
 // same workload under v2 never loses a description.
 func TestV1FindsRaceV2Never(t *testing.T) {
+	t.Parallel() // minutes of simulation: it shares the cores with the other slow tests (CI)
 	var lossV1 int64
 	for seed := uint64(1); seed <= 3; seed++ {
 		o := builtin(t, "v1-race")
