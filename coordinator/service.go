@@ -163,6 +163,9 @@ type Coordinator struct {
 	// streamsStandbys is the streams groups' streams.num.standby.replicas
 	// group configs (streams_config.go); replaced, never written in place.
 	streamsStandbys map[string]int32
+	// groupTimeouts is the groups' session timeout and heartbeat interval
+	// group configs (group_config.go); replaced, never written in place.
+	groupTimeouts map[string]shard.GroupTimeouts
 
 	metrics  *serviceMetrics
 	topology *topologyManager
@@ -377,6 +380,9 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	}
 	if err == nil {
 		err = s.SetStreamsGroupConfigs(c.streamsStandbys)
+	}
+	if err == nil {
+		err = s.SetGroupTimeouts(c.groupTimeouts)
 	}
 	if err == nil {
 		err = s.ReplayAll(0, h.log.Committed())

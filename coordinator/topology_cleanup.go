@@ -196,9 +196,12 @@ func (c *Coordinator) cleanupV2(p int32, eligible []shard.GroupEpoch, token int3
 		c.deleteRows(p, marked, token, settle, func(failed map[string]bool) {
 			var deleted, unknown []string
 			for _, ge := range marked {
-				// A push whose set completed meanwhile may have left a row
-				// (v3): its group stays -2, as after a failed delete.
-				if failed[ge.GroupID] || c.takeTouched(ge.GroupID) {
+				// A push whose set completed meanwhile may have left a row,
+				// and one still in flight may leave one after the delete
+				// (v3, holes 3 and 4): its group stays -2, as after a
+				// failed delete, so the sweep keeps it and a later cycle
+				// deletes the row.
+				if failed[ge.GroupID] || c.takeTouched(ge.GroupID) || c.pushPending(ge.GroupID) {
 					unknown = append(unknown, ge.GroupID)
 					continue
 				}

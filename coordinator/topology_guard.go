@@ -1,8 +1,15 @@
 package coordinator
 
 import (
+	"errors"
+
 	"github.com/coordsim/coordsim/kerr"
 )
+
+// errPushInFlight marks a DeleteGroups row delete whose group had a push in
+// flight (v3, hole 4): the group is kept, as after a failed delete, and
+// answers GROUP_DELETION_FAILED (retriable).
+var errPushInFlight = errors.New("a push of the group is in flight")
 
 // deleteGuard is protocol v3's rule that, within one load of a partition, no
 // push of a group overlaps a delete of that group (docs/kip1331-v3.md,
@@ -68,6 +75,17 @@ func (c *Coordinator) beginDeleteEpisode(groupIDs []string) (end func()) {
 // deleteInFlight reports whether a delete episode of the group is open.
 func (c *Coordinator) deleteInFlight(groupID string) bool {
 	return c.guardsDeletes() && c.topology.guard.active[groupID] > 0
+}
+
+// pushPending reports whether a push of the group, validated on this broker,
+// has not recorded its outcome yet (v3). Its set may still reach the store
+// after any delete the coordinator makes now, so the group must not be
+// finalized to -1 or tombstoned: it stays -2 and a later cycle deletes what
+// the set leaves (docs/kip1331-v3.md, hole 4). Across loads the fence covers
+// the same case: the later load's delete carries a higher token, which the
+// store keeps, so the earlier load's late set is refused.
+func (c *Coordinator) pushPending(groupID string) bool {
+	return c.guardsDeletes() && c.topology.guard.pushes[groupID] > 0
 }
 
 // takeTouched reports, once, whether a push's set completed during the open

@@ -208,7 +208,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	}
 	v.timers = append(v.timers, TimerOp{
 		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer)),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer, v.id)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
 	})
 	// The assignment goes out on a join, on a full request (rebalance

@@ -119,26 +119,6 @@ func (v *view) find(id string) (int, *member) {
 	return i, v.members[i]
 }
 
-func (s *Shard) sessionTimeoutMs(typ GroupType) int32 {
-	switch typ {
-	case Streams:
-		return s.cfg.StreamsSessionTimeoutMs
-	case Share:
-		return s.cfg.ShareSessionTimeoutMs
-	}
-	return s.cfg.ConsumerSessionTimeoutMs
-}
-
-func (s *Shard) heartbeatIntervalMs(typ GroupType) int32 {
-	switch typ {
-	case Streams:
-		return s.cfg.StreamsHeartbeatIntervalMs
-	case Share:
-		return s.cfg.ShareHeartbeatIntervalMs
-	}
-	return s.cfg.ConsumerHeartbeatIntervalMs
-}
-
 func (s *Shard) maxSize(typ GroupType) int {
 	switch typ {
 	case Streams:
@@ -304,7 +284,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		view: view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology},
 		timer: [1]TimerOp{{
 			Key:        m.timerKey(g.id),
-			DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+			DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ, g.id)),
 			Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: g.id, MemberID: m.id},
 		}},
 	}
@@ -467,7 +447,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	}
 	v.timers = append(v.timers, TimerOp{
 		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ)),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ, v.id)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
 	})
 	out.memberEpoch = m.memberEpoch

@@ -68,7 +68,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ConsumerGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.ConsumerHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Consumer, req.GroupID),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -106,7 +106,7 @@ func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest)
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ShareGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.ShareHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Share, req.GroupID),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -223,7 +223,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = StreamsGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.cfg.StreamsHeartbeatIntervalMs,
+		HeartbeatIntervalMs: s.heartbeatIntervalMs(Streams, req.GroupID),
 		HasAssignment:       out.sendAssignment, ActiveTasks: partitionsToTasks(out.assignment),
 		StandbyTasks: partitionsToTasks(out.standby), WarmupTasks: partitionsToTasks(out.warmup),
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
@@ -265,7 +265,7 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 		for _, id := range g.sortedMemberIDs() {
 			ops = append(ops, TimerOp{
 				Key:        SessionTimeoutKey(g.id, id),
-				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),
 				Task:       Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id},
 			})
 			if op, ok := rebalanceTimer(nowMs, g, g.members[id]); ok {
@@ -297,7 +297,7 @@ func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 	s.groups.Ascend(func(g *group) bool {
 		for id, m := range g.members {
 			key := SessionTimeoutKey(g.id, id)
-			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ)),
+			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),
 				Task: Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id}}
 			if op, ok := rebalanceTimer(nowMs, g, m); ok {
 				out[op.Key] = op

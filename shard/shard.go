@@ -135,6 +135,9 @@ type Shard struct {
 	// group configs (group id → value), metadata outside the log like
 	// topics; replaced, never written in place (SetStreamsGroupConfigs).
 	streamsStandbys map[string]int32
+	// groupTimeouts is the groups' session timeout and heartbeat interval
+	// group configs, like streamsStandbys (SetGroupTimeouts).
+	groupTimeouts map[string]GroupTimeouts
 	// topicNames is the image's names, sorted, and topicNamesHash their
 	// fingerprint: regular expressions are resolved against the names and
 	// stale once the fingerprint moves (regex.go). Replaced with topics.

@@ -9,7 +9,8 @@ import "strconv"
 //
 //   - A heartbeat that finds the group empty (a new group, or one whose
 //     members all left) schedules the timer "initial-rebalance-timeout-<group>"
-//     if it is absent, Config.StreamsInitialRebalanceDelayMs ahead.
+//     if it is absent, the group's streams.initial.rebalance.delay.ms
+//     (SetGroupTimeouts) or Config.StreamsInitialRebalanceDelayMs ahead.
 //   - While the timer is pending, a heartbeat that finds the group epoch past
 //     the assignment epoch computes no target: the member reconciles to no
 //     tasks at epoch max(1, assignment epoch) and the answer carries
@@ -47,7 +48,7 @@ func (v *view) bumpGroupEpoch() {
 func (v *view) streamsInitialRebalanceDelay(nowMs int64, h *heartbeat) bool {
 	scheduled := h.initialRebalanceScheduled
 	empty := v.g == nil || len(v.g.members) == 0
-	if delay := v.s.cfg.StreamsInitialRebalanceDelayMs; empty && delay > 0 && !scheduled {
+	if delay := v.s.streamsInitialRebalanceDelayMs(v.id); empty && delay > 0 && !scheduled {
 		t := Task{Kind: TaskStreamsInitialRebalance, Type: Streams, GroupID: v.id}
 		v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(delay), IfAbsent: true, Task: t})
 		scheduled = true

@@ -99,6 +99,11 @@ const (
 	GroupDeliveryCountLimitMax int32 = 10
 	GroupRecordLockDurationMin int64 = 15_000
 	GroupRecordLockDurationMax int64 = 60_000
+	// share.partition.max.record.locks within
+	// [group.share.min.partition.max.record.locks,
+	// group.share.max.partition.max.record.locks].
+	GroupMaxRecordLocksMin int64 = 100
+	GroupMaxRecordLocksMax int64 = 10_000
 )
 
 // checkBrokerBounds refuses broker defaults outside Kafka's ranges.
@@ -121,6 +126,8 @@ func checkGroupBounds(gc GroupConfig) error {
 		return kerr.InvalidConfig.WithMessage("sharebroker: share.delivery.count.limit %d outside [%d, %d]", gc.MaxDeliveryCount, GroupDeliveryCountLimitMin, GroupDeliveryCountLimitMax)
 	case gc.RecordLockDurationMs != 0 && (gc.RecordLockDurationMs < GroupRecordLockDurationMin || gc.RecordLockDurationMs > GroupRecordLockDurationMax):
 		return kerr.InvalidConfig.WithMessage("sharebroker: share.record.lock.duration.ms %d outside [%d, %d]", gc.RecordLockDurationMs, GroupRecordLockDurationMin, GroupRecordLockDurationMax)
+	case gc.MaxRecordLocks != 0 && (gc.MaxRecordLocks < GroupMaxRecordLocksMin || gc.MaxRecordLocks > GroupMaxRecordLocksMax):
+		return kerr.InvalidConfig.WithMessage("sharebroker: share.partition.max.record.locks %d outside [%d, %d]", gc.MaxRecordLocks, GroupMaxRecordLocksMin, GroupMaxRecordLocksMax)
 	}
 	return nil
 }
@@ -131,13 +138,22 @@ func checkGroupBounds(gc GroupConfig) error {
 // DLQTopic, which a live share-partition keeps until it is rebuilt.
 type GroupConfig struct {
 	// AutoOffsetReset is share.auto.offset.reset; the zero value (latest)
-	// means "broker default". AutoOffsetResetDurationMs goes with it.
+	// means "broker default" unless AutoOffsetResetSet, which makes it the
+	// group's even when it is latest (over a broker default of earliest).
+	// AutoOffsetResetDurationMs goes with it.
 	AutoOffsetReset           share.AutoOffsetReset
 	AutoOffsetResetDurationMs int64
+	AutoOffsetResetSet        bool
 	// MaxDeliveryCount is share.delivery.count.limit.
 	MaxDeliveryCount int32
 	// RecordLockDurationMs is share.record.lock.duration.ms.
 	RecordLockDurationMs int64
+	// MaxRecordLocks is share.partition.max.record.locks (the records in
+	// flight per share-partition), within
+	// [group.share.min.partition.max.record.locks,
+	// group.share.max.partition.max.record.locks]; it applies from the
+	// next fetch.
+	MaxRecordLocks int64
 	// RenewDisabled is share.renew.acknowledge.enable=false.
 	RenewDisabled bool
 	// DLQTopic is errors.deadletterqueue.topic.name; "" = off; it must be
@@ -437,7 +453,7 @@ func (b *Broker) GroupConfig(group string) GroupConfig { return b.groupConfigs[g
 func (b *Broker) shareConfig(gc GroupConfig) share.Config {
 	c := b.cfg.Defaults
 	c.Mutants = b.cfg.Mutants
-	if gc.AutoOffsetReset != share.ResetLatest {
+	if gc.AutoOffsetReset != share.ResetLatest || gc.AutoOffsetResetSet {
 		c.AutoOffsetReset, c.AutoOffsetResetDurationMs = gc.AutoOffsetReset, gc.AutoOffsetResetDurationMs
 	} else if gc.AutoOffsetResetDurationMs != 0 {
 		// A duration without by_duration is invalid: let share say so.
@@ -448,6 +464,9 @@ func (b *Broker) shareConfig(gc GroupConfig) share.Config {
 	}
 	if gc.RecordLockDurationMs != 0 {
 		c.RecordLockDurationMs = gc.RecordLockDurationMs
+	}
+	if gc.MaxRecordLocks != 0 {
+		c.MaxInFlightRecords = gc.MaxRecordLocks
 	}
 	c.RenewDisabled = c.RenewDisabled || gc.RenewDisabled
 	c.DLQEnabled = gc.DLQTopic != ""

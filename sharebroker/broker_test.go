@@ -391,6 +391,8 @@ func TestAutoOffsetReset(t *testing.T) {
 		start int64
 	}{
 		{"broker default earliest", GroupConfig{}, 2},
+		{"latest set over the broker's earliest", GroupConfig{AutoOffsetReset: share.ResetLatest, AutoOffsetResetSet: true}, 20},
+		{"earliest set", GroupConfig{AutoOffsetReset: share.ResetEarliest, AutoOffsetResetSet: true}, 2},
 		{"by_duration 450 ms", GroupConfig{AutoOffsetReset: share.ResetByDuration, AutoOffsetResetDurationMs: 450}, 8},
 		{"by_duration long ago", GroupConfig{AutoOffsetReset: share.ResetByDuration, AutoOffsetResetDurationMs: 10_000}, 2},
 		{"by_duration nothing", GroupConfig{AutoOffsetReset: share.ResetByDuration, AutoOffsetResetDurationMs: 1}, 20},
@@ -496,8 +498,12 @@ func TestGroupConfigAppliesToLivePartitions(t *testing.T) {
 	b := newBroker(t, kafkaConfig(), 1, 3, 3)
 	c := newClient(t, b, grp, m1)
 	c.fetch(0, 0, nil, tp0)
-	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000}))
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000, MaxRecordLocks: 150}))
 	cfg := sp(t, b, grp, tp0).Config()
+	assert.Equal(t, int64(150), cfg.MaxInFlightRecords, "share.partition.max.record.locks, live")
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 3, RecordLockDurationMs: 15_000}))
+	cfg = sp(t, b, grp, tp0).Config()
+	assert.Equal(t, kafkaConfig().Defaults.MaxInFlightRecords, cfg.MaxInFlightRecords, "removed: the broker's")
 	assert.Equal(t, int64(15_000), cfg.RecordLockDurationMs, "live")
 	assert.Equal(t, int32(3), cfg.MaxDeliveryCount)
 	require.NoError(t, b.MoveLeader(1, tp0))
@@ -533,6 +539,8 @@ func TestGroupConfigKafkaBounds(t *testing.T) {
 		{MaxDeliveryCount: 11},
 		{RecordLockDurationMs: 14_999},
 		{RecordLockDurationMs: 60_001},
+		{MaxRecordLocks: 99},
+		{MaxRecordLocks: 10_001},
 	} {
 		assert.ErrorIs(t, b.SetGroupConfig(grp, bad), kerr.InvalidConfig, "%+v", bad)
 	}

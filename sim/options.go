@@ -110,6 +110,12 @@ type Faults struct {
 	// PluginLatencyMin/Max bound each plugin call's virtual latency.
 	PluginLatencyMin time.Duration
 	PluginLatencyMax time.Duration
+	// PluginLatencyTailProb draws a call's latency from the long tail
+	// [PluginLatencyMin, PluginLatencyTailMax] instead: the heavy preset
+	// keeps some calls slower than the check interval, so cleanup cycles
+	// still overlap and single flight drops ticks (mark tick-dropped).
+	PluginLatencyTailProb float64
+	PluginLatencyTailMax  time.Duration
 	// PluginBurstProb starts a burst of PluginBurstLength failing calls.
 	PluginBurstProb   float64
 	PluginBurstLength int
@@ -177,6 +183,7 @@ func PresetFaults(p FaultPreset) (Faults, error) {
 		return Faults{
 			PluginTransient: 0.2, PluginPermanent: 0.05, PluginAppliedTransient: 0.05,
 			PluginLatencyMin: 10 * time.Millisecond, PluginLatencyMax: 30 * time.Second,
+			PluginLatencyTailProb: 0.1, PluginLatencyTailMax: 150 * time.Second,
 			PluginBurstProb: 0.01, PluginBurstLength: 20,
 			ShardMovesPerHour: 4, MoveDuringCycleProb: 0.3, LoadDelay: 2 * time.Second,
 			AppendFailureProb: 0.02, CommitDelayMax: 500 * time.Millisecond,

@@ -254,31 +254,27 @@ func (w *world) onAdminDeleteResult(err error) {
 // land between the cycle's scan and its clear (the v1 race of
 // docs/kip1331.md §1.8) or while its delete is in flight.
 //
-// It runs under v1 and under v2 and v3 without shard moves. Under v2 with
-// moves it only rediscovers the known move race (hole 2 of
-// docs/kip1331-v3.md). Under v3 with moves it was enabled and then turned
-// off again the same day: CI's light ci sweep then failed on two KIP-1331
-// holes v3 leaves open (a finalize whose append fails after its delete
-// applied, seed 486; a push that lands after its group was cleaned, seed
-// 11; both in docs/kip1331-v3.md). Turn it on for v3 once they are fixed.
+// It runs under every protocol but v2 with shard moves: there it only
+// rediscovers the known move race (hole 2 of docs/kip1331-v3.md). Under v1
+// and v2 a redeployed app must also live out its life before the workload
+// ends: cut short by the end (every member leaves at once), an app that
+// joined and pushed moments earlier, with no offsets yet, is eligible while
+// its push is still in flight, and the push lands after the cycle deleted
+// the row and the sweep tombstoned the group, leaking a row (hole 4 of
+// docs/kip1331-v3.md, which v2 keeps as Kafka does). v3 closes hole 4, so
+// there apps are cut short too, shard moves and all, and the ci sweep
+// reaches it (mark streams-app-redeployed).
 func (w *world) maybeRedeploy(g *simGroup) {
 	f := w.opts.Faults
 	moves := f.ShardMovesPerHour > 0 || f.MoveDuringCycleProb > 0
-	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol != coordinator.CleanupV1 && moves) || !w.eng.chance(0.25) {
+	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol == coordinator.CleanupV2 && moves) || !w.eng.chance(0.25) {
 		return
 	}
 	g.redeployed = true
 	wl := w.opts.Workload
 	at := w.nowMs() + w.opts.Retention.Milliseconds() + w.eng.uniform(0, 3*w.opts.CheckInterval).Milliseconds()
-	if at+wl.LifetimeMax.Milliseconds() >= startMs+w.opts.Duration.Milliseconds() {
-		// The redeployed app must live out its life before the workload
-		// ends: cut short by the end (every member leaves at once), an app
-		// that joined and pushed moments earlier, with no offsets yet, is
-		// eligible while its push is still in flight, and under v2 and v3
-		// the push then lands after the cycle deleted the row and the
-		// sweep tombstoned the group, leaking a row (6-liveness; the open
-		// finding of docs/kip1331-v3.md).
-		return
+	if w.opts.Protocol != coordinator.CleanupV3 && at+wl.LifetimeMax.Milliseconds() >= startMs+w.opts.Duration.Milliseconds() {
+		return // v1, v2: hole 4 (see above)
 	}
 	w.eng.at(at, func() {
 		if w.healed {

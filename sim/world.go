@@ -117,7 +117,11 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	f := w.opts.Faults
 	lat := time.Duration(0)
 	if !w.healed {
-		lat = w.eng.uniform(f.PluginLatencyMin, f.PluginLatencyMax)
+		hi := f.PluginLatencyMax
+		if w.eng.chance(f.PluginLatencyTailProb) {
+			hi = max(hi, f.PluginLatencyTailMax)
+		}
+		lat = w.eng.uniform(f.PluginLatencyMin, hi)
 		if op == plugin.OpDelete && w.eng.chance(f.DeletePastMoveProb) {
 			lat = f.DeletePastMoveLatency
 			w.deletePastMove(x.b, groupID)

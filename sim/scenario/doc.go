@@ -44,6 +44,8 @@
 //	plugin_applied_transient  probability  a plugin call takes effect but reports a transient error
 //	plugin_latency_min        duration     lower bound of a plugin call's latency
 //	plugin_latency_max        duration     upper bound of a plugin call's latency (>= min)
+//	plugin_latency_tail_prob  probability  a call's latency is drawn from the long tail instead
+//	plugin_latency_tail_max   duration     upper bound of the long tail (heavy: cycles overlap)
 //	plugin_burst_prob         probability  a call starts a burst of failing calls
 //	plugin_burst_length       int          calls in a burst, in [0, 10000]
 //	shard_moves_per_hour      number       mean rate of random partition moves, in [0, 3600]

@@ -494,7 +494,7 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Options{}))...)
 	keys = append(keys, keysOf(d.faultFields(&sim.Options{}))...)
-	require.Len(t, keys, 15+13+21)
+	require.Len(t, keys, 15+13+23)
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
 	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)

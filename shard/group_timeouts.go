@@ -1,0 +1,120 @@
+package shard
+
+import "github.com/coordsim/coordsim/kerr"
+
+// GroupTimeouts is one group's dynamic session timeout and heartbeat
+// interval group configs, per group type (Kafka's GroupConfig keys
+// consumer.session.timeout.ms, consumer.heartbeat.interval.ms,
+// share.session.timeout.ms, share.heartbeat.interval.ms,
+// streams.session.timeout.ms and streams.heartbeat.interval.ms). A group
+// config names a group id, not a type, so it holds all three pairs; the
+// group's type picks one. 0 takes the broker's value. It also holds
+// streams.initial.rebalance.delay.ms, read when a streams group is empty.
+type GroupTimeouts struct {
+	ConsumerSessionTimeoutMs, ConsumerHeartbeatIntervalMs int32
+	ShareSessionTimeoutMs, ShareHeartbeatIntervalMs       int32
+	StreamsSessionTimeoutMs, StreamsHeartbeatIntervalMs   int32
+	// StreamsInitialRebalanceDelayMs is streams.initial.rebalance.delay.ms
+	// when HasStreamsInitialRebalanceDelay (0 is a valid delay: none).
+	StreamsInitialRebalanceDelayMs  int32
+	HasStreamsInitialRebalanceDelay bool
+}
+
+// MaxGroupTimeoutConfigs bounds the groups with a timeout group config.
+const MaxGroupTimeoutConfigs = 100_000
+
+// SetGroupTimeouts installs the groups' dynamic session timeout and
+// heartbeat interval configs (group id → timeouts; a group not in the map,
+// or a zero field, uses the Config value). Like the topic image they are
+// broker metadata, not records: Kafka keeps group configs in the cluster
+// metadata and GroupMetadataManager reads them at each heartbeat
+// (consumerGroupSessionTimeoutMs, consumerGroupHeartbeatIntervalMs and
+// their share and streams twins), so a change takes effect at the next
+// heartbeat: its answer's HeartbeatIntervalMs and the session timer it
+// re-arms. The bounds against the broker's group.*.min/max keys are the
+// coordinator's to check (it holds them); a negative value is
+// INVALID_CONFIG and changes nothing.
+func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
+	if len(timeouts) > MaxGroupTimeoutConfigs {
+		return kerr.InvalidConfig.WithMessage("at most %d groups may have a timeout group config, got %d", MaxGroupTimeoutConfigs, len(timeouts))
+	}
+	var img map[string]GroupTimeouts
+	if len(timeouts) > 0 {
+		img = make(map[string]GroupTimeouts, len(timeouts))
+	}
+	for id, gt := range timeouts {
+		for _, v := range [...]int32{gt.ConsumerSessionTimeoutMs, gt.ConsumerHeartbeatIntervalMs, gt.ShareSessionTimeoutMs,
+			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs, gt.StreamsInitialRebalanceDelayMs} {
+			if v < 0 {
+				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat interval or delay must not be negative, got %d", id, v)
+			}
+		}
+		img[id] = gt
+	}
+	s.groupTimeouts = img
+	return nil
+}
+
+// sessionTimeoutMs is the group's session timeout: its group config for
+// its type, else the broker's (GroupMetadataManager.consumerGroupSessionTimeoutMs,
+// shareGroupSessionTimeoutMs, streamsGroupSessionTimeoutMs).
+func (s *Shard) sessionTimeoutMs(typ GroupType, groupID string) int32 {
+	if gt, ok := s.groupTimeouts[groupID]; ok {
+		var v int32
+		switch typ {
+		case Streams:
+			v = gt.StreamsSessionTimeoutMs
+		case Share:
+			v = gt.ShareSessionTimeoutMs
+		default:
+			v = gt.ConsumerSessionTimeoutMs
+		}
+		if v > 0 {
+			return v
+		}
+	}
+	switch typ {
+	case Streams:
+		return s.cfg.StreamsSessionTimeoutMs
+	case Share:
+		return s.cfg.ShareSessionTimeoutMs
+	}
+	return s.cfg.ConsumerSessionTimeoutMs
+}
+
+// heartbeatIntervalMs is the group's heartbeat interval: its group config
+// for its type, else the broker's (GroupMetadataManager.consumerGroupHeartbeatIntervalMs
+// and its twins).
+func (s *Shard) heartbeatIntervalMs(typ GroupType, groupID string) int32 {
+	if gt, ok := s.groupTimeouts[groupID]; ok {
+		var v int32
+		switch typ {
+		case Streams:
+			v = gt.StreamsHeartbeatIntervalMs
+		case Share:
+			v = gt.ShareHeartbeatIntervalMs
+		default:
+			v = gt.ConsumerHeartbeatIntervalMs
+		}
+		if v > 0 {
+			return v
+		}
+	}
+	switch typ {
+	case Streams:
+		return s.cfg.StreamsHeartbeatIntervalMs
+	case Share:
+		return s.cfg.ShareHeartbeatIntervalMs
+	}
+	return s.cfg.ConsumerHeartbeatIntervalMs
+}
+
+// streamsInitialRebalanceDelayMs is the group's initial rebalance delay:
+// its streams.initial.rebalance.delay.ms, else the broker's
+// group.streams.initial.rebalance.delay.ms.
+func (s *Shard) streamsInitialRebalanceDelayMs(groupID string) int32 {
+	if gt, ok := s.groupTimeouts[groupID]; ok && gt.HasStreamsInitialRebalanceDelay {
+		return gt.StreamsInitialRebalanceDelayMs
+	}
+	return s.cfg.StreamsInitialRebalanceDelayMs
+}
