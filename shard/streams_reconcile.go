@@ -141,9 +141,13 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	if cur.isReconciledTo(targetEpoch) {
 		return false, nil
 	}
+	unreleased := v.streamsUnreleased(m.processID)
+	if s.cfg.Mutants.SkipStandbyRelease {
+		unreleased[roleStandby], unreleased[roleWarmup] = nil, nil // never withheld
+	}
 	b := currentAssignmentBuilder{
 		member: cur, targetEpoch: targetEpoch, target: target,
-		unreleased:          v.streamsUnreleased(m.processID),
+		unreleased:          unreleased,
 		owned:               h.ownedTasks,
 		ownedSent:           h.ownedTasksSent,
 		advanceOnRevocation: true,

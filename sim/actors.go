@@ -32,7 +32,14 @@ type simGroup struct {
 	static bool
 	// side is the second input of a streams app with internal topics
 	// ("" for the one-topic topology; streams_topology.go).
-	side          string
+	side string
+	join bool // the copartitioned join (streams_topology.go)
+	// standbys is the app's streams.num.standby.replicas (0: no group
+	// config; streams_standby.go).
+	standbys int32
+	// twoThreads: each instance runs two stream threads (two members of
+	// one process; streams_standby.go).
+	twoThreads    bool
 	freeInstances []string
 	nextInstance  int
 }
@@ -51,6 +58,9 @@ type simMember struct {
 	// standby and warmup are a Streams instance's standby and warm-up
 	// tasks, as its last assignment gave them.
 	standby, warmup []shard.TaskIDs
+	// wasStandby is the tasks this instance has held as standbys since it
+	// joined: taking one as active is a promotion (streams_standby.go).
+	wasStandby map[taskKey]bool
 	// Consumer reconciliation (consumer_actor.go): the last assignment the
 	// coordinator sent, a revocation in progress, and a generation that a
 	// fence bumps so a late revocation callback is ignored.
@@ -66,6 +76,7 @@ type simMember struct {
 	topo     int32 // topology epoch this instance runs
 	offset   int64
 	instance string // consumer: group.instance.id ("" for a dynamic member)
+	process  string // streams: the instance's process id (streams_standby.go)
 	bounced  bool   // took over the instance of a member that left with -2
 }
 
@@ -78,7 +89,7 @@ const (
 func (w *world) spawnWorkload() {
 	wl := w.opts.Workload
 	window := int64(float64(w.opts.Duration.Milliseconds()) * wl.ArrivalWindow)
-	topics := sortedTopicNames(w.topics)
+	topics := w.pick
 	type kind struct {
 		typ   shard.GroupType
 		n     int
@@ -99,6 +110,8 @@ func (w *world) spawnWorkload() {
 			// so the other groups' randomness is unchanged).
 			g.static = k.typ == shard.Consumer && i%3 == 0
 			withInternalTopics(g, i, topics)
+			withCopartitionedJoin(g, i, topics)
+			w.configureStandbys(g, i)
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -137,7 +150,7 @@ func (w *world) birth(g *simGroup) {
 }
 
 func (w *world) addMember(g *simGroup) *simMember {
-	m := &simMember{g: g, id: fmt.Sprintf("m%d", g.nextMember), topo: g.topologyEpoch}
+	m := &simMember{g: g, id: fmt.Sprintf("m%d", g.nextMember), topo: g.topologyEpoch, process: processOf(g, g.nextMember)}
 	g.nextMember++
 	if g.static {
 		if len(g.freeInstances) > 0 {
@@ -182,6 +195,9 @@ func (w *world) death(g *simGroup) {
 }
 
 func topologyFor(g *simGroup, epoch int32) *shard.Topology {
+	if g.join {
+		return joinTopology(g, epoch)
+	}
 	if g.side != "" {
 		return internalTopology(g, epoch)
 	}
@@ -205,7 +221,7 @@ func (w *world) join(m *simMember) {
 	// are empty): a Kafka Streams instance that rejoins, say to run a new
 	// topology, closes its tasks first, and a revocation in flight is moot.
 	m.assigned, m.target, m.revoking, m.stalled = nil, nil, false, false
-	m.standby, m.warmup = nil, nil
+	m.standby, m.warmup, m.wasStandby = nil, nil, nil
 	m.gen++
 	w.heartbeatWith(b, m, 0)
 	if w.joins++; w.joins%4 == 0 {
@@ -264,7 +280,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
 		})
 	case shard.Streams:
-		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.id, Version: 1}
+		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.process, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology = 300_000, topologyFor(g, m.topo)
 		} else if epoch > 0 {
@@ -280,15 +296,16 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			if err == nil && r.HasAssignment && epoch >= 0 && !m.gone {
 				// Standby and warm-up tasks only restore state: the client
 				// drops a revoked one at once and reports the rest.
-				m.standby, m.warmup = r.StandbyTasks, r.WarmupTasks
+				w.onStandbyAssignment(m, r.StandbyTasks, r.WarmupTasks)
 				w.consumerAssign(m, tasksAsPartitions(r.ActiveTasks))
+				w.checkStandbyApart(m)
 			}
 			if err == nil && epoch > 0 && r.MemberEpoch > epoch {
 				w.markUnreleased(m)
 			}
-			w.onStreamsStatus(m, r)
+			shutdown := w.onStreamsStatus(m, r)
 			accepted(err)
-			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired)
+			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, r.TopologyDescriptionRequired && !shutdown)
 		})
 	}
 }

@@ -73,6 +73,8 @@ func mutantCases() []mutantCase {
 		{field: "SkipRevocation", invariant: sim.InvOneOwner, opts: short(time.Hour, small)},
 		// The same for a streams group's active tasks.
 		{field: "SkipTaskRevocation", invariant: sim.InvOneOwner, opts: short(time.Hour, small)},
+		// A standby handed to the process that still runs the task active.
+		{field: "SkipStandbyRelease", invariant: sim.InvStandbyApart, opts: short(time.Hour, small)},
 
 		{field: "V1ClearIgnoresEpoch", invariant: sim.InvClearOnlyObserved, opts: race},
 		{field: "NoOffsetsLeftIgnoresTxn", invariant: sim.InvGroupExpiry, opts: short(time.Hour, small)},

@@ -93,6 +93,10 @@ type Workload struct {
 	// TopologyUpgradeProb is the chance a streams app upgrades its topology
 	// epoch once during its life.
 	TopologyUpgradeProb float64
+	// StandbyProb is the share of streams apps whose group config sets
+	// streams.num.standby.replicas (1 or 2) before they start; which apps,
+	// and how many replicas, follows from the seed (sim/streams_standby.go).
+	StandbyProb float64
 	// AdminInterval is how often the admin acts (DeleteGroups of a random
 	// dead group, describe of a random streams group); 0 disables it.
 	AdminInterval time.Duration
@@ -208,7 +212,7 @@ func DefaultOptions() Options {
 			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
 			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,
 			ArrivalWindow: 0.8, CommitInterval: 30 * time.Second, TopologyUpgradeProb: 0.2,
-			AdminInterval: 10 * time.Minute,
+			StandbyProb: 0.5, AdminInterval: 10 * time.Minute,
 		},
 		Faults:           f,
 		ReplayCheckEvery: 0,

@@ -110,6 +110,8 @@ var Params = withFlags([]*Param{
 		func(o *Options) any { return &o.Workload.CommitInterval }),
 	probParam("workload.topology_upgrade_prob", "a streams app upgrades its topology epoch once during its life; above 0 the coordinators allow topology updates, which Kafka does not yet",
 		func(o *Options) any { return &o.Workload.TopologyUpgradeProb }),
+	probParam("workload.standby_prob", "share of streams apps whose group config sets `streams.num.standby.replicas` to 1 or 2 (chosen from the seed)",
+		func(o *Options) any { return &o.Workload.StandbyProb }),
 	durParam("workload.admin_interval", 0, "how often the admin deletes a dead group or describes a streams group; 0 disables it",
 		func(o *Options) any { return &o.Workload.AdminInterval }),
 

@@ -22,6 +22,16 @@ import (
 // internalTopicCreateDelay and installs the new topic image on every
 // broker. The app's next heartbeat finds the group ready.
 
+// Copartitioned joins. One streams app in twelve (again by index, no draw)
+// joins its topic with a side topic directly, a KStream-KStream join with
+// no repartition step: one subtopology reads both, copartitioned. When the
+// two topics have different partition counts in the image (the default
+// topics all do) the coordinator answers INCORRECTLY_PARTITIONED_TOPICS
+// and the group stays NOT_READY; Kafka Streams' StreamThread throws a
+// TopologyException on that status, the thread dies and the default
+// uncaught-exception handler (SHUTDOWN_CLIENT) closes the instance, which
+// leaves the group. The simulated instance does the same.
+
 // internalTopicCreateDelay models the controller's round trip for
 // CreateTopics.
 const internalTopicCreateDelay = 200 * time.Millisecond
@@ -39,6 +49,26 @@ func withInternalTopics(g *simGroup, i int, topics []string) {
 	}
 }
 
+// withCopartitionedJoin decides whether a streams app runs the
+// copartitioned join, and which topic is its side input.
+func withCopartitionedJoin(g *simGroup, i int, topics []string) {
+	if g.typ != shard.Streams || i%12 != 2 || len(topics) < 2 {
+		return
+	}
+	for j, t := range topics {
+		if t == g.topic {
+			g.side, g.join = topics[(j+1)%len(topics)], true
+		}
+	}
+}
+
+// joinTopology is the topology of an app with a copartitioned join.
+func joinTopology(g *simGroup, epoch int32) *shard.Topology {
+	return &shard.Topology{Epoch: epoch, Subtopologies: []shard.Subtopology{
+		{ID: "0", SourceTopics: []string{g.topic, g.side}, CopartitionGroups: []shard.CopartitionGroup{{SourceTopics: []int16{0, 1}}}},
+	}}
+}
+
 // internalTopology is the topology of an app with internal topics.
 func internalTopology(g *simGroup, epoch int32) *shard.Topology {
 	rp := g.id + "-repartition"
@@ -50,9 +80,11 @@ func internalTopology(g *simGroup, epoch int32) *shard.Topology {
 	}}
 }
 
-// onStreamsStatus reacts to a streams heartbeat's statuses: marks, and the
-// creation of the internal topics the coordinator found missing.
-func (w *world) onStreamsStatus(m *simMember, r shard.StreamsGroupHeartbeatResponse) {
+// onStreamsStatus reacts to a streams heartbeat's statuses: marks, the
+// creation of the internal topics the coordinator found missing, and the
+// shutdown on INCORRECTLY_PARTITIONED_TOPICS, which it reports (an instance
+// shutting down answers no solicitation: its thread died first).
+func (w *world) onStreamsStatus(m *simMember, r shard.StreamsGroupHeartbeatResponse) (shutdown bool) {
 	for _, st := range r.Status {
 		switch st {
 		case shard.StatusAssignmentDelayed:
@@ -62,10 +94,22 @@ func (w *world) onStreamsStatus(m *simMember, r shard.StreamsGroupHeartbeatRespo
 			w.mark("streams-missing-internal-topics")
 		case shard.StatusIncorrectlyPartitionedTopics:
 			w.mark("streams-incorrectly-partitioned")
+			// StreamThread's TopologyException: the instance shuts down
+			// (after this response is handled, as the thread unwinds).
+			shutdown = true
+			if !m.gone {
+				w.client(tResponse, m.g.id, m.id, "INCORRECTLY_PARTITIONED_TOPICS: shutting down")
+				w.eng.after(0, func() {
+					if !m.gone {
+						w.mark("streams-shutdown-on-topology-error")
+						w.leave(m)
+					}
+				})
+			}
 		}
 	}
 	if len(r.InternalTopicsToCreate) == 0 {
-		return
+		return shutdown
 	}
 	var names []string
 	for _, ct := range r.InternalTopicsToCreate {
@@ -74,6 +118,7 @@ func (w *world) onStreamsStatus(m *simMember, r shard.StreamsGroupHeartbeatRespo
 	w.client(tResponse, m.g.id, m.id, "MISSING_INTERNAL_TOPICS create="+strings.Join(names, ","))
 	topics := r.InternalTopicsToCreate
 	w.eng.after(internalTopicCreateDelay, func() { w.createInternalTopics(m.g.id, topics) })
+	return shutdown
 }
 
 // createInternalTopics adds the topics that do not exist yet to the topic

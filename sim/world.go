@@ -72,7 +72,12 @@ type world struct {
 	logs    *coordinator.Logs
 	brokers []*broker
 	owner   []int // partition → broker index; -1 while moving
-	topics  map[string]int32
+	// topics is the metadata image every coordinator sees: the workload's
+	// topics and the internal topics the coordinators asked to create
+	// (streams_topology.go). pick is the workload's topics alone, sorted:
+	// what groups subscribe to and commit on, never an internal topic.
+	topics map[string]int32
+	pick   []string
 
 	store         plugin.Store  // the store under test (memstore unless Options.Store)
 	lister        plugin.Lister // the store's rows, when it can list them
@@ -177,6 +182,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			return nil, err
 		}
 	}
+	w.pick = sortedTopicNames(w.topics)
 	w.check = newChecker(w)
 	if opts.Plugin {
 		if opts.Store != nil {

@@ -167,6 +167,8 @@ type Cluster struct {
 	// imageMu orders topic-image installs, so a newer image is never
 	// overwritten by an older one.
 	imageMu sync.Mutex
+	// groupConfigs is the cluster's group configs (groupconfig.go).
+	groupConfigs groupConfigStore
 }
 
 // broker is one node: a listener and a coordinator on its live driver.

@@ -62,6 +62,10 @@ type Set struct {
 	// take an active task while the first still runs it (the one-owner
 	// invariant, for streams groups).
 	SkipTaskRevocation bool
+	// SkipStandbyRelease makes the shard's streams reconciliation give a
+	// standby or warm-up task at once, even while the member's process
+	// still holds the task in another role (the standby-apart invariant).
+	SkipStandbyRelease bool
 
 	// The bugs below were planted by hand once and missed by the checker
 	// (issue 10); each now has the invariant that catches it, listed in

@@ -1,0 +1,211 @@
+package wire
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/internal/topicname"
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// DescribeConfigs: v1-4 (Kafka 4.x), as trunk's ConfigHelper.describeConfigs:
+//
+//   - GROUP: every group config served (groupconfig.go), the group's value
+//     with source GROUP_CONFIG, or the broker's with DEFAULT_CONFIG; the
+//     synonym (v1+ with IncludeSynonyms) first, then the broker key. An
+//     empty name is INVALID_REQUEST "Group name must not be empty". Any
+//     group id is described, existing or not, as in Kafka.
+//   - TOPIC: the few topic configs the data plane has (cleanup.policy,
+//     retention.bytes, retention.ms, min.insync.replicas,
+//     compression.type, with their true values here); an invalid name is
+//     INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
+//   - BROKER: "" is the dynamic cluster defaults (none here); this broker's
+//     id its static configs, the group coordinator's among them; another
+//     id is INVALID_REQUEST "Unexpected broker id, expected N or empty
+//     string, but received M".
+//   - anything else: INVALID_REQUEST "Unsupported resource type: T".
+//
+// ConfigNames filters the configs (empty: all); documentation is not
+// served (nil).
+
+var apiDescribeConfigs = api{key: 32, min: 1, max: 4, handle: handleDescribeConfigs}
+
+func handleDescribeConfigs(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.DescribeConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+	for _, res := range req.Resources {
+		row := kmsg.NewDescribeConfigsResponseResource()
+		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
+		entries, err := r.describeResource(res)
+		if err != nil {
+			row.ErrorCode, row.ErrorMessage = errCode(err)
+		} else {
+			for _, e := range entries {
+				if len(res.ConfigNames) > 0 && !slices.Contains(res.ConfigNames, e.name) {
+					continue
+				}
+				row.Configs = append(row.Configs, e.wire(req.IncludeSynonyms))
+			}
+		}
+		resp.Resources = append(resp.Resources, row)
+	}
+	return resp, nil
+}
+
+// configEntry is one described config: its value, source, type, and the
+// broker key it falls back to.
+type configEntry struct {
+	name, value string
+	source      kmsg.ConfigSource
+	typ         kmsg.ConfigType
+	// synonym is the broker key and its value (with its source) when the
+	// entry has one.
+	synonym, synonymValue string
+	synonymSource         kmsg.ConfigSource
+}
+
+func (e configEntry) wire(withSynonyms bool) kmsg.DescribeConfigsResponseResourceConfig {
+	c := kmsg.NewDescribeConfigsResponseResourceConfig()
+	c.Name, c.Value, c.Source, c.ConfigType = e.name, kmsg.StringPtr(e.value), e.source, e.typ
+	c.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig
+	if !withSynonyms {
+		return c
+	}
+	if e.source == kmsg.ConfigSourceGroupConfig || e.source == kmsg.ConfigSourceDynamicTopicConfig || e.synonym == "" {
+		s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+		s.Name, s.Value, s.Source = e.name, kmsg.StringPtr(e.value), e.source
+		c.ConfigSynonyms = append(c.ConfigSynonyms, s)
+	}
+	if e.synonym != "" {
+		s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+		s.Name, s.Value, s.Source = e.synonym, kmsg.StringPtr(e.synonymValue), e.synonymSource
+		c.ConfigSynonyms = append(c.ConfigSynonyms, s)
+	}
+	return c
+}
+
+// describeResource lists one resource's configs.
+func (r *request) describeResource(res kmsg.DescribeConfigsRequestResource) ([]configEntry, error) {
+	switch res.ResourceType {
+	case kmsg.ConfigResourceTypeGroupConfig:
+		if res.ResourceName == "" {
+			return nil, kerr.InvalidRequest.WithMessage("Group name must not be empty")
+		}
+		return r.cl.describeGroupConfig(res.ResourceName), nil
+	case kmsg.ConfigResourceTypeTopic:
+		if p := topicname.Problem(res.ResourceName); p != "" {
+			return nil, kerr.InvalidTopicException.WithMessage("Topic name %q is invalid: %s", res.ResourceName, p)
+		}
+		if _, ok := r.cl.data.lookup(res.ResourceName); !ok {
+			return nil, kerr.UnknownTopicOrPartition
+		}
+		return r.cl.topicConfigs(), nil
+	case kmsg.ConfigResourceTypeBroker:
+		if res.ResourceName == "" {
+			return nil, nil
+		}
+		id, err := strconv.ParseInt(res.ResourceName, 10, 32)
+		if err != nil || int32(id) != r.b.node {
+			return nil, kerr.InvalidRequest.WithMessage("Unexpected broker id, expected %d or empty string, but received %s", r.b.node, res.ResourceName)
+		}
+		return r.cl.brokerConfigs(r.b.node), nil
+	}
+	return nil, kerr.InvalidRequest.WithMessage("Unsupported resource type: %s", res.ResourceType)
+}
+
+// staticSource is STATIC_BROKER_CONFIG for a broker value that differs
+// from Kafka's default, DEFAULT_CONFIG otherwise.
+func staticSource(value, kafkaDefault string) kmsg.ConfigSource {
+	if value == kafkaDefault {
+		return kmsg.ConfigSourceDefaultConfig
+	}
+	return kmsg.ConfigSourceStaticBrokerConfig
+}
+
+// brokerDefaults are Kafka's defaults of the broker keys group configs
+// fall back to, to tell a serve flag's value (STATIC_BROKER_CONFIG) from
+// Kafka's (DEFAULT_CONFIG).
+var brokerDefaults = map[string]string{
+	"group.consumer.session.timeout.ms":        "45000",
+	"group.consumer.heartbeat.interval.ms":     "5000",
+	"group.share.session.timeout.ms":           "45000",
+	"group.share.heartbeat.interval.ms":        "5000",
+	"group.share.record.lock.duration.ms":      "30000",
+	"group.share.delivery.count.limit":         "5",
+	"group.share.partition.max.record.locks":   "2000",
+	"group.streams.session.timeout.ms":         "45000",
+	"group.streams.heartbeat.interval.ms":      "5000",
+	"group.streams.num.standby.replicas":       "0",
+	"group.streams.initial.rebalance.delay.ms": "3000",
+}
+
+func (cl *Cluster) describeGroupConfig(group string) []configEntry {
+	set := cl.groupConfigs.get(group)
+	out := make([]configEntry, 0, len(groupConfigKeys))
+	for _, k := range groupConfigKeys {
+		e := configEntry{name: k.name, typ: kmsg.ConfigType(k.typ), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig}
+		if k.synonym != "" {
+			e.synonym, e.synonymValue = k.synonym, e.value
+			e.synonymSource = staticSource(e.value, brokerDefaults[k.synonym])
+		}
+		if v, ok := set[k.name]; ok {
+			e.value, e.source = normalizeGroupConfigValue(k, v), kmsg.ConfigSourceGroupConfig
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// topicConfigs are every data topic's configs: the data plane has no
+// per-topic configs, so each is the broker's.
+func (cl *Cluster) topicConfigs() []configEntry {
+	retention := strconv.FormatInt(cl.cfg.RetentionBytes, 10)
+	return []configEntry{
+		{name: "cleanup.policy", value: "delete", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeList,
+			synonym: "log.cleanup.policy", synonymValue: "delete", synonymSource: kmsg.ConfigSourceDefaultConfig},
+		{name: "compression.type", value: "producer", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeString,
+			synonym: "compression.type", synonymValue: "producer", synonymSource: kmsg.ConfigSourceDefaultConfig},
+		{name: "min.insync.replicas", value: "1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeInt,
+			synonym: "min.insync.replicas", synonymValue: "1", synonymSource: kmsg.ConfigSourceDefaultConfig},
+		{name: "retention.bytes", value: retention, source: staticSource(retention, "-1"), typ: kmsg.ConfigTypeLong,
+			synonym: "log.retention.bytes", synonymValue: retention, synonymSource: staticSource(retention, "-1")},
+		// The in-memory log drops records by size only.
+		{name: "retention.ms", value: "-1", source: kmsg.ConfigSourceStaticBrokerConfig, typ: kmsg.ConfigTypeLong,
+			synonym: "log.retention.ms", synonymValue: "-1", synonymSource: kmsg.ConfigSourceStaticBrokerConfig},
+	}
+}
+
+// brokerConfigs are a broker's static configs: its id and the settings
+// the endpoint and the group coordinator run with.
+func (cl *Cluster) brokerConfigs(node int32) []configEntry {
+	cc := cl.cfg.Coordinator
+	ms := func(d interface{ Milliseconds() int64 }) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+	entry := func(name, value, kafkaDefault string, typ kmsg.ConfigType) configEntry {
+		src := staticSource(value, kafkaDefault)
+		return configEntry{name: name, value: value, source: src, typ: typ, synonym: name, synonymValue: value, synonymSource: src}
+	}
+	id := strconv.Itoa(int(node))
+	out := []configEntry{
+		entry("auto.create.topics.enable", strconv.FormatBool(cl.cfg.AutoCreateTopics), "true", kmsg.ConfigTypeBoolean),
+		entry("broker.id", id, "-1", kmsg.ConfigTypeInt),
+		entry("group.consumer.heartbeat.interval.ms", ms(cc.ConsumerHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.consumer.max.heartbeat.interval.ms", ms(cc.ConsumerMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
+		entry("group.consumer.max.session.timeout.ms", ms(cc.ConsumerMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
+		entry("group.consumer.min.heartbeat.interval.ms", ms(cc.ConsumerMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.consumer.min.session.timeout.ms", ms(cc.ConsumerMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.consumer.session.timeout.ms", ms(cc.ConsumerSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.share.heartbeat.interval.ms", ms(cc.ShareHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.share.session.timeout.ms", ms(cc.ShareSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.streams.heartbeat.interval.ms", ms(cc.StreamsHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.streams.max.standby.replicas", strconv.Itoa(cc.StreamsMaxStandbyReplicas), "2", kmsg.ConfigTypeInt),
+		entry("group.streams.num.standby.replicas", strconv.Itoa(cc.StreamsNumStandbyReplicas), "0", kmsg.ConfigTypeInt),
+		entry("group.streams.session.timeout.ms", ms(cc.StreamsSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("log.retention.bytes", strconv.FormatInt(cl.cfg.RetentionBytes, 10), "-1", kmsg.ConfigTypeLong),
+		entry("node.id", id, "-1", kmsg.ConfigTypeInt),
+		entry("num.partitions", strconv.Itoa(int(cl.cfg.NumPartitions)), "1", kmsg.ConfigTypeInt),
+		entry("offsets.topic.num.partitions", strconv.Itoa(int(cc.NumPartitions)), "50", kmsg.ConfigTypeInt),
+	}
+	return out
+}

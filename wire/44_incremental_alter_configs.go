@@ -1,0 +1,104 @@
+package wire
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// IncrementalAlterConfigs: v0-1 (Kafka 4.x), GROUP resources only (the
+// group configs of groupconfig.go). Per resource, in Kafka's order:
+// ConfigAdminManager.preprocess (a resource named twice: INVALID_REQUEST
+// "Each resource must appear at most once." on both; a config key named
+// twice; a value missing on an operation other than DELETE), then the
+// controller's ConfigurationControlManager.incrementalAlterConfigResource
+// (APPEND and SUBTRACT: INVALID_CONFIG "Can't APPEND to key K because its
+// type is not LIST.", no group config being a list), then
+// ControllerConfigurationValidator (an empty group name: INVALID_REQUEST
+// "Default group resources are not allowed.") and GroupConfig.validate on
+// the group's whole new config (INVALID_CONFIG with Kafka's messages).
+// ValidateOnly validates and changes nothing. Any broker answers: Kafka
+// forwards group configs to the controller, and here every broker's
+// coordinator and the share plane take each change. A TOPIC, BROKER or
+// other resource is INVALID_REQUEST: coordsim models no topic or dynamic
+// broker configs.
+
+var apiIncrementalAlterConfigs = api{key: 44, min: 0, max: 1, handle: handleIncrementalAlterConfigs}
+
+func handleIncrementalAlterConfigs(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.IncrementalAlterConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+	type id struct {
+		typ  kmsg.ConfigResourceType
+		name string
+	}
+	count := map[id]int{}
+	for _, res := range req.Resources {
+		count[id{res.ResourceType, res.ResourceName}]++
+	}
+	for _, res := range req.Resources {
+		row := kmsg.NewIncrementalAlterConfigsResponseResource()
+		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
+		var err error
+		if count[id{res.ResourceType, res.ResourceName}] > 1 {
+			err = kerr.InvalidRequest.WithMessage("Each resource must appear at most once.")
+		} else {
+			err = r.alterResource(res, req.ValidateOnly)
+		}
+		code, msg := errCode(err)
+		row.ErrorCode, row.ErrorMessage = code, msg
+		resp.Resources = append(resp.Resources, row)
+	}
+	return resp, nil
+}
+
+// alterResource is one resource's preprocess and alteration.
+func (r *request) alterResource(res kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) error {
+	var names, nulls []string
+	for _, c := range res.Configs {
+		if c.Op != kmsg.IncrementalAlterConfigOpDelete && c.Value == nil {
+			nulls = append(nulls, c.Name)
+		}
+		if slices.Contains(names, c.Name) {
+			return kerr.InvalidRequest.WithMessage("Error due to duplicate config keys")
+		}
+		names = append(names, c.Name)
+	}
+	if len(nulls) > 0 {
+		return kerr.InvalidRequest.WithMessage("Null value not supported for : %s", strings.Join(nulls, ", "))
+	}
+	for _, c := range res.Configs {
+		if c.Op < kmsg.IncrementalAlterConfigOpSet || c.Op > kmsg.IncrementalAlterConfigOpSubtract {
+			return kerr.InvalidRequest.WithMessage("Unknown alter config operation %d for key %s.", int8(c.Op), c.Name)
+		}
+	}
+	if res.ResourceType != kmsg.ConfigResourceTypeGroupConfig {
+		return kerr.InvalidRequest.WithMessage("Unexpected resource type %s: coordsim serves GROUP configs only.", res.ResourceType)
+	}
+	return r.cl.alterGroupConfig(r.ctx, res.ResourceName, validateOnly, func(cur map[string]string) (map[string]string, error) {
+		for _, c := range res.Configs {
+			switch c.Op {
+			case kmsg.IncrementalAlterConfigOpSet:
+				cur[c.Name] = *c.Value
+			case kmsg.IncrementalAlterConfigOpDelete:
+				delete(cur, c.Name)
+			default:
+				return nil, kerr.InvalidConfig.WithMessage("Can't %s to key %s because its type is not LIST.", opName(c.Op), c.Name)
+			}
+		}
+		if res.ResourceName == "" {
+			return nil, kerr.InvalidRequest.WithMessage("Default group resources are not allowed.")
+		}
+		return cur, nil
+	})
+}
+
+func opName(op kmsg.IncrementalAlterConfigOp) string {
+	if op == kmsg.IncrementalAlterConfigOpAppend {
+		return "APPEND"
+	}
+	return "SUBTRACT"
+}

@@ -1,0 +1,433 @@
+package wire_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/wire"
+)
+
+// groupConfigOp is one IncrementalAlterConfigs operation.
+type groupConfigOp struct {
+	op    kmsg.IncrementalAlterConfigOp
+	name  string
+	value *string
+}
+
+func set(name, value string) groupConfigOp {
+	return groupConfigOp{kmsg.IncrementalAlterConfigOpSet, name, &value}
+}
+
+func del(name string) groupConfigOp {
+	return groupConfigOp{kmsg.IncrementalAlterConfigOpDelete, name, nil}
+}
+
+// alterGroupConfig sends one IncrementalAlterConfigs for group's resource
+// and returns its row's error and message.
+func alterGroupConfig(t *testing.T, ctx context.Context, c *kgo.Client, group string, validateOnly bool, ops ...groupConfigOp) (error, string) {
+	t.Helper()
+	resp := alterConfigs(t, ctx, c, validateOnly, resource(kmsg.ConfigResourceTypeGroupConfig, group, ops...))
+	require.Len(t, resp.Resources, 1)
+	return rowErr(resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage)
+}
+
+func resource(typ kmsg.ConfigResourceType, name string, ops ...groupConfigOp) kmsg.IncrementalAlterConfigsRequestResource {
+	r := kmsg.NewIncrementalAlterConfigsRequestResource()
+	r.ResourceType, r.ResourceName = typ, name
+	for _, o := range ops {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Op, c.Value = o.name, o.op, o.value
+		r.Configs = append(r.Configs, c)
+	}
+	return r
+}
+
+func alterConfigs(t *testing.T, ctx context.Context, c *kgo.Client, validateOnly bool, rs ...kmsg.IncrementalAlterConfigsRequestResource) *kmsg.IncrementalAlterConfigsResponse {
+	t.Helper()
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	req.ValidateOnly, req.Resources = validateOnly, rs
+	resp, err := req.RequestWith(ctx, c)
+	require.NoError(t, err)
+	return resp
+}
+
+func rowErr(code int16, msg *string) (error, string) {
+	m := ""
+	if msg != nil {
+		m = *msg
+	}
+	return fkerr.ErrorForCode(code), m
+}
+
+// describeGroupConfig describes group's configs: name → value and source.
+func describeGroupConfig(t *testing.T, ctx context.Context, c *kgo.Client, group string) map[string]kmsg.DescribeConfigsResponseResourceConfig {
+	t.Helper()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	req.IncludeSynonyms = true
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, c)
+	require.NoError(t, err)
+	require.Len(t, resp.Resources, 1)
+	require.Zero(t, resp.Resources[0].ErrorCode)
+	out := map[string]kmsg.DescribeConfigsResponseResourceConfig{}
+	for _, cfg := range resp.Resources[0].Configs {
+		out[cfg.Name] = cfg
+	}
+	return out
+}
+
+// consumerHeartbeat sends one ConsumerGroupHeartbeat through kgo, which
+// finds the group's coordinator.
+func consumerHeartbeat(t *testing.T, ctx context.Context, c *kgo.Client, group, member string, epoch int32, topics ...string) *kmsg.ConsumerGroupHeartbeatResponse {
+	t.Helper()
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Group, req.MemberID, req.MemberEpoch = group, member, epoch
+	if epoch == 0 {
+		req.RebalanceTimeoutMillis = 5_000
+		req.SubscribedTopicNames = topics
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	}
+	resp, err := req.RequestWith(ctx, c)
+	require.NoError(t, err)
+	require.Zero(t, resp.ErrorCode, "heartbeat: %v", resp.ErrorMessage)
+	return resp
+}
+
+// TestGroupConfigConsumerTimeoutsOverTheWire proves the group configs
+// consumer.heartbeat.interval.ms and consumer.session.timeout.ms, set with
+// IncrementalAlterConfigs, change the group's behaviour: the next
+// heartbeat answers the group's interval, and a member that stops
+// heartbeating is fenced after the group's session, not the broker's 45 s.
+// ValidateOnly and an invalid config change nothing; DescribeConfigs shows
+// GROUP_CONFIG values and the broker's DEFAULT_CONFIG ones; DELETE goes
+// back to the broker's.
+func TestGroupConfigConsumerTimeoutsOverTheWire(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) {
+		// As Kafka's integration tests do, lower the minimums so a session
+		// ends in seconds.
+		c.Coordinator.ConsumerMinSessionTimeout = time.Second
+		c.Coordinator.ConsumerMinHeartbeatInterval = 500 * time.Millisecond
+	})
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	createTopic(t, ctx, kadm.NewClient(c), "t", 2)
+
+	r := consumerHeartbeat(t, ctx, c, "g", "m1", 0, "t")
+	assert.EqualValues(t, 5_000, r.HeartbeatIntervalMillis, "the broker's")
+
+	err, msg := alterGroupConfig(t, ctx, c, "g", true, set("consumer.heartbeat.interval.ms", "1000"), set("consumer.session.timeout.ms", "2000"))
+	require.NoError(t, err, msg)
+	r = consumerHeartbeat(t, ctx, c, "g", "m1", r.MemberEpoch)
+	assert.EqualValues(t, 5_000, r.HeartbeatIntervalMillis, "validate_only changed nothing")
+	d := describeGroupConfig(t, ctx, c, "g")
+	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["consumer.session.timeout.ms"].Source)
+	assert.Equal(t, "45000", *d["consumer.session.timeout.ms"].Value)
+
+	err, msg = alterGroupConfig(t, ctx, c, "g", false, set("consumer.heartbeat.interval.ms", "1000"), set("consumer.session.timeout.ms", "2000"))
+	require.NoError(t, err, msg)
+	r = consumerHeartbeat(t, ctx, c, "g", "m1", r.MemberEpoch)
+	assert.EqualValues(t, 1_000, r.HeartbeatIntervalMillis, "the group's, at the next heartbeat")
+	d = describeGroupConfig(t, ctx, c, "g")
+	st := d["consumer.session.timeout.ms"]
+	assert.Equal(t, "2000", *st.Value)
+	assert.Equal(t, kmsg.ConfigSourceGroupConfig, st.Source)
+	assert.Equal(t, kmsg.ConfigTypeInt, st.ConfigType)
+	require.Len(t, st.ConfigSynonyms, 2)
+	assert.Equal(t, "group.consumer.session.timeout.ms", st.ConfigSynonyms[1].Name)
+	assert.Equal(t, "45000", *st.ConfigSynonyms[1].Value)
+
+	// Invalid: Kafka's message, nothing changed.
+	err, msg = alterGroupConfig(t, ctx, c, "g", false, set("consumer.session.timeout.ms", "500"))
+	assert.ErrorIs(t, err, fkerr.InvalidConfig)
+	assert.Equal(t, "consumer.session.timeout.ms must be in the range 1000 to 60000 inclusive.", msg)
+	assert.Equal(t, "2000", *describeGroupConfig(t, ctx, c, "g")["consumer.session.timeout.ms"].Value)
+	err, msg = alterGroupConfig(t, ctx, c, "g", false, set("consumer.session.timeout.ms", "4000"), del("consumer.heartbeat.interval.ms"))
+	assert.ErrorIs(t, err, fkerr.InvalidConfig)
+	assert.Equal(t, "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms", msg, "against the broker's 5000")
+	assert.Equal(t, "1000", *describeGroupConfig(t, ctx, c, "g")["consumer.heartbeat.interval.ms"].Value)
+
+	// The member stops heartbeating: fenced after the group's 2 s.
+	stopped := time.Now()
+	require.Eventually(t, func() bool { return len(groupState(cl, "g").Members) == 0 }, 20*time.Second, 50*time.Millisecond)
+	elapsed := time.Since(stopped)
+	assert.GreaterOrEqual(t, elapsed, 1500*time.Millisecond, "not before the session ends")
+	assert.Less(t, elapsed, 15*time.Second, "the group's session, not the broker's 45 s")
+
+	err, msg = alterGroupConfig(t, ctx, c, "g", false, del("consumer.session.timeout.ms"), del("consumer.heartbeat.interval.ms"))
+	require.NoError(t, err, msg)
+	r = consumerHeartbeat(t, ctx, c, "g", "m2", 0, "t")
+	assert.EqualValues(t, 5_000, r.HeartbeatIntervalMillis, "deleted: the broker's again")
+	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, describeGroupConfig(t, ctx, c, "g")["consumer.heartbeat.interval.ms"].Source)
+}
+
+// TestIncrementalAlterConfigsGroupErrors checks each refusal's code and
+// message against Kafka's (ConfigAdminManager.preprocess,
+// ConfigurationControlManager, ControllerConfigurationValidator,
+// GroupConfig.validate) and that none changed the group's config.
+func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
+	cl := startCluster(t)
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	err, msg := alterGroupConfig(t, ctx, c, "g", false, set("streams.num.standby.replicas", "1"))
+	require.NoError(t, err, msg)
+
+	for _, tc := range []struct {
+		name  string
+		group string
+		ops   []groupConfigOp
+		want  error
+		msg   string
+	}{
+		{"empty group", "", []groupConfigOp{set("consumer.session.timeout.ms", "50000")}, fkerr.InvalidRequest, "Default group resources are not allowed."},
+		{"unknown key", "g", []groupConfigOp{set("not.a.group.key", "1")}, fkerr.InvalidConfig, "Unknown group config name: not.a.group.key"},
+		{"append", "g", []groupConfigOp{{kmsg.IncrementalAlterConfigOpAppend, "streams.session.timeout.ms", ptr("50000")}}, fkerr.InvalidConfig,
+			"Can't APPEND to key streams.session.timeout.ms because its type is not LIST."},
+		{"subtract", "g", []groupConfigOp{{kmsg.IncrementalAlterConfigOpSubtract, "streams.session.timeout.ms", ptr("50000")}}, fkerr.InvalidConfig,
+			"Can't SUBTRACT to key streams.session.timeout.ms because its type is not LIST."},
+		{"null value", "g", []groupConfigOp{{kmsg.IncrementalAlterConfigOpSet, "consumer.session.timeout.ms", nil}}, fkerr.InvalidRequest,
+			"Null value not supported for : consumer.session.timeout.ms"},
+		{"duplicate key", "g", []groupConfigOp{set("share.delivery.count.limit", "3"), set("share.delivery.count.limit", "4")}, fkerr.InvalidRequest,
+			"Error due to duplicate config keys"},
+		{"not a number", "g", []groupConfigOp{set("consumer.session.timeout.ms", "soon")}, fkerr.InvalidConfig,
+			"Invalid value soon for configuration consumer.session.timeout.ms: Not a number of type INT"},
+		{"below ConfigDef's minimum", "g", []groupConfigOp{set("share.record.lock.duration.ms", "999")}, fkerr.InvalidConfig,
+			"Invalid value 999 for configuration share.record.lock.duration.ms: Value must be at least 1000"},
+		{"share range", "g", []groupConfigOp{set("share.record.lock.duration.ms", "1000")}, fkerr.InvalidConfig,
+			"share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive."},
+		{"standby maximum", "g", []groupConfigOp{set("streams.num.standby.replicas", "3")}, fkerr.InvalidConfig,
+			"streams.num.standby.replicas must be less than or equal to 2"},
+		{"share session range", "g", []groupConfigOp{set("share.heartbeat.interval.ms", "15000"), set("share.session.timeout.ms", "44999")}, fkerr.InvalidConfig,
+			"share.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
+		{"reset strategy", "g", []groupConfigOp{set("share.auto.offset.reset", "by_duration:yesterday")}, fkerr.InvalidConfig,
+			"Invalid value by_duration:yesterday for configuration share.auto.offset.reset: Invalid value `by_duration:yesterday` for configuration share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS.>'."},
+		{"isolation level", "g", []groupConfigOp{set("share.isolation.level", "serializable")}, fkerr.InvalidConfig,
+			"Invalid value serializable for configuration share.isolation.level: String must be one of: read_committed, read_uncommitted"},
+		{"boolean", "g", []groupConfigOp{set("share.renew.acknowledge.enable", "yes")}, fkerr.InvalidConfig,
+			"Invalid value yes for configuration share.renew.acknowledge.enable: Expected value to be either true or false"},
+		{"not modelled", "g", []groupConfigOp{set("streams.num.warmup.replicas", "1")}, fkerr.InvalidConfig,
+			"Group config streams.num.warmup.replicas is not modelled by coordsim."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err, msg := alterGroupConfig(t, ctx, c, tc.group, false, tc.ops...)
+			assert.ErrorIs(t, err, tc.want)
+			assert.Equal(t, tc.msg, msg)
+			d := describeGroupConfig(t, ctx, c, "g")
+			assert.Equal(t, "1", *d["streams.num.standby.replicas"].Value, "unchanged")
+			assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["share.delivery.count.limit"].Source, "unchanged")
+		})
+	}
+
+	// A resource named twice: both rows refused. A topic: not served.
+	resp := alterConfigs(t, ctx, c, false,
+		resource(kmsg.ConfigResourceTypeGroupConfig, "g", set("share.delivery.count.limit", "3")),
+		resource(kmsg.ConfigResourceTypeGroupConfig, "g", set("share.delivery.count.limit", "4")),
+		resource(kmsg.ConfigResourceTypeTopic, "t", set("retention.ms", "1000")),
+		resource(kmsg.ConfigResourceTypeGroupConfig, "h", set("share.delivery.count.limit", "4")),
+	)
+	require.Len(t, resp.Resources, 4)
+	for _, row := range resp.Resources[:2] {
+		err, msg := rowErr(row.ErrorCode, row.ErrorMessage)
+		assert.ErrorIs(t, err, fkerr.InvalidRequest)
+		assert.Equal(t, "Each resource must appear at most once.", msg)
+	}
+	err, _ = rowErr(resp.Resources[2].ErrorCode, resp.Resources[2].ErrorMessage)
+	assert.ErrorIs(t, err, fkerr.InvalidRequest)
+	assert.Zero(t, resp.Resources[3].ErrorCode, "the other resources are served")
+	assert.Equal(t, "4", *describeGroupConfig(t, ctx, c, "h")["share.delivery.count.limit"].Value)
+
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	req.Resources = append(req.Resources, r)
+	dresp, derr := req.RequestWith(ctx, c)
+	require.NoError(t, derr)
+	err, msg = rowErr(dresp.Resources[0].ErrorCode, dresp.Resources[0].ErrorMessage)
+	assert.ErrorIs(t, err, fkerr.InvalidRequest)
+	assert.Equal(t, "Group name must not be empty", msg)
+}
+
+func ptr(s string) *string { return &s }
+
+// TestDescribeTopicAndBrokerConfigs describes a topic's and a broker's
+// configs with kadm: the data plane's retention, the coordinator's
+// settings; an unknown topic is UNKNOWN_TOPIC_OR_PARTITION.
+func TestDescribeTopicAndBrokerConfigs(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.RetentionBytes = 1 << 20 })
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "t", 1)
+	rcs, err := adm.DescribeTopicConfigs(ctx, "t", "missing")
+	require.NoError(t, err)
+	require.Len(t, rcs, 2)
+	got, err := rcs.On("t", nil)
+	require.NoError(t, err)
+	require.NoError(t, got.Err)
+	values := map[string]string{}
+	for _, c := range got.Configs {
+		values[c.Key] = c.MaybeValue()
+	}
+	assert.Equal(t, "1048576", values["retention.bytes"])
+	assert.Equal(t, "delete", values["cleanup.policy"])
+	missing, _ := rcs.On("missing", nil)
+	assert.ErrorIs(t, missing.Err, fkerr.UnknownTopicOrPartition)
+
+	bcs, err := adm.DescribeBrokerConfigs(ctx, 1)
+	require.NoError(t, err)
+	require.Len(t, bcs, 1)
+	require.NoError(t, bcs[0].Err)
+	values = map[string]string{}
+	for _, c := range bcs[0].Configs {
+		values[c.Key] = c.MaybeValue()
+	}
+	assert.Equal(t, "1", values["broker.id"])
+	assert.Equal(t, "45000", values["group.consumer.session.timeout.ms"])
+}
+
+// shareFetchOffsets sends one ShareFetch for partition 0 of topic to its
+// leader and returns the acquired offsets.
+func shareFetchOffsets(t *testing.T, ctx context.Context, c *kgo.Client, leader int32, topicID [16]byte, group, member string, epoch int32) []int64 {
+	t.Helper()
+	req := kmsg.NewPtrShareFetchRequest()
+	req.GroupID, req.MemberID, req.ShareSessionEpoch, req.MaxRecords, req.BatchSize = &group, &member, epoch, 100, 100
+	req.MaxWaitMillis = 50
+	rt := kmsg.NewShareFetchRequestTopic()
+	rt.TopicID = topicID
+	rp := kmsg.NewShareFetchRequestTopicPartition()
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := c.Broker(int(leader)).Request(ctx, req)
+	require.NoError(t, err)
+	fr := resp.(*kmsg.ShareFetchResponse)
+	require.Zero(t, fr.ErrorCode)
+	var out []int64
+	for _, tr := range fr.Topics {
+		for _, pr := range tr.Partitions {
+			require.Zero(t, pr.ErrorCode)
+			for _, a := range pr.AcquiredRecords {
+				for o := a.FirstOffset; o <= a.LastOffset; o++ {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestGroupConfigShareAutoOffsetReset proves share.auto.offset.reset set
+// over the wire decides where a new share-partition starts: latest skips
+// what was produced before (over the endpoint's default of earliest), a
+// group without the config starts at the log start; the group's
+// share.record.lock.duration.ms is what DescribeConfigs reports.
+func TestGroupConfigShareAutoOffsetReset(t *testing.T) {
+	cl := startCluster(t)
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	adm := kadm.NewClient(c)
+	createTopic(t, ctx, adm, "jobs", 1)
+	produce := func(n int) {
+		for range n {
+			require.NoError(t, c.ProduceSync(ctx, &kgo.Record{Topic: "jobs", Value: []byte("x")}).FirstErr())
+		}
+	}
+	produce(5)
+	err, msg := alterGroupConfig(t, ctx, c, "late", false, set("share.auto.offset.reset", "latest"), set("share.record.lock.duration.ms", "20000"))
+	require.NoError(t, err, msg)
+
+	topics, err := adm.ListTopics(ctx, "jobs")
+	require.NoError(t, err)
+	id, leader := topics["jobs"].ID, topics["jobs"].Partitions[0].Leader
+	assert.Empty(t, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 0), "latest: nothing produced before")
+	produce(3)
+	assert.Equal(t, []int64{5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 1))
+	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "early", "m1", 0), "the endpoint's default: earliest")
+
+	d := describeGroupConfig(t, ctx, c, "late")
+	assert.Equal(t, "latest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, "20000", *d["share.record.lock.duration.ms"].Value)
+	d = describeGroupConfig(t, ctx, c, "early")
+	assert.Equal(t, "earliest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["share.auto.offset.reset"].Source)
+}
+
+// TestGroupConfigStreamsStandbyReplicas proves streams.num.standby.replicas
+// set over the wire rebalances a streams group at its next heartbeat (the
+// group epoch moves, as Kafka's lastAssignmentConfigs check does) and
+// gives each stateful task a standby on the other process; the group's
+// streams.heartbeat.interval.ms is the heartbeat's answer.
+func TestGroupConfigStreamsStandbyReplicas(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	createTopic(t, ctx, kadm.NewClient(c), "events", 2)
+	const group = "app"
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := c.Broker(int(node))
+	epochs := map[string]int32{}
+	beat := func(member string) *kmsg.StreamsGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, group, member, epochs[member]
+		process := "process-" + member
+		req.ProcessID = &process
+		if epochs[member] == 0 {
+			req.RebalanceTimeoutMillis = 30000
+			topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+			topology.Epoch = 1
+			sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+			sub.SubtopologyID, sub.SourceTopics = "0", []string{"events"}
+			changelog := kmsg.NewTopicInfo()
+			changelog.Topic = "app-store-changelog"
+			sub.StateChangelogTopics = append(sub.StateChangelogTopics, changelog)
+			topology.Subtopologies = append(topology.Subtopologies, sub)
+			req.Topology = &topology
+		}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		hb := resp.(*kmsg.StreamsGroupHeartbeatResponse)
+		require.Zero(t, hb.ErrorCode, "%s: %v", member, hb.ErrorMessage)
+		epochs[member] = hb.MemberEpoch
+		return hb
+	}
+	describe := func() kmsg.StreamsGroupDescribeResponseGroup {
+		req := kmsg.NewPtrStreamsGroupDescribeRequest()
+		req.Groups = []string{group}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		return resp.(*kmsg.StreamsGroupDescribeResponse).Groups[0]
+	}
+	standbys := func() int {
+		n := 0
+		for _, m := range describe().Members {
+			for _, st := range m.TargetAssignment.StandbyTasks {
+				n += len(st.Partitions)
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool {
+		beat("a")
+		beat("b")
+		return describe().State == "Stable"
+	}, 20*time.Second, 20*time.Millisecond, "the group settles (its changelog topic created)")
+	before := describe().Epoch
+	assert.Zero(t, standbys(), "the broker's group.streams.num.standby.replicas is 0")
+
+	err, msg := alterGroupConfig(t, ctx, c, group, false, set("streams.num.standby.replicas", "1"), set("streams.heartbeat.interval.ms", "6000"))
+	require.NoError(t, err, msg)
+	hb := beat("a")
+	assert.EqualValues(t, 6000, hb.HeartbeatIntervalMillis, "the group's streams.heartbeat.interval.ms")
+	assert.Greater(t, describe().Epoch, before, "the new config bumped the group epoch")
+	assert.Equal(t, 2, standbys(), "each of the 2 stateful tasks has a standby")
+}
