@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
 	metricsEvery := fs.Duration("metrics-every", 0, "with --metrics, write a time series: every broker's metrics each `D` of virtual time (e.g. the check interval), then the end state")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
+	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the simulation to `file` (go tool pprof reads it)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -49,7 +51,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	// Every output file is created before the simulation starts, so a bad
 	// path fails at once rather than after minutes of simulation.
 	outs := map[string]*os.File{}
-	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}} {
+	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}, {"cpuprofile", *cpuProfile}} {
 		if o.path == "" {
 			continue
 		}
@@ -74,7 +76,18 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	opts := sc.Options
 	opts.Progress = progress
 	opts.MetricsEvery = *metricsEvery
+	if f := outs["cpuprofile"]; f != nil {
+		// The profiler samples the wall clock from its own goroutine; it
+		// never reaches the simulation, whose trace stays the same.
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "coordsim run: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
+	}
 	res, err := a.timedRun(opts, trace)
+	if outs["cpuprofile"] != nil {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage

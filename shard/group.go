@@ -313,8 +313,9 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 	return false
 }
 
-// deriveState is Kafka's maybeUpdateGroupState for each type.
-func (g *group) deriveState(topicPartitions func(string) int32) GroupState {
+// deriveState is Kafka's maybeUpdateGroupState for each type; ready is
+// topologyReady over the shard's metadata image.
+func (g *group) deriveState(ready func(*Topology) bool) GroupState {
 	if len(g.members) == 0 {
 		return StateEmpty
 	}
@@ -322,7 +323,7 @@ func (g *group) deriveState(topicPartitions func(string) int32) GroupState {
 	case Share:
 		return StateStable
 	case Streams:
-		if g.topology == nil || !topologyReady(g.topology, topicPartitions) {
+		if g.topology == nil || !ready(g.topology) {
 			return StateNotReady
 		}
 	}

@@ -140,6 +140,9 @@ func (s *Shard) streamsTopicStatus(t *Topology) (*configuredTopology, error) {
 		}
 		return nil, nil
 	}
+	if s.topologyReady(t) {
+		return nil, nil // configureTopics would find it ready: no error either
+	}
 	c, err := configureTopics(t, s.TopicPartitions)
 	if err != nil || c.isReady() {
 		return nil, err

@@ -541,7 +541,7 @@ func activeOnly(targets [][]TopicPartitions) []taskSets {
 // which leaves the group NOT_READY and unassigned).
 func (v *view) taskSpace() ([]string, func(string) int32) {
 	// Kafka computes no assignment while the topology is not ready.
-	if v.topo == nil || !topologyReady(v.topo, v.s.TopicPartitions) {
+	if v.topo == nil || !v.s.topologyReady(v.topo) {
 		return nil, func(string) int32 { return 0 }
 	}
 	tasks := map[string]int32{}
@@ -611,7 +611,7 @@ func (v *view) groupEpochRecord() Record {
 			// Kafka's validatedTopologyEpoch: the topology's epoch once its
 			// topics are configured (ConfiguredTopology.isReady), else -1.
 			r.ValidatedTopologyEpoch = -1
-			if topologyReady(v.topo, v.s.TopicPartitions) {
+			if v.s.topologyReady(v.topo) {
 				r.ValidatedTopologyEpoch = v.topo.Epoch
 			}
 		}

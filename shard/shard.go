@@ -148,6 +148,14 @@ type Shard struct {
 	// Each copy (and clone) has its own.
 	probe group
 
+	// ready memoizes topologyReady per topology over the current image:
+	// InternalTopicManager.configureTopics is pure in the two, and refresh
+	// asks on every record a streams group replays (each offset commit).
+	// A topology is never written after its record is replayed, so its
+	// pointer keys it; SetTopics drops the cache, and each copy (and clone)
+	// has its own, so copies never write a map the other reads.
+	ready map[*Topology]bool
+
 	lastOffset int64 // offset of the last replayed record, -1 before any
 }
 
@@ -195,6 +203,7 @@ func (s *Shard) LastOffset() int64 { return s.lastOffset }
 func (s *Shard) Clone() *Shard {
 	c := *s
 	c.probe = group{}
+	c.ready = nil
 	c.groups = s.groups.Clone()
 	c.offsets = s.offsets.Clone()
 	c.deletable = s.deletable.Clone()
@@ -223,6 +232,7 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 		img[name] = n
 	}
 	s.topics = img
+	s.ready = nil
 	s.topicNames, s.topicNamesHash = sortedTopicNames(img)
 	var streams []string
 	s.groups.Ascend(func(g *group) bool {
@@ -235,6 +245,23 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 		s.refresh(id)
 	}
 	return nil
+}
+
+// maxReadyCache bounds the topologyReady memo: a replaced topology's entry
+// stays until SetTopics, so a long run would otherwise grow it without end.
+const maxReadyCache = 1024
+
+// topologyReady is topologyReady(t) over the shard's image, memoized.
+func (s *Shard) topologyReady(t *Topology) bool {
+	if ready, ok := s.ready[t]; ok {
+		return ready
+	}
+	ready := topologyReady(t, s.TopicPartitions)
+	if s.ready == nil || len(s.ready) >= maxReadyCache {
+		s.ready = make(map[*Topology]bool)
+	}
+	s.ready[t] = ready
+	return ready
 }
 
 // TopicPartitions returns the partition count of topic in the metadata image
@@ -295,7 +322,7 @@ func (s *Shard) refresh(id string) {
 	if g == nil {
 		return
 	}
-	state := g.deriveState(s.TopicPartitions)
+	state := g.deriveState(s.topologyReady)
 	noOffsets := s.offsets.GroupHasNoOffsets(id)
 	deletable := g.typ != Share && state == StateEmpty && noOffsets
 	eligible := g.typ == Streams && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets

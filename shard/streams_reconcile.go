@@ -88,7 +88,7 @@ func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 // of Kafka) reports the tasks of the topology it runs until it has revoked
 // them.
 func (s *Shard) validateOwnedTaskIDs(topo *Topology, memberTopologyEpoch int32, owned *taskSets) error {
-	if topo == nil || memberTopologyEpoch != topo.Epoch || owned.empty() || !topologyReady(topo, s.TopicPartitions) {
+	if topo == nil || memberTopologyEpoch != topo.Epoch || owned.empty() || !s.topologyReady(topo) {
 		return nil
 	}
 	for _, role := range owned {

@@ -32,9 +32,9 @@ const (
 
 // ruleState is what invariants 10–17 remember between events.
 type ruleState struct {
-	// heartbeatOK is, per "group/member", the send time of the member's
+	// heartbeatOK is, per member, the send time of the member's
 	// latest heartbeat the coordinator accepted (14).
-	heartbeatOK map[string]int64
+	heartbeatOK map[memberKey]int64
 	// replicas are committed replicas of the partitions the workload read,
 	// built from the committed log alone (10).
 	replicas map[int32]*replica
@@ -49,13 +49,17 @@ type ruleState struct {
 	raced           map[string]string
 }
 
+// memberKey names a member of a group (a map key that, unlike a joined
+// string, costs no allocation per heartbeat).
+type memberKey struct{ group, member string }
+
 type replica struct {
 	s       *shard.Shard
 	applied int64
 }
 
 func newRuleState() ruleState {
-	return ruleState{heartbeatOK: map[string]int64{}, replicas: map[int32]*replica{},
+	return ruleState{heartbeatOK: map[memberKey]int64{}, replicas: map[int32]*replica{},
 		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}}
 }
 
@@ -134,7 +138,7 @@ func (c *checker) onWriteRules(op string, latest *shard.Shard, records []shard.R
 			case shard.Share:
 				timeout = int64(cfg.ShareSessionTimeoutMs)
 			}
-			if at, seen := c.rules.heartbeatOK[g+"/"+m]; seen && c.w.nowMs()-at < timeout {
+			if at, seen := c.rules.heartbeatOK[memberKey{g, m}]; seen && c.w.nowMs()-at < timeout {
 				c.w.violate(InvNoLiveMemberFenced, fmt.Sprintf("member %s of %s fenced %dms after a heartbeat the coordinator accepted (session timeout %dms)",
 					m, g, c.w.nowMs()-at, timeout))
 			}
@@ -236,7 +240,7 @@ func memberTombstone(r shard.Record) (group, member string, typ shard.GroupType,
 // onHeartbeatAccepted records that the coordinator accepted a heartbeat the
 // member sent at sentMs: its session timer runs from there (14).
 func (c *checker) onHeartbeatAccepted(group, member string, sentMs int64) {
-	k := group + "/" + member
+	k := memberKey{group, member}
 	if sentMs > c.rules.heartbeatOK[k] {
 		c.rules.heartbeatOK[k] = sentMs
 	}

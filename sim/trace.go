@@ -3,8 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"io"
 	"maps"
 	"slices"
@@ -98,7 +96,7 @@ func (t traceEvent) String() string {
 // tracer hashes every event (the determinism fingerprint), keeps the last
 // few for violation reports, and writes them all when asked.
 type tracer struct {
-	h    hash.Hash64
+	h    fnv64a
 	buf  [64]byte
 	ring []traceEvent
 	next int
@@ -128,7 +126,7 @@ func newTracer(tail int, out io.Writer) *tracer {
 	if tail <= 0 {
 		tail = 50
 	}
-	return &tracer{h: fnv.New64a(), ring: make([]traceEvent, tail), out: out, history: make([]traceEvent, historyLen), key: map[string][]traceEvent{}}
+	return &tracer{h: fnvOffset64, ring: make([]traceEvent, tail), out: out, history: make([]traceEvent, historyLen), key: map[string][]traceEvent{}}
 }
 
 // focus returns, oldest first and at most limit, the recent events that
@@ -187,15 +185,15 @@ func (t *tracer) add(ev traceEvent) {
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, ev.atMs, 10)
 	b = append(b, ' ', byte(ev.kind), byte(ev.broker))
-	_, _ = t.h.Write(b)
-	_, _ = io.WriteString(t.h, ev.group)
-	_, _ = t.h.Write([]byte{0})
-	_, _ = io.WriteString(t.h, ev.member)
-	_, _ = t.h.Write([]byte{0})
-	_, _ = io.WriteString(t.h, ev.detail)
+	t.h.write(b)
+	t.h.writeString(ev.group)
+	t.h.writeByte(0)
+	t.h.writeString(ev.member)
+	t.h.writeByte(0)
+	t.h.writeString(ev.detail)
 	b = strconv.AppendInt(t.buf[:0], ev.n, 10)
 	b = append(b, '\n')
-	_, _ = t.h.Write(b)
+	t.h.write(b)
 	if keyKinds[ev.kind] && ev.group != "" {
 		k := append(t.key[ev.group], ev)
 		if len(k) > keyPerGroup {
@@ -217,7 +215,31 @@ func (t *tracer) add(ev traceEvent) {
 	}
 }
 
-func (t *tracer) sum() string { return fmt.Sprintf("%016x", t.h.Sum64()) }
+func (t *tracer) sum() string { return fmt.Sprintf("%016x", uint64(t.h)) }
+
+// fnv64a is FNV-1a, 64 bits, as hash/fnv's New64a computes it, written
+// here so that hashing a string neither converts nor allocates (fnv's
+// hash has no WriteString, so io.WriteString copied every string).
+type fnv64a uint64
+
+const (
+	fnvOffset64 fnv64a = 14695981039346656037
+	fnvPrime64         = 1099511628211
+)
+
+func (h *fnv64a) writeByte(c byte) { *h = (*h ^ fnv64a(c)) * fnvPrime64 }
+
+func (h *fnv64a) write(b []byte) {
+	for _, c := range b {
+		h.writeByte(c)
+	}
+}
+
+func (h *fnv64a) writeString(s string) {
+	for i := 0; i < len(s); i++ {
+		h.writeByte(s[i])
+	}
+}
 
 // tail returns the last events, oldest first, formatted.
 func (t *tracer) tail() []string {
