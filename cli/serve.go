@@ -59,6 +59,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	consumer := consumerBoundsFlags(fs, coordinator.DefaultConfig())
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -73,6 +74,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Brokers, cfg.Listen, cfg.Logger, cfg.RetentionBytes = *brokers, *listen, log, *retentionBytes
 	cfg.Coordinator.NumPartitions = int32(*partitions)
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
+	if err := consumer.apply(&cfg.Coordinator); err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
+		return exitUsage
+	}
 	if *partitions < 1 || *partitions > 1000 {
 		fmt.Fprintf(stderr, "coordsim serve: --partitions %d is outside [1, 1000]\n", *partitions)
 		return exitUsage
@@ -116,6 +121,53 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	_ = srv.Shutdown(shutdownCtx)
 	cl.Close()
 	return exitOK
+}
+
+// consumerBounds are the serve flags of the consumer group session and
+// heartbeat settings (Kafka's group.consumer.* broker keys), as durations.
+type consumerBounds struct {
+	session, minSession, maxSession       *time.Duration
+	heartbeat, minHeartbeat, maxHeartbeat *time.Duration
+}
+
+func consumerBoundsFlags(fs *flag.FlagSet, def coordinator.Config) consumerBounds {
+	return consumerBounds{
+		session:    fs.Duration("consumer-session-timeout", def.ConsumerSessionTimeout, "group.consumer.session.timeout.ms: a consumer group member's session unless its group config sets consumer.session.timeout.ms"),
+		minSession: fs.Duration("consumer-min-session-timeout", def.ConsumerMinSessionTimeout, "group.consumer.min.session.timeout.ms: the lowest session timeout, of the broker and of a group config"),
+		maxSession: fs.Duration("consumer-max-session-timeout", def.ConsumerMaxSessionTimeout, "group.consumer.max.session.timeout.ms: the highest session timeout, of the broker and of a group config"),
+		heartbeat:  fs.Duration("consumer-heartbeat-interval", def.ConsumerHeartbeatInterval, "group.consumer.heartbeat.interval.ms: the interval consumer heartbeats answer unless the group config sets consumer.heartbeat.interval.ms"),
+		minHeartbeat: fs.Duration("consumer-min-heartbeat-interval", def.ConsumerMinHeartbeatInterval,
+			"group.consumer.min.heartbeat.interval.ms: the lowest heartbeat interval, of the broker and of a group config"),
+		maxHeartbeat: fs.Duration("consumer-max-heartbeat-interval", def.ConsumerMaxHeartbeatInterval,
+			"group.consumer.max.heartbeat.interval.ms: the highest heartbeat interval, of the broker and of a group config"),
+	}
+}
+
+// apply sets the bounds on cfg after checking them as Kafka's
+// GroupCoordinatorConfig does (coordinator.Config.Validate: min <= value
+// <= max, heartbeat below session, whole milliseconds); the error names
+// the flag and the Kafka key.
+func (b consumerBounds) apply(cfg *coordinator.Config) error {
+	for _, f := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--consumer-session-timeout", *b.session}, {"--consumer-min-session-timeout", *b.minSession},
+		{"--consumer-max-session-timeout", *b.maxSession}, {"--consumer-heartbeat-interval", *b.heartbeat},
+		{"--consumer-min-heartbeat-interval", *b.minHeartbeat}, {"--consumer-max-heartbeat-interval", *b.maxHeartbeat},
+	} {
+		if f.v < time.Millisecond || f.v%time.Millisecond != 0 || f.v.Milliseconds() > 1<<31-1 {
+			return fmt.Errorf("%s %v: must be a whole number of milliseconds, at least 1ms and at most 2147483647ms", f.flag, f.v)
+		}
+	}
+	next := *cfg
+	next.ConsumerSessionTimeout, next.ConsumerMinSessionTimeout, next.ConsumerMaxSessionTimeout = *b.session, *b.minSession, *b.maxSession
+	next.ConsumerHeartbeatInterval, next.ConsumerMinHeartbeatInterval, next.ConsumerMaxHeartbeatInterval = *b.heartbeat, *b.minHeartbeat, *b.maxHeartbeat
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("the consumer session flags: %w", err)
+	}
+	*cfg = next
+	return nil
 }
 
 // openServeStore opens the topology store serve was asked for; cleanup
