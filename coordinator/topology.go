@@ -143,12 +143,13 @@ const (
 	EventSolicited            // a heartbeat set TopologyDescriptionRequired
 	EventDeleteIssued         // a deleteTopology call was issued (GroupID, Epoch = observed)
 	EventDeleteDone           // a deleteTopology call succeeded
+	EventPushInFlightKept     // v3: a delete found a push of the group in flight; the group stays -2 (hole 4)
 )
 
 func (k TopologyEventKind) String() string {
 	names := [...]string{"", "cycle-started", "cycle-finished", "tick-dropped", "cycle-read-failed", "clear-mismatch",
 		"clear-write-failed", "mark-skipped", "finalize-resolicit", "cycle-aborted-shutdown", "cycle-panicked",
-		"solicited", "delete-issued", "delete-done"}
+		"solicited", "delete-issued", "delete-done", "push-in-flight-kept"}
 	if int(k) < len(names) {
 		return names[k]
 	}

@@ -77,7 +77,7 @@ func (c *Coordinator) deleteInFlight(groupID string) bool {
 	return c.guardsDeletes() && c.topology.guard.active[groupID] > 0
 }
 
-// pushPending reports whether a push of the group, validated on this broker,
+// pushPending reports (and emits EventPushInFlightKept) whether a push of the group, validated on this broker,
 // has not recorded its outcome yet (v3). Its set may still reach the store
 // after any delete the coordinator makes now, so the group must not be
 // finalized to -1 or tombstoned: it stays -2 and a later cycle deletes what
@@ -85,7 +85,11 @@ func (c *Coordinator) deleteInFlight(groupID string) bool {
 // the same case: the later load's delete carries a higher token, which the
 // store keeps, so the earlier load's late set is refused.
 func (c *Coordinator) pushPending(groupID string) bool {
-	return c.guardsDeletes() && c.topology.guard.pushes[groupID] > 0
+	if !c.guardsDeletes() || c.topology.guard.pushes[groupID] == 0 {
+		return false
+	}
+	c.emit(TopologyEvent{Kind: EventPushInFlightKept, Partition: c.PartitionFor(groupID), GroupID: groupID})
+	return true
 }
 
 // takeTouched reports, once, whether a push's set completed during the open

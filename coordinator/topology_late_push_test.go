@@ -43,6 +43,7 @@ func TestV3PushLandingAfterCleanupLeavesNoRow(t *testing.T) {
 	k := newKip(t, withProtocol(coordinator.CleanupV3), withManualPlugin())
 	push := pushOutlivesItsGroup(t, k)
 	require.Equal(t, shard.EpochUncertain, k.stored("g"), "a push is in flight: the group stays -2")
+	assert.Equal(t, 1, k.countEvents(coordinator.EventPushInFlightKept))
 	k.h.Advance(time.Minute) // the sweep keeps the group; a cycle deletes again
 	_, err := k.h.Group("g")
 	require.NoError(t, err, "the group is not tombstoned while its push is in flight")
@@ -74,6 +75,7 @@ func TestV3DeleteGroupsWithPushInFlightKeepsGroup(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.ErrorIs(t, res[0].Err, kerr.GroupDeletionFailed, "a push is in flight: the group is kept")
+	assert.Equal(t, 1, k.countEvents(coordinator.EventPushInFlightKept))
 	assert.Equal(t, shard.EpochUncertain, k.stored("g"))
 	require.True(t, k.exec.Run(plugin.OpSet, "g"), "the late set lands")
 	_, err = push.Result()

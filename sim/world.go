@@ -446,6 +446,8 @@ func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 		w.mark("clear-mismatch")
 	case coordinator.EventFinalizeReSolicit:
 		w.mark("finalize-resolicit")
+	case coordinator.EventPushInFlightKept:
+		w.mark("push-in-flight-kept")
 	case coordinator.EventMarkSkipped:
 		w.mark("mark-skipped")
 	case coordinator.EventCycleReadFailed:
