@@ -1,7 +1,6 @@
 package assignor
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -114,6 +113,9 @@ type model struct {
 	topics      []Topic // sorted by name, only the subscribed ones
 	members     []mem   // sorted by id
 	homogeneous bool
+	// currentOwners is the owner table of the members' current
+	// assignments (newOwners' shape); read only.
+	currentOwners [][]int32
 }
 
 type mem struct {
@@ -136,12 +138,22 @@ type owned struct {
 
 // newModel validates spec. missing formats the error for a subscription to
 // a topic that is not in the metadata (each assignor has Kafka's message).
+//
+// It runs on every target computation, so it allocates per table, not per
+// member or topic: the spec's slices are sorted copies only when they are
+// not sorted already (the coordinator passes them sorted), topic names are
+// found by binary search, and the subscriptions, owner table and current
+// assignments each live in one backing array.
 func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 	if spec == nil {
 		return nil, assignorError("nil assignment spec")
 	}
-	meta := slices.Clone(spec.Topics)
-	slices.SortFunc(meta, func(a, b Topic) int { return strings.Compare(a.Name, b.Name) })
+	byName := func(a, b Topic) int { return strings.Compare(a.Name, b.Name) }
+	meta := spec.Topics // read only
+	if !slices.IsSortedFunc(meta, byName) {
+		meta = slices.Clone(meta)
+		slices.SortFunc(meta, byName)
+	}
 	for i, t := range meta {
 		if t.Name == "" {
 			return nil, assignorError("topic with an empty name in the metadata")
@@ -156,18 +168,22 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 			return nil, assignorError("topic %s has %d partitions but racks for %d", t.Name, t.Partitions, len(t.Racks))
 		}
 	}
-	index := make(map[string]int, len(meta)) // looked up only
-	for i, t := range meta {
-		index[t.Name] = i
-	}
 	find := func(name string) (int, bool) {
-		i, ok := index[name]
-		return i, ok
+		return slices.BinarySearchFunc(meta, name, func(t Topic, name string) int { return strings.Compare(t.Name, name) })
 	}
-	members := slices.Clone(spec.Members)
-	slices.SortFunc(members, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	byID := func(a, b Member) int { return strings.Compare(a.ID, b.ID) }
+	members := spec.Members // read only
+	if !slices.IsSortedFunc(members, byID) {
+		members = slices.Clone(members)
+		slices.SortFunc(members, byID)
+	}
 	// Keep only subscribed topics, renumbered in name order.
 	used := make([]bool, len(meta))
+	nsubs := 0
+	for _, m := range members {
+		nsubs += len(m.Topics)
+	}
+	subsBuf := make([]int, 0, nsubs)
 	subsByMember := make([][]int, len(members))
 	for i, m := range members {
 		if m.ID == "" {
@@ -176,20 +192,28 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 		if i > 0 && members[i-1].ID == m.ID {
 			return nil, assignorError("member %s appears twice", m.ID)
 		}
-		subs := make([]int, 0, len(m.Topics))
+		from := len(subsBuf)
 		for _, name := range m.Topics {
 			j, ok := find(name)
 			if !ok {
 				return nil, missing(name)
 			}
-			subs = append(subs, j)
+			subsBuf = append(subsBuf, j)
 			used[j] = true
 		}
+		subs := subsBuf[from:len(subsBuf):len(subsBuf)]
 		slices.Sort(subs)
 		subsByMember[i] = slices.Compact(subs)
 	}
 	renum := make([]int, len(meta))
 	md := &model{}
+	nused := 0
+	for _, u := range used {
+		if u {
+			nused++
+		}
+	}
+	md.topics = make([]Topic, 0, nused)
 	for j, t := range meta {
 		renum[j] = -1
 		if used[j] {
@@ -197,20 +221,13 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 			md.topics = append(md.topics, t)
 		}
 	}
-	owner := make([][]int32, len(md.topics))
-	for j, t := range md.topics {
-		owner[j] = make([]int32, t.Partitions)
-		for p := range owner[j] {
-			owner[j][p] = -1
-		}
-	}
+	owner := md.newOwners()
 	md.members = make([]mem, len(members))
 	for i, m := range members {
 		x := mem{id: m.ID, instanceID: m.InstanceID, rack: m.Rack, subs: subsByMember[i]}
 		for k, j := range x.subs {
 			x.subs[k] = renum[j]
 		}
-		var pairs []topicPartition // grouped by topic below
 		for _, tp := range m.Assignment {
 			j, ok := find(tp.Topic)
 			if !ok || renum[j] < 0 {
@@ -228,23 +245,12 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 					return nil, assignorError("partition %s-%d is in the assignments of both %s and %s", tp.Topic, p, members[o].ID, m.ID)
 				}
 				owner[t][p] = int32(i)
-				pairs = append(pairs, topicPartition{t, p})
-			}
-		}
-		slices.SortFunc(pairs, func(a, b topicPartition) int {
-			return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
-		})
-		// Current partitions of every topic still in the metadata, in topic
-		// order; the builders drop the unsubscribed ones themselves.
-		for _, pr := range pairs {
-			if n := len(x.current); n > 0 && x.current[n-1].topic == pr.topic {
-				x.current[n-1].parts = append(x.current[n-1].parts, pr.partition)
-			} else {
-				x.current = append(x.current, owned{topic: pr.topic, parts: []int32{pr.partition}})
 			}
 		}
 		md.members[i] = x
 	}
+	md.currentOwners = owner
+	md.setCurrent()
 	md.homogeneous = true
 	for i := 1; i < len(md.members); i++ {
 		if !slices.Equal(md.members[i].subs, md.members[0].subs) {
@@ -266,37 +272,150 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 	return md, nil
 }
 
+// setCurrent fills every member's current assignment from the owner table
+// of the current assignments: per member, the topics in index order and
+// each topic's partitions ascending, as sorting the member's own list would
+// give. All members share one array of partitions and one of topics.
+func (m *model) setCurrent() {
+	n := len(m.members)
+	// Per member: partitions, topics, and the last topic counted.
+	counts := make([]int, 3*n)
+	parts, groups, last := counts[:n], counts[n:2*n], counts[2*n:]
+	for i := range last {
+		last[i] = -1
+	}
+	for t, row := range m.currentOwners {
+		for _, o := range row {
+			if o < 0 {
+				continue
+			}
+			parts[o]++
+			if last[o] != t {
+				last[o] = t
+				groups[o]++
+			}
+		}
+	}
+	totalParts, totalGroups := 0, 0
+	for i := range n {
+		totalParts += parts[i]
+		totalGroups += groups[i]
+	}
+	if totalParts == 0 {
+		return
+	}
+	partBuf := make([]int32, totalParts)
+	groupBuf := make([]owned, totalGroups)
+	// parts[i] becomes member i's next free slot in partBuf.
+	pNext, gNext := 0, 0
+	for i := range n {
+		np, ng := parts[i], groups[i]
+		parts[i] = pNext
+		if ng > 0 {
+			m.members[i].current = groupBuf[gNext : gNext : gNext+ng]
+		}
+		pNext += np
+		gNext += ng
+	}
+	for t, row := range m.currentOwners {
+		for p, o := range row {
+			if o < 0 {
+				continue
+			}
+			x := &m.members[o]
+			k := parts[o]
+			parts[o]++
+			partBuf[k] = int32(p)
+			if c := len(x.current); c > 0 && x.current[c-1].topic == t {
+				// The member's partitions are contiguous in partBuf.
+				x.current[c-1].parts = partBuf[k-len(x.current[c-1].parts) : k+1 : k+1]
+			} else {
+				x.current = append(x.current, owned{topic: t, parts: partBuf[k : k+1 : k+1]})
+			}
+		}
+	}
+}
+
 // newOwners returns an owner table (member index per partition, -1 when
-// unassigned) for every topic of m.
+// unassigned) for every topic of m, in one backing array.
 func (m *model) newOwners() [][]int32 {
+	total := 0
+	for _, t := range m.topics {
+		total += int(t.Partitions)
+	}
+	cells := make([]int32, total)
+	for i := range cells {
+		cells[i] = -1
+	}
 	owners := make([][]int32, len(m.topics))
 	for j, t := range m.topics {
-		owners[j] = make([]int32, t.Partitions)
-		for p := range owners[j] {
-			owners[j][p] = -1
-		}
+		n := int(t.Partitions)
+		owners[j], cells = cells[:n:n], cells[n:]
 	}
 	return owners
 }
 
 // target turns an owner table into a Target: topics in name order,
-// partitions ascending, every member present.
+// partitions ascending, every member present. The members' topic lists and
+// partition lists each share one array, sized by a first pass; each
+// member's slices are capped, so appending to one copies it.
 func (m *model) target(owners [][]int32) Target {
-	out := make(Target, len(m.members))
+	n := len(m.members)
+	out := make(Target, n)
 	for i, x := range m.members {
 		out[i].MemberID = x.id
+	}
+	counts := make([]int, 3*n)
+	parts, groups, last := counts[:n], counts[n:2*n], counts[2*n:]
+	for i := range last {
+		last[i] = -1
+	}
+	for t, row := range owners {
+		for _, o := range row {
+			if o < 0 {
+				continue
+			}
+			parts[o]++
+			if last[o] != t {
+				last[o] = t
+				groups[o]++
+			}
+		}
+	}
+	totalParts, totalGroups := 0, 0
+	for i := range n {
+		totalParts += parts[i]
+		totalGroups += groups[i]
+	}
+	if totalParts == 0 {
+		return out
+	}
+	partBuf := make([]int32, totalParts)
+	groupBuf := make([]TopicPartitions, totalGroups)
+	pNext, gNext := 0, 0
+	for i := range n {
+		np, ng := parts[i], groups[i]
+		parts[i] = pNext
+		if ng > 0 {
+			out[i].Partitions = groupBuf[gNext : gNext : gNext+ng]
+		}
+		pNext += np
+		gNext += ng
 	}
 	for j, t := range m.topics {
 		for p, o := range owners[j] {
 			if o < 0 {
 				continue
 			}
+			k := parts[o]
+			parts[o]++
+			partBuf[k] = int32(p)
 			a := out[o].Partitions
-			if len(a) == 0 || a[len(a)-1].Topic != t.Name {
-				a = append(a, TopicPartitions{Topic: t.Name})
+			if c := len(a); c > 0 && a[c-1].Topic == t.Name {
+				a[c-1].Partitions = partBuf[k-len(a[c-1].Partitions) : k+1 : k+1]
+			} else {
+				out[o].Partitions = append(a, TopicPartitions{Topic: t.Name, Partitions: partBuf[k : k+1 : k+1]})
 			}
-			a[len(a)-1].Partitions = append(a[len(a)-1].Partitions, int32(p))
-			out[o].Partitions = a
 		}
 	}
 	return out

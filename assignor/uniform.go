@@ -41,16 +41,14 @@ func (m *model) uniformHomogeneous() (Target, error) {
 	}
 	subs := m.members[0].subs
 	// groupSpec.isPartitionAssigned: in anyone's current assignment.
-	assignedBefore := m.newOwners()
-	for i, x := range m.members {
-		for _, o := range x.current {
-			for _, p := range o.parts {
-				assignedBefore[o.topic][p] = int32(i)
-			}
-		}
-	}
-	var unassigned []topicPartition
+	assignedBefore := m.currentOwners
 	total := 0
+	for _, t := range subs {
+		total += int(m.topics[t].Partitions)
+	}
+	// A partition is unassigned either because nobody owned it or because
+	// its owner gives it back, never both: total bounds the list.
+	unassigned := make([]topicPartition, 0, total)
 	for _, t := range subs {
 		n := m.topics[t].Partitions
 		for p := int32(0); p < n; p++ {
@@ -58,7 +56,6 @@ func (m *model) uniformHomogeneous() (Target, error) {
 				unassigned = append(unassigned, topicPartition{t, p})
 			}
 		}
-		total += int(n)
 	}
 	minQuota := total / len(m.members)
 	extra := total % len(m.members)

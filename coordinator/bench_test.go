@@ -35,7 +35,13 @@ var benchCommitTopics = map[string]int32{benchCommitTopic: shard.MaxTopicPartiti
 // (commit immediately) hosting all 50 shards.
 func newBenchCoordinator(b *testing.B, clock *benchClock) *Coordinator {
 	b.Helper()
-	c, err := New(DefaultConfig(), Options{Clock: clock})
+	return newBenchCoordinatorWith(b, DefaultConfig(), clock)
+}
+
+// newBenchCoordinatorWith is newBenchCoordinator with cfg.
+func newBenchCoordinatorWith(b *testing.B, cfg Config, clock *benchClock) *Coordinator {
+	b.Helper()
+	c, err := New(cfg, Options{Clock: clock})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -45,6 +45,51 @@ func partitionsToTasks(t []TopicPartitions) []TaskIDs {
 	return out
 }
 
+// partitionsToTasks3 is partitionsToTasks of three lists at once, into one
+// array (each list capped): the lists of one record or one answer are built
+// and dropped together, so they need not cost an allocation each.
+func partitionsToTasks3(a, b, c []TopicPartitions) (x, y, z []TaskIDs) {
+	n := len(a) + len(b) + len(c)
+	if n == 0 {
+		return nil, nil, nil
+	}
+	buf := make([]TaskIDs, n)
+	fill := func(t []TopicPartitions) []TaskIDs {
+		if len(t) == 0 {
+			return nil
+		}
+		out := buf[:len(t):len(t)]
+		buf = buf[len(t):]
+		for i, p := range t {
+			out[i] = TaskIDs{SubtopologyID: p.Topic, Partitions: p.Partitions}
+		}
+		return out
+	}
+	return fill(a), fill(b), fill(c)
+}
+
+// tasksToPartitions3 is tasksToPartitions of three lists at once, into one
+// array (each list capped), as partitionsToTasks3.
+func tasksToPartitions3(a, b, c []TaskIDs) (x, y, z []TopicPartitions) {
+	n := len(a) + len(b) + len(c)
+	if n == 0 {
+		return nil, nil, nil
+	}
+	buf := make([]TopicPartitions, n)
+	fill := func(t []TaskIDs) []TopicPartitions {
+		if len(t) == 0 {
+			return nil
+		}
+		out := buf[:len(t):len(t)]
+		buf = buf[len(t):]
+		for i, p := range t {
+			out[i] = TopicPartitions{Topic: p.SubtopologyID, Partitions: p.Partitions}
+		}
+		return out
+	}
+	return fill(a), fill(b), fill(c)
+}
+
 func countPartitions(a []TopicPartitions) int {
 	n := 0
 	for _, t := range a {

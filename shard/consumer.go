@@ -119,7 +119,6 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	if created {
 		m = &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1}
 		v.members = slices.Insert(v.members, i, m)
-		v.owned = slices.Insert(v.owned, i, true)
 	}
 	m = v.own(i)
 	before := m.assigned
@@ -156,6 +155,9 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	m = v.members[i]
 	changed, bump = changed || c, bump || b
 	if changed {
+		// Room for the member record, the epoch record and the current
+		// assignment: the usual records of a join or a new subscription.
+		v.records = slices.Grow(v.records, 3+len(regexRecords))
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
 	v.records = append(v.records, regexRecords...)
@@ -184,10 +186,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			enforceSubscriptionConsistency: subsChanged,
 			// A partition this member is itself revoking does not count as
 			// unreleased: only one member can own a partition.
-			unreleased: [numTaskRoles]func(string, int32) bool{roleActive: func(topic string, p int32) bool {
-				return v.partitionOwned(topic, p) && !containsPartition(pending, topic, p)
-			}},
-			owned: taskSets{h.owned}, ownedSent: h.owned != nil,
+			unreleased: &consumerUnreleased{v: v, pending: pending},
+			owned:      taskSets{h.owned}, ownedSent: h.owned != nil,
 			skipRevocation: s.cfg.Mutants.SkipRevocation,
 		}
 		next, err := b.build()
@@ -199,6 +199,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
 			// The rebalance timeout runs while the member must revoke.
 			t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
+			v.timers = slices.Grow(v.timers, 2) // and the session timer below
 			if next.state == MemberUnrevokedPartitions {
 				v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
 			} else {
@@ -234,13 +235,11 @@ func (v *view) replaceStaticMember(i int, memberID string) {
 	nm.id, nm.sessionKey = memberID, ""
 	nm.memberEpoch, nm.previousMemberEpoch = 0, 0
 	v.members = slices.Delete(v.members, i, i+1)
-	v.owned = slices.Delete(v.owned, i, i+1)
 	j, existing := v.find(memberID)
 	if existing != nil {
-		v.members[j], v.owned[j] = &nm, true
+		v.members[j] = &nm
 	} else {
 		v.members = slices.Insert(v.members, j, &nm)
-		v.owned = slices.Insert(v.owned, j, true)
 	}
 	v.records = append(v.records,
 		v.memberMetadataRecord(&nm, false),
@@ -285,4 +284,17 @@ func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
 // this heartbeat, whose records change only the heartbeating member.
 func (v *view) partitionOwned(topic string, p int32) bool {
 	return v.g != nil && v.g.partitionOwned(topic, p)
+}
+
+// consumerUnreleased is a consumer member's isUnreleasedTask: a partition
+// of its target is withheld while a member of the group owns it, unless it
+// is one of the member's own pending revocations. Consumers have active
+// partitions only.
+type consumerUnreleased struct {
+	v       *view
+	pending []TopicPartitions
+}
+
+func (u *consumerUnreleased) unreleased(r taskRole, topic string, p int32) bool {
+	return r == roleActive && u.v.partitionOwned(topic, p) && !containsPartition(u.pending, topic, p)
 }

@@ -49,25 +49,43 @@ func (s *Shard) validateConsumerHeartbeat(h *heartbeat) error {
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	names := make([]string, len(v.members))
 	spec := assignor.Spec{Members: make([]assignor.Member, len(v.members))}
+	// The members' topic and assignment lists share one array each, sized
+	// first: a rebalance allocates per list, not per member.
+	ntopics, nassigned := 0, 0
+	for _, m := range v.members {
+		ntopics += len(m.subscribedTopics) + len(m.regexTopics)
+		nassigned += len(m.target)
+	}
+	topicBuf := make([]string, 0, ntopics)
+	spec.Topics = make([]assignor.Topic, 0, min(ntopics, len(v.s.topics)))
+	assignedBuf := make([]assignor.TopicPartitions, 0, nassigned)
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {
 		names[i] = m.serverAssignor
 		// The instance id orders static members first in range, so a static
 		// member that rejoins under a new member id keeps its ranges.
 		am := assignor.Member{ID: m.id, InstanceID: m.instanceID}
+		from := len(topicBuf)
 		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)
 			if n <= 0 {
 				continue
 			}
-			am.Topics = append(am.Topics, t)
+			topicBuf = append(topicBuf, t)
 			if !seen[t] {
 				seen[t] = true
 				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, Partitions: n})
 			}
 		}
+		if len(topicBuf) > from {
+			am.Topics = topicBuf[from:len(topicBuf):len(topicBuf)]
+		}
+		from = len(assignedBuf)
 		for _, tp := range m.target {
-			am.Assignment = append(am.Assignment, assignor.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+			assignedBuf = append(assignedBuf, assignor.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+		}
+		if len(assignedBuf) > from {
+			am.Assignment = assignedBuf[from:len(assignedBuf):len(assignedBuf)]
 		}
 		spec.Members[i] = am
 	}
@@ -76,11 +94,33 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	if err != nil {
 		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
 	}
+	// The target is sorted by member id, as v.members is: member i's entry
+	// is target[i] unless an assignor left members out.
+	total := 0
+	for _, ma := range target {
+		total += len(ma.Partitions)
+	}
+	buf := make([]TopicPartitions, total)
 	out := make([][]TopicPartitions, len(v.members))
 	for i, m := range v.members {
-		for _, tp := range target.Of(m.id) {
-			out[i] = append(out[i], TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+		var tps []assignor.TopicPartitions
+		if i < len(target) && target[i].MemberID == m.id {
+			tps = target[i].Partitions
+		} else {
+			tps = target.Of(m.id)
 		}
+		if len(tps) == 0 || len(tps) > len(buf) {
+			for _, tp := range tps { // only when the target names a member twice
+				out[i] = append(out[i], TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+			}
+			continue
+		}
+		mine := buf[:len(tps):len(tps)]
+		buf = buf[len(tps):]
+		for k, tp := range tps {
+			mine[k] = TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions}
+		}
+		out[i] = mine
 	}
 	return out, nil
 }

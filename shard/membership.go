@@ -2,6 +2,7 @@ package shard
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/coordsim/coordsim/kerr"
 )
@@ -66,7 +67,6 @@ type view struct {
 	// objects until own copies one for writing: a heartbeat that changes
 	// nothing copies nothing.
 	members []*member
-	owned   []bool
 	topo    *Topology
 
 	records []Record
@@ -85,21 +85,26 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
-		ids := g.sortedMemberIDs()
-		v.members = make([]*member, len(ids))
-		v.owned = make([]bool, len(ids))
-		for i, mid := range ids {
-			v.members[i] = g.members[mid]
+		// Sorting the member pointers by id, not a list of ids, saves the
+		// ids' slice; the ids are unique, so map order does not show.
+		// One spare slot: a joining member is inserted without a copy.
+		v.members = make([]*member, 0, len(g.members)+1)
+		for _, m := range g.members {
+			v.members = append(v.members, m)
 		}
+		slices.SortFunc(v.members, func(a, b *member) int { return strings.Compare(a.id, b.id) })
 	}
 	return v
 }
 
-// own returns member i as a copy the view may write.
+// own returns member i as a copy the view may write. A member is the
+// view's own once it is not the group's object: copied by own, or created
+// by the operation (which the group does not hold under its id).
 func (v *view) own(i int) *member {
-	if !v.owned[i] {
-		m := *v.members[i]
-		v.members[i], v.owned[i] = &m, true
+	m := v.members[i]
+	if v.g != nil && v.g.members[m.id] == m {
+		c := *m
+		v.members[i] = &c
 	}
 	return v.members[i]
 }
@@ -344,7 +349,6 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)
-		v.owned = slices.Insert(v.owned, i, true)
 		bump = true
 		out.sendAssignment = true
 	} else if h.memberEpoch == 0 {
@@ -474,7 +478,6 @@ func (v *view) removeMember(i int) {
 		v.targetMemberRecord(m.id, nil, true),
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
-	v.owned = slices.Delete(v.owned, i, i+1)
 	if v.typ == Consumer {
 		v.maybeForgetRegex(m.topicRegex)
 	}
@@ -512,12 +515,37 @@ func (v *view) maybeAssign() {
 		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
 			return
 		}
-		targets = activeOnly(active)
+		// A target record per member at most, the epoch record, and the
+		// heartbeat's own member's current assignment. The target records
+		// of one computation share one array: they are written, replayed
+		// and superseded together.
+		v.records = slices.Grow(v.records, len(v.members)+2)
+		changed := 0
+		for i, m := range v.members {
+			if cur := m.targets(); !cur.equal(&taskSets{roleActive: active[i]}) {
+				changed++
+			}
+		}
+		slab := make([]ConsumerGroupTargetAssignmentMember, changed)
+		for i, m := range v.members {
+			if cur := m.targets(); cur.equal(&taskSets{roleActive: active[i]}) {
+				continue
+			}
+			m = v.own(i)
+			m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
+			slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
+			v.records = append(v.records, &slab[0])
+			slab = slab[1:]
+		}
+		v.aEpoch = v.epoch
+		v.records = append(v.records, v.targetEpochRecord())
+		return
 	case Streams:
 		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
 			return
 		}
 	}
+	v.records = slices.Grow(v.records, len(v.members)+2)
 	for i := range v.members {
 		v.setTarget(i, targets[i])
 	}
@@ -638,8 +666,9 @@ func (v *view) setTarget(i int, target taskSets) {
 // targetRecord is member m's target assignment record.
 func (v *view) targetRecord(m *member) Record {
 	if v.typ == Streams {
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: partitionsToTasks(m.target),
-			StandbyTasks: partitionsToTasks(m.targetStandby), WarmupTasks: partitionsToTasks(m.targetWarmup)}
+		active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
+			StandbyTasks: standby, WarmupTasks: warmup}
 	}
 	return v.targetMemberRecord(m.id, m.target, false)
 }
@@ -670,12 +699,12 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 		if tombstone {
 			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
 		}
+		active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
+		pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
-			ActiveTasks: partitionsToTasks(m.assigned), StandbyTasks: partitionsToTasks(m.standby), WarmupTasks: partitionsToTasks(m.warmup),
-			ActiveTasksPendingRevocation:  partitionsToTasks(m.pending),
-			StandbyTasksPendingRevocation: partitionsToTasks(m.pendingStandby),
-			WarmupTasksPendingRevocation:  partitionsToTasks(m.pendingWarmup)}
+			ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
+			ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
 	case Share:
 		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}

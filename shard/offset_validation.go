@@ -186,9 +186,16 @@ func (m *member) stampAssignmentEpochs(next []TopicPartitions, epoch int32) [][]
 	if len(next) == 0 {
 		return nil
 	}
+	// One array for every topic's epochs, capped per topic.
+	n := 0
+	for _, tp := range next {
+		n += len(tp.Partitions)
+	}
+	buf := make([]int32, n)
 	out := make([][]int32, len(next))
 	for i, tp := range next {
-		out[i] = make([]int32, len(tp.Partitions))
+		k := len(tp.Partitions)
+		out[i], buf = buf[:k:k], buf[k:]
 		for j, p := range tp.Partitions {
 			out[i][j] = epoch
 			if at, ok := m.assignmentEpoch(tp.Topic, p); ok {

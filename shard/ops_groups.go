@@ -221,11 +221,12 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		return res, err
 	}
 	res.Records, res.Timers = out.view.records, out.view.timers
+	active, standby, warmup := partitionsToTasks3(out.assignment, out.standby, out.warmup)
 	res.Response = StreamsGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
 		HeartbeatIntervalMs: s.heartbeatIntervalMs(Streams, req.GroupID),
-		HasAssignment:       out.sendAssignment, ActiveTasks: partitionsToTasks(out.assignment),
-		StandbyTasks: partitionsToTasks(out.standby), WarmupTasks: partitionsToTasks(out.warmup),
+		HasAssignment:       out.sendAssignment, ActiveTasks: active,
+		StandbyTasks: standby, WarmupTasks: warmup,
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
 	if v := out.view; v != nil {

@@ -204,8 +204,8 @@ type currentAssignmentBuilder struct {
 	// unreleased reports, per role, whether a task (partition) of the target
 	// that the member does not hold yet must be withheld: Kafka's
 	// isUnreleasedTask predicates (consumer: currentPartitionEpoch != -1).
-	// A nil entry withholds nothing.
-	unreleased [numTaskRoles]func(topic string, p int32) bool
+	// nil withholds nothing.
+	unreleased unreleasedTasks
 	// owned is the heartbeat's owned partitions or tasks; ownedSent is
 	// false when the request did not carry them (Kafka's null).
 	owned     taskSets
@@ -307,6 +307,22 @@ func (b *currentAssignmentBuilder) updateCurrentAssignment(epoch int32, assigned
 	return next
 }
 
+// unreleasedTasks is Kafka's isUnreleasedTask predicates behind one
+// method: whether a task (partition) of role r must be withheld because
+// another member still holds it. One value serves every role, so a
+// reconciliation builds one object, not a closure per role.
+type unreleasedTasks interface {
+	unreleased(r taskRole, topic string, p int32) bool
+}
+
+// unreleasedFuncs is unreleasedTasks as one predicate per role; a nil entry
+// withholds nothing.
+type unreleasedFuncs [numTaskRoles]func(topic string, p int32) bool
+
+func (f unreleasedFuncs) unreleased(r taskRole, topic string, p int32) bool {
+	return f[r] != nil && f[r](topic, p)
+}
+
 // computeNextAssignment is CurrentAssignmentBuilder.computeNextAssignment
 // with buildNewMember: per role, new assigned = current ∩ target, pending
 // revocation = current − target, pending assignment = target − current −
@@ -317,7 +333,7 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned t
 	var newAssigned, newPending, pendingAssignment taskSets
 	for r := range numTaskRoles {
 		var u bool
-		newAssigned[r], newPending[r], pendingAssignment[r], u = b.difference(assigned[r], b.target[r], b.unreleased[r])
+		newAssigned[r], newPending[r], pendingAssignment[r], u = b.difference(assigned[r], b.target[r], r)
 		hasUnreleased = hasUnreleased || u
 	}
 
@@ -350,7 +366,7 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned t
 }
 
 // difference is computeAssignmentDifference for one role.
-func (b *currentAssignmentBuilder) difference(assigned, targetAll []TopicPartitions, unreleased func(string, int32) bool) (keepAll, revokeAll, addAll []TopicPartitions, hasUnreleased bool) {
+func (b *currentAssignmentBuilder) difference(assigned, targetAll []TopicPartitions, role taskRole) (keepAll, revokeAll, addAll []TopicPartitions, hasUnreleased bool) {
 	if len(assigned) == 0 && len(targetAll) == 0 {
 		return nil, nil, nil, false
 	}
@@ -382,7 +398,7 @@ func (b *currentAssignmentBuilder) difference(assigned, targetAll []TopicPartiti
 			if _, ok := slices.BinarySearch(current, p); ok {
 				continue
 			}
-			if unreleased != nil && unreleased(topic, p) {
+			if b.unreleased != nil && b.unreleased.unreleased(role, topic, p) {
 				hasUnreleased = true
 				continue
 			}

@@ -152,7 +152,7 @@ func TestCurrentAssignmentBuilder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := currentAssignmentBuilder{
 				member: tc.member, targetEpoch: tc.targetEpoch, target: taskSets{tc.target}, subscribed: subscribedFooBar,
-				unreleased: [numTaskRoles]func(string, int32) bool{roleActive: func(topic string, p int32) bool {
+				unreleased: unreleasedFuncs{roleActive: func(topic string, p int32) bool {
 					return containsPartition(tc.owners, topic, p) && !containsPartition(tc.member.pending[roleActive], topic, p)
 				}},
 				owned: taskSets{tc.owned}, ownedSent: tc.owned != nil,

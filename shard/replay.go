@@ -121,9 +121,8 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
 	case *StreamsGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
-			m.target = tasksToPartitions(tombstoned(r.Tombstone, r.ActiveTasks))
-			m.targetStandby = tasksToPartitions(tombstoned(r.Tombstone, r.StandbyTasks))
-			m.targetWarmup = tasksToPartitions(tombstoned(r.Tombstone, r.WarmupTasks))
+			m.target, m.targetStandby, m.targetWarmup = tasksToPartitions3(tombstoned(r.Tombstone, r.ActiveTasks),
+				tombstoned(r.Tombstone, r.StandbyTasks), tombstoned(r.Tombstone, r.WarmupTasks))
 		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		return s.applyConsumerCurrentAssignment(r)

@@ -78,11 +78,28 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	if len(ids) == 0 {
 		return out, nil // no topology, or not ready: Kafka assigns nothing
 	}
-	var topology taskassignor.Topology
+	topology := make(taskassignor.Topology, 0, len(v.topo.Subtopologies))
 	for _, st := range v.topo.Subtopologies {
 		topology = append(topology, taskassignor.Subtopology{ID: st.ID, NumTasks: tasksOf(st.ID), Stateful: subtopologyStateful(st)})
 	}
 	spec := taskassignor.GroupSpec{NumStandbyReplicas: v.streamsNumStandbyReplicas()}
+	spec.Members = make([]taskassignor.AssignmentMemberSpec, 0, len(v.members))
+	// The members' task lists share one array, sized first.
+	ntasks := 0
+	for _, m := range v.members {
+		ntasks += len(m.target) + len(m.targetStandby) + len(m.targetWarmup)
+	}
+	taskBuf := make([]taskassignor.Tasks, 0, ntasks)
+	toTasks := func(a []TopicPartitions) []taskassignor.Tasks {
+		if len(a) == 0 {
+			return nil
+		}
+		from := len(taskBuf)
+		for _, x := range a {
+			taskBuf = append(taskBuf, taskassignor.Tasks{SubtopologyID: x.Topic, Partitions: x.Partitions})
+		}
+		return taskBuf[from:len(taskBuf):len(taskBuf)]
+	}
 	for _, m := range v.members {
 		if m.topologyEpoch != v.topo.Epoch {
 			continue
@@ -105,32 +122,26 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	if err != nil {
 		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
 	}
+	// The members' task lists come back in one array too.
+	total := 0
+	for _, a := range target {
+		total += len(a.ActiveTasks) + len(a.StandbyTasks) + len(a.WarmupTasks)
+	}
+	buf := make([]TopicPartitions, 0, total)
+	fromTasks := func(a []taskassignor.Tasks) []TopicPartitions {
+		if len(a) == 0 {
+			return nil
+		}
+		from := len(buf)
+		for _, x := range a {
+			buf = append(buf, TopicPartitions{Topic: x.SubtopologyID, Partitions: x.Partitions})
+		}
+		return buf[from:len(buf):len(buf)]
+	}
 	for i, m := range v.members {
 		if a, ok := target.Of(m.id); ok {
 			out[i] = taskSets{roleActive: fromTasks(a.ActiveTasks), roleStandby: fromTasks(a.StandbyTasks), roleWarmup: fromTasks(a.WarmupTasks)}
 		}
 	}
 	return out, nil
-}
-
-func toTasks(a []TopicPartitions) []taskassignor.Tasks {
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]taskassignor.Tasks, len(a))
-	for i, x := range a {
-		out[i] = taskassignor.Tasks{SubtopologyID: x.Topic, Partitions: x.Partitions}
-	}
-	return out
-}
-
-func fromTasks(a []taskassignor.Tasks) []TopicPartitions {
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]TopicPartitions, len(a))
-	for i, x := range a {
-		out[i] = TopicPartitions{Topic: x.SubtopologyID, Partitions: x.Partitions}
-	}
-	return out
 }

@@ -27,7 +27,8 @@ func ownedTaskSets(active, standby, warmup []TaskIDs) (taskSets, bool) {
 	if active == nil || standby == nil || warmup == nil {
 		return taskSets{}, false
 	}
-	return taskSets{tasksToPartitions(active), tasksToPartitions(standby), tasksToPartitions(warmup)}, true
+	a, s, w := tasksToPartitions3(active, standby, warmup)
+	return taskSets{a, s, w}, true
 }
 
 // validateOwnedTasks refuses owned-task lists Kafka could not parse: a
@@ -142,8 +143,8 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 		return false, nil
 	}
 	unreleased := v.streamsUnreleased(m.processID)
-	if s.cfg.Mutants.SkipStandbyRelease {
-		unreleased[roleStandby], unreleased[roleWarmup] = nil, nil // never withheld
+	if s.cfg.Mutants.SkipStandbyRelease && unreleased != nil {
+		unreleased = activeUnreleasedOnly{unreleased} // standby and warm-up never withheld
 	}
 	b := currentAssignmentBuilder{
 		member: cur, targetEpoch: targetEpoch, target: target,
@@ -176,61 +177,80 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 // streamsUnreleased returns Kafka's three isUnreleasedTask predicates for a
 // member of process processID, read from the group as stored before this
 // heartbeat (whose records change only the heartbeating member).
-func (v *view) streamsUnreleased(processID string) [numTaskRoles]func(string, int32) bool {
-	g := v.g
-	if g == nil {
-		return [numTaskRoles]func(string, int32) bool{}
+func (v *view) streamsUnreleased(processID string) unreleasedTasks {
+	if v.g == nil {
+		return nil
 	}
-	activeProcess := func(topic string, p int32) (string, bool) {
-		owner, ok := g.activeTaskOwners[topicPartition{topic, p}]
-		if !ok {
-			return "", false
-		}
-		if m := g.members[owner]; m != nil {
-			return m.processID, true
-		}
-		return "", true
-	}
-	onProcess := func(r taskRole, topic string, p int32, process string) bool {
-		holders := g.standbyTaskHolders
-		if r == roleWarmup {
-			holders = g.warmupTaskHolders
-		}
-		for _, id := range holders[topicPartition{topic, p}] {
-			if m := g.members[id]; m != nil && m.processID == process {
-				return true
-			}
-		}
-		return false
-	}
-	return unreleasedPredicates(processID, activeProcess, onProcess)
+	return &streamsUnreleasedTasks{holders: groupTaskHolders{v.g}, processID: processID}
 }
 
-// unreleasedPredicates is the three lambdas of Kafka's streams
-// CurrentAssignmentBuilder.computeNextAssignment over the group's lookups
-// (currentActiveTaskProcessId; currentStandbyTaskProcessIds and
-// currentWarmupTaskProcessIds as onProcess):
+// activeUnreleasedOnly withholds active tasks as its unreleasedTasks does
+// and standby and warm-up tasks never (the SkipStandbyRelease mutant).
+type activeUnreleasedOnly struct{ unreleasedTasks }
+
+func (u activeUnreleasedOnly) unreleased(r taskRole, topic string, p int32) bool {
+	return r == roleActive && u.unreleasedTasks.unreleased(r, topic, p)
+}
+
+// taskHolders is what the streams predicates read: the process of a task's
+// active owner (Kafka's currentActiveTaskProcessId; ok is false when no
+// member owns it, process "" when its owner is gone), and whether process
+// holds the task in role r, standby or warm-up
+// (currentStandbyTaskProcessIds, currentWarmupTaskProcessIds).
+type taskHolders interface {
+	activeProcess(topic string, p int32) (process string, ok bool)
+	onProcess(r taskRole, topic string, p int32, process string) bool
+}
+
+// groupTaskHolders reads taskHolders from a group's owner maps.
+type groupTaskHolders struct{ g *group }
+
+func (h groupTaskHolders) activeProcess(topic string, p int32) (string, bool) {
+	owner, ok := h.g.activeTaskOwners[topicPartition{topic, p}]
+	if !ok {
+		return "", false
+	}
+	if m := h.g.members[owner]; m != nil {
+		return m.processID, true
+	}
+	return "", true
+}
+
+func (h groupTaskHolders) onProcess(r taskRole, topic string, p int32, process string) bool {
+	holders := h.g.standbyTaskHolders
+	if r == roleWarmup {
+		holders = h.g.warmupTaskHolders
+	}
+	for _, id := range holders[topicPartition{topic, p}] {
+		if m := h.g.members[id]; m != nil && m.processID == process {
+			return true
+		}
+	}
+	return false
+}
+
+// streamsUnreleasedTasks is the three lambdas of Kafka's streams
+// CurrentAssignmentBuilder.computeNextAssignment over the group's lookups,
+// for a member of process processID:
 //
 //   - an active task is withheld while any member owns it active, or while
 //     the member's process holds it as a standby or warm-up;
 //   - a standby or warm-up task is withheld while the member's process
 //     holds it in any role.
-func unreleasedPredicates(processID string, activeProcess func(string, int32) (string, bool),
-	onProcess func(r taskRole, topic string, p int32, process string) bool) [numTaskRoles]func(string, int32) bool {
-	heldAsOther := func(topic string, p int32) bool {
-		return onProcess(roleStandby, topic, p, processID) || onProcess(roleWarmup, topic, p, processID)
-	}
-	active := func(topic string, p int32) bool {
-		_, owned := activeProcess(topic, p)
-		return owned || heldAsOther(topic, p)
-	}
-	other := func(topic string, p int32) bool {
-		if process, ok := activeProcess(topic, p); ok && process == processID {
+type streamsUnreleasedTasks struct {
+	holders   taskHolders
+	processID string
+}
+
+func (u *streamsUnreleasedTasks) unreleased(r taskRole, topic string, p int32) bool {
+	if r == roleActive {
+		if _, owned := u.holders.activeProcess(topic, p); owned {
 			return true
 		}
-		return heldAsOther(topic, p)
+	} else if process, ok := u.holders.activeProcess(topic, p); ok && process == u.processID {
+		return true
 	}
-	return [numTaskRoles]func(string, int32) bool{roleActive: active, roleStandby: other, roleWarmup: other}
+	return u.holders.onProcess(roleStandby, topic, p, u.processID) || u.holders.onProcess(roleWarmup, topic, p, u.processID)
 }
 
 // applyStreamsCurrentAssignment replays a streams member's reconciliation

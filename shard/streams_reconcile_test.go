@@ -42,7 +42,7 @@ func noHolders(string, int32) []string { return nil }
 
 func onThisProcess(string, int32) []string { return []string{process} }
 
-func (l taskLookups) predicates(processID string) [numTaskRoles]func(string, int32) bool {
+func (l taskLookups) predicates(processID string) unreleasedTasks {
 	if l.activeProcess == nil {
 		l.activeProcess = ownedByProcess("")
 	}
@@ -52,18 +52,27 @@ func (l taskLookups) predicates(processID string) [numTaskRoles]func(string, int
 	if l.warmup == nil {
 		l.warmup = noHolders
 	}
-	return unreleasedPredicates(processID, l.activeProcess, func(r taskRole, topic string, p int32, pr string) bool {
-		holders := l.standby(topic, p)
-		if r == roleWarmup {
-			holders = l.warmup(topic, p)
+	return &streamsUnreleasedTasks{holders: lookupHolders{l}, processID: processID}
+}
+
+// lookupHolders is taskHolders over a test's taskLookups.
+type lookupHolders struct{ l taskLookups }
+
+func (h lookupHolders) activeProcess(topic string, p int32) (string, bool) {
+	return h.l.activeProcess(topic, p)
+}
+
+func (h lookupHolders) onProcess(r taskRole, topic string, p int32, pr string) bool {
+	holders := h.l.standby(topic, p)
+	if r == roleWarmup {
+		holders = h.l.warmup(topic, p)
+	}
+	for _, x := range holders {
+		if x == pr {
+			return true
 		}
-		for _, h := range holders {
-			if h == pr {
-				return true
-			}
-		}
-		return false
-	})
+	}
+	return false
 }
 
 func streamsBuilder(member memberAssignment, targetEpoch int32, target taskSets, l taskLookups, owned *taskSets) currentAssignmentBuilder {

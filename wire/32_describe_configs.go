@@ -64,6 +64,11 @@ type configEntry struct {
 	// entry has one.
 	synonym, synonymValue string
 	synonymSource         kmsg.ConfigSource
+	// group marks a group config, whose own name always heads its
+	// synonyms (ConfigHelper.createGroupConfigEntry: GROUP_CONFIG when
+	// set, else DEFAULT_CONFIG); a topic or broker config's heads them
+	// only when set on the resource.
+	group bool
 }
 
 func (e configEntry) wire(withSynonyms bool) kmsg.DescribeConfigsResponseResourceConfig {
@@ -73,7 +78,7 @@ func (e configEntry) wire(withSynonyms bool) kmsg.DescribeConfigsResponseResourc
 	if !withSynonyms {
 		return c
 	}
-	if e.source == kmsg.ConfigSourceGroupConfig || e.source == kmsg.ConfigSourceDynamicTopicConfig || e.synonym == "" {
+	if e.group || e.synonym == "" {
 		s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
 		s.Name, s.Value, s.Source = e.name, kmsg.StringPtr(e.value), e.source
 		c.ConfigSynonyms = append(c.ConfigSynonyms, s)
@@ -145,7 +150,7 @@ func (cl *Cluster) describeGroupConfig(group string) []configEntry {
 	set := cl.groupConfigs.get(group)
 	out := make([]configEntry, 0, len(groupConfigKeys))
 	for _, k := range groupConfigKeys {
-		e := configEntry{name: k.name, typ: kmsg.ConfigType(k.typ), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig}
+		e := configEntry{name: k.name, typ: kmsg.ConfigType(k.typ), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig, group: true}
 		if k.synonym != "" {
 			e.synonym, e.synonymValue = k.synonym, e.value
 			e.synonymSource = staticSource(e.value, brokerDefaults[k.synonym])

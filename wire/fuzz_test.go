@@ -39,6 +39,25 @@ func FuzzHandleFrame(f *testing.F) {
 	ct.Version = 7
 	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 2, ReplicationFactor: 1}}
 	seed(ct)
+	iac := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	iac.Version = 1
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, "g"
+	for _, kv := range [][2]string{{"consumer.session.timeout.ms", "50000"}, {"share.auto.offset.reset", "by_duration:PT1H"}, {"streams.num.standby.replicas", "1"}} {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = kv[0], kmsg.StringPtr(kv[1])
+		res.Configs = append(res.Configs, c)
+	}
+	iac.Resources = append(iac.Resources, res)
+	seed(iac)
+	dc := kmsg.NewPtrDescribeConfigsRequest()
+	dc.Version, dc.IncludeSynonyms = 4, true
+	for _, typ := range []kmsg.ConfigResourceType{kmsg.ConfigResourceTypeGroupConfig, kmsg.ConfigResourceTypeTopic, kmsg.ConfigResourceTypeBroker} {
+		r := kmsg.NewDescribeConfigsRequestResource()
+		r.ResourceType, r.ResourceName = typ, "0"
+		dc.Resources = append(dc.Resources, r)
+	}
+	seed(dc)
 	f.Add([]byte{0, 18, 0, 99, 0, 0, 0, 1, 0, 0})
 	// Every served key at its lowest and highest version, so the fuzzer
 	// starts inside each handler rather than having to find its key.

@@ -2,6 +2,8 @@ package wire_test
 
 import (
 	"context"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -133,6 +136,8 @@ func TestGroupConfigConsumerTimeoutsOverTheWire(t *testing.T) {
 	d := describeGroupConfig(t, ctx, c, "g")
 	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["consumer.session.timeout.ms"].Source)
 	assert.Equal(t, "45000", *d["consumer.session.timeout.ms"].Value)
+	require.Len(t, d["consumer.session.timeout.ms"].ConfigSynonyms, 2, "the key (DEFAULT_CONFIG), then the broker's")
+	assert.Equal(t, "consumer.session.timeout.ms", d["consumer.session.timeout.ms"].ConfigSynonyms[0].Name)
 
 	err, msg = alterGroupConfig(t, ctx, c, "g", false, set("consumer.heartbeat.interval.ms", "1000"), set("consumer.session.timeout.ms", "2000"))
 	require.NoError(t, err, msg)
@@ -430,4 +435,44 @@ func TestGroupConfigStreamsStandbyReplicas(t *testing.T) {
 	assert.EqualValues(t, 6000, hb.HeartbeatIntervalMillis, "the group's streams.heartbeat.interval.ms")
 	assert.Greater(t, describe().Epoch, before, "the new config bumped the group epoch")
 	assert.Equal(t, 2, standbys(), "each of the 2 stateful tasks has a standby")
+}
+
+// TestGroupConfigConcurrentAlterationsAgree sends alterations of one
+// group's config to every broker at once: whichever lands last, every
+// broker's coordinator holds the config DescribeConfigs shows.
+func TestGroupConfigConcurrentAlterationsAgree(t *testing.T) {
+	cl := startCluster(t)
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+			req.Resources = append(req.Resources, resource(kmsg.ConfigResourceTypeGroupConfig, "g",
+				set("streams.num.standby.replicas", strconv.Itoa(i%3)), set("consumer.session.timeout.ms", strconv.Itoa(45_000+i))))
+			resp, err := c.Broker(i%3).Request(ctx, req)
+			if assert.NoError(t, err) {
+				assert.Zero(t, resp.(*kmsg.IncrementalAlterConfigsResponse).Resources[0].ErrorCode)
+			}
+		}()
+	}
+	wg.Wait()
+	d := describeGroupConfig(t, ctx, c, "g")
+	standbys, err := strconv.Atoi(*d["streams.num.standby.replicas"].Value)
+	require.NoError(t, err)
+	session, err := strconv.Atoi(*d["consumer.session.timeout.ms"].Value)
+	require.NoError(t, err)
+	assert.Equal(t, (session-45_000)%3, standbys, "one alteration's values, not a mix")
+	for node := range int32(3) {
+		gc, err := live.Read(ctx, cl.Driver(node), func(co *coordinator.Coordinator) (coordinator.GroupConfig, error) {
+			return co.GroupConfig("g"), nil
+		})
+		require.NoError(t, err)
+		require.NotNil(t, gc.StreamsNumStandbyReplicas)
+		require.NotNil(t, gc.ConsumerSessionTimeoutMs)
+		assert.EqualValues(t, standbys, *gc.StreamsNumStandbyReplicas, "broker %d", node)
+		assert.EqualValues(t, session, *gc.ConsumerSessionTimeoutMs, "broker %d", node)
+	}
 }

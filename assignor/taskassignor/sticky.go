@@ -82,6 +82,24 @@ func newState(m *model) *state {
 	for i, x := range m.members {
 		st.procs[x.proc].members = append(st.procs[x.proc].members, i)
 	}
+	// The per-task holder lists and the per-member active lists start in
+	// one array each, sized for the usual case (a task held by its active
+	// process and its standbys; a member's fair share of active tasks).
+	// Each slice is capped, so one that outgrows its room is copied out
+	// instead of running into its neighbour's.
+	if k := 1 + m.standbys; m.numTasks > 0 {
+		buf := make([]int32, m.numTasks*k)
+		for t := range st.holders {
+			st.holders[t] = buf[t*k : t*k : t*k+k]
+		}
+	}
+	if n := len(m.members); n > 0 && m.numTasks > 0 {
+		q := tasksPerMember(m.numTasks, n)
+		buf := make([]int, n*q)
+		for i := range st.active {
+			st.active[i] = buf[i*q : i*q : i*q+q]
+		}
+	}
 	for _, s := range m.subs {
 		n := int(s.NumTasks)
 		st.totalTasks += n
@@ -372,21 +390,31 @@ func (st *state) result() GroupAssignment {
 	return out
 }
 
-// compact is toCompactedTaskIds, sorted.
+// compact is toCompactedTaskIds, sorted. The subtopologies' partition
+// lists share one array, capped per subtopology.
 func (st *state) compact(tasks []int) []Tasks {
 	if len(tasks) == 0 {
 		return nil
 	}
 	slices.Sort(tasks)
-	var out []Tasks
-	for _, t := range tasks {
+	groups := 1
+	for k := 1; k < len(tasks); k++ {
+		if st.m.subs[st.subtopologyOf(tasks[k])].ID != st.m.subs[st.subtopologyOf(tasks[k-1])].ID {
+			groups++
+		}
+	}
+	out := make([]Tasks, 0, groups)
+	parts := make([]int32, len(tasks))
+	from := 0
+	for k, t := range tasks {
 		s := st.subtopologyOf(t)
 		id := st.m.subs[s].ID
+		parts[k] = int32(t - st.m.first[s])
 		if len(out) == 0 || out[len(out)-1].SubtopologyID != id {
 			out = append(out, Tasks{SubtopologyID: id})
+			from = k
 		}
-		last := &out[len(out)-1]
-		last.Partitions = append(last.Partitions, int32(t-st.m.first[s]))
+		out[len(out)-1].Partitions = parts[from : k+1 : k+1]
 	}
 	return out
 }
