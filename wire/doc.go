@@ -7,8 +7,11 @@
 // __consumer_offsets logs (so a partition can move between brokers), with an
 // in-memory data plane (topics, partition logs of record batches bounded
 // by log.retention.bytes, high watermarks and log start offsets,
-// idempotent producer sequences) and a KIP-227 fetch session cache per
-// broker.
+// idempotent producer sequences), a KIP-227 fetch session cache per
+// broker, and the cluster's group configs (the strings
+// IncrementalAlterConfigs set on GROUP resources, groupconfig.go), which
+// every alteration installs on each broker's coordinator and on the share
+// plane, as Kafka's brokers take them from the cluster metadata.
 //
 // Requests are decoded and responses encoded by franz-go's kmsg; this
 // package never hand-writes the codec. Each API key has one file, named by
@@ -28,7 +31,8 @@
 // byte, so a client that goes away wakes its parked Fetch or ShareFetch at
 // once instead of holding a goroutine until MaxWaitMillis.
 //
-// What it must never do: hold group state of its own, bind anything but the
+// What it must never do: hold group state of its own (group configs are
+// cluster metadata, not group state), bind anything but the
 // address it is given (loopback by default; it has no authentication and no
 // TLS), or run inside a simulation (it reads the wall clock and starts
 // goroutines, two per connection).
