@@ -136,13 +136,16 @@ type owned struct {
 	parts []int32
 }
 
+// smallTopicCount is the most topics newModel looks up by a linear scan.
+const smallTopicCount = 8
+
 // newModel validates spec. missing formats the error for a subscription to
 // a topic that is not in the metadata (each assignor has Kafka's message).
 //
 // It runs on every target computation, so it allocates per table, not per
 // member or topic: the spec's slices are sorted copies only when they are
-// not sorted already (the coordinator passes them sorted), topic names are
-// found by binary search, and the subscriptions, owner table and current
+// not sorted already (the coordinator passes them sorted), a few topic names
+// are found by a scan, and the subscriptions, owner table and current
 // assignments each live in one backing array.
 func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 	if spec == nil {
@@ -168,8 +171,27 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 			return nil, assignorError("topic %s has %d partitions but racks for %d", t.Name, t.Partitions, len(t.Racks))
 		}
 	}
+	// A few topics (a heartbeat's group) are found by a scan, which costs
+	// no allocation; many by a map. A binary search over the names was
+	// three times slower at 100 topics (BENCHMARKS.md).
+	var index map[string]int // looked up only
+	if len(meta) > smallTopicCount {
+		index = make(map[string]int, len(meta))
+		for i, t := range meta {
+			index[t.Name] = i
+		}
+	}
 	find := func(name string) (int, bool) {
-		return slices.BinarySearchFunc(meta, name, func(t Topic, name string) int { return strings.Compare(t.Name, name) })
+		if index != nil {
+			i, ok := index[name]
+			return i, ok
+		}
+		for i := range meta {
+			if meta[i].Name == name {
+				return i, true
+			}
+		}
+		return 0, false
 	}
 	byID := func(a, b Member) int { return strings.Compare(a.ID, b.ID) }
 	members := spec.Members // read only
