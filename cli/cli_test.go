@@ -32,6 +32,7 @@ func TestCLIRefusesBadInputNamingTheFlag(t *testing.T) {
 		{[]string{"run", "--report", filepath.Join(missingDir, "r.html")}, "--report"},
 		{[]string{"run", "--metrics", filepath.Join(missingDir, "m.prom")}, "--metrics"},
 		{[]string{"run", "--trace", filepath.Join(missingDir, "t.txt")}, "--trace"},
+		{[]string{"run", "--cpuprofile", filepath.Join(missingDir, "cpu.prof")}, "--cpuprofile"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		assert.Equal(t, exitUsage, code, "%v", c.args)

@@ -391,9 +391,8 @@ func TestStoreMatchesModel(t *testing.T) {
 	// Over 250 seeded random workloads, every query of the Store (including the
 	// expiry index against a full scan) equals the naive model, and a clone
 	// taken midway keeps answering like the model did at that moment.
-	const seeds = 250
 	const steps = 120
-	for seed := range uint64(seeds) {
+	for seed := range uint64(propertySeeds(250)) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 0x0ff5e75))
 			retentionMs := []int64{500, 1, 0, math.MaxInt64}[seed%4]

@@ -548,7 +548,8 @@ func (w *workload) checkSweep() {
 // TestReplayEqualityRandomWorkloads proves docs/invariants.md invariant 7 and the
 // other workload properties (see the file comment) over 250 seeds.
 func TestReplayEqualityRandomWorkloads(t *testing.T) {
-	const seeds, steps = 250, 300
+	const steps = 300
+	seeds := uint64(propertySeeds(250))
 	for seed := uint64(1); seed <= seeds; seed++ {
 		name := fmt.Sprintf("seed=%d", seed)
 		ok := t.Run(name, func(t *testing.T) {

@@ -976,7 +976,8 @@ func (w *eligibilityWorkload) check() {
 // offset commits, transactions, sweeps, session timeouts, deletions,
 // replayed stored epochs and the KIP-1331 writes.
 func TestEligibilityIndexMatchesFullScanRandomWorkloads(t *testing.T) {
-	const seeds, steps = 200, 120
+	const steps = 120
+	seeds := uint64(propertySeeds(200))
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		name := fmt.Sprintf("seed=%d", seed)

@@ -58,7 +58,7 @@ type propWorld struct {
 }
 
 func TestPropertyRandomOps(t *testing.T) {
-	for seed := range uint64(propSeeds) {
+	for seed := range uint64(propertySeeds(propSeeds)) {
 		runPropWorld(t, seed)
 		if t.Failed() {
 			return
