@@ -170,19 +170,7 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			k.exec.Auto = false
 			f := k.h.Coordinator.DeleteGroups([]string{"g"})
 			require.Len(t, k.exec.Pending(), 1, "the delete is in flight")
-			k.exec.Auto = true
-			joined := k.join("g", "m2", 1)
-			if p == coordinator.CleanupV3 {
-				// v3 refuses a push while the group's delete is in flight
-				// (deleteGuard): the stored epoch cannot advance.
-				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
-				require.Equal(t, shard.EpochUncertain, k.stored("g"))
-			} else {
-				require.NoError(t, k.push("g", "m2", 1))
-				require.Equal(t, int32(1), k.stored("g"))
-			}
-			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
-			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
+			joined := k.pushThenFailDeleteApplied(t, p, "g", "m2")
 			rs, err := f.Result()
 			require.NoError(t, err)
 			assert.ErrorIs(t, rs[0].Err, kerr.GroupDeletionFailed)
@@ -192,6 +180,27 @@ func TestDeleteGroupsFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			assert.True(t, k.heartbeat("g", "m2", joined.MemberEpoch, 1).TopologyDescriptionRequired, "solicited again")
 		})
 	}
+}
+
+// pushThenFailDeleteApplied is the middle both failed-delete tests share:
+// while g's delete is held in the executor, member m joins and pushes
+// topology epoch 1 (v3 refuses the push, deleteGuard, so the stored epoch
+// stays -2; v2 stores it), then the store applies the delete but reports a
+// transient error. It returns m's join.
+func (k *kip) pushThenFailDeleteApplied(t *testing.T, p coordinator.CleanupProtocol, g, m string) shard.StreamsGroupHeartbeatResponse {
+	t.Helper()
+	k.exec.Auto = true
+	joined := k.join(g, m, 1)
+	if p == coordinator.CleanupV3 {
+		require.ErrorIs(t, k.push(g, m, 1), kerr.StreamsTopologyDescriptionUpdateFailed)
+		require.Equal(t, shard.EpochUncertain, k.stored(g))
+	} else {
+		require.NoError(t, k.push(g, m, 1))
+		require.Equal(t, int32(1), k.stored(g))
+	}
+	require.NoError(t, k.faults.FailGroup(g, plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
+	require.True(t, k.exec.Run(plugin.OpDelete, g))
+	return joined
 }
 
 // TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup is the cycle's side
@@ -208,19 +217,7 @@ func TestCleanupCycleFailedDeleteReSolicitsAdvancedGroup(t *testing.T) {
 			k.exec.Auto = false
 			require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
 			require.Equal(t, shard.EpochUncertain, k.stored("g"))
-			k.exec.Auto = true
-			joined := k.join("g", "m2", 1)
-			if p == coordinator.CleanupV3 {
-				// v3 refuses a push while the group's delete is in flight
-				// (deleteGuard): the stored epoch cannot advance.
-				require.ErrorIs(t, k.push("g", "m2", 1), kerr.StreamsTopologyDescriptionUpdateFailed)
-				require.Equal(t, shard.EpochUncertain, k.stored("g"))
-			} else {
-				require.NoError(t, k.push("g", "m2", 1))
-				require.Equal(t, int32(1), k.stored("g"))
-			}
-			require.NoError(t, k.faults.FailGroup("g", plugin.OpDelete, faultstore.FaultAppliedTransient, 1))
-			require.True(t, k.exec.Run(plugin.OpDelete, "g"))
+			joined := k.pushThenFailDeleteApplied(t, p, "g", "m2")
 			_, _, has := k.storeHas("g")
 			require.False(t, has, "the store applied the delete")
 			assert.Equal(t, shard.EpochUncertain, k.stored("g"))

@@ -415,17 +415,27 @@ func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssi
 	} else if err := checkPartitionEpochs(r, &group{}, nil, next); err != nil {
 		return err
 	}
-	g, err := s.groupForRecord(r, Consumer, true)
+	return s.updateMemberAssignment(r, Consumer, r.MemberID, next, (*group).removePartitionEpochs, (*group).addPartitionEpochs)
+}
+
+// updateMemberAssignment is the applying half both current-assignment
+// replays share (Kafka's updateMember): the member's partitions or tasks
+// leave the group's owner index (unindex), the member takes next, each
+// active partition or task keeping the epoch it was first assigned at
+// (KIP-1251), and they enter the index again (index). The caller has
+// checked next against the index.
+func (s *Shard) updateMemberAssignment(r Record, typ GroupType, memberID string, next *memberAssignment, unindex, index func(*group, *member)) error {
+	g, err := s.groupForRecord(r, typ, true)
 	if err != nil {
 		return err
 	}
-	m := g.member(r.MemberID)
-	g.removePartitionEpochs(m)
-	// KIP-1251: each partition keeps the epoch it was first assigned at.
-	assignedEpochs, pendingEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch), m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
+	m := g.member(memberID)
+	unindex(g, m)
+	assignedEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch)
+	pendingEpochs := m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
 	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
 	m.setCurrentAssignment(*next)
-	g.addPartitionEpochs(m)
+	index(g, m)
 	s.refresh(g.id)
 	return nil
 }

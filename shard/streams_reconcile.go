@@ -289,20 +289,7 @@ func (s *Shard) applyStreamsCurrentAssignment(r *StreamsGroupCurrentMemberAssign
 	}); err != nil {
 		return err
 	}
-	g, err := s.groupForRecord(r, Streams, true)
-	if err != nil {
-		return err
-	}
-	m := g.member(r.MemberID)
-	g.removeTaskOwners(m)
-	// KIP-1251: each active task keeps the epoch it was first assigned at.
-	assignedEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch)
-	pendingEpochs := m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
-	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
-	m.setCurrentAssignment(next)
-	g.addTaskOwners(m)
-	s.refresh(g.id)
-	return nil
+	return s.updateMemberAssignment(r, Streams, r.MemberID, &next, (*group).removeTaskOwners, (*group).addTaskOwners)
 }
 
 // removeTaskOwners forgets member m's tasks in every role (Kafka's

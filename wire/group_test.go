@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kadm"
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -167,17 +166,7 @@ func TestConsumerGroup848(t *testing.T) {
 			seen := run.wait()
 			require.Len(t, seen, n, "every record consumed")
 
-			ends, err := adm.ListEndOffsets(ctx, topic)
-			require.NoError(t, err)
-			committed, err := adm.FetchOffsets(ctx, group)
-			require.NoError(t, err)
-			require.NoError(t, committed.Error())
-			ends.Each(func(o kadm.ListedOffset) {
-				c, ok := committed.Lookup(topic, o.Partition)
-				if assert.True(t, ok, "partition %d has a committed offset", o.Partition) {
-					assert.Equal(t, o.Offset, c.At, "partition %d: committed equals end", o.Partition)
-				}
-			})
+			assertCommittedAtEnd(t, ctx, adm, group, topic, "after the run")
 
 			listed, err := adm.ListGroups(ctx)
 			require.NoError(t, err)

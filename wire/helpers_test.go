@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/wire"
 )
@@ -51,6 +53,38 @@ func newClient(t testing.TB, cl *wire.Cluster, opts ...kgo.Opt) *kgo.Client {
 
 func newAdmin(t testing.TB, cl *wire.Cluster) *kadm.Client {
 	return kadm.NewClient(newClient(t, cl))
+}
+
+// assertCommittedAtEnd asserts that group has committed every partition of
+// topic at its end offset: every record produced was consumed and
+// committed. A partition that never had a record needs no commit.
+func assertCommittedAtEnd(t testing.TB, ctx context.Context, adm *kadm.Client, group, topic, when string) {
+	t.Helper()
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	require.NoError(t, err)
+	committed, err := adm.FetchOffsets(ctx, group)
+	require.NoError(t, err)
+	require.NoError(t, committed.Error())
+	ends.Each(func(o kadm.ListedOffset) {
+		c, ok := committed.Lookup(topic, o.Partition)
+		if !ok && o.Offset == 0 {
+			return
+		}
+		if assert.True(t, ok, "partition %d has a committed offset %s", o.Partition, when) {
+			assert.Equal(t, o.Offset, c.At, "partition %d: committed equals end %s", o.Partition, when)
+		}
+	})
+}
+
+// oneSubtopology is a streams topology at epoch 1 with one subtopology,
+// "0", reading source.
+func oneSubtopology(source string) *kmsg.StreamsGroupHeartbeatRequestTopology {
+	topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+	topology.Epoch = 1
+	sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+	sub.SubtopologyID, sub.SourceTopics = "0", []string{source}
+	topology.Subtopologies = append(topology.Subtopologies, sub)
+	return &topology
 }
 
 // createTopic creates a topic through kadm and fails the test on error.

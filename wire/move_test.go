@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -59,15 +58,7 @@ func TestCoordinatorMoveMidRun(t *testing.T) {
 	consumeUntil(200)
 	require.NoError(t, cons.CommitUncommittedOffsets(ctx))
 
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	require.NoError(t, err)
-	committed, err := adm.FetchOffsets(ctx, group)
-	require.NoError(t, err)
-	require.NoError(t, committed.Error())
-	ends.Each(func(o kadm.ListedOffset) {
-		c, _ := committed.Lookup(topic, o.Partition)
-		assert.Equal(t, o.Offset, c.At, "partition %d: committed equals end after the move", o.Partition)
-	})
+	assertCommittedAtEnd(t, ctx, adm, group, topic, "after the move")
 	described, err := adm.DescribeConsumerGroups(ctx, group)
 	require.NoError(t, err)
 	require.NoError(t, described.Error())

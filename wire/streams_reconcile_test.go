@@ -34,12 +34,7 @@ func TestStreamsGroupHeartbeatRevokesBeforeAssigning(t *testing.T) {
 		req.ProcessID = &process
 		if epoch == 0 {
 			req.RebalanceTimeoutMillis = 30000
-			topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
-			topology.Epoch = 1
-			sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
-			sub.SubtopologyID, sub.SourceTopics = "0", []string{"events"}
-			topology.Subtopologies = append(topology.Subtopologies, sub)
-			req.Topology = &topology
+			req.Topology = oneSubtopology("events")
 		} else if owned != nil {
 			task := kmsg.NewTaskIDs()
 			task.SubtopologyID, task.Partitions = "0", owned

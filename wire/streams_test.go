@@ -49,12 +49,7 @@ func TestStreamsGroupKIP1331(t *testing.T) {
 	join.Group, join.MemberID, join.MemberEpoch, join.RebalanceTimeoutMillis = group, "member-1", 0, 30000
 	process := "process-1"
 	join.ProcessID = &process
-	topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
-	topology.Epoch = 1
-	sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
-	sub.SubtopologyID, sub.SourceTopics = "0", []string{"words"}
-	topology.Subtopologies = append(topology.Subtopologies, sub)
-	join.Topology = &topology
+	join.Topology = oneSubtopology("words")
 	hb := send(join).(*kmsg.StreamsGroupHeartbeatResponse)
 	require.Zero(t, hb.ErrorCode, "join: %v", hb.ErrorMessage)
 	assert.Equal(t, int32(2), hb.MemberEpoch, "a streams group's first epoch is 2")

@@ -901,22 +901,16 @@ func streamsOwnedTasks(h *Harness, d *datadriven.TestData, req *shard.StreamsGro
 	return nil
 }
 
+// ownedPartitions parses topic-partition specs as topicPartitions does,
+// sorted by topic and partition and never nil: owned=() is an empty list
+// (the member owns nothing), not a missing one.
 func ownedPartitions(specs []string) ([]shard.TopicPartitions, error) {
-	out := []shard.TopicPartitions{}
-	for _, s := range specs {
-		if s == "" {
-			continue // owned=() parses as one empty value
-		}
-		topic, p, err := splitTopicPartition(s)
-		if err != nil {
-			return nil, err
-		}
-		i := slices.IndexFunc(out, func(tp shard.TopicPartitions) bool { return tp.Topic == topic })
-		if i < 0 {
-			out = append(out, shard.TopicPartitions{Topic: topic})
-			i = len(out) - 1
-		}
-		out[i].Partitions = append(out[i].Partitions, p)
+	out, err := topicPartitions(specs)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []shard.TopicPartitions{}
 	}
 	for i := range out {
 		slices.Sort(out[i].Partitions)

@@ -20,42 +20,22 @@ func BenchmarkFence(b *testing.B) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("group-%04d", i)
 	}
-	for _, fenced := range []bool{false, true} {
-		name := "plain"
-		if fenced {
-			name = "fenced"
-		}
-		b.Run("set/"+name, func(b *testing.B) {
+	type call func(s *memstore.Store, g string) error
+	for _, bc := range []struct {
+		name string
+		op   call
+	}{
+		{"set/plain", func(s *memstore.Store, g string) error { return s.SetTopology(ctx, g, 1, d) }},
+		{"set/fenced", func(s *memstore.Store, g string) error { return s.SetTopologyFenced(ctx, g, 1, d, 7) }},
+		{"delete/plain", func(s *memstore.Store, g string) error { return s.DeleteTopology(ctx, g) }},
+		{"delete/fenced", func(s *memstore.Store, g string) error { return s.DeleteTopologyFenced(ctx, g, 7) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
 			s := memstore.New()
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				g := ids[i%groups]
-				var err error
-				if fenced {
-					err = s.SetTopologyFenced(ctx, g, 1, d, 7)
-				} else {
-					err = s.SetTopology(ctx, g, 1, d)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
-		b.Run("delete/"+name, func(b *testing.B) {
-			s := memstore.New()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				g := ids[i%groups]
-				var err error
-				if fenced {
-					err = s.DeleteTopologyFenced(ctx, g, 7)
-				} else {
-					err = s.DeleteTopology(ctx, g)
-				}
-				if err != nil {
+				if err := bc.op(s, ids[i%groups]); err != nil {
 					b.Fatal(err)
 				}
 				i++

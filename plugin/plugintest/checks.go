@@ -20,6 +20,25 @@ func describe(d *plugin.TopologyDescription) string {
 	return fmt.Sprintf("a description of %d subtopologies and %d nodes", len(d.Subtopologies), d.NodeCount())
 }
 
+// reopen closes the store and opens its data again with WithReopen's
+// function (the reopen and fenced-reopen checks); runCheck closes the
+// reopened store.
+func (e *env) reopen() error {
+	e.closed = true
+	if err := e.s.Close(); err != nil {
+		return fmt.Errorf("Close: %w", err)
+	}
+	s, err := e.cfg.reopen()
+	if err != nil {
+		return fmt.Errorf("reopen: %w", err)
+	}
+	if s == nil {
+		return errors.New("reopen returned a nil store")
+	}
+	e.s, e.closed = s, false
+	return nil
+}
+
 func (e *env) set(group string, epoch int32, d *plugin.TopologyDescription) error {
 	if err := e.s.SetTopology(e.ctx, group, epoch, d); err != nil {
 		return fmt.Errorf("SetTopology(%q, %d): %w", group, epoch, err)
@@ -399,18 +418,9 @@ func checkReopen(e *env) error {
 	if err != nil {
 		return err
 	}
-	e.closed = true
-	if err := e.s.Close(); err != nil {
-		return fmt.Errorf("Close: %w", err)
+	if err := e.reopen(); err != nil {
+		return err
 	}
-	s, err := e.cfg.reopen()
-	if err != nil {
-		return fmt.Errorf("reopen: %w", err)
-	}
-	if s == nil {
-		return errors.New("reopen returned a nil store")
-	}
-	e.s, e.closed = s, false // runCheck closes the reopened store
 	err = steps(
 		func() error { return e.expect("plugintest-reopen-a", 3, d1) },
 		func() error { return e.expect("plugintest-reopen-b", 5, d2) },

@@ -138,18 +138,9 @@ func checkFencedReopen(e *env) error {
 	if err := steps(func() error { return e.setF(g, 1, d, 7) }, func() error { return e.delF(g, 7) }); err != nil {
 		return err
 	}
-	e.closed = true
-	if err := e.s.Close(); err != nil {
-		return fmt.Errorf("Close: %w", err)
+	if err := e.reopen(); err != nil {
+		return err
 	}
-	s, err := e.cfg.reopen()
-	if err != nil {
-		return fmt.Errorf("reopen: %w", err)
-	}
-	if s == nil {
-		return errors.New("reopen returned a nil store")
-	}
-	e.s, e.closed = s, false
 	if e.fenced() == nil {
 		return errors.New("the reopened store is not a plugin.FencedStore")
 	}

@@ -237,14 +237,19 @@ type forgetfulFencedStore struct {
 	tokens map[string]int32
 }
 
-func (s *forgetfulFencedStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, tok int32) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// fence checks tok against g's highest token; the caller holds mu.
+func (s *forgetfulFencedStore) fence(g string, tok int32) error {
 	if err := plugin.CheckToken(tok); err != nil {
 		return err
 	}
 	high, ok := s.tokens[g]
-	if err := plugin.Fence(g, high, ok, tok); err != nil {
+	return plugin.Fence(g, high, ok, tok)
+}
+
+func (s *forgetfulFencedStore) SetTopologyFenced(ctx context.Context, g string, e int32, d *plugin.TopologyDescription, tok int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fence(g, tok); err != nil {
 		return err
 	}
 	s.tokens[g] = tok
@@ -254,11 +259,7 @@ func (s *forgetfulFencedStore) SetTopologyFenced(ctx context.Context, g string, 
 func (s *forgetfulFencedStore) DeleteTopologyFenced(ctx context.Context, g string, tok int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := plugin.CheckToken(tok); err != nil {
-		return err
-	}
-	high, ok := s.tokens[g]
-	if err := plugin.Fence(g, high, ok, tok); err != nil {
+	if err := s.fence(g, tok); err != nil {
 		return err
 	}
 	delete(s.tokens, g)
