@@ -60,26 +60,11 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 // shareGroupSessionTimeoutMs, streamsGroupSessionTimeoutMs).
 func (s *Shard) sessionTimeoutMs(typ GroupType, groupID string) int32 {
 	if gt, ok := s.groupTimeouts[groupID]; ok {
-		var v int32
-		switch typ {
-		case Streams:
-			v = gt.StreamsSessionTimeoutMs
-		case Share:
-			v = gt.ShareSessionTimeoutMs
-		default:
-			v = gt.ConsumerSessionTimeoutMs
-		}
-		if v > 0 {
+		if v := byType(typ, gt.StreamsSessionTimeoutMs, gt.ShareSessionTimeoutMs, gt.ConsumerSessionTimeoutMs); v > 0 {
 			return v
 		}
 	}
-	switch typ {
-	case Streams:
-		return s.cfg.StreamsSessionTimeoutMs
-	case Share:
-		return s.cfg.ShareSessionTimeoutMs
-	}
-	return s.cfg.ConsumerSessionTimeoutMs
+	return byType(typ, s.cfg.StreamsSessionTimeoutMs, s.cfg.ShareSessionTimeoutMs, s.cfg.ConsumerSessionTimeoutMs)
 }
 
 // heartbeatIntervalMs is the group's heartbeat interval: its group config
@@ -87,26 +72,24 @@ func (s *Shard) sessionTimeoutMs(typ GroupType, groupID string) int32 {
 // and its twins).
 func (s *Shard) heartbeatIntervalMs(typ GroupType, groupID string) int32 {
 	if gt, ok := s.groupTimeouts[groupID]; ok {
-		var v int32
-		switch typ {
-		case Streams:
-			v = gt.StreamsHeartbeatIntervalMs
-		case Share:
-			v = gt.ShareHeartbeatIntervalMs
-		default:
-			v = gt.ConsumerHeartbeatIntervalMs
-		}
-		if v > 0 {
+		if v := byType(typ, gt.StreamsHeartbeatIntervalMs, gt.ShareHeartbeatIntervalMs, gt.ConsumerHeartbeatIntervalMs); v > 0 {
 			return v
 		}
 	}
+	return byType(typ, s.cfg.StreamsHeartbeatIntervalMs, s.cfg.ShareHeartbeatIntervalMs, s.cfg.ConsumerHeartbeatIntervalMs)
+}
+
+// byType picks the setting of a group's type: Kafka keeps one key per type
+// (group.streams.*, group.share.*, group.consumer.*); any other type reads
+// the consumer's, as it did before group configs.
+func byType(typ GroupType, streams, share, consumer int32) int32 {
 	switch typ {
 	case Streams:
-		return s.cfg.StreamsHeartbeatIntervalMs
+		return streams
 	case Share:
-		return s.cfg.ShareHeartbeatIntervalMs
+		return share
 	}
-	return s.cfg.ConsumerHeartbeatIntervalMs
+	return consumer
 }
 
 // streamsInitialRebalanceDelayMs is the group's initial rebalance delay:
