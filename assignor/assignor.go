@@ -300,29 +300,7 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 // give. All members share one array of partitions and one of topics.
 func (m *model) setCurrent() {
 	n := len(m.members)
-	// Per member: partitions, topics, and the last topic counted.
-	counts := make([]int, 3*n)
-	parts, groups, last := counts[:n], counts[n:2*n], counts[2*n:]
-	for i := range last {
-		last[i] = -1
-	}
-	for t, row := range m.currentOwners {
-		for _, o := range row {
-			if o < 0 {
-				continue
-			}
-			parts[o]++
-			if last[o] != t {
-				last[o] = t
-				groups[o]++
-			}
-		}
-	}
-	totalParts, totalGroups := 0, 0
-	for i := range n {
-		totalParts += parts[i]
-		totalGroups += groups[i]
-	}
+	parts, groups, totalParts, totalGroups := countOwned(m.currentOwners, n)
 	if totalParts == 0 {
 		return
 	}
@@ -387,28 +365,7 @@ func (m *model) target(owners [][]int32) Target {
 	for i, x := range m.members {
 		out[i].MemberID = x.id
 	}
-	counts := make([]int, 3*n)
-	parts, groups, last := counts[:n], counts[n:2*n], counts[2*n:]
-	for i := range last {
-		last[i] = -1
-	}
-	for t, row := range owners {
-		for _, o := range row {
-			if o < 0 {
-				continue
-			}
-			parts[o]++
-			if last[o] != t {
-				last[o] = t
-				groups[o]++
-			}
-		}
-	}
-	totalParts, totalGroups := 0, 0
-	for i := range n {
-		totalParts += parts[i]
-		totalGroups += groups[i]
-	}
+	parts, groups, totalParts, totalGroups := countOwned(owners, n)
 	if totalParts == 0 {
 		return out
 	}
@@ -446,4 +403,33 @@ func (m *model) target(owners [][]int32) Target {
 func subscribed(subs []int, t int) bool {
 	_, ok := slices.BinarySearch(subs, t)
 	return ok
+}
+
+// countOwned is the first pass of setCurrent and target over an owner
+// table of n members: per member, the partitions it owns and the topics
+// they span (topics are rows, so a member's topics are counted once each),
+// and the totals that size the shared arrays.
+func countOwned(owners [][]int32, n int) (parts, groups []int, totalParts, totalGroups int) {
+	counts := make([]int, 3*n)
+	parts, groups, last := counts[:n], counts[n:2*n], counts[2*n:]
+	for i := range last {
+		last[i] = -1
+	}
+	for t, row := range owners {
+		for _, o := range row {
+			if o < 0 {
+				continue
+			}
+			parts[o]++
+			if last[o] != t {
+				last[o] = t
+				groups[o]++
+			}
+		}
+	}
+	for i := range n {
+		totalParts += parts[i]
+		totalGroups += groups[i]
+	}
+	return parts, groups, totalParts, totalGroups
 }
