@@ -59,6 +59,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	consumer := consumerBoundsFlags(fs, coordinator.DefaultConfig())
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -76,6 +77,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if err := consumer.apply(&cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
+		return exitUsage
+	}
+	if err := cfg.SetShareAutoOffsetReset(*shareReset); err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: --share-auto-offset-reset: %v\n", err)
 		return exitUsage
 	}
 	if *partitions < 1 || *partitions > 1000 {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"io"
@@ -25,23 +24,9 @@ import (
 func TestServeConsumerSessionFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	outR, outW := io.Pipe()
-	code := make(chan int, 1)
-	go func() {
-		code <- serve(runCtx, []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error",
-			"--consumer-min-session-timeout", "1s", "--consumer-min-heartbeat-interval", "500ms"}, outW, io.Discard)
-		outW.Close()
-	}()
-	lines := bufio.NewScanner(outR)
-	var bootstrap string
-	for bootstrap == "" && lines.Scan() {
-		bootstrap, _ = strings.CutPrefix(lines.Text(), "bootstrap servers: ")
-	}
-	require.NotEmpty(t, bootstrap)
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	s := startServe(t, ctx, "--consumer-min-session-timeout", "1s", "--consumer-min-heartbeat-interval", "500ms")
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...))
 	require.NoError(t, err)
 	defer cl.Close()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
@@ -71,13 +56,7 @@ func TestServeConsumerSessionFlags(t *testing.T) {
 	}
 	assert.True(t, found)
 
-	stop()
-	select {
-	case c := <-code:
-		assert.Equal(t, exitOK, c)
-	case <-ctx.Done():
-		t.Fatal("serve did not stop after its context ended")
-	}
+	assert.Equal(t, exitOK, s.stop())
 }
 
 // TestServeConsumerSessionFlagsRefused proves bad --consumer-* values exit

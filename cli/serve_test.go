@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,59 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// served is a `coordsim serve` that startServe started.
+type served struct {
+	bootstrap  []string // the brokers' host:port
+	metricsURL string   // http://host:port/metrics
+	// stop cancels serve's context, as Ctrl-C does, and returns its exit
+	// code; the test fails if serve does not stop. Idempotent.
+	stop func() int
+}
+
+// startServe runs serve on ephemeral loopback ports with five
+// __consumer_offsets partitions, quiet logs and args after those, and
+// waits for it to print its addresses. The test's cleanup stops it.
+func startServe(t *testing.T, ctx context.Context, args ...string) served {
+	t.Helper()
+	runCtx, cancel := context.WithCancel(ctx)
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	base := []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error"}
+	go func() {
+		code <- serve(runCtx, append(base, args...), outW, io.Discard)
+		outW.Close()
+	}()
+	var s served
+	lines := bufio.NewScanner(outR)
+	for (s.bootstrap == nil || s.metricsURL == "") && lines.Scan() {
+		if v, ok := strings.CutPrefix(lines.Text(), "bootstrap servers: "); ok {
+			s.bootstrap = strings.Split(v, ",")
+		}
+		if v, ok := strings.CutPrefix(lines.Text(), "metrics:"); ok {
+			s.metricsURL = strings.TrimSpace(v)
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	var once sync.Once
+	exit := -1
+	s.stop = func() int {
+		once.Do(func() {
+			cancel()
+			select {
+			case exit = <-code:
+			case <-time.After(30 * time.Second):
+				t.Error("serve did not stop after its context ended")
+			}
+		})
+		return exit
+	}
+	t.Cleanup(func() { s.stop() })
+	if s.bootstrap == nil || s.metricsURL == "" {
+		t.Fatalf("serve printed no addresses (exit code %d)", s.stop())
+	}
+	return s
+}
+
 // TestServe proves the operator's path: serve prints the bootstrap servers
 // and the metrics URL, a kgo client produces through them, /metrics answers
 // Prometheus text with every broker's coordinator metrics, a
@@ -23,30 +77,10 @@ import (
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	outR, outW := io.Pipe()
-	code := make(chan int, 1)
-	go func() {
-		code <- serve(runCtx, []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error", "--retention-bytes", "1048576"}, outW, io.Discard)
-		outW.Close()
-	}()
-	lines := bufio.NewScanner(outR)
-	var bootstrap, metricsURL string
-	for lines.Scan() && (bootstrap == "" || metricsURL == "") {
-		line := lines.Text()
-		if v, ok := strings.CutPrefix(line, "bootstrap servers: "); ok {
-			bootstrap = v
-		}
-		if v, ok := strings.CutPrefix(line, "metrics:"); ok {
-			metricsURL = strings.TrimSpace(v)
-		}
-	}
-	require.NotEmpty(t, bootstrap)
-	require.NotEmpty(t, metricsURL)
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	assert.Len(t, strings.Split(bootstrap, ","), 3)
+	s := startServe(t, ctx, "--retention-bytes", "1048576")
+	assert.Len(t, s.bootstrap, 3)
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DefaultProduceTopic("t"), kgo.AllowAutoTopicCreation())
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...), kgo.DefaultProduceTopic("t"), kgo.AllowAutoTopicCreation())
 	require.NoError(t, err)
 	defer cl.Close()
 	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Value: []byte("v")}).FirstErr())
@@ -54,7 +88,7 @@ func TestServe(t *testing.T) {
 	_, err = adm.CommitOffsets(ctx, "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
 	require.NoError(t, err)
 
-	resp, err := http.Get(metricsURL)
+	resp, err := http.Get(s.metricsURL)
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -62,23 +96,17 @@ func TestServe(t *testing.T) {
 	assert.Contains(t, string(body), `broker="2"`)
 	assert.Contains(t, string(body), "kafka_coordinator_offset_commit")
 
-	moveURL := strings.TrimSuffix(metricsURL, "/metrics") + "/admin/move?partition=0&broker=2"
+	moveURL := strings.TrimSuffix(s.metricsURL, "/metrics") + "/admin/move?partition=0&broker=2"
 	resp, err = http.Post(moveURL, "text/plain", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	resp, err = http.Post(strings.TrimSuffix(metricsURL, "/metrics")+"/admin/move?partition=99&broker=2", "text/plain", nil)
+	resp, err = http.Post(strings.TrimSuffix(s.metricsURL, "/metrics")+"/admin/move?partition=99&broker=2", "text/plain", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a partition that does not exist is refused")
 
-	stop()
-	select {
-	case c := <-code:
-		assert.Equal(t, exitOK, c)
-	case <-ctx.Done():
-		t.Fatal("serve did not stop after its context ended")
-	}
+	assert.Equal(t, exitOK, s.stop())
 }
 
 // TestServeBadFlags proves that bad flags exit with the usage code and

@@ -115,12 +115,11 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			}
 		}
 	}
-	i, m := v.find(h.memberID)
+	i, _ := v.find(h.memberID)
 	if created {
-		m = &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1}
-		v.members = slices.Insert(v.members, i, m)
+		v.members = slices.Insert(v.members, i, &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1})
 	}
-	m = v.own(i)
+	m := v.own(i)
 	before := m.assigned
 
 	// 1. Create or update the member; a new subscription bumps the epoch.
@@ -198,14 +197,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		if !next.equal(&cur) {
 			m.setCurrentAssignment(next)
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
-			// The rebalance timeout runs while the member must revoke.
-			t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
-			v.timers = slices.Grow(v.timers, 2) // and the session timer below
-			if next.state == MemberUnrevokedPartitions {
-				v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
-			} else {
-				v.timers = append(v.timers, TimerOp{Key: t.Key(), Cancel: true})
-			}
+			v.timers = slices.Grow(v.timers, 2) // the rebalance timer and the session timer below
+			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
 		}
 	}
 	v.timers = append(v.timers, TimerOp{

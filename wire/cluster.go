@@ -76,10 +76,13 @@ type Config struct {
 	FetchWaitMax time.Duration
 	// Share is the share-group broker side (sharebroker): session limit,
 	// share-partition defaults (lock duration, delivery limit, reset).
-	// DefaultConfig sets share.auto.offset.reset to earliest, so a share
-	// group reads what was produced before it started (Kafka's default is
-	// latest, changed per group with IncrementalAlterConfigs, which this
-	// endpoint does not serve).
+	// Its share.auto.offset.reset is Kafka's default, latest
+	// (GroupConfig.SHARE_AUTO_OFFSET_RESET_DEFAULT): a share group starts
+	// at the end of each partition and skips what was produced before it.
+	// A group reads from the start when its group config says so
+	// (IncrementalAlterConfigs on the GROUP resource,
+	// share.auto.offset.reset=earliest); SetShareAutoOffsetReset changes
+	// the endpoint's default (`coordsim serve --share-auto-offset-reset`).
 	Share sharebroker.Config
 	// RetentionBytes is log.retention.bytes for every data partition
 	// (default DefaultRetentionBytes; -1 keeps everything, as Kafka's
@@ -113,7 +116,7 @@ func DefaultConfig() Config {
 		RetentionBytes:   DefaultRetentionBytes,
 		AutoCreateTopics: true,
 		NumPartitions:    DefaultNumPartitions,
-		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetEarliest}},
+		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetLatest}},
 		ClusterID:        "coordsim",
 	}
 }

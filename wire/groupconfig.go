@@ -120,6 +120,27 @@ func validateShareAutoOffsetReset(v string) string {
 	return ""
 }
 
+// SetShareAutoOffsetReset sets the share.auto.offset.reset of every share
+// group without its own (the endpoint's default; Kafka has no broker key
+// for it and always uses latest): latest, earliest or
+// by_duration:<ISO-8601 duration>, validated as the group config is. A
+// bad value is INVALID_CONFIG with Kafka's message and changes nothing.
+func (c *Config) SetShareAutoOffsetReset(v string) error {
+	if reason := validateShareAutoOffsetReset(v); reason != "" {
+		return configError("Invalid value %s for configuration share.auto.offset.reset: %s", v, reason)
+	}
+	reset, d, _ := parseShareAutoOffsetReset(v) // validated above
+	durationMs := int64(0)
+	if reset == share.ResetByDuration {
+		// As a group's by_duration: below a millisecond is latest.
+		if durationMs = d.Milliseconds(); durationMs <= 0 {
+			reset, durationMs = share.ResetLatest, 0
+		}
+	}
+	c.Share.Defaults.AutoOffsetReset, c.Share.Defaults.AutoOffsetResetDurationMs = reset, durationMs
+	return nil
+}
+
 // parseShareAutoOffsetReset is ShareGroupAutoOffsetResetStrategy.fromString:
 // earliest, latest or by_duration:<ISO-8601 duration, not negative>.
 func parseShareAutoOffsetReset(v string) (share.AutoOffsetReset, time.Duration, error) {

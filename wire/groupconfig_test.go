@@ -16,6 +16,8 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/share"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -36,6 +38,8 @@ func del(name string) groupConfigOp {
 
 // alterGroupConfig sends one IncrementalAlterConfigs for group's resource
 // and returns its row's error and message.
+//
+//lint:ignore ST1008 the error is the row's outcome under test, paired with its message, not this helper's failure
 func alterGroupConfig(t *testing.T, ctx context.Context, c *kgo.Client, group string, validateOnly bool, ops ...groupConfigOp) (error, string) {
 	t.Helper()
 	resp := alterConfigs(t, ctx, c, validateOnly, resource(kmsg.ConfigResourceTypeGroupConfig, group, ops...))
@@ -63,6 +67,7 @@ func alterConfigs(t *testing.T, ctx context.Context, c *kgo.Client, validateOnly
 	return resp
 }
 
+//lint:ignore ST1008 the error is the row's outcome under test, paired with its message, not this helper's failure
 func rowErr(code int16, msg *string) (error, string) {
 	m := ""
 	if msg != nil {
@@ -330,10 +335,12 @@ func shareFetchOffsets(t *testing.T, ctx context.Context, c *kgo.Client, leader 
 }
 
 // TestGroupConfigShareAutoOffsetReset proves share.auto.offset.reset set
-// over the wire decides where a new share-partition starts: latest skips
-// what was produced before (over the endpoint's default of earliest), a
-// group without the config starts at the log start; the group's
-// share.record.lock.duration.ms is what DescribeConfigs reports.
+// over the wire decides where a new share-partition starts: a group
+// without the config takes Kafka's default, latest (GroupConfig's
+// SHARE_AUTO_OFFSET_RESET_DEFAULT), and skips what was produced before;
+// earliest set over the wire starts at the log start; DescribeConfigs
+// reports the default as DEFAULT_CONFIG and the group's own value as
+// GROUP_CONFIG, with its share.record.lock.duration.ms.
 func TestGroupConfigShareAutoOffsetReset(t *testing.T) {
 	cl := startCluster(t)
 	ctx := testContext(t)
@@ -346,21 +353,60 @@ func TestGroupConfigShareAutoOffsetReset(t *testing.T) {
 		}
 	}
 	produce(5)
-	err, msg := alterGroupConfig(t, ctx, c, "late", false, set("share.auto.offset.reset", "latest"), set("share.record.lock.duration.ms", "20000"))
+	err, msg := alterGroupConfig(t, ctx, c, "early", false, set("share.auto.offset.reset", "earliest"), set("share.record.lock.duration.ms", "20000"))
 	require.NoError(t, err, msg)
 
 	topics, err := adm.ListTopics(ctx, "jobs")
 	require.NoError(t, err)
 	id, leader := topics["jobs"].ID, topics["jobs"].Partitions[0].Leader
-	assert.Empty(t, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 0), "latest: nothing produced before")
+	assert.Empty(t, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 0), "Kafka's default, latest: nothing produced before")
 	produce(3)
 	assert.Equal(t, []int64{5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "late", "m1", 1))
-	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "early", "m1", 0), "the endpoint's default: earliest")
+	assert.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7}, shareFetchOffsets(t, ctx, c, leader, id, "early", "m1", 0), "earliest from the group config")
 
-	d := describeGroupConfig(t, ctx, c, "late")
-	assert.Equal(t, "latest", *d["share.auto.offset.reset"].Value)
+	d := describeGroupConfig(t, ctx, c, "early")
+	assert.Equal(t, "earliest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, kmsg.ConfigSourceGroupConfig, d["share.auto.offset.reset"].Source)
 	assert.Equal(t, "20000", *d["share.record.lock.duration.ms"].Value)
-	d = describeGroupConfig(t, ctx, c, "early")
+	d = describeGroupConfig(t, ctx, c, "late")
+	assert.Equal(t, "latest", *d["share.auto.offset.reset"].Value)
+	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["share.auto.offset.reset"].Source)
+}
+
+// TestSetShareAutoOffsetResetEndpointDefault proves both halves of
+// Config.SetShareAutoOffsetReset: a bad value is INVALID_CONFIG with
+// Kafka's validator message and leaves the config as it was; earliest makes
+// a group without its own config start at the log start, and
+// DescribeConfigs reports it as the default.
+func TestSetShareAutoOffsetResetEndpointDefault(t *testing.T) {
+	cfg := wire.DefaultConfig()
+	before := cfg.Share
+	for _, bad := range []string{"", "none", "EARLIEST", "by_duration:", "by_duration:-PT1S", "by_duration:yesterday"} {
+		err := cfg.SetShareAutoOffsetReset(bad)
+		require.ErrorIs(t, err, kerr.InvalidConfig, "%q", bad)
+		assert.Contains(t, err.Error(), "The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS.>'.", "%q", bad)
+		assert.Equal(t, before, cfg.Share, "%q changed nothing", bad)
+	}
+	require.NoError(t, cfg.SetShareAutoOffsetReset("by_duration:PT0S"))
+	assert.Equal(t, share.ResetLatest, cfg.Share.Defaults.AutoOffsetReset, "a zero duration is latest")
+	require.NoError(t, cfg.SetShareAutoOffsetReset("by_duration:P1DT2H"))
+	assert.Equal(t, share.ResetByDuration, cfg.Share.Defaults.AutoOffsetReset)
+	assert.Equal(t, int64(26*3600*1000), cfg.Share.Defaults.AutoOffsetResetDurationMs)
+	require.NoError(t, cfg.SetShareAutoOffsetReset("earliest"))
+	assert.Zero(t, cfg.Share.Defaults.AutoOffsetResetDurationMs)
+
+	cl := startCluster(t, func(c *wire.Config) { *c = cfg })
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	adm := kadm.NewClient(c)
+	createTopic(t, ctx, adm, "jobs", 1)
+	for range 3 {
+		require.NoError(t, c.ProduceSync(ctx, &kgo.Record{Topic: "jobs", Value: []byte("x")}).FirstErr())
+	}
+	topics, err := adm.ListTopics(ctx, "jobs")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 1, 2}, shareFetchOffsets(t, ctx, c, topics["jobs"].Partitions[0].Leader, topics["jobs"].ID, "g", "m1", 0))
+	d := describeGroupConfig(t, ctx, c, "g")
 	assert.Equal(t, "earliest", *d["share.auto.offset.reset"].Value)
 	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, d["share.auto.offset.reset"].Source)
 }

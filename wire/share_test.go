@@ -32,6 +32,11 @@ func TestShareGroupConsumers(t *testing.T) {
 	adm := newAdmin(t, cl)
 	const topic, group, n = "jobs", "workers", 200
 	createTopic(t, ctx, adm, topic, 3)
+	// Kafka's default share.auto.offset.reset is latest: the group reads
+	// what was produced before it started only when its config says so,
+	// as a real user sets it.
+	err, msg := alterGroupConfig(t, ctx, newClient(t, cl), group, false, set("share.auto.offset.reset", "earliest"))
+	require.NoError(t, err, msg)
 	prod := newClient(t, cl, kgo.DefaultProduceTopic(topic))
 	for i := range n {
 		prod.Produce(ctx, &kgo.Record{Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprint(i))}, func(_ *kgo.Record, err error) { assert.NoError(t, err) })
