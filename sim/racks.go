@@ -70,16 +70,15 @@ func (w *world) topicImage() shard.TopicImage {
 // installTopicImage gives every coordinator, and the checker's committed
 // replicas (invariant 10), the current image.
 func (w *world) installTopicImage() {
-	img := w.topicImage()
+	prepared, err := shard.PrepareTopicImage(w.topicImage())
+	if err != nil {
+		panic(fmt.Sprintf("sim: preparing the topic image: %v", err))
+	}
 	for _, b := range w.brokers {
-		if err := b.c.SetTopicImage(img); err != nil {
-			panic(fmt.Sprintf("sim: installing the topic image: %v", err))
-		}
+		b.c.SetPreparedTopicImage(prepared)
 	}
 	for _, p := range slices.Sorted(maps.Keys(w.check.rules.replicas)) {
-		if err := w.check.rules.replicas[p].s.SetTopicImage(img); err != nil {
-			panic(fmt.Sprintf("sim: installing the topic image on a replica: %v", err))
-		}
+		w.check.rules.replicas[p].s.SetPreparedTopicImage(prepared)
 	}
 }
 
