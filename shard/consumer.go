@@ -197,14 +197,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		if !next.equal(&cur) {
 			m.setCurrentAssignment(next)
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
-			// The rebalance timeout runs while the member must revoke.
-			t := Task{Kind: TaskRebalanceTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
-			v.timers = slices.Grow(v.timers, 2) // and the session timer below
-			if next.state == MemberUnrevokedPartitions {
-				v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
-			} else {
-				v.timers = append(v.timers, TimerOp{Key: t.Key(), Cancel: true})
-			}
+			v.timers = slices.Grow(v.timers, 2) // the rebalance timer and the session timer below
+			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
 		}
 	}
 	v.timers = append(v.timers, TimerOp{

@@ -284,8 +284,20 @@ func rebalanceTimer(nowMs int64, g *group, m *member) (TimerOp, bool) {
 	if g.typ != Consumer && g.typ != Streams || m.state != MemberUnrevokedPartitions {
 		return TimerOp{}, false
 	}
-	t := Task{Kind: TaskRebalanceTimeout, Type: g.typ, GroupID: g.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
-	return TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t}, true
+	return rebalanceTimeoutOp(nowMs, g.typ, g.id, m), true
+}
+
+// rebalanceTimeoutOp is the rebalance timer of a consumer or streams member
+// whose current assignment was just written: armed at now + its rebalance
+// timeout, for its new epoch, while it must revoke (Kafka's
+// scheduleConsumerGroupRebalanceTimeout), cancelled once it owes nothing
+// (cancelConsumerGroupRebalanceTimeout; streams has the same pair).
+func rebalanceTimeoutOp(nowMs int64, typ GroupType, groupID string, m *member) TimerOp {
+	t := Task{Kind: TaskRebalanceTimeout, Type: typ, GroupID: groupID, MemberID: m.id, MemberEpoch: m.memberEpoch}
+	if m.state != MemberUnrevokedPartitions {
+		return TimerOp{Key: t.Key(), Cancel: true}
+	}
+	return TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t}
 }
 
 // SessionTimers returns the session timer every member of the shard needs,

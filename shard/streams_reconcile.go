@@ -165,12 +165,7 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	m = v.own(i)
 	m.setCurrentAssignment(next)
 	v.records = append(v.records, v.currentAssignmentRecord(m, false))
-	t := Task{Kind: TaskRebalanceTimeout, Type: Streams, GroupID: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch}
-	if next.state == MemberUnrevokedPartitions {
-		v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs + int64(m.rebalanceTimeoutMs), Task: t})
-	} else {
-		v.timers = append(v.timers, TimerOp{Key: t.Key(), Cancel: true})
-	}
+	v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Streams, v.id, m))
 	return !cur.assigned.equal(&next.assigned), nil
 }
 
