@@ -415,6 +415,18 @@ func (s *groupConfigStore) get(group string) map[string]string {
 	return out
 }
 
+// groups lists the groups with a config, sorted.
+func (s *groupConfigStore) groups() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.configs))
+	for g := range s.configs {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // alterGroupConfig validates a group's new config and, unless
 // validateOnly, installs it on every broker's coordinator and on the share
 // plane, then keeps it. change maps the current config to the new one (it
