@@ -67,8 +67,14 @@ var groupConfigKeys = []groupConfigKey{
 
 // unmodelledGroupConfigKeys are trunk's other GroupConfig keys: coordsim
 // has no assignment interval, assignor offloading, task offsets, warm-up
-// replicas or share dead-letter queue on the wire, so setting one is
-// INVALID_CONFIG rather than a silent no-op.
+// replicas or acceptable recovery lag, so setting one is INVALID_CONFIG
+// rather than a silent no-op. The share dead-letter queue is modelled by
+// sharebroker (GroupConfig.DLQTopic) but not on the wire: sharebroker
+// counts the dead-letter records into its mirror of the topic's log, which
+// the data plane would then no longer match (sharePlane.appended panics on
+// the next produce to that topic), and the data plane has no records to
+// serve for them; errors.deadletterqueue.copy.record.enable has no setting
+// anywhere.
 var unmodelledGroupConfigKeys = []string{
 	"consumer.assignment.interval.ms", "consumer.assignor.offload.enable",
 	"share.assignment.interval.ms", "share.assignor.offload.enable",
@@ -263,14 +269,18 @@ func (cl *Cluster) parseGroupConfig(props map[string]string) (parsedGroupConfig,
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	// GroupConfig.validateNames first: a name that is no Kafka group
+	// config is Kafka's error whatever else the config holds; then a Kafka
+	// key this endpoint does not act on is refused rather than ignored.
 	for _, name := range names {
-		if _, ok := groupConfigKeyOf(name); ok {
-			continue
+		if _, ok := groupConfigKeyOf(name); !ok && !slices.Contains(unmodelledGroupConfigKeys, name) {
+			return out, configError("Unknown group config name: %s", name)
 		}
+	}
+	for _, name := range names {
 		if slices.Contains(unmodelledGroupConfigKeys, name) {
 			return out, configError("Group config %s is not modelled by coordsim.", name)
 		}
-		return out, configError("Unknown group config name: %s", name)
 	}
 	ints := map[string]int64{}
 	for _, k := range groupConfigKeys {
