@@ -524,7 +524,7 @@ func (cl *Cluster) groupConfigDefault(k groupConfigKey) string {
 		case share.ResetEarliest:
 			return "earliest"
 		case share.ResetByDuration:
-			return fmt.Sprintf("by_duration:PT%.3fS", float64(sd.AutoOffsetResetDurationMs)/1000)
+			return "by_duration:" + javaDuration(sd.AutoOffsetResetDurationMs)
 		}
 		return "latest"
 	case "share.isolation.level":
@@ -541,6 +541,32 @@ func (cl *Cluster) groupConfigDefault(k groupConfigKey) string {
 		return ms(cc.StreamsInitialRebalanceDelay)
 	}
 	return ""
+}
+
+// javaDuration is java.time.Duration.toString of a positive number of
+// milliseconds: PT, then hours, minutes and seconds (with the
+// milliseconds as a fraction, trailing zeros dropped), each only when not
+// zero; days count as hours, as Java prints them.
+func javaDuration(ms int64) string {
+	if ms <= 0 {
+		return "PT0S"
+	}
+	h, m, sec, frac := ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000
+	out := "PT"
+	if h > 0 {
+		out += strconv.FormatInt(h, 10) + "H"
+	}
+	if m > 0 {
+		out += strconv.FormatInt(m, 10) + "M"
+	}
+	if sec > 0 || frac > 0 {
+		out += strconv.FormatInt(sec, 10)
+		if frac > 0 {
+			out += strings.TrimRight(fmt.Sprintf(".%03d", frac), "0")
+		}
+		out += "S"
+	}
+	return out
 }
 
 // normalizeGroupConfigValue is the value as DescribeConfigs shows a set
