@@ -15,9 +15,12 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # Runs every fuzz target for FUZZTIME, each even when another fails, and
 # reports them all (go test alone runs only the seed corpora). Go minimises a
@@ -25,13 +28,15 @@ lint:
 # FUZZMINIMIZETIME bounds it. A failing input lands in the package's
 # testdata/fuzz directory: commit it once fixed, it is a regression seed.
 FUZZMINIMIZETIME ?= 5s
+# FUZZFLAGS passes more go test flags, e.g. -parallel=1 on a shared machine.
+FUZZFLAGS ?=
 fuzz:
 	@failed=""; \
 	for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$target"; \
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) \
-				-fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || failed="$$failed $$pkg.$$target"; \
+				-fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $$pkg || failed="$$failed $$pkg.$$target"; \
 		done; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi; \

@@ -25,6 +25,25 @@ type served struct {
 	stop func() int
 }
 
+// syncBuffer is a strings.Builder that serve's goroutine writes while the
+// test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
 // startServe runs serve on ephemeral loopback ports with five
 // __consumer_offsets partitions, quiet logs and args after those, and
 // waits for it to print its addresses. The test's cleanup stops it.
@@ -34,8 +53,9 @@ func startServe(t *testing.T, ctx context.Context, args ...string) served {
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
 	base := []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error"}
+	var stderr syncBuffer
 	go func() {
-		code <- serve(runCtx, append(base, args...), outW, io.Discard)
+		code <- serve(runCtx, append(base, args...), outW, &stderr)
 		outW.Close()
 	}()
 	var s served
@@ -64,7 +84,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) served {
 	}
 	t.Cleanup(func() { s.stop() })
 	if s.bootstrap == nil || s.metricsURL == "" {
-		t.Fatalf("serve printed no addresses (exit code %d)", s.stop())
+		t.Fatalf("serve printed no addresses (exit code %d): %s", s.stop(), stderr.String())
 	}
 	return s
 }
@@ -123,4 +143,43 @@ func TestServeBadFlags(t *testing.T) {
 	} {
 		assert.Equal(t, exitUsage, serve(context.Background(), args, io.Discard, io.Discard), "%v", args)
 	}
+}
+
+// TestServeBrokerRacks proves --broker-racks sets each broker's broker.rack,
+// which Metadata reports, and that a bad list (a count other than
+// --brokers, an empty rack) exits with the usage code before anything
+// starts: serve runs on an ended context there, so a serve that started
+// would exit 0 instead.
+func TestServeBrokerRacks(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"--broker-racks", "a,b"},
+		{"--broker-racks", "a,b,c,d"},
+		{"--broker-racks", "a,,c"},
+		{"--broker-racks", ","},
+		{"--brokers", "2", "--broker-racks", "a,b,c"},
+	} {
+		var stderr strings.Builder
+		args = append([]string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)
+		assert.Equal(t, exitUsage, serve(ended, args, io.Discard, &stderr), "%v", args)
+		assert.Contains(t, stderr.String(), "INVALID_CONFIG: broker.rack", "%v", args)
+	}
+
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
+	defer stop()
+	s := startServe(t, ctx, "--broker-racks", "r0,r1,r2")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...))
+	require.NoError(t, err)
+	defer cl.Close()
+	meta, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	require.NoError(t, err)
+	racks := map[int32]string{}
+	for _, b := range meta.Brokers {
+		if assert.NotNil(t, b.Rack, "broker %d", b.NodeID) {
+			racks[b.NodeID] = *b.Rack
+		}
+	}
+	assert.Equal(t, map[int32]string{0: "r0", 1: "r1", 2: "r2"}, racks)
+	assert.Equal(t, exitOK, s.stop())
 }

@@ -195,6 +195,12 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 	out := []configEntry{
 		entry("auto.create.topics.enable", strconv.FormatBool(cl.cfg.AutoCreateTopics), "true", kmsg.ConfigTypeBoolean),
 		entry("broker.id", id, "-1", kmsg.ConfigTypeInt),
+	}
+	if rack := cl.rackOf(node); rack != "" {
+		// Kafka's default is null; shown only when set.
+		out = append(out, entry("broker.rack", rack, "", kmsg.ConfigTypeString))
+	}
+	out = append(out,
 		entry("group.consumer.heartbeat.interval.ms", ms(cc.ConsumerHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.heartbeat.interval.ms", ms(cc.ConsumerMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.session.timeout.ms", ms(cc.ConsumerMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
@@ -202,15 +208,23 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.consumer.min.session.timeout.ms", ms(cc.ConsumerMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.consumer.session.timeout.ms", ms(cc.ConsumerSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.share.heartbeat.interval.ms", ms(cc.ShareHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.share.max.heartbeat.interval.ms", ms(cc.ShareMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
+		entry("group.share.max.session.timeout.ms", ms(cc.ShareMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
+		entry("group.share.min.heartbeat.interval.ms", ms(cc.ShareMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.share.min.session.timeout.ms", ms(cc.ShareMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.share.session.timeout.ms", ms(cc.ShareSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.streams.heartbeat.interval.ms", ms(cc.StreamsHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.streams.max.heartbeat.interval.ms", ms(cc.StreamsMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
+		entry("group.streams.max.session.timeout.ms", ms(cc.StreamsMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.standby.replicas", strconv.Itoa(cc.StreamsMaxStandbyReplicas), "2", kmsg.ConfigTypeInt),
+		entry("group.streams.min.heartbeat.interval.ms", ms(cc.StreamsMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.streams.min.session.timeout.ms", ms(cc.StreamsMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.streams.num.standby.replicas", strconv.Itoa(cc.StreamsNumStandbyReplicas), "0", kmsg.ConfigTypeInt),
 		entry("group.streams.session.timeout.ms", ms(cc.StreamsSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("log.retention.bytes", strconv.FormatInt(cl.cfg.RetentionBytes, 10), "-1", kmsg.ConfigTypeLong),
 		entry("node.id", id, "-1", kmsg.ConfigTypeInt),
 		entry("num.partitions", strconv.Itoa(int(cl.cfg.NumPartitions)), "1", kmsg.ConfigTypeInt),
 		entry("offsets.topic.num.partitions", strconv.Itoa(int(cc.NumPartitions)), "50", kmsg.ConfigTypeInt),
-	}
+	)
 	return out
 }
