@@ -65,6 +65,7 @@ func TestServeShareAndStreamsSessionFlags(t *testing.T) {
 	sub.SubtopologyID, sub.SourceTopics = "0", []string{"t"}
 	topology.Subtopologies = append(topology.Subtopologies, sub)
 	streams.Topology = &topology
+	streams.ActiveTasks, streams.StandbyTasks, streams.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
 	resp, err = coordinatorOf(t, ctx, cl, "app").Request(ctx, streams)
 	require.NoError(t, err)
 	sthb := resp.(*kmsg.StreamsGroupHeartbeatResponse)

@@ -16,9 +16,9 @@ import (
 // to revoke, static membership the second, and the range assignor places
 // partitions on members in their replicas' racks by the third. A null
 // instance id or rack is "" (for the rack: unchanged, as Kafka's
-// maybeUpdateRackId reads it); a sent but blank one is INVALID_REQUEST
-// "InstanceId can't be empty." / "RackId can't be empty.", as Kafka's
-// throwIfConsumerGroupHeartbeatRequestIsInvalid.
+// maybeUpdateRackId reads it). Kafka's request checks run first
+// (consumerHeartbeatInvalid); a v0 join without a member id gets one
+// generated here, as Kafka's coordinator generates it.
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -29,12 +29,21 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)
 		return resp, nil
 	}
+	if err := consumerHeartbeatInvalid(req); err != nil {
+		return fail(err)
+	}
+	memberID := req.MemberID
+	if memberID == "" && req.MemberEpoch == joinGroupMemberEpoch {
+		// A v0 join may come without a member id (KIP-1082): the
+		// coordinator generates one, as Kafka's GroupMetadataManager does.
+		memberID = newMemberID()
+	}
 	assignorName := req.ServerAssignor
 	if assignorName != nil && *assignorName == "" {
 		assignorName = nil // an empty name is read as none, as this endpoint always has
 	}
 	creq := shard.ConsumerGroupHeartbeatRequest{
-		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
+		GroupID: req.Group, MemberID: memberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
 		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
 	}
@@ -48,14 +57,11 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 			}
 		}
 	}
-	if err := blankHeartbeatField(req.Group, req.MemberID, req.InstanceID, req.RackID); err != nil {
-		return fail(err)
-	}
 	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, creq)
 	if err != nil {
 		return fail(err)
 	}
-	memberID := hb.MemberID
+	memberID = hb.MemberID
 	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = &memberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
 	if hb.HasAssignment {
 		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()

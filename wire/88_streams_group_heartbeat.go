@@ -15,9 +15,9 @@ import (
 // warm-up tasks come back. The topology carries repartition and changelog
 // topics and copartition groups; the coordinator configures them as Kafka's
 // InternalTopicManager does, and the internal topics it finds missing are
-// created here after the heartbeat. The member's rack goes through (null is
-// "": unchanged; blank: INVALID_REQUEST "RackId can't be empty."); the
-// streams assignor does not read it, Describe shows it.
+// created here after the heartbeat. Kafka's request checks run first
+// (streamsHeartbeatInvalid). The member's rack goes through (null is "":
+// unchanged); the streams assignor does not read it, Describe shows it.
 // Statuses carry Kafka's detail text.
 // Endpoints, client tags and task offsets are not modelled.
 
@@ -26,6 +26,10 @@ var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStream
 func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.StreamsGroupHeartbeatRequest)
 	resp := req.ResponseKind().(*kmsg.StreamsGroupHeartbeatResponse)
+	if err := streamsHeartbeatInvalid(req); err != nil {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
+	}
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
@@ -37,10 +41,6 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		sreq.Topology = topologyFromWire(t)
 	}
 	sreq.ActiveTasks, sreq.StandbyTasks, sreq.WarmupTasks = tasksFromWire(req.ActiveTasks), tasksFromWire(req.StandbyTasks), tasksFromWire(req.WarmupTasks)
-	if err := blankHeartbeatField(req.Group, req.MemberID, req.InstanceID, req.RackID); err != nil {
-		resp.ErrorCode, resp.ErrorMessage = errCode(err)
-		return resp, nil
-	}
 	hb, err := r.driver().StreamsGroupHeartbeat(r.ctx, sreq)
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)

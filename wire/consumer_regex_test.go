@@ -33,6 +33,7 @@ func TestConsumerGroupHeartbeatRegexAndAssignor(t *testing.T) {
 		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
 		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = group, member, 0, 30000
 		req.SubscribedTopicRegex, req.ServerAssignor = regex, assignor
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
 		resp, err := coord.Request(ctx, req)
 		require.NoError(t, err)
 		return resp.(*kmsg.ConsumerGroupHeartbeatResponse)

@@ -31,6 +31,7 @@ func FuzzHandleFrame(f *testing.F) {
 	seed(fc)
 	hb := kmsg.NewPtrConsumerGroupHeartbeatRequest()
 	hb.Version, hb.Group, hb.MemberID, hb.SubscribedTopicNames = 1, "g", "m", []string{"t"}
+	hb.RebalanceTimeoutMillis, hb.Topics = 30000, []kmsg.ConsumerGroupHeartbeatRequestTopic{} // a valid join
 	seed(hb)
 	oc := kmsg.NewPtrOffsetCommitRequest()
 	oc.Version, oc.Group, oc.Generation = 9, "g", -1

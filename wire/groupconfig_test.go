@@ -495,6 +495,7 @@ func TestGroupConfigStreamsStandbyReplicas(t *testing.T) {
 		req.ProcessID = &process
 		if epochs[member] == 0 {
 			req.RebalanceTimeoutMillis = 30000
+			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
 			topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
 			topology.Epoch = 1
 			sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()

@@ -87,6 +87,12 @@ func oneSubtopology(source string) *kmsg.StreamsGroupHeartbeatRequestTopology {
 	return &topology
 }
 
+// noOwnedTasks sets a streams join's three owned-task lists to empty, as
+// Kafka requires of a join (null is refused too).
+func noOwnedTasks(req *kmsg.StreamsGroupHeartbeatRequest) {
+	req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+}
+
 // createTopic creates a topic through kadm and fails the test on error.
 func createTopic(t testing.TB, ctx context.Context, adm *kadm.Client, name string, partitions int32) {
 	t.Helper()

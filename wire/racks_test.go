@@ -256,6 +256,7 @@ func TestConsumerGroupDescribeRackID(t *testing.T) {
 	join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
 	join.Group, join.MemberID, join.MemberEpoch, join.RebalanceTimeoutMillis = streamsGroup, "st1", 0, 30000
 	join.ProcessID, join.Topology, join.RackID = ptr("process-1"), oneSubtopology("t"), ptr("rack-st")
+	noOwnedTasks(join)
 	joined := sendStreams(join).(*kmsg.StreamsGroupHeartbeatResponse)
 	require.Zero(t, joined.ErrorCode, "streams heartbeat: %v", joined.ErrorMessage)
 	std := kmsg.NewPtrStreamsGroupDescribeRequest()
@@ -299,80 +300,5 @@ func TestBrokerRacksBadConfig(t *testing.T) {
 	require.Len(t, meta.Brokers, 3)
 	for _, b := range meta.Brokers {
 		assert.Nil(t, b.Rack, "broker %d has no rack", b.NodeID)
-	}
-}
-
-// TestConsumerHeartbeatRequestValidation reproduces the RackId and
-// InstanceId cases of Kafka's
-// GroupMetadataManagerTest.testConsumerHeartbeatRequestValidation (and
-// their share and streams twins in GroupCoordinatorServiceTest): a value
-// sent but empty, or blank after trimming, is INVALID_REQUEST "RackId can't
-// be empty." / "InstanceId can't be empty." and changes nothing, while a
-// null one is accepted.
-func TestConsumerHeartbeatRequestValidation(t *testing.T) {
-	t.Parallel()
-	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
-	ctx := testContext(t)
-	createTopic(t, ctx, newAdmin(t, cl), "t", 1)
-
-	const group = "validation"
-	send := coordinatorOf(t, ctx, cl, group)
-	consumer := func(instance, rack *string) *kmsg.ConsumerGroupHeartbeatResponse {
-		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-		req.Group, req.MemberID, req.InstanceID, req.RackID = group, "m1", instance, rack
-		req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 5000, []string{"t"}
-		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
-		return send(req).(*kmsg.ConsumerGroupHeartbeatResponse)
-	}
-	for _, tc := range []struct {
-		instance, rack *string
-		msg            string
-	}{
-		{nil, ptr(""), "RackId can't be empty."},
-		{nil, ptr(" \t"), "RackId can't be empty."},
-		{ptr(""), nil, "InstanceId can't be empty."},
-		{ptr(" "), ptr(""), "InstanceId can't be empty."}, // Kafka checks InstanceId first
-	} {
-		resp := consumer(tc.instance, tc.rack)
-		assert.Equal(t, kerr.InvalidRequest.Code, resp.ErrorCode, tc.msg)
-		if assert.NotNil(t, resp.ErrorMessage, tc.msg) {
-			assert.Equal(t, tc.msg, *resp.ErrorMessage)
-		}
-	}
-	described := kmsg.NewPtrConsumerGroupDescribeRequest()
-	described.Groups = []string{group}
-	d := send(described).(*kmsg.ConsumerGroupDescribeResponse)
-	require.Len(t, d.Groups, 1)
-	assert.NotZero(t, d.Groups[0].ErrorCode, "the refused heartbeats created no group")
-	ok := consumer(nil, nil)
-	assert.Zero(t, ok.ErrorCode, "null instance id and rack: %v", ok.ErrorMessage)
-
-	const shareGroup = "share-validation"
-	sendShare := coordinatorOf(t, ctx, cl, shareGroup)
-	shb := kmsg.NewPtrShareGroupHeartbeatRequest()
-	shb.GroupID, shb.MemberID, shb.SubscribedTopicNames, shb.RackID = shareGroup, "s1", []string{"t"}, ptr("")
-	sresp := sendShare(shb).(*kmsg.ShareGroupHeartbeatResponse)
-	assert.Equal(t, kerr.InvalidRequest.Code, sresp.ErrorCode)
-	if assert.NotNil(t, sresp.ErrorMessage) {
-		assert.Equal(t, "RackId can't be empty.", *sresp.ErrorMessage)
-	}
-
-	const streamsGroup = "streams-validation"
-	sendStreams := coordinatorOf(t, ctx, cl, streamsGroup)
-	for _, tc := range []struct {
-		instance, rack *string
-		msg            string
-	}{
-		{nil, ptr(""), "RackId can't be empty."},
-		{ptr(""), nil, "InstanceId can't be empty."},
-	} {
-		join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
-		join.Group, join.MemberID, join.RebalanceTimeoutMillis = streamsGroup, "st1", 30000
-		join.ProcessID, join.Topology, join.InstanceID, join.RackID = ptr("p"), oneSubtopology("t"), tc.instance, tc.rack
-		resp := sendStreams(join).(*kmsg.StreamsGroupHeartbeatResponse)
-		assert.Equal(t, kerr.InvalidRequest.Code, resp.ErrorCode, tc.msg)
-		if assert.NotNil(t, resp.ErrorMessage, tc.msg) {
-			assert.Equal(t, tc.msg, *resp.ErrorMessage)
-		}
 	}
 }

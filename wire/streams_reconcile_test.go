@@ -35,6 +35,7 @@ func TestStreamsGroupHeartbeatRevokesBeforeAssigning(t *testing.T) {
 		if epoch == 0 {
 			req.RebalanceTimeoutMillis = 30000
 			req.Topology = oneSubtopology("events")
+			noOwnedTasks(req)
 		} else if owned != nil {
 			task := kmsg.NewTaskIDs()
 			task.SubtopologyID, task.Partitions = "0", owned

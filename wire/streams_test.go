@@ -50,6 +50,7 @@ func TestStreamsGroupKIP1331(t *testing.T) {
 	process := "process-1"
 	join.ProcessID = &process
 	join.Topology = oneSubtopology("words")
+	noOwnedTasks(join)
 	hb := send(join).(*kmsg.StreamsGroupHeartbeatResponse)
 	require.Zero(t, hb.ErrorCode, "join: %v", hb.ErrorMessage)
 	assert.Equal(t, int32(2), hb.MemberEpoch, "a streams group's first epoch is 2")
@@ -131,6 +132,9 @@ func TestStreamsGroupInternalTopicsAndDelay(t *testing.T) {
 		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
 		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = group, "member-1", epoch, 30000
 		req.Topology = topology
+		if epoch == 0 {
+			noOwnedTasks(req)
+		}
 		resp, err := coord.Request(ctx, req)
 		require.NoError(t, err)
 		hb := resp.(*kmsg.StreamsGroupHeartbeatResponse)
