@@ -26,16 +26,6 @@ func (p Props) SortedKeys() []string {
 	return keys
 }
 
-// clone returns a copy of p that is never nil, so a SinkConfig never
-// aliases a caller's map.
-func (p Props) clone() Props {
-	out := make(Props, len(p))
-	for k, v := range p {
-		out[k] = v
-	}
-	return out
-}
-
 // SinkKind is which Connect task class runs a sink connector's tasks. The
 // zero value is invalid so a SinkConfig that did not come from Resolve is
 // caught.

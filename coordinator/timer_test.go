@@ -243,7 +243,10 @@ func TestTimerQueueDoesNotPinPayloadsThatLeft(t *testing.T) {
 	// Proves that reusing entries keeps no payload alive: once a timer has fired, been
 	// cancelled or been replaced, the queue (its free list included) holds no reference to
 	// the payload.
-	type state struct{ buf [1 << 10]byte }
+	// A kilobyte, so each payload is its own allocation (the tiny allocator
+	// packs small pointer-free objects together, and a zero-size one is
+	// never freed), which the weak pointers below can see go.
+	type state struct{ _ [1 << 10]byte }
 	q := NewTimerQueue[*state]()
 	var gone []weak.Pointer[state]
 	for i, key := range []string{"fires", "cancelled", "replaced"} {

@@ -157,7 +157,7 @@ func layers(t *testing.T) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("^\\|\\s*(\\d+)\\s*\\|([^|]*)\\|")
+	row := regexp.MustCompile(`^\|\s*(\d+)\s*\|([^|]*)\|`)
 	pkg := regexp.MustCompile("`([a-z0-9/]+)`")
 	out := map[string]int{}
 	for _, line := range strings.Split(string(data), "\n") {

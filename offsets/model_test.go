@@ -291,7 +291,7 @@ func checkAgainstModel(t testing.TB, s *Store, m *model, u universe) {
 // group counters.
 func (s *Store) checkInvariants(t testing.TB) {
 	t.Helper()
-	type pairCount struct{ refs, committed, pending int }
+	type pairCount struct{ committed, pending int }
 	counts := map[*pairSymbol]*pairCount{}
 	count := func(p *pairSymbol) *pairCount {
 		c := counts[p]

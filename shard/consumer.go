@@ -115,12 +115,11 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			}
 		}
 	}
-	i, m := v.find(h.memberID)
+	i, _ := v.find(h.memberID)
 	if created {
-		m = &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1}
-		v.members = slices.Insert(v.members, i, m)
+		v.members = slices.Insert(v.members, i, &member{id: h.memberID, hasMetadata: true, previousMemberEpoch: -1})
 	}
-	m = v.own(i)
+	m := v.own(i)
 	before := m.assigned
 
 	// 1. Create or update the member; a new subscription bumps the epoch.

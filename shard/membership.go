@@ -839,6 +839,7 @@ func topicHash(t string, partitions int32) uint64 {
 	for i := 0; i < len(t); i++ {
 		h = (h ^ uint64(t[i])) * 1099511628211
 	}
+	//lint:ignore SA4016 FNV-1a over the separator byte 0 between name and count; h ^ 0 is h, spelled out
 	h = (h ^ 0) * 1099511628211
 	for i := 0; i < 4; i++ {
 		h = (h ^ uint64(byte(partitions>>(8*i)))) * 1099511628211

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"unicode/utf16"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -394,14 +393,4 @@ func (c *checker) raced(groupID, why string) {
 func (c *checker) explainLeak(groupID string) bool {
 	_, ok := c.rules.raced[groupID]
 	return ok
-}
-
-// sortedGroups is the groups of m in order (stable violation text).
-func sortedGroups(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for g := range m {
-		out = append(out, g)
-	}
-	slices.Sort(out)
-	return out
 }

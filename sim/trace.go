@@ -224,7 +224,7 @@ type fnv64a uint64
 
 const (
 	fnvOffset64 fnv64a = 14695981039346656037
-	fnvPrime64         = 1099511628211
+	fnvPrime64  fnv64a = 1099511628211
 )
 
 func (h *fnv64a) writeByte(c byte) { *h = (*h ^ fnv64a(c)) * fnvPrime64 }

@@ -27,8 +27,6 @@ type request struct {
 	kreq     kmsg.Request
 }
 
-func (r *request) version() int16 { return r.kreq.GetVersion() }
-
 // connState is what the endpoint remembers of one connection: the share
 // sessions opened on it, released when it closes as Kafka's share session
 // cache releases them on a disconnect, and closed, closed once the client

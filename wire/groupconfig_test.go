@@ -38,6 +38,8 @@ func del(name string) groupConfigOp {
 
 // alterGroupConfig sends one IncrementalAlterConfigs for group's resource
 // and returns its row's error and message.
+//
+//lint:ignore ST1008 the error is the row's outcome under test, paired with its message, not this helper's failure
 func alterGroupConfig(t *testing.T, ctx context.Context, c *kgo.Client, group string, validateOnly bool, ops ...groupConfigOp) (error, string) {
 	t.Helper()
 	resp := alterConfigs(t, ctx, c, validateOnly, resource(kmsg.ConfigResourceTypeGroupConfig, group, ops...))
@@ -65,6 +67,7 @@ func alterConfigs(t *testing.T, ctx context.Context, c *kgo.Client, validateOnly
 	return resp
 }
 
+//lint:ignore ST1008 the error is the row's outcome under test, paired with its message, not this helper's failure
 func rowErr(code int16, msg *string) (error, string) {
 	m := ""
 	if msg != nil {

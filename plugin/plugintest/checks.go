@@ -26,6 +26,7 @@ func describe(d *plugin.TopologyDescription) string {
 func (e *env) reopen() error {
 	e.closed = true
 	if err := e.s.Close(); err != nil {
+		//lint:ignore ST1005 the message starts with the method that failed, Close, as Go spells it
 		return fmt.Errorf("Close: %w", err)
 	}
 	s, err := e.cfg.reopen()
@@ -386,6 +387,7 @@ func checkClosed(e *env) error {
 	}
 	e.closed = true
 	if err := e.s.Close(); err != nil {
+		//lint:ignore ST1005 the message starts with the method that failed, Close, as Go spells it
 		return fmt.Errorf("Close: %w", err)
 	}
 	var errs []error

@@ -213,6 +213,7 @@ func runCheck(c check, newStore func() (plugin.Store, error), cfg *config) (err 
 func closeStore(s plugin.Store) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			//lint:ignore ST1005 the message starts with the method that panicked, Close, as Go spells it
 			err = fmt.Errorf("Close panicked: %v", p)
 		}
 	}()
