@@ -15,9 +15,12 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # Runs every fuzz target for FUZZTIME, each even when another fails, and
 # reports them all (go test alone runs only the seed corpora). Go minimises a

@@ -60,7 +60,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
-	consumer := consumerBoundsFlags(fs, coordinator.DefaultConfig())
+	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -75,7 +75,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Brokers, cfg.Listen, cfg.Logger, cfg.RetentionBytes = *brokers, *listen, log, *retentionBytes
 	cfg.Coordinator.NumPartitions = int32(*partitions)
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
-	if err := consumer.apply(&cfg.Coordinator); err != nil {
+	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return exitUsage
 	}
@@ -128,48 +128,82 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// consumerBounds are the serve flags of the consumer group session and
-// heartbeat settings (Kafka's group.consumer.* broker keys), as durations.
-type consumerBounds struct {
+// sessionBounds are the serve flags of one group type's session and
+// heartbeat settings (Kafka's group.consumer.*, group.share.* and
+// group.streams.* broker keys), as durations.
+type sessionBounds struct {
+	kind                                  string // consumer, share or streams
 	session, minSession, maxSession       *time.Duration
 	heartbeat, minHeartbeat, maxHeartbeat *time.Duration
 }
 
-func consumerBoundsFlags(fs *flag.FlagSet, def coordinator.Config) consumerBounds {
-	return consumerBounds{
-		session:    fs.Duration("consumer-session-timeout", def.ConsumerSessionTimeout, "group.consumer.session.timeout.ms: a consumer group member's session unless its group config sets consumer.session.timeout.ms"),
-		minSession: fs.Duration("consumer-min-session-timeout", def.ConsumerMinSessionTimeout, "group.consumer.min.session.timeout.ms: the lowest session timeout, of the broker and of a group config"),
-		maxSession: fs.Duration("consumer-max-session-timeout", def.ConsumerMaxSessionTimeout, "group.consumer.max.session.timeout.ms: the highest session timeout, of the broker and of a group config"),
-		heartbeat:  fs.Duration("consumer-heartbeat-interval", def.ConsumerHeartbeatInterval, "group.consumer.heartbeat.interval.ms: the interval consumer heartbeats answer unless the group config sets consumer.heartbeat.interval.ms"),
-		minHeartbeat: fs.Duration("consumer-min-heartbeat-interval", def.ConsumerMinHeartbeatInterval,
-			"group.consumer.min.heartbeat.interval.ms: the lowest heartbeat interval, of the broker and of a group config"),
-		maxHeartbeat: fs.Duration("consumer-max-heartbeat-interval", def.ConsumerMaxHeartbeatInterval,
-			"group.consumer.max.heartbeat.interval.ms: the highest heartbeat interval, of the broker and of a group config"),
-	}
+// sessionKinds are the group types with session bounds, and where each
+// keeps them in coordinator.Config (session, min, max, heartbeat, min,
+// max), so one table serves the flags, their defaults and apply.
+var sessionKinds = []struct {
+	kind   string
+	fields func(c *coordinator.Config) [6]*time.Duration
+}{
+	{"consumer", func(c *coordinator.Config) [6]*time.Duration {
+		return [6]*time.Duration{&c.ConsumerSessionTimeout, &c.ConsumerMinSessionTimeout, &c.ConsumerMaxSessionTimeout,
+			&c.ConsumerHeartbeatInterval, &c.ConsumerMinHeartbeatInterval, &c.ConsumerMaxHeartbeatInterval}
+	}},
+	{"share", func(c *coordinator.Config) [6]*time.Duration {
+		return [6]*time.Duration{&c.ShareSessionTimeout, &c.ShareMinSessionTimeout, &c.ShareMaxSessionTimeout,
+			&c.ShareHeartbeatInterval, &c.ShareMinHeartbeatInterval, &c.ShareMaxHeartbeatInterval}
+	}},
+	{"streams", func(c *coordinator.Config) [6]*time.Duration {
+		return [6]*time.Duration{&c.StreamsSessionTimeout, &c.StreamsMinSessionTimeout, &c.StreamsMaxSessionTimeout,
+			&c.StreamsHeartbeatInterval, &c.StreamsMinHeartbeatInterval, &c.StreamsMaxHeartbeatInterval}
+	}},
 }
 
-// apply sets the bounds on cfg after checking them as Kafka's
-// GroupCoordinatorConfig does (coordinator.Config.Validate: min <= value
-// <= max, heartbeat below session, whole milliseconds); the error names
-// the flag and the Kafka key.
-func (b consumerBounds) apply(cfg *coordinator.Config) error {
-	for _, f := range []struct {
-		flag string
-		v    time.Duration
-	}{
-		{"--consumer-session-timeout", *b.session}, {"--consumer-min-session-timeout", *b.minSession},
-		{"--consumer-max-session-timeout", *b.maxSession}, {"--consumer-heartbeat-interval", *b.heartbeat},
-		{"--consumer-min-heartbeat-interval", *b.minHeartbeat}, {"--consumer-max-heartbeat-interval", *b.maxHeartbeat},
-	} {
-		if f.v < time.Millisecond || f.v%time.Millisecond != 0 || f.v.Milliseconds() > 1<<31-1 {
-			return fmt.Errorf("%s %v: must be a whole number of milliseconds, at least 1ms and at most 2147483647ms", f.flag, f.v)
-		}
+// sessionBoundsFlags defines --KIND-session-timeout,
+// --KIND-min-session-timeout, --KIND-max-session-timeout and the three
+// heartbeat-interval flags for each group type, with def's values.
+func sessionBoundsFlags(fs *flag.FlagSet, def coordinator.Config) []sessionBounds {
+	var out []sessionBounds
+	for _, k := range sessionKinds {
+		d := k.fields(&def)
+		key := "group." + k.kind + "."
+		b := sessionBounds{kind: k.kind}
+		b.session = fs.Duration(k.kind+"-session-timeout", *d[0], key+"session.timeout.ms: a "+k.kind+" group member's session unless its group config sets "+k.kind+".session.timeout.ms")
+		b.minSession = fs.Duration(k.kind+"-min-session-timeout", *d[1], key+"min.session.timeout.ms: the lowest "+k.kind+" session timeout, of the broker and of a group config")
+		b.maxSession = fs.Duration(k.kind+"-max-session-timeout", *d[2], key+"max.session.timeout.ms: the highest "+k.kind+" session timeout, of the broker and of a group config")
+		b.heartbeat = fs.Duration(k.kind+"-heartbeat-interval", *d[3], key+"heartbeat.interval.ms: the interval "+k.kind+" heartbeats answer unless the group config sets "+k.kind+".heartbeat.interval.ms")
+		b.minHeartbeat = fs.Duration(k.kind+"-min-heartbeat-interval", *d[4], key+"min.heartbeat.interval.ms: the lowest "+k.kind+" heartbeat interval, of the broker and of a group config")
+		b.maxHeartbeat = fs.Duration(k.kind+"-max-heartbeat-interval", *d[5], key+"max.heartbeat.interval.ms: the highest "+k.kind+" heartbeat interval, of the broker and of a group config")
+		out = append(out, b)
 	}
+	return out
+}
+
+// applySessionBounds sets every group type's bounds on cfg after checking
+// them as Kafka's GroupCoordinatorConfig does (coordinator.Config.Validate:
+// min <= value <= max, heartbeat below session, whole milliseconds); the
+// error names the flag or the Kafka key, and cfg is unchanged.
+func applySessionBounds(bounds []sessionBounds, cfg *coordinator.Config) error {
 	next := *cfg
-	next.ConsumerSessionTimeout, next.ConsumerMinSessionTimeout, next.ConsumerMaxSessionTimeout = *b.session, *b.minSession, *b.maxSession
-	next.ConsumerHeartbeatInterval, next.ConsumerMinHeartbeatInterval, next.ConsumerMaxHeartbeatInterval = *b.heartbeat, *b.minHeartbeat, *b.maxHeartbeat
-	if err := next.Validate(); err != nil {
-		return fmt.Errorf("the consumer session flags: %w", err)
+	for _, b := range bounds {
+		vals := [6]time.Duration{*b.session, *b.minSession, *b.maxSession, *b.heartbeat, *b.minHeartbeat, *b.maxHeartbeat}
+		names := [6]string{"session-timeout", "min-session-timeout", "max-session-timeout", "heartbeat-interval", "min-heartbeat-interval", "max-heartbeat-interval"}
+		for i, v := range vals {
+			if v < time.Millisecond || v%time.Millisecond != 0 || v.Milliseconds() > 1<<31-1 {
+				return fmt.Errorf("--%s-%s %v: must be a whole number of milliseconds, at least 1ms and at most 2147483647ms", b.kind, names[i], v)
+			}
+		}
+		var fields [6]*time.Duration
+		for _, k := range sessionKinds {
+			if k.kind == b.kind {
+				fields = k.fields(&next)
+			}
+		}
+		for i, f := range fields {
+			*f = vals[i]
+		}
+		if err := next.Validate(); err != nil {
+			return fmt.Errorf("the %s session flags: %w", b.kind, err)
+		}
 	}
 	*cfg = next
 	return nil

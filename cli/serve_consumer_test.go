@@ -79,14 +79,14 @@ func TestServeConsumerSessionFlagsRefused(t *testing.T) {
 	}
 
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	b := consumerBoundsFlags(fs, coordinator.DefaultConfig())
+	b := sessionBoundsFlags(fs, coordinator.DefaultConfig())
 	require.NoError(t, fs.Parse([]string{"--consumer-min-session-timeout", "50s"}))
 	cfg := coordinator.DefaultConfig()
-	err := b.apply(&cfg)
+	err := applySessionBounds(b, &cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "group.consumer.session.timeout.ms")
 	assert.Equal(t, coordinator.DefaultConfig().ConsumerMinSessionTimeout, cfg.ConsumerMinSessionTimeout, "unchanged")
 	require.NoError(t, fs.Parse([]string{"--consumer-min-session-timeout", "1s"}))
-	require.NoError(t, b.apply(&cfg))
+	require.NoError(t, applySessionBounds(b, &cfg))
 	assert.Equal(t, time.Second, cfg.ConsumerMinSessionTimeout)
 }

@@ -25,6 +25,25 @@ type served struct {
 	stop func() int
 }
 
+// syncBuffer is a strings.Builder that serve's goroutine writes while the
+// test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
 // startServe runs serve on ephemeral loopback ports with five
 // __consumer_offsets partitions, quiet logs and args after those, and
 // waits for it to print its addresses. The test's cleanup stops it.
@@ -34,8 +53,9 @@ func startServe(t *testing.T, ctx context.Context, args ...string) served {
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
 	base := []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error"}
+	var stderr syncBuffer
 	go func() {
-		code <- serve(runCtx, append(base, args...), outW, io.Discard)
+		code <- serve(runCtx, append(base, args...), outW, &stderr)
 		outW.Close()
 	}()
 	var s served
@@ -64,7 +84,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) served {
 	}
 	t.Cleanup(func() { s.stop() })
 	if s.bootstrap == nil || s.metricsURL == "" {
-		t.Fatalf("serve printed no addresses (exit code %d)", s.stop())
+		t.Fatalf("serve printed no addresses (exit code %d): %s", s.stop(), stderr.String())
 	}
 	return s
 }

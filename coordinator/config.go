@@ -46,10 +46,22 @@ type Config struct {
 	// consumer members may name (default uniform, range); the first is the
 	// default. Names of package assignor's built-in assignors.
 	ConsumerAssignors []string
-	// StreamsSessionTimeout is group.streams.session.timeout.ms (45000, within [45000, 60000]).
+	// StreamsSessionTimeout is group.streams.session.timeout.ms (45000,
+	// within [StreamsMinSessionTimeout, StreamsMaxSessionTimeout]).
 	StreamsSessionTimeout time.Duration
-	// StreamsHeartbeatInterval is group.streams.heartbeat.interval.ms (5000, within [5000, 15000]).
+	// StreamsMinSessionTimeout and StreamsMaxSessionTimeout are
+	// group.streams.min.session.timeout.ms (45000) and
+	// group.streams.max.session.timeout.ms (60000): the bounds of the
+	// broker's and of a group config's streams.session.timeout.ms.
+	StreamsMinSessionTimeout, StreamsMaxSessionTimeout time.Duration
+	// StreamsHeartbeatInterval is group.streams.heartbeat.interval.ms
+	// (5000, within [StreamsMinHeartbeatInterval,
+	// StreamsMaxHeartbeatInterval], and below the session timeout).
 	StreamsHeartbeatInterval time.Duration
+	// StreamsMinHeartbeatInterval and StreamsMaxHeartbeatInterval are
+	// group.streams.min.heartbeat.interval.ms (5000) and
+	// group.streams.max.heartbeat.interval.ms (15000).
+	StreamsMinHeartbeatInterval, StreamsMaxHeartbeatInterval time.Duration
 	// StreamsMaxSize is group.streams.max.size (default Integer.MAX_VALUE).
 	StreamsMaxSize int
 	// StreamsNumStandbyReplicas is group.streams.num.standby.replicas, the
@@ -69,10 +81,22 @@ type Config struct {
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
 	// Off by default. Not a Kafka key.
 	StreamsTopologyUpdates bool
-	// ShareSessionTimeout is group.share.session.timeout.ms (45000, within [45000, 60000]).
+	// ShareSessionTimeout is group.share.session.timeout.ms (45000, within
+	// [ShareMinSessionTimeout, ShareMaxSessionTimeout]).
 	ShareSessionTimeout time.Duration
-	// ShareHeartbeatInterval is group.share.heartbeat.interval.ms (5000, within [5000, 15000]).
+	// ShareMinSessionTimeout and ShareMaxSessionTimeout are
+	// group.share.min.session.timeout.ms (45000) and
+	// group.share.max.session.timeout.ms (60000): the bounds of the
+	// broker's and of a group config's share.session.timeout.ms.
+	ShareMinSessionTimeout, ShareMaxSessionTimeout time.Duration
+	// ShareHeartbeatInterval is group.share.heartbeat.interval.ms (5000,
+	// within [ShareMinHeartbeatInterval, ShareMaxHeartbeatInterval], and
+	// below the session timeout).
 	ShareHeartbeatInterval time.Duration
+	// ShareMinHeartbeatInterval and ShareMaxHeartbeatInterval are
+	// group.share.min.heartbeat.interval.ms (5000) and
+	// group.share.max.heartbeat.interval.ms (15000).
+	ShareMinHeartbeatInterval, ShareMaxHeartbeatInterval time.Duration
 	// ShareMaxSize is group.share.max.size (default 200, within [1, 1000]).
 	ShareMaxSize int
 
@@ -110,12 +134,20 @@ func DefaultConfig() Config {
 		ConsumerMaxSize:               1<<31 - 1,
 		ConsumerAssignors:             slices.Clone(assignor.DefaultNames),
 		StreamsSessionTimeout:         45 * time.Second,
+		StreamsMinSessionTimeout:      45 * time.Second,
+		StreamsMaxSessionTimeout:      60 * time.Second,
 		StreamsHeartbeatInterval:      5 * time.Second,
+		StreamsMinHeartbeatInterval:   5 * time.Second,
+		StreamsMaxHeartbeatInterval:   15 * time.Second,
 		StreamsMaxSize:                1<<31 - 1,
 		StreamsMaxStandbyReplicas:     2,
 		StreamsInitialRebalanceDelay:  3 * time.Second,
 		ShareSessionTimeout:           45 * time.Second,
+		ShareMinSessionTimeout:        45 * time.Second,
+		ShareMaxSessionTimeout:        60 * time.Second,
 		ShareHeartbeatInterval:        5 * time.Second,
+		ShareMinHeartbeatInterval:     5 * time.Second,
+		ShareMaxHeartbeatInterval:     15 * time.Second,
 		ShareMaxSize:                  200,
 		TopologyCleanupProtocol:       CleanupV3,
 	}
@@ -181,15 +213,29 @@ func (c Config) Validate() error {
 		wholeMillis("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval),
 		below("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, c.ConsumerSessionTimeout, "group.consumer.session.timeout.ms"),
 		atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
-		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, 45*time.Second, 60*time.Second),
-		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, 5*time.Second, 15*time.Second),
+		atLeast("group.streams.min.session.timeout.ms", c.StreamsMinSessionTimeout, time.Millisecond),
+		atLeast("group.streams.max.session.timeout.ms", c.StreamsMaxSessionTimeout, c.StreamsMinSessionTimeout),
+		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, c.StreamsMinSessionTimeout, c.StreamsMaxSessionTimeout),
+		wholeMillis("group.streams.session.timeout.ms", c.StreamsSessionTimeout),
+		atLeast("group.streams.min.heartbeat.interval.ms", c.StreamsMinHeartbeatInterval, time.Millisecond),
+		atLeast("group.streams.max.heartbeat.interval.ms", c.StreamsMaxHeartbeatInterval, c.StreamsMinHeartbeatInterval),
+		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, c.StreamsMinHeartbeatInterval, c.StreamsMaxHeartbeatInterval),
+		wholeMillis("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval),
+		below("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, c.StreamsSessionTimeout, "group.streams.session.timeout.ms"),
 		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
 		atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
 		atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
 		atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
 		wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
-		within("group.share.session.timeout.ms", c.ShareSessionTimeout, 45*time.Second, 60*time.Second),
-		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, 5*time.Second, 15*time.Second),
+		atLeast("group.share.min.session.timeout.ms", c.ShareMinSessionTimeout, time.Millisecond),
+		atLeast("group.share.max.session.timeout.ms", c.ShareMaxSessionTimeout, c.ShareMinSessionTimeout),
+		within("group.share.session.timeout.ms", c.ShareSessionTimeout, c.ShareMinSessionTimeout, c.ShareMaxSessionTimeout),
+		wholeMillis("group.share.session.timeout.ms", c.ShareSessionTimeout),
+		atLeast("group.share.min.heartbeat.interval.ms", c.ShareMinHeartbeatInterval, time.Millisecond),
+		atLeast("group.share.max.heartbeat.interval.ms", c.ShareMaxHeartbeatInterval, c.ShareMinHeartbeatInterval),
+		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, c.ShareMinHeartbeatInterval, c.ShareMaxHeartbeatInterval),
+		wholeMillis("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval),
+		below("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, c.ShareSessionTimeout, "group.share.session.timeout.ms"),
 		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
 		atLeast("commit delay", c.CommitDelay, 0),
 		atLeast("load delay", c.LoadDelay, 0),

@@ -21,16 +21,16 @@ type GroupConfig struct {
 	// group.consumer.min/max.heartbeat.interval.ms.
 	ConsumerHeartbeatIntervalMs *int32
 	// ShareSessionTimeoutMs is share.session.timeout.ms, within
-	// group.share.min/max.session.timeout.ms (45000 and 60000).
+	// group.share.min/max.session.timeout.ms.
 	ShareSessionTimeoutMs *int32
 	// ShareHeartbeatIntervalMs is share.heartbeat.interval.ms, within
-	// group.share.min/max.heartbeat.interval.ms (5000 and 15000).
+	// group.share.min/max.heartbeat.interval.ms.
 	ShareHeartbeatIntervalMs *int32
 	// StreamsSessionTimeoutMs is streams.session.timeout.ms, within
-	// group.streams.min/max.session.timeout.ms (45000 and 60000).
+	// group.streams.min/max.session.timeout.ms.
 	StreamsSessionTimeoutMs *int32
 	// StreamsHeartbeatIntervalMs is streams.heartbeat.interval.ms, within
-	// group.streams.min/max.heartbeat.interval.ms (5000 and 15000).
+	// group.streams.min/max.heartbeat.interval.ms.
 	StreamsHeartbeatIntervalMs *int32
 	// StreamsNumStandbyReplicas is streams.num.standby.replicas (>= 0, at
 	// most group.streams.max.standby.replicas), as SetStreamsGroupConfig
@@ -40,17 +40,6 @@ type GroupConfig struct {
 	// (>= 0; 0 assigns a group that members join while empty at once).
 	StreamsInitialRebalanceDelayMs *int32
 }
-
-// The share and streams bounds coordsim does not make configurable:
-// Kafka's defaults of group.share.min/max.session.timeout.ms,
-// group.share.min/max.heartbeat.interval.ms and their streams twins (the
-// values Config.Validate holds ShareSessionTimeout and the others to).
-const (
-	shareStreamsMinSessionTimeoutMs    = 45_000
-	shareStreamsMaxSessionTimeoutMs    = 60_000
-	shareStreamsMinHeartbeatIntervalMs = 5_000
-	shareStreamsMaxHeartbeatIntervalMs = 15_000
-)
 
 // SetGroupConfig replaces a group's dynamic group config (every field nil
 // removes it), as an IncrementalAlterConfigs on the GROUP resource does
@@ -194,10 +183,10 @@ func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 	for _, b := range []bound{
 		{"consumer.heartbeat.interval.ms", gc.ConsumerHeartbeatIntervalMs, ms(cfg.ConsumerMinHeartbeatInterval), ms(cfg.ConsumerMaxHeartbeatInterval)},
 		{"consumer.session.timeout.ms", gc.ConsumerSessionTimeoutMs, ms(cfg.ConsumerMinSessionTimeout), ms(cfg.ConsumerMaxSessionTimeout)},
-		{"share.heartbeat.interval.ms", gc.ShareHeartbeatIntervalMs, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs},
-		{"share.session.timeout.ms", gc.ShareSessionTimeoutMs, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs},
-		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, shareStreamsMinHeartbeatIntervalMs, shareStreamsMaxHeartbeatIntervalMs},
-		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, shareStreamsMinSessionTimeoutMs, shareStreamsMaxSessionTimeoutMs},
+		{"share.heartbeat.interval.ms", gc.ShareHeartbeatIntervalMs, ms(cfg.ShareMinHeartbeatInterval), ms(cfg.ShareMaxHeartbeatInterval)},
+		{"share.session.timeout.ms", gc.ShareSessionTimeoutMs, ms(cfg.ShareMinSessionTimeout), ms(cfg.ShareMaxSessionTimeout)},
+		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, ms(cfg.StreamsMinHeartbeatInterval), ms(cfg.StreamsMaxHeartbeatInterval)},
+		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, ms(cfg.StreamsMinSessionTimeout), ms(cfg.StreamsMaxSessionTimeout)},
 	} {
 		if b.v != nil && (int64(*b.v) < b.min || int64(*b.v) > b.max) {
 			return kerr.InvalidConfig.WithMessage("%s must be in the range %d to %d inclusive.", b.key, b.min, b.max)

@@ -61,6 +61,41 @@ func TestSetGroupConfigValidatesAsKafka(t *testing.T) {
 	assert.Equal(t, coordinator.GroupConfig{}, c.GroupConfig("g"), "removed")
 }
 
+// TestSetGroupConfigShareAndStreamsBrokerBounds proves the share and
+// streams keys of a group config are bounded by the broker's
+// group.share.* and group.streams.* minimums and maximums, not by Kafka's
+// defaults: lowered, they admit a session of seconds; a value past them is
+// INVALID_CONFIG with Kafka's message, naming the broker's range, and
+// changes nothing.
+func TestSetGroupConfigShareAndStreamsBrokerBounds(t *testing.T) {
+	cfg := coordinator.DefaultConfig()
+	cfg.ShareSessionTimeout, cfg.ShareMinSessionTimeout, cfg.ShareMaxSessionTimeout = 10*time.Second, time.Second, 20*time.Second
+	cfg.ShareMinHeartbeatInterval = 100 * time.Millisecond
+	cfg.StreamsMinSessionTimeout, cfg.StreamsMinHeartbeatInterval, cfg.StreamsMaxHeartbeatInterval = 2*time.Second, 200*time.Millisecond, 20*time.Second
+	c, err := coordinator.New(cfg, coordinator.Options{Clock: coordtest.NewClock(coordtest.Epoch)})
+	require.NoError(t, err)
+	good := coordinator.GroupConfig{ShareSessionTimeoutMs: i32(1_000), ShareHeartbeatIntervalMs: i32(100),
+		StreamsSessionTimeoutMs: i32(2_000), StreamsHeartbeatIntervalMs: i32(16_000)}
+	require.ErrorIs(t, c.SetGroupConfig("g", good), kerr.InvalidConfig, "streams heartbeat 16 s is not below the 2 s session")
+	good.StreamsHeartbeatIntervalMs = i32(1_000)
+	require.NoError(t, c.SetGroupConfig("g", good))
+	for _, bad := range []struct {
+		gc   coordinator.GroupConfig
+		want string
+	}{
+		{coordinator.GroupConfig{ShareSessionTimeoutMs: i32(999)}, "share.session.timeout.ms must be in the range 1000 to 20000 inclusive."},
+		{coordinator.GroupConfig{ShareSessionTimeoutMs: i32(45_000)}, "share.session.timeout.ms must be in the range 1000 to 20000 inclusive."},
+		{coordinator.GroupConfig{ShareHeartbeatIntervalMs: i32(99)}, "share.heartbeat.interval.ms must be in the range 100 to 15000 inclusive."},
+		{coordinator.GroupConfig{StreamsSessionTimeoutMs: i32(1_999)}, "streams.session.timeout.ms must be in the range 2000 to 60000 inclusive."},
+		{coordinator.GroupConfig{StreamsHeartbeatIntervalMs: i32(20_001)}, "streams.heartbeat.interval.ms must be in the range 200 to 20000 inclusive."},
+	} {
+		err := c.SetGroupConfig("g", bad.gc)
+		require.ErrorIs(t, err, kerr.InvalidConfig, bad.want)
+		assert.Equal(t, "INVALID_CONFIG: "+bad.want, err.Error())
+		assert.Equal(t, good, c.GroupConfig("g"), "unchanged by %q", bad.want)
+	}
+}
+
 // TestSetGroupConfigSessionAboveHeartbeat proves Kafka's rule that a
 // session timeout exceeds its heartbeat interval, checked on the values
 // merged over the broker's (GroupConfig.validate's combinedConfigs).

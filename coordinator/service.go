@@ -159,7 +159,9 @@ type Coordinator struct {
 	active   bool
 	shutDown bool
 	shards   map[int32]*hosted // iterate via sortedPartitions
-	topics   map[string]int32
+	// image is the topic metadata image every shard gets (SetTopicImage);
+	// replaced, never written in place.
+	image shard.TopicImage
 	// streamsStandbys is the streams groups' streams.num.standby.replicas
 	// group configs (streams_config.go); replaced, never written in place.
 	streamsStandbys map[string]int32
@@ -213,7 +215,7 @@ func New(cfg Config, opts Options) (*Coordinator, error) {
 	c := &Coordinator{
 		cfg: cfg, shardCfg: cfg.shardConfig(), brokerID: opts.BrokerID, clock: opts.Clock,
 		logs: logs, log: logger.With("broker", opts.BrokerID), hooks: opts.Hooks,
-		shards: map[int32]*hosted{}, topics: map[string]int32{},
+		shards: map[int32]*hosted{}, image: shard.TopicImage{Partitions: map[string]int32{}},
 		brokerTimers: NewTimerQueue[brokerTask](),
 	}
 	c.shardCfg.TopologyPluginConfigured = opts.TopologyPlugin != nil
@@ -316,29 +318,33 @@ func (c *Coordinator) IsHosting(p int32) bool {
 	return h != nil && h.status == statusActive
 }
 
-// SetTopics installs the topic metadata image (topic → partition count) on
-// every hosted shard and on shards loaded later. A nil or empty map is the
-// empty image: no topic exists (see shard.Shard.SetTopics).
+// SetTopics installs the topic metadata image (topic → partition count),
+// without racks, on every hosted shard and on shards loaded later. A nil or
+// empty map is the empty image: no topic exists (see shard.Shard.SetTopics).
 func (c *Coordinator) SetTopics(topics map[string]int32) error {
+	return c.SetTopicImage(shard.TopicImage{Partitions: topics})
+}
+
+// SetTopicImage installs the topic metadata image, partition racks included
+// (shard.TopicImage), on every hosted shard and on shards loaded later. Bad
+// input changes nothing.
+func (c *Coordinator) SetTopicImage(img shard.TopicImage) error {
 	probe, err := shard.New(0, c.shardCfg)
 	if err != nil {
 		return err
 	}
-	if err := probe.SetTopics(topics); err != nil {
+	if err := probe.SetTopicImage(img); err != nil {
 		return err // validate before changing anything
 	}
-	c.topics = make(map[string]int32, len(topics))
-	for k, v := range topics {
-		c.topics[k] = v
-	}
+	c.image = img.Clone()
 	for _, p := range c.sortedPartitions() {
 		h := c.shards[p]
 		if h.status != statusActive {
 			continue
 		}
-		_ = h.latest.SetTopics(c.topics)
+		_ = h.latest.SetTopicImage(c.image)
 		if h.committed != h.latest {
-			_ = h.committed.SetTopics(c.topics)
+			_ = h.committed.SetTopicImage(c.image)
 		}
 	}
 	return nil
@@ -376,7 +382,7 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	h.log.truncate()
 	s, err := shard.New(h.partition, c.shardCfg)
 	if err == nil {
-		err = s.SetTopics(c.topics)
+		err = s.SetTopicImage(c.image)
 	}
 	if err == nil {
 		err = s.SetStreamsGroupConfigs(c.streamsStandbys)

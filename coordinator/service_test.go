@@ -45,6 +45,30 @@ func TestConfigValidationNamesKafkaKey(t *testing.T) {
 		{"group.streams.heartbeat.interval.ms", func(c *coordinator.Config) { c.StreamsHeartbeatInterval = time.Second }},
 		{"group.share.session.timeout.ms", func(c *coordinator.Config) { c.ShareSessionTimeout = time.Minute + time.Millisecond }},
 		{"group.share.max.size", func(c *coordinator.Config) { c.ShareMaxSize = 1001 }},
+		// The share and streams bounds, checked as the consumer ones
+		// (GroupCoordinatorConfig's share and streams requires).
+		{"group.share.min.session.timeout.ms", func(c *coordinator.Config) { c.ShareMinSessionTimeout = 0 }},
+		{"group.share.max.session.timeout.ms", func(c *coordinator.Config) { c.ShareMaxSessionTimeout = 44 * time.Second }},
+		{"group.share.session.timeout.ms", func(c *coordinator.Config) {
+			c.ShareMinSessionTimeout, c.ShareSessionTimeout = time.Second, 1500*time.Microsecond
+		}},
+		{"group.share.min.heartbeat.interval.ms", func(c *coordinator.Config) { c.ShareMinHeartbeatInterval = -time.Second }},
+		{"group.share.max.heartbeat.interval.ms", func(c *coordinator.Config) { c.ShareMaxHeartbeatInterval = time.Second }},
+		{"group.share.heartbeat.interval.ms", func(c *coordinator.Config) {
+			c.ShareMinSessionTimeout, c.ShareSessionTimeout = time.Second, time.Second
+			c.ShareMinHeartbeatInterval, c.ShareHeartbeatInterval = time.Millisecond, time.Second
+		}},
+		{"group.streams.min.session.timeout.ms", func(c *coordinator.Config) { c.StreamsMinSessionTimeout = 0 }},
+		{"group.streams.max.session.timeout.ms", func(c *coordinator.Config) { c.StreamsMaxSessionTimeout = 44 * time.Second }},
+		{"group.streams.session.timeout.ms", func(c *coordinator.Config) {
+			c.StreamsMaxSessionTimeout, c.StreamsSessionTimeout = 2*time.Minute, 61*time.Second/2
+		}},
+		{"group.streams.min.heartbeat.interval.ms", func(c *coordinator.Config) { c.StreamsMinHeartbeatInterval = 0 }},
+		{"group.streams.max.heartbeat.interval.ms", func(c *coordinator.Config) { c.StreamsMaxHeartbeatInterval = 4 * time.Second }},
+		{"group.streams.heartbeat.interval.ms", func(c *coordinator.Config) {
+			c.StreamsMinSessionTimeout, c.StreamsSessionTimeout = time.Second, 2*time.Second
+			c.StreamsMinHeartbeatInterval, c.StreamsHeartbeatInterval = time.Millisecond, 2*time.Second
+		}},
 		{"group.consumer.max.size", func(c *coordinator.Config) { c.ConsumerMaxSize = 0 }},
 		{"group.streams.num.standby.replicas", func(c *coordinator.Config) { c.StreamsNumStandbyReplicas = -1 }},
 		{"group.streams.max.standby.replicas", func(c *coordinator.Config) { c.StreamsMaxStandbyReplicas = -1 }},
@@ -66,6 +90,10 @@ func TestConfigValidationNamesKafkaKey(t *testing.T) {
 	short := coordinator.DefaultConfig()
 	short.ConsumerMinSessionTimeout, short.ConsumerSessionTimeout = 500*time.Millisecond, time.Second
 	short.ConsumerMinHeartbeatInterval, short.ConsumerHeartbeatInterval = 10*time.Millisecond, 100*time.Millisecond
+	short.ShareMinSessionTimeout, short.ShareSessionTimeout = 500*time.Millisecond, time.Second
+	short.ShareMinHeartbeatInterval, short.ShareHeartbeatInterval = 10*time.Millisecond, 100*time.Millisecond
+	short.StreamsMinSessionTimeout, short.StreamsSessionTimeout = 500*time.Millisecond, time.Second
+	short.StreamsMinHeartbeatInterval, short.StreamsHeartbeatInterval = 10*time.Millisecond, 100*time.Millisecond
 	_, err := coordinator.New(short, coordinator.Options{Clock: coordtest.NewClock(coordtest.Epoch)})
 	assert.NoError(t, err, "lowered minimums admit a short session, as Kafka's integration tests configure")
 	_, err = coordinator.New(coordinator.DefaultConfig(), coordinator.Options{})

@@ -133,6 +133,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	if h.instanceID != "" && m.instanceID != h.instanceID {
 		m.instanceID, changed = h.instanceID, true
 	}
+	changed = updateRack(m, h) || changed
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
 		m.serverAssignor, changed = *h.serverAssignor, true

@@ -64,7 +64,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 		names[i] = m.serverAssignor
 		// The instance id orders static members first in range, so a static
 		// member that rejoins under a new member id keeps its ranges.
-		am := assignor.Member{ID: m.id, InstanceID: m.instanceID}
+		am := assignor.Member{ID: m.id, InstanceID: m.instanceID, Rack: m.rackID}
 		from := len(topicBuf)
 		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)
@@ -74,7 +74,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 			topicBuf = append(topicBuf, t)
 			if !seen[t] {
 				seen[t] = true
-				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, Partitions: n})
+				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, Partitions: n, Racks: v.s.racks[t]})
 			}
 		}
 		if len(topicBuf) > from {

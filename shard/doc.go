@@ -56,11 +56,14 @@
 // the record (they are derived on replay, as for consumers) and no in-place
 // promotion of a standby or warm-up task to active (a newer Kafka
 // development: here the standby is revoked and the active granted through
-// the ordinary steps); member and partition racks (the assignors take them; the shard has no rack
-// metadata to give) and the classic JoinGroup/SyncGroup protocol are not
-// modelled. Go has no null: an empty InstanceID is Kafka's null, and a nil
-// TopicPartitions is Kafka's null except on a join, where it reads as the
-// empty list Kafka requires.
+// the ordinary steps); and the classic JoinGroup/SyncGroup protocol is not
+// modelled. Racks are (racks.go): a member's RackId is on its record, the
+// topic image carries each partition's replica racks (SetTopicImage, in
+// place of Kafka's broker registrations), the consumer assignors read both,
+// and the racks are part of each topic's metadata hash. Go has no null: an
+// empty InstanceID or RackID is Kafka's null, and a nil TopicPartitions is
+// Kafka's null except on a join, where it reads as the empty list Kafka
+// requires.
 //
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group

@@ -65,6 +65,7 @@ func Format(r Record) string {
 			if r.InstanceID != "" {
 				fmt.Fprintf(&b, " instance=%s", r.InstanceID)
 			}
+			formatRack(&b, r.RackID)
 			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
 			if r.SubscribedTopicRegex != "" {
 				fmt.Fprintf(&b, " regex=%q", r.SubscribedTopicRegex)
@@ -75,10 +76,16 @@ func Format(r Record) string {
 		})
 	case *ShareGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
-		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ",")) })
+		tomb(&b, r.Tombstone, func() {
+			formatRack(&b, r.RackID)
+			fmt.Fprintf(&b, " topics=[%s]", strings.Join(r.SubscribedTopics, ","))
+		})
 	case *StreamsGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
-		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topology-epoch=%d", r.TopologyEpoch) })
+		tomb(&b, r.Tombstone, func() {
+			formatRack(&b, r.RackID)
+			fmt.Fprintf(&b, " topology-epoch=%d", r.TopologyEpoch)
+		})
 	case *ConsumerGroupTargetAssignmentMember:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() { b.WriteString(" target=" + FormatAssignment(r.Partitions)) })
@@ -198,4 +205,12 @@ func joinInt32(xs []int32) string {
 		s[i] = strconv.Itoa(int(x))
 	}
 	return strings.Join(s, ",")
+}
+
+// formatRack prints a member's rack, and nothing for a member without one,
+// so logs written before racks existed read the same.
+func formatRack(b *strings.Builder, rack string) {
+	if rack != "" {
+		fmt.Fprintf(b, " rack=%s", rack)
+	}
 }

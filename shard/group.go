@@ -151,6 +151,10 @@ type member struct {
 	// instanceID is the static member's group.instance.id ("" for a
 	// dynamic member). Consumer groups only.
 	instanceID string
+	// rackID is the member's client.rack ("" when it sent none). The
+	// consumer assignors place partitions by it; streams and share members
+	// keep it on their record only, as Kafka's do.
+	rackID string
 	// state and pending (partitions pending revocation) are KIP-848's
 	// reconciliation state; consumer groups only (see reconcile.go).
 	state   MemberState

@@ -22,7 +22,9 @@ type MemberDescription struct {
 	PreviousMemberEpoch  int32
 	// InstanceID, State and PartitionsPendingRevocation are a consumer
 	// member's static-membership and reconciliation fields.
-	InstanceID                  string
+	InstanceID string
+	// RackID is the member's client.rack ("" for none).
+	RackID                      string
 	State                       MemberState
 	PartitionsPendingRevocation []TopicPartitions
 	Assignment                  []TopicPartitions
@@ -92,7 +94,7 @@ func describe(g *group) GroupDescription {
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
-			InstanceID: m.instanceID, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
+			InstanceID: m.instanceID, RackID: m.rackID, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

@@ -43,6 +43,7 @@ type heartbeat struct {
 	// delay timer is pending (StreamsGroupHeartbeatRequest).
 	initialRebalanceScheduled bool
 	instanceID                string            // consumer: group.instance.id, "" = dynamic
+	rackID                    string            // client.rack: "" = null (unchanged)
 	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
 	serverAssignor            *string           // consumer: nil = unchanged
 	topicRegex                *string           // consumer: nil = unchanged, "" = none
@@ -146,6 +147,9 @@ func validateHeartbeat(h *heartbeat) error {
 		return kerr.InvalidRequest.WithMessage("MemberId can't be empty.")
 	}
 	if err := validateMemberID(h.memberID); err != nil {
+		return err
+	}
+	if err := validateRackID(h.rackID); err != nil {
 		return err
 	}
 	if h.memberEpoch < -2 {
@@ -271,7 +275,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
 		return out, false
 	}
-	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
+	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
+		h.rackID != "" && h.rackID != m.rackID {
 		return out, false
 	}
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
@@ -368,6 +373,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
 	}
+	changed = updateRack(m, h) || changed
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
 		m.serverAssignor, changed = *h.serverAssignor, true
@@ -611,16 +617,16 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
-		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID,
+		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, Tombstone: tombstone}
 	case Share:
-		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID,
+		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 	}
 	if tombstone {
 		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID,
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, RackID: m.rackID,
 		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
 		RebalanceTimeoutMs: m.rebalanceTimeoutMs}
 }
@@ -826,10 +832,10 @@ func (h *topicHasher) topology(t *Topology) {
 func (h *topicHasher) sum(s *Shard) int64 {
 	var total uint64
 	for _, t := range h.small[:h.n] {
-		total += topicHash(t, s.TopicPartitions(t))
+		total += s.topicMetadataHash(t)
 	}
 	for t := range h.more {
-		total += topicHash(t, s.TopicPartitions(t))
+		total += s.topicMetadataHash(t)
 	}
 	return int64(total)
 }
@@ -841,8 +847,5 @@ func topicHash(t string, partitions int32) uint64 {
 	}
 	//lint:ignore SA4016 FNV-1a over the separator byte 0 between name and count; h ^ 0 is h, spelled out
 	h = (h ^ 0) * 1099511628211
-	for i := 0; i < 4; i++ {
-		h = (h ^ uint64(byte(partitions>>(8*i)))) * 1099511628211
-	}
-	return h
+	return fnvInt32(h, partitions)
 }

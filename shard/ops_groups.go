@@ -11,8 +11,12 @@ type ConsumerGroupHeartbeatRequest struct {
 	// InstanceID is group.instance.id: "" (Kafka's null) for a dynamic
 	// member. A static member may leave temporarily with epoch -2 and be
 	// replaced by a new member id with the same instance id.
-	InstanceID           string
-	ClientID             string
+	InstanceID string
+	ClientID   string
+	// RackID is client.rack: "" (Kafka's null) leaves the member's rack as
+	// it is. The consumer assignors place partitions on replicas in the
+	// member's rack when the topic image carries racks (see SetTopicImage).
+	RackID               string
 	RebalanceTimeoutMs   int32
 	SubscribedTopicNames []string
 	// TopicPartitions is the partitions the member owns: nil (Kafka's
@@ -52,7 +56,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
-		instanceID: req.InstanceID, owned: req.TopicPartitions,
+		instanceID: req.InstanceID, rackID: req.RackID, owned: req.TopicPartitions,
 		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
 	}
 	if err := s.validateConsumerHeartbeat(h); err != nil {
@@ -80,6 +84,7 @@ type ShareGroupHeartbeatRequest struct {
 	MemberID             string
 	MemberEpoch          int32
 	ClientID             string
+	RackID               string // client.rack; "" leaves it unchanged (recorded only)
 	SubscribedTopicNames []string
 }
 
@@ -98,7 +103,7 @@ func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest)
 	var res Result[ShareGroupHeartbeatResponse]
 	out, err := s.doHeartbeat(nowMs, &heartbeat{
 		typ: Share, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
-		clientID: req.ClientID, subscribedTopics: req.SubscribedTopicNames,
+		clientID: req.ClientID, rackID: req.RackID, subscribedTopics: req.SubscribedTopicNames,
 	})
 	if err != nil {
 		return res, err
@@ -152,6 +157,7 @@ type StreamsGroupHeartbeatRequest struct {
 	MemberEpoch        int32
 	ProcessID          string
 	ClientID           string
+	RackID             string // client.rack; "" leaves it unchanged (recorded only)
 	RebalanceTimeoutMs int32
 	Topology           *Topology
 	Version            int16
@@ -206,7 +212,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	var res Result[StreamsGroupHeartbeatResponse]
 	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
-		clientID: req.ClientID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
+		clientID: req.ClientID, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)

@@ -124,6 +124,7 @@ type ConsumerGroupMemberMetadata struct {
 	Group          string
 	MemberID       string
 	InstanceID     string // "" for a dynamic member
+	RackID         string // the member's client.rack, "" for none
 	ServerAssignor string // the assignor the member names, "" for none
 	// SubscribedTopicRegex is the member's regular expression, "" for none.
 	SubscribedTopicRegex string
@@ -194,6 +195,7 @@ type StreamsGroupMemberMetadata struct {
 	MemberID           string
 	ProcessID          string
 	ClientID           string
+	RackID             string // the member's client.rack, "" for none
 	RebalanceTimeoutMs int32
 	TopologyEpoch      int32
 	Tombstone          bool
@@ -251,6 +253,7 @@ type ShareGroupMemberMetadata struct {
 	Group            string
 	MemberID         string
 	ClientID         string
+	RackID           string // the member's client.rack, "" for none
 	SubscribedTopics []string
 	Tombstone        bool
 }

@@ -101,7 +101,7 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
-			m.instanceID = r.InstanceID
+			m.instanceID, m.rackID = r.InstanceID, r.RackID
 			m.serverAssignor = r.ServerAssignor
 			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
 			if r.SubscribedTopicRegex != "" {
@@ -110,11 +110,12 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
-			m.clientID, m.subscribedTopics = r.ClientID, r.SubscribedTopics
+			m.clientID, m.rackID, m.subscribedTopics = r.ClientID, r.RackID, r.SubscribedTopics
 		})
 	case *StreamsGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.processID, m.rebalanceTimeoutMs, m.topologyEpoch = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs, r.TopologyEpoch
+			m.rackID = r.RackID
 		})
 	case *ConsumerGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })

@@ -115,6 +115,18 @@ func ValidateGroupID(id string) error {
 	return nil
 }
 
+// RackIDMaxBytes bounds a member's rack id (client.rack). Kafka takes any
+// string; coordsim refuses longer ones with INVALID_REQUEST, as it bounds
+// member ids.
+const RackIDMaxBytes = 256
+
+func validateRackID(rack string) error {
+	if len(rack) > RackIDMaxBytes || !utf8.ValidString(rack) {
+		return kerr.InvalidRequest.WithMessage("RackId is invalid (%d bytes)", len(rack))
+	}
+	return nil
+}
+
 func validateMemberID(id string) error {
 	if len(id) > MemberIDMaxBytes || !utf8.ValidString(id) {
 		return kerr.InvalidRequest.WithMessage("member id is invalid (%d bytes)", len(id))

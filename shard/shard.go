@@ -131,6 +131,12 @@ type Shard struct {
 	counts [numGroupTypes][numGroupStates]int
 
 	topics map[string]int32 // topic metadata image: name → partition count
+	// racks is the image's partition racks (racks.go): per topic, per
+	// partition, the racks of its replicas, sorted; nil for a
+	// topic the image gives no racks. rackHashes is each such topic's
+	// metadata hash, racks included. Both replaced with topics.
+	racks      map[string][][]string
+	rackHashes map[string]uint64
 	// streamsStandbys is the streams groups' streams.num.standby.replicas
 	// group configs (group id → value), metadata outside the log like
 	// topics; replaced, never written in place (SetStreamsGroupConfigs).
@@ -215,14 +221,20 @@ func (s *Shard) Clone() *Shard {
 	return &c
 }
 
-// SetTopics installs the topic metadata image (name → partition count). It
-// is not a record: like Kafka's MetadataImage it comes from outside the log,
-// and group states that depend on it (streams NOT_READY) are re-derived.
-// A nil or empty map is the empty image (Kafka's MetadataImage.EMPTY): no
-// topic exists, so every streams group with members is NOT_READY.
+// SetTopics installs the topic metadata image (name → partition count)
+// without racks: SetTopicImage with Partitions only.
 func (s *Shard) SetTopics(topics map[string]int32) error {
-	img := make(map[string]int32, len(topics))
-	for name, n := range topics {
+	return s.SetTopicImage(TopicImage{Partitions: topics})
+}
+
+// SetTopicImage installs the topic metadata image. It is not a record: like
+// Kafka's MetadataImage it comes from outside the log, and group states that
+// depend on it (streams NOT_READY) are re-derived. An empty image is Kafka's
+// MetadataImage.EMPTY: no topic exists, so every streams group with members
+// is NOT_READY. Bad input (see TopicImage) changes nothing.
+func (s *Shard) SetTopicImage(image TopicImage) error {
+	img := make(map[string]int32, len(image.Partitions))
+	for name, n := range image.Partitions {
 		if err := validateTopicName(name); err != nil {
 			return err
 		}
@@ -231,7 +243,12 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 		}
 		img[name] = n
 	}
+	racks, rackHashes, err := imageRacks(img, image.Racks)
+	if err != nil {
+		return err
+	}
 	s.topics = img
+	s.racks, s.rackHashes = racks, rackHashes
 	s.ready = nil
 	s.topicNames, s.topicNamesHash = sortedTopicNames(img)
 	var streams []string

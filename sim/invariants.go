@@ -254,7 +254,7 @@ func (c *checker) checkReplay() {
 		cfg.Mutants = mutant.Set{}
 		rebuilt, err := shard.New(p, cfg)
 		if err == nil {
-			err = rebuilt.SetTopics(live.Topics())
+			err = rebuilt.SetTopicImage(live.TopicImage())
 		}
 		if err == nil {
 			err = rebuilt.ReplayAll(0, w.logs.Partition(p).Committed())

@@ -94,16 +94,6 @@ var shareKeyRanges = map[string][2]int64{
 	"share.partition.max.record.locks": {sharebroker.GroupMaxRecordLocksMin, sharebroker.GroupMaxRecordLocksMax},
 }
 
-// The share and streams session and heartbeat ranges (Kafka's defaults of
-// group.share.* and group.streams.* min/max, which coordsim does not make
-// configurable; coordinator.SetGroupConfig holds them too).
-const (
-	minSessionTimeoutMs    = 45_000
-	maxSessionTimeoutMs    = 60_000
-	minHeartbeatIntervalMs = 5_000
-	maxHeartbeatIntervalMs = 15_000
-)
-
 func validateIsolationLevel(v string) string {
 	if v == "read_committed" || v == "read_uncommitted" {
 		return ""
@@ -361,13 +351,13 @@ func (cl *Cluster) checkGroupConfigRanges(ints map[string]int64) error {
 	for _, r := range []rng{
 		{"consumer.heartbeat.interval.ms", ms(cc.ConsumerMinHeartbeatInterval), ms(cc.ConsumerMaxHeartbeatInterval)},
 		{"consumer.session.timeout.ms", ms(cc.ConsumerMinSessionTimeout), ms(cc.ConsumerMaxSessionTimeout)},
-		{"share.heartbeat.interval.ms", minHeartbeatIntervalMs, maxHeartbeatIntervalMs},
-		{"share.session.timeout.ms", minSessionTimeoutMs, maxSessionTimeoutMs},
+		{"share.heartbeat.interval.ms", ms(cc.ShareMinHeartbeatInterval), ms(cc.ShareMaxHeartbeatInterval)},
+		{"share.session.timeout.ms", ms(cc.ShareMinSessionTimeout), ms(cc.ShareMaxSessionTimeout)},
 		shareRange("share.record.lock.duration.ms"),
 		shareRange("share.delivery.count.limit"),
 		shareRange("share.partition.max.record.locks"),
-		{"streams.heartbeat.interval.ms", minHeartbeatIntervalMs, maxHeartbeatIntervalMs},
-		{"streams.session.timeout.ms", minSessionTimeoutMs, maxSessionTimeoutMs},
+		{"streams.heartbeat.interval.ms", ms(cc.StreamsMinHeartbeatInterval), ms(cc.StreamsMaxHeartbeatInterval)},
+		{"streams.session.timeout.ms", ms(cc.StreamsMinSessionTimeout), ms(cc.StreamsMaxSessionTimeout)},
 	} {
 		if v, ok := ints[r.key]; ok && (v < r.min || v > r.max) {
 			return configError("%s must be in the range %d to %d inclusive.", r.key, r.min, r.max)

@@ -406,7 +406,7 @@ func (h *Harness) CheckReplay() error {
 		if err != nil {
 			return err
 		}
-		if err := rebuilt.SetTopics(topicsOf(live)); err != nil {
+		if err := rebuilt.SetTopicImage(live.TopicImage()); err != nil {
 			return err
 		}
 		if err := rebuilt.ReplayAll(0, c.Logs().Partition(p).Committed()); err != nil {
@@ -418,8 +418,6 @@ func (h *Harness) CheckReplay() error {
 	}
 	return nil
 }
-
-func topicsOf(s *shard.Shard) map[string]int32 { return s.Topics() }
 
 // DiffSnapshots returns nil for equal snapshots, or an error naming the
 // first difference.

@@ -55,9 +55,10 @@ func RunScenarios(t *testing.T, glob string) {
 //	                                            streams-topology-updates=true (ahead of Kafka: see shard.Config), brokers=N (sharing
 //	                                            the clock, logs, store and executor; broker 0 hosts every partition)
 //	topics foo=3 bar=2                        install the topic metadata image
-//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2]
-//	share-heartbeat    group= member= epoch= [topics=(a,b)]
-//	streams-heartbeat  group= member= epoch= [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
+//	topic-racks foo=(a+b,b+c,)                 the same image with each partition's replica racks
+//	consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME] [regex=RE2] [rack=R]
+//	share-heartbeat    group= member= epoch= [topics=(a,b)] [rack=R]
+//	streams-heartbeat  group= member= epoch= [rack=R] [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	                   [rebalance-timeout=MS] [owned=(s0-0,s0-1) [standby=(s1-0)] [warmup=()] | no-owned]
 //	                                          the owned tasks: by default (epoch > 0) a caught-up client's,
 //	                                          the tasks its member holds; owned= sends these (standby and
@@ -156,6 +157,9 @@ type scenario struct {
 	store  *memstore.Store
 	faults *faultstore.Store
 	exec   *ManualExecutor
+	// image is the topic metadata image the last topics/topic-racks
+	// command installed.
+	image shard.TopicImage
 }
 
 // pendingWrite is a write issued with the async flag: the scenario does not
@@ -186,6 +190,7 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	var opts []Option
 	brokers := 1
 	s.store, s.faults, s.exec = nil, nil, &ManualExecutor{Auto: true}
+	s.image = shard.TopicImage{}
 	for _, a := range args {
 		if a.Key == "group.consumer.assignors" {
 			cfg.ConsumerAssignors = slices.Clone(a.Vals)
@@ -344,12 +349,21 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			}
 			topics[a.Key] = int32(n)
 		}
-		for _, b := range s.brokers {
-			if err := b.Coordinator.SetTopics(topics); err != nil {
-				return "", err
+		return "", s.setImage(shard.TopicImage{Partitions: topics})
+	case "topic-racks":
+		// topic-racks foo=(a+b,b+c,c) gives each partition of foo its
+		// replicas' racks ("" for none), on top of the last topics image.
+		img := shard.TopicImage{Partitions: s.image.Partitions, Racks: map[string][][]string{}}
+		for _, a := range d.CmdArgs {
+			parts := make([][]string, len(a.Vals))
+			for i, v := range a.Vals {
+				if v != "" {
+					parts[i] = strings.Split(v, "+")
+				}
 			}
+			img.Racks[a.Key] = parts
 		}
-		return "", nil
+		return "", s.setImage(img)
 	case "streams-group-config":
 		// streams-group-config group=G num.standby.replicas=N (or =default
 		// to remove the group's value) on every broker.
@@ -367,7 +381,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 	case "consumer-heartbeat":
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
-			SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance")}
+			SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance"), RackID: str(d, "rack")}
 		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
 			req.RebalanceTimeoutMs = 300_000 // required on a join
 		}
@@ -392,7 +406,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
 	case "share-heartbeat":
 		req := shard.ShareGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), SubscribedTopicNames: list(d, "topics")}
+			MemberEpoch: int32(num(d, "epoch", 0)), SubscribedTopicNames: list(d, "topics"), RackID: str(d, "rack")}
 		r, err := Await(h, h.Coordinator.ShareGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -400,7 +414,8 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
+			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RackID: str(d, "rack"),
+			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 			for _, spec := range list(d, "subtopologies") {
@@ -737,6 +752,9 @@ func describeText(g shard.GroupDescription) string {
 		if m.SubscribedTopicRegex != "" {
 			fmt.Fprintf(&b, " regex=%q", m.SubscribedTopicRegex)
 		}
+		if m.RackID != "" {
+			fmt.Fprintf(&b, " rack=%s", m.RackID)
+		}
 		if g.Type == shard.Consumer {
 			if m.State != shard.MemberStable {
 				fmt.Fprintf(&b, " state=%s", m.State)
@@ -845,6 +863,17 @@ func parseSubtopology(spec string) (shard.Subtopology, error) {
 		st.CopartitionGroups = append(st.CopartitionGroups, cg)
 	}
 	return st, nil
+}
+
+// setImage installs img on every broker.
+func (s *scenario) setImage(img shard.TopicImage) error {
+	for _, b := range s.brokers {
+		if err := b.Coordinator.SetTopicImage(img); err != nil {
+			return err
+		}
+	}
+	s.image = img
+	return nil
 }
 
 func list(d *datadriven.TestData, key string) []string {
