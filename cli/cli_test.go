@@ -69,7 +69,8 @@ func TestReplayPastTheEndExitsTwo(t *testing.T) {
 }
 
 // TestMergeRefusesBadInput proves --merge refuses empty input, a line that
-// is not a sweep line, and a seed given twice, naming the file and line.
+// is not a sweep line (two lines run together included), and a seed given
+// twice, naming the file and line.
 func TestMergeRefusesBadInput(t *testing.T) {
 	code, out, errs := runCLI(append([]string{"sweep", "--seeds", "1"}, small...)...)
 	require.Equal(t, exitOK, code, errs)
@@ -80,6 +81,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 		return f
 	}
 	good, empty, stub := write("good.jsonl", out), write("empty.jsonl", ""), write("stub.jsonl", `{"seed":1}`+"\n")
+	joined := write("joined.jsonl", strings.TrimSuffix(out, "\n")+strings.Replace(out, `"seed":1`, `"seed":2`, 1))
 	for _, c := range []struct {
 		files []string
 		want  string
@@ -87,6 +89,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 		{[]string{empty}, "no sweep lines"},
 		{[]string{stub}, "stub.jsonl:1: not a sweep line"},
 		{[]string{good, good}, "seed 1 given twice"},
+		{[]string{joined}, "joined.jsonl:1: not a sweep line"}, // its second seed would vanish unseen
 	} {
 		code, _, errs := runCLI(append([]string{"sweep", "--merge"}, c.files...)...)
 		assert.Equal(t, exitUsage, code, "%v", c.files)

@@ -51,6 +51,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	brokers := fs.Int("brokers", 3, "number of brokers, each on its own port")
+	brokerRacks := fs.String("broker-racks", "", "broker.rack of each broker, comma-separated in node order (e.g. a,b,c): one non-empty rack per broker, or none (the default); partitions take their replicas' racks, which the range assignor matches to the consumers' client.rack")
 	partitions := fs.Int("partitions", 50, "__consumer_offsets partitions (offsets.topic.num.partitions)")
 	listen := fs.String("listen", "127.0.0.1:9092", "host:port of broker 0; broker i listens on port+i (port 0: ephemeral ports)")
 	httpAddr := fs.String("http", "127.0.0.1:9644", "host:port of the HTTP server: /metrics (Prometheus text) and /admin/move")
@@ -73,6 +74,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	cfg := wire.DefaultConfig()
 	cfg.Brokers, cfg.Listen, cfg.Logger, cfg.RetentionBytes = *brokers, *listen, log, *retentionBytes
+	if *brokerRacks != "" {
+		cfg.BrokerRacks = strings.Split(*brokerRacks, ",")
+	}
 	cfg.Coordinator.NumPartitions = int32(*partitions)
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
@@ -85,6 +89,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *partitions < 1 || *partitions > 1000 {
 		fmt.Fprintf(stderr, "coordsim serve: --partitions %d is outside [1, 1000]\n", *partitions)
+		return exitUsage
+	}
+	if err := cfg.Validate(); err != nil {
+		// Before the store opens: a bad configuration starts nothing.
+		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return exitUsage
 	}
 	topologyStore, cleanup, err := openServeStore(*store, *storePath)

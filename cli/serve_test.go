@@ -144,3 +144,42 @@ func TestServeBadFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, serve(context.Background(), args, io.Discard, io.Discard), "%v", args)
 	}
 }
+
+// TestServeBrokerRacks proves --broker-racks sets each broker's broker.rack,
+// which Metadata reports, and that a bad list (a count other than
+// --brokers, an empty rack) exits with the usage code before anything
+// starts: serve runs on an ended context there, so a serve that started
+// would exit 0 instead.
+func TestServeBrokerRacks(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"--broker-racks", "a,b"},
+		{"--broker-racks", "a,b,c,d"},
+		{"--broker-racks", "a,,c"},
+		{"--broker-racks", ","},
+		{"--brokers", "2", "--broker-racks", "a,b,c"},
+	} {
+		var stderr strings.Builder
+		args = append([]string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)
+		assert.Equal(t, exitUsage, serve(ended, args, io.Discard, &stderr), "%v", args)
+		assert.Contains(t, stderr.String(), "INVALID_CONFIG: broker.rack", "%v", args)
+	}
+
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
+	defer stop()
+	s := startServe(t, ctx, "--broker-racks", "r0,r1,r2")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...))
+	require.NoError(t, err)
+	defer cl.Close()
+	meta, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	require.NoError(t, err)
+	racks := map[int32]string{}
+	for _, b := range meta.Brokers {
+		if assert.NotNil(t, b.Rack, "broker %d", b.NodeID) {
+			racks[b.NodeID] = *b.Rack
+		}
+	}
+	assert.Equal(t, map[int32]string{0: "r0", 1: "r1", 2: "r2"}, racks)
+	assert.Equal(t, exitOK, s.stop())
+}

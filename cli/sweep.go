@@ -314,13 +314,19 @@ func openResume(path string) (*os.File, []*seedLine, error) {
 }
 
 // decodeLine reads one sweep line and refuses lines that are not one: a
-// line must name its seed, scenario, trace hash and replay command.
+// line must be one JSON object naming its seed, scenario, trace hash and
+// replay command. Anything after the object is refused: two lines run
+// together (a file cut short, then appended to) would otherwise count as
+// the first alone, dropping the second seed and any violation it holds.
 func decodeLine(raw []byte) (*seedLine, error) {
 	var l seedLine
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
 		return nil, err
+	}
+	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("not a sweep line (%d bytes follow its JSON object: two lines run together?)", len(rest))
 	}
 	if l.Scenario == "" || l.TraceHash == "" || l.Replay == "" || l.Events == 0 {
 		return nil, fmt.Errorf("not a sweep line (it lacks the scenario, events, trace hash or replay command)")

@@ -17,7 +17,8 @@ import (
 // request auto-creates at most 10000 partitions (the CreateTopics bound);
 // topics past it answer LEADER_NOT_AVAILABLE, as Kafka answers a topic whose
 // creation it has asked for, and a later Metadata creates them. Each
-// partition has a single replica on its leader.
+// partition has a single replica on its leader (replicasOf). Each broker
+// carries its broker.rack (v1+), null when the brokers have none.
 
 var apiMetadata = api{key: 3, min: 0, max: 13, handle: handleMetadata}
 
@@ -26,7 +27,7 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	for _, b := range r.cl.brokers {
 		mb := kmsg.NewMetadataResponseBroker()
-		mb.NodeID, mb.Host, mb.Port = b.node, b.host, b.port
+		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.node, b.host, b.port, nullIfEmpty(b.rack)
 		resp.Brokers = append(resp.Brokers, mb)
 	}
 	clusterID := r.cl.cfg.ClusterID
@@ -94,9 +95,8 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 		mt.Topic, mt.TopicID = &name, t.id
 		for p := range t.partitions {
 			mp := kmsg.NewMetadataResponseTopicPartition()
-			leader := r.cl.leaderOf(p)
-			mp.Partition, mp.Leader, mp.LeaderEpoch = p, leader, 0
-			mp.Replicas, mp.ISR = []int32{leader}, []int32{leader}
+			mp.Partition, mp.Leader, mp.LeaderEpoch = p, r.cl.leaderOf(p), 0
+			mp.Replicas, mp.ISR = r.cl.replicasOf(p), r.cl.replicasOf(p)
 			mt.Partitions = append(mt.Partitions, mp)
 		}
 		resp.Topics = append(resp.Topics, mt)

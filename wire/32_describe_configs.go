@@ -195,6 +195,12 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 	out := []configEntry{
 		entry("auto.create.topics.enable", strconv.FormatBool(cl.cfg.AutoCreateTopics), "true", kmsg.ConfigTypeBoolean),
 		entry("broker.id", id, "-1", kmsg.ConfigTypeInt),
+	}
+	if rack := cl.rackOf(node); rack != "" {
+		// Kafka's default is null; shown only when set.
+		out = append(out, entry("broker.rack", rack, "", kmsg.ConfigTypeString))
+	}
+	out = append(out,
 		entry("group.consumer.heartbeat.interval.ms", ms(cc.ConsumerHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.heartbeat.interval.ms", ms(cc.ConsumerMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.session.timeout.ms", ms(cc.ConsumerMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
@@ -219,6 +225,6 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("node.id", id, "-1", kmsg.ConfigTypeInt),
 		entry("num.partitions", strconv.Itoa(int(cl.cfg.NumPartitions)), "1", kmsg.ConfigTypeInt),
 		entry("offsets.topic.num.partitions", strconv.Itoa(int(cc.NumPartitions)), "50", kmsg.ConfigTypeInt),
-	}
+	)
 	return out
 }

@@ -11,9 +11,12 @@ import (
 // regex and the server assignor included (the coordinator answers
 // INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR itself); the
 // assignment comes back with topic ids. The owned partitions
-// (TopicPartitions, by topic id) and the instance id go through: KIP-848
-// reconciliation needs the first to advance a member that was asked to
-// revoke. The rack is dropped.
+// (TopicPartitions, by topic id), the instance id and the rack go through:
+// KIP-848 reconciliation needs the first to advance a member that was asked
+// to revoke, static membership the second, and the range assignor places
+// partitions on members in their replicas' racks by the third. A null
+// instance id or rack is "" (for the rack: unchanged, as Kafka's
+// maybeUpdateRackId reads it).
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -33,9 +36,7 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
 		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
 	}
-	if req.InstanceID != nil {
-		creq.InstanceID = *req.InstanceID
-	}
+	creq.InstanceID, creq.RackID = derefOr(req.InstanceID), derefOr(req.RackID)
 	if req.Topics != nil {
 		// Kafka's null (not sent) stays nil; a sent list, even empty, is not.
 		creq.TopicPartitions = []shard.TopicPartitions{}

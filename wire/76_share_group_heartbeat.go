@@ -10,7 +10,8 @@ import (
 
 // ShareGroupHeartbeat: v1 (KIP-932, Kafka 4.x; v0 was the early-access
 // version). The coordinator's ShareGroupHeartbeat; the assignment comes
-// back with topic ids. The rack is dropped.
+// back with topic ids. The member's rack goes through (null is "":
+// unchanged); the share assignor does not read it, Describe shows it.
 
 var apiShareGroupHeartbeat = api{key: 76, min: 1, max: 1, handle: handleShareGroupHeartbeat}
 
@@ -19,7 +20,7 @@ func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
 	sreq := shard.ShareGroupHeartbeatRequest{
 		GroupID: req.GroupID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
-		SubscribedTopicNames: req.SubscribedTopicNames,
+		SubscribedTopicNames: req.SubscribedTopicNames, RackID: derefOr(req.RackID),
 	}
 	hb, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.ShareGroupHeartbeatResponse] {
 		return c.ShareGroupHeartbeat(sreq)

@@ -10,7 +10,8 @@ import (
 // version). A group that does not exist or is not a share group is
 // GROUP_ID_NOT_FOUND with Kafka's messages
 // (GroupMetadataManager.shareGroupDescribe); the assignor is Kafka's one
-// share assignor, "simple". Assignments carry topic ids and names.
+// share assignor, "simple". Assignments carry topic ids and names; a
+// member's rack is null when it has none (ShareGroupMember.asShareGroupDescribeMember).
 
 var apiShareGroupDescribe = api{key: 77, min: 1, max: 1, handle: handleShareGroupDescribe}
 
@@ -31,7 +32,7 @@ func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
 		for _, m := range d.Members {
 			gm := kmsg.NewShareGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
-			gm.SubscribedTopicNames = m.SubscribedTopics
+			gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
 			for _, tp := range m.Assignment {
 				t := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
 				t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions

@@ -15,7 +15,9 @@ import (
 // warm-up tasks come back. The topology carries repartition and changelog
 // topics and copartition groups; the coordinator configures them as Kafka's
 // InternalTopicManager does, and the internal topics it finds missing are
-// created here after the heartbeat. Statuses carry Kafka's detail text.
+// created here after the heartbeat. The member's rack goes through (null is
+// "": unchanged); the streams assignor does not read it, Describe shows it.
+// Statuses carry Kafka's detail text.
 // Endpoints, client tags and task offsets are not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
@@ -25,7 +27,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.StreamsGroupHeartbeatResponse)
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
-		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version,
+		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
 	}
 	if req.ProcessID != nil {
 		sreq.ProcessID = *req.ProcessID

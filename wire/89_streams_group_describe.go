@@ -10,7 +10,8 @@ import (
 // StreamsGroupDescribe: v0-1 (KIP-1071; v1 adds KIP-1331's
 // TopologyDescriptionStatus and, when IncludeTopologyDescription asks and
 // the status is AVAILABLE, the description read from the topology store).
-// The coordinator decides the status; this only translates.
+// The coordinator decides the status; this only translates. A member's rack
+// is null when it has none (StreamsGroupMember.asStreamsGroupDescribeMember).
 
 var apiStreamsGroupDescribe = api{key: 89, min: 0, max: 1, handle: handleStreamsGroupDescribe}
 
@@ -52,7 +53,7 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 		for _, m := range d.Members {
 			gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
-			gm.TopologyEpoch, gm.ProcessID = m.TopologyEpoch, m.ProcessID
+			gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
 			// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
 			gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
 			gm.Assignment.StandbyTasks, gm.Assignment.WarmupTasks = tasksToWire(m.StandbyTasks), tasksToWire(m.WarmupTasks)

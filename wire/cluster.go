@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/share"
 	"github.com/coordsim/coordsim/sharebroker"
 )
@@ -51,6 +55,14 @@ const (
 type Config struct {
 	// Brokers is the number of brokers (default 3), node ids 0..Brokers-1.
 	Brokers int
+	// BrokerRacks is each broker's broker.rack, in node order: empty (the
+	// default, as Kafka's null broker.rack) for a cluster without racks,
+	// else exactly one per broker, each 1 to shard.RackIDMaxBytes bytes of
+	// UTF-8. Metadata reports them, and the coordinators' topic image gives
+	// each partition the racks of its replicas, as Kafka's
+	// SubscribedTopicDescriberImpl.racksForPartition does, so the range
+	// assignor places partitions on members in the same rack.
+	BrokerRacks []string
 	// Listen is the host:port of broker 0; broker i listens on port+i, or
 	// on an ephemeral port each when the port is 0. Loopback by default:
 	// the endpoint has no authentication.
@@ -121,7 +133,10 @@ func DefaultConfig() Config {
 	}
 }
 
-func (c Config) validate() error {
+// Validate checks c as Start does, so a caller can refuse a bad
+// configuration before it opens anything. BrokerRacks faults are
+// INVALID_CONFIG (kerr).
+func (c Config) Validate() error {
 	switch {
 	case c.Brokers < 1 || c.Brokers > 64:
 		return fmt.Errorf("wire: brokers %d is outside [1, 64]", c.Brokers)
@@ -134,10 +149,36 @@ func (c Config) validate() error {
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
 		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
 	}
+	if err := c.validateBrokerRacks(); err != nil {
+		return err
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return fmt.Errorf("wire: listen address %q: %w", c.Listen, err)
 	}
 	return c.Coordinator.Validate()
+}
+
+// validateBrokerRacks checks BrokerRacks: none, or one valid rack per
+// broker. A fault is INVALID_CONFIG (Kafka refuses a bad broker config at
+// startup).
+func (c Config) validateBrokerRacks() error {
+	if len(c.BrokerRacks) == 0 {
+		return nil
+	}
+	if len(c.BrokerRacks) != c.Brokers {
+		return kerr.InvalidConfig.WithMessage("broker.rack: %d racks for %d brokers; give one per broker, or none", len(c.BrokerRacks), c.Brokers)
+	}
+	for node, rack := range c.BrokerRacks {
+		switch {
+		case rack == "":
+			return kerr.InvalidConfig.WithMessage("broker.rack of broker %d is empty", node)
+		case len(rack) > shard.RackIDMaxBytes:
+			return kerr.InvalidConfig.WithMessage("broker.rack of broker %d is %d bytes, over %d", node, len(rack), shard.RackIDMaxBytes)
+		case !utf8.ValidString(rack):
+			return kerr.InvalidConfig.WithMessage("broker.rack of broker %d is not valid UTF-8", node)
+		}
+	}
+	return nil
 }
 
 // Cluster is a running endpoint: its brokers, their coordinators and the
@@ -176,7 +217,9 @@ type Cluster struct {
 
 // broker is one node: a listener and a coordinator on its live driver.
 type broker struct {
-	node   int32
+	node int32
+	// rack is broker.rack ("" for none).
+	rack   string
 	host   string
 	port   int32
 	ln     net.Listener
@@ -200,9 +243,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			_ = plugin.SafeClose(cfg.TopologyPlugin)
 		}
 	}()
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.BrokerRacks = slices.Clone(cfg.BrokerRacks) // the caller's slice may change
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -263,7 +307,7 @@ func (cl *Cluster) startBrokers() error {
 			return fmt.Errorf("wire: broker %d: %w", node, err)
 		}
 		addr := ln.Addr().(*net.TCPAddr)
-		b := &broker{node: node, host: host, port: int32(addr.Port), ln: ln, conns: make(map[net.Conn]struct{})}
+		b := &broker{node: node, rack: cl.rackOf(node), host: host, port: int32(addr.Port), ln: ln, conns: make(map[net.Conn]struct{})}
 		cl.brokers = append(cl.brokers, b)
 		var hosted []int32
 		for p, owner := range cl.placement {
@@ -436,14 +480,16 @@ func (cl *Cluster) MoveCoordinator(ctx context.Context, p, to int32) error {
 	return loadErr
 }
 
-// broadcastTopics installs the topic image on every coordinator.
+// broadcastTopics installs the topic image on every coordinator: each
+// topic's partition count and, when the brokers have racks, each
+// partition's replica racks (topicImage).
 func (cl *Cluster) broadcastTopics(ctx context.Context) {
 	cl.imageMu.Lock()
 	defer cl.imageMu.Unlock()
-	image := cl.data.image()
+	image := cl.topicImage()
 	for _, b := range cl.brokers {
 		var err error
-		if doErr := b.driver.Do(ctx, func(c *coordinator.Coordinator) { err = c.SetTopics(image) }); doErr != nil {
+		if doErr := b.driver.Do(ctx, func(c *coordinator.Coordinator) { err = c.SetTopicImage(image) }); doErr != nil {
 			err = doErr
 		}
 		if err != nil {

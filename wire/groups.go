@@ -42,6 +42,16 @@ func derefOr(s *string) string {
 	return *s
 }
 
+// nullIfEmpty is derefOr's inverse: "" (a member without an instance id or
+// rack) is Kafka's null, as the describe responses send a member's unset
+// instanceId and rackId.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 func errCode(err error) (int16, *string) {
 	if err == nil {
 		return 0, nil

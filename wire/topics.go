@@ -2,6 +2,8 @@ package wire
 
 import (
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/coordsim/coordsim/shard"
 )
 
 // resolveTopic finds a topic by id (byID, from the versions that carry
@@ -25,6 +27,41 @@ func (cl *Cluster) resolveTopic(name string, id [16]byte, byID bool) (topicInfo,
 // leaderOf is the node leading partition p of every data topic:
 // round-robin over the brokers, fixed for the cluster's life.
 func (cl *Cluster) leaderOf(p int32) int32 { return p % int32(len(cl.brokers)) }
+
+// replicasOf is partition p's replica set, the one Metadata reports: a
+// single replica, on its leader (the data plane keeps one copy). The
+// coordinators' rack image reads the same function, so the two agree.
+func (cl *Cluster) replicasOf(p int32) []int32 { return []int32{cl.leaderOf(p)} }
+
+// rackOf is broker node's broker.rack, "" when the brokers have none.
+func (cl *Cluster) rackOf(node int32) string {
+	if int(node) >= len(cl.cfg.BrokerRacks) {
+		return ""
+	}
+	return cl.cfg.BrokerRacks[node]
+}
+
+// topicImage is the coordinators' topic metadata image: every data topic's
+// partition count and, when the brokers have racks, the racks of each
+// partition's replicas (Kafka's SubscribedTopicDescriberImpl.racksForPartition
+// reads them from the replicas' brokers in the MetadataImage).
+func (cl *Cluster) topicImage() shard.TopicImage {
+	img := shard.TopicImage{Partitions: cl.data.image()}
+	if len(cl.cfg.BrokerRacks) == 0 {
+		return img
+	}
+	img.Racks = make(map[string][][]string, len(img.Partitions))
+	for topic, n := range img.Partitions {
+		racks := make([][]string, n)
+		for p := range n {
+			for _, node := range cl.replicasOf(p) {
+				racks[p] = append(racks[p], cl.rackOf(node))
+			}
+		}
+		img.Racks[topic] = racks
+	}
+	return img
+}
 
 // partitionCode is partition p's error code on broker b: the topic's own
 // (topicCode, from resolveTopic) when it has one, else whether p exists in
