@@ -46,7 +46,8 @@ func TestServeShareAutoOffsetResetFlag(t *testing.T) {
 	}{
 		{nil, "latest"},
 		{[]string{"--share-auto-offset-reset", "earliest"}, "earliest"},
-		{[]string{"--share-auto-offset-reset", "by_duration:PT1H"}, "by_duration:PT3600.000S"},
+		{[]string{"--share-auto-offset-reset", "by_duration:PT1H"}, "by_duration:PT1H"},
+		{[]string{"--share-auto-offset-reset", "by_duration:P1DT0.25S"}, "by_duration:PT24H0.25S"},
 	} {
 		s := startServe(t, ctx, tc.args...)
 		cl, err := kgo.NewClient(kgo.SeedBrokers(s.bootstrap...))

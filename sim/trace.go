@@ -140,8 +140,12 @@ func (t *tracer) focus(detail string, limit int) []string {
 	}
 	var part string
 	if _, rest, ok := strings.Cut(detail, "partition "); ok {
-		if n, err := strconv.Atoi(strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' })[0]); err == nil {
-			part = "p" + strconv.Itoa(n)
+		// The detail may say "partition " with no number after it (an
+		// error text): no partition focus then.
+		if digits := strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); len(digits) > 0 {
+			if n, err := strconv.Atoi(digits[0]); err == nil {
+				part = "p" + strconv.Itoa(n)
+			}
 		}
 	}
 	var evs []traceEvent

@@ -16,7 +16,9 @@ import (
 // to revoke, static membership the second, and the range assignor places
 // partitions on members in their replicas' racks by the third. A null
 // instance id or rack is "" (for the rack: unchanged, as Kafka's
-// maybeUpdateRackId reads it).
+// maybeUpdateRackId reads it); a sent but blank one is INVALID_REQUEST
+// "InstanceId can't be empty." / "RackId can't be empty.", as Kafka's
+// throwIfConsumerGroupHeartbeatRequestIsInvalid.
 
 var apiConsumerGroupHeartbeat = api{key: 68, min: 0, max: 1, handle: handleConsumerGroupHeartbeat}
 
@@ -45,6 +47,9 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 				creq.TopicPartitions = append(creq.TopicPartitions, shard.TopicPartitions{Topic: name, Partitions: t.Partitions})
 			}
 		}
+	}
+	if err := blankHeartbeatField(req.Group, req.MemberID, req.InstanceID, req.RackID); err != nil {
+		return fail(err)
 	}
 	hb, err := r.driver().ConsumerGroupHeartbeat(r.ctx, creq)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 // ShareGroupHeartbeat: v1 (KIP-932, Kafka 4.x; v0 was the early-access
 // version). The coordinator's ShareGroupHeartbeat; the assignment comes
 // back with topic ids. The member's rack goes through (null is "":
-// unchanged); the share assignor does not read it, Describe shows it.
+// unchanged; blank: INVALID_REQUEST "RackId can't be empty."); the share
+// assignor does not read it, Describe shows it.
 
 var apiShareGroupHeartbeat = api{key: 76, min: 1, max: 1, handle: handleShareGroupHeartbeat}
 
@@ -21,6 +22,10 @@ func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 	sreq := shard.ShareGroupHeartbeatRequest{
 		GroupID: req.GroupID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		SubscribedTopicNames: req.SubscribedTopicNames, RackID: derefOr(req.RackID),
+	}
+	if err := blankHeartbeatField(req.GroupID, req.MemberID, nil, req.RackID); err != nil {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
 	}
 	hb, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.ShareGroupHeartbeatResponse] {
 		return c.ShareGroupHeartbeat(sreq)

@@ -16,7 +16,8 @@ import (
 // topics and copartition groups; the coordinator configures them as Kafka's
 // InternalTopicManager does, and the internal topics it finds missing are
 // created here after the heartbeat. The member's rack goes through (null is
-// "": unchanged); the streams assignor does not read it, Describe shows it.
+// "": unchanged; blank: INVALID_REQUEST "RackId can't be empty."); the
+// streams assignor does not read it, Describe shows it.
 // Statuses carry Kafka's detail text.
 // Endpoints, client tags and task offsets are not modelled.
 
@@ -36,6 +37,10 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		sreq.Topology = topologyFromWire(t)
 	}
 	sreq.ActiveTasks, sreq.StandbyTasks, sreq.WarmupTasks = tasksFromWire(req.ActiveTasks), tasksFromWire(req.StandbyTasks), tasksFromWire(req.WarmupTasks)
+	if err := blankHeartbeatField(req.Group, req.MemberID, req.InstanceID, req.RackID); err != nil {
+		resp.ErrorCode, resp.ErrorMessage = errCode(err)
+		return resp, nil
+	}
 	hb, err := r.driver().StreamsGroupHeartbeat(r.ctx, sreq)
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)

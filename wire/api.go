@@ -37,6 +37,7 @@ var served = []api{
 	apiOffsetDelete,
 	apiConsumerGroupHeartbeat,
 	apiConsumerGroupDescribe,
+	apiListConfigResources,
 	apiShareGroupHeartbeat,
 	apiShareGroupDescribe,
 	apiShareFetch,

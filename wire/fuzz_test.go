@@ -58,6 +58,9 @@ func FuzzHandleFrame(f *testing.F) {
 		dc.Resources = append(dc.Resources, r)
 	}
 	seed(dc)
+	lcr := kmsg.NewPtrListConfigResourcesRequest()
+	lcr.Version, lcr.ResourceTypes = 1, []int8{32, 2, 4, 8, 16, 32, 3, -1}
+	seed(lcr)
 	f.Add([]byte{0, 18, 0, 99, 0, 0, 0, 1, 0, 0})
 	// Every served key at its lowest and highest version, so the fuzzer
 	// starts inside each handler rather than having to find its key.

@@ -67,8 +67,14 @@ var groupConfigKeys = []groupConfigKey{
 
 // unmodelledGroupConfigKeys are trunk's other GroupConfig keys: coordsim
 // has no assignment interval, assignor offloading, task offsets, warm-up
-// replicas or share dead-letter queue on the wire, so setting one is
-// INVALID_CONFIG rather than a silent no-op.
+// replicas or acceptable recovery lag, so setting one is INVALID_CONFIG
+// rather than a silent no-op. The share dead-letter queue is modelled by
+// sharebroker (GroupConfig.DLQTopic) but not on the wire: sharebroker
+// counts the dead-letter records into its mirror of the topic's log, which
+// the data plane would then no longer match (sharePlane.appended panics on
+// the next produce to that topic), and the data plane has no records to
+// serve for them; errors.deadletterqueue.copy.record.enable has no setting
+// anywhere.
 var unmodelledGroupConfigKeys = []string{
 	"consumer.assignment.interval.ms", "consumer.assignor.offload.enable",
 	"share.assignment.interval.ms", "share.assignor.offload.enable",
@@ -263,14 +269,18 @@ func (cl *Cluster) parseGroupConfig(props map[string]string) (parsedGroupConfig,
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	// GroupConfig.validateNames first: a name that is no Kafka group
+	// config is Kafka's error whatever else the config holds; then a Kafka
+	// key this endpoint does not act on is refused rather than ignored.
 	for _, name := range names {
-		if _, ok := groupConfigKeyOf(name); ok {
-			continue
+		if _, ok := groupConfigKeyOf(name); !ok && !slices.Contains(unmodelledGroupConfigKeys, name) {
+			return out, configError("Unknown group config name: %s", name)
 		}
+	}
+	for _, name := range names {
 		if slices.Contains(unmodelledGroupConfigKeys, name) {
 			return out, configError("Group config %s is not modelled by coordsim.", name)
 		}
-		return out, configError("Unknown group config name: %s", name)
 	}
 	ints := map[string]int64{}
 	for _, k := range groupConfigKeys {
@@ -415,6 +425,18 @@ func (s *groupConfigStore) get(group string) map[string]string {
 	return out
 }
 
+// groups lists the groups with a config, sorted.
+func (s *groupConfigStore) groups() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.configs))
+	for g := range s.configs {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // alterGroupConfig validates a group's new config and, unless
 // validateOnly, installs it on every broker's coordinator and on the share
 // plane, then keeps it. change maps the current config to the new one (it
@@ -502,7 +524,7 @@ func (cl *Cluster) groupConfigDefault(k groupConfigKey) string {
 		case share.ResetEarliest:
 			return "earliest"
 		case share.ResetByDuration:
-			return fmt.Sprintf("by_duration:PT%.3fS", float64(sd.AutoOffsetResetDurationMs)/1000)
+			return "by_duration:" + javaDuration(sd.AutoOffsetResetDurationMs)
 		}
 		return "latest"
 	case "share.isolation.level":
@@ -519,6 +541,32 @@ func (cl *Cluster) groupConfigDefault(k groupConfigKey) string {
 		return ms(cc.StreamsInitialRebalanceDelay)
 	}
 	return ""
+}
+
+// javaDuration is java.time.Duration.toString of a positive number of
+// milliseconds: PT, then hours, minutes and seconds (with the
+// milliseconds as a fraction, trailing zeros dropped), each only when not
+// zero; days count as hours, as Java prints them.
+func javaDuration(ms int64) string {
+	if ms <= 0 {
+		return "PT0S"
+	}
+	h, m, sec, frac := ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000
+	out := "PT"
+	if h > 0 {
+		out += strconv.FormatInt(h, 10) + "H"
+	}
+	if m > 0 {
+		out += strconv.FormatInt(m, 10) + "M"
+	}
+	if sec > 0 || frac > 0 {
+		out += strconv.FormatInt(sec, 10)
+		if frac > 0 {
+			out += strings.TrimRight(fmt.Sprintf(".%03d", frac), "0")
+		}
+		out += "S"
+	}
+	return out
 }
 
 // normalizeGroupConfigValue is the value as DescribeConfigs shows a set

@@ -181,6 +181,59 @@ func TestGroupConfigConsumerTimeoutsOverTheWire(t *testing.T) {
 	assert.Equal(t, kmsg.ConfigSourceDefaultConfig, describeGroupConfig(t, ctx, c, "g")["consumer.heartbeat.interval.ms"].Source)
 }
 
+// trunkGroupConfigKeys are the names of trunk's GroupConfig.CONFIG_DEF,
+// in its order.
+var trunkGroupConfigKeys = []string{
+	"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", "consumer.assignment.interval.ms", "consumer.assignor.offload.enable",
+	"share.session.timeout.ms", "share.heartbeat.interval.ms", "share.record.lock.duration.ms", "share.delivery.count.limit",
+	"share.partition.max.record.locks", "share.auto.offset.reset", "share.isolation.level", "share.renew.acknowledge.enable",
+	"share.assignment.interval.ms", "share.assignor.offload.enable",
+	"streams.session.timeout.ms", "streams.heartbeat.interval.ms", "streams.num.standby.replicas", "streams.initial.rebalance.delay.ms",
+	"streams.assignment.interval.ms", "streams.assignor.offload.enable", "streams.task.offset.interval.ms", "streams.num.warmup.replicas",
+	"streams.acceptable.recovery.lag",
+	"errors.deadletterqueue.topic.name", "errors.deadletterqueue.copy.record.enable",
+}
+
+// TestGroupConfigEveryTrunkKey proves each of trunk's GroupConfig keys is
+// either served (DescribeConfigs lists it and a valid value is accepted)
+// or refused with the typed "not modelled" INVALID_CONFIG, which changes
+// nothing; no trunk key is "Unknown group config name", which is kept for
+// names that are no Kafka group config at all.
+func TestGroupConfigEveryTrunkKey(t *testing.T) {
+	cl := startCluster(t)
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	valid := map[string]string{
+		"consumer.session.timeout.ms": "50000", "consumer.heartbeat.interval.ms": "6000",
+		"share.session.timeout.ms": "50000", "share.heartbeat.interval.ms": "6000", "share.record.lock.duration.ms": "20000",
+		"share.delivery.count.limit": "3", "share.partition.max.record.locks": "500", "share.auto.offset.reset": "earliest",
+		"share.isolation.level": "read_committed", "share.renew.acknowledge.enable": "false",
+		"streams.session.timeout.ms": "50000", "streams.heartbeat.interval.ms": "6000", "streams.num.standby.replicas": "1",
+		"streams.initial.rebalance.delay.ms": "0",
+	}
+	described := describeGroupConfig(t, ctx, c, "g")
+	served := 0
+	for _, key := range trunkGroupConfigKeys {
+		if v, ok := valid[key]; ok {
+			served++
+			require.Contains(t, described, key, "DescribeConfigs lists a served key")
+			err, msg := alterGroupConfig(t, ctx, c, "g", false, set(key, v))
+			require.NoError(t, err, "%s: %s", key, msg)
+			assert.Equal(t, kmsg.ConfigSourceGroupConfig, describeGroupConfig(t, ctx, c, "g")[key].Source, key)
+			continue
+		}
+		assert.NotContains(t, described, key)
+		err, msg := alterGroupConfig(t, ctx, c, "other", false, set(key, "1"))
+		assert.ErrorIs(t, err, fkerr.InvalidConfig, key)
+		assert.Equal(t, "Group config "+key+" is not modelled by coordsim.", msg)
+		for _, cfg := range describeGroupConfig(t, ctx, c, "other") {
+			assert.Equal(t, kmsg.ConfigSourceDefaultConfig, cfg.Source, "%s changed nothing", key)
+		}
+	}
+	assert.Equal(t, len(valid), served, "every served key is a trunk key")
+	assert.Len(t, described, len(valid), "DescribeConfigs lists the served keys only")
+}
+
 // TestIncrementalAlterConfigsGroupErrors checks each refusal's code and
 // message against Kafka's (ConfigAdminManager.preprocess,
 // ConfigurationControlManager, ControllerConfigurationValidator,
@@ -227,6 +280,14 @@ func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
 			"Invalid value yes for configuration share.renew.acknowledge.enable: Expected value to be either true or false"},
 		{"not modelled", "g", []groupConfigOp{set("streams.num.warmup.replicas", "1")}, fkerr.InvalidConfig,
 			"Group config streams.num.warmup.replicas is not modelled by coordsim."},
+		// GroupConfig.validateNames runs first: an unknown name wins over a
+		// Kafka key coordsim does not model, whatever their order.
+		{"unknown before not modelled", "g", []groupConfigOp{set("consumer.assignment.interval.ms", "1"), set("zzz.unknown", "1")}, fkerr.InvalidConfig,
+			"Unknown group config name: zzz.unknown"},
+		{"broker key is no group key", "g", []groupConfigOp{set("group.consumer.session.timeout.ms", "50000")}, fkerr.InvalidConfig,
+			"Unknown group config name: group.consumer.session.timeout.ms"},
+		{"names are case-sensitive", "g", []groupConfigOp{set("Consumer.Session.Timeout.Ms", "50000")}, fkerr.InvalidConfig,
+			"Unknown group config name: Consumer.Session.Timeout.Ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err, msg := alterGroupConfig(t, ctx, c, tc.group, false, tc.ops...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
@@ -11,10 +12,6 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// errCode translates a coordinator or driver error into Kafka's code and
-// message. A stopped driver or an abandoned call is COORDINATOR_NOT_AVAILABLE
-// (retriable: the client looks the coordinator up again), as Kafka answers
-// while its coordinator runtime is shutting down.
 // partitionCodes indexes a per-partition response's error codes by topic
 // and partition.
 func partitionCodes(topics []shard.TopicResults) map[topicPartition]int16 {
@@ -52,6 +49,36 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
+// sentBlank is Kafka's Utils.throwIfEmptyString on a nullable field: a
+// value sent (not null) that is empty after Java's String.trim, which cuts
+// every char up to U+0020.
+func sentBlank(s *string) bool {
+	return s != nil && strings.TrimFunc(*s, func(r rune) bool { return r <= ' ' }) == ""
+}
+
+// blankHeartbeatField is the part of Kafka's
+// throwIf*GroupHeartbeatRequestIsInvalid the coordinator cannot see: it
+// reads "" as null, so a sent but blank InstanceId or RackId is refused
+// here, INVALID_REQUEST with Kafka's message. It waits for the group and
+// member ids, which Kafka checks first (and the coordinator refuses), so
+// the first fault named stays Kafka's.
+func blankHeartbeatField(group, member string, instanceID, rackID *string) error {
+	if group == "" || member == "" {
+		return nil
+	}
+	if sentBlank(instanceID) {
+		return kerr.InvalidRequest.WithMessage("InstanceId can't be empty.")
+	}
+	if sentBlank(rackID) {
+		return kerr.InvalidRequest.WithMessage("RackId can't be empty.")
+	}
+	return nil
+}
+
+// errCode translates a coordinator or driver error into Kafka's code and
+// message. A stopped driver or an abandoned call is COORDINATOR_NOT_AVAILABLE
+// (retriable: the client looks the coordinator up again), as Kafka answers
+// while its coordinator runtime is shutting down.
 func errCode(err error) (int16, *string) {
 	if err == nil {
 		return 0, nil

@@ -127,36 +127,34 @@ func TestRackAwareRangeAssignor(t *testing.T) {
 	send := coordinatorOf(t, ctx, cl, group)
 	describe := kmsg.NewPtrConsumerGroupDescribeRequest()
 	describe.Groups = []string{group}
-	var got map[string][]int32
-	// The assignment may still be reconciling in the coordinator when the
-	// clients' callbacks have run; poll until it is stable.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	// The clients' callbacks can run before the coordinator has recorded
+	// the last member's reconciliation; poll (wall time: a real cluster).
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		resp := send(describe).(*kmsg.ConsumerGroupDescribeResponse)
-		require.Len(t, resp.Groups, 1)
+		if !assert.Len(c, resp.Groups, 1) || !assert.Zero(c, resp.Groups[0].ErrorCode) {
+			return
+		}
 		g := resp.Groups[0]
-		require.Zero(t, g.ErrorCode)
-		got = map[string][]int32{}
+		assert.Equal(c, "Stable", g.State)
+		got := map[string][]int32{}
 		for _, m := range g.Members {
-			require.NotNil(t, m.RackID, "member %s has a rack", m.ClientID)
-			for _, tp := range m.Assignment.TopicPartitions {
-				got[*m.RackID] = append(got[*m.RackID], tp.Partitions...)
+			if assert.NotNil(c, m.RackID, "member %s has a rack", m.ClientID) {
+				for _, tp := range m.Assignment.TopicPartitions {
+					got[*m.RackID] = append(got[*m.RackID], tp.Partitions...)
+				}
 			}
 		}
-		if g.State == "Stable" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	assert.ElementsMatch(t, []int32{0, 2}, got["a"])
-	assert.ElementsMatch(t, []int32{1, 3}, got["b"])
+		assert.ElementsMatch(c, []int32{0, 2}, got["a"])
+		assert.ElementsMatch(c, []int32{1, 3}, got["b"])
+	}, 30*time.Second, 50*time.Millisecond)
 }
 
 // TestConsumerGroupDescribeRackID proves a heartbeat's RackId reaches the
 // member (Kafka's maybeUpdateRackId) and ConsumerGroupDescribe returns it
 // (ConsumerGroupMember.asConsumerGroupDescribeMember); a later heartbeat
 // with a null rack leaves it, a new one replaces it, and a member that never
-// sent one, like its unset instance id, is described with null. Share and
+// sent one, like its unset instance id and topic regex, is described with
+// null (a static regex member with its instance id and regex). Share and
 // streams heartbeats carry their rack to their describes the same way.
 func TestConsumerGroupDescribeRackID(t *testing.T) {
 	t.Parallel()
@@ -202,11 +200,26 @@ func TestConsumerGroupDescribeRackID(t *testing.T) {
 	assert.Nil(t, members["m2"].RackID, "a member without a rack is described with null")
 	assert.Nil(t, members["m2"].InstanceID, "and without an instance id with null")
 
-	heartbeat("m1", epoch, nil)
+	// The member's other nullable fields are described the same way: a
+	// static member's instance id and a regex subscriber's regex.
+	static := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	static.Group, static.MemberID, static.InstanceID, static.RebalanceTimeoutMillis = group, "m3", ptr("instance-3"), 5000
+	static.SubscribedTopicRegex, static.Topics = ptr("t.*"), []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	staticResp := send(static).(*kmsg.ConsumerGroupHeartbeatResponse)
+	require.Zero(t, staticResp.ErrorCode, "static heartbeat: %v", staticResp.ErrorMessage)
+	m3 := describe()["m3"]
+	if assert.NotNil(t, m3.InstanceID) && assert.NotNil(t, m3.SubscribedTopicRegex) {
+		assert.Equal(t, "instance-3", *m3.InstanceID)
+		assert.Equal(t, "t.*", *m3.SubscribedTopicRegex)
+	}
+	assert.Nil(t, m3.RackID)
+	assert.Nil(t, members["m1"].SubscribedTopicRegex, "a member without a regex is described with null")
+
+	epoch = heartbeat("m1", epoch, nil)
 	if m := describe()["m1"]; assert.NotNil(t, m.RackID) {
 		assert.Equal(t, "rack-1", *m.RackID, "a null rack leaves the member's")
 	}
-	heartbeat("m1", epoch, ptr("rack-2"))
+	epoch = heartbeat("m1", epoch, ptr("rack-2"))
 	if m := describe()["m1"]; assert.NotNil(t, m.RackID) {
 		assert.Equal(t, "rack-2", *m.RackID, "a new rack replaces it")
 	}
@@ -286,5 +299,80 @@ func TestBrokerRacksBadConfig(t *testing.T) {
 	require.Len(t, meta.Brokers, 3)
 	for _, b := range meta.Brokers {
 		assert.Nil(t, b.Rack, "broker %d has no rack", b.NodeID)
+	}
+}
+
+// TestConsumerHeartbeatRequestValidation reproduces the RackId and
+// InstanceId cases of Kafka's
+// GroupMetadataManagerTest.testConsumerHeartbeatRequestValidation (and
+// their share and streams twins in GroupCoordinatorServiceTest): a value
+// sent but empty, or blank after trimming, is INVALID_REQUEST "RackId can't
+// be empty." / "InstanceId can't be empty." and changes nothing, while a
+// null one is accepted.
+func TestConsumerHeartbeatRequestValidation(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "t", 1)
+
+	const group = "validation"
+	send := coordinatorOf(t, ctx, cl, group)
+	consumer := func(instance, rack *string) *kmsg.ConsumerGroupHeartbeatResponse {
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.InstanceID, req.RackID = group, "m1", instance, rack
+		req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 5000, []string{"t"}
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+		return send(req).(*kmsg.ConsumerGroupHeartbeatResponse)
+	}
+	for _, tc := range []struct {
+		instance, rack *string
+		msg            string
+	}{
+		{nil, ptr(""), "RackId can't be empty."},
+		{nil, ptr(" \t"), "RackId can't be empty."},
+		{ptr(""), nil, "InstanceId can't be empty."},
+		{ptr(" "), ptr(""), "InstanceId can't be empty."}, // Kafka checks InstanceId first
+	} {
+		resp := consumer(tc.instance, tc.rack)
+		assert.Equal(t, kerr.InvalidRequest.Code, resp.ErrorCode, tc.msg)
+		if assert.NotNil(t, resp.ErrorMessage, tc.msg) {
+			assert.Equal(t, tc.msg, *resp.ErrorMessage)
+		}
+	}
+	described := kmsg.NewPtrConsumerGroupDescribeRequest()
+	described.Groups = []string{group}
+	d := send(described).(*kmsg.ConsumerGroupDescribeResponse)
+	require.Len(t, d.Groups, 1)
+	assert.NotZero(t, d.Groups[0].ErrorCode, "the refused heartbeats created no group")
+	ok := consumer(nil, nil)
+	assert.Zero(t, ok.ErrorCode, "null instance id and rack: %v", ok.ErrorMessage)
+
+	const shareGroup = "share-validation"
+	sendShare := coordinatorOf(t, ctx, cl, shareGroup)
+	shb := kmsg.NewPtrShareGroupHeartbeatRequest()
+	shb.GroupID, shb.MemberID, shb.SubscribedTopicNames, shb.RackID = shareGroup, "s1", []string{"t"}, ptr("")
+	sresp := sendShare(shb).(*kmsg.ShareGroupHeartbeatResponse)
+	assert.Equal(t, kerr.InvalidRequest.Code, sresp.ErrorCode)
+	if assert.NotNil(t, sresp.ErrorMessage) {
+		assert.Equal(t, "RackId can't be empty.", *sresp.ErrorMessage)
+	}
+
+	const streamsGroup = "streams-validation"
+	sendStreams := coordinatorOf(t, ctx, cl, streamsGroup)
+	for _, tc := range []struct {
+		instance, rack *string
+		msg            string
+	}{
+		{nil, ptr(""), "RackId can't be empty."},
+		{ptr(""), nil, "InstanceId can't be empty."},
+	} {
+		join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		join.Group, join.MemberID, join.RebalanceTimeoutMillis = streamsGroup, "st1", 30000
+		join.ProcessID, join.Topology, join.InstanceID, join.RackID = ptr("p"), oneSubtopology("t"), tc.instance, tc.rack
+		resp := sendStreams(join).(*kmsg.StreamsGroupHeartbeatResponse)
+		assert.Equal(t, kerr.InvalidRequest.Code, resp.ErrorCode, tc.msg)
+		if assert.NotNil(t, resp.ErrorMessage, tc.msg) {
+			assert.Equal(t, tc.msg, *resp.ErrorMessage)
+		}
 	}
 }
