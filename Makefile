@@ -28,13 +28,15 @@ lint:
 # FUZZMINIMIZETIME bounds it. A failing input lands in the package's
 # testdata/fuzz directory: commit it once fixed, it is a regression seed.
 FUZZMINIMIZETIME ?= 5s
+# FUZZFLAGS passes more go test flags, e.g. -parallel=1 on a shared machine.
+FUZZFLAGS ?=
 fuzz:
 	@failed=""; \
 	for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$target"; \
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) \
-				-fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || failed="$$failed $$pkg.$$target"; \
+				-fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $$pkg || failed="$$failed $$pkg.$$target"; \
 		done; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi; \

@@ -140,3 +140,48 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// FuzzServeArgs feeds serve's flag parsing arbitrary words. parseServe
+// opens, binds and starts nothing (serve does that after it), so any
+// words are safe: it must not panic, must accept (0) or refuse with a
+// message (2), and an accepted configuration must be one wire.Start
+// validates, listening where --listen said.
+func FuzzServeArgs(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"--brokers 3 --partitions 50 --listen 127.0.0.1:0 --http 127.0.0.1:0",
+		"--broker-racks a,b,c --store bolt --store-path x.db --protocol v2 --retention-bytes -1",
+		"--broker-racks a,,c --brokers 2 --partitions 0 --log-level loud",
+		"--consumer-session-timeout 2s --consumer-min-session-timeout 1s --consumer-heartbeat-interval 500ms",
+		"--share-max-heartbeat-interval 1.5ms --streams-session-timeout 9999999h",
+		"--share-auto-offset-reset by_duration:PT1H --listen :99999",
+		"--share-auto-offset-reset by_duration:-P1D --protocol v4 -h",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, words string) {
+		var errb bytes.Buffer
+		o, code, ok := parseServe(strings.Fields(words), &errb)
+		switch {
+		case ok:
+			if code != exitOK {
+				t.Fatalf("accepted with exit %d", code)
+			}
+			if err := o.cfg.Validate(); err != nil {
+				t.Fatalf("accepted a configuration wire refuses: %v", err)
+			}
+			if o.cfg.Listen != o.listen {
+				t.Fatalf("--listen %q became %q", o.listen, o.cfg.Listen)
+			}
+		case code == exitOK:
+			// -h: the help, on stderr.
+			if !strings.Contains(errb.String(), "usage: coordsim serve") {
+				t.Fatalf("exit 0 without serving or the help: %q", errb.String())
+			}
+		case code != exitUsage:
+			t.Fatalf("exit %d, want 0 or 2", code)
+		case errb.Len() == 0:
+			t.Fatalf("refused without a message")
+		}
+	})
+}

@@ -41,9 +41,38 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	return serve(ctx, args, stdout, stderr)
 }
 
+// serveOptions are serve's flags, parsed and checked: what serve opens and
+// starts.
+type serveOptions struct {
+	cfg              wire.Config
+	log              *slog.Logger
+	store, storePath string
+	listen, httpAddr string
+}
+
 // serve runs the endpoint until ctx ends. It prints the bootstrap servers
 // and the HTTP address on stdout, logs on stderr.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, code, ok := parseServe(args, stderr)
+	if !ok {
+		return code
+	}
+	cfg, log := o.cfg, o.log
+	topologyStore, cleanup, err := openServeStore(o.store, o.storePath)
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
+		return exitUsage
+	}
+	defer cleanup()
+	cfg.TopologyPlugin = topologyStore
+	warnIfExposed(log, "--listen", o.listen)
+	warnIfExposed(log, "--http", o.httpAddr)
+	return serveUntil(ctx, cfg, o.httpAddr, log, stdout, stderr)
+}
+
+// parseServe parses and checks serve's flags, opening and starting
+// nothing; ok is false when serve should exit with code (0 after -h).
+func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok bool) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -63,12 +92,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
 	if code, ok := parse(fs, args); !ok {
-		return code
+		return o, code, false
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: --log-level %q: %v\n", *logLevel, err)
-		return exitUsage
+		return o, exitUsage, false
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
@@ -81,38 +110,34 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
-		return exitUsage
+		return o, exitUsage, false
 	}
 	if err := cfg.SetShareAutoOffsetReset(*shareReset); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: --share-auto-offset-reset: %v\n", err)
-		return exitUsage
+		return o, exitUsage, false
 	}
 	if *partitions < 1 || *partitions > 1000 {
 		fmt.Fprintf(stderr, "coordsim serve: --partitions %d is outside [1, 1000]\n", *partitions)
-		return exitUsage
+		return o, exitUsage, false
 	}
 	if err := cfg.Validate(); err != nil {
 		// Before the store opens: a bad configuration starts nothing.
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
-		return exitUsage
+		return o, exitUsage, false
 	}
-	topologyStore, cleanup, err := openServeStore(*store, *storePath)
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
-		return exitUsage
-	}
-	defer cleanup()
-	cfg.TopologyPlugin = topologyStore
-	warnIfExposed(log, "--listen", *listen)
-	warnIfExposed(log, "--http", *httpAddr)
+	return serveOptions{cfg: cfg, log: log, store: *store, storePath: *storePath, listen: *listen, httpAddr: *httpAddr}, 0, true
+}
 
+// serveUntil starts the endpoint and its HTTP server and serves until ctx
+// ends.
+func serveUntil(ctx context.Context, cfg wire.Config, httpAddr string, log *slog.Logger, stdout, stderr io.Writer) int {
 	cl, err := wire.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return exitUsage
 	}
 	defer cl.Close()
-	ln, err := net.Listen("tcp", *httpAddr)
+	ln, err := net.Listen("tcp", httpAddr)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: --http: %v\n", err)
 		return exitUsage

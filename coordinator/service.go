@@ -159,9 +159,9 @@ type Coordinator struct {
 	active   bool
 	shutDown bool
 	shards   map[int32]*hosted // iterate via sortedPartitions
-	// image is the topic metadata image every shard gets (SetTopicImage);
-	// replaced, never written in place.
-	image shard.TopicImage
+	// image is the topic metadata image every shard gets (SetTopicImage),
+	// prepared once; replaced, never written in place.
+	image *shard.PreparedTopicImage
 	// streamsStandbys is the streams groups' streams.num.standby.replicas
 	// group configs (streams_config.go); replaced, never written in place.
 	streamsStandbys map[string]int32
@@ -215,9 +215,9 @@ func New(cfg Config, opts Options) (*Coordinator, error) {
 	c := &Coordinator{
 		cfg: cfg, shardCfg: cfg.shardConfig(), brokerID: opts.BrokerID, clock: opts.Clock,
 		logs: logs, log: logger.With("broker", opts.BrokerID), hooks: opts.Hooks,
-		shards: map[int32]*hosted{}, image: shard.TopicImage{Partitions: map[string]int32{}},
-		brokerTimers: NewTimerQueue[brokerTask](),
+		shards: map[int32]*hosted{}, brokerTimers: NewTimerQueue[brokerTask](),
 	}
+	c.image, _ = shard.PrepareTopicImage(shard.TopicImage{}) // the empty image is valid
 	c.shardCfg.TopologyPluginConfigured = opts.TopologyPlugin != nil
 	c.shardCfg.Mutants = opts.Mutants
 	c.mutants = opts.Mutants
@@ -329,25 +329,29 @@ func (c *Coordinator) SetTopics(topics map[string]int32) error {
 // (shard.TopicImage), on every hosted shard and on shards loaded later. Bad
 // input changes nothing.
 func (c *Coordinator) SetTopicImage(img shard.TopicImage) error {
-	probe, err := shard.New(0, c.shardCfg)
+	prepared, err := shard.PrepareTopicImage(img)
 	if err != nil {
-		return err
+		return err // validated before anything changes
 	}
-	if err := probe.SetTopicImage(img); err != nil {
-		return err // validate before changing anything
-	}
-	c.image = img.Clone()
+	c.SetPreparedTopicImage(prepared)
+	return nil
+}
+
+// SetPreparedTopicImage is SetTopicImage with an image already prepared
+// (shard.PrepareTopicImage), which many coordinators may share: the
+// simulator prepares each image once for all its brokers.
+func (c *Coordinator) SetPreparedTopicImage(prepared *shard.PreparedTopicImage) {
+	c.image = prepared
 	for _, p := range c.sortedPartitions() {
 		h := c.shards[p]
 		if h.status != statusActive {
 			continue
 		}
-		_ = h.latest.SetTopicImage(c.image)
+		h.latest.SetPreparedTopicImage(c.image)
 		if h.committed != h.latest {
-			_ = h.committed.SetTopicImage(c.image)
+			h.committed.SetPreparedTopicImage(c.image)
 		}
 	}
-	return nil
 }
 
 // LoadShard starts hosting partition p at the next partition epoch (see
@@ -382,7 +386,7 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	h.log.truncate()
 	s, err := shard.New(h.partition, c.shardCfg)
 	if err == nil {
-		err = s.SetTopicImage(c.image)
+		s.SetPreparedTopicImage(c.image)
 	}
 	if err == nil {
 		err = s.SetStreamsGroupConfigs(c.streamsStandbys)

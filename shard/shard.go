@@ -233,24 +233,61 @@ func (s *Shard) SetTopics(topics map[string]int32) error {
 // MetadataImage.EMPTY: no topic exists, so every streams group with members
 // is NOT_READY. Bad input (see TopicImage) changes nothing.
 func (s *Shard) SetTopicImage(image TopicImage) error {
+	p, err := PrepareTopicImage(image)
+	if err != nil {
+		return err
+	}
+	s.SetPreparedTopicImage(p)
+	return nil
+}
+
+// PreparedTopicImage is a validated topic image with what every shard derives
+// from it (sorted names, normalised racks, rack hashes) computed once: a
+// broker installs one image on all its shards. It is never written after
+// PrepareTopicImage returns, so any number of shards may share it.
+type PreparedTopicImage struct {
+	topics         map[string]int32
+	racks          map[string][][]string
+	rackHashes     map[string]uint64
+	topicNames     []string
+	topicNamesHash uint64
+}
+
+// PrepareTopicImage validates image (see TopicImage) and prepares it for
+// SetPreparedTopicImage. It copies what it keeps: the caller may reuse
+// image afterwards.
+func PrepareTopicImage(image TopicImage) (*PreparedTopicImage, error) {
 	img := make(map[string]int32, len(image.Partitions))
 	for name, n := range image.Partitions {
 		if err := validateTopicName(name); err != nil {
-			return err
+			return nil, err
 		}
 		if n < 1 || n > MaxTopicPartitions {
-			return kerr.InvalidRequest.WithMessage("topic %q must have between 1 and %d partitions, got %d", name, MaxTopicPartitions, n)
+			return nil, kerr.InvalidRequest.WithMessage("topic %q must have between 1 and %d partitions, got %d", name, MaxTopicPartitions, n)
 		}
 		img[name] = n
 	}
 	racks, rackHashes, err := imageRacks(img, image.Racks)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.topics = img
-	s.racks, s.rackHashes = racks, rackHashes
+	p := &PreparedTopicImage{topics: img, racks: racks, rackHashes: rackHashes}
+	p.topicNames, p.topicNamesHash = sortedTopicNames(img)
+	return p, nil
+}
+
+// Image returns a copy of the image p was prepared from, racks sorted.
+func (p *PreparedTopicImage) Image() TopicImage {
+	return TopicImage{Partitions: p.topics, Racks: p.racks}.Clone()
+}
+
+// SetPreparedTopicImage installs a prepared image: SetTopicImage without
+// the validation and derivation, which p already holds.
+func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
+	s.topics = p.topics
+	s.racks, s.rackHashes = p.racks, p.rackHashes
 	s.ready = nil
-	s.topicNames, s.topicNamesHash = sortedTopicNames(img)
+	s.topicNames, s.topicNamesHash = p.topicNames, p.topicNamesHash
 	var streams []string
 	s.groups.Ascend(func(g *group) bool {
 		if g.typ == Streams && len(g.members) > 0 {
@@ -261,7 +298,6 @@ func (s *Shard) SetTopicImage(image TopicImage) error {
 	for _, id := range streams {
 		s.refresh(id)
 	}
-	return nil
 }
 
 // maxReadyCache bounds the topologyReady memo: a replaced topology's entry

@@ -39,7 +39,9 @@ type simGroup struct {
 	standbys int32
 	// twoThreads: each instance runs two stream threads (two members of
 	// one process; streams_standby.go).
-	twoThreads    bool
+	twoThreads bool
+	// rangeAssignor: the members name the range server assignor (racks.go).
+	rangeAssignor bool
 	freeInstances []string
 	nextInstance  int
 }
@@ -77,6 +79,7 @@ type simMember struct {
 	offset   int64
 	instance string // consumer: group.instance.id ("" for a dynamic member)
 	process  string // streams: the instance's process id (streams_standby.go)
+	rack     string // client.rack ("" for none; racks.go)
 	bounced  bool   // took over the instance of a member that left with -2
 }
 
@@ -112,6 +115,7 @@ func (w *world) spawnWorkload() {
 			withInternalTopics(g, i, topics)
 			withCopartitionedJoin(g, i, topics)
 			w.configureStandbys(g, i)
+			g.rangeAssignor = k.typ == shard.Consumer && usesRange(w.opts.Seed, i, wl.RangeProb)
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -160,6 +164,15 @@ func (w *world) addMember(g *simGroup) *simMember {
 			g.nextInstance++
 		}
 	}
+	// The rack is the host's: a static member's instance and a stream
+	// thread's process keep theirs.
+	host := m.id
+	if m.instance != "" {
+		host = m.instance
+	} else if g.typ == shard.Streams {
+		host = m.process
+	}
+	m.rack = w.memberRack(g.id, host)
 	g.members = append(g.members, m)
 	w.eng.after(w.eng.uniform(0, time.Second), func() { w.join(m) })
 	return m
@@ -253,7 +266,10 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	case shard.Consumer:
 		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", InstanceID: m.instance}
 		if epoch == 0 {
-			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{g.topic}
+			req.RebalanceTimeoutMs, req.SubscribedTopicNames, req.RackID = 300_000, []string{g.topic}, m.rack
+			if g.rangeAssignor {
+				req.ServerAssignor = &rangeName
+			}
 		} else if epoch > 0 {
 			req.TopicPartitions = ownedList(m.assigned) // what it holds: revoked ones are gone
 		}
@@ -270,7 +286,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	case shard.Share:
 		req := shard.ShareGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim"}
 		if epoch == 0 {
-			req.SubscribedTopicNames = []string{g.topic}
+			req.SubscribedTopicNames, req.RackID = []string{g.topic}, m.rack
 		}
 		c.ShareGroupHeartbeat(req).OnDone(func(r shard.ShareGroupHeartbeatResponse, err error) {
 			if stale(err) {
@@ -282,7 +298,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	case shard.Streams:
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.process, Version: 1}
 		if epoch == 0 {
-			req.RebalanceTimeoutMs, req.Topology = 300_000, topologyFor(g, m.topo)
+			req.RebalanceTimeoutMs, req.Topology, req.RackID = 300_000, topologyFor(g, m.topo), m.rack
 		} else if epoch > 0 {
 			// The tasks it runs: revoked ones are gone (KIP-1071's owned tasks).
 			req.ActiveTasks = ownedTasks(m.assigned)
@@ -560,6 +576,7 @@ func (w *world) adminLoop(endMs int64) {
 			w.mark("describe-" + st.String())
 		})
 	}
+	w.maybeMoveRacks()
 	w.eng.after(w.opts.Workload.AdminInterval, func() { w.adminLoop(endMs) })
 }
 

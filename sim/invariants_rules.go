@@ -328,7 +328,7 @@ func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending
 		cfg.Mutants = mutant.Set{} // a correct replay: a mutant must not hide in both
 		s, e := shard.New(p, cfg)
 		if e == nil {
-			e = s.SetTopics(w.topics)
+			e = s.SetTopicImage(w.topicImage())
 		}
 		if e != nil {
 			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))

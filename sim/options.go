@@ -97,6 +97,12 @@ type Workload struct {
 	// streams.num.standby.replicas (1 or 2) before they start; which apps,
 	// and how many replicas, follows from the seed (sim/streams_standby.go).
 	StandbyProb float64
+	// Racks is the number of racks the data replicas and the clients live
+	// on; 0 leaves racks out of the run (sim/racks.go).
+	Racks int
+	// RangeProb is the share of consumer groups whose members name the
+	// range server assignor, which matches partitions to members by rack.
+	RangeProb float64
 	// AdminInterval is how often the admin acts (DeleteGroups of a random
 	// dead group, describe of a random streams group); 0 disables it.
 	AdminInterval time.Duration
@@ -212,7 +218,7 @@ func DefaultOptions() Options {
 			StreamsApps: 300, ConsumerGroups: 300, ShareGroups: 60, SimpleGroups: 600,
 			MembersMin: 1, MembersMax: 3, LifetimeMin: 30 * time.Minute, LifetimeMax: 6 * time.Hour,
 			ArrivalWindow: 0.8, CommitInterval: 30 * time.Second, TopologyUpgradeProb: 0.2,
-			StandbyProb: 0.5, AdminInterval: 10 * time.Minute,
+			StandbyProb: 0.5, Racks: 3, RangeProb: 0.5, AdminInterval: 10 * time.Minute,
 		},
 		Faults:           f,
 		ReplayCheckEvery: 0,

@@ -112,6 +112,10 @@ var Params = withFlags([]*Param{
 		func(o *Options) any { return &o.Workload.TopologyUpgradeProb }),
 	probParam("workload.standby_prob", "share of streams apps whose group config sets `streams.num.standby.replicas` to 1 or 2 (chosen from the seed)",
 		func(o *Options) any { return &o.Workload.StandbyProb }),
+	intParam("workload.racks", 0, 26, "racks the data replicas and the clients live on (`broker.rack`, `client.rack`); 0 leaves racks out",
+		func(o *Options) any { return &o.Workload.Racks }),
+	probParam("workload.range_prob", "share of consumer groups whose members name the `range` server assignor, which matches partitions to members by rack (chosen from the seed)",
+		func(o *Options) any { return &o.Workload.RangeProb }),
 	durParam("workload.admin_interval", 0, "how often the admin deletes a dead group or describes a streams group; 0 disables it",
 		func(o *Options) any { return &o.Workload.AdminInterval }),
 

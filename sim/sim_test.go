@@ -262,3 +262,23 @@ func TestParamsTable(t *testing.T) {
 	assert.ErrorIs(t, sim.ParamByKey("brokers").Set(&bad, "three"), sim.ErrParamSyntax)
 	assert.ErrorIs(t, sim.ParamByKey("protocol").Set(&bad, "v9"), sim.ErrParamSyntax)
 }
+
+// TestRacksReachTheCoordinators proves a run with racks exercises them: range
+// groups get partitions on their members' racks, the admin moves replicas,
+// and the invariants hold; a run with racks left out reaches neither mark.
+func TestRacksReachTheCoordinators(t *testing.T) {
+	o := small(t)
+	o.Workload.Racks, o.Workload.RangeProb = 3, 0.5
+	r, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.Violation)
+	assert.Positive(t, r.Marks["range-rack-matched"])
+	assert.Positive(t, r.Marks["partition-racks-moved"])
+
+	o.Workload.Racks, o.Workload.RangeProb = 0, 0
+	r, err = sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.Violation)
+	assert.Zero(t, r.Marks["range-rack-matched"])
+	assert.Zero(t, r.Marks["partition-racks-moved"])
+}

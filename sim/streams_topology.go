@@ -138,17 +138,7 @@ func (w *world) createInternalTopics(group string, topics []shard.CreatableTopic
 		return
 	}
 	w.topics = next
-	for _, b := range w.brokers {
-		if err := b.c.SetTopics(w.topics); err != nil {
-			panic(fmt.Sprintf("sim: installing the topic image: %v", err))
-		}
-	}
-	// The checker's committed replicas see the same image (invariant 10).
-	for _, rp := range w.check.rules.replicas {
-		if err := rp.s.SetTopics(w.topics); err != nil {
-			panic(fmt.Sprintf("sim: installing the topic image on a replica: %v", err))
-		}
-	}
+	w.installTopicImage()
 	w.mark("streams-internal-topics-created")
 	w.client(tResponse, group, "", "internal topics created: "+strings.Join(created, ","))
 }

@@ -27,3 +27,22 @@ func TestFocusOnAPartition(t *testing.T) {
 		}, detail)
 	}
 }
+
+// FuzzFocus feeds the violation focus arbitrary detail text (a violation's
+// detail quotes error messages and group ids, so any text can reach it): it
+// must not panic, and it returns at most limit lines, each a traced event.
+func FuzzFocus(f *testing.F) {
+	for _, s := range []string{"partition 3 never finished moving", "the partition leader moved.", "partition ",
+		"streams group g-1 lost its description; partition 12, p4", "delete of g issued by broker 1 for partition 99999999999999999999"} {
+		f.Add(s)
+	}
+	tr := newTracer(10, nil)
+	tr.add(traceEvent{step: 1, kind: tViolation, broker: -1, group: "g-1", detail: "load p3 on broker 1"})
+	tr.add(traceEvent{step: 2, kind: tJoin, broker: 0, group: "g", member: "m", detail: "p12, p4"})
+	f.Fuzz(func(t *testing.T, detail string) {
+		got := tr.focus(detail, 2)
+		if len(got) > 2 {
+			t.Fatalf("%d lines, limit 2", len(got))
+		}
+	})
+}

@@ -77,7 +77,11 @@ type world struct {
 	// (streams_topology.go). pick is the workload's topics alone, sorted:
 	// what groups subscribe to and commit on, never an internal topic.
 	topics map[string]int32
-	pick   []string
+	// rackCache is each topic's partition racks in the image and rackShift
+	// how often the admin moved a topic's replicas (racks.go).
+	rackCache map[string][][]string
+	rackShift map[string]int
+	pick      []string
 
 	store         plugin.Store  // the store under test (memstore unless Options.Store)
 	lister        plugin.Lister // the store's rows, when it can list them
@@ -238,7 +242,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		if err := b.c.Startup(); err != nil {
 			return nil, err
 		}
-		if err := b.c.SetTopics(w.topics); err != nil {
+		if err := b.c.SetTopicImage(w.topicImage()); err != nil {
 			return nil, err
 		}
 		w.brokers = append(w.brokers, b)

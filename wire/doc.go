@@ -11,7 +11,10 @@
 // broker, and the cluster's group configs (the strings
 // IncrementalAlterConfigs set on GROUP resources, groupconfig.go), which
 // every alteration installs on each broker's coordinator and on the share
-// plane, as Kafka's brokers take them from the cluster metadata.
+// plane, as Kafka's brokers take them from the cluster metadata. Every
+// topic change installs the topic image on each coordinator: partition
+// counts and, when the brokers have racks (Config.BrokerRacks), each
+// partition's replica racks, the same replicas Metadata reports.
 //
 // Requests are decoded and responses encoded by franz-go's kmsg; this
 // package never hand-writes the codec. Each API key has one file, named by

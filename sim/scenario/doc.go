@@ -79,6 +79,8 @@
 //	commit_interval        duration     how often an active member commits, at least 1s
 //	topology_upgrade_prob  probability  a streams app upgrades its topology epoch once
 //	standby_prob           probability  share of streams apps with streams.num.standby.replicas 1 or 2
+//	racks                  int          racks the replicas and clients live on, 0 to 26 (0: no racks)
+//	range_prob             probability  share of consumer groups naming the range server assignor
 //	admin_interval         duration     how often the admin deletes or describes a group; 0 disables it
 //	topics                 mapping      topic name → partitions (1 to 100000); omit for the default topics
 //

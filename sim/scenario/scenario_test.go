@@ -384,6 +384,8 @@ workload:
   commit_interval: 10s
   topology_upgrade_prob: 0.5
   standby_prob: 0.25
+  racks: 4
+  range_prob: 0.75
   admin_interval: 0
   topics:
     orders: 12
@@ -404,7 +406,7 @@ required_marks: [v1-race, shard-move-during-cycle]
 		StreamsApps: 1000, ConsumerGroups: 2, ShareGroups: 3, SimpleGroups: 4,
 		MembersMin: 2, MembersMax: 9, LifetimeMin: 5 * time.Minute, LifetimeMax: 5 * time.Minute,
 		ArrivalWindow: 1, CommitInterval: 10 * time.Second, TopologyUpgradeProb: 0.5, StandbyProb: 0.25,
-		AdminInterval: 0, Topics: map[string]int32{"orders": 12, "payments.v2": 1},
+		Racks: 4, RangeProb: 0.75, AdminInterval: 0, Topics: map[string]int32{"orders": 12, "payments.v2": 1},
 	}
 	want.ReplayCheckEvery = 1000
 	assert.Equal(t, want, sc.Options)
@@ -495,7 +497,7 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Options{}))...)
 	keys = append(keys, keysOf(d.faultFields(&sim.Options{}))...)
-	require.Len(t, keys, 15+14+23)
+	require.Len(t, keys, 15+16+23)
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
 	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)

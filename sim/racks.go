@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Racks (KIP-848's rack-aware assignment). With workload.racks = N > 0 the
+// data replicas live on N racks: each partition of each topic has two
+// replicas (one when N is 1) on neighbouring racks chosen from the seed, the
+// topic and the partition. Every consumer, share and streams member names a
+// client.rack chosen from the seed, its group and its member id; one member
+// in eight names none, as a client without client.rack. A share of the
+// consumer groups (workload.range_prob) name the range server assignor,
+// whose rack matching gives a member the partitions with a replica on its
+// rack (Kafka's RangeAssignor); uniform ignores racks, as trunk's does.
+// All of these follow from hashes, not draws, so they change nothing else
+// about a run.
+//
+// The admin also moves replicas: on an admin tick, with probability
+// rackMoveProb, one topic's replicas shift to the next racks, as a
+// partition reassignment would. The topic's metadata hash covers its racks
+// (Kafka's computeTopicHash), so every group reading it gets a new group
+// epoch and a new target, which the checker's invariants then follow.
+
+// rangeName is the range assignor's name, for ServerAssignor.
+var rangeName = "range"
+
+// rackMoveProb is the chance an admin tick moves one topic's replicas.
+const rackMoveProb = 0.2
+
+// memberRackless is one in memberRackless members naming no rack.
+const memberRackless = 8
+
+func rackName(i int) string { return fmt.Sprintf("rack-%c", 'a'+rune(i)) }
+
+// topicImage is the metadata image every coordinator gets: the topics and,
+// with racks, each partition's replica racks (memoised per topic).
+func (w *world) topicImage() shard.TopicImage {
+	n := w.opts.Workload.Racks
+	if n <= 0 {
+		return shard.TopicImage{Partitions: w.topics}
+	}
+	racks := make(map[string][][]string, len(w.topics))
+	for t, parts := range w.topics {
+		rs := w.rackCache[t]
+		if len(rs) != int(parts) {
+			rs = make([][]string, parts)
+			for p := range rs {
+				first := int(splitmix64(w.opts.Seed^hashString(t)^splitmix64(uint64(p)+0x7261636b)) % uint64(n))
+				first = (first + w.rackShift[t]) % n
+				rs[p] = []string{rackName(first)}
+				if n > 1 {
+					rs[p] = append(rs[p], rackName((first+1)%n))
+				}
+			}
+			if w.rackCache == nil {
+				w.rackCache = map[string][][]string{}
+			}
+			w.rackCache[t] = rs
+		}
+		racks[t] = rs
+	}
+	return shard.TopicImage{Partitions: w.topics, Racks: racks}
+}
+
+// installTopicImage gives every coordinator, and the checker's committed
+// replicas (invariant 10), the current image.
+func (w *world) installTopicImage() {
+	prepared, err := shard.PrepareTopicImage(w.topicImage())
+	if err != nil {
+		panic(fmt.Sprintf("sim: preparing the topic image: %v", err))
+	}
+	for _, b := range w.brokers {
+		b.c.SetPreparedTopicImage(prepared)
+	}
+	for _, p := range slices.Sorted(maps.Keys(w.check.rules.replicas)) {
+		w.check.rules.replicas[p].s.SetPreparedTopicImage(prepared)
+	}
+}
+
+// memberRack is the client.rack member id of group names ("" for none).
+func (w *world) memberRack(group, member string) string {
+	n := w.opts.Workload.Racks
+	if n <= 0 {
+		return ""
+	}
+	h := splitmix64(w.opts.Seed ^ hashString(group) ^ splitmix64(hashString(member)))
+	if h%memberRackless == 0 {
+		return ""
+	}
+	return rackName(int((h / memberRackless) % uint64(n)))
+}
+
+// usesRange reports whether the i-th consumer group names the range
+// assignor (a share range_prob of them, from the seed).
+func usesRange(seed uint64, i int, prob float64) bool {
+	if prob <= 0 {
+		return false
+	}
+	h := splitmix64(seed ^ splitmix64(uint64(i)+0x72616e6765))
+	return float64(h>>11)/(1<<53) < prob
+}
+
+// maybeMoveRacks is the admin's replica move: one topic of the workload's
+// shifts its replicas to the next racks.
+func (w *world) maybeMoveRacks() {
+	if w.opts.Workload.Racks < 2 || !w.eng.chance(rackMoveProb) {
+		return
+	}
+	t := w.pick[w.eng.rng.IntN(len(w.pick))]
+	if w.rackShift == nil {
+		w.rackShift = map[string]int{}
+	}
+	w.rackShift[t]++
+	delete(w.rackCache, t)
+	w.installTopicImage()
+	w.mark("partition-racks-moved")
+	w.client(tResponse, "", "", "replicas of "+t+" moved to the next racks")
+}
+
+// markRackMatched marks a range group's member given a partition with a
+// replica on its own rack: what the rack matching is for.
+func (w *world) markRackMatched(m *simMember, added []shard.TopicPartitions) {
+	if !m.g.rangeAssignor || m.rack == "" {
+		return
+	}
+	for _, tp := range added {
+		racks := w.rackCache[tp.Topic]
+		for _, p := range tp.Partitions {
+			if int(p) < len(racks) && slices.Contains(racks[p], m.rack) {
+				w.mark("range-rack-matched")
+				return
+			}
+		}
+	}
+}
+
+// hashString is FNV-1a over s.
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
