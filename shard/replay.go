@@ -3,6 +3,7 @@ package shard
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 
 	"github.com/coordsim/coordsim/offsets"
@@ -449,17 +450,12 @@ func checkPartitionEpochs(r Record, g *group, old *member, next *memberAssignmen
 	var mine map[topicPartition]bool
 	if old != nil {
 		mine = map[topicPartition]bool{}
-		for _, a := range [2][]TopicPartitions{old.assigned, old.pending} {
-			for _, tp := range a {
-				for _, p := range tp.Partitions {
-					k := topicPartition{tp.Topic, p}
-					if e, ok := g.partitionEpochs[k]; !ok || e != old.memberEpoch {
-						return replayErr(r, "cannot remove the epoch %d from %s-%d because the partition is owned at epoch %d (present %v)",
-							old.memberEpoch, tp.Topic, p, e, ok)
-					}
-					mine[k] = true
-				}
+		for k := range heldPartitions(old.assigned, old.pending) {
+			if e, ok := g.partitionEpochs[k]; !ok || e != old.memberEpoch {
+				return replayErr(r, "cannot remove the epoch %d from %s-%d because the partition is owned at epoch %d (present %v)",
+					old.memberEpoch, k.topic, k.partition, e, ok)
 			}
+			mine[k] = true
 		}
 	}
 	if next == nil {
@@ -483,18 +479,13 @@ func checkPartitionEpochs(r Record, g *group, old *member, next *memberAssignmen
 // and partition: "partition %s-%d", "active task %s_%d".
 func checkActiveClaims(r Record, next *memberAssignment, name string, held func(k topicPartition) error) error {
 	seen := map[topicPartition]bool{}
-	for _, a := range [2][]TopicPartitions{next.assigned[roleActive], next.pending[roleActive]} {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				k := topicPartition{tp.Topic, p}
-				if seen[k] {
-					return replayErr(r, name+" is listed twice", tp.Topic, p)
-				}
-				seen[k] = true
-				if err := held(k); err != nil {
-					return err
-				}
-			}
+	for k := range heldPartitions(next.assigned[roleActive], next.pending[roleActive]) {
+		if seen[k] {
+			return replayErr(r, name+" is listed twice", k.topic, k.partition)
+		}
+		seen[k] = true
+		if err := held(k); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -503,24 +494,34 @@ func checkActiveClaims(r Record, next *memberAssignment, name string, held func(
 // removePartitionEpochs forgets the epochs of m's partitions; the caller
 // has checked them (checkPartitionEpochs).
 func (g *group) removePartitionEpochs(m *member) {
-	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				delete(g.partitionEpochs, topicPartition{tp.Topic, p})
-			}
-		}
+	for k := range heldPartitions(m.assigned, m.pending) {
+		delete(g.partitionEpochs, k)
 	}
 }
 
 // addPartitionEpochs records m's partitions at its epoch.
 func (g *group) addPartitionEpochs(m *member) {
-	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
-		for _, tp := range a {
-			if g.partitionEpochs == nil {
-				g.partitionEpochs = map[topicPartition]int32{}
-			}
-			for _, p := range tp.Partitions {
-				g.partitionEpochs[topicPartition{tp.Topic, p}] = m.memberEpoch
+	for k := range heldPartitions(m.assigned, m.pending) {
+		if g.partitionEpochs == nil {
+			g.partitionEpochs = map[topicPartition]int32{}
+		}
+		g.partitionEpochs[k] = m.memberEpoch
+	}
+}
+
+// heldPartitions yields each partition (or task) of a member's two lists,
+// assigned and pending revocation: the partitions Kafka's owner indexes
+// (ConsumerGroup.currentPartitionEpoch, StreamsGroup's task process ids)
+// give to the member.
+func heldPartitions(assigned, pending []TopicPartitions) iter.Seq[topicPartition] {
+	return func(yield func(topicPartition) bool) {
+		for _, a := range [2][]TopicPartitions{assigned, pending} {
+			for _, tp := range a {
+				for _, p := range tp.Partitions {
+					if !yield(topicPartition{tp.Topic, p}) {
+						return
+					}
+				}
 			}
 		}
 	}

@@ -290,14 +290,9 @@ func (s *Shard) applyStreamsCurrentAssignment(r *StreamsGroupCurrentMemberAssign
 // removeTaskOwners forgets member m's tasks in every role (Kafka's
 // maybeRemoveTaskProcessId).
 func (g *group) removeTaskOwners(m *member) {
-	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				k := topicPartition{tp.Topic, p}
-				if g.activeTaskOwners[k] == m.id {
-					delete(g.activeTaskOwners, k)
-				}
-			}
+	for k := range heldPartitions(m.assigned, m.pending) {
+		if g.activeTaskOwners[k] == m.id {
+			delete(g.activeTaskOwners, k)
 		}
 	}
 	removeHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
@@ -307,15 +302,11 @@ func (g *group) removeTaskOwners(m *member) {
 // addTaskOwners records member m's tasks in every role (Kafka's
 // addTaskProcessId); the caller has checked the active ones.
 func (g *group) addTaskOwners(m *member) {
-	for _, a := range [2][]TopicPartitions{m.assigned, m.pending} {
-		for _, tp := range a {
-			if g.activeTaskOwners == nil {
-				g.activeTaskOwners = map[topicPartition]string{}
-			}
-			for _, p := range tp.Partitions {
-				g.activeTaskOwners[topicPartition{tp.Topic, p}] = m.id
-			}
+	for k := range heldPartitions(m.assigned, m.pending) {
+		if g.activeTaskOwners == nil {
+			g.activeTaskOwners = map[topicPartition]string{}
 		}
+		g.activeTaskOwners[k] = m.id
 	}
 	if len(m.standby)+len(m.pendingStandby) > 0 && g.standbyTaskHolders == nil {
 		g.standbyTaskHolders = map[topicPartition][]string{}
@@ -327,34 +318,28 @@ func (g *group) addTaskOwners(m *member) {
 	addHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
 }
 
-func removeHolder(holders map[topicPartition][]string, id string, sets ...[]TopicPartitions) {
-	for _, a := range sets {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				k := topicPartition{tp.Topic, p}
-				cur := holders[k]
-				if j, ok := slices.BinarySearch(cur, id); ok {
-					if len(cur) == 1 {
-						delete(holders, k)
-					} else {
-						holders[k] = slices.Delete(slices.Clone(cur), j, j+1)
-					}
-				}
+// removeHolder takes member id off the holder lists of its standby or
+// warm-up tasks (assigned and pending revocation).
+func removeHolder(holders map[topicPartition][]string, id string, assigned, pending []TopicPartitions) {
+	for k := range heldPartitions(assigned, pending) {
+		cur := holders[k]
+		if j, ok := slices.BinarySearch(cur, id); ok {
+			if len(cur) == 1 {
+				delete(holders, k)
+			} else {
+				holders[k] = slices.Delete(slices.Clone(cur), j, j+1)
 			}
 		}
 	}
 }
 
-func addHolder(holders map[topicPartition][]string, id string, sets ...[]TopicPartitions) {
-	for _, a := range sets {
-		for _, tp := range a {
-			for _, p := range tp.Partitions {
-				k := topicPartition{tp.Topic, p}
-				cur := holders[k]
-				if j, ok := slices.BinarySearch(cur, id); !ok {
-					holders[k] = slices.Insert(slices.Clone(cur), j, id)
-				}
-			}
+// addHolder puts member id on the holder lists of its standby or warm-up
+// tasks (assigned and pending revocation), keeping each list sorted.
+func addHolder(holders map[topicPartition][]string, id string, assigned, pending []TopicPartitions) {
+	for k := range heldPartitions(assigned, pending) {
+		cur := holders[k]
+		if j, ok := slices.BinarySearch(cur, id); !ok {
+			holders[k] = slices.Insert(slices.Clone(cur), j, id)
 		}
 	}
 }

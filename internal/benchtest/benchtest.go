@@ -251,26 +251,7 @@ const RebalanceSize = 8
 //     changes nothing (the last round is 9 steady heartbeats): the whole
 //     rebalance, revocations included. One fresh group per op.
 func RunConsumer(b *testing.B, newBackend func(b *testing.B) Backend) {
-	b.Run("steady", func(b *testing.B) {
-		be := newBackend(b)
-		var reqs []shard.ConsumerGroupHeartbeatRequest
-		for _, g := range StableGroups(b, be, shard.Consumer, "steady-group", 1000, 3) {
-			for _, m := range g {
-				reqs = append(reqs, shard.ConsumerGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch})
-			}
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			be.Advance()
-			req := reqs[i%len(reqs)]
-			resp, err := be.ConsumerHeartbeat(req)
-			if err != nil || resp.MemberEpoch != req.MemberEpoch {
-				b.Fatalf("steady heartbeat of %s/%s: %+v, %v", req.GroupID, req.MemberID, resp, err)
-			}
-		}
-	})
-
+	runSteady(b, newBackend, consumerBeats)
 	b.Run("rebalance-revoke", func(b *testing.B) {
 		be := newBackend(b)
 		groups := StableGroups(b, be, shard.Consumer, "revoke-group", b.N, 3)
@@ -297,38 +278,8 @@ func RunConsumer(b *testing.B, newBackend func(b *testing.B) Backend) {
 		}
 	})
 
-	b.Run("join", func(b *testing.B) {
-		be := newBackend(b)
-		groups := StableGroups(b, be, shard.Consumer, "join-group", b.N, 3)
-		reqs := make([]shard.ConsumerGroupHeartbeatRequest, b.N)
-		for i := range reqs {
-			reqs[i] = ConsumerJoin(groups[i][0].Group, memberID(i, 3))
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			be.Advance()
-			if _, err := be.ConsumerHeartbeat(reqs[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	b.Run("leave", func(b *testing.B) {
-		be := newBackend(b)
-		groups := StableGroups(b, be, shard.Consumer, "leave-group", b.N, 3)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			be.Advance()
-			m := groups[i][0]
-			resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: -1})
-			if err != nil || resp.MemberEpoch != -1 {
-				b.Fatalf("leave of %s/%s: %+v, %v", m.Group, m.ID, resp, err)
-			}
-		}
-	})
-
+	runJoin(b, newBackend, consumerBeats)
+	runLeave(b, newBackend, consumerBeats)
 	b.Run(fmt.Sprintf("rebalance-%d", RebalanceSize), func(b *testing.B) {
 		runRebalance(b, newBackend(b), shard.Consumer, ConsumerBeat)
 	})
@@ -341,60 +292,102 @@ func RunConsumer(b *testing.B, newBackend func(b *testing.B) Backend) {
 // (group.streams.initial.rebalance.delay.ms 0), so that the groups settle
 // without a timer.
 func RunStreams(b *testing.B, newBackend func(b *testing.B) Backend) {
+	runSteady(b, newBackend, streamsBeats)
+	runJoin(b, newBackend, streamsBeats)
+	runLeave(b, newBackend, streamsBeats)
+	b.Run(fmt.Sprintf("rebalance-%d", RebalanceSize), func(b *testing.B) {
+		runRebalance(b, newBackend(b), shard.Streams, StreamsBeat)
+	})
+}
+
+// beats is what the cases both group types share need of one: its
+// request and response types, how to send one and read the epoch it
+// answers, and the name word of its groups ("group", "app").
+type beats[Req, Resp any] struct {
+	typ   shard.GroupType
+	noun  string
+	send  func(Backend, Req) (Resp, error)
+	epoch func(Resp) int32
+	// at is m's heartbeat at epoch with nothing else to say (-1: a leave).
+	at   func(m *Member, epoch int32) Req
+	join func(group, id string) Req
+}
+
+var consumerBeats = beats[shard.ConsumerGroupHeartbeatRequest, shard.ConsumerGroupHeartbeatResponse]{
+	typ: shard.Consumer, noun: "group", send: Backend.ConsumerHeartbeat, join: ConsumerJoin,
+	epoch: func(r shard.ConsumerGroupHeartbeatResponse) int32 { return r.MemberEpoch },
+	at: func(m *Member, epoch int32) shard.ConsumerGroupHeartbeatRequest {
+		return shard.ConsumerGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch}
+	},
+}
+
+var streamsBeats = beats[shard.StreamsGroupHeartbeatRequest, shard.StreamsGroupHeartbeatResponse]{
+	typ: shard.Streams, noun: "app", send: Backend.StreamsHeartbeat, join: StreamsJoin,
+	epoch: func(r shard.StreamsGroupHeartbeatResponse) int32 { return r.MemberEpoch },
+	at: func(m *Member, epoch int32) shard.StreamsGroupHeartbeatRequest {
+		return shard.StreamsGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch, Version: 1}
+	},
+}
+
+// runSteady is the steady case of either group type.
+func runSteady[Req, Resp any](b *testing.B, newBackend func(b *testing.B) Backend, k beats[Req, Resp]) {
 	b.Run("steady", func(b *testing.B) {
 		be := newBackend(b)
-		var reqs []shard.StreamsGroupHeartbeatRequest
-		for _, g := range StableGroups(b, be, shard.Streams, "steady-app", 1000, 3) {
+		var members []*Member
+		var reqs []Req
+		for _, g := range StableGroups(b, be, k.typ, "steady-"+k.noun, 1000, 3) {
 			for _, m := range g {
-				reqs = append(reqs, shard.StreamsGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, Version: 1})
+				members, reqs = append(members, m), append(reqs, k.at(m, m.Epoch))
 			}
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
 			be.Advance()
-			req := reqs[i%len(reqs)]
-			resp, err := be.StreamsHeartbeat(req)
-			if err != nil || resp.MemberEpoch != req.MemberEpoch {
-				b.Fatalf("steady heartbeat of %s/%s: %+v, %v", req.GroupID, req.MemberID, resp, err)
+			m := members[i%len(members)]
+			resp, err := k.send(be, reqs[i%len(reqs)])
+			if err != nil || k.epoch(resp) != m.Epoch {
+				b.Fatalf("steady heartbeat of %s/%s: %+v, %v", m.Group, m.ID, resp, err)
 			}
 		}
 	})
+}
 
+// runJoin is the join case of either group type.
+func runJoin[Req, Resp any](b *testing.B, newBackend func(b *testing.B) Backend, k beats[Req, Resp]) {
 	b.Run("join", func(b *testing.B) {
 		be := newBackend(b)
-		groups := StableGroups(b, be, shard.Streams, "join-app", b.N, 3)
-		reqs := make([]shard.StreamsGroupHeartbeatRequest, b.N)
+		groups := StableGroups(b, be, k.typ, "join-"+k.noun, b.N, 3)
+		reqs := make([]Req, b.N)
 		for i := range reqs {
-			reqs[i] = StreamsJoin(groups[i][0].Group, memberID(i, 3))
+			reqs[i] = k.join(groups[i][0].Group, memberID(i, 3))
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
 			be.Advance()
-			if _, err := be.StreamsHeartbeat(reqs[i]); err != nil {
+			if _, err := k.send(be, reqs[i]); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
 
+// runLeave is the leave case of either group type.
+func runLeave[Req, Resp any](b *testing.B, newBackend func(b *testing.B) Backend, k beats[Req, Resp]) {
 	b.Run("leave", func(b *testing.B) {
 		be := newBackend(b)
-		groups := StableGroups(b, be, shard.Streams, "leave-app", b.N, 3)
+		groups := StableGroups(b, be, k.typ, "leave-"+k.noun, b.N, 3)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
 			be.Advance()
 			m := groups[i][0]
-			resp, err := be.StreamsHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: -1, Version: 1})
-			if err != nil || resp.MemberEpoch != -1 {
+			resp, err := k.send(be, k.at(m, -1))
+			if err != nil || k.epoch(resp) != -1 {
 				b.Fatalf("leave of %s/%s: %+v, %v", m.Group, m.ID, resp, err)
 			}
 		}
-	})
-
-	b.Run(fmt.Sprintf("rebalance-%d", RebalanceSize), func(b *testing.B) {
-		runRebalance(b, newBackend(b), shard.Streams, StreamsBeat)
 	})
 }
 
