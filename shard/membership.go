@@ -413,10 +413,16 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	}
 	if changed {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
+		// Kafka's hasStreamsMemberMetadataChanged: any change to a streams
+		// member's metadata (rack, client, process, rebalance timeout,
+		// topology epoch) bumps the group epoch; consumer and share groups
+		// bump only for their subscriptions.
+		bump = bump || h.typ == Streams
 	}
 	v.records = append(v.records, regexRecords...)
-	// A change in the partition counts of what the group reads bumps the
-	// group epoch, so a topic that appears or grows gets assigned.
+	// A change in the partition counts or racks of what the group reads
+	// bumps the group epoch, so a topic that appears, grows or moves racks
+	// gets assigned anew.
 	if hash := v.metadataHash(); hash != v.hash {
 		v.hash, bump = hash, true
 	}
@@ -775,8 +781,9 @@ func (s *Shard) groupMetadataHash(g *group) int64 {
 }
 
 // topicHasher collects the unique topics of a group and hashes them. The
-// hash of the set is the sum of each topic's FNV-1a hash (over its name and
-// partition count), so it needs neither sorting nor, for up to eight
+// hash of the set is the sum of each topic's FNV-1a hash (over its name,
+// partition count and, when the image has them, its partitions' racks:
+// topicMetadataHash), so it needs neither sorting nor, for up to eight
 // topics, any allocation: a steady-state heartbeat computes it for free.
 type topicHasher struct {
 	small [8]string

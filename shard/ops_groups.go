@@ -84,7 +84,7 @@ type ShareGroupHeartbeatRequest struct {
 	MemberID             string
 	MemberEpoch          int32
 	ClientID             string
-	RackID               string // client.rack; "" leaves it unchanged (recorded only)
+	RackID               string // client.rack; "" leaves it unchanged (recorded; no assignor reads it)
 	SubscribedTopicNames []string
 }
 
@@ -157,7 +157,7 @@ type StreamsGroupHeartbeatRequest struct {
 	MemberEpoch        int32
 	ProcessID          string
 	ClientID           string
-	RackID             string // client.rack; "" leaves it unchanged (recorded only)
+	RackID             string // client.rack; "" leaves it unchanged (a change bumps the group epoch)
 	RebalanceTimeoutMs int32
 	Topology           *Topology
 	Version            int16

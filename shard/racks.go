@@ -110,9 +110,11 @@ func (s *Shard) topicMetadataHash(topic string) uint64 {
 }
 
 // updateRack is Kafka's maybeUpdateRackId: a rack sent replaces the
-// member's, and the caller writes the member record; the group epoch is not
-// bumped (hasMemberSubscriptionChanged counts only subscriptions), so the
-// next assignment reads the new rack. "" (Kafka's null) changes nothing.
+// member's, and the caller writes the member record. A consumer or share
+// group's epoch is not bumped (hasMemberSubscriptionChanged counts only
+// subscriptions), so its next assignment reads the new rack; a streams
+// group's is (hasStreamsMemberMetadataChanged counts every field). ""
+// (Kafka's null) changes nothing.
 func updateRack(m *member, h *heartbeat) bool {
 	if h.rackID == "" || h.rackID == m.rackID {
 		return false

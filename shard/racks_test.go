@@ -116,3 +116,47 @@ func TestHeartbeatRecordsTheMemberRack(t *testing.T) {
 	g, _ := h.s.DescribeGroup("c")
 	assert.Len(t, g.Members, 1)
 }
+
+// A rack change bumps a streams group's epoch (Kafka's
+// hasStreamsMemberMetadataChanged counts every field of the member) and
+// not a consumer or share group's (hasMemberSubscriptionChanged counts only
+// the subscription).
+func TestRackChangeBumpsOnlyTheStreamsGroupEpoch(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"foo": 2})
+	epoch := func(group string) int32 {
+		g, ok := h.s.DescribeGroup(group)
+		require.True(t, ok)
+		return g.Epoch
+	}
+	cres, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "m1",
+		RackID: "a", RebalanceTimeoutMs: 1000, SubscribedTopicNames: []string{"foo"}})
+	c := mustApply(h, cres, err)
+	sres, err := h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m1",
+		RackID: "a", SubscribedTopicNames: []string{"foo"}})
+	sh := mustApply(h, sres, err)
+	topo := &Topology{Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"foo"}}}}
+	tres, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: "t", MemberID: "m1",
+		RackID: "a", ProcessID: "p", RebalanceTimeoutMs: 1000, Version: 1, Topology: topo})
+	st := mustApply(h, tres, err)
+	before := map[string]int32{"c": epoch("c"), "s": epoch("s"), "t": epoch("t")}
+
+	cres, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "m1",
+		MemberEpoch: c.MemberEpoch, RackID: "b"})
+	mustApply(h, cres, err)
+	sres, err = h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m1",
+		MemberEpoch: sh.MemberEpoch, RackID: "b"})
+	mustApply(h, sres, err)
+	active, standby, warmup := ownedTasksBy(h.s, "t", "m1")
+	tres, err = h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: "t", MemberID: "m1",
+		MemberEpoch: st.MemberEpoch, RackID: "b", Version: 1,
+		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup})
+	mustApply(h, tres, err)
+
+	assert.Equal(t, before["c"], epoch("c"), "consumer: record only")
+	assert.Equal(t, before["s"], epoch("s"), "share: record only")
+	assert.Equal(t, before["t"]+1, epoch("t"), "streams: the epoch is bumped")
+	for _, group := range []string{"c", "s", "t"} {
+		g, _ := h.s.DescribeGroup(group)
+		assert.Equal(t, "b", g.Members[0].RackID, group)
+	}
+}

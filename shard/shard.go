@@ -2,6 +2,8 @@ package shard
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/btree"
@@ -130,7 +132,7 @@ type Shard struct {
 
 	counts [numGroupTypes][numGroupStates]int
 
-	topics map[string]int32 // topic metadata image: name → partition count
+	topics map[string]int32 // topic metadata image: name → partition count (racks below)
 	// racks is the image's partition racks (racks.go): per topic, per
 	// partition, the racks of its replicas, sorted; nil for a
 	// topic the image gives no racks. rackHashes is each such topic's
@@ -258,7 +260,9 @@ type PreparedTopicImage struct {
 // image afterwards.
 func PrepareTopicImage(image TopicImage) (*PreparedTopicImage, error) {
 	img := make(map[string]int32, len(image.Partitions))
-	for name, n := range image.Partitions {
+	// Sorted, so that of several faults the same one is always named.
+	for _, name := range slices.Sorted(maps.Keys(image.Partitions)) {
+		n := image.Partitions[name]
 		if err := validateTopicName(name); err != nil {
 			return nil, err
 		}

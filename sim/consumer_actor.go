@@ -36,7 +36,7 @@ func (w *world) consumerAssign(m *simMember, next []shard.TopicPartitions) {
 		added := minusPartitions(next, m.assigned)
 		m.assigned = next
 		w.checkOneOwner(m, added)
-		w.markRackMatched(m, added)
+		w.markRackMatched(m)
 		if m.g.typ == shard.Streams {
 			w.onActiveTaken(m, added)
 			w.checkStandbyApart(m)
