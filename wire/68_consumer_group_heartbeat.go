@@ -9,7 +9,7 @@ import (
 // ConsumerGroupHeartbeat: v0-1 (KIP-848, Kafka 4.x). The request's fields
 // go to the coordinator's ConsumerGroupHeartbeat as they are, the topic
 // regex and the server assignor included (the coordinator answers
-// INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR itself); the
+// INVALID_REGULAR_EXPRESSION itself); the
 // assignment comes back with topic ids. The owned partitions
 // (TopicPartitions, by topic id), the instance id and the rack go through:
 // KIP-848 reconciliation needs the first to advance a member that was asked
@@ -29,7 +29,7 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)
 		return resp, nil
 	}
-	if err := consumerHeartbeatInvalid(req); err != nil {
+	if err := consumerHeartbeatInvalid(req, r.cl.assignors); err != nil {
 		return fail(err)
 	}
 	memberID := req.MemberID

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -20,8 +21,7 @@ import (
 // the wire, where null and empty differ; the coordinator's request types
 // read "" as null. A request that fails one is answered here and never
 // reaches the coordinator, so it changes nothing. The coordinator's own
-// checks (coordsim's bounds on ids and topologies, and UNSUPPORTED_ASSIGNOR,
-// which needs the broker's assignor list) run after these.
+// checks (coordsim's bounds on ids and topologies) run after these.
 
 // Heartbeat epochs with a meaning of their own (Kafka's
 // ConsumerGroupHeartbeatRequest and ShareGroupHeartbeatRequest constants).
@@ -49,11 +49,12 @@ func sentBlank(s *string) bool { return s != nil && blank(*s) }
 func invalidRequest(msg string) error { return kerr.InvalidRequest.WithMessage("%s", msg) }
 
 // consumerHeartbeatInvalid is GroupCoordinatorService.
-// throwIfConsumerGroupHeartbeatRequestIsInvalid without its last check
-// (UNSUPPORTED_ASSIGNOR, which the coordinator runs against its assignors).
-// The member id may be empty only on a v0 join (epoch 0) or a v0 static
-// leave (-2); every other request must carry one.
-func consumerHeartbeatInvalid(req *kmsg.ConsumerGroupHeartbeatRequest) error {
+// throwIfConsumerGroupHeartbeatRequestIsInvalid, its last check against
+// the broker's group.consumer.assignors (an empty ServerAssignor is read as
+// null, as this endpoint always has: kgo sends "" for balancers the server
+// does not offer). The member id may be empty only on a v0 join (epoch 0)
+// or a v0 static leave (-2); every other request must carry one.
+func consumerHeartbeatInvalid(req *kmsg.ConsumerGroupHeartbeatRequest, assignors *assignor.Registry) error {
 	if req.Version >= consumerGeneratedMemberIDRequiredVersion || req.MemberEpoch > 0 || req.MemberEpoch == leaveGroupMemberEpoch {
 		if blank(req.MemberID) {
 			return invalidRequest("MemberId can't be empty.")
@@ -86,6 +87,9 @@ func consumerHeartbeatInvalid(req *kmsg.ConsumerGroupHeartbeatRequest) error {
 		}
 	case req.MemberEpoch < leaveGroupStaticMemberEpoch:
 		return invalidRequest("MemberEpoch is invalid.")
+	}
+	if req.ServerAssignor != nil && *req.ServerAssignor != "" {
+		return assignors.CheckSupported(*req.ServerAssignor)
 	}
 	return nil
 }

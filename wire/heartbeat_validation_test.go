@@ -129,6 +129,14 @@ func TestConsumerHeartbeatRequestValidation(t *testing.T) {
 		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"static leave without instance id", func(r *kmsg.ConsumerGroupHeartbeatRequest) { join(r); r.MemberID, r.MemberEpoch = "m1", -2 }, invalid, "InstanceId can't be null."}},
 		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"epoch below -2", func(r *kmsg.ConsumerGroupHeartbeatRequest) { beat(r); r.MemberEpoch = -3 }, invalid, "MemberEpoch is invalid."}},
 		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"unknown assignor", func(r *kmsg.ConsumerGroupHeartbeatRequest) { beat(r); r.ServerAssignor = ptr("bar") }, kerr.UnsupportedAssignor.Code, "ServerAssignor bar is not supported. Supported assignors: uniform, range."}},
+		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"unknown assignor before coordsim's own bounds", func(r *kmsg.ConsumerGroupHeartbeatRequest) {
+			beat(r)
+			r.Group, r.ServerAssignor = strings.Repeat("g", 1100), ptr("bar")
+		}, kerr.UnsupportedAssignor.Code, "ServerAssignor bar is not supported. Supported assignors: uniform, range."}},
+		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"oversized group id: coordsim's bound", func(r *kmsg.ConsumerGroupHeartbeatRequest) {
+			beat(r)
+			r.Group = strings.Repeat("g", 1100)
+		}, invalid, "GroupId is invalid: INVALID_GROUP_ID: group id is 1100 bytes, more than 1024"}},
 		{hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"bad epoch before unknown assignor", func(r *kmsg.ConsumerGroupHeartbeatRequest) { beat(r); r.MemberEpoch, r.ServerAssignor = -7, ptr("bar") }, invalid, "MemberEpoch is invalid."}},
 		{v0: true, hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"v0 heartbeat without member id", func(r *kmsg.ConsumerGroupHeartbeatRequest) { beat(r); r.MemberID = "" }, invalid, "MemberId can't be empty."}},
 		{v0: true, hbInvalid: hbInvalid[kmsg.ConsumerGroupHeartbeatRequest]{"v0 leave without member id", func(r *kmsg.ConsumerGroupHeartbeatRequest) { beat(r); r.MemberID, r.MemberEpoch = "", -1 }, invalid, "MemberId can't be empty."}},
