@@ -12,7 +12,8 @@
 // deadline <= now, FIFO among equal deadlines); records Kafka's coordinator
 // metrics; and runs the KIP-1331 engine: the per-broker back-off,
 // solicitation, the push, describe statuses, DeleteGroups' plugin interplay
-// and the single-flight cleanup cycle in protocols v1 and v2.
+// and the single-flight cleanup cycle in protocols v1, v2 and v3 (the
+// default).
 //
 // Share groups (KIP-932) get membership, DeleteGroups (EMPTY only) and the
 // group-coordinator half of the share offsets admin: AlterShareGroupOffsets

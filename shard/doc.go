@@ -59,8 +59,8 @@
 // the ordinary steps); and the classic JoinGroup/SyncGroup protocol is not
 // modelled. Racks are (racks.go): a member's RackId is on its record, the
 // topic image carries each partition's replica racks (SetTopicImage, in
-// place of Kafka's broker registrations), the consumer assignors read both,
-// and the racks are part of each topic's metadata hash. Go has no null: an
+// place of Kafka's broker registrations), the range assignor reads both
+// (uniform ignores them, as trunk's does), and the racks are part of each topic's metadata hash. Go has no null: an
 // empty InstanceID or RackID is Kafka's null, and a nil TopicPartitions is
 // Kafka's null except on a join, where it reads as the empty list Kafka
 // requires.

@@ -22,7 +22,11 @@
 // 68_consumer_group_heartbeat.go), holding a thin handler: check the
 // request, call the coordinator (through the live driver) or the data
 // plane, build the response. Handlers hold no group logic: membership,
-// assignment, offsets and their errors are the coordinator's.
+// assignment, offsets and their errors are the coordinator's. The one
+// exception is where Kafka's own broker layer decides: the heartbeats'
+// request checks (GroupCoordinatorService's throwIf...RequestIsInvalid, in
+// heartbeat_validation.go, which read null and empty apart as Go cannot)
+// and a v0 consumer join's generated member id.
 //
 // Connections follow Kafka's SocketServer: one request at a time per
 // connection, answered in order; a frame longer than
