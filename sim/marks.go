@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // source is this package's code, read once to learn the coverage marks it
@@ -18,8 +19,15 @@ var source embed.FS
 var markCall = regexp.MustCompile(`\bmark\("([a-z0-9-]+)"(\s*\+)?|Marks\["([a-z0-9-]+)"\]`)
 
 // MarkNames returns every coverage mark this package can record, sorted;
-// names ending in '-' are prefixes of a family of marks.
-func MarkNames() []string {
+// names ending in '-' are prefixes of a family of marks. The caller may keep
+// and change the slice.
+func MarkNames() []string { return slices.Clone(markNames()) }
+
+// markNames scans the source once: a sweep checks every required mark, and
+// a scan takes tens of milliseconds.
+var markNames = sync.OnceValue(scanMarkNames)
+
+func scanMarkNames() []string {
 	entries, _ := source.ReadDir(".")
 	var out []string
 	for _, e := range entries {
@@ -40,7 +48,7 @@ func MarkNames() []string {
 
 // KnownMark reports whether the simulator can record the mark name.
 func KnownMark(name string) bool {
-	for _, m := range MarkNames() {
+	for _, m := range markNames() {
 		if m == name || strings.HasSuffix(m, "-") && strings.HasPrefix(name, m) {
 			return true
 		}
