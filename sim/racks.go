@@ -12,14 +12,15 @@ import (
 // data replicas live on N racks: each partition of each topic has two
 // replicas on neighbouring racks chosen from the seed, the topic and the
 // partition when N is 3 or more, else one (with two racks, two replicas
-// would put every partition on both, and racks would tell nothing apart). Every consumer, share and streams member names a
-// client.rack chosen from the seed, its group and its member id; one member
-// in eight names none, as a client without client.rack. A share of the
-// consumer groups (workload.range_prob) name the range server assignor,
-// whose rack matching gives a member the partitions with a replica on its
-// rack (Kafka's RangeAssignor); uniform ignores racks, as trunk's does.
-// All of these follow from hashes, not draws, so they change nothing else
-// about a run.
+// would put every partition on both, and racks would tell nothing apart).
+// Every consumer, share and streams member names a client.rack chosen from
+// the seed, its group and its host (member id, static instance or stream
+// process); one member in eight names none, as a client without
+// client.rack. A share of the consumer groups (workload.range_prob) name
+// the range server assignor, whose rack matching gives a member the
+// partitions with a replica on its rack (Kafka's RangeAssignor); uniform
+// ignores racks, as trunk's does. All of these follow from hashes, not
+// draws, so they change no other choice of a run.
 //
 // The admin also moves replicas: on an admin tick, with probability
 // rackMoveProb, one topic's replicas shift to the next racks, as a
