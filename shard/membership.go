@@ -372,6 +372,11 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if h.memberEpoch == 0 {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
+		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
+		// rebalance timeout sets it, join or not (the consumer path does the
+		// same in consumerHeartbeatOn).
+		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
