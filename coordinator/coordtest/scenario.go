@@ -415,7 +415,12 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RackID: str(d, "rack"),
-			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 300_000)), Version: 1}
+			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1}
+		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
+			// Required on a join; a client sends it on joins only (Kafka
+			// Streams' heartbeat state sends -1 otherwise).
+			req.RebalanceTimeoutMs = 300_000
+		}
 		if d.HasArg("subtopologies") {
 			req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 			for _, spec := range list(d, "subtopologies") {
