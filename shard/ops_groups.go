@@ -72,7 +72,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ConsumerGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.heartbeatIntervalMs(Consumer, req.GroupID),
+		HeartbeatIntervalMs: s.answerIntervalMs(Consumer, req.GroupID, req.MemberEpoch),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -111,7 +111,7 @@ func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest)
 	res.Records, res.Timers = out.view.records, out.view.timers
 	res.Response = ShareGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.heartbeatIntervalMs(Share, req.GroupID),
+		HeartbeatIntervalMs: s.answerIntervalMs(Share, req.GroupID, req.MemberEpoch),
 		HasAssignment:       out.sendAssignment, Assignment: out.assignment,
 	}
 	return res, nil
@@ -230,7 +230,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	active, standby, warmup := partitionsToTasks3(out.assignment, out.standby, out.warmup)
 	res.Response = StreamsGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
-		HeartbeatIntervalMs: s.heartbeatIntervalMs(Streams, req.GroupID),
+		HeartbeatIntervalMs: s.answerIntervalMs(Streams, req.GroupID, req.MemberEpoch),
 		HasAssignment:       out.sendAssignment, ActiveTasks: active,
 		StandbyTasks: standby, WarmupTasks: warmup,
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
@@ -344,4 +344,16 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		return s.computeDelayedTargetAssignment(t.GroupID)
 	}
 	return Result[struct{}]{}
+}
+
+// answerIntervalMs is the HeartbeatIntervalMs a heartbeat's answer carries:
+// the group's interval, except on a leave (epoch -1, or -2 for a static
+// member), whose answer Kafka builds with the member id and epoch only
+// (GroupMetadataManager.consumerGroupLeave, consumerGroupStaticMemberGroupLeave,
+// shareGroupLeave, streamsGroupLeave), so 0.
+func (s *Shard) answerIntervalMs(typ GroupType, groupID string, memberEpoch int32) int32 {
+	if memberEpoch < 0 {
+		return 0
+	}
+	return s.heartbeatIntervalMs(typ, groupID)
 }

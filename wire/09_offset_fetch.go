@@ -33,15 +33,15 @@ func handleOffsetFetch(r *request) (kmsg.Response, error) {
 		}
 		rg := offsetFetchGroup(r, g, req.RequireStable, false)
 		resp.ErrorCode = rg.ErrorCode
+		if rg.ErrorCode != 0 && req.Version < 2 {
+			return offsetFetchV1Error(req, rg.ErrorCode), nil
+		}
 		for _, gt := range rg.Topics {
 			t := kmsg.NewOffsetFetchResponseTopic()
 			t.Topic = gt.Topic
 			for _, gp := range gt.Partitions {
 				p := kmsg.NewOffsetFetchResponseTopicPartition()
 				p.Partition, p.Offset, p.LeaderEpoch, p.Metadata, p.ErrorCode = gp.Partition, gp.Offset, gp.LeaderEpoch, gp.Metadata, gp.ErrorCode
-				if rg.ErrorCode != 0 && req.Version < 2 {
-					p.ErrorCode = rg.ErrorCode
-				}
 				t.Partitions = append(t.Partitions, p)
 			}
 			resp.Topics = append(resp.Topics, t)
@@ -115,4 +115,24 @@ func offsetFetchGroup(r *request, g kmsg.OffsetFetchRequestGroup, requireStable,
 		rg.Topics = append(rg.Topics, t)
 	}
 	return rg
+}
+
+// offsetFetchV1Error answers a v1 request that failed as a whole. v1 has no
+// top-level error code, so the error goes on every requested partition with
+// offset -1, leader epoch -1 and metadata "", as Kafka's
+// OffsetFetchResponse.groupError does for versions below 2.
+func offsetFetchV1Error(req *kmsg.OffsetFetchRequest, code int16) *kmsg.OffsetFetchResponse {
+	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+	empty := ""
+	for _, rt := range req.Topics {
+		t := kmsg.NewOffsetFetchResponseTopic()
+		t.Topic = rt.Topic
+		for _, part := range rt.Partitions {
+			p := kmsg.NewOffsetFetchResponseTopicPartition()
+			p.Partition, p.Offset, p.LeaderEpoch, p.Metadata, p.ErrorCode = part, -1, -1, &empty, code
+			t.Partitions = append(t.Partitions, p)
+		}
+		resp.Topics = append(resp.Topics, t)
+	}
+	return resp
 }

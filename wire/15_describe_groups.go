@@ -45,8 +45,10 @@ func handleDescribeGroups(r *request) (kmsg.Response, error) {
 					m := fmt.Sprintf("Group %s not found.", id)
 					msg = &m
 				}
+				// Kafka describes a group it does not find as Dead at every
+				// version; v6 adds the error (GroupMetadataManager.describeGroups).
+				g.State = "Dead"
 				if req.Version < 6 {
-					g.State = "Dead"
 					resp.Groups = append(resp.Groups, g)
 					continue
 				}

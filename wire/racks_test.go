@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/wire"
 )
@@ -22,15 +21,7 @@ import (
 // broker, failing the test on a transport error.
 func coordinatorOf(t *testing.T, ctx context.Context, cl *wire.Cluster, group string) func(kmsg.Request) kmsg.Response {
 	t.Helper()
-	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
-	require.NoError(t, err)
-	coord := newClient(t, cl).Broker(int(node))
-	return func(req kmsg.Request) kmsg.Response {
-		t.Helper()
-		resp, err := coord.Request(ctx, req)
-		require.NoError(t, err)
-		return resp
-	}
+	return coordinatorAt(t, ctx, cl, group)
 }
 
 // TestRackAwareRangeAssignor reproduces Kafka's
