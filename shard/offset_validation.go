@@ -41,7 +41,7 @@ func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, err
 	case Share:
 		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
 	case Classic:
-		return validateSimpleGroupOffsetCommit(g, req)
+		return validateSimpleGroupOffsetCommit(req)
 	}
 	return validateModernOffsetCommit(g, req)
 }
@@ -53,12 +53,12 @@ func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, err
 // empty"), for both commit kinds. Any other generation goes to
 // validateMember, which finds no such member: UNKNOWN_MEMBER_ID (and
 // ILLEGAL_GENERATION is never reached).
-func validateSimpleGroupOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+func validateSimpleGroupOffsetCommit(req commitRequest) (partitionValidator, error) {
 	if req.memberEpoch < 0 {
 		return noPartitionCheck, nil
 	}
-	return nil, kerr.UnknownMemberID.WithMessage("Member %q is not a member of simple group %s (generation %d).",
-		req.memberID, g.id, req.memberEpoch)
+	// Errors.UNKNOWN_MEMBER_ID.exception(): Kafka's default message.
+	return nil, kerr.UnknownMemberID.WithMessage("The coordinator is not aware of this member.")
 }
 
 // validateModernOffsetCommit is ConsumerGroup.validateOffsetCommit and
