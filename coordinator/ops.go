@@ -9,17 +9,32 @@ import (
 
 // routeGroup validates a group id and returns its partition.
 func (c *Coordinator) routeGroup(groupID string) (int32, error) {
+	return c.routeGroupWith(groupID, shard.ValidateGroupID)
+}
+
+// routeGroupOrEmpty is routeGroup for the APIs where "" is a group id
+// (OffsetCommit, OffsetFetch, DescribeGroups, DeleteGroups:
+// shard.ValidateGroupIDOrEmpty). "" hashes to partition 0.
+func (c *Coordinator) routeGroupOrEmpty(groupID string) (int32, error) {
+	return c.routeGroupWith(groupID, shard.ValidateGroupIDOrEmpty)
+}
+
+func (c *Coordinator) routeGroupWith(groupID string, validate func(string) error) (int32, error) {
 	if !c.active {
 		return 0, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active")
 	}
-	if err := shard.ValidateGroupID(groupID); err != nil {
+	if err := validate(groupID); err != nil {
 		return 0, err
 	}
 	return c.PartitionFor(groupID), nil
 }
 
 func routed[R any](c *Coordinator, groupID string, fn func(p int32) *Future[R]) *Future[R] {
-	p, err := c.routeGroup(groupID)
+	return routedWith(c, groupID, c.routeGroup, fn)
+}
+
+func routedWith[R any](c *Coordinator, groupID string, route func(string) (int32, error), fn func(p int32) *Future[R]) *Future[R] {
+	p, err := route(groupID)
 	if err != nil {
 		var zero R
 		return completed(zero, err)
@@ -59,9 +74,9 @@ func (c *Coordinator) ShareGroupHeartbeat(req shard.ShareGroupHeartbeatRequest) 
 	})
 }
 
-// CommitOffsets handles an OffsetCommit.
+// CommitOffsets handles an OffsetCommit; "" is a group id here.
 func (c *Coordinator) CommitOffsets(req shard.OffsetCommitRequest) *Future[shard.OffsetCommitResponse] {
-	return routed(c, req.GroupID, func(p int32) *Future[shard.OffsetCommitResponse] {
+	return routedWith(c, req.GroupID, c.routeGroupOrEmpty, func(p int32) *Future[shard.OffsetCommitResponse] {
 		return write(c, "commit-offset", p, func(s *shard.Shard, now int64) (shard.Result[shard.OffsetCommitResponse], error) {
 			res, err := s.CommitOffsets(now, req)
 			if err == nil && res.Response.Committed > 0 {
@@ -97,9 +112,9 @@ func (c *Coordinator) FetchOffsets(groupID string, topics []shard.TopicPartition
 }
 
 // OffsetFetch handles one group of an OffsetFetch, with the member checks of
-// shard.Shard.OffsetFetch, from committed state.
+// shard.Shard.OffsetFetch, from committed state; "" is a group id here.
 func (c *Coordinator) OffsetFetch(req shard.OffsetFetchRequest) ([]shard.FetchedOffset, error) {
-	p, err := c.routeGroup(req.GroupID)
+	p, err := c.routeGroupOrEmpty(req.GroupID)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +218,15 @@ type DescribedGroup struct {
 	Err         error
 }
 
-// DescribeGroups reads group descriptions from committed state, in request order.
+// DescribeGroups reads group descriptions from committed state, in request
+// order. "" is a group id here, as in Kafka's describeGroups; the typed
+// describes (ConsumerGroupDescribe, ShareGroupDescribe), for which Kafka
+// refuses "" with INVALID_GROUP_ID, check it themselves.
 func (c *Coordinator) DescribeGroups(groupIDs []string) []DescribedGroup {
 	out := make([]DescribedGroup, len(groupIDs))
 	for i, id := range groupIDs {
 		out[i].GroupID = id
-		p, err := c.routeGroup(id)
+		p, err := c.routeGroupOrEmpty(id)
 		if err != nil {
 			out[i].Err = err
 			continue

@@ -27,7 +27,9 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 	byPartition := map[int32][]int{}
 	for i, id := range groupIDs {
 		results[i].GroupID = id
-		if err := shard.ValidateGroupID(id); err != nil {
+		// "" is a group id here (GroupCoordinatorService.deleteGroups
+		// refuses only null).
+		if err := shard.ValidateGroupIDOrEmpty(id); err != nil {
 			results[i].Err = err
 			continue
 		}

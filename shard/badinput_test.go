@@ -70,6 +70,11 @@ func commitReq(group, member string, epoch int32, topics ...OffsetCommitTopic) O
 	return OffsetCommitRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, RetentionTimeMs: -1, Topics: topics}
 }
 
+func withVersion(v int16, req OffsetCommitRequest) OffsetCommitRequest {
+	req.APIVersion = v
+	return req
+}
+
 func partitionAt(p int32, offset int64, metadata string) OffsetCommitPartition {
 	return OffsetCommitPartition{Partition: p, Offset: offset, LeaderEpoch: offsets.NoLeaderEpoch, Metadata: metadata}
 }
@@ -97,7 +102,6 @@ func TestCommitOffsetsBadInput(t *testing.T) {
 		return OffsetCommitTopic{Topic: "foo", Partitions: []OffsetCommitPartition{partitionAt(0, 1, strings.Repeat("x", n))}}
 	}
 	cases := []badCase{
-		{"empty group id", commit(commitReq("", "", -1, ok)), kerr.InvalidGroupID},
 		{"oversized group id", commit(commitReq(longGroupID, "", -1, ok)), kerr.InvalidGroupID},
 		{"invalid UTF-8 group id", commit(commitReq(invalidUTF8, "", -1, ok)), kerr.InvalidGroupID},
 		{"invalid UTF-8 member id", commit(commitReq("consumer-group", invalidUTF8, epoch, ok)), kerr.InvalidRequest},
@@ -106,8 +110,12 @@ func TestCommitOffsetsBadInput(t *testing.T) {
 		{"leader epoch below -1", commit(commitReq("classic-group", "", -1, OffsetCommitTopic{Topic: "foo", Partitions: []OffsetCommitPartition{{Partition: 0, Offset: 1, LeaderEpoch: -2}}})), kerr.InvalidRequest},
 		{"member of a missing group", commit(commitReq("missing-group", "m1", 1, ok)), kerr.GroupIDNotFound},
 		{"generation on a missing group", commit(commitReq("missing-group", "", 1, ok)), kerr.GroupIDNotFound},
-		{"member on a simple classic group", commit(commitReq("classic-group", "m1", -1, ok)), kerr.UnknownMemberID},
-		{"generation on a simple classic group", commit(commitReq("classic-group", "", 3, ok)), kerr.IllegalGeneration},
+		{"member and generation on a simple classic group", commit(commitReq("classic-group", "m1", 3, ok)), kerr.UnknownMemberID},
+		{"generation on a simple classic group", commit(commitReq("classic-group", "", 3, ok)), kerr.UnknownMemberID},
+		{"unsupported version 1", commit(withVersion(1, commitReq("classic-group", "", -1, ok))), kerr.UnsupportedVersion},
+		{"negative version", commit(withVersion(-1, commitReq("classic-group", "", -1, ok))), kerr.UnsupportedVersion},
+		{"v8: member of a consumer group", commit(withVersion(8, commitReq("consumer-group", "m1", epoch, ok))), kerr.UnsupportedVersion},
+		{"v8: generation on a missing group", commit(withVersion(8, commitReq("missing-group", "", 1, ok))), kerr.IllegalGeneration},
 		{"unknown member", commit(commitReq("consumer-group", "nobody", epoch, ok)), kerr.UnknownMemberID},
 		{"empty member id with an epoch", commit(commitReq("consumer-group", "", epoch, ok)), kerr.UnknownMemberID},
 		{"newer member epoch", commit(commitReq("consumer-group", "m1", epoch+1, ok)), kerr.StaleMemberEpoch},
@@ -119,6 +127,7 @@ func TestCommitOffsetsBadInput(t *testing.T) {
 		{"txn: newer member epoch", txn(TxnOffsetCommitRequest{GroupID: "consumer-group", ProducerID: 1, MemberID: "m1", MemberEpoch: epoch + 5, Topics: []OffsetCommitTopic{ok}}), kerr.IllegalGeneration},
 		{"txn: generation on a missing group", txn(TxnOffsetCommitRequest{GroupID: "missing-group", ProducerID: 1, MemberEpoch: 3, Topics: []OffsetCommitTopic{ok}}), kerr.IllegalGeneration},
 		{"txn: unknown member", txn(TxnOffsetCommitRequest{GroupID: "consumer-group", ProducerID: 1, MemberID: "nobody", MemberEpoch: epoch, Topics: []OffsetCommitTopic{ok}}), kerr.UnknownMemberID},
+		{"txn: generation on a simple classic group", txn(TxnOffsetCommitRequest{GroupID: "classic-group", ProducerID: 1, MemberID: "m1", MemberEpoch: 3, Topics: []OffsetCommitTopic{ok}}), kerr.UnknownMemberID},
 		{"txn: epoch -1 with an instance id", txn(TxnOffsetCommitRequest{GroupID: "consumer-group", ProducerID: 1, GroupInstanceID: "i1", MemberEpoch: -1, Topics: []OffsetCommitTopic{ok}}), kerr.UnknownMemberID},
 		{"txn: share group", txn(TxnOffsetCommitRequest{GroupID: "share-group", ProducerID: 1, MemberEpoch: -1, Topics: []OffsetCommitTopic{ok}}), kerr.GroupIDNotFound},
 	}
@@ -185,9 +194,7 @@ func TestOffsetOperationsBadInput(t *testing.T) {
 		{"end txn: oversized group id", endTxn(longGroupID, 5), kerr.InvalidGroupID},
 		{"end txn: invalid UTF-8 group id", endTxn(invalidUTF8, 5), kerr.InvalidGroupID},
 		{"end txn: negative producer id", endTxn("classic-group", -1), kerr.InvalidRequest},
-		{"fetch: empty group id", fetch("", nil, false), kerr.InvalidGroupID},
 		{"fetch: invalid UTF-8 group id", fetch(invalidUTF8, foo0, false), kerr.InvalidGroupID},
-		{"fetch: share group", fetch("share-group", nil, false), kerr.GroupIDNotFound},
 		{"delete offsets: empty group id", deleteOffsets("", foo0), kerr.InvalidGroupID},
 		{"delete offsets: oversized group id", deleteOffsets(longGroupID, foo0), kerr.InvalidGroupID},
 		{"delete offsets: missing group", deleteOffsets("missing-group", foo0), kerr.GroupIDNotFound},
@@ -210,7 +217,7 @@ func TestOffsetOperationsBadInput(t *testing.T) {
 	res, err := h.s.DeleteGroups([]string{"", longGroupID, invalidUTF8, "missing-group", "consumer-group", "share-group", "streams-group"})
 	require.NoError(t, err)
 	assert.Empty(t, res.Records)
-	wants := []*kerr.Error{kerr.InvalidGroupID, kerr.InvalidGroupID, kerr.InvalidGroupID, kerr.GroupIDNotFound, kerr.NonEmptyGroup, kerr.NonEmptyGroup, kerr.NonEmptyGroup}
+	wants := []*kerr.Error{kerr.GroupIDNotFound, kerr.InvalidGroupID, kerr.InvalidGroupID, kerr.GroupIDNotFound, kerr.NonEmptyGroup, kerr.NonEmptyGroup, kerr.NonEmptyGroup}
 	require.Len(t, res.Response, len(wants))
 	for i, want := range wants {
 		assert.ErrorIs(t, res.Response[i].Err, want, "group %q", res.Response[i].GroupID)
@@ -438,11 +445,9 @@ func TestReplayBadInput(t *testing.T) {
 		{name: "typed nil streams metadata", record: (*StreamsGroupMetadata)(nil)},
 		{name: "unknown record type", record: unknownRecord{}},
 		{name: "offset not after the last", record: &ConsumerGroupMetadata{Group: "x", Epoch: 1}, offset: -1},
-		{name: "offset commit: empty group", record: &OffsetCommit{Topic: "foo", Partition: 0}},
 		{name: "offset commit: empty topic", record: &OffsetCommit{Group: "g", Partition: 0}},
 		{name: "offset commit: negative partition", record: &OffsetCommit{Group: "g", Topic: "foo", Partition: -1}},
 		{name: "end txn: empty group", record: &EndTransactionMarker{ProducerID: 5, Commit: true}},
-		{name: "group metadata: empty group", record: &GroupMetadata{}},
 		{name: "group metadata on a consumer group", record: &GroupMetadata{Group: "consumer-group"}},
 		{name: "group metadata tombstone on a share group", record: &GroupMetadata{Group: "share-group", Tombstone: true}},
 		{name: "consumer metadata: empty group", record: &ConsumerGroupMetadata{Epoch: 1}},

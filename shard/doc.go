@@ -48,7 +48,10 @@
 // transactional offsets with Kafka's expiry rules and validation
 // (per-partition answers, KafkaApis' UNKNOWN_TOPIC_OR_PARTITION for a
 // partition the metadata image does not hold, KIP-1251's commit at an older
-// member epoch, the member checks of OffsetFetch), OffsetFetch /
+// member epoch, the OffsetCommit version checks below v9, the simple
+// group's ClassicGroup.validateOffsetCommit rules, offset metadata bounded
+// in Java characters, the member checks of OffsetFetch and its no-error
+// answer for a share group), OffsetFetch /
 // OffsetDelete / DeleteGroups, and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: streams members have no static membership (Kafka's streams
@@ -68,7 +71,11 @@
 // Choices where Kafka's behaviour was unclear or Go needs one: the sweep
 // visits only groups that can change (an expiry index and a deletable-group
 // index), with results identical to Kafka's scan of every group; group ids
-// are limited to GroupIDMaxBytes; a commit with a negative offset or a
+// are limited to GroupIDMaxBytes; Go has no null group id, so "" is Kafka's
+// empty id, a group like any other for OffsetCommit, OffsetFetch,
+// DescribeGroups and DeleteGroups (ValidateGroupIDOrEmpty) and refused
+// elsewhere (ValidateGroupID); OffsetCommitRequest.APIVersion 0 means the
+// newest version, for callers that speak no wire version; a commit with a negative offset or a
 // leader epoch below -1 fails with INVALID_REQUEST (Kafka stores them); the
 // KIP-1251 assignment epochs are derived on replay from the previous
 // assignment instead of read from the record, which gives the same epochs

@@ -762,10 +762,6 @@ func TestGroupIdNotFoundOnCrossTypeAccess(t *testing.T) {
 			_, err := h.s.CommitTransactionalOffsets(testT, TxnOffsetCommitRequest{GroupID: "share-group", ProducerID: 1, MemberEpoch: -1, Topics: commitTopics(t, "foo-0")})
 			return err
 		}, "Group share-group is not a consumer group."},
-		{"offset fetch on share group", func() error {
-			_, err := h.s.FetchOffsets("share-group", nil, false)
-			return err
-		}, "Group share-group is not a consumer group."},
 		{"offset delete on share group", func() error {
 			_, err := h.s.DeleteOffsets("share-group", []TopicPartitions{{Topic: "foo", Partitions: []int32{0}}})
 			return err

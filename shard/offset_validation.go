@@ -24,12 +24,15 @@ func noPartitionCheck(string, int32) error { return nil }
 func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, error) {
 	g := s.lookup(req.groupID)
 	if g == nil {
-		// Kafka creates a simple classic group for a commit without a
-		// member (the records' replay does it here).
+		// Kafka creates a simple classic group for a commit with a negative
+		// epoch, whatever member or instance id it names (the records'
+		// replay does it here).
 		if req.memberEpoch < 0 {
 			return noPartitionCheck, nil
 		}
-		if req.kind == transactionalCommit {
+		// ILLEGAL_GENERATION for TxnOffsetCommit and for OffsetCommit
+		// before v9 ("to preserve the backward compatibility").
+		if req.kind == transactionalCommit || req.beforeVersion9() {
 			return nil, errIllegalGeneration()
 		}
 		return nil, kerr.GroupIDNotFound.WithMessage("Group %s not found.", req.groupID)
@@ -38,16 +41,24 @@ func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, err
 	case Share:
 		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
 	case Classic:
-		// Simple groups have no members: only a memberless commit is valid.
-		if req.memberID != "" {
-			return nil, kerr.UnknownMemberID.WithMessage("member %s is not in simple group %s", req.memberID, g.id)
-		}
-		if req.memberEpoch >= 0 {
-			return nil, kerr.IllegalGeneration.WithMessage("generation %d for simple group %s", req.memberEpoch, g.id)
-		}
-		return noPartitionCheck, nil
+		return validateSimpleGroupOffsetCommit(req)
 	}
 	return validateModernOffsetCommit(g, req)
+}
+
+// validateSimpleGroupOffsetCommit is ClassicGroup.validateOffsetCommit for
+// the classic groups coordsim has: simple groups, EMPTY and without
+// members. A negative generation is accepted whatever member and instance
+// ids come with it ("the request can commit offsets if the group is
+// empty"), for both commit kinds. Any other generation goes to
+// validateMember, which finds no such member: UNKNOWN_MEMBER_ID (and
+// ILLEGAL_GENERATION is never reached).
+func validateSimpleGroupOffsetCommit(req commitRequest) (partitionValidator, error) {
+	if req.memberEpoch < 0 {
+		return noPartitionCheck, nil
+	}
+	// Errors.UNKNOWN_MEMBER_ID.exception(): Kafka's default message.
+	return nil, kerr.UnknownMemberID.WithMessage("The coordinator is not aware of this member.")
 }
 
 // validateModernOffsetCommit is ConsumerGroup.validateOffsetCommit and
@@ -66,6 +77,17 @@ func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator
 	m := g.members[req.memberID]
 	if m == nil {
 		return nil, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", req.memberID, g.id)
+	}
+	// A KIP-848 or KIP-1071 member must commit with OffsetCommit v9 or
+	// later; the check comes after the member lookup and before the epoch.
+	// (coordsim has no classic-protocol members in consumer groups, which
+	// Kafka exempts.)
+	if req.beforeVersion9() {
+		protocol := "modern"
+		if g.typ == Streams {
+			protocol = "streams"
+		}
+		return nil, kerr.UnsupportedVersion.WithMessage("OffsetCommit version 9 or above must be used by members using the %s group protocol", protocol)
 	}
 	switch {
 	case req.memberEpoch == m.memberEpoch:

@@ -35,13 +35,40 @@ const DefaultRetentionTimeMs int64 = -1
 // broker default; any other value writes the legacy expire timestamp
 // now+RetentionTimeMs, which wins over offsets.retention.minutes (0 expires
 // at the next sweep), as OffsetMetadataManager.expireTimestampMs does.
+//
+// APIVersion is the OffsetCommit request's version, which Kafka's checks
+// read (the RequestContext's): below 9, a commit to a group that does not
+// exist with an epoch >= 0 is ILLEGAL_GENERATION instead of
+// GROUP_ID_NOT_FOUND, and a member of a consumer or streams group is
+// UNSUPPORTED_VERSION. 0, the zero value, means "the latest": Go callers and
+// the simulator, which speak no wire version, get v9+ behaviour as before.
+// Kafka 4 serves OffsetCommit v2 and later (KIP-896 removed v0-1), so 1 and
+// negative versions are refused with UNSUPPORTED_VERSION.
 type OffsetCommitRequest struct {
 	GroupID         string
 	MemberID        string
 	GroupInstanceID string
 	MemberEpoch     int32
 	RetentionTimeMs int64
+	APIVersion      int16
 	Topics          []OffsetCommitTopic
+}
+
+// OffsetCommitLatestVersion is OffsetCommitRequest.APIVersion's zero value:
+// no wire version, the newest rules.
+const OffsetCommitLatestVersion int16 = 0
+
+// offsetCommitModernMinVersion is the first OffsetCommit version a KIP-848
+// or KIP-1071 member may commit with, and the first that answers
+// GROUP_ID_NOT_FOUND for a group that does not exist.
+const offsetCommitModernMinVersion int16 = 9
+
+// validateOffsetCommitVersion refuses versions Kafka 4 does not serve.
+func validateOffsetCommitVersion(v int16) error {
+	if v < 0 || v == 1 {
+		return kerr.UnsupportedVersion.WithMessage("OffsetCommit version %d is not supported (2 and later, or 0 for the latest)", v)
+	}
+	return nil
 }
 
 // PartitionResult is one partition's outcome in a per-partition response
@@ -99,7 +126,14 @@ type commitRequest struct {
 	memberID    string
 	instanceID  string
 	memberEpoch int32
+	apiVersion  int16 // OffsetCommit's; 0 (latest) for TxnOffsetCommit
 	topics      []OffsetCommitTopic
+}
+
+// beforeVersion9 reports whether a regular commit came with an OffsetCommit
+// version below 9, where Kafka answers with the pre-KIP-848 errors.
+func (r commitRequest) beforeVersion9() bool {
+	return r.kind == regularCommit && r.apiVersion != OffsetCommitLatestVersion && r.apiVersion < offsetCommitModernMinVersion
 }
 
 // CommitOffsets is Kafka's OffsetCommit: KafkaApis' topic check, then
@@ -118,9 +152,12 @@ type commitRequest struct {
 // Not Kafka: a negative offset or a leader epoch below -1 fails the whole
 // request with INVALID_REQUEST (Kafka stores them as given).
 func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[OffsetCommitResponse], error) {
+	if err := validateOffsetCommitVersion(req.APIVersion); err != nil {
+		return Result[OffsetCommitResponse]{}, err
+	}
 	return s.commit(nowMs, commitRequest{
 		kind: regularCommit, groupID: req.GroupID, memberID: req.MemberID, instanceID: req.GroupInstanceID,
-		memberEpoch: req.MemberEpoch, topics: req.Topics,
+		memberEpoch: req.MemberEpoch, apiVersion: req.APIVersion, topics: req.Topics,
 	}, expireTimestampMs(req.RetentionTimeMs, nowMs), NoProducerID)
 }
 
@@ -145,7 +182,7 @@ func expireTimestampMs(retentionTimeMs, nowMs int64) int64 {
 // commit runs both commit kinds.
 func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64) (Result[OffsetCommitResponse], error) {
 	var res Result[OffsetCommitResponse]
-	if err := ValidateGroupID(req.groupID); err != nil {
+	if err := req.validateGroupID(); err != nil {
 		return res, err
 	}
 	if err := validateMemberID(req.memberID); err != nil {
@@ -167,9 +204,9 @@ func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64)
 	for _, t := range known {
 		results := out.resultsFor(t.Topic, len(t.Partitions))
 		for _, p := range t.Partitions {
-			if len(p.Metadata) > s.cfg.OffsetMetadataMaxBytes {
+			if n, tooLarge := s.metadataTooLarge(p.Metadata); tooLarge {
 				*results = append(*results, PartitionResult{Partition: p.Partition, Err: kerr.OffsetMetadataTooLarge.WithMessage(
-					"%s-%d: metadata is %d bytes, more than %d", t.Topic, p.Partition, len(p.Metadata), s.cfg.OffsetMetadataMaxBytes)})
+					"%s-%d: metadata is %d characters, more than %d", t.Topic, p.Partition, n, s.cfg.OffsetMetadataMaxBytes)})
 				continue
 			}
 			if err := validate(t.Topic, p.Partition); err != nil {
@@ -258,6 +295,47 @@ func (b *commitBuffers) resultsFor(topic string, n int) *[]PartitionResult {
 	b.topics = append(b.topics, TopicResults{Topic: topic, Partitions: b.partitions[:0:n]})
 	b.partitions = b.partitions[n:]
 	return &b.topics[len(b.topics)-1].Partitions
+}
+
+// validateGroupID checks the group id as GroupCoordinatorService does per
+// API: commitOffsets refuses only null, so "" is a group;
+// commitTransactionalOffsets refuses "" too (isGroupIdNotEmpty).
+func (r commitRequest) validateGroupID() error {
+	if r.kind == transactionalCommit {
+		return ValidateGroupID(r.groupID)
+	}
+	return ValidateGroupIDOrEmpty(r.groupID)
+}
+
+// metadataTooLarge is OffsetMetadataManager.isMetadataInvalid:
+// offset.metadata.max.bytes bounds Java's String.length(), the number of
+// UTF-16 code units, not the UTF-8 bytes. It returns that length when over
+// the bound. A string no longer in bytes than the bound is never over it
+// (every code point takes at least as many UTF-8 bytes as UTF-16 units), so
+// only longer ones are counted.
+func (s *Shard) metadataTooLarge(metadata string) (int, bool) {
+	limit := s.cfg.OffsetMetadataMaxBytes
+	if len(metadata) <= limit {
+		return 0, false
+	}
+	n := javaStringLength(metadata)
+	return n, n > limit
+}
+
+// javaStringLength is String.length() of the Java string s decodes to: one
+// unit per code point up to U+FFFF, two (a surrogate pair) above. An
+// invalid UTF-8 byte decodes as one U+FFFD, as ranging over a Go string
+// does (see coordinator.JavaStringHashCode for where the JDK's decoder can
+// differ on such bytes).
+func javaStringLength(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }
 
 // commitErr maps a validation error to what the request kind answers: a
@@ -450,20 +528,26 @@ func (s *Shard) FetchOffsets(groupID string, topics []TopicPartitions, requireSt
 // consumer or streams group checks the member (Group.validateOffsetFetch):
 // an unknown member is UNKNOWN_MEMBER_ID and an epoch other than the
 // member's is STALE_MEMBER_EPOCH, for the whole request. A group that does
-// not exist answers -1 for every listed partition (nothing for "all"). With
-// RequireStable, a partition with a pending transactional offset is answered
-// UNSTABLE_OFFSET_COMMIT with offset -1.
+// not exist, and a share group (whose validateOffsetFetch throws the
+// GroupIdNotFoundException fetchOffsets catches), answer no error: -1 for
+// every listed partition, nothing for "all". With RequireStable, a listed
+// partition with a pending transactional offset is answered
+// UNSTABLE_OFFSET_COMMIT with offset -1. The group id "" is a group like any
+// other (GroupCoordinatorService.fetchOffsets refuses only null).
 func (s *Shard) OffsetFetch(req OffsetFetchRequest) ([]FetchedOffset, error) {
-	if err := ValidateGroupID(req.GroupID); err != nil {
+	if err := ValidateGroupIDOrEmpty(req.GroupID); err != nil {
 		return nil, err
 	}
 	if err := validateMemberID(req.MemberID); err != nil {
 		return nil, err
 	}
+	notFound := true
 	if g := s.lookup(req.GroupID); g != nil {
-		if err := validateOffsetFetch(g, req.MemberID, req.MemberEpoch); err != nil {
+		err := validateOffsetFetch(g, req.MemberID, req.MemberEpoch)
+		if err != nil && kerr.As(err) != kerr.GroupIDNotFound {
 			return nil, err
 		}
+		notFound = err != nil
 	}
 	unstable := func(k offsets.Key) error {
 		if req.RequireStable && s.offsets.HasPending(k) {
@@ -473,6 +557,9 @@ func (s *Shard) OffsetFetch(req OffsetFetchRequest) ([]FetchedOffset, error) {
 	}
 	var out []FetchedOffset
 	if req.Topics == nil {
+		if notFound {
+			return nil, nil
+		}
 		s.offsets.AscendGroup(req.GroupID, func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
 			f := FetchedOffset{k.Topic, k.Partition, v.Offset, v.LeaderEpoch, v.Metadata, unstable(k)}
 			if f.Err != nil {
@@ -487,7 +574,7 @@ func (s *Shard) OffsetFetch(req OffsetFetchRequest) ([]FetchedOffset, error) {
 		for _, p := range t.Partitions {
 			k := offsets.Key{Group: req.GroupID, Topic: t.Topic, Partition: p}
 			f := FetchedOffset{Topic: t.Topic, Partition: p, Offset: -1, LeaderEpoch: offsets.NoLeaderEpoch, Err: unstable(k)}
-			if v, ok := s.offsets.Get(k); ok && f.Err == nil {
+			if v, ok := s.offsets.Get(k); ok && f.Err == nil && !notFound {
 				f.Offset, f.LeaderEpoch, f.Metadata = v.Offset, v.LeaderEpoch, v.Metadata
 			}
 			out = append(out, f)
@@ -637,7 +724,9 @@ func (s *Shard) holdsUndeletedRow(id string, rowsDeleted map[string]int32) bool 
 }
 
 func (s *Shard) validateDeleteGroup(id string) error {
-	if err := ValidateGroupID(id); err != nil {
+	// GroupCoordinatorService.deleteGroups refuses only a null id: "" is a
+	// group like any other.
+	if err := ValidateGroupIDOrEmpty(id); err != nil {
 		return err
 	}
 	g := s.lookup(id)

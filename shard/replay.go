@@ -158,7 +158,9 @@ func currentEpochs(tombstone bool, epoch, previous int32) (int32, int32) {
 }
 
 func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
-	if r.Group == "" || r.Topic == "" || r.Partition < 0 {
+	// "" is a valid group id for offsets (OffsetCommit's, and the simple
+	// group's tombstone below).
+	if r.Topic == "" || r.Partition < 0 {
 		return replayErr(r, "invalid key %q/%d", r.Topic, r.Partition)
 	}
 	k := offsets.Key{Group: r.Group, Topic: r.Topic, Partition: r.Partition}
@@ -185,9 +187,8 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 }
 
 func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
-	if r.Group == "" {
-		return replayErr(r, "empty group id")
-	}
+	// No check of the group id: a commit can create the simple group "",
+	// whose tombstone comes here.
 	g := s.lookup(r.Group)
 	if g != nil && g.typ != Classic {
 		return replayErr(r, "group is a %s group", g.typ)

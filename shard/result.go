@@ -102,11 +102,23 @@ const GroupIDMaxBytes = 1024
 const MemberIDMaxBytes = 256
 
 // ValidateGroupID returns INVALID_GROUP_ID for an empty, oversized or
-// non-UTF-8 id.
+// non-UTF-8 id: Kafka's isGroupIdNotEmpty, which the heartbeats,
+// TxnOffsetCommit and OffsetDelete apply (GroupCoordinatorService).
 func ValidateGroupID(id string) error {
-	switch {
-	case id == "":
+	if id == "" {
 		return kerr.InvalidGroupID.WithMessage("group id is empty")
+	}
+	return ValidateGroupIDOrEmpty(id)
+}
+
+// ValidateGroupIDOrEmpty is ValidateGroupID for the APIs where "" is a group
+// id like any other: OffsetCommit, OffsetFetch, DescribeGroups and
+// DeleteGroups. GroupCoordinatorService.commitOffsets, fetchOffsets,
+// fetchAllOffsets, describeGroups and deleteGroups refuse only a null id
+// ("For backwards compatibility, we support ... the empty group id"), which
+// Go cannot express; the size and UTF-8 bounds still apply.
+func ValidateGroupIDOrEmpty(id string) error {
+	switch {
 	case len(id) > GroupIDMaxBytes:
 		return kerr.InvalidGroupID.WithMessage("group id is %d bytes, more than %d", len(id), GroupIDMaxBytes)
 	case !utf8.ValidString(id):

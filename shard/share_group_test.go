@@ -136,8 +136,9 @@ func TestConsumerGroupHeartbeatOnShareGroup(t *testing.T) {
 
 // TestOffsetCommitOnShareGroup proves docs/share-groups.md §2.6's last row: a
 // share group has no committed offsets, so OffsetCommit (memberless, or as
-// a share member at its epoch), TxnOffsetCommit, OffsetFetch and
-// OffsetDelete on it are GROUP_ID_NOT_FOUND, "not a consumer group".
+// a share member at its epoch), TxnOffsetCommit and OffsetDelete on it are
+// GROUP_ID_NOT_FOUND, "not a consumer group". (OffsetFetch answers no error:
+// TestFetchOffsetsOfShareGroup.)
 func TestOffsetCommitOnShareGroup(t *testing.T) {
 	const text = "GROUP_ID_NOT_FOUND: Group share-group is not a consumer group."
 	tests := []struct {
@@ -155,10 +156,6 @@ func TestOffsetCommitOnShareGroup(t *testing.T) {
 		{"transactional commit", func(h *harness) (Result[struct{}], error) {
 			res, err := h.s.CommitTransactionalOffsets(h.nowMs, TxnOffsetCommitRequest{GroupID: "share-group", ProducerID: 1, MemberEpoch: -1, Topics: commitTopics(t, "foo-0")})
 			return Result[struct{}]{Records: res.Records, Timers: res.Timers}, err
-		}},
-		{"offset fetch", func(h *harness) (Result[struct{}], error) {
-			_, err := h.s.FetchOffsets("share-group", nil, false)
-			return Result[struct{}]{}, err
 		}},
 		{"offset delete", func(h *harness) (Result[struct{}], error) {
 			res, err := h.s.DeleteOffsets("share-group", []TopicPartitions{{Topic: "foo", Partitions: []int32{0}}})

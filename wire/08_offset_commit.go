@@ -8,7 +8,10 @@ import (
 
 // OffsetCommit: v2-10 (Kafka 4.x). Generation is the member epoch for
 // consumer and streams groups (-1 with no member for a simple commit);
-// RetentionTimeMillis is passed for v2-4. v10 names topics by id: an
+// RetentionTimeMillis is passed for v2-4. The version reaches the
+// coordinator, whose answers differ below v9 (ILLEGAL_GENERATION for a
+// group that does not exist, UNSUPPORTED_VERSION for a KIP-848 or streams
+// member). The group id "" is a group like any other. v10 names topics by id: an
 // unknown id answers UNKNOWN_TOPIC_ID for its partitions and the others are
 // committed. The coordinator answers per partition (UNKNOWN_TOPIC_OR_PARTITION,
 // OFFSET_METADATA_TOO_LARGE); its request error, if any, is every
@@ -21,7 +24,7 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
 	byID := req.Version >= 10
 	creq := shard.OffsetCommitRequest{GroupID: req.Group, MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID),
-		MemberEpoch: req.Generation, RetentionTimeMs: -1}
+		MemberEpoch: req.Generation, RetentionTimeMs: -1, APIVersion: req.Version}
 	if req.Version <= 4 {
 		creq.RetentionTimeMs = req.RetentionTimeMillis
 	}

@@ -123,6 +123,12 @@ func describedAs(described []coordinator.DescribedGroup, err error, i int, want 
 		return shard.GroupDescription{}, err
 	}
 	row := described[i]
+	// The coordinator's describe takes "" as the classic DescribeGroups
+	// does; the typed describes refuse it (GroupCoordinatorService's
+	// isGroupIdNotEmpty).
+	if vErr := shard.ValidateGroupID(row.GroupID); vErr != nil {
+		return shard.GroupDescription{}, vErr
+	}
 	if row.Err == nil && row.Description.Type != want {
 		return shard.GroupDescription{}, kerr.GroupIDNotFound.WithMessage("Group %s is not a %s group.", row.Description.GroupID, want)
 	}

@@ -66,7 +66,7 @@ func RunScenarios(t *testing.T, glob string) {
 //	                                          a subtopology may add /repartition=rp@4+rq (repartition source
 //	                                          topics, @N fixes the count), /sink=rp (repartition sink topics),
 //	                                          /changelog=c1+c2 and /copartition=foo+rp (repeatable)
-//	commit group= [member= epoch=] [retention=MS] offsets=(foo-0@10,foo-1@20#meta) [metadata=text] [async]
+//	commit group= [member= epoch=] [retention=MS] [version=V] offsets=(foo-0@10,foo-1@20#meta) [metadata=text] [async]
 //	                                          #meta: that partition's metadata (metadata=: every partition's)
 //	                                          async: do not wait for the commit; its outcome is printed
 //	                                          by the command during which it completes
@@ -561,7 +561,8 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		var f *coordinator.Future[shard.OffsetCommitResponse]
 		if d.Cmd == "commit" {
 			f = h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-				MemberEpoch: int32(num(d, "epoch", -1)), RetentionTimeMs: num(d, "retention", -1), Topics: topics})
+				MemberEpoch: int32(num(d, "epoch", -1)), RetentionTimeMs: num(d, "retention", -1),
+				APIVersion: int16(num(d, "version", 0)), Topics: topics})
 		} else {
 			f = h.Coordinator.CommitTransactionalOffsets(shard.TxnOffsetCommitRequest{GroupID: str(d, "group"),
 				ProducerID: num(d, "producer", 0), MemberID: str(d, "member"), MemberEpoch: int32(num(d, "epoch", -1)), Topics: topics})
