@@ -13,46 +13,8 @@ import (
 
 // Kafka's group admin request tests (core's DeleteGroupsRequestTest and
 // DescribeGroupsRequestTest) compare whole responses at every version; these
-// tests do the same on one broker, so every group has one coordinator.
-
-// rawSender sends each request at exactly its version to the cluster's
-// one broker (kgo's Broker.Request would pick its own version).
-func rawSender(t *testing.T, cl *wire.Cluster) func(kmsg.Request) kmsg.Response {
-	c := dial(t, cl.Addrs()[0])
-	return func(req kmsg.Request) kmsg.Response {
-		t.Helper()
-		return roundTrip(t, c, req)
-	}
-}
-
-// joinConsumer joins member to a consumer group over the raw protocol and
-// returns its member id.
-func joinConsumer(t *testing.T, send func(kmsg.Request) kmsg.Response, group, topic string) string {
-	t.Helper()
-	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-	req.Version, req.Group, req.MemberID, req.MemberEpoch = 1, group, "member-"+group, 0
-	req.RebalanceTimeoutMillis, req.SubscribedTopicNames, req.Topics = 30000, []string{topic}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
-	resp := send(req).(*kmsg.ConsumerGroupHeartbeatResponse)
-	require.Zero(t, resp.ErrorCode, "join %s", group)
-	return req.MemberID
-}
-
-// commitSimple commits offset 1 of topic-0 for group as an admin does
-// (member "", generation -1), which creates a simple group.
-func commitSimple(t *testing.T, send func(kmsg.Request) kmsg.Response, group, topic string) {
-	t.Helper()
-	req := kmsg.NewPtrOffsetCommitRequest()
-	req.Version, req.Group, req.Generation = 9, group, -1
-	rt := kmsg.NewOffsetCommitRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewOffsetCommitRequestTopicPartition()
-	rp.Partition, rp.Offset = 0, 1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp := send(req).(*kmsg.OffsetCommitResponse)
-	require.Len(t, resp.Topics, 1)
-	require.Zero(t, resp.Topics[0].Partitions[0].ErrorCode, "commit to %s", group)
-}
+// tests do the same over raw connections (rawCoordinators), so each request
+// goes at exactly its version to its group's coordinator.
 
 // TestDeleteGroupsRequest reproduces DeleteGroupsRequestTest: at every
 // version, a group with a member is NON_EMPTY_GROUP, an unknown one
@@ -62,13 +24,14 @@ func commitSimple(t *testing.T, send func(kmsg.Request) kmsg.Response, group, to
 func TestDeleteGroupsRequest(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
+	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 }) // one coordinator for every group of a request
 	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
-	send := rawSender(t, cl)
+	r := newRawCoordinators(t, cl)
+	send := func(req kmsg.Request) kmsg.Response { return r.send("", req) }
 	for v := int16(0); v <= 3; v++ {
 		nonEmpty, empty, unknown := "grp-non-empty-"+string('0'+rune(v)), "grp-empty-"+string('0'+rune(v)), "grp-unknown"
-		joinConsumer(t, send, nonEmpty, "foo")
-		commitSimple(t, send, empty, "foo")
+		r.joinConsumer(nonEmpty, "member", "foo")
+		require.Zero(t, r.commit(9, empty, "", -1, 0, 1, "", [16]byte{}), "an admin commit creates %s", empty)
 		req := kmsg.NewPtrDeleteGroupsRequest()
 		req.Version, req.Groups = v, []string{nonEmpty, unknown, empty, unknown, empty}
 		resp := send(req).(*kmsg.DeleteGroupsResponse)
@@ -100,8 +63,9 @@ func TestDescribeGroupsRequest(t *testing.T) {
 	ctx := testContext(t)
 	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
 	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
-	send := rawSender(t, cl)
-	joinConsumer(t, send, "grp", "foo")
+	r := newRawCoordinators(t, cl)
+	send := func(req kmsg.Request) kmsg.Response { return r.send("", req) }
+	r.joinConsumer("grp", "member", "foo")
 	for v := int16(0); v <= 6; v++ {
 		req := kmsg.NewPtrDescribeGroupsRequest()
 		req.Version, req.Groups = v, []string{"grp-unknown", "grp"}
