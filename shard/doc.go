@@ -49,7 +49,9 @@
 // (per-partition answers, KafkaApis' UNKNOWN_TOPIC_OR_PARTITION for a
 // partition the metadata image does not hold, KIP-1251's commit at an older
 // member epoch, the member checks of OffsetFetch), OffsetFetch /
-// OffsetDelete / DeleteGroups, and the per-shard
+// OffsetDelete / DeleteGroups, the offsets of deleted topics
+// (OnPartitionsDeleted, Kafka's onPartitionsDeleted; the topic image
+// without the topic is what changes assignments), and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: streams members have no static membership (Kafka's streams
 // heartbeat refuses an instance id too), no per-task assignment epochs on
