@@ -10,7 +10,9 @@
 // unloads it (NOT_COORDINATOR after, COORDINATOR_LOAD_IN_PROGRESS while
 // loading); owns the keyed timers (TimerQueue: same key replaces, fire at
 // deadline <= now, FIFO among equal deadlines); records Kafka's coordinator
-// metrics; and runs the KIP-1331 engine: the per-broker back-off,
+// metrics; writes to every hosted shard when topics are deleted
+// (OnPartitionsDeleted, after SetTopicImage without them, as Kafka's
+// metadata publisher calls onPartitionsDeleted); and runs the KIP-1331 engine: the per-broker back-off,
 // solicitation, the push, describe statuses, DeleteGroups' plugin interplay
 // and the single-flight cleanup cycle in protocols v1, v2 and v3 (the
 // default).

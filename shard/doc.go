@@ -51,8 +51,10 @@
 // member epoch, the OffsetCommit version checks below v9, the simple
 // group's ClassicGroup.validateOffsetCommit rules, offset metadata bounded
 // in Java characters, the member checks of OffsetFetch and its no-error
-// answer for a share group), OffsetFetch /
-// OffsetDelete / DeleteGroups, and the per-shard
+// answer for a share group), OffsetFetch / OffsetDelete / DeleteGroups,
+// the offsets of deleted topics (OnPartitionsDeleted, Kafka's
+// onPartitionsDeleted; the topic image without the topic is what changes
+// assignments), and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
 // on purpose: streams members have no static membership (Kafka's streams
 // heartbeat refuses an instance id too), no per-task assignment epochs on

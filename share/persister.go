@@ -97,6 +97,18 @@ func (p *Persister) Initialize(key Key, stateEpoch int32, startOffset int64) err
 	return nil
 }
 
+// Delete removes key's state, as the share coordinator tombstones the share
+// state of a deleted topic (Kafka's ShareCoordinatorService.onTopicsDeleted):
+// a later Initialize starts afresh, at any state epoch. It reports whether
+// there was a state; an invalid key is INVALID_REQUEST.
+func (p *Persister) Delete(key Key) (bool, error) {
+	if err := key.validate(); err != nil {
+		return false, err
+	}
+	_, ok := p.states.Delete(&persisted{key: key})
+	return ok, nil
+}
+
 // Read is ReadShareGroupState by a (new) partition leader: it returns the
 // stored state and records leaderEpoch, so writes by older leaders are
 // fenced from now on. An uninitialised key is INVALID_REQUEST; a leader

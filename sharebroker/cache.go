@@ -198,9 +198,10 @@ func (b *Broker) completeDLQ(nowMs int64, e *entry, w share.DLQWrite) {
 		}
 	}
 	ok := b.dlqFault == nil || !b.dlqFault(e.key, w)
+	// A DLQ topic deleted since the write was issued (DeleteTopic) fails it.
+	logs := b.topics[e.dlqTopic]
+	ok = ok && len(logs) > 0
 	if ok {
-		logs := b.topics[e.dlqTopic]
-		invariant(len(logs) > 0, "DLQ topic vanished")
 		l := logs[share.DLQPartition(e.key.Partition, int32(len(logs)))]
 		l.append(nowMs, w.LastOffset-w.FirstOffset+1)
 	}

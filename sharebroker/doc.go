@@ -89,7 +89,14 @@
 //   - Admin operations (ListShareGroupOffsets, AlterShareGroupOffsets,
 //     DeleteShareGroupState, DeleteShareGroupOffsets) trust the group coordinator to have checked
 //     that the group is EMPTY (NON_EMPTY_GROUP is its answer, not ours).
+//   - Topic deletion (DeleteTopic) takes the topic's share state along at
+//     once: cached share-partitions, persisted state (share.Persister.Delete)
+//     and the sessions' partitions; a topic re-created under the name starts
+//     from nothing. Kafka gets there in several steps (the brokers drop the
+//     partitions, the group coordinator's maybeCleanupShareGroupState and
+//     the share coordinator remove the state); no request sees them apart
+//     here. A pending dead-letter write to a deleted DLQ topic fails.
 //   - Not modelled: fetch sessions' incremental partition lists (every
 //     ShareFetch names its partitions), MaxWaitMs/MinBytes (a fetch never
-//     waits), record_limit mode, transactions, topic deletion.
+//     waits), record_limit mode, transactions.
 package sharebroker

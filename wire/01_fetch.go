@@ -8,7 +8,9 @@ import (
 
 // Fetch: v4-18 (Kafka 4.x). v7+ keeps KIP-227's incremental fetch
 // sessions (fetch_sessions.go). A fetch that finds fewer than MinBytes
-// waits up to MaxWaitMillis for an append (Kafka's DelayedFetch). v13+
+// waits up to MaxWaitMillis for an append (Kafka's DelayedFetch), unless a
+// partition answers an error, which answers at once (a topic deleted while
+// the fetch waits wakes it). v13+
 // names topics by id. Read committed equals read uncommitted: no
 // transactions here.
 
@@ -55,7 +57,7 @@ func handleFetch(r *request) (kmsg.Response, error) {
 		var size int
 		answers, size = fetchOnce(r, parts, req.MaxBytes, byID)
 		remaining := time.Until(deadline)
-		if size >= int(req.MinBytes) || remaining <= 0 || !r.wait(woken, remaining) {
+		if size >= int(req.MinBytes) || remaining <= 0 || anyFetchError(answers) || !r.wait(woken, remaining) {
 			break
 		}
 	}
@@ -76,6 +78,19 @@ func handleFetch(r *request) (kmsg.Response, error) {
 		resp.Topics[n-1].Partitions = append(resp.Topics[n-1].Partitions, answers[i])
 	}
 	return resp, nil
+}
+
+// anyFetchError reports whether a partition answered an error: Kafka's
+// ReplicaManager.fetchMessages then answers at once (errorReadingData), and
+// a waiting DelayedFetch completes when a partition it reads goes away (a
+// deleted topic).
+func anyFetchError(answers []kmsg.FetchResponseTopicPartition) bool {
+	for i := range answers {
+		if answers[i].ErrorCode != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // requestedParts lists the partitions a request names, in its order.

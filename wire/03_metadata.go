@@ -40,7 +40,7 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 		topics = r.cl.data.all()
 	} else {
 		autoCreate := r.cl.cfg.AutoCreateTopics && (req.Version < 4 || req.AllowAutoTopicCreation)
-		created := false
+		created, locked := false, false
 		var autoCreated int64 // partitions, bounded like one CreateTopics
 		for _, rt := range req.Topics {
 			if rt.Topic == nil {
@@ -71,6 +71,10 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 				// as being created; here the next Metadata creates it.
 				missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.LeaderNotAvailable.Code))
 				continue
+			}
+			if !locked { // no deletion interleaves (lockTopics)
+				locked = true
+				defer r.cl.lockTopics()()
 			}
 			t, exists, err := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
 			if err != nil {

@@ -29,6 +29,7 @@ var apiCreateTopics = api{key: 19, min: 2, max: 7, handle: handleCreateTopics}
 func handleCreateTopics(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+	defer r.cl.lockTopics()() // no deletion interleaves (lockTopics)
 	topics, duplicates := withoutDuplicates(req.Topics)
 	// The duplicated names answer after the others, whichever way the rest
 	// of the request ends (resp is a pointer: the rows reach the caller).

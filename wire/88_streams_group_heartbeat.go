@@ -73,10 +73,14 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 // configs and has one replica, so only the names and partition counts
 // matter. The member's next heartbeat sees them in the metadata image.
 func createInternalTopics(r *request, topics []shard.CreatableTopic) {
-	created := false
+	created, locked := false, false
 	for _, ct := range topics {
 		if _, exists := r.cl.data.lookup(ct.Name); exists || ct.NumPartitions < 1 || ct.NumPartitions > maxTopicPartitions {
 			continue
+		}
+		if !locked { // no deletion interleaves (lockTopics)
+			locked = true
+			defer r.cl.lockTopics()()
 		}
 		if _, raced, err := r.cl.data.createTopic(ct.Name, ct.NumPartitions); err != nil {
 			r.cl.log.Warn("creating a streams internal topic failed", "topic", ct.Name, "err", err)

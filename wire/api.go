@@ -29,6 +29,7 @@ var served = []api{
 	apiListGroups,
 	apiApiVersions,
 	apiCreateTopics,
+	apiDeleteTopics,
 	apiInitProducerID,
 	apiTxnOffsetCommit,
 	apiDescribeConfigs,

@@ -211,6 +211,8 @@ type Cluster struct {
 	// imageMu orders topic-image installs, so a newer image is never
 	// overwritten by an older one.
 	imageMu sync.Mutex
+	// topicsMu serialises topic creation and deletion (lockTopics).
+	topicsMu sync.Mutex
 	// groupConfigs is the cluster's group configs (groupconfig.go).
 	groupConfigs groupConfigStore
 }
@@ -273,7 +275,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	for p := range cl.placement {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
-	cl.data.onCreate, cl.data.onAppend, cl.data.onTrim = sp.createTopic, sp.appended, sp.trimmed
+	cl.data.onCreate, cl.data.onAppend, cl.data.onTrim, cl.data.onDelete = sp.createTopic, sp.appended, sp.trimmed, sp.deleteTopic
 	cl.data.retentionBytes = cfg.RetentionBytes
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
@@ -496,4 +498,15 @@ func (cl *Cluster) broadcastTopics(ctx context.Context) {
 			cl.log.Warn("installing the topic image failed", "broker", b.node, "err", err)
 		}
 	}
+}
+
+// lockTopics serialises topic creation and deletion, held from the data
+// plane's change to the coordinators' last write about it. A deletion's
+// offset tombstones (Coordinator.OnPartitionsDeleted) name topics, not
+// topic ids, so a topic re-created under the name before they are written
+// would lose its new offsets; Kafka's trunk compares the topic id stored
+// with each offset instead (OffsetMetadataManager.onTopicsDeleted).
+func (cl *Cluster) lockTopics() (unlock func()) {
+	cl.topicsMu.Lock()
+	return cl.topicsMu.Unlock
 }

@@ -31,6 +31,9 @@ type dataPlane struct {
 	// fails the create or produce before anything changes.
 	onCreate func(name string, partitions int32) error
 	onAppend func(topic string, partition int32, base int64, records int32) error
+	// onDelete, when set, sees every deleted topic under the data plane's
+	// lock, before it goes; an error fails the deletion.
+	onDelete func(name string) error
 	// onTrim, when set, sees every advance of a partition's log start
 	// under the data plane's lock, after the append that caused it.
 	onTrim func(topic string, partition int32, logStart int64)
@@ -133,6 +136,30 @@ func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists
 	d.topics[name] = t
 	d.byID[t.id] = t
 	return t, false, nil
+}
+
+// deleteTopic drops topic name with its logs (and idempotent producer
+// state); ok is false when it does not exist. Fetches waiting for data are
+// woken: Kafka's DelayedFetch completes once a partition it reads is gone.
+// A topic created later under the name is a new topic, with a new id.
+func (d *dataPlane) deleteTopic(name string) (info topicInfo, ok bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.topics[name]
+	if t == nil {
+		return topicInfo{}, false, nil
+	}
+	if d.onDelete != nil {
+		if err := d.onDelete(name); err != nil {
+			return topicInfo{}, false, err
+		}
+	}
+	delete(d.topics, name)
+	delete(d.byID, t.id)
+	clear(t.partitions) // release the logs to the collector
+	close(d.appended)
+	d.appended = make(chan struct{})
+	return topicInfo{name: t.name, id: t.id, partitions: int32(len(t.partitions))}, true, nil
 }
 
 // topicInfo is an immutable view of a topic's identity and size.

@@ -40,6 +40,13 @@ func FuzzHandleFrame(f *testing.F) {
 	ct.Version = 7
 	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "t", NumPartitions: 2, ReplicationFactor: 1}}
 	seed(ct)
+	dt := kmsg.NewPtrDeleteTopicsRequest()
+	dt.Version = 6
+	dt.Topics = []kmsg.DeleteTopicsRequestTopic{{Topic: kmsg.StringPtr("t")}, {TopicID: [16]byte{1}}, {}, {Topic: kmsg.StringPtr("t")}}
+	seed(dt)
+	dtv1 := kmsg.NewPtrDeleteTopicsRequest()
+	dtv1.Version, dtv1.TopicNames = 1, []string{"t", "u"}
+	seed(dtv1)
 	iac := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	iac.Version = 1
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()

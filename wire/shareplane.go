@@ -66,6 +66,14 @@ func (s *sharePlane) createTopic(name string, partitions int32) error {
 	return err
 }
 
+// deleteTopic mirrors a deleted data topic: every share group's state of it
+// goes (sharebroker.DeleteTopic).
+func (s *sharePlane) deleteTopic(name string) error {
+	var err error
+	s.with(func(b *sharebroker.Broker, _ int64) { err = b.DeleteTopic(name) })
+	return err
+}
+
 // appended mirrors one data-plane batch of records records at base.
 func (s *sharePlane) appended(topic string, partition int32, base int64, records int32) error {
 	var err error

@@ -75,6 +75,7 @@ func RunScenarios(t *testing.T, glob string) {
 //	end-txn group= producer= (commit|abort)
 //	fetch group= [member= epoch=] [partitions=(foo-0,...)] [stable]
 //	delete-offsets group= partitions=(foo-0,...)
+//	partitions-deleted partitions=(foo-0,...)  the metadata publisher's onPartitionsDeleted: tombstones per shard
 //	delete-groups groups=(a,b)
 //	alter-share-offsets group= partitions=(foo-0,...)   AlterShareGroupOffsets: prints the bumped group epoch
 //	delete-share-offsets group= partitions=(foo-0,...)  DeleteShareGroupOffsets: prints the partitions named
@@ -633,6 +634,30 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("deleted %d", r.Deleted) + partitionErrors(r.Topics), nil
+	case "partitions-deleted":
+		// partitions-deleted partitions=(foo-0,foo-1) is the metadata
+		// publisher's onPartitionsDeleted: the tombstones each hosted shard
+		// wrote, one line per shard.
+		tps, err := topicPartitions(list(d, "partitions"))
+		if err != nil {
+			return "", err
+		}
+		rs, err := Await(h, h.Coordinator.OnPartitionsDeleted(tps))
+		if err != nil {
+			return "error: " + err.Error(), nil
+		}
+		var b strings.Builder
+		for _, r := range rs {
+			if r.Err != nil {
+				fmt.Fprintf(&b, "p%d: %s\n", r.Partition, errName(r.Err))
+			} else if r.Value > 0 {
+				fmt.Fprintf(&b, "p%d: tombstones=%d\n", r.Partition, r.Value)
+			}
+		}
+		if b.Len() == 0 {
+			return "no tombstones", nil
+		}
+		return b.String(), nil
 	case "alter-share-offsets", "delete-share-offsets":
 		tps, err := topicPartitions(list(d, "partitions"))
 		if err != nil {
