@@ -12,8 +12,10 @@ import (
 // is the group's preferred server assignor, the one most members name
 // among group.consumer.assignors (ConsumerGroup.computePreferredServerAssignor,
 // as assignor.Registry.Preferred computes it for the shard). Assignments
-// carry topic ids and names. Each member's instance id, rack and topic
-// regex are null when it has none (ConsumerGroupMember.asConsumerGroupDescribeMember).
+// carry topic ids and names. Each member's instance id and rack are null
+// when it has none; its topic regex is "" when it has none, as Kafka's
+// ConsumerGroupMember.Builder defaults subscribedTopicRegex to "" and
+// asConsumerGroupDescribeMember passes it through.
 
 var apiConsumerGroupDescribe = api{key: 69, min: 0, max: 1, handle: handleConsumerGroupDescribe}
 
@@ -40,7 +42,7 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 			gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
 			gm.InstanceID, gm.RackID = nullIfEmpty(m.InstanceID), nullIfEmpty(m.RackID)
-			gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, nullIfEmpty(m.SubscribedTopicRegex)
+			gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, kmsg.StringPtr(m.SubscribedTopicRegex)
 			gm.Assignment = r.assignment(m.Assignment)
 			gm.TargetAssignment = r.assignment(m.TargetAssignment)
 			gm.MemberType = 1 // consumer protocol (KIP-1099)
