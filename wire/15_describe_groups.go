@@ -14,7 +14,9 @@ import (
 // Kafka's message from v6 and state Dead before, as Kafka's
 // GroupMetadataManager.describeGroups answers (its classicGroup lookup
 // throws GroupIdNotFoundException for a non-classic group). coordsim's
-// classic groups are simple groups: Empty, no members, no protocol.
+// classic groups are simple groups: Empty, no members, no protocol. From
+// v3, IncludeAuthorizedOperations fills each row without error with
+// groupAuthorizedOperations.
 
 var apiDescribeGroups = api{key: 15, min: 0, max: 6, handle: handleDescribeGroups}
 
@@ -63,6 +65,12 @@ func handleDescribeGroups(r *request) (kmsg.Response, error) {
 		g.State = stateName(d.State)
 		g.ProtocolType = d.ProtocolType
 		resp.Groups = append(resp.Groups, g)
+	}
+	// From v3, as KafkaApis.handleDescribeGroupsRequest: every row without
+	// error, the Dead row of a group not found below v6 included.
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		g.AuthorizedOperations = authorizedOperations(req.Version >= 3 && req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
 	}
 	return resp, nil
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -15,7 +16,10 @@ import (
 // carry topic ids and names. Each member's instance id and rack are null
 // when it has none; its topic regex is "" when it has none, as Kafka's
 // ConsumerGroupMember.Builder defaults subscribedTopicRegex to "" and
-// asConsumerGroupDescribeMember passes it through.
+// asConsumerGroupDescribeMember passes it through. An empty group id is
+// INVALID_GROUP_ID without a message, answered before the other rows
+// (typedDescribeOrder); IncludeAuthorizedOperations fills each row without
+// error with groupAuthorizedOperations.
 
 var apiConsumerGroupDescribe = api{key: 69, min: 0, max: 1, handle: handleConsumerGroupDescribe}
 
@@ -23,9 +27,15 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ConsumerGroupDescribeRequest)
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
 	described, err := r.describe(req.Groups)
-	for i, id := range req.Groups {
+	for _, i := range typedDescribeOrder(req.Groups, err) {
+		id := req.Groups[i]
 		g := kmsg.NewConsumerGroupDescribeResponseGroup()
 		g.Group = id
+		if emptyGroupIDRow(id, err) {
+			g.ErrorCode = kerr.InvalidGroupID.Code
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
 		d, rowErr := describedAs(described, err, i, shard.Consumer)
 		if rowErr != nil {
 			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
@@ -49,6 +59,10 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 			g.Members = append(g.Members, gm)
 		}
 		resp.Groups = append(resp.Groups, g)
+	}
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
 	}
 	return resp, nil
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -12,6 +13,10 @@ import (
 // (GroupMetadataManager.shareGroupDescribe); the assignor is Kafka's one
 // share assignor, "simple". Assignments carry topic ids and names; a
 // member's rack is null when it has none (ShareGroupMember.asShareGroupDescribeMember).
+// An empty group id is INVALID_GROUP_ID without a message, answered before
+// the other rows (typedDescribeOrder, as GroupCoordinatorService.shareGroupDescribe);
+// IncludeAuthorizedOperations fills each row without error with
+// groupAuthorizedOperations (KafkaApis.handleShareGroupDescribe).
 
 var apiShareGroupDescribe = api{key: 77, min: 1, max: 1, handle: handleShareGroupDescribe}
 
@@ -19,9 +24,15 @@ func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareGroupDescribeRequest)
 	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
 	described, err := r.describe(req.GroupIDs)
-	for i, id := range req.GroupIDs {
+	for _, i := range typedDescribeOrder(req.GroupIDs, err) {
+		id := req.GroupIDs[i]
 		g := kmsg.NewShareGroupDescribeResponseGroup()
 		g.GroupID = id
+		if emptyGroupIDRow(id, err) {
+			g.ErrorCode = kerr.InvalidGroupID.Code
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
 		d, rowErr := describedAs(described, err, i, shard.Share)
 		if rowErr != nil {
 			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
@@ -41,6 +52,10 @@ func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
 			g.Members = append(g.Members, gm)
 		}
 		resp.Groups = append(resp.Groups, g)
+	}
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
 	}
 	return resp, nil
 }

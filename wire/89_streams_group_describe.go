@@ -5,6 +5,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
 )
 
 // StreamsGroupDescribe: v0-1 (KIP-1071; v1 adds KIP-1331's
@@ -12,6 +13,10 @@ import (
 // the status is AVAILABLE, the description read from the topology store).
 // The coordinator decides the status; this only translates. A member's rack
 // is null when it has none (StreamsGroupMember.asStreamsGroupDescribeMember).
+// An empty group id is INVALID_GROUP_ID without a message, answered before
+// the other rows (typedDescribeOrder, as GroupCoordinatorService.streamsGroupDescribe);
+// IncludeAuthorizedOperations fills each row without error with
+// groupAuthorizedOperations (KafkaApis.handleStreamsGroupDescribe).
 
 var apiStreamsGroupDescribe = api{key: 89, min: 0, max: 1, handle: handleStreamsGroupDescribe}
 
@@ -22,9 +27,15 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 	rows, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[[]coordinator.StreamsGroupDescription] {
 		return c.DescribeStreamsGroups(req.Groups, include)
 	})
-	for i, id := range req.Groups {
+	for _, i := range typedDescribeOrder(req.Groups, err) {
+		id := req.Groups[i]
 		g := kmsg.NewStreamsGroupDescribeResponseGroup()
 		g.Group = id
+		if emptyGroupIDRow(id, err) {
+			g.ErrorCode = kerr.InvalidGroupID.Code
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
 		rowErr := err
 		if err == nil {
 			rowErr = rows[i].Err
@@ -67,6 +78,10 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 			g.TopologyDescription = descriptionToWire(rows[i].TopologyDescription)
 		}
 		resp.Groups = append(resp.Groups, g)
+	}
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
 	}
 	return resp, nil
 }

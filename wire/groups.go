@@ -147,6 +147,67 @@ func groupErr(id string, err error) (int16, *string) {
 	return code, msg
 }
 
+// groupAuthorizedOperations is the AuthorizedOperations a describe answers
+// for a group it describes when the request asks for them: KafkaApis sets
+// authHelper.authorizedOperations(request, GROUP resource) on every row
+// without error, and without an authorizer AuthHelper.authorizedOperations
+// grants every operation AclEntry.supportedOperations(GROUP) lists (READ 3,
+// DELETE 6, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11), packed by
+// Utils.to32BitField. coordsim has no authorizer.
+const groupAuthorizedOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11 // 3400
+
+// authorizedOperations is the AuthorizedOperations of a describe row with
+// errorCode, given the row's default (Kafka's -2147483648, "not
+// requested"): groupAuthorizedOperations when the request asks for them and
+// the row has no error, as KafkaApis.handleConsumerGroupDescribe,
+// handleShareGroupDescribe, handleStreamsGroupDescribe and (from v3)
+// handleDescribeGroupsRequest decide; an error row keeps the default.
+func authorizedOperations(include bool, errorCode int16, def int32) int32 {
+	if include && errorCode == 0 {
+		return groupAuthorizedOperations
+	}
+	return def
+}
+
+// typedDescribeOrder is the order of a typed describe's rows
+// (ConsumerGroupDescribe, ShareGroupDescribe, StreamsGroupDescribe) over
+// the request's group ids: GroupCoordinatorService.consumerGroupDescribe
+// (shareGroupDescribe and streamsGroupDescribe alike) answers each empty id
+// at once, adding its future before those of the __consumer_offsets
+// partitions it reads, and FutureUtils.combineFutures keeps that order, so
+// the empty ids come first, in request order, then the others. Kafka keeps
+// request order within one partition; across partitions its order is a
+// HashMap's over TopicPartition, which coordsim does not reproduce: the
+// others keep request order. A describe that failed as a whole (err, the
+// driver stopped) answers every id in request order, as Kafka's inactive
+// coordinator answers getErrorDescribedGroupList(groupIds).
+func typedDescribeOrder(ids []string, err error) []int {
+	order := make([]int, 0, len(ids))
+	for i, id := range ids {
+		if id == "" || err != nil {
+			order = append(order, i)
+		}
+	}
+	if err != nil {
+		return order
+	}
+	for i, id := range ids {
+		if id != "" {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// emptyGroupIDRow reports whether row id of a typed describe is Kafka's
+// empty-id row: INVALID_GROUP_ID with no message
+// (GroupCoordinatorService.consumerGroupDescribe's isGroupIdNotEmpty
+// branch sets only the group id and the code). err is the describe's own
+// error, which takes precedence.
+func emptyGroupIDRow(id string, err error) bool {
+	return id == "" && err == nil
+}
+
 // topicName resolves a topic id to its name for a request that names
 // topics by id; ok is false for an unknown id.
 func (r *request) topicName(id [16]byte) (string, bool) {
