@@ -56,8 +56,17 @@
 // onPartitionsDeleted; the topic image without the topic is what changes
 // assignments), and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
-// on purpose: streams members have no static membership (Kafka's streams
-// heartbeat refuses an instance id too), no per-task assignment epochs on
+// on purpose: streams members have no static membership (the wire checks a
+// streams heartbeat's InstanceId as GroupCoordinatorService does, blank
+// refused and -2 needing one, then drops it, so every member is dynamic and
+// -2 leaves like -1; Kafka 4.1's streamsGroupHeartbeat refused an instance
+// id, "Static members are not supported yet.", but trunk models it as for
+// consumers: GroupMetadataManager.getOrMaybeCreateStaticStreamsGroupMember
+// lets a new member id replace a static member that left with -2, taking
+// its assignment, answers UNRELEASED_INSTANCE_ID while the instance id is
+// held, FENCED_INSTANCE_ID to another member id and UNKNOWN_MEMBER_ID
+// "Instance id X is unknown.", and throwIfStreamsGroupIsFull admits an
+// existing static member), no per-task assignment epochs on
 // the record (they are derived on replay, as for consumers) and no in-place
 // promotion of a standby or warm-up task to active (a newer Kafka
 // development: here the standby is revoked and the active granted through
