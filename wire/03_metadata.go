@@ -1,6 +1,9 @@
 package wire
 
 import (
+	"slices"
+	"strings"
+
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -19,6 +22,9 @@ import (
 // creation it has asked for, and a later Metadata creates them. Each
 // partition has a single replica on its leader (replicasOf). Each broker
 // carries its broker.rack (v1+), null when the brokers have none.
+// __consumer_offsets is always there, internal, never auto-created, its
+// partitions led by their coordinators (internal_topics.go); IsInternal
+// marks Kafka's internal names (Topic.isInternal).
 
 var apiMetadata = api{key: 3, min: 0, max: 13, handle: handleMetadata}
 
@@ -38,11 +44,18 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 	var missing []kmsg.MetadataResponseTopic
 	if req.Topics == nil {
 		topics = r.cl.data.all()
+		// The offsets topic among them, in name order.
+		at, _ := slices.BinarySearchFunc(topics, offsetsTopicName, func(t topicInfo, name string) int { return strings.Compare(t.name, name) })
+		topics = slices.Insert(topics, at, r.cl.offsetsTopic())
 	} else {
 		autoCreate := r.cl.cfg.AutoCreateTopics && (req.Version < 4 || req.AllowAutoTopicCreation)
 		created, locked := false, false
 		var autoCreated int64 // partitions, bounded like one CreateTopics
 		for _, rt := range req.Topics {
+			if rt.Topic == nil && rt.TopicID == r.cl.offsetsTopicID || rt.Topic != nil && *rt.Topic == offsetsTopicName {
+				topics = append(topics, r.cl.offsetsTopic()) // never auto-created: it exists
+				continue
+			}
 			if rt.Topic == nil {
 				t, code := r.cl.resolveTopic("", rt.TopicID, true)
 				if code != 0 {
@@ -94,9 +107,13 @@ func handleMetadata(r *request) (kmsg.Response, error) {
 		}
 	}
 	for _, t := range topics {
+		if t.name == offsetsTopicName {
+			resp.Topics = append(resp.Topics, r.cl.offsetsTopicMetadata())
+			continue
+		}
 		mt := kmsg.NewMetadataResponseTopic()
 		name := t.name
-		mt.Topic, mt.TopicID = &name, t.id
+		mt.Topic, mt.TopicID, mt.IsInternal = &name, t.id, isInternalTopic(name)
 		for p := range t.partitions {
 			mp := kmsg.NewMetadataResponseTopicPartition()
 			mp.Partition, mp.Leader, mp.LeaderEpoch = p, r.cl.leaderOf(p), 0
