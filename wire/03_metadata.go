@@ -180,7 +180,16 @@ func (r *request) metadataByName(req *kmsg.MetadataRequest) (topics []topicInfo,
 		case topicname.KafkaMessage(name) != "":
 			missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.InvalidTopicException.Code))
 			continue
-		case !autoCreate, r.cl.collidingTopic(name) != "":
+		case !autoCreate:
+			missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownTopicOrPartition.Code))
+			continue
+		}
+		if !locked { // no creation or deletion interleaves from here (lockTopics)
+			locked = true
+			defer r.cl.lockTopics()()
+		}
+		switch {
+		case r.cl.collidingTopic(name) != "":
 			missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownTopicOrPartition.Code))
 			continue
 		case autoCreated+int64(r.cl.cfg.NumPartitions) > maxPartitionsPerRequest:
@@ -189,10 +198,6 @@ func (r *request) metadataByName(req *kmsg.MetadataRequest) (topics []topicInfo,
 			// as being created; here the next Metadata creates it.
 			missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.LeaderNotAvailable.Code))
 			continue
-		}
-		if !locked { // no deletion interleaves (lockTopics)
-			locked = true
-			defer r.cl.lockTopics()()
 		}
 		t, exists, err := r.cl.data.createTopic(name, r.cl.cfg.NumPartitions)
 		if err != nil {
