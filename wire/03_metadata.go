@@ -189,7 +189,7 @@ func (r *request) metadataByName(req *kmsg.MetadataRequest) (topics []topicInfo,
 			defer r.cl.lockTopics()()
 		}
 		switch {
-		case r.cl.collidingTopic(name) != "":
+		case r.cl.collidingTopic(name) != "", name == clusterMetadataTopicName:
 			missing = append(missing, metadataError(rt.Topic, [16]byte{}, fkerr.UnknownTopicOrPartition.Code))
 			continue
 		case autoCreated+int64(r.cl.cfg.NumPartitions) > maxPartitionsPerRequest:

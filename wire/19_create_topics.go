@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -94,7 +95,9 @@ func (r *request) createTopic(rt kmsg.CreateTopicsRequestTopic, validateOnly boo
 // INVALID_CONFIG, INVALID_REPLICATION_FACTOR and INVALID_PARTITIONS in the
 // order and with the messages of Kafka's ReplicationControlManager.createTopics
 // (createTopic below). __consumer_offsets exists (the coordinators' log):
-// TOPIC_ALREADY_EXISTS.
+// TOPIC_ALREADY_EXISTS; __cluster_metadata (KRaft's metadata log) is
+// TOPIC_AUTHORIZATION_FAILED "Authorization failed.", after the others, as
+// ControllerApis.createTopics answers it.
 // A request asking for more than 10000 partitions in total is refused whole
 // with POLICY_VIOLATION, as Kafka's controller refuses it. A name given
 // more than once is left out of the request and answered once, after the
@@ -110,14 +113,27 @@ func handleCreateTopics(r *request) (kmsg.Response, error) {
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
 	defer r.cl.lockTopics()() // no deletion interleaves (lockTopics)
 	topics, duplicates := withoutDuplicates(req.Topics)
+	// Kafka's controller never creates its own metadata log as a topic:
+	// ControllerApis.createTopics leaves the name out and, as it is then
+	// not among the authorized names, answers it as unauthorized.
+	metadataLog := slices.ContainsFunc(topics, func(rt kmsg.CreateTopicsRequestTopic) bool { return rt.Topic == clusterMetadataTopicName })
+	topics = slices.DeleteFunc(topics, func(rt kmsg.CreateTopicsRequestTopic) bool { return rt.Topic == clusterMetadataTopicName })
 	// The duplicated names answer after the others, whichever way the rest
-	// of the request ends (resp is a pointer: the rows reach the caller).
+	// of the request ends (resp is a pointer: the rows reach the caller),
+	// then the metadata log's name.
 	defer func() {
 		for _, name := range duplicates {
 			st := kmsg.NewCreateTopicsResponseTopic()
 			msg := "Duplicate topic name."
 			st.Topic, st.NumPartitions, st.ReplicationFactor = name, -1, -1
 			st.ErrorCode, st.ErrorMessage = fkerr.InvalidRequest.Code, &msg
+			resp.Topics = append(resp.Topics, st)
+		}
+		if metadataLog {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			msg := "Authorization failed."
+			st.Topic, st.NumPartitions, st.ReplicationFactor = clusterMetadataTopicName, -1, -1
+			st.ErrorCode, st.ErrorMessage = fkerr.TopicAuthorizationFailed.Code, &msg
 			resp.Topics = append(resp.Topics, st)
 		}
 	}()

@@ -130,10 +130,11 @@ func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists
 
 // createTopicWithConfigs adds a topic with the topic configs set on it
 // (validated by the caller: validateTopicConfigs). The offsets topic's
-// name is refused: it is the coordinators' log, never a data topic.
+// name is refused: it is the coordinators' log, never a data topic; so is
+// KRaft's metadata log's.
 func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, configs map[string]string) (t *topic, exists bool, err error) {
-	if name == offsetsTopicName {
-		return nil, false, errOffsetsTopicIsInternal
+	if name == offsetsTopicName || name == clusterMetadataTopicName {
+		return nil, false, errNotADataTopic
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -35,7 +35,13 @@ import (
 
 const offsetsTopicName = "__consumer_offsets"
 
-var errOffsetsTopicIsInternal = errors.New("wire: __consumer_offsets is the coordinators' internal topic, not a data topic")
+// clusterMetadataTopicName is KRaft's metadata log
+// (Topic.CLUSTER_METADATA_TOPIC_NAME): never a topic. CreateTopics answers
+// it TOPIC_AUTHORIZATION_FAILED and Metadata never auto-creates it, as
+// Kafka's controller refuses the creation the broker asks for.
+const clusterMetadataTopicName = "__cluster_metadata"
+
+var errNotADataTopic = errors.New("wire: __consumer_offsets and __cluster_metadata are never data topics")
 
 // isInternalTopic is Kafka's Topic.isInternal.
 func isInternalTopic(name string) bool {

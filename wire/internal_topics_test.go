@@ -171,3 +171,41 @@ func oneBatch(t *testing.T) []byte {
 	batch.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
 	return batch.AppendTo(nil)
 }
+
+// TestCreateTopicsRefusesClusterMetadataTopic proves KRaft's metadata log
+// never becomes a topic, as ControllerApis.createTopics leaves it out: a
+// CreateTopics naming it answers TOPIC_AUTHORIZATION_FAILED "Authorization
+// failed." after the other rows (whose topics are created), validate-only
+// or not, and a Metadata with auto-creation answers it
+// UNKNOWN_TOPIC_OR_PARTITION and creates nothing.
+func TestCreateTopicsRefusesClusterMetadataTopic(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	for _, validateOnly := range []bool{true, false} {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version, req.ValidateOnly = 7, validateOnly
+		req.Topics = []kmsg.CreateTopicsRequestTopic{topicWithConfigs("__cluster_metadata", 1), topicWithConfigs("ok", 1)}
+		resp := roundTrip(t, c, req).(*kmsg.CreateTopicsResponse)
+		require.Len(t, resp.Topics, 2)
+		assert.Equal(t, "ok", resp.Topics[0].Topic)
+		assert.Zero(t, resp.Topics[0].ErrorCode)
+		assert.Equal(t, "__cluster_metadata", resp.Topics[1].Topic)
+		assert.Equal(t, fkerr.TopicAuthorizationFailed.Code, resp.Topics[1].ErrorCode)
+		if assert.NotNil(t, resp.Topics[1].ErrorMessage) {
+			assert.Equal(t, "Authorization failed.", *resp.Topics[1].ErrorMessage)
+		}
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version, md.AllowAutoTopicCreation = 12, true
+	md.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("__cluster_metadata")}}
+	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
+	require.Len(t, mresp.Topics, 1)
+	assert.Equal(t, fkerr.UnknownTopicOrPartition.Code, mresp.Topics[0].ErrorCode)
+	md.Topics = nil
+	var names []string
+	for _, mt := range dataTopics(roundTrip(t, c, md).(*kmsg.MetadataResponse)) {
+		names = append(names, *mt.Topic)
+	}
+	assert.Equal(t, []string{"ok"}, names, "only the other topic exists")
+}
