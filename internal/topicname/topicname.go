@@ -1,7 +1,10 @@
 // Package topicname is Kafka's topic-name rule (Topic.validate): 1 to 249
 // of ASCII letters, digits, '.', '_' and '-', and not "." or "..". The
 // packages that create or name topics (sharebroker, connect, the scenario
-// reader) share it; the group coordinator is more lenient, as Kafka's is.
+// reader) share it through Problem; the wire endpoint answers with Kafka's
+// own messages (KafkaMessage) and refuses names that collide
+// (HasCollisionChars, UnifyCollisionChars). The group coordinator is more
+// lenient, as Kafka's is.
 package topicname
 
 import (
