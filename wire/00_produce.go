@@ -9,7 +9,9 @@ import (
 // One record batch per partition, appended at once (no replication, so
 // acks and the timeout change nothing); idempotent producers get Kafka's
 // sequence checks and a retried batch its original offset. v13 names
-// topics by id. acks=0 gets no response, as in Kafka.
+// topics by id. acks=0 gets no response, as in Kafka. Kafka's internal
+// topics (__consumer_offsets) are INVALID_TOPIC_EXCEPTION "Cannot append
+// to internal topic T" (internal_topics.go).
 
 var apiProduce = api{key: 0, min: 3, max: 13, handle: handleProduce}
 
@@ -26,7 +28,12 @@ func handleProduce(r *request) (kmsg.Response, error) {
 			sp.Partition = rp.Partition
 			sp.BaseOffset, sp.LogAppendTime, sp.LogStartOffset = -1, -1, -1
 			pcode := r.cl.partitionCode(r.b, t, code, rp.Partition)
-			if pcode != 0 {
+			if icode, imsg, internal := r.cl.internalAppendRefusal(rt.Topic, rt.TopicID, byID, rp.Partition); internal {
+				sp.ErrorCode = icode
+				if imsg != "" {
+					sp.ErrorMessage = &imsg
+				}
+			} else if pcode != 0 {
 				sp.ErrorCode = pcode
 			} else {
 				res := r.cl.data.produce(t.name, rp.Partition, rp.Records)

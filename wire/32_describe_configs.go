@@ -19,8 +19,9 @@ import (
 //     group id is described, existing or not, as in Kafka.
 //   - TOPIC: the few topic configs the data plane has (cleanup.policy,
 //     retention.bytes, retention.ms, min.insync.replicas,
-//     compression.type, with their true values here); an invalid name is
-//     INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
+//     compression.type, with their true values here) and every key set at
+//     creation, with source TOPIC_CONFIG (topicconfig.go); an invalid name
+//     is INVALID_TOPIC_EXCEPTION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION.
 //   - BROKER: "" is the dynamic cluster defaults (none here); this broker's
 //     id its static configs, the group coordinator's among them; another
 //     id is INVALID_REQUEST "Unexpected broker id, expected N or empty
@@ -67,7 +68,7 @@ type configEntry struct {
 	// group marks a group config, whose own name always heads its
 	// synonyms (ConfigHelper.createGroupConfigEntry: GROUP_CONFIG when
 	// set, else DEFAULT_CONFIG); a topic or broker config's heads them
-	// only when set on the resource.
+	// only when set on the resource (a topic's: TOPIC_CONFIG).
 	group bool
 }
 
@@ -78,7 +79,7 @@ func (e configEntry) wire(withSynonyms bool) kmsg.DescribeConfigsResponseResourc
 	if !withSynonyms {
 		return c
 	}
-	if e.group || e.synonym == "" {
+	if e.group || e.synonym == "" || e.source == kmsg.ConfigSourceDynamicTopicConfig {
 		s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
 		s.Name, s.Value, s.Source = e.name, kmsg.StringPtr(e.value), e.source
 		c.ConfigSynonyms = append(c.ConfigSynonyms, s)
@@ -103,10 +104,11 @@ func (r *request) describeResource(res kmsg.DescribeConfigsRequestResource) ([]c
 		if p := topicname.Problem(res.ResourceName); p != "" {
 			return nil, kerr.InvalidTopicException.WithMessage("Topic name %q is invalid: %s", res.ResourceName, p)
 		}
-		if _, ok := r.cl.data.lookup(res.ResourceName); !ok {
+		set, ok := r.cl.data.configsOf(res.ResourceName)
+		if !ok {
 			return nil, kerr.UnknownTopicOrPartition
 		}
-		return r.cl.topicConfigs(), nil
+		return r.cl.topicConfigs(set), nil
 	case kmsg.ConfigResourceTypeBroker:
 		if res.ResourceName == "" {
 			return nil, nil
@@ -161,25 +163,6 @@ func (cl *Cluster) describeGroupConfig(group string) []configEntry {
 		out = append(out, e)
 	}
 	return out
-}
-
-// topicConfigs are every data topic's configs: the data plane has no
-// per-topic configs, so each is the broker's.
-func (cl *Cluster) topicConfigs() []configEntry {
-	retention := strconv.FormatInt(cl.cfg.RetentionBytes, 10)
-	return []configEntry{
-		{name: "cleanup.policy", value: "delete", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeList,
-			synonym: "log.cleanup.policy", synonymValue: "delete", synonymSource: kmsg.ConfigSourceDefaultConfig},
-		{name: "compression.type", value: "producer", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeString,
-			synonym: "compression.type", synonymValue: "producer", synonymSource: kmsg.ConfigSourceDefaultConfig},
-		{name: "min.insync.replicas", value: "1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeInt,
-			synonym: "min.insync.replicas", synonymValue: "1", synonymSource: kmsg.ConfigSourceDefaultConfig},
-		{name: "retention.bytes", value: retention, source: staticSource(retention, "-1"), typ: kmsg.ConfigTypeLong,
-			synonym: "log.retention.bytes", synonymValue: retention, synonymSource: staticSource(retention, "-1")},
-		// The in-memory log drops records by size only.
-		{name: "retention.ms", value: "-1", source: kmsg.ConfigSourceStaticBrokerConfig, typ: kmsg.ConfigTypeLong,
-			synonym: "log.retention.ms", synonymValue: "-1", synonymSource: kmsg.ConfigSourceStaticBrokerConfig},
-	}
 }
 
 // brokerConfigs are a broker's static configs: its id and the settings

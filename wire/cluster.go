@@ -202,7 +202,10 @@ type Cluster struct {
 	// placement is the node leading each __consumer_offsets partition.
 	placeMu   sync.Mutex
 	placement []int32
-	moveMu    sync.Mutex // one move at a time
+	// offsetsTopicID is __consumer_offsets' topic id, drawn at Start
+	// (internal_topics.go).
+	offsetsTopicID [16]byte
+	moveMu         sync.Mutex // one move at a time
 
 	nextProducerID atomic.Int64
 	// parked counts the requests waiting for records (request.wait).
@@ -269,7 +272,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	cl := &Cluster{share: sp, assignors: assignors,
 		cfg: cfg, log: logger.With("component", "wire"), apis: newAPITable(served),
 		logs: logs, data: newDataPlane(), ctx: cctx, cancel: cancel,
-		placement: make([]int32, cfg.Coordinator.NumPartitions),
+		placement: make([]int32, cfg.Coordinator.NumPartitions), offsetsTopicID: newTopicID(),
 	}
 	closeStore = false // cl.Close closes it from here on
 	for p := range cl.placement {

@@ -3,6 +3,7 @@ package wire
 import (
 	"crypto/rand"
 	"hash/crc32"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -10,6 +11,8 @@ import (
 
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/internal/topicname"
 )
 
 // dataPlane is the brokers' in-memory topics: per partition, the record
@@ -37,8 +40,9 @@ type dataPlane struct {
 	// onTrim, when set, sees every advance of a partition's log start
 	// under the data plane's lock, after the append that caused it.
 	onTrim func(topic string, partition int32, logStart int64)
-	// retentionBytes is log.retention.bytes for every partition; <= 0
-	// keeps everything (Kafka's -1).
+	// retentionBytes is log.retention.bytes for every partition of a
+	// topic without its own retention.bytes; < 0 keeps everything
+	// (Kafka's -1).
 	retentionBytes int64
 }
 
@@ -50,6 +54,13 @@ type topic struct {
 	name       string
 	id         [16]byte
 	partitions []*partitionLog
+	// configs are the topic configs set at creation (topicconfig.go),
+	// values as given; never changed afterwards.
+	configs map[string]string
+	// retentionBytes is the topic's own retention.bytes when
+	// hasRetention, else the data plane's applies.
+	retentionBytes int64
+	hasRetention   bool
 }
 
 type partitionLog struct {
@@ -67,7 +78,7 @@ type partitionLog struct {
 // never the active one: the last batch always stays. It returns whether
 // the log start moved.
 func (pl *partitionLog) trim(limit int64) bool {
-	if limit <= 0 {
+	if limit < 0 { // 0 keeps only the last batch, as Kafka keeps the active segment
 		return false
 	}
 	drop := 0
@@ -108,11 +119,23 @@ type seqRange struct {
 const maxProducerBatches = 5
 
 func newDataPlane() *dataPlane {
-	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{})}
+	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1}
 }
 
-// createTopic adds a topic; exists reports that it was already there.
+// createTopic adds a topic without configs; exists reports that it was
+// already there.
 func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists bool, err error) {
+	return d.createTopicWithConfigs(name, partitions, nil)
+}
+
+// createTopicWithConfigs adds a topic with the topic configs set on it
+// (validated by the caller: validateTopicConfigs). The offsets topic's
+// name is refused: it is the coordinators' log, never a data topic; so is
+// KRaft's metadata log's.
+func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, configs map[string]string) (t *topic, exists bool, err error) {
+	if name == offsetsTopicName || name == clusterMetadataTopicName {
+		return nil, false, errNotADataTopic
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if t := d.topics[name]; t != nil {
@@ -123,7 +146,8 @@ func (d *dataPlane) createTopic(name string, partitions int32) (t *topic, exists
 			return nil, false, err
 		}
 	}
-	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
+	t = &topic{name: name, partitions: make([]*partitionLog, partitions), configs: maps.Clone(configs)}
+	t.retentionBytes, t.hasRetention = retentionOverride(configs)
 	for {
 		_, _ = rand.Read(t.id[:])
 		if _, taken := d.byID[t.id]; !taken && t.id != [16]byte{} {
@@ -181,6 +205,37 @@ func (d *dataPlane) lookup(name string) (topicInfo, bool) {
 		return topicInfo{}, false
 	}
 	return t.info(), true
+}
+
+// configsOf returns the configs set on topic name (nil when none); ok
+// is false when it does not exist.
+func (d *dataPlane) configsOf(name string) (configs map[string]string, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.topics[name]
+	if t == nil {
+		return nil, false
+	}
+	return t.configs, true
+}
+
+// colliding returns an existing topic whose name collides with name
+// (Kafka's Topic.unifyCollisionChars: '.' and '_' are one), the smallest
+// such name; "" when none. Only names with '.' or '_' can collide.
+func (d *dataPlane) colliding(name string) string {
+	if !topicname.HasCollisionChars(name) {
+		return ""
+	}
+	unified := topicname.UnifyCollisionChars(name)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	found := ""
+	for other := range d.topics {
+		if topicname.UnifyCollisionChars(other) == unified && (found == "" || other < found) {
+			found = other
+		}
+	}
+	return found
 }
 
 func (d *dataPlane) lookupID(id [16]byte) (topicInfo, bool) {
@@ -295,7 +350,11 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 			ps.batches = ps.batches[1:]
 		}
 	}
-	if pl.trim(d.retentionBytes) && d.onTrim != nil {
+	limit := d.retentionBytes
+	if t := d.topics[name]; t.hasRetention {
+		limit = t.retentionBytes
+	}
+	if pl.trim(limit) && d.onTrim != nil {
 		d.onTrim(name, p, pl.logStart)
 	}
 	close(d.appended)

@@ -5,9 +5,10 @@
 // A Cluster is a few brokers, each a listener and a coordinator.Coordinator
 // run on the wall clock by a coordinator/live Driver, over one shared set of
 // __consumer_offsets logs (so a partition can move between brokers), with an
-// in-memory data plane (topics, partition logs of record batches bounded
-// by log.retention.bytes, high watermarks and log start offsets,
-// idempotent producer sequences), a KIP-227 fetch session cache per
+// in-memory data plane (topics with the topic configs set at creation,
+// topicconfig.go, partition logs of record batches bounded by
+// log.retention.bytes or the topic's retention.bytes, high watermarks and
+// log start offsets, idempotent producer sequences), a KIP-227 fetch session cache per
 // broker, and the cluster's group configs (the strings
 // IncrementalAlterConfigs set on GROUP resources, groupconfig.go), which
 // every alteration installs on each broker's coordinator and on the share
@@ -15,6 +16,9 @@
 // topic change installs the topic image on each coordinator: partition
 // counts and, when the brokers have racks (Config.BrokerRacks), each
 // partition's replica racks, the same replicas Metadata reports.
+// __consumer_offsets is the coordinators' log, never a data topic: Metadata
+// shows it as Kafka's internal topic, led by the coordinators, and it never
+// enters the topic image (internal_topics.go).
 //
 // Requests are decoded and responses encoded by franz-go's kmsg; this
 // package never hand-writes the codec. Each API key has one file, named by

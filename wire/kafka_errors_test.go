@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,7 +94,7 @@ func TestExcessiveNumberOfPartitionsCannotBeCreated(t *testing.T) {
 	md := kmsg.NewPtrMetadataRequest()
 	md.Version = 12
 	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
-	assert.Empty(t, mresp.Topics, "no topic of the refused request exists")
+	assert.Empty(t, dataTopics(mresp), "no topic of the refused request exists")
 
 	resp := create(false, map[string]int32{"foo": 9999, "baz": 1}, "foo", "baz")
 	require.Len(t, resp.Topics, 2)
@@ -124,7 +125,7 @@ func TestMetadataAutoCreateIsBounded(t *testing.T) {
 	}
 	codes := func(resp *kmsg.MetadataResponse) map[string]int16 {
 		out := map[string]int16{}
-		for _, mt := range resp.Topics {
+		for _, mt := range dataTopics(resp) {
 			out[*mt.Topic] = mt.ErrorCode
 		}
 		return out
@@ -137,9 +138,10 @@ func TestMetadataAutoCreateIsBounded(t *testing.T) {
 
 // TestCreateTopicsErrorOrder proves ReplicationControlManager.createTopics'
 // order of checks and its messages: an existing topic is
-// TOPIC_ALREADY_EXISTS whatever else is wrong with the request for it, the
-// replication factor is checked before the partition count, and nothing
-// refused is created.
+// TOPIC_ALREADY_EXISTS whatever else is wrong with the request for it,
+// then the name (Topic.validate's messages), then the replication factor,
+// the partition count and last the placement (a replication factor over
+// the broker count), and nothing refused is created.
 func TestCreateTopicsErrorOrder(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
@@ -165,6 +167,18 @@ func TestCreateTopicsErrorOrder(t *testing.T) {
 		{"fresh", 1, 4, 38, "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered."},
 		{"fresh", -2, 1, 37, "Number of partitions was set to an invalid non-positive value."},
 		{"fresh", 0, -1, 37, "Number of partitions was set to an invalid non-positive value."},
+		// The partition count before the placement: a replication factor
+		// over the broker count is found only when placing the replicas.
+		{"fresh", 0, 9, 37, "Number of partitions was set to an invalid non-positive value."},
+		// Topic.validate's messages, before everything but existence.
+		{"", 0, 0, 17, "Topic name is invalid: the empty string is not allowed"},
+		{".", 1, 1, 17, "Topic name is invalid: '.' is not allowed"},
+		{"..", 1, 1, 17, "Topic name is invalid: '..' is not allowed"},
+		{strings.Repeat("x", 250), 1, 1, 17, "Topic name is invalid: the length of '" + strings.Repeat("x", 250) + "' is longer than the max allowed length 249"},
+		{"x y", 0, 0, 17, "Topic name is invalid: 'x y' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"},
+		// The offsets topic exists (the coordinators' log).
+		{"__consumer_offsets", 0, 0, 36, "Topic '__consumer_offsets' already exists."},
+		{"__consumer.offsets", 1, 1, 17, "Topic '__consumer.offsets' collides with existing topic: __consumer_offsets"},
 	} {
 		st := create(tc.name, tc.partitions, tc.rf)
 		assert.Equal(t, tc.code, st.ErrorCode, "%s %d %d", tc.name, tc.partitions, tc.rf)
@@ -175,9 +189,10 @@ func TestCreateTopicsErrorOrder(t *testing.T) {
 	md := kmsg.NewPtrMetadataRequest()
 	md.Version = 12
 	mresp := roundTrip(t, c, md).(*kmsg.MetadataResponse)
-	require.Len(t, mresp.Topics, 1, "only the first topic exists")
-	assert.Equal(t, "exists", *mresp.Topics[0].Topic)
-	assert.Len(t, mresp.Topics[0].Partitions, 2, "and it kept its partitions")
+	topics := dataTopics(mresp)
+	require.Len(t, topics, 1, "only the first topic exists")
+	assert.Equal(t, "exists", *topics[0].Topic)
+	assert.Len(t, topics[0].Partitions, 2, "and it kept its partitions")
 }
 
 // TestUnknownTopicCodes proves the per-partition code each data and offset
