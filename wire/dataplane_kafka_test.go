@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -314,6 +315,23 @@ func TestFetchCurrentEpochValidation(t *testing.T) {
 	assert.Equal(t, [3]int64{-1, -1, -1}, [3]int64{p.HighWatermark, p.LastStableOffset, p.LogStartOffset})
 }
 
+// TestZSTDProduceRequest is ProduceRequestTest's case of that name: a zstd
+// batch at v7 is appended; below v7 it is UNSUPPORTED_COMPRESSION_TYPE
+// (ProduceRequest.validateRecords) and appends nothing.
+func TestZSTDProduceRequest(t *testing.T) {
+	t.Parallel()
+	_, c := oneTopic(t, 1)
+	zstd, err := kgo.DefaultCompressor(kgo.ZstdCompression())
+	require.NoError(t, err)
+	records := rawBatch(t, []int64{1000, 2000}, zstd)
+	p := produceRaw(t, c, 3, -1, "topic", 0, records)
+	assert.Equal(t, fkerr.UnsupportedCompressionType.Code, p.ErrorCode, "v3")
+	assert.Equal(t, int64(-1), p.BaseOffset)
+	p = produceRaw(t, c, 7, -1, "topic", 0, records)
+	assert.Zero(t, p.ErrorCode, "v7")
+	assert.Equal(t, int64(0), p.BaseOffset, "the refused batch took no offset")
+}
+
 // TestInvalidRecordCountNonCompressedV2 is DefaultRecordBatchTest's
 // testInvalidRecordCountTooManyNonCompressedV2 and
 // testInvalidRecordCountTooLittleNonCompressedV2 (and their compressed
@@ -368,3 +386,30 @@ func TestInvalidRecordCountNonCompressedV2(t *testing.T) {
 	assert.Equal(t, int64(0), p.BaseOffset, "nothing refused took an offset")
 }
 
+// TestProduceRequiredAcks is ReplicaManager.appendRecords' acks check and
+// KafkaApis.handleProduceRequest's acks=0 rule: acks outside -1, 0, 1 is
+// INVALID_REQUIRED_ACKS for every partition and appends nothing; acks=0
+// is not answered, and when a partition fails the connection is closed
+// instead, so that the producer notices. Another connection keeps being
+// served.
+func TestProduceRequiredAcks(t *testing.T) {
+	t.Parallel()
+	cl, c := oneTopic(t, 1)
+	batch := rawBatch(t, []int64{1000}, nil)
+	for _, acks := range []int16{2, -2} {
+		p := produceRaw(t, c, 9, acks, "topic", 0, batch)
+		assert.Equal(t, fkerr.InvalidRequiredAcks.Code, p.ErrorCode, "acks %d", acks)
+		assert.Equal(t, int64(-1), p.BaseOffset)
+	}
+	assert.Equal(t, int64(0), listOffsets(t, c, 11, "topic", 0, -1, -1).Offset, "nothing appended")
+
+	quiet := dial(t, cl.Addrs()[0])
+	_, err := quiet.Write(kmsg.NewRequestFormatter().AppendRequest(nil, produceRequest(9, 0, "topic", 0, batch), 1))
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return listOffsets(t, c, 11, "topic", 0, -1, -1).Offset == 1 }, 5*time.Second, 10*time.Millisecond,
+		"acks=0 appended, unanswered")
+	_, err = quiet.Write(kmsg.NewRequestFormatter().AppendRequest(nil, produceRequest(9, 0, "topic", 7, batch), 2))
+	require.NoError(t, err)
+	assertClosed(t, quiet)
+	assert.Equal(t, int64(1), listOffsets(t, c, 11, "topic", 0, -1, -1).Offset, "the failed acks=0 produce appended nothing")
+}
