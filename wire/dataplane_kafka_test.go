@@ -315,6 +315,58 @@ func TestFetchCurrentEpochValidation(t *testing.T) {
 	assert.Equal(t, [3]int64{-1, -1, -1}, [3]int64{p.HighWatermark, p.LastStableOffset, p.LogStartOffset})
 }
 
+// TestApiVersionsRequest is ApiVersionsRequestTest's feature checks
+// (validateApiVersionsResponse) for what coordsim serves: from v3 the
+// supported features group.version 0-1, share.version 0-1 and
+// streams.version 0-1, finalized at 1 with an epoch >= 0; no
+// transaction.version (kgo would switch transactional producers to
+// KIP-890 part 2); Produce advertised from v0 (KAFKA-18659) while a
+// Produce v2 request still closes the connection.
+func TestApiVersionsRequest(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
+	for _, v := range []int16{3, 4} {
+		c := dial(t, cl.Addrs()[0])
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = v, "test", "1.0"
+		_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, req, 1))
+		require.NoError(t, err)
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.Version = v
+		require.NoError(t, resp.ReadFrom(readResponse(t, c)[4:])) // the response header is v0
+		require.Zero(t, resp.ErrorCode)
+
+		supported := map[string][2]int16{}
+		for _, f := range resp.SupportedFeatures {
+			supported[f.Name] = [2]int16{f.MinVersion, f.MaxVersion}
+		}
+		finalized := map[string][2]int16{}
+		for _, f := range resp.FinalizedFeatures {
+			finalized[f.Name] = [2]int16{f.MinVersionLevel, f.MaxVersionLevel}
+		}
+		for _, name := range []string{"group.version", "share.version", "streams.version"} {
+			assert.Equal(t, [2]int16{0, 1}, supported[name], "v%d supported %s", v, name)
+			assert.Equal(t, [2]int16{1, 1}, finalized[name], "v%d finalized %s", v, name)
+		}
+		assert.NotContains(t, finalized, "transaction.version")
+		assert.GreaterOrEqual(t, resp.FinalizedFeaturesEpoch, int64(0))
+
+		var produce *kmsg.ApiVersionsResponseApiKey
+		for i := range resp.ApiKeys {
+			if resp.ApiKeys[i].ApiKey == 0 {
+				produce = &resp.ApiKeys[i]
+			}
+		}
+		require.NotNil(t, produce)
+		assert.Equal(t, [2]int16{0, 13}, [2]int16{produce.MinVersion, produce.MaxVersion}, "PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION")
+	}
+
+	c := dial(t, cl.Addrs()[0])
+	_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, produceRequest(2, -1, "topic", 0, nil), 1))
+	require.NoError(t, err)
+	assertClosed(t, c)
+}
+
 // TestZSTDProduceRequest is ProduceRequestTest's case of that name: a zstd
 // batch at v7 is appended; below v7 it is UNSUPPORTED_COMPRESSION_TYPE
 // (ProduceRequest.validateRecords) and appends nothing.
