@@ -6,7 +6,7 @@ import (
 )
 
 // ListOffsets: v1-11 (Kafka 4.x), per partition as ReplicaManager.fetchOffset:
-// a partition named twice is INVALID_REQUEST; a negative timestamp the
+// a partition named twice is answered once, INVALID_REQUEST; a negative timestamp the
 // request's version does not carry is UNSUPPORTED_VERSION
 // (isListOffsetsTimestampUnsupported); then the partition's leader answers
 // (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER), after checking the
@@ -56,11 +56,17 @@ func handleListOffsets(r *request) (kmsg.Response, error) {
 		st := kmsg.NewListOffsetsResponseTopic()
 		st.Topic = rt.Topic
 		for _, rp := range rt.Partitions {
+			k := key{rt.Topic, rp.Partition}
+			if seen[k] < 0 {
+				continue // a duplicate, already answered
+			}
 			sp := kmsg.NewListOffsetsResponseTopicPartition() // leader epoch -1
 			sp.Partition = rp.Partition
 			sp.Offset, sp.Timestamp = -1, -1
 			switch {
-			case seen[key{rt.Topic, rp.Partition}] > 1:
+			case seen[k] > 1:
+				// Answered once: Kafka's statusByPartition is keyed by partition.
+				seen[k] = -1
 				sp.ErrorCode = fkerr.InvalidRequest.Code
 			case listOffsetsTimestampUnsupported(rp.Timestamp, req.Version):
 				sp.ErrorCode = fkerr.UnsupportedVersion.Code
@@ -74,6 +80,9 @@ func handleListOffsets(r *request) (kmsg.Response, error) {
 				}
 			}
 			st.Partitions = append(st.Partitions, sp)
+		}
+		if len(st.Partitions) == 0 && len(rt.Partitions) > 0 {
+			continue // every partition a duplicate answered under an earlier row of the topic
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
