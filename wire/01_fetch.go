@@ -10,7 +10,9 @@ import (
 // sessions (fetch_sessions.go). A fetch that finds fewer than MinBytes
 // waits up to MaxWaitMillis for an append (Kafka's DelayedFetch), unless a
 // partition answers an error, which answers at once (a topic deleted while
-// the fetch waits wakes it). v13+
+// the fetch waits wakes it). A partition's CurrentLeaderEpoch (v9+) other
+// than the leader's is FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH
+// (newer), as Partition.localLogWithEpochOrThrow answers it. v13+
 // names topics by id. Read committed equals read uncommitted: no
 // transactions here.
 
@@ -103,7 +105,7 @@ func requestedParts(req *kmsg.FetchRequest, byID bool) []fetchPart {
 		}
 		for _, rp := range rt.Partitions {
 			k.partition = rp.Partition
-			out = append(out, fetchPart{fetchKey: k, offset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes})
+			out = append(out, fetchPart{fetchKey: k, offset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: rp.CurrentLeaderEpoch})
 		}
 	}
 	return out
@@ -137,7 +139,11 @@ func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg
 		*sp = kmsg.NewFetchResponseTopicPartition()
 		sp.Partition = p.partition
 		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-		if pcode := r.cl.partitionCode(r.b, t, code, p.partition); pcode != 0 {
+		pcode := r.cl.partitionCode(r.b, t, code, p.partition)
+		if pcode == 0 && p.currentLeaderEpoch >= 0 { // FetchRequest.optionalEpoch: negative is none
+			pcode = leaderEpochCode(p.currentLeaderEpoch)
+		}
+		if pcode != 0 {
 			sp.ErrorCode = pcode
 			continue
 		}

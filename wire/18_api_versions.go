@@ -6,8 +6,10 @@ import (
 	"github.com/coordsim/coordsim/kerr"
 )
 
-// ApiVersions: v0-5 (Kafka 4.x). Every served key with its version range;
-// no features. A version above ours is answered at v0 with
+// ApiVersions: v0-5 (Kafka 4.x). Every served key with its version range
+// (Produce advertised from v0, ApiKeys.toApiVersion's KAFKA-18659 special
+// case, though v0-2 are refused), and from v3 the features (KIP-584) of
+// the protocols coordsim serves (servedFeatures). A version above ours is answered at v0 with
 // UNSUPPORTED_VERSION and our ApiVersions range (KIP-511,
 // SocketServer/ApiVersionsRequest.getErrorResponse), so clients downgrade.
 // v3+ carries the client's software name and version, which Kafka checks
@@ -27,10 +29,52 @@ func handleApiVersions(r *request) (kmsg.Response, error) {
 	r.cl.apis.each(func(a *api) {
 		k := kmsg.NewApiVersionsResponseApiKey()
 		k.ApiKey, k.MinVersion, k.MaxVersion = a.key, a.min, a.max
+		if a.key == apiProduce.key {
+			k.MinVersion = produceAdvertisedMin
+		}
 		resp.ApiKeys = append(resp.ApiKeys, k)
 	})
+	for _, f := range servedFeatures {
+		sf := kmsg.NewApiVersionsResponseSupportedFeature()
+		sf.Name, sf.MinVersion, sf.MaxVersion = f.name, 0, f.level
+		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
+		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = f.name, f.level, f.level
+		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+	}
+	resp.FinalizedFeaturesEpoch = finalizedFeaturesEpoch
 	return resp, nil
 }
+
+// feature is one KIP-584 feature coordsim serves, at the level it serves.
+type feature struct {
+	name  string
+	level int16
+}
+
+// servedFeatures are the features whose level says what coordsim serves,
+// each both supported (0 to level, as Kafka's BrokerFeatures advertise from
+// 0) and finalized at that level: group.version 1 (GroupVersion.GV_1, the
+// KIP-848 consumer protocol), share.version 1 (ShareVersion.SV_1, KIP-932
+// share groups; SV_2, the dead letter queue of KIP-1191, is not served),
+// streams.version 1 (StreamsVersion.SV_1, KIP-1071 streams groups). Left
+// out on purpose: transaction.version, whose level 2 switches kgo's and
+// Java's transactional producers to KIP-890 part 2 (kgo's
+// supportsKIP890p2 reads the finalized level) while coordsim serves no
+// transactions; metadata.version, kraft.version and
+// eligible.leader.replicas.version, which describe a KRaft controller and
+// replication coordsim does not have and no client gates on.
+var servedFeatures = []feature{
+	{"group.version", 1},
+	{"share.version", 1},
+	{"streams.version", 1},
+}
+
+// finalizedFeaturesEpoch is the epoch of the finalized features: they never
+// change here. Kafka's is the metadata offset they were read at; a client
+// reads the finalized features only when the epoch is not -1 (kgo's
+// broker.go), so it must not be -1.
+const finalizedFeaturesEpoch = 1
 
 // unsupportedApiVersions is the v0 answer to an ApiVersions version we do
 // not speak.

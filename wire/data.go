@@ -2,6 +2,7 @@ package wire
 
 import (
 	"crypto/rand"
+	"fmt"
 	"hash/crc32"
 	"maps"
 	"math"
@@ -296,8 +297,15 @@ type produceResult struct {
 }
 
 // produce validates one partition's records (one v2 batch, as Kafka
-// requires from Produce v3) and appends it, applying the idempotent
-// producer's sequence rules (Kafka's ProducerAppendInfo).
+// requires from Produce v3) as Kafka's broker does before it appends
+// (UnifiedLog.analyzeAndValidateRecords: base offset 0, CRC, a known
+// codec; LogValidator: the count, no control batch from a client, a
+// sequence with a producer id, and every record decoded, decompressing
+// first: batchRecords) and appends it, applying the idempotent producer's
+// sequence rules (Kafka's ProducerAppendInfo). A refused batch changes
+// nothing. The batch is kept as sent: Kafka also rewrites its max
+// timestamp from the records and stamps the partition leader epoch, which
+// coordsim does not.
 func (d *dataPlane) produce(name string, p int32, records []byte) produceResult {
 	var batch kmsg.RecordBatch
 	if err := batch.ReadFrom(records); err != nil {
@@ -307,14 +315,33 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: "produce requests with version 3 and above must contain exactly one record batch"}
 	}
 	if batch.Magic != 2 {
-		return produceResult{code: fkerr.UnsupportedForMessageFormat.Code, msg: "only magic 2 record batches are supported"}
+		// ProduceRequest.validateRecords' InvalidRecordException.
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: "produce requests with version 3 and above are only allowed to contain record batches with magic version 2"}
+	}
+	// UnifiedLog.analyzeAndValidateRecords: a client's batch starts at
+	// offset 0, its CRC holds, its codec is one Kafka knows.
+	if batch.FirstOffset != 0 {
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("The baseOffset of the record batch in the append to %s-%d should be 0, but it is %d", name, p, batch.FirstOffset)}
 	}
 	// The CRC covers everything from the attributes on (offset 21).
 	if uint32(batch.CRC) != crc32c(records[21:]) {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "record batch CRC mismatch"}
 	}
+	if codec := batch.Attributes & codecMask; codec > codecZstd {
+		return produceResult{code: fkerr.UnknownServerError.Code, msg: fmt.Sprintf("Unknown compression type id: %d", codec)}
+	}
+	// LogValidator.validateBatch, then every record (validateMessagesAndAssignOffsets).
 	if batch.NumRecords <= 0 || batch.NumRecords > maxBatchRecords || batch.LastOffsetDelta != batch.NumRecords-1 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: "record count and last offset delta disagree"}
+	}
+	if batch.Attributes&0x20 != 0 {
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: "Clients are not allowed to write control records"}
+	}
+	if batch.ProducerID >= 0 && batch.FirstSequence < 0 {
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("Invalid sequence number %d in record batch with producerId %d", batch.FirstSequence, batch.ProducerID)}
+	}
+	if _, rerr := batchRecords(&batch); rerr != nil {
+		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
 	if batch.Attributes&0x10 != 0 {
 		// Transactions are a non-goal: no transaction coordinator.
@@ -429,23 +456,47 @@ func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fe
 	return fetchResult{hwm: pl.hwm, logStart: pl.logStart, records: out}
 }
 
-// offsetFor answers ListOffsets: -1 latest, -2 earliest (the log start
-// offset), -3 the retained batch with the largest timestamp, otherwise the
-// first retained batch whose max timestamp is at or after ts (batch
-// granularity).
-func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp int64, code int16) {
+// ListOffsets' special timestamps (ListOffsetsRequest's constants).
+const (
+	latestTimestamp                = -1
+	earliestTimestamp              = -2
+	maxTimestamp                   = -3
+	earliestLocalTimestamp         = -4
+	latestTieredTimestamp          = -5
+	earliestPendingUploadTimestamp = -6
+)
+
+// noEpoch is the leader epoch of an answer that has none
+// (ListOffsetsResponse.UNKNOWN_EPOCH, RecordBatch.NO_PARTITION_LEADER_EPOCH).
+const noEpoch = -1
+
+// offsetFor answers ListOffsets for one partition as
+// UnifiedLog.fetchOffsetByTimestamp does on a log without tiered storage:
+// latest is the high watermark (here the log end) and earliest (and
+// earliest-local) the log start offset, both at the leader epoch;
+// latest-tiered and earliest-pending-upload are offset -1, timestamp -1,
+// epoch -1 (nothing is tiered); max-timestamp is the first record carrying
+// the largest batch max timestamp, found in the first batch with that max
+// timestamp (RecordBatch.offsetOfMaxTimestamp); a timestamp finds the first
+// batch whose max timestamp is at or after it, then its first record at or
+// after it (LogSegment.findOffsetByTimestamp). Nothing found is -1, -1,
+// epoch -1. The caller has refused the negative timestamps the request's
+// version does not carry (listOffsetsTimestampUnsupported).
+func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp int64, epoch int32, code int16) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
 	if pl == nil {
-		return -1, -1, fkerr.UnknownTopicOrPartition.Code
+		return -1, -1, noEpoch, fkerr.UnknownTopicOrPartition.Code
 	}
 	switch ts {
-	case -1:
-		return pl.hwm, -1, 0
-	case -2, -4: // earliest; earliest-local (no tiered storage here)
-		return pl.logStart, -1, 0
-	case -3:
+	case latestTimestamp:
+		return pl.hwm, -1, partitionLeaderEpoch, 0
+	case earliestTimestamp, earliestLocalTimestamp:
+		return pl.logStart, -1, partitionLeaderEpoch, 0
+	case latestTieredTimestamp, earliestPendingUploadTimestamp:
+		return -1, -1, noEpoch, 0
+	case maxTimestamp:
 		best := -1
 		for i, b := range pl.batches {
 			if best < 0 || b.maxTs > pl.batches[best].maxTs {
@@ -453,16 +504,38 @@ func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp
 			}
 		}
 		if best < 0 {
-			return -1, -1, 0
+			return -1, -1, noEpoch, 0
 		}
-		return pl.batches[best].last, pl.batches[best].maxTs, 0
+		b := pl.batches[best]
+		return b.findRecord(func(rts int64) bool { return rts == b.maxTs })
 	}
 	for _, b := range pl.batches {
 		if b.maxTs >= ts {
-			return b.base, b.maxTs, 0
+			return b.findRecord(func(rts int64) bool { return rts >= ts })
 		}
 	}
-	return -1, -1, 0
+	return -1, -1, noEpoch, 0
+}
+
+// findRecord answers the offset and timestamp of the batch's first record
+// whose timestamp satisfies match, at the leader epoch; none is -1, -1,
+// epoch -1. The batch was validated when it was appended, so its records
+// decode.
+func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
+	var rb kmsg.RecordBatch
+	if err := rb.ReadFrom(b.raw); err != nil {
+		return -1, -1, noEpoch, 0
+	}
+	recs, rerr := batchRecords(&rb)
+	if rerr != nil {
+		return -1, -1, noEpoch, 0
+	}
+	for _, r := range recs {
+		if match(r.timestamp) {
+			return b.base + int64(r.offsetDelta), r.timestamp, partitionLeaderEpoch, 0
+		}
+	}
+	return -1, -1, noEpoch, 0
 }
 
 // waitChan returns a channel closed at the next append.

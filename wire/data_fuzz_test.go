@@ -92,10 +92,18 @@ func fuzzBatch(producerID int64, epoch int16, firstSeq int32, n int) []byte {
 		NumRecords: int32(n), LastOffsetDelta: int32(n - 1), FirstTimestamp: 1000, MaxTimestamp: 1000,
 	}
 	for i := range n {
-		r := kmsg.Record{OffsetDelta: int32(i), Value: []byte{byte(i)}}
-		b.Records = r.AppendTo(b.Records)
+		b.Records = appendRecord(b.Records, int32(i), 0, []byte{byte(i)})
 	}
 	return fixBatchHeader(b.AppendTo(nil))
+}
+
+// appendRecord appends one v2 record with its length set, as
+// DefaultRecord.writeTo writes it (kmsg.Record.AppendTo writes Length as
+// given).
+func appendRecord(dst []byte, offsetDelta int32, timestampDelta int64, value []byte) []byte {
+	r := kmsg.Record{TimestampDelta64: timestampDelta, OffsetDelta: offsetDelta, Value: value}
+	r.Length = int32(len(r.AppendTo(nil)) - 1) // what follows the length (a varint 0 is one byte)
+	return r.AppendTo(dst)
 }
 
 // fixBatchHeader sets a v2 batch's length (offset 8, what follows it) and

@@ -17,8 +17,7 @@ func batch(t *testing.T, producerID int64, epoch int16, firstSeq int32, n int) [
 		NumRecords: int32(n), LastOffsetDelta: int32(n - 1), FirstTimestamp: 1000, MaxTimestamp: 1000,
 	}
 	for i := range n {
-		r := kmsg.Record{OffsetDelta: int32(i), Value: []byte{byte(i)}}
-		b.Records = r.AppendTo(b.Records)
+		b.Records = appendRecord(b.Records, int32(i), 0, []byte{byte(i)})
 	}
 	// The length counts what follows it; the CRC covers what follows the
 	// CRC, as a producer computes them.
@@ -110,7 +109,7 @@ func TestRetentionBytes(t *testing.T) {
 	require.Zero(t, from.code)
 	assert.Equal(t, int64(20), from.logStart)
 	assert.Equal(t, int64(50), from.hwm)
-	earliest, _, code := d.offsetFor("t", 0, -2)
+	earliest, _, _, code := d.offsetFor("t", 0, -2)
 	require.Zero(t, code)
 	assert.Equal(t, int64(20), earliest)
 

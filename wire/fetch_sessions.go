@@ -44,6 +44,10 @@ type fetchPart struct {
 	fetchKey
 	offset   int64
 	maxBytes int32
+	// currentLeaderEpoch is the request's CurrentLeaderEpoch (v9+; -1,
+	// none, before), which a session keeps with the position as Kafka's
+	// CachedPartition does.
+	currentLeaderEpoch int32
 }
 
 // cachedPart is a session's partition: its fetch position and what the
