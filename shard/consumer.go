@@ -44,13 +44,63 @@ func validateConsumerFields(h *heartbeat) error {
 // owned partitions are a subset of the assignment (the response that
 // carried the new epoch may have been lost).
 func validateConsumerEpoch(m *member, epoch int32, owned []TopicPartitions) error {
+	return validateMemberEpoch(Consumer, m, epoch, func() bool { return isSubset(owned, m.assigned) })
+}
+
+// validateMemberEpoch is the rule Kafka's
+// throwIfConsumerGroupMemberEpochIsInvalid,
+// throwIfShareGroupMemberEpochIsInvalid and
+// throwIfStreamsGroupMemberEpochIsInvalid share, with their messages: an
+// epoch greater than the member's is fenced; a smaller one is accepted only
+// when it is the member's previous epoch and, for consumer and streams
+// members, ownedContained reports that what the member owns is within its
+// assignment (share members own nothing the coordinator checks: nil). Epoch
+// 0 from a member that exists is no exception: a rejoin is fenced unless 0
+// is its previous epoch.
+func validateMemberEpoch(typ GroupType, m *member, epoch int32, ownedContained func() bool) error {
+	kind := groupKind(typ)
 	if epoch > m.memberEpoch {
-		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+		return kerr.FencedMemberEpoch.WithMessage("The %s group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", kind, epoch, m.memberEpoch)
 	}
-	if epoch < m.memberEpoch && (epoch != m.previousMemberEpoch || !isSubset(owned, m.assigned)) {
-		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	if epoch >= m.memberEpoch {
+		return nil
+	}
+	if typ == Share {
+		if epoch != m.previousMemberEpoch {
+			return kerr.FencedMemberEpoch.WithMessage("The share group member has a smaller member epoch (%d) than the one known by the group coordinator (%d), and it does not match the previous member epoch (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch, m.previousMemberEpoch)
+		}
+		return nil
+	}
+	if epoch != m.previousMemberEpoch || !ownedContained() {
+		return kerr.FencedMemberEpoch.WithMessage("The %s group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", kind, epoch, m.memberEpoch)
 	}
 	return nil
+}
+
+// groupKind is a group type as Kafka's messages name it ("consumer",
+// "share", "streams").
+func groupKind(typ GroupType) string {
+	switch typ {
+	case Share:
+		return "share"
+	case Streams:
+		return "streams"
+	}
+	return "consumer"
+}
+
+// memberUnknown is the UNKNOWN_MEMBER_ID of Kafka's
+// ConsumerGroup/ShareGroup.getOrMaybeCreateMember and
+// StreamsGroup.getMemberOrThrow.
+func memberUnknown(memberID, groupID string) error {
+	return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, groupID)
+}
+
+// groupFull is the GROUP_MAX_SIZE_REACHED of Kafka's
+// throwIfConsumerGroupIsFull, throwIfShareGroupIsFull and
+// throwIfStreamsGroupIsFull.
+func groupFull(typ GroupType, maxSize int) error {
+	return kerr.GroupMaxSizeReached.WithMessage("The %s group has reached its maximum capacity of %d members.", groupKind(typ), maxSize)
 }
 
 func instanceUnknown(instanceID string) error {
@@ -75,7 +125,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	}
 	// throwIfConsumerGroupIsFull runs before the member lookup.
 	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.maxSize(Consumer) {
-		return out, kerr.GroupMaxSizeReached.WithMessage("The consumer group has reached its maximum capacity of %d members.", s.maxSize(Consumer))
+		return out, groupFull(Consumer, s.maxSize(Consumer))
 	}
 	created, replaced := false, false
 	if h.instanceID == "" {
@@ -83,7 +133,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		_, m := v.find(h.memberID)
 		switch {
 		case m == nil && !join:
-			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		case m == nil:
 			created = true
 		default:
@@ -252,7 +302,7 @@ func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
 	var m *member
 	if h.instanceID == "" {
 		if i, m = v.find(h.memberID); m == nil {
-			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		}
 	} else {
 		if i, m = staticMemberOf(v.members, h.instanceID); m == nil {

@@ -85,6 +85,14 @@
 // "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>",
 // "initial-rebalance-timeout-<group>").
 //
+// Heartbeats check a known member's epoch whatever it is, epoch 0 included,
+// for all three types with Kafka's messages (validateMemberEpoch, Kafka's
+// throwIf{Consumer,Share,Streams}GroupMemberEpochIsInvalid): a rejoin of a
+// member that still exists is FENCED_MEMBER_EPOCH unless 0 is its previous
+// epoch, so a client that starts over leaves first or waits for its session
+// to time out. A ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs of 0 is
+// "not sent", like -1 (Go's zero value; Kafka counts only -1 as not sent).
+//
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or
 // mutate state outside Replay. It is not safe for concurrent use; a Clone and

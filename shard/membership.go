@@ -330,7 +330,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if h.memberEpoch < 0 {
 		i, m := v.find(h.memberID)
 		if m == nil {
-			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		}
 		v.removeMember(i)
 		out.memberEpoch = -1
@@ -343,30 +343,33 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
 		// an unknown member of a full share group is refused for the size
 		// whatever its epoch (docs/share-groups.md §2.2 steps 3-4).
-		return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+		return out, groupFull(h.typ, s.maxSize(h.typ))
 	}
-	if m == nil {
-		if h.memberEpoch != 0 {
-			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
-		}
+	switch {
+	case m == nil && h.memberEpoch != 0:
+		return out, memberUnknown(h.memberID, h.groupID)
+	case m == nil:
 		if len(v.members) >= s.maxSize(h.typ) {
-			return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+			return out, groupFull(h.typ, s.maxSize(h.typ))
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)
 		bump = true
-		out.sendAssignment = true
-	} else if h.memberEpoch == 0 {
-		out.sendAssignment = true // a rejoin always gets its assignment
-	} else if h.typ == Streams {
+	case h.typ == Streams:
+		// An existing member's epoch is checked even on a rejoin (epoch 0),
+		// as Kafka's getOrMaybeCreateDynamicStreamsGroupMember does.
 		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
 			return out, err
 		}
-	} else if h.memberEpoch > m.memberEpoch {
-		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, newer than %d", h.memberID, h.memberEpoch, m.memberEpoch)
-	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
-		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, older than %d", h.memberID, h.memberEpoch, m.memberEpoch)
+	default:
+		// getOrMaybeSubscribeShareGroupMember: the same for share members.
+		if err := validateMemberEpoch(Share, m, h.memberEpoch, nil); err != nil {
+			return out, err
+		}
 	}
+	// The assignment goes out on a join or rejoin (epoch 0) and when it
+	// changed (below).
+	out.sendAssignment = h.memberEpoch == 0
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
 	if h.memberEpoch == 0 {

@@ -228,6 +228,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.OffsetMetadataMaxBytes = int(n)
 		case "group.share.max.size":
 			cfg.ShareMaxSize = int(n)
+		case "group.streams.max.size":
+			cfg.StreamsMaxSize = int(n)
 		case "commit-delay":
 			d, err := time.ParseDuration(v)
 			if err != nil {
