@@ -256,12 +256,27 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer, v.id)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
 	})
-	// The assignment goes out on a join, on a full request (rebalance
-	// timeout, subscription and owned partitions all set) and on a change.
-	full := h.rebalanceTimeoutMs > 0 && h.subscribedTopics != nil && h.owned != nil
-	out.sendAssignment = join || replaced || full || !equalAssignment(before, m.assigned)
+	// The assignment goes out on a join, on a full request and on a change.
+	out.sendAssignment = join || replaced || h.fullRequest() || !equalAssignment(before, m.assigned)
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	return out, nil
+}
+
+// fullRequest reports a heartbeat a client sends in full (on joining, or
+// after an error or a timeout), which gets the member's assignment even when
+// it did not change: Kafka's isFullRequest. Consumer (consumerGroupHeartbeat):
+// rebalance timeout, a subscription by names or by regex, and owned
+// partitions all set; a rebalance timeout of 0 is "not sent" here (Go's
+// zero value), where Kafka counts only -1. Share (shareGroupHeartbeat):
+// SubscribedTopicNames set. Streams heartbeats have none.
+func (h *heartbeat) fullRequest() bool {
+	switch h.typ {
+	case Consumer:
+		return h.rebalanceTimeoutMs > 0 && (h.subscribedTopics != nil || h.topicRegex != nil) && h.owned != nil
+	case Share:
+		return h.subscribedTopics != nil
+	}
+	return false
 }
 
 // replaceStaticMember is Kafka's replaceMember: the static member at i,

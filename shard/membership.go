@@ -305,6 +305,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	out.standby, out.warmup = m.standby, m.warmup
+	out.sendAssignment = h.fullRequest() // a full request that changes nothing
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		var err error
@@ -367,9 +368,11 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 			return out, err
 		}
 	}
-	// The assignment goes out on a join or rejoin (epoch 0) and when it
-	// changed (below).
-	out.sendAssignment = h.memberEpoch == 0
+	// The assignment goes out on a join or rejoin (epoch 0), on a share
+	// member's full request (SubscribedTopicNames set: Kafka's
+	// shareGroupHeartbeat isFullRequest, which a client sends after an
+	// error) and when it changed (below).
+	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
 	if h.memberEpoch == 0 {
