@@ -92,6 +92,10 @@
 // epoch, so a client that starts over leaves first or waits for its session
 // to time out. A ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs of 0 is
 // "not sent", like -1 (Go's zero value; Kafka counts only -1 as not sent).
+// Streams members' user endpoints (KIP-1071 interactive queries) are on
+// their member records, and the heartbeat answers PartitionsByUserEndpoint
+// as Kafka does (streams_endpoints.go); the group's endpoint information
+// epoch, soft state in Kafka, is kept by the coordinator and handed in.
 //
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or

@@ -51,6 +51,9 @@ type heartbeat struct {
 	// is false unless the request carried all three lists (Kafka's null).
 	ownedTasks     taskSets
 	ownedTasksSent bool
+	// userEndpoint: streams, the member's user endpoint; nil = unchanged
+	// (Kafka's maybeUpdateUserEndpoint).
+	userEndpoint *Endpoint
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -276,7 +279,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID {
+		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
 		return out, false
 	}
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
@@ -385,6 +388,12 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
+	if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		// maybeUpdateUserEndpoint: a streams member metadata change (the
+		// group epoch bumps below, as for any).
+		e := *h.userEndpoint
+		m.userEndpoint, changed = &e, true
+	}
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
 		m.serverAssignor, changed = *h.serverAssignor, true
@@ -635,7 +644,7 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
 		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, Tombstone: tombstone}
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
 	case Share:
 		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
