@@ -40,9 +40,9 @@ func validateConsumerFields(h *heartbeat) error {
 }
 
 // validateConsumerEpoch is Kafka's throwIfConsumerGroupMemberEpochIsInvalid:
-// an older epoch is accepted only when it is the previous epoch and the
-// owned partitions are a subset of the assignment (the response that
-// carried the new epoch may have been lost).
+// epoch 0 (a rejoin) passes; an older epoch is accepted only when it is the
+// previous epoch and the owned partitions are a subset of the assignment
+// (the response that carried the new epoch may have been lost).
 func validateConsumerEpoch(m *member, epoch int32, owned []TopicPartitions) error {
 	return validateMemberEpoch(Consumer, m, epoch, func() bool { return isSubset(owned, m.assigned) })
 }
@@ -50,14 +50,22 @@ func validateConsumerEpoch(m *member, epoch int32, owned []TopicPartitions) erro
 // validateMemberEpoch is the rule Kafka's
 // throwIfConsumerGroupMemberEpochIsInvalid,
 // throwIfShareGroupMemberEpochIsInvalid and
-// throwIfStreamsGroupMemberEpochIsInvalid share, with their messages: an
-// epoch greater than the member's is fenced; a smaller one is accepted only
-// when it is the member's previous epoch and, for consumer and streams
-// members, ownedContained reports that what the member owns is within its
-// assignment (share members own nothing the coordinator checks: nil). Epoch
-// 0 from a member that exists is no exception: a rejoin is fenced unless 0
-// is its previous epoch.
+// throwIfStreamsGroupMemberEpochIsInvalid share, with their messages. Epoch
+// 0 is a (re)join and always passes, even from a member that still exists
+// with a higher epoch: Kafka trunk returns early on it in all three
+// validators (KIP-848 fenced member recovery, KAFKA-19233;
+// GroupMetadataManager*Test.testMemberCanRejoinWithEpochZero*,
+// testShareGroupMemberCanRejoinWithEpochZero,
+// testStreamsGroupMemberCanRejoinWithEpochZero), and the member goes on
+// with its current epoch and assignment. Otherwise an epoch greater than the
+// member's is fenced, and a smaller one is accepted only when it is the
+// member's previous epoch and, for consumer and streams members,
+// ownedContained reports that what the member owns is within its
+// assignment (share members own nothing the coordinator checks: nil).
 func validateMemberEpoch(typ GroupType, m *member, epoch int32, ownedContained func() bool) error {
+	if epoch == 0 {
+		return nil
+	}
 	kind := groupKind(typ)
 	if epoch > m.memberEpoch {
 		return kerr.FencedMemberEpoch.WithMessage("The %s group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", kind, epoch, m.memberEpoch)

@@ -578,9 +578,10 @@ func epochOffset(typ GroupType) int32 {
 // (Kafka's testConsumerGroupMemberEpochValidation and its share and streams
 // counterparts): a newer epoch is fenced, an older epoch is accepted only
 // when it is the previous one (for consumers, with owned partitions that are
-// a subset of the assignment), and an unknown member with a non-zero epoch
-// gets UNKNOWN_MEMBER_ID. A consumer member asked to revoke needs a second
-// heartbeat, which acknowledges the revocation, to reach the new epoch.
+// a subset of the assignment) or 0 (a rejoin), and an unknown member with a
+// non-zero epoch gets UNKNOWN_MEMBER_ID. A consumer member asked to revoke
+// needs a second heartbeat, which acknowledges the revocation, to reach the
+// new epoch.
 func TestMemberEpochValidation(t *testing.T) {
 	for _, ops := range allMemberOps {
 		t.Run(ops.typ.String(), func(t *testing.T) {
@@ -604,9 +605,14 @@ func TestMemberEpochValidation(t *testing.T) {
 
 			assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 2+o), "the previous epoch is accepted (lost response)")
 			assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 3+o))
-			// Kafka validates a rejoin's epoch 0 like any other, for every
-			// type: it is neither the current nor the previous epoch.
-			ops.refuse(h, "g", "m1", 0, kerr.FencedMemberEpoch)
+			// Epoch 0 is a rejoin, accepted from a member that still exists
+			// although it is neither its current nor its previous epoch:
+			// Kafka trunk's throwIf{Consumer,Share,Streams}GroupMemberEpochIsInvalid
+			// return early on it (testMemberCanRejoinWithEpochZeroInStableState,
+			// testShareGroupMemberCanRejoinWithEpochZero,
+			// testStreamsGroupMemberCanRejoinWithEpochZero). The member keeps
+			// its epoch.
+			assert.Equal(t, 3+o, ops.beat(h, "g", "m1", 0), "epoch 0 rejoins a member that exists")
 			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 		})
 	}
@@ -879,9 +885,6 @@ func TestStreamsGroupHeartbeatStaleTopology(t *testing.T) {
 	late := h.streamsJoin("streams", "m3", topo(1, "input"))
 	assert.Contains(t, late.Status, StatusStaleTopology, "joining with an older epoch is stale too")
 
-	// A rejoin at epoch 0 of a member that exists is fenced (Kafka's
-	// throwIfStreamsGroupMemberEpochIsInvalid): the member leaves first.
-	h.streamsHeartbeat("streams", "m1", -1)
 	r1 = h.streamsJoin("streams", "m1", topo(2, "input", "input2"))
 	assert.NotContains(t, r1.Status, StatusStaleTopology)
 	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")

@@ -360,8 +360,9 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		v.members = slices.Insert(v.members, i, m)
 		bump = true
 	case h.typ == Streams:
-		// An existing member's epoch is checked even on a rejoin (epoch 0),
-		// as Kafka's getOrMaybeCreateDynamicStreamsGroupMember does.
+		// Kafka's getOrMaybeCreateDynamicStreamsGroupMember validates an
+		// existing member's epoch on every heartbeat; a rejoin (epoch 0)
+		// passes (validateMemberEpoch).
 		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
 			return out, err
 		}

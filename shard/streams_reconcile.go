@@ -65,9 +65,9 @@ func areOwnedTasksContained(owned *taskSets, sent bool, assigned *taskSets) bool
 }
 
 // validateStreamsEpoch is Kafka's throwIfStreamsGroupMemberEpochIsInvalid:
-// an older epoch is accepted only when it is the previous epoch and the
-// owned tasks are within the assignment (the response that carried the new
-// epoch may have been lost).
+// epoch 0 (a rejoin) passes; an older epoch is accepted only when it is the
+// previous epoch and the owned tasks are within the assignment (the
+// response that carried the new epoch may have been lost).
 func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
 	return validateMemberEpoch(Streams, m, epoch, func() bool {
 		cur := m.currentAssignment()

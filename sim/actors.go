@@ -179,7 +179,7 @@ func (w *world) addMember(g *simGroup) *simMember {
 }
 
 // upgrade rolls a streams app to the next topology epoch: each instance
-// restarts with it at a random moment of the next minute.
+// rejoins with it at a random moment of the next minute.
 func (w *world) upgrade(g *simGroup) {
 	if w.healed {
 		return
@@ -192,7 +192,7 @@ func (w *world) upgrade(g *simGroup) {
 		w.eng.after(w.eng.uniform(0, time.Minute), func() {
 			if !mm.gone {
 				mm.topo = g.topologyEpoch
-				w.restart(mm)
+				w.join(mm)
 			}
 		})
 	}
@@ -215,21 +215,6 @@ func topologyFor(g *simGroup, epoch int32) *shard.Topology {
 		return internalTopology(g, epoch)
 	}
 	return &shard.Topology{Epoch: epoch, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{g.topic}}}}
-}
-
-// restart is an instance restarted to run a new topology: it leaves the
-// group (epoch -1, as a closing client does) and joins again. A join alone
-// would be fenced: Kafka checks an epoch-0 heartbeat from a member that
-// still exists like any other (throwIfStreamsGroupMemberEpochIsInvalid), so
-// the old member must go first. When no coordinator is reachable the leave
-// is not sent and the join is fenced until the old member's session times
-// out, as for a real client.
-func (w *world) restart(m *simMember) {
-	if b := w.route(m.g.id); b >= 0 && m.joined {
-		w.client(tLeave, m.g.id, m.id, "restart")
-		w.heartbeatWith(b, m, -1)
-	}
-	w.join(m)
 }
 
 // join sends a join heartbeat (epoch 0).
