@@ -123,6 +123,37 @@ type hosted struct {
 	waiters   []waiter
 	commits   []pendingCommit
 	timers    *TimerQueue[shard.Task]
+	// endpointEpochs is each streams group's endpoint information epoch
+	// (Kafka's StreamsGroup.endpointInformationEpoch): soft state, never on
+	// the log, -1 when absent, lost with the hosted shard as Kafka's is on
+	// failover. Only groups with a bumped epoch have an entry.
+	endpointEpochs map[string]int32
+}
+
+// endpointEpoch is a streams group's endpoint information epoch, -1 when
+// the hosted shard has none (or h is nil).
+func (h *hosted) endpointEpoch(groupID string) int32 {
+	if h == nil {
+		return -1
+	}
+	if e, ok := h.endpointEpochs[groupID]; ok {
+		return e
+	}
+	return -1
+}
+
+func (h *hosted) setEndpointEpoch(groupID string, epoch int32) {
+	if h == nil {
+		return
+	}
+	if epoch == -1 {
+		delete(h.endpointEpochs, groupID)
+		return
+	}
+	if h.endpointEpochs == nil {
+		h.endpointEpochs = map[string]int32{}
+	}
+	h.endpointEpochs[groupID] = epoch
 }
 
 func (h *hosted) nextDeadline() (int64, bool) {

@@ -49,7 +49,17 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			// rebalance delay is pending (Kafka's timer.isScheduled).
 			r := req
 			r.InitialRebalanceScheduled = c.timerScheduled(p, shard.StreamsInitialRebalanceKey(req.GroupID))
-			return s.StreamsGroupHeartbeat(now, r)
+			// Nor does it keep soft state: the group's endpoint
+			// information epoch goes in and comes back.
+			h, _ := c.shardFor(p)
+			r.GroupEndpointInformationEpoch = h.endpointEpoch(req.GroupID)
+			res, err := s.StreamsGroupHeartbeat(now, r)
+			if err == nil {
+				// Kafka sets it in the heartbeat, before the write, and
+				// does not roll it back when the write fails.
+				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)
+			}
+			return res, err
 		})
 	})
 	out := &Future[shard.StreamsGroupHeartbeatResponse]{}

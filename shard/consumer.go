@@ -40,17 +40,75 @@ func validateConsumerFields(h *heartbeat) error {
 }
 
 // validateConsumerEpoch is Kafka's throwIfConsumerGroupMemberEpochIsInvalid:
-// an older epoch is accepted only when it is the previous epoch and the
-// owned partitions are a subset of the assignment (the response that
-// carried the new epoch may have been lost).
+// epoch 0 (a rejoin) passes; an older epoch is accepted only when it is the
+// previous epoch and the owned partitions are a subset of the assignment
+// (the response that carried the new epoch may have been lost).
 func validateConsumerEpoch(m *member, epoch int32, owned []TopicPartitions) error {
-	if epoch > m.memberEpoch {
-		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	return validateMemberEpoch(Consumer, m, epoch, func() bool { return isSubset(owned, m.assigned) })
+}
+
+// validateMemberEpoch is the rule Kafka's
+// throwIfConsumerGroupMemberEpochIsInvalid,
+// throwIfShareGroupMemberEpochIsInvalid and
+// throwIfStreamsGroupMemberEpochIsInvalid share, with their messages. Epoch
+// 0 is a (re)join and always passes, even from a member that still exists
+// with a higher epoch: Kafka trunk returns early on it in all three
+// validators (KIP-848 fenced member recovery, KAFKA-19233;
+// GroupMetadataManager*Test.testMemberCanRejoinWithEpochZero*,
+// testShareGroupMemberCanRejoinWithEpochZero,
+// testStreamsGroupMemberCanRejoinWithEpochZero), and the member goes on
+// with its current epoch and assignment. Otherwise an epoch greater than the
+// member's is fenced, and a smaller one is accepted only when it is the
+// member's previous epoch and, for consumer and streams members,
+// ownedContained reports that what the member owns is within its
+// assignment (share members own nothing the coordinator checks: nil).
+func validateMemberEpoch(typ GroupType, m *member, epoch int32, ownedContained func() bool) error {
+	if epoch == 0 {
+		return nil
 	}
-	if epoch < m.memberEpoch && (epoch != m.previousMemberEpoch || !isSubset(owned, m.assigned)) {
-		return kerr.FencedMemberEpoch.WithMessage("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
+	kind := groupKind(typ)
+	if epoch > m.memberEpoch {
+		return kerr.FencedMemberEpoch.WithMessage("The %s group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", kind, epoch, m.memberEpoch)
+	}
+	if epoch >= m.memberEpoch {
+		return nil
+	}
+	if typ == Share {
+		if epoch != m.previousMemberEpoch {
+			return kerr.FencedMemberEpoch.WithMessage("The share group member has a smaller member epoch (%d) than the one known by the group coordinator (%d), and it does not match the previous member epoch (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch, m.previousMemberEpoch)
+		}
+		return nil
+	}
+	if epoch != m.previousMemberEpoch || !ownedContained() {
+		return kerr.FencedMemberEpoch.WithMessage("The %s group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", kind, epoch, m.memberEpoch)
 	}
 	return nil
+}
+
+// groupKind is a group type as Kafka's messages name it ("consumer",
+// "share", "streams").
+func groupKind(typ GroupType) string {
+	switch typ {
+	case Share:
+		return "share"
+	case Streams:
+		return "streams"
+	}
+	return "consumer"
+}
+
+// memberUnknown is the UNKNOWN_MEMBER_ID of Kafka's
+// ConsumerGroup/ShareGroup.getOrMaybeCreateMember and
+// StreamsGroup.getMemberOrThrow.
+func memberUnknown(memberID, groupID string) error {
+	return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, groupID)
+}
+
+// groupFull is the GROUP_MAX_SIZE_REACHED of Kafka's
+// throwIfConsumerGroupIsFull, throwIfShareGroupIsFull and
+// throwIfStreamsGroupIsFull.
+func groupFull(typ GroupType, maxSize int) error {
+	return kerr.GroupMaxSizeReached.WithMessage("The %s group has reached its maximum capacity of %d members.", groupKind(typ), maxSize)
 }
 
 func instanceUnknown(instanceID string) error {
@@ -75,7 +133,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	}
 	// throwIfConsumerGroupIsFull runs before the member lookup.
 	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.maxSize(Consumer) {
-		return out, kerr.GroupMaxSizeReached.WithMessage("The consumer group has reached its maximum capacity of %d members.", s.maxSize(Consumer))
+		return out, groupFull(Consumer, s.maxSize(Consumer))
 	}
 	created, replaced := false, false
 	if h.instanceID == "" {
@@ -83,7 +141,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		_, m := v.find(h.memberID)
 		switch {
 		case m == nil && !join:
-			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		case m == nil:
 			created = true
 		default:
@@ -206,12 +264,27 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer, v.id)),
 		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
 	})
-	// The assignment goes out on a join, on a full request (rebalance
-	// timeout, subscription and owned partitions all set) and on a change.
-	full := h.rebalanceTimeoutMs > 0 && h.subscribedTopics != nil && h.owned != nil
-	out.sendAssignment = join || replaced || full || !equalAssignment(before, m.assigned)
+	// The assignment goes out on a join, on a full request and on a change.
+	out.sendAssignment = join || replaced || h.fullRequest() || !equalAssignment(before, m.assigned)
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	return out, nil
+}
+
+// fullRequest reports a heartbeat a client sends in full (on joining, or
+// after an error or a timeout), which gets the member's assignment even when
+// it did not change: Kafka's isFullRequest. Consumer (consumerGroupHeartbeat):
+// rebalance timeout, a subscription by names or by regex, and owned
+// partitions all set; a rebalance timeout of 0 is "not sent" here (Go's
+// zero value), where Kafka counts only -1. Share (shareGroupHeartbeat):
+// SubscribedTopicNames set. Streams heartbeats have none.
+func (h *heartbeat) fullRequest() bool {
+	switch h.typ {
+	case Consumer:
+		return h.rebalanceTimeoutMs > 0 && (h.subscribedTopics != nil || h.topicRegex != nil) && h.owned != nil
+	case Share:
+		return h.subscribedTopics != nil
+	}
+	return false
 }
 
 // replaceStaticMember is Kafka's replaceMember: the static member at i,
@@ -252,7 +325,7 @@ func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
 	var m *member
 	if h.instanceID == "" {
 		if i, m = v.find(h.memberID); m == nil {
-			return out, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		}
 	} else {
 		if i, m = staticMemberOf(v.members, h.instanceID); m == nil {

@@ -94,6 +94,21 @@
 // "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>",
 // "initial-rebalance-timeout-<group>").
 //
+// Heartbeats check a known member's epoch the same way for all three types,
+// with Kafka's messages (validateMemberEpoch, Kafka trunk's
+// throwIf{Consumer,Share,Streams}GroupMemberEpochIsInvalid): epoch 0 is a
+// (re)join and always passes, even from a member that still exists with
+// another epoch (KIP-848 fenced member recovery, KAFKA-19233), which goes on
+// from its current epoch and assignment; a greater epoch is fenced, a
+// smaller one passes only as the previous epoch (consumer and streams: with
+// what it owns within its assignment). A
+// ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs of 0 is
+// "not sent", like -1 (Go's zero value; Kafka counts only -1 as not sent).
+// Streams members' user endpoints (KIP-1071 interactive queries) are on
+// their member records, and the heartbeat answers PartitionsByUserEndpoint
+// as Kafka does (streams_endpoints.go); the group's endpoint information
+// epoch, soft state in Kafka, is kept by the coordinator and handed in.
+//
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or
 // mutate state outside Replay. It is not safe for concurrent use; a Clone and

@@ -85,6 +85,9 @@ func Format(r Record) string {
 		tomb(&b, r.Tombstone, func() {
 			formatRack(&b, r.RackID)
 			fmt.Fprintf(&b, " topology-epoch=%d", r.TopologyEpoch)
+			if r.UserEndpoint != nil {
+				fmt.Fprintf(&b, " endpoint=%s", r.UserEndpoint)
+			}
 		})
 	case *ConsumerGroupTargetAssignmentMember:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)

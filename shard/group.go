@@ -155,6 +155,9 @@ type member struct {
 	// consumer assignors place partitions by it; streams and share members
 	// keep it on their record only, as Kafka's do.
 	rackID string
+	// userEndpoint is a streams member's user endpoint (application.server,
+	// for interactive queries), nil for none; streams groups only.
+	userEndpoint *Endpoint
 	// state and pending (partitions pending revocation) are KIP-848's
 	// reconciliation state; consumer groups only (see reconcile.go).
 	state   MemberState

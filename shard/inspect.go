@@ -24,7 +24,9 @@ type MemberDescription struct {
 	// member's static-membership and reconciliation fields.
 	InstanceID string
 	// RackID is the member's client.rack ("" for none).
-	RackID                      string
+	RackID string
+	// UserEndpoint is a streams member's user endpoint, nil for none.
+	UserEndpoint                *Endpoint
 	State                       MemberState
 	PartitionsPendingRevocation []TopicPartitions
 	Assignment                  []TopicPartitions
@@ -94,7 +96,7 @@ func describe(g *group) GroupDescription {
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
 			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
-			InstanceID: m.instanceID, RackID: m.rackID, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
+			InstanceID: m.instanceID, RackID: m.rackID, UserEndpoint: m.userEndpoint, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
 		}
 		if g.typ == Streams {
 			md.Assignment, md.TargetAssignment = nil, nil

@@ -51,6 +51,9 @@ type heartbeat struct {
 	// is false unless the request carried all three lists (Kafka's null).
 	ownedTasks     taskSets
 	ownedTasksSent bool
+	// userEndpoint: streams, the member's user endpoint; nil = unchanged
+	// (Kafka's maybeUpdateUserEndpoint).
+	userEndpoint *Endpoint
 }
 
 // view is a working copy of a group that an operation edits before it turns
@@ -276,7 +279,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID {
+		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
 		return out, false
 	}
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
@@ -305,6 +308,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	out.standby, out.warmup = m.standby, m.warmup
+	out.sendAssignment = h.fullRequest() // a full request that changes nothing
 	if h.typ == Streams && g.topology != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		var err error
@@ -330,7 +334,7 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	if h.memberEpoch < 0 {
 		i, m := v.find(h.memberID)
 		if m == nil {
-			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
+			return out, memberUnknown(h.memberID, h.groupID)
 		}
 		v.removeMember(i)
 		out.memberEpoch = -1
@@ -343,30 +347,36 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
 		// an unknown member of a full share group is refused for the size
 		// whatever its epoch (docs/share-groups.md §2.2 steps 3-4).
-		return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+		return out, groupFull(h.typ, s.maxSize(h.typ))
 	}
-	if m == nil {
-		if h.memberEpoch != 0 {
-			return out, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", h.memberID, h.groupID)
-		}
+	switch {
+	case m == nil && h.memberEpoch != 0:
+		return out, memberUnknown(h.memberID, h.groupID)
+	case m == nil:
 		if len(v.members) >= s.maxSize(h.typ) {
-			return out, kerr.GroupMaxSizeReached.WithMessage("group %s has reached its maximum size of %d", h.groupID, s.maxSize(h.typ))
+			return out, groupFull(h.typ, s.maxSize(h.typ))
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)
 		bump = true
-		out.sendAssignment = true
-	} else if h.memberEpoch == 0 {
-		out.sendAssignment = true // a rejoin always gets its assignment
-	} else if h.typ == Streams {
+	case h.typ == Streams:
+		// Kafka's getOrMaybeCreateDynamicStreamsGroupMember validates an
+		// existing member's epoch on every heartbeat; a rejoin (epoch 0)
+		// passes (validateMemberEpoch).
 		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
 			return out, err
 		}
-	} else if h.memberEpoch > m.memberEpoch {
-		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, newer than %d", h.memberID, h.memberEpoch, m.memberEpoch)
-	} else if h.memberEpoch < m.memberEpoch && h.memberEpoch != m.previousMemberEpoch {
-		return out, kerr.FencedMemberEpoch.WithMessage("member %s sent epoch %d, older than %d", h.memberID, h.memberEpoch, m.memberEpoch)
+	default:
+		// getOrMaybeSubscribeShareGroupMember: the same for share members.
+		if err := validateMemberEpoch(Share, m, h.memberEpoch, nil); err != nil {
+			return out, err
+		}
 	}
+	// The assignment goes out on a join or rejoin (epoch 0), on a share
+	// member's full request (SubscribedTopicNames set: Kafka's
+	// shareGroupHeartbeat isFullRequest, which a client sends after an
+	// error) and when it changed (below).
+	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
 	if h.memberEpoch == 0 {
@@ -379,6 +389,12 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
+	if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		// maybeUpdateUserEndpoint: a streams member metadata change (the
+		// group epoch bumps below, as for any).
+		e := *h.userEndpoint
+		m.userEndpoint, changed = &e, true
+	}
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
 		m.serverAssignor, changed = *h.serverAssignor, true
@@ -629,7 +645,7 @@ func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
 	switch v.typ {
 	case Streams:
 		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, Tombstone: tombstone}
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
 	case Share:
 		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
 			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}

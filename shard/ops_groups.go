@@ -173,6 +173,19 @@ type StreamsGroupHeartbeatRequest struct {
 	// sets it from its keyed timers (the shard owns no timers); it is not
 	// on the wire.
 	InitialRebalanceScheduled bool
+	// UserEndpoint is the member's user endpoint for interactive queries
+	// (application.server); nil leaves the member's as it is (Kafka's
+	// maybeUpdateUserEndpoint). A change is a member metadata change.
+	UserEndpoint *Endpoint
+	// EndpointInformationEpoch is the endpoint information epoch the member
+	// last heard; PartitionsByUserEndpoint comes back when the group's
+	// differs (streams_endpoints.go).
+	EndpointInformationEpoch int32
+	// GroupEndpointInformationEpoch is the group's endpoint information
+	// epoch, soft state the coordinator keeps (Kafka's
+	// StreamsGroup.endpointInformationEpoch, -1 until a bump; not on the
+	// log) and sets here; not on the wire.
+	GroupEndpointInformationEpoch int32
 }
 
 // StreamsGroupHeartbeatResponse answers a streams heartbeat.
@@ -205,6 +218,17 @@ type StreamsGroupHeartbeatResponse struct {
 	GroupTopologyEpoch             int32
 	StoredDescriptionTopologyEpoch int32
 	FailedDescriptionTopologyEpoch int32
+
+	// EndpointInformationEpoch is the group's endpoint information epoch
+	// (0 when the heartbeat created the group, as Kafka answers), and
+	// PartitionsByUserEndpoint each endpoint's partitions, set when the
+	// member's known epoch differs from the group's (streams_endpoints.go).
+	EndpointInformationEpoch int32
+	PartitionsByUserEndpoint []EndpointPartitions
+	// GroupEndpointInformationEpoch is the group's endpoint information
+	// epoch for the coordinator to keep (-1: none, as for a group this
+	// heartbeat created). Not on the wire.
+	GroupEndpointInformationEpoch int32
 }
 
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
@@ -214,6 +238,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
+		userEndpoint: req.UserEndpoint,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)
 	if req.MemberEpoch == 0 && !h.ownedTasksSent {
@@ -235,6 +260,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		StandbyTasks: standby, WarmupTasks: warmup,
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
+	s.streamsEndpointInformation(&req, &out, &res.Response)
 	if v := out.view; v != nil {
 		if v.topo != nil {
 			res.Response.GroupTopologyEpoch = v.topo.Epoch

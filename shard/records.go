@@ -198,7 +198,28 @@ type StreamsGroupMemberMetadata struct {
 	RackID             string // the member's client.rack, "" for none
 	RebalanceTimeoutMs int32
 	TopologyEpoch      int32
-	Tombstone          bool
+	// UserEndpoint is the member's application.server (KIP-1071's user
+	// endpoint for interactive queries), nil for none: Kafka's
+	// StreamsGroupMemberMetadataValue.userEndpoint.
+	UserEndpoint *Endpoint
+	Tombstone    bool
+}
+
+// Endpoint is a Kafka Streams instance's user endpoint (application.server):
+// Kafka's StreamsGroupMemberMetadataValue.Endpoint.
+type Endpoint struct {
+	Host string
+	Port uint16
+}
+
+func (e *Endpoint) String() string { return fmt.Sprintf("%s:%d", e.Host, e.Port) }
+
+// sameEndpoint reports whether two optional endpoints are equal.
+func sameEndpoint(a, b *Endpoint) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // StreamsGroupTargetAssignmentMetadata carries the streams target assignment epoch.

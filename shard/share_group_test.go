@@ -436,19 +436,24 @@ func TestShareGroupMaxSizeConfigExceeded(t *testing.T) {
 // share members (Kafka's throwIfShareGroupMemberEpochIsInvalid, which has no
 // owned-partitions check): a greater epoch is FENCED_MEMBER_EPOCH, the
 // previous epoch is accepted (its response may have been lost) and answered
-// with the current one, an older epoch is FENCED_MEMBER_EPOCH, and epoch 0
-// rejoins with the assignment.
+// with the current one, an older epoch is FENCED_MEMBER_EPOCH, with Kafka's
+// messages, and epoch 0 rejoins the member that exists with its current
+// epoch and assignment (Kafka trunk's early return on 0;
+// testShareGroupMemberCanRejoinWithEpochZero).
 func TestShareGroupMemberEpochValidation(t *testing.T) {
 	tests := []struct {
 		name           string
 		epoch          int32
 		want           *kerr.Error
+		wantMessage    string
 		wantAssignment bool
 	}{
-		{name: "greater epoch", epoch: 4, want: kerr.FencedMemberEpoch},
+		{name: "greater epoch", epoch: 4, want: kerr.FencedMemberEpoch,
+			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a greater member epoch (4) than the one known by the group coordinator (3). The member must abandon all its partitions and rejoin."},
 		{name: "previous epoch (lost response)", epoch: 2},
 		{name: "current epoch", epoch: 3},
-		{name: "older than previous", epoch: 1, want: kerr.FencedMemberEpoch},
+		{name: "older than previous", epoch: 1, want: kerr.FencedMemberEpoch,
+			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a smaller member epoch (1) than the one known by the group coordinator (3), and it does not match the previous member epoch (2). The member must abandon all its partitions and rejoin."},
 		{name: "rejoin with epoch 0", epoch: 0, wantAssignment: true},
 	}
 	for _, tc := range tests {
@@ -467,7 +472,7 @@ func TestShareGroupMemberEpochValidation(t *testing.T) {
 				req.SubscribedTopicNames = []string{"foo"}
 			}
 			if tc.want != nil {
-				requireRefused(t, h, shareHeartbeatOp(h, req), tc.want, "")
+				requireRefused(t, h, shareHeartbeatOp(h, req), tc.want, tc.wantMessage)
 				return
 			}
 			res, err := h.s.ShareGroupHeartbeat(h.nowMs, req)

@@ -65,20 +65,14 @@ func areOwnedTasksContained(owned *taskSets, sent bool, assigned *taskSets) bool
 }
 
 // validateStreamsEpoch is Kafka's throwIfStreamsGroupMemberEpochIsInvalid:
-// an older epoch is accepted only when it is the previous epoch and the
-// owned tasks are within the assignment (the response that carried the new
-// epoch may have been lost).
+// epoch 0 (a rejoin) passes; an older epoch is accepted only when it is the
+// previous epoch and the owned tasks are within the assignment (the
+// response that carried the new epoch may have been lost).
 func validateStreamsEpoch(m *member, epoch int32, h *heartbeat) error {
-	if epoch > m.memberEpoch {
-		return kerr.FencedMemberEpoch.WithMessage("The streams group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
-	}
-	if epoch < m.memberEpoch {
+	return validateMemberEpoch(Streams, m, epoch, func() bool {
 		cur := m.currentAssignment()
-		if epoch != m.previousMemberEpoch || !areOwnedTasksContained(&h.ownedTasks, h.ownedTasksSent, &cur.assigned) {
-			return kerr.FencedMemberEpoch.WithMessage("The streams group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", epoch, m.memberEpoch)
-		}
-	}
-	return nil
+		return areOwnedTasksContained(&h.ownedTasks, h.ownedTasksSent, &cur.assigned)
+	})
 }
 
 // validateOwnedTaskIDs is Kafka's throwIfRequestContainsInvalidTasks,

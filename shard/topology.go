@@ -286,7 +286,7 @@ func (s *Shard) ValidateTopologyDescriptionUpdate(groupID, memberID string, topo
 		return t, notTypeErr(groupID, Streams)
 	}
 	if g.members[memberID] == nil {
-		return t, kerr.UnknownMemberID.WithMessage("member %s is not in group %s", memberID, groupID)
+		return t, memberUnknown(memberID, groupID) // StreamsGroup.getMemberOrThrow
 	}
 	if g.topology == nil || g.topology.Epoch != topologyEpoch {
 		current := int32(-1)

@@ -18,8 +18,11 @@ import (
 // created here after the heartbeat. Kafka's request checks run first
 // (streamsHeartbeatInvalid). The member's rack goes through (null is "":
 // unchanged); the streams assignor does not read it, Describe shows it.
-// Statuses carry Kafka's detail text.
-// Endpoints, client tags and task offsets are not modelled.
+// Statuses carry Kafka's detail text. The user endpoint (application.server)
+// and the endpoint information epoch the member knows go through; the
+// group's epoch and, when the member's is older, every endpoint's partitions
+// come back (KIP-1071 interactive queries; shard/streams_endpoints.go).
+// Client tags and task offsets are not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
 
@@ -37,6 +40,10 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	if req.ProcessID != nil {
 		sreq.ProcessID = *req.ProcessID
 	}
+	if e := req.UserEndpoint; e != nil {
+		sreq.UserEndpoint = &shard.Endpoint{Host: e.Host, Port: e.Port}
+	}
+	sreq.EndpointInformationEpoch = req.EndpointInformationEpoch
 	if t := req.Topology; t != nil {
 		sreq.Topology = topologyFromWire(t)
 	}
@@ -62,8 +69,48 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.ActiveTasks = tasksToWire(hb.ActiveTasks)
 		resp.StandbyTasks, resp.WarmupTasks = tasksToWire(hb.StandbyTasks), tasksToWire(hb.WarmupTasks)
 	}
+	resp.EndpointInformationEpoch = hb.EndpointInformationEpoch
+	resp.PartitionsByUserEndpoint = endpointsToWire(hb.PartitionsByUserEndpoint)
 	createInternalTopics(r, hb.InternalTopicsToCreate)
 	return resp, nil
+}
+
+// describedEndpoint is a member's user endpoint as StreamsGroupDescribe
+// shows it (StreamsGroupMember.asStreamsGroupDescribeMember): null for none.
+func describedEndpoint(e *shard.Endpoint) *kmsg.StreamsGroupDescribeResponseGroupMemberUserEndpoint {
+	if e == nil {
+		return nil
+	}
+	w := kmsg.NewStreamsGroupDescribeResponseGroupMemberUserEndpoint()
+	w.Host, w.Port = e.Host, e.Port
+	return &w
+}
+
+// endpointsToWire encodes PartitionsByUserEndpoint (topics by name, as
+// Kafka's StreamsGroupHeartbeatResponseData.TopicPartition has them).
+func endpointsToWire(eps []shard.EndpointPartitions) []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpoint {
+	if eps == nil {
+		return nil
+	}
+	out := make([]kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpoint, 0, len(eps))
+	for _, e := range eps {
+		w := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpoint()
+		w.UserEndpoint.Host, w.UserEndpoint.Port = e.UserEndpoint.Host, e.UserEndpoint.Port
+		w.ActivePartitions = []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition{}
+		for _, tp := range e.ActivePartitions {
+			p := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition()
+			p.Topic, p.Partitions = tp.Topic, tp.Partitions
+			w.ActivePartitions = append(w.ActivePartitions, p)
+		}
+		w.StandbyPartitions = []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointStandbyPartition{}
+		for _, tp := range e.StandbyPartitions {
+			p := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpointStandbyPartition()
+			p.Topic, p.Partitions = tp.Topic, tp.Partitions
+			w.StandbyPartitions = append(w.StandbyPartitions, p)
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // createInternalTopics creates the internal topics a streams heartbeat

@@ -65,6 +65,7 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 			gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
 			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
 			gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
+			gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
 			// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
 			gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
 			gm.Assignment.StandbyTasks, gm.Assignment.WarmupTasks = tasksToWire(m.StandbyTasks), tasksToWire(m.WarmupTasks)

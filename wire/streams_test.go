@@ -183,3 +183,73 @@ func TestStreamsGroupInternalTopicsAndDelay(t *testing.T) {
 	require.Len(t, hb.ActiveTasks, 2, "both subtopologies are assigned")
 	assert.Empty(t, hb.Status)
 }
+
+// TestStreamsGroupHeartbeatEndpointInformation reproduces, over the wire,
+// KIP-1071's endpoint information as Kafka's
+// GroupMetadataManager.streamsGroupHeartbeat answers it: the member's
+// UserEndpoint is kept (and described by StreamsGroupDescribe), and a
+// heartbeat whose EndpointInformationEpoch differs from the group's gets
+// PartitionsByUserEndpoint: each endpoint with the source-topic partitions
+// of its active tasks; with the group's epoch, none.
+func TestStreamsGroupHeartbeatEndpointInformation(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "clicks", 2)
+	const group = "iq-app"
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := newClient(t, cl).Broker(int(node))
+	topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+	s0 := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+	s0.SubtopologyID, s0.SourceTopics = "0", []string{"clicks"}
+	topology.Subtopologies = []kmsg.StreamsGroupHeartbeatRequestTopologySubtopology{s0}
+	beat := func(epoch, endpointEpoch int32) *kmsg.StreamsGroupHeartbeatResponse {
+		t.Helper()
+		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = group, "member-1", epoch, 30000
+		req.EndpointInformationEpoch = endpointEpoch
+		ep := kmsg.NewStreamsGroupHeartbeatRequestUserEndpoint()
+		ep.Host, ep.Port = "localhost", 8080
+		req.UserEndpoint = &ep
+		if epoch == 0 {
+			req.Topology = &topology
+			noOwnedTasks(req)
+		}
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		hb := resp.(*kmsg.StreamsGroupHeartbeatResponse)
+		require.Zero(t, hb.ErrorCode, "%v", hb.ErrorMessage)
+		return hb
+	}
+	hb := beat(0, 0)
+	require.Len(t, hb.ActiveTasks, 1)
+	assert.Zero(t, hb.EndpointInformationEpoch, "the heartbeat that creates the group answers 0")
+
+	hb = beat(hb.MemberEpoch, 0)
+	assert.Equal(t, int32(-1), hb.EndpointInformationEpoch, "the group's epoch, which the new group did not keep")
+	require.Len(t, hb.PartitionsByUserEndpoint, 1)
+	got := hb.PartitionsByUserEndpoint[0]
+	assert.Equal(t, "localhost", got.UserEndpoint.Host)
+	assert.Equal(t, uint16(8080), got.UserEndpoint.Port)
+	require.Len(t, got.ActivePartitions, 1)
+	assert.Equal(t, "clicks", got.ActivePartitions[0].Topic)
+	assert.Equal(t, []int32{0, 1}, got.ActivePartitions[0].Partitions)
+	assert.Empty(t, got.StandbyPartitions)
+
+	hb = beat(hb.MemberEpoch, hb.EndpointInformationEpoch)
+	assert.Empty(t, hb.PartitionsByUserEndpoint, "the member knows the group's epoch")
+
+	dreq := kmsg.NewPtrStreamsGroupDescribeRequest()
+	dreq.Groups = []string{group}
+	dresp, err := coord.Request(ctx, dreq)
+	require.NoError(t, err)
+	d := dresp.(*kmsg.StreamsGroupDescribeResponse)
+	require.Len(t, d.Groups, 1)
+	require.Len(t, d.Groups[0].Members, 1)
+	ue := d.Groups[0].Members[0].UserEndpoint
+	require.NotNil(t, ue, "StreamsGroupDescribe shows the member's endpoint")
+	assert.Equal(t, "localhost", ue.Host)
+	assert.Equal(t, uint16(8080), ue.Port)
+}

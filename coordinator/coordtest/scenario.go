@@ -60,6 +60,10 @@ func RunScenarios(t *testing.T, glob string) {
 //	share-heartbeat    group= member= epoch= [topics=(a,b)] [rack=R]
 //	streams-heartbeat  group= member= epoch= [rack=R] [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	                   [rebalance-timeout=MS] [owned=(s0-0,s0-1) [standby=(s1-0)] [warmup=()] | no-owned]
+//	                   [endpoint=host:port] [endpoint-epoch=N]
+//	                                          the user endpoint and the endpoint information epoch the member
+//	                                          knows (default 0); with either, or when the response carries
+//	                                          endpoints, the line adds endpoint-epoch= and endpoints=
 //	                                          the owned tasks: by default (epoch > 0) a caught-up client's,
 //	                                          the tasks its member holds; owned= sends these (standby and
 //	                                          warm-up empty unless given); no-owned sends none (Kafka's null)
@@ -228,6 +232,8 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.OffsetMetadataMaxBytes = int(n)
 		case "group.share.max.size":
 			cfg.ShareMaxSize = int(n)
+		case "group.streams.max.size":
+			cfg.StreamsMaxSize = int(n)
 		case "commit-delay":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -435,6 +441,15 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		if err := streamsOwnedTasks(h, d, &req); err != nil {
 			return "", err
 		}
+		if e := str(d, "endpoint"); e != "" {
+			host, port, ok := strings.Cut(e, ":")
+			n, err := strconv.ParseUint(port, 10, 16)
+			if !ok || err != nil {
+				return "", fmt.Errorf("endpoint %q is not host:port", e)
+			}
+			req.UserEndpoint = &shard.Endpoint{Host: host, Port: uint16(n)}
+		}
+		req.EndpointInformationEpoch = int32(num(d, "endpoint-epoch", 0))
 		r, err := Await(h, h.Coordinator.StreamsGroupHeartbeat(req))
 		if err != nil {
 			return "", err
@@ -453,6 +468,12 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		line := heartbeatLine(r.MemberEpoch, r.HasAssignment, tasks, strings.Join(status, ","))
 		if r.TopologyDescriptionRequired {
 			line += " topology-description-required"
+		}
+		if d.HasArg("endpoint") || d.HasArg("endpoint-epoch") || len(r.PartitionsByUserEndpoint) > 0 {
+			line += fmt.Sprintf(" endpoint-epoch=%d", r.EndpointInformationEpoch)
+			if r.PartitionsByUserEndpoint != nil {
+				line += " endpoints=" + formatEndpoints(r.PartitionsByUserEndpoint)
+			}
 		}
 		if len(r.InternalTopicsToCreate) > 0 {
 			var create []string
@@ -786,6 +807,9 @@ func describeText(g shard.GroupDescription) string {
 		if m.RackID != "" {
 			fmt.Fprintf(&b, " rack=%s", m.RackID)
 		}
+		if m.UserEndpoint != nil {
+			fmt.Fprintf(&b, " endpoint=%s", m.UserEndpoint)
+		}
 		if g.Type == shard.Consumer {
 			if m.State != shard.MemberStable {
 				fmt.Fprintf(&b, " state=%s", m.State)
@@ -1057,4 +1081,18 @@ func commitTopics(d *datadriven.TestData) ([]shard.OffsetCommitTopic, error) {
 		}
 	}
 	return topics, nil
+}
+
+// formatEndpoints prints PartitionsByUserEndpoint as
+// (host:port{foo:0,1|standby foo:2},...).
+func formatEndpoints(eps []shard.EndpointPartitions) string {
+	var parts []string
+	for _, e := range eps {
+		p := e.UserEndpoint.String() + "{" + shard.FormatAssignment(e.ActivePartitions)
+		if len(e.StandbyPartitions) > 0 {
+			p += "|standby " + shard.FormatAssignment(e.StandbyPartitions)
+		}
+		parts = append(parts, p+"}")
+	}
+	return "(" + strings.Join(parts, ",") + ")"
 }
