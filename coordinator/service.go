@@ -123,6 +123,9 @@ type hosted struct {
 	waiters   []waiter
 	commits   []pendingCommit
 	timers    *TimerQueue[shard.Task]
+	// shutdownRequests is the soft state of streams groups' application
+	// shutdown: the first requester by group (streams_shutdown.go).
+	shutdownRequests map[string]string
 }
 
 func (h *hosted) nextDeadline() (int64, bool) {
@@ -557,6 +560,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
 		}
 	}
+	if len(h.shutdownRequests) > 0 {
+		c.forgetEmptyShutdownRequests(h)
+	}
 	// <type>-group-rebalance-rate/-count: one per target-assignment
 	// recomputation this write carries (see recordRebalances).
 	c.metrics.recordRebalances(c.nowMs(), records)
@@ -617,6 +623,7 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 		h.latest = h.committed.Clone()
 	}
 	h.pending, h.commits = nil, nil
+	c.forgetEmptyShutdownRequests(h)
 	c.reconcileSessionTimers(h)
 	c.failWaiters(h, err)
 }

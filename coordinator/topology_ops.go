@@ -49,7 +49,11 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			// rebalance delay is pending (Kafka's timer.isScheduled).
 			r := req
 			r.InitialRebalanceScheduled = c.timerScheduled(p, shard.StreamsInitialRebalanceKey(req.GroupID))
-			return s.StreamsGroupHeartbeat(now, r)
+			// Nor the shutdown request, soft state (streams_shutdown.go).
+			r.ShutdownRequestMemberID = c.shutdownRequester(p, req.GroupID)
+			res, err := s.StreamsGroupHeartbeat(now, r)
+			c.noteShutdownRequest(p, r, res.Response, err)
+			return res, err
 		})
 	})
 	out := &Future[shard.StreamsGroupHeartbeatResponse]{}

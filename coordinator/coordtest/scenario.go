@@ -60,6 +60,8 @@ func RunScenarios(t *testing.T, glob string) {
 //	share-heartbeat    group= member= epoch= [topics=(a,b)] [rack=R]
 //	streams-heartbeat  group= member= epoch= [rack=R] [topology-epoch=N subtopologies=(s0:foo+bar,s1:baz)]
 //	                   [rebalance-timeout=MS] [owned=(s0-0,s0-1) [standby=(s1-0)] [warmup=()] | no-owned]
+//	                   [process=P] [shutdown]
+//	                                          shutdown: ShutdownApplication (KIP-1071's application shutdown)
 //	                                          the owned tasks: by default (epoch > 0) a caught-up client's,
 //	                                          the tasks its member holds; owned= sends these (standby and
 //	                                          warm-up empty unless given); no-owned sends none (Kafka's null)
@@ -416,7 +418,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RackID: str(d, "rack"),
-			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1}
+			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1, ShutdownApplication: d.HasArg("shutdown")}
 		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
 			// Required on a join; a client sends it on joins only (Kafka
 			// Streams' heartbeat state sends -1 otherwise).
