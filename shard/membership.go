@@ -276,7 +276,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID {
+		h.rackID != "" && h.rackID != m.rackID || h.typ == Streams && streamsClientChanged(m, h) {
 		return out, false
 	}
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
@@ -369,9 +369,15 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	}
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
-	if h.memberEpoch == 0 {
+	if h.typ == Streams {
+		changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)
+	}
+	if h.memberEpoch == 0 && h.typ != Streams {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	} else if h.memberEpoch == 0 {
+		changed = changed || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
+		m.rebalanceTimeoutMs = h.rebalanceTimeoutMs
 	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
 		// rebalance timeout sets it, join or not (the consumer path does the
