@@ -259,6 +259,9 @@ type StreamsGroupDescription struct {
 	Err                       error
 	TopologyDescriptionStatus TopologyDescriptionStatus
 	TopologyDescription       *plugin.TopologyDescription
+	// Topology is the group's topology as StreamsGroupDescribe shows it
+	// (shard.DescribedStreamsTopology: configured when ready, sorted).
+	Topology *shard.Topology
 }
 
 // DescribeStreamsGroups is StreamsGroupDescribe v1 (docs/kip1331.md §1.5): rows in
@@ -289,6 +292,7 @@ func (c *Coordinator) DescribeStreamsGroups(groupIDs []string, includeTopologyDe
 				case d.Type != shard.Streams:
 					return d, kerr.GroupIDNotFound.WithMessage("Group %s is not a streams group.", id)
 				}
+				row.Topology = s.DescribedStreamsTopology(id)
 				return d, nil
 			})
 		}
