@@ -33,6 +33,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
+		ShutdownApplication: req.ShutdownApplication,
 	}
 	if req.ProcessID != nil {
 		sreq.ProcessID = *req.ProcessID
@@ -47,6 +48,19 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = hb.MemberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
+	// Kafka sets Status on every answer, [] when there is none
+	// (streamsGroupHeartbeat's response.setStatus(returnedStatus),
+	// streamsGroupLeave's setStatus(List.of())): null would tell the client
+	// "unchanged", and it would keep a status that has cleared.
+	resp.Status = make([]kmsg.StreamsGroupHeartbeatResponseStatus, 0, len(hb.Status))
+	if req.MemberEpoch < 0 {
+		// GroupMetadataManager.streamsGroupLeave answers the member id, the
+		// request's epoch and the empty status list only: the interval, the
+		// task offset interval and the recovery lags keep their schema
+		// defaults (AcceptableRecoveryLag's is -1).
+		resp.MemberEpoch, resp.AcceptableRecoveryLag = req.MemberEpoch, -1
+		return resp, nil
+	}
 	resp.AcceptableRecoveryLag, resp.AcceptableRecoveryLagLegacy = streamsAcceptableRecoveryLag, streamsAcceptableRecoveryLag
 	resp.TaskOffsetIntervalMillis = streamsTaskOffsetIntervalMillis
 	resp.TopologyDescriptionRequired = hb.TopologyDescriptionRequired
