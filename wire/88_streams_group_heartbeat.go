@@ -18,7 +18,10 @@ import (
 // created here after the heartbeat. Kafka's request checks run first
 // (streamsHeartbeatInvalid). The member's rack goes through (null is "":
 // unchanged); the streams assignor does not read it, Describe shows it.
-// Statuses carry Kafka's detail text.
+// Statuses carry Kafka's detail text; ShutdownApplication goes to the
+// coordinator, which answers SHUTDOWN_APPLICATION to every member until the
+// group empties (coordinator/streams_shutdown.go). A leave answers as
+// GroupMetadataManager.streamsGroupLeave builds it.
 // Endpoints, client tags and task offsets are not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
