@@ -128,6 +128,9 @@ type hosted struct {
 	// the log, -1 when absent, lost with the hosted shard as Kafka's is on
 	// failover. Only groups with a bumped epoch have an entry.
 	endpointEpochs map[string]int32
+	// shutdownRequests is the soft state of streams groups' application
+	// shutdown: the first requester by group (streams_shutdown.go).
+	shutdownRequests map[string]string
 }
 
 // endpointEpoch is a streams group's endpoint information epoch, -1 when
@@ -588,6 +591,9 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
 		}
 	}
+	if len(h.shutdownRequests) > 0 {
+		c.forgetEmptyShutdownRequests(h)
+	}
 	// <type>-group-rebalance-rate/-count: one per target-assignment
 	// recomputation this write carries (see recordRebalances).
 	c.metrics.recordRebalances(c.nowMs(), records)
@@ -648,6 +654,7 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 		h.latest = h.committed.Clone()
 	}
 	h.pending, h.commits = nil, nil
+	c.forgetEmptyShutdownRequests(h)
 	c.reconcileSessionTimers(h)
 	c.failWaiters(h, err)
 }

@@ -50,15 +50,18 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			r := req
 			r.InitialRebalanceScheduled = c.timerScheduled(p, shard.StreamsInitialRebalanceKey(req.GroupID))
 			// Nor does it keep soft state: the group's endpoint
-			// information epoch goes in and comes back.
+			// information epoch and its shutdown request go in, and the
+			// epoch comes back (streams_shutdown.go for the request).
 			h, _ := c.shardFor(p)
 			r.GroupEndpointInformationEpoch = h.endpointEpoch(req.GroupID)
+			r.ShutdownRequestMemberID = c.shutdownRequester(p, req.GroupID)
 			res, err := s.StreamsGroupHeartbeat(now, r)
 			if err == nil {
 				// Kafka sets it in the heartbeat, before the write, and
 				// does not roll it back when the write fails.
 				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)
 			}
+			c.noteShutdownRequest(p, r, res.Response, err)
 			return res, err
 		})
 	})
@@ -265,6 +268,9 @@ type StreamsGroupDescription struct {
 	Err                       error
 	TopologyDescriptionStatus TopologyDescriptionStatus
 	TopologyDescription       *plugin.TopologyDescription
+	// Topology is the group's topology as StreamsGroupDescribe shows it
+	// (shard.DescribedStreamsTopology: configured when ready, sorted).
+	Topology *shard.Topology
 }
 
 // DescribeStreamsGroups is StreamsGroupDescribe v1 (docs/kip1331.md §1.5): rows in
@@ -295,6 +301,7 @@ func (c *Coordinator) DescribeStreamsGroups(groupIDs []string, includeTopologyDe
 				case d.Type != shard.Streams:
 					return d, kerr.GroupIDNotFound.WithMessage("Group %s is not a streams group.", id)
 				}
+				row.Topology = s.DescribedStreamsTopology(id)
 				return d, nil
 			})
 		}

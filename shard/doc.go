@@ -37,7 +37,14 @@
 // the caller to create, INCORRECTLY_PARTITIONED_TOPICS; internal_topics.go),
 // the initial rebalance delay (ASSIGNMENT_DELAYED,
 // streams_delay.go; the coordinator tells the shard whether its timer is
-// pending), KIP-1331's stored and failed description epochs),
+// pending), the application shutdown (SHUTDOWN_APPLICATION,
+// streams_shutdown.go: the requester is Kafka's soft state, kept by the
+// coordinator and passed in, never in a record, so a coordinator move
+// forgets it as Kafka's does), a member's client id and process id taken
+// on any heartbeat (a null process id keeps the stored one;
+// streams_member_update.go), the described topology configured and sorted
+// as StreamsGroup.asDescribedGroup does (DescribedStreamsTopology),
+// KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
 // and the group-coordinator half of AlterShareGroupOffsets, which bumps the

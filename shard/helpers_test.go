@@ -201,7 +201,9 @@ func (h *harness) streamsJoin(group, member string, topo *Topology) StreamsGroup
 
 func (h *harness) streamsHeartbeat(group, member string, epoch int32) StreamsGroupHeartbeatResponse {
 	h.t.Helper()
-	req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1}
+	// The client id of the join: Kafka takes the request header's on every
+	// heartbeat, and a change bumps the group epoch.
+	req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "client-" + member, Version: 1}
 	if epoch > 0 {
 		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(h.s, group, member)
 	}

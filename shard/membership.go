@@ -279,7 +279,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) ||
+		h.typ == Streams && streamsClientChanged(m, h) {
 		return out, false
 	}
 	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
@@ -379,9 +380,15 @@ func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult
 	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
-	if h.memberEpoch == 0 {
+	if h.typ == Streams {
+		changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)
+	}
+	if h.memberEpoch == 0 && h.typ != Streams {
 		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	} else if h.memberEpoch == 0 {
+		changed = changed || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
+		m.rebalanceTimeoutMs = h.rebalanceTimeoutMs
 	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
 		// rebalance timeout sets it, join or not (the consumer path does the

@@ -186,6 +186,14 @@ type StreamsGroupHeartbeatRequest struct {
 	// StreamsGroup.endpointInformationEpoch, -1 until a bump; not on the
 	// log) and sets here; not on the wire.
 	GroupEndpointInformationEpoch int32
+	// ShutdownApplication is KIP-1071's request that every Streams client
+	// of the group shut down (streams_shutdown.go).
+	ShutdownApplication bool
+	// ShutdownRequestMemberID is Kafka's
+	// StreamsGroup.getShutdownRequestMemberId: the member that first asked
+	// the application to shut down, "" for none. The coordinator keeps it
+	// as soft state and sets it here; it is not on the wire.
+	ShutdownRequestMemberID string
 }
 
 // StreamsGroupHeartbeatResponse answers a streams heartbeat.
@@ -211,6 +219,10 @@ type StreamsGroupHeartbeatResponse struct {
 	// TopologyDescriptionRequired is KIP-1331's solicitation flag; the
 	// coordinator sets it after the shard answers.
 	TopologyDescriptionRequired bool
+	// ShutdownRequestMemberID is the group's shutdown requester after this
+	// heartbeat, for the coordinator to keep (streams_shutdown.go). Not on
+	// the wire.
+	ShutdownRequestMemberID string
 
 	// The group's topology epoch (-1 without a topology) and its KIP-1331
 	// stored and failed description epochs, which the coordinator's
@@ -285,6 +297,12 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	if c := out.topicStatus; c != nil {
 		status(c.status, c.detail)
 		res.Response.InternalTopicsToCreate = c.internalTopicsToBeCreated
+	}
+	// Then SHUTDOWN_APPLICATION, on every answer but a leave's
+	// (streamsGroupLeave answers no status).
+	res.Response.ShutdownRequestMemberID = shutdownRequester(&req)
+	if id := res.Response.ShutdownRequestMemberID; id != "" && req.MemberEpoch >= 0 {
+		status(StatusShutdownApplication, shutdownApplicationDetail(id))
 	}
 	return res, nil
 }

@@ -18,11 +18,15 @@ import (
 // created here after the heartbeat. Kafka's request checks run first
 // (streamsHeartbeatInvalid). The member's rack goes through (null is "":
 // unchanged); the streams assignor does not read it, Describe shows it.
-// Statuses carry Kafka's detail text. The user endpoint (application.server)
-// and the endpoint information epoch the member knows go through; the
-// group's epoch and, when the member's is older, every endpoint's partitions
-// come back (KIP-1071 interactive queries; shard/streams_endpoints.go).
-// Client tags and task offsets are not modelled.
+// Statuses carry Kafka's detail text; ShutdownApplication goes to the
+// coordinator, which answers SHUTDOWN_APPLICATION to every member until the
+// group empties (coordinator/streams_shutdown.go). A leave answers as
+// GroupMetadataManager.streamsGroupLeave builds it. The user endpoint
+// (application.server) and the endpoint information epoch the member knows
+// go through; the group's epoch and, when the member's is older, every
+// endpoint's partitions come back (KIP-1071 interactive queries;
+// shard/streams_endpoints.go). Client tags and task offsets are not
+// modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
 
@@ -36,6 +40,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
+		ShutdownApplication: req.ShutdownApplication,
 	}
 	if req.ProcessID != nil {
 		sreq.ProcessID = *req.ProcessID
@@ -54,6 +59,19 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = hb.MemberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
+	// Kafka sets Status on every answer, [] when there is none
+	// (streamsGroupHeartbeat's response.setStatus(returnedStatus),
+	// streamsGroupLeave's setStatus(List.of())): null would tell the client
+	// "unchanged", and it would keep a status that has cleared.
+	resp.Status = make([]kmsg.StreamsGroupHeartbeatResponseStatus, 0, len(hb.Status))
+	if req.MemberEpoch < 0 {
+		// GroupMetadataManager.streamsGroupLeave answers the member id, the
+		// request's epoch and the empty status list only: the interval, the
+		// task offset interval and the recovery lags keep their schema
+		// defaults (AcceptableRecoveryLag's is -1).
+		resp.MemberEpoch, resp.AcceptableRecoveryLag = req.MemberEpoch, -1
+		return resp, nil
+	}
 	resp.AcceptableRecoveryLag, resp.AcceptableRecoveryLagLegacy = streamsAcceptableRecoveryLag, streamsAcceptableRecoveryLag
 	resp.TaskOffsetIntervalMillis = streamsTaskOffsetIntervalMillis
 	resp.TopologyDescriptionRequired = hb.TopologyDescriptionRequired

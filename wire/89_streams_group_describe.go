@@ -49,10 +49,12 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
 		assignor := "sticky" // Kafka's default streams assignor name
 		g.AssignorName = &assignor
-		if d.Topology != nil {
+		if topo := rows[i].Topology; topo != nil {
+			// StreamsGroup.asDescribedGroup: the configured topology when
+			// ready, else the stored one; sorted either way.
 			t := kmsg.NewStreamsGroupDescribeResponseGroupTopology()
-			t.Epoch = d.Topology.Epoch
-			for _, s := range d.Topology.Subtopologies {
+			t.Epoch = topo.Epoch
+			for _, s := range topo.Subtopologies {
 				st := kmsg.NewStreamsGroupDescribeResponseGroupTopologySubtopology()
 				st.SubtopologyID, st.SourceTopics, st.RepartitionSinkTopics = s.ID, s.SourceTopics, s.RepartitionSinkTopics
 				st.RepartitionSourceTopics = topicInfosToWire(s.RepartitionSourceTopics)

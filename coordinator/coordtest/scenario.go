@@ -64,6 +64,8 @@ func RunScenarios(t *testing.T, glob string) {
 //	                                          the user endpoint and the endpoint information epoch the member
 //	                                          knows (default 0); with either, or when the response carries
 //	                                          endpoints, the line adds endpoint-epoch= and endpoints=
+//	                   [process=P] [shutdown]
+//	                                          shutdown: ShutdownApplication (KIP-1071's application shutdown)
 //	                                          the owned tasks: by default (epoch > 0) a caught-up client's,
 //	                                          the tasks its member holds; owned= sends these (standby and
 //	                                          warm-up empty unless given); no-owned sends none (Kafka's null)
@@ -422,7 +424,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 	case "streams-heartbeat":
 		req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 			MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RackID: str(d, "rack"),
-			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1}
+			RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1, ShutdownApplication: d.HasArg("shutdown")}
 		if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
 			// Required on a join; a client sends it on joins only (Kafka
 			// Streams' heartbeat state sends -1 otherwise).
