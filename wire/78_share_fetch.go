@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"slices"
 	"time"
 
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
@@ -37,7 +38,9 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)
-	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: max(req.MaxRecords, 0)}
+	// MaxRecords bounds the whole request (ShareFetchUtils.processFetchResponse).
+	maxRecords := max(req.MaxRecords, 0)
+	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: maxRecords, RequestMaxRecords: maxRecords}
 	in := make([]sharePartitionIn, 0, len(req.Topics))
 	hasAcks := false
 	for _, rt := range req.Topics {
@@ -63,7 +66,7 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	})
 	freq.Acks = acks
 	if req.ShareSessionEpoch != sharebroker.FinalEpoch {
-		freq.Partitions = tps
+		freq.Partitions = rotatePartitions(tps, req.ShareSessionEpoch)
 	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
@@ -105,7 +108,9 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 			r.conn.closeShareSession(key)
 		}
 		out.add(fresp)
-		freq.Acks = nil // applied once
+		// Applied once. The extra attempt follows only an attempt that
+		// acquired nothing, so the whole RequestMaxRecords is still left.
+		freq.Acks = nil
 		remaining := time.Until(deadline)
 		if out.acquired > 0 || epoch == sharebroker.FinalEpoch || len(freq.Partitions) == 0 || remaining <= 0 {
 			break
@@ -124,6 +129,20 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
 	}
 	return resp, nil
+}
+
+// rotatePartitions is Kafka's PartitionRotateStrategy.rotateRoundRobin,
+// which DelayedShareFetch applies before acquiring: with MaxRecords bounding
+// the whole request, the partition served first takes the budget, so the
+// order starts at index epoch % len(tps) and no partition is starved. The
+// client's epoch counts (not the one shifted for extra attempts), and
+// epochs below 1 (initial, final) keep the request's order.
+func rotatePartitions(tps []sharebroker.TopicPartition, epoch int32) []sharebroker.TopicPartition {
+	if len(tps) < 2 || epoch < 1 {
+		return tps
+	}
+	at := int(epoch) % len(tps)
+	return append(slices.Clone(tps[at:]), tps[:at]...)
 }
 
 // ackCodeFor is the acknowledgement error of a partition the broker cannot
