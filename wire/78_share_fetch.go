@@ -45,10 +45,15 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	hasAcks := false
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
-			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
-				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
+			in = append(in, newSharePartitionIn(rt.TopicID, rp.Partition, rp.AcknowledgementBatches, req.Version, req.IsRenewAck))
 			hasAcks = hasAcks || len(rp.AcknowledgementBatches) > 0
 		}
+	}
+	if req.ShareSessionEpoch == sharebroker.InitialEpoch && hasAcks {
+		// SharePartitionManager.newContext is told whether the request
+		// carries acknowledgements at all, before any is looked at.
+		resp.ErrorCode = fkerr.InvalidRequest.Code
+		return resp, nil
 	}
 	tps, acks := translateShare(r, out, in, func(p sharePartitionIn, code, pcode int16) {
 		out.fail(p.topicID, p.partition, pcode)
@@ -63,6 +68,10 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		case code == 0 && p.acked:
 			out.failAck(p.topicID, p.partition, ackCodeFor(pcode))
 		}
+	}, func(p sharePartitionIn) bool {
+		// The acknowledgements fail; the partition is still fetched.
+		out.failAck(p.topicID, p.partition, fkerr.InvalidRequest.Code)
+		return false
 	})
 	freq.Acks = acks
 	if req.ShareSessionEpoch != sharebroker.FinalEpoch {
@@ -167,32 +176,67 @@ type wireAckBatch = struct {
 }
 
 // wireAckBatches converts a partition's acknowledgement batches, of either
-// request.
-func wireAckBatches[B ~wireAckBatch](batches []B) []share.AckBatch {
-	var out []share.AckBatch
-	for _, b := range batches {
-		w := wireAckBatch(b)
+// request, after validateAckBatches: ok false means the partition's
+// acknowledgements are refused as a whole (INVALID_REQUEST) and none is
+// applied.
+func wireAckBatches[B ~wireAckBatch](batches []B, version int16, isRenewAck bool) (out []share.AckBatch, ok bool) {
+	ws := make([]wireAckBatch, len(batches))
+	for i, b := range batches {
+		ws[i] = wireAckBatch(b)
+	}
+	if !validateAckBatches(ws, version, isRenewAck) {
+		return nil, false
+	}
+	for _, w := range ws {
 		out = append(out, ackBatches(w.FirstOffset, w.LastOffset, w.AcknowledgeTypes)...)
 	}
-	return out
+	return out, true
 }
 
-// ackBatches converts one wire acknowledgement batch: a single type for
-// the whole range, or one type per offset (runs of equal types merged).
-func ackBatches(first, last int64, types []int8) []share.AckBatch {
-	if len(types) <= 1 {
-		t := share.AckAccept
-		if len(types) == 1 {
-			t = share.AcknowledgeType(types[0])
+// renewAckVersion is the first ShareFetch and ShareAcknowledge version
+// with acknowledge type 4, RENEW, and IsRenewAck (KIP-1222).
+const renewAckVersion = 2
+
+// validateAckBatches is Kafka's KafkaApis.validateAcknowledgementBatches
+// for one partition's batches, in its order: a batch is refused when its
+// first offset is past its last, when it starts below the last offset of
+// the batch before it (a batch may start at that offset: Kafka compares
+// with <), when it has no type, when it has more than one type but not
+// one per offset, or when a type is outside 0-3 (0-4 from v2, where 4,
+// RENEW, also needs the request's IsRenewAck).
+func validateAckBatches(batches []wireAckBatch, version int16, isRenewAck bool) bool {
+	maxType := int8(share.AckReject)
+	if version >= renewAckVersion {
+		maxType = int8(share.AckRenew)
+	}
+	prevEnd := int64(-1)
+	for _, b := range batches {
+		n := int64(len(b.AcknowledgeTypes))
+		switch {
+		case b.FirstOffset > b.LastOffset, b.FirstOffset < prevEnd, n == 0,
+			n > 1 && b.LastOffset-b.FirstOffset != n-1:
+			return false
 		}
-		return []share.AckBatch{{FirstOffset: first, LastOffset: last, Type: t}}
+		for _, t := range b.AcknowledgeTypes {
+			if t < 0 || t > maxType || t == int8(share.AckRenew) && !isRenewAck {
+				return false
+			}
+		}
+		prevEnd = b.LastOffset
+	}
+	return true
+}
+
+// ackBatches converts one validated wire acknowledgement batch: a single
+// type for the whole range, or one type per offset (runs of equal types
+// merged).
+func ackBatches(first, last int64, types []int8) []share.AckBatch {
+	if len(types) == 1 {
+		return []share.AckBatch{{FirstOffset: first, LastOffset: last, Type: share.AcknowledgeType(types[0])}}
 	}
 	var out []share.AckBatch
 	for i, t := range types {
 		o := first + int64(i)
-		if o > last {
-			break
-		}
 		if n := len(out); n > 0 && out[n-1].Type == share.AcknowledgeType(t) && out[n-1].LastOffset == o-1 {
 			out[n-1].LastOffset = o
 			continue

@@ -28,14 +28,16 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	var in []sharePartitionIn
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
-			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
-				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
+			in = append(in, newSharePartitionIn(rt.TopicID, rp.Partition, rp.AcknowledgementBatches, req.Version, req.IsRenewAck))
 		}
 	}
 	// A partition without acknowledgements is answered NONE without
 	// acknowledging, as KafkaApis.handleAcknowledgements does.
 	_, areq.Acks = translateShare(r, out, in, func(p sharePartitionIn, _, pcode int16) {
 		out.fail(p.topicID, p.partition, ackCodeFor(pcode))
+	}, func(p sharePartitionIn) bool {
+		out.fail(p.topicID, p.partition, fkerr.InvalidRequest.Code)
+		return true
 	})
 	var results []sharebroker.AckResult
 	var err error

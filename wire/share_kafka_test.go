@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -152,4 +153,69 @@ func TestProcessFetchResponseWithMaxFetchRecords(t *testing.T) {
 			assert.Zero(t, rp.ErrorCode)
 		}
 	}
+}
+
+// TestValidateAcknowledgementBatches is KafkaApis.validateAcknowledgementBatches
+// over the wire, for ShareFetch's piggy-backed acknowledgements
+// (AcknowledgeErrorCode) and ShareAcknowledge (the partition's ErrorCode):
+// a partition whose batches are malformed is INVALID_REQUEST and none of
+// its batches is applied. The member holds offsets 0-9 throughout, so a
+// batch applied in part (an ACCEPT or RELEASE of some offsets) would make
+// the closing ACCEPT of 0-9 fail.
+func TestValidateAcknowledgementBatches(t *testing.T) {
+	t.Parallel()
+	invalid := fkerr.InvalidRequest.Code
+	cases := []struct {
+		name    string
+		version int16
+		renew   bool
+		acks    []ackRange
+	}{
+		{"no type", 1, false, []ackRange{{0, 0, []int8{}}}},
+		{"fewer types than offsets", 1, false, []ackRange{{0, 2, []int8{1, 2}}}},
+		{"more types than offsets", 1, false, []ackRange{{0, 1, []int8{1, 2, 2}}}},
+		{"type 5", 2, true, []ackRange{{0, 0, []int8{5}}}},
+		{"negative type", 1, false, []ackRange{{0, 0, []int8{-1}}}},
+		{"renew without IsRenewAck", 2, false, []ackRange{{0, 0, []int8{4}}}},
+		{"renew at v1", 1, true, []ackRange{{0, 0, []int8{4}}}},
+		{"first past last", 1, false, []ackRange{{2, 1, []int8{1}}}},
+		{"unsorted", 1, false, []ackRange{{2, 2, []int8{1}}, {0, 0, []int8{2}}}},
+		{"overlapping", 1, false, []ackRange{{0, 2, []int8{1}}, {1, 1, []int8{2}}}},
+		{"a bad batch after a good one", 1, false, []ackRange{{0, 0, []int8{1}}, {1, 2, []int8{}}}},
+	}
+	f := newShareFixture(t)
+	got := f.fetch(2, 0, 10, false, sharePart{p: 0})
+	require.Equal(t, map[int32][][3]int64{0: {{0, 9, 1}}}, acquired(got))
+	epoch := int32(1)
+	for _, c := range cases {
+		// ShareFetch: the acknowledgements fail; the partition is still
+		// fetched (nothing is left to acquire).
+		resp := f.fetch(c.version, epoch, 10, c.renew, sharePart{p: 0, acks: c.acks})
+		epoch++
+		require.Zero(t, resp.ErrorCode, c.name)
+		require.Len(t, resp.Topics, 1, c.name)
+		rp := resp.Topics[0].Partitions[0]
+		assert.Equal(t, invalid, rp.AcknowledgeErrorCode, "ShareFetch %s", c.name)
+		assert.Zero(t, rp.ErrorCode, "ShareFetch %s: the fetch itself is served", c.name)
+
+		ack := f.ack(c.version, epoch, c.renew, sharePart{p: 0, acks: c.acks})
+		epoch++
+		require.Zero(t, ack.ErrorCode, c.name)
+		assert.Equal(t, invalid, ack.Topics[0].Partitions[0].ErrorCode, "ShareAcknowledge %s", c.name)
+	}
+
+	// Nothing was applied: the member still holds 0-9 and accepts them.
+	// A well-formed RENEW at v2 with IsRenewAck passes the check too.
+	renew := f.ack(2, epoch, true, sharePart{p: 0, acks: []ackRange{{0, 9, []int8{4}}}})
+	epoch++
+	assert.Zero(t, renew.Topics[0].Partitions[0].ErrorCode, "RENEW with IsRenewAck at v2")
+	accept := f.ack(1, epoch, false, sharePart{p: 0, acks: []ackRange{{0, 2, []int8{1, 1, 1}}, {3, 9, []int8{1}}}})
+	assert.Zero(t, accept.Topics[0].Partitions[0].ErrorCode, "nothing was applied before")
+
+	// An initial ShareFetch that carries acknowledgements is refused as a
+	// whole (SharePartitionManager.newContext), malformed or not.
+	f.member = "BBBBBBBBBBBBBBBBBBBBBB"
+	initial := f.fetch(1, 0, 3, false, sharePart{p: 0, acks: []ackRange{{0, 0, []int8{}}}})
+	assert.Equal(t, invalid, initial.ErrorCode)
+	assert.Empty(t, initial.Topics)
 }
