@@ -372,3 +372,23 @@ func TestProcessFetchResponseWithMaxFetchRecords(t *testing.T) {
 	}
 	assert.Zero(t, b.Sessions())
 }
+
+// TestRecordLockDurationMsOrDefault is ShareGroupConfigProviderTest's pair
+// (WithGroupConfig, WithoutGroupConfig): a group's
+// share.record.lock.duration.ms when set, else the broker default, and
+// share.DefaultRecordLockDurationMs when the broker sets none.
+func TestRecordLockDurationMsOrDefault(t *testing.T) {
+	b := newBroker(t, kafkaConfig(), 1, 0, 1)
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{RecordLockDurationMs: 1000}))
+	assert.Equal(t, int64(1000), b.RecordLockDurationMs(grp), "with group config")
+	assert.Equal(t, int64(100), b.RecordLockDurationMs("other"), "without: the broker default")
+	c := newClient(t, b, grp, m1)
+	_, err := b.Produce(0, tp0, 1)
+	require.NoError(t, err)
+	resp := c.fetch(0, 0, nil, tp0)
+	assert.Equal(t, int64(1000), resp.Partitions[0].LockDeadlineMs, "the records are locked for it")
+
+	plain, err := New(Config{})
+	require.NoError(t, err)
+	assert.Equal(t, share.DefaultRecordLockDurationMs, plain.RecordLockDurationMs(grp))
+}

@@ -34,7 +34,7 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
 
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)

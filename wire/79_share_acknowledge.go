@@ -22,7 +22,7 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
 	out := newSharePartitions(r)
 	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
 	var in []sharePartitionIn

@@ -219,3 +219,25 @@ func TestValidateAcknowledgementBatches(t *testing.T) {
 	assert.Equal(t, invalid, initial.ErrorCode)
 	assert.Empty(t, initial.Topics)
 }
+
+// TestAcquisitionLockTimeoutMs proves that ShareFetch and ShareAcknowledge
+// report the group's lock duration as AcquisitionLockTimeoutMs, the
+// duration its records are locked for (Kafka's
+// ShareGroupConfigProvider.recordLockDurationMsOrDefault): 20000 for a
+// group whose share.record.lock.duration.ms says so, the broker default
+// (30000) for one without.
+func TestAcquisitionLockTimeoutMs(t *testing.T) {
+	t.Parallel()
+	f := newShareFixture(t, set("share.record.lock.duration.ms", "20000"))
+	fetched := f.fetch(2, 0, 1, false, sharePart{p: 0})
+	require.Zero(t, fetched.ErrorCode)
+	assert.Equal(t, int32(20000), fetched.AcquisitionLockTimeoutMillis, "ShareFetch")
+	acked := f.ack(2, 1, false, sharePart{p: 0, acks: []ackRange{{0, 0, []int8{1}}}})
+	require.Zero(t, acked.ErrorCode)
+	assert.Equal(t, int32(20000), acked.AcquisitionLockTimeoutMillis, "ShareAcknowledge")
+
+	f.group = "no-config"
+	other := f.fetch(2, 0, 1, false, sharePart{p: 0})
+	require.Zero(t, other.ErrorCode)
+	assert.Equal(t, int32(30000), other.AcquisitionLockTimeoutMillis, "the broker default")
+}

@@ -135,12 +135,14 @@ func (s *sharePlane) dropSessions(keys []sessionKey) {
 	})
 }
 
-// lockDurationMs is the acquisition lock timeout the share answers report.
-func (cl *Cluster) lockDurationMs() int64 {
-	if d := cl.cfg.Share.Defaults.RecordLockDurationMs; d > 0 {
-		return d
-	}
-	return share.DefaultRecordLockDurationMs
+// lockDurationMs is the acquisition lock timeout ShareFetch and
+// ShareAcknowledge answers report: the group's lock duration, which its
+// records are locked for (sharebroker.RecordLockDurationMs), not the
+// broker default.
+func (s *sharePlane) lockDurationMs(group string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.RecordLockDurationMs(group)
 }
 
 // sharePartitionIn is one partition a ShareFetch or ShareAcknowledge
