@@ -19,10 +19,13 @@ import (
 // Kafka's DelayedShareFetch does, until records are appended, a lock
 // expires, or MaxWaitMillis (capped by Config.FetchWaitMax) passes, then
 // tries once more; the extra attempt advances the session epoch in
-// sharebroker, which the endpoint accounts for (sharePlane.shift). Not
-// served: ShareAcquireMode record_limit and IsRenewAck (v2 fields are
-// read as their defaults), and ForgottenTopicsData (every fetch names its
-// partitions, as in sharebroker).
+// sharebroker, which the endpoint accounts for (sharePlane.shift).
+// MaxRecords bounds the whole request (rotatePartitions sets the order);
+// AcquisitionLockTimeoutMs is the group's lock duration; acknowledgement
+// batches are checked first (validateAckBatches). Not served:
+// ShareAcquireMode record_limit (read as its default), IsRenewAck beyond
+// that check (it only allows type 4), and ForgottenTopicsData (every fetch
+// names its partitions, as in sharebroker).
 
 var apiShareFetch = api{key: 78, min: 1, max: 2, handle: handleShareFetch}
 

@@ -9,8 +9,10 @@ import (
 
 // ShareAcknowledge: v1-2 (KIP-932, Kafka 4.x). sharebroker checks and
 // advances the session epoch and applies the acknowledgements (all or
-// nothing within a partition); the final epoch closes the session. v2's
-// IsRenewAck is read as false.
+// nothing within a partition); the final epoch closes the session. The
+// batches are checked first (validateAckBatches: INVALID_REQUEST for the
+// partition, nothing applied), where v2's IsRenewAck allows type 4;
+// AcquisitionLockTimeoutMs is the group's lock duration.
 
 var apiShareAcknowledge = api{key: 79, min: 1, max: 2, handle: handleShareAcknowledge}
 
