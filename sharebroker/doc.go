@@ -56,6 +56,11 @@
 //     nothing. The wire endpoint sets it and orders the partitions as
 //     PartitionRotateStrategy.rotateRoundRobin; the simulator's share sink
 //     leaves it 0 and divides its poll budget per partition itself.
+//   - FetchRequest.BatchSize passes a ShareFetch's BatchSize to share
+//     (share.Fetch.BatchSize): new records come back in AcquiredRecords
+//     entries cut at log batch bases every BatchSize records, as Kafka's
+//     SharePartition.createBatches. 0 (the simulator) merges contiguous
+//     runs.
 //   - RecordLockDurationMs(group) is the lock a group's records get
 //     (ShareGroupConfigProvider.recordLockDurationMsOrDefault), which the
 //     wire endpoint reports as AcquisitionLockTimeoutMs.

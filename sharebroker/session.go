@@ -86,6 +86,11 @@ type FetchRequest struct {
 	// partition (the simulator's share sink, which divides its poll budget
 	// itself). At most share.MaxBatchSize.
 	RequestMaxRecords int32
+	// BatchSize, when above 0, splits each partition's new records into
+	// AcquiredRecords entries at log batch boundaries every BatchSize
+	// records (share.Fetch.BatchSize, Kafka's SharePartition.createBatches);
+	// 0 merges contiguous runs. At most share.MaxBatchSize.
+	BatchSize int32
 	// Acks are piggy-backed acknowledgements, applied BEFORE acquiring.
 	Acks []PartitionAcks
 }
@@ -138,6 +143,8 @@ func (b *Broker) ShareFetch(nowMs int64, req FetchRequest) (FetchResponse, error
 		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: max records %d outside [0, %d]", req.MaxRecords, share.MaxBatchSize)
 	case req.RequestMaxRecords < 0 || req.RequestMaxRecords > share.MaxBatchSize:
 		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: request max records %d outside [0, %d]", req.RequestMaxRecords, share.MaxBatchSize)
+	case req.BatchSize < 0 || req.BatchSize > share.MaxBatchSize:
+		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: batch size %d outside [0, %d]", req.BatchSize, share.MaxBatchSize)
 	}
 	if err := checkPartitions(len(req.Partitions), func(i int) TopicPartition { return req.Partitions[i] }); err != nil {
 		return FetchResponse{}, err
@@ -164,7 +171,7 @@ func (b *Broker) ShareFetch(nowMs int64, req FetchRequest) (FetchResponse, error
 				limit = int32(max(left, 0))
 			}
 		}
-		fp := b.fetchPartition(nowMs, k, tp, limit, req.RequestMaxRecords > 0 && left <= 0)
+		fp := b.fetchPartition(nowMs, k, tp, limit, req.BatchSize, req.RequestMaxRecords > 0 && left <= 0)
 		left -= acquiredCount(fp.Records)
 		if len(fp.Records) > 0 || fp.Err != nil {
 			resp.Partitions = append(resp.Partitions, fp)
@@ -391,7 +398,7 @@ func (b *Broker) applyAcks(nowMs int64, k sessionKey, acks []PartitionAcks) []Ac
 // fetchPartition acquires records of tp for the member; exhausted (the
 // request's budget is spent) creates the share-partition but acquires
 // nothing.
-func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, maxRecords int32, exhausted bool) FetchedPartition {
+func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, maxRecords, batchSize int32, exhausted bool) FetchedPartition {
 	fp := FetchedPartition{TopicPartition: tp}
 	l, err := b.log(tp)
 	if err != nil {
@@ -412,7 +419,9 @@ func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, ma
 	if maxRecords == 0 {
 		maxRecords = e.maxRecords
 	}
-	res, _, err := e.sp.Acquire(nowMs, k.member, b.fetchWindow(nowMs, e, l, int64(maxRecords)))
+	f := b.fetchWindow(nowMs, e, l, int64(maxRecords))
+	f.BatchSize = batchSize
+	res, _, err := e.sp.Acquire(nowMs, k.member, f)
 	b.afterOp(nowMs, e, nil)
 	fp.Err = err
 	if err == nil && len(res.Records) > 0 {

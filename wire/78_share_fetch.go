@@ -20,7 +20,9 @@ import (
 // expires, or MaxWaitMillis (capped by Config.FetchWaitMax) passes, then
 // tries once more; the extra attempt advances the session epoch in
 // sharebroker, which the endpoint accounts for (sharePlane.shift).
-// MaxRecords bounds the whole request (rotatePartitions sets the order);
+// MaxRecords bounds the whole request (rotatePartitions sets the order)
+// and BatchSize splits new records into AcquiredRecords entries
+// (share.Fetch.BatchSize);
 // AcquisitionLockTimeoutMs is the group's lock duration; acknowledgement
 // batches are checked first (validateAckBatches). Not served:
 // ShareAcquireMode record_limit (read as its default), IsRenewAck beyond
@@ -43,7 +45,8 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	out := newSharePartitions(r)
 	// MaxRecords bounds the whole request (ShareFetchUtils.processFetchResponse).
 	maxRecords := max(req.MaxRecords, 0)
-	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: maxRecords, RequestMaxRecords: maxRecords}
+	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: maxRecords, RequestMaxRecords: maxRecords,
+		BatchSize: min(max(req.BatchSize, 0), share.MaxBatchSize)}
 	in := make([]sharePartitionIn, 0, len(req.Topics))
 	hasAcks := false
 	for _, rt := range req.Topics {

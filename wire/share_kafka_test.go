@@ -21,6 +21,8 @@ type shareFixture struct {
 	id     [16]byte
 	group  string
 	member string
+	// batchSize is the BatchSize fetches send; 0 sends MaxRecords.
+	batchSize int32
 }
 
 // ackRange is one acknowledgement batch of a raw request.
@@ -62,6 +64,9 @@ func (f *shareFixture) fetch(version int16, epoch, maxRecords int32, renew bool,
 	req := kmsg.NewPtrShareFetchRequest()
 	req.Version, req.GroupID, req.MemberID, req.ShareSessionEpoch = version, &f.group, &f.member, epoch
 	req.MaxWaitMillis, req.MaxRecords, req.BatchSize, req.MaxBytes, req.IsRenewAck = 10, maxRecords, maxRecords, 1<<20, renew
+	if f.batchSize != 0 {
+		req.BatchSize = f.batchSize
+	}
 	rt := kmsg.NewShareFetchRequestTopic()
 	rt.TopicID = f.id
 	for _, pt := range parts {
@@ -240,4 +245,23 @@ func TestAcquisitionLockTimeoutMs(t *testing.T) {
 	other := f.fetch(2, 0, 1, false, sharePart{p: 0})
 	require.Zero(t, other.ErrorCode)
 	assert.Equal(t, int32(30000), other.AcquisitionLockTimeoutMillis, "the broker default")
+}
+
+// TestShareFetchBatchSize proves SharePartition.createBatches over the
+// wire: five one-record log batches fetched with MaxRecords 5 and
+// BatchSize 2 come back as three AcquiredRecords entries, [0-1] [2-3]
+// [4-4], with the bytes of all five batches; BatchSize 5 keeps one entry.
+func TestShareFetchBatchSize(t *testing.T) {
+	t.Parallel()
+	f := newShareFixture(t)
+	f.batchSize = 2
+	resp := f.fetch(1, 0, 5, false, sharePart{p: 0})
+	require.Zero(t, resp.ErrorCode)
+	assert.Equal(t, map[int32][][3]int64{0: {{0, 1, 1}, {2, 3, 1}, {4, 4, 1}}}, acquired(resp))
+	require.Len(t, resp.Topics, 1)
+	assert.NotEmpty(t, resp.Topics[0].Partitions[0].Records)
+
+	f.batchSize = 5
+	resp = f.fetch(1, 1, 5, false, sharePart{p: 0})
+	assert.Equal(t, map[int32][][3]int64{0: {{5, 9, 1}}}, acquired(resp))
 }
