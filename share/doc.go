@@ -28,6 +28,12 @@
 //     per-offset maps; batches survive where they are observable: one lock
 //     per contiguous run acquired by one Acquire call, whole log batches
 //     acquired (the soft limits of §1.6), throttling by log batch size.
+//   - AcquiredRecords merge every contiguous run of one delivery count,
+//     unless Fetch.BatchSize splits the new records as Kafka's
+//     SharePartition.createBatches does (cut at a log batch base once an
+//     entry holds BatchSize records); the locks are not split (same
+//     deadline either way). Redelivered records of a per-offset batch,
+//     which Kafka answers one entry per offset, stay merged.
 //   - Poison-pill throttling (§1.4) reads the highest delivery count among
 //     the AVAILABLE records of a fetched log batch and halves that batch's
 //     length; the acquisition stops after a throttled batch.

@@ -386,3 +386,60 @@ func TestKafkaLag(t *testing.T) {
 	assert.EqualValues(t, 0, sp.Lag(10))
 	assert.EqualValues(t, 5, sp.Lag(15), "new log records add lag")
 }
+
+// TestCreateBatches is SharePartition.createBatches: with Fetch.BatchSize
+// set, new records come back as entries cut at a log batch base once an
+// entry holds BatchSize records (so entries follow log batches), new
+// records never share an entry with redelivered ones, and BatchSize 0 (or
+// one above the records acquired) keeps one entry per contiguous run. A
+// bad BatchSize is INVALID_REQUEST and changes nothing.
+func TestCreateBatches(t *testing.T) {
+	acquireSplit := func(t *testing.T, sp *SharePartition, nowMs int64, batchSize int32, batches ...[2]int64) []AcquiredRecords {
+		t.Helper()
+		f := logOf(batches...)
+		f.BatchSize = batchSize
+		res, _, err := sp.Acquire(nowMs, m1, f)
+		require.NoError(t, err)
+		require.NoError(t, sp.CheckInvariants())
+		return res.Records
+	}
+	ones := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}}
+
+	sp := newSP(t, kafkaTestConfig())
+	assert.Equal(t, []AcquiredRecords{ar(0, 1, 1), ar(2, 3, 1), ar(4, 4, 1)}, acquireSplit(t, sp, 0, 2, ones...),
+		"five one-record batches, batch size 2")
+	requireRange(t, sp, 0, 4, Acquired, 1, m1)
+
+	sp = newSP(t, kafkaTestConfig())
+	assert.Equal(t, []AcquiredRecords{ar(0, 4, 1), ar(5, 9, 1), ar(10, 14, 1)},
+		acquireSplit(t, sp, 0, 3, [2]int64{0, 4}, [2]int64{5, 9}, [2]int64{10, 14}),
+		"entries follow log batches: a batch of 5 is never cut at 3")
+
+	sp = newSP(t, kafkaTestConfig())
+	assert.Equal(t, []AcquiredRecords{ar(0, 2, 1), ar(3, 6, 1), ar(7, 7, 1)},
+		acquireSplit(t, sp, 0, 3, [2]int64{0, 1}, [2]int64{2, 2}, [2]int64{3, 4}, [2]int64{5, 6}, [2]int64{7, 7}),
+		"cut at the first batch base BatchSize or more records in")
+
+	sp = newSP(t, kafkaTestConfig())
+	assert.Equal(t, []AcquiredRecords{ar(0, 4, 1)}, acquireSplit(t, sp, 0, 0, ones...), "0: no split")
+	sp = newSP(t, kafkaTestConfig())
+	assert.Equal(t, []AcquiredRecords{ar(0, 4, 1)}, acquireSplit(t, sp, 0, 5, ones...), "the batch size is not exceeded")
+
+	// Redelivered records keep their entry; only new ones are cut (batch
+	// size 1: one entry per log batch).
+	sp = newSP(t, kafkaTestConfig())
+	acquireSplit(t, sp, 0, 0, ones...)
+	ack(t, sp, 1, m1, 3, 4, AckRelease)
+	assert.Equal(t, []AcquiredRecords{ar(3, 4, 2), ar(5, 5, 1), ar(6, 6, 1)},
+		acquireSplit(t, sp, 2, 1, append(ones, [2]int64{5, 5}, [2]int64{6, 6})...))
+
+	for _, bad := range []int32{-1, MaxBatchSize + 1} {
+		sp = newSP(t, kafkaTestConfig())
+		before := dump(sp)
+		f := logOf(ones...)
+		f.BatchSize = bad
+		_, _, err := sp.Acquire(0, m1, f)
+		assert.ErrorIs(t, err, kerr.InvalidRequest, "%d", bad)
+		assert.Equal(t, before, dump(sp))
+	}
+}

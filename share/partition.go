@@ -364,7 +364,9 @@ func (sp *SharePartition) Acquire(nowMs int64, memberID string, f Fetch) (Acquir
 		newBudget = int64(-1)
 		newTaken  int64
 	)
-	take := func(off int64, count int32) {
+	// take acquires off; split starts a new AcquiredRecords entry even
+	// where off would extend the last one.
+	take := func(off int64, count int32, split bool) {
 		if cur == nil || cur.last+1 != off {
 			cur = sp.newLock(memberID, off, res.LockDeadlineMs)
 		}
@@ -374,12 +376,15 @@ func (sp *SharePartition) Acquire(nowMs int64, memberID string, f Fetch) (Acquir
 		if count > 1 {
 			sp.stats.Redeliveries++
 		}
-		if k := len(res.Records) - 1; k >= 0 && res.Records[k].LastOffset+1 == off && res.Records[k].DeliveryCount == count {
+		if k := len(res.Records) - 1; !split && k >= 0 && res.Records[k].LastOffset+1 == off && res.Records[k].DeliveryCount == count {
 			res.Records[k].LastOffset = off
 		} else {
 			res.Records = append(res.Records, AcquiredRecords{FirstOffset: off, LastOffset: off, DeliveryCount: count})
 		}
 	}
+	// newEntry is the first offset of the AcquiredRecords entry new
+	// records go into, when f.BatchSize splits them (-1: none yet).
+	newEntry := int64(-1)
 
 outer:
 	for _, b := range f.Batches {
@@ -413,7 +418,7 @@ outer:
 						continue
 					}
 					count := r.count + 1
-					take(off, count)
+					take(off, count, false)
 					sp.transition(off, record{state: Acquired, count: count, lock: cur}, false)
 					took++
 				}
@@ -452,7 +457,19 @@ outer:
 			}
 		}
 		for off := lo; off <= b.LastOffset; off++ {
-			take(off, 1)
+			split := false
+			if f.BatchSize > 0 {
+				// SharePartition.createBatches: new records are their own
+				// entries, cut at a log batch base once BatchSize records
+				// are in the entry.
+				k := len(res.Records) - 1
+				split = k < 0 || res.Records[k].LastOffset+1 != off || newEntry < 0 ||
+					off == b.BaseOffset && off-newEntry >= int64(f.BatchSize)
+				if split {
+					newEntry = off
+				}
+			}
+			take(off, 1, split)
 			sp.appendRec(record{state: Acquired, count: 1, lock: cur})
 			newTaken++
 		}

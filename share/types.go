@@ -234,6 +234,16 @@ type Fetch struct {
 	// high watermark, or the LSO under read_committed).
 	HighWatermark int64
 	Batches       []LogBatch
+	// BatchSize, when above 0, splits the new records one Acquire hands
+	// over into AcquiredRecords entries as Kafka's
+	// SharePartition.createBatches does (a ShareFetch's BatchSize): an
+	// entry is cut at the base offset of a log batch once it holds
+	// BatchSize records or more, so entries follow log batches and hold
+	// about BatchSize records; new records never share an entry with
+	// redelivered ones. Locks are unchanged (one per contiguous run, the
+	// same deadline). 0 merges every contiguous run of one delivery count.
+	// At most MaxBatchSize.
+	BatchSize int32
 }
 
 // MaxFetchBatches bounds the batches one Fetch may carry.
@@ -242,6 +252,9 @@ const MaxFetchBatches = 100_000
 func (f *Fetch) validate() error {
 	if f.LogStartOffset < 0 || f.HighWatermark < f.LogStartOffset {
 		return kerr.InvalidRequest.WithMessage("share: bad log bounds [%d, %d)", f.LogStartOffset, f.HighWatermark)
+	}
+	if f.BatchSize < 0 || f.BatchSize > MaxBatchSize {
+		return kerr.InvalidRequest.WithMessage("share: batch size %d outside [0, %d]", f.BatchSize, MaxBatchSize)
 	}
 	if len(f.Batches) > MaxFetchBatches {
 		return kerr.InvalidRequest.WithMessage("share: %d batches exceed %d", len(f.Batches), MaxFetchBatches)

@@ -447,6 +447,18 @@ func (b *Broker) SetGroupConfig(group string, gc GroupConfig) error {
 // GroupConfig returns group's dynamic config as set (zero when never set).
 func (b *Broker) GroupConfig(group string) GroupConfig { return b.groupConfigs[group] }
 
+// RecordLockDurationMs is the acquisition lock duration of group's
+// records: its share.record.lock.duration.ms when set, else the broker
+// default (Kafka's ShareGroupConfigProvider.recordLockDurationMsOrDefault,
+// which SharePartition locks with and ShareFetch and ShareAcknowledge
+// answers report as AcquisitionLockTimeoutMs). Any group id may be asked.
+func (b *Broker) RecordLockDurationMs(group string) int64 {
+	if d := b.shareConfig(b.groupConfigs[group]).RecordLockDurationMs; d > 0 {
+		return d
+	}
+	return share.DefaultRecordLockDurationMs
+}
+
 // shareConfig merges gc over the broker defaults. BatchSize is
 // share.MaxBatchSize: the broker bounds each fetch by its log window (see
 // the package doc), so share's own budget must never bind first.

@@ -49,6 +49,21 @@
 //     (batch_optimized: whole batches, a soft limit); share still applies
 //     the in-flight limit and poison-pill throttling. sp.Config().BatchSize
 //     therefore reads share.MaxBatchSize.
+//   - FetchRequest.RequestMaxRecords bounds a whole ShareFetch, as Kafka's
+//     MaxRecords does (ShareFetchUtils.processFetchResponse): the
+//     partitions are served in order, each with what those before it left
+//     (soft, whole log batches), and once nothing is left the rest acquire
+//     nothing. The wire endpoint sets it and orders the partitions as
+//     PartitionRotateStrategy.rotateRoundRobin; the simulator's share sink
+//     leaves it 0 and divides its poll budget per partition itself.
+//   - FetchRequest.BatchSize passes a ShareFetch's BatchSize to share
+//     (share.Fetch.BatchSize): new records come back in AcquiredRecords
+//     entries cut at log batch bases every BatchSize records, as Kafka's
+//     SharePartition.createBatches. 0 (the simulator) merges contiguous
+//     runs.
+//   - RecordLockDurationMs(group) is the lock a group's records get
+//     (ShareGroupConfigProvider.recordLockDurationMsOrDefault), which the
+//     wire endpoint reports as AcquisitionLockTimeoutMs.
 //   - Group configs (SetGroupConfig) reach live share-partitions at once,
 //     as trunk's SharePartition reads the group config on every use
 //     (share.SharePartition.UpdateConfig): a lower delivery limit archives

@@ -176,3 +176,14 @@ func summary(b *Broker) string {
 	}
 	return s.String()
 }
+
+// fetchBudget sends a ShareFetch whose MaxRecords bounds the whole request
+// (RequestMaxRecords), as the wire endpoint does, and requires success.
+func (c *client) fetchBudget(nowMs int64, maxRecords int32, parts ...TopicPartition) FetchResponse {
+	c.t.Helper()
+	resp, err := c.b.ShareFetch(nowMs, FetchRequest{GroupID: c.group, MemberID: c.member, SessionEpoch: c.epoch, Partitions: parts, MaxRecords: maxRecords, RequestMaxRecords: maxRecords})
+	require.NoError(c.t, err)
+	c.advance()
+	require.NoError(c.t, c.b.CheckInvariants())
+	return resp
+}

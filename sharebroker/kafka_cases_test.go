@@ -321,3 +321,74 @@ func TestReleaseSessionReleasesOnlyItsPartitions(t *testing.T) {
 	require.NoError(t, err)
 	requireRange(t, sp(t, b, grp, tp0), 0, 2, share.Available, 1, "")
 }
+
+// TestProcessFetchResponseWithMaxFetchRecords is ShareFetchUtilsTest's case:
+// RequestMaxRecords bounds the whole request, each partition getting what
+// the partitions before it left (soft: whole log batches), and a partition
+// served once the budget is spent acquires nothing though its
+// share-partition is created. Without RequestMaxRecords, MaxRecords stays
+// per partition (the simulator's share sink).
+func TestProcessFetchResponseWithMaxFetchRecords(t *testing.T) {
+	tp1, tp2 := TopicPartition{Topic: topic, Partition: 1}, TopicPartition{Topic: topic, Partition: 2}
+	setup := func() *Broker {
+		b := newBroker(t, kafkaConfig(), 3, 4, 1) // p0: four 1-record batches
+		_, err := b.Produce(0, tp1, 4)            // p1: one 4-record batch
+		require.NoError(t, err)
+		_, err = b.Produce(0, tp2, 3)
+		require.NoError(t, err)
+		return b
+	}
+
+	b := setup()
+	c := newClient(t, b, grp, m1)
+	resp, err := b.ShareFetch(1, FetchRequest{GroupID: grp, MemberID: m1, Partitions: []TopicPartition{tp0, tp1, tp2}, MaxRecords: 3, RequestMaxRecords: 3})
+	require.NoError(t, err)
+	c.advance()
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 2, 1)}, records(resp, tp0), "p0 takes the budget, whole batches")
+	assert.Empty(t, records(resp, tp1), "nothing left for p1")
+	assert.Empty(t, records(resp, tp2))
+	_, ok := b.Partition(share.Key{Group: grp, Topic: tp2.Topic, Partition: tp2.Partition})
+	assert.True(t, ok, "the share-partition of a partition served with no budget is still created")
+
+	// 1 left after p0's last record: p1's 4-record batch comes whole.
+	resp = c.fetchBudget(2, 2, tp0, tp1, tp2)
+	assert.Equal(t, []share.AcquiredRecords{ar(3, 3, 1)}, records(resp, tp0))
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 3, 1)}, records(resp, tp1), "soft: the whole log batch")
+	assert.Empty(t, records(resp, tp2))
+
+	// The old per-partition bound, kept for callers that do not set one.
+	b = setup()
+	resp, err = b.ShareFetch(1, FetchRequest{GroupID: grp, MemberID: m1, Partitions: []TopicPartition{tp0, tp1, tp2}, MaxRecords: 3})
+	require.NoError(t, err)
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 2, 1)}, records(resp, tp0))
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 3, 1)}, records(resp, tp1))
+	assert.Equal(t, []share.AcquiredRecords{ar(0, 2, 1)}, records(resp, tp2))
+
+	// A bad budget is INVALID_REQUEST and opens no session.
+	b = setup()
+	for _, bad := range []int32{-1, share.MaxBatchSize + 1} {
+		_, err = b.ShareFetch(1, FetchRequest{GroupID: grp, MemberID: m1, Partitions: []TopicPartition{tp0}, RequestMaxRecords: bad})
+		assert.ErrorIs(t, err, kerr.InvalidRequest, "%d", bad)
+	}
+	assert.Zero(t, b.Sessions())
+}
+
+// TestRecordLockDurationMsOrDefault is ShareGroupConfigProviderTest's pair
+// (WithGroupConfig, WithoutGroupConfig): a group's
+// share.record.lock.duration.ms when set, else the broker default, and
+// share.DefaultRecordLockDurationMs when the broker sets none.
+func TestRecordLockDurationMsOrDefault(t *testing.T) {
+	b := newBroker(t, kafkaConfig(), 1, 0, 1)
+	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{RecordLockDurationMs: 1000}))
+	assert.Equal(t, int64(1000), b.RecordLockDurationMs(grp), "with group config")
+	assert.Equal(t, int64(100), b.RecordLockDurationMs("other"), "without: the broker default")
+	c := newClient(t, b, grp, m1)
+	_, err := b.Produce(0, tp0, 1)
+	require.NoError(t, err)
+	resp := c.fetch(0, 0, nil, tp0)
+	assert.Equal(t, int64(1000), resp.Partitions[0].LockDeadlineMs, "the records are locked for it")
+
+	plain, err := New(Config{})
+	require.NoError(t, err)
+	assert.Equal(t, share.DefaultRecordLockDurationMs, plain.RecordLockDurationMs(grp))
+}

@@ -75,6 +75,22 @@ type FetchRequest struct {
 	// MaxRecords is the per-partition acquire size, soft (whole log
 	// batches); 0 takes Config.Defaults.BatchSize.
 	MaxRecords int32
+	// RequestMaxRecords, when above 0, bounds the records the whole
+	// request acquires, as Kafka's ShareFetch MaxRecords does
+	// (ShareFetchUtils.processFetchResponse passes each partition
+	// maxFetchRecords minus what the partitions before it acquired): each
+	// partition acquires at most min(MaxRecords, what is left), still
+	// soft, and once nothing is left the partitions after it acquire
+	// nothing (SharePartition.acquire: maxFetchRecords <= 0), though their
+	// share-partitions are still created. 0 leaves MaxRecords per
+	// partition (the simulator's share sink, which divides its poll budget
+	// itself). At most share.MaxBatchSize.
+	RequestMaxRecords int32
+	// BatchSize, when above 0, splits each partition's new records into
+	// AcquiredRecords entries at log batch boundaries every BatchSize
+	// records (share.Fetch.BatchSize, Kafka's SharePartition.createBatches);
+	// 0 merges contiguous runs. At most share.MaxBatchSize.
+	BatchSize int32
 	// Acks are piggy-backed acknowledgements, applied BEFORE acquiring.
 	Acks []PartitionAcks
 }
@@ -125,6 +141,10 @@ func (b *Broker) ShareFetch(nowMs int64, req FetchRequest) (FetchResponse, error
 		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: partitions fetched with the final epoch")
 	case req.MaxRecords < 0 || req.MaxRecords > share.MaxBatchSize:
 		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: max records %d outside [0, %d]", req.MaxRecords, share.MaxBatchSize)
+	case req.RequestMaxRecords < 0 || req.RequestMaxRecords > share.MaxBatchSize:
+		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: request max records %d outside [0, %d]", req.RequestMaxRecords, share.MaxBatchSize)
+	case req.BatchSize < 0 || req.BatchSize > share.MaxBatchSize:
+		return FetchResponse{}, kerr.InvalidRequest.WithMessage("sharebroker: batch size %d outside [0, %d]", req.BatchSize, share.MaxBatchSize)
 	}
 	if err := checkPartitions(len(req.Partitions), func(i int) TopicPartition { return req.Partitions[i] }); err != nil {
 		return FetchResponse{}, err
@@ -143,13 +163,30 @@ func (b *Broker) ShareFetch(nowMs int64, req FetchRequest) (FetchResponse, error
 		return resp, nil
 	}
 	b.sessions[k].addPartitions(req.Partitions)
+	left := int64(req.RequestMaxRecords) // what the request may still acquire, when bounded
 	for _, tp := range req.Partitions {
-		fp := b.fetchPartition(nowMs, k, tp, req.MaxRecords)
+		limit := req.MaxRecords
+		if req.RequestMaxRecords > 0 {
+			if limit == 0 || int64(limit) > left {
+				limit = int32(max(left, 0))
+			}
+		}
+		fp := b.fetchPartition(nowMs, k, tp, limit, req.BatchSize, req.RequestMaxRecords > 0 && left <= 0)
+		left -= acquiredCount(fp.Records)
 		if len(fp.Records) > 0 || fp.Err != nil {
 			resp.Partitions = append(resp.Partitions, fp)
 		}
 	}
 	return resp, nil
+}
+
+// acquiredCount is the number of records in recs.
+func acquiredCount(recs []share.AcquiredRecords) int64 {
+	n := int64(0)
+	for _, r := range recs {
+		n += r.LastOffset - r.FirstOffset + 1
+	}
+	return n
 }
 
 // ShareAcknowledge handles one ShareAcknowledge: the session epoch is
@@ -358,8 +395,10 @@ func (b *Broker) applyAcks(nowMs int64, k sessionKey, acks []PartitionAcks) []Ac
 	return out
 }
 
-// fetchPartition acquires records of tp for the member.
-func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, maxRecords int32) FetchedPartition {
+// fetchPartition acquires records of tp for the member; exhausted (the
+// request's budget is spent) creates the share-partition but acquires
+// nothing.
+func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, maxRecords, batchSize int32, exhausted bool) FetchedPartition {
 	fp := FetchedPartition{TopicPartition: tp}
 	l, err := b.log(tp)
 	if err != nil {
@@ -374,10 +413,15 @@ func (b *Broker) fetchPartition(nowMs int64, k sessionKey, tp TopicPartition, ma
 			return fp
 		}
 	}
+	if exhausted {
+		return fp
+	}
 	if maxRecords == 0 {
 		maxRecords = e.maxRecords
 	}
-	res, _, err := e.sp.Acquire(nowMs, k.member, b.fetchWindow(nowMs, e, l, int64(maxRecords)))
+	f := b.fetchWindow(nowMs, e, l, int64(maxRecords))
+	f.BatchSize = batchSize
+	res, _, err := e.sp.Acquire(nowMs, k.member, f)
 	b.afterOp(nowMs, e, nil)
 	fp.Err = err
 	if err == nil && len(res.Records) > 0 {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"slices"
 	"time"
 
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
@@ -18,10 +19,15 @@ import (
 // Kafka's DelayedShareFetch does, until records are appended, a lock
 // expires, or MaxWaitMillis (capped by Config.FetchWaitMax) passes, then
 // tries once more; the extra attempt advances the session epoch in
-// sharebroker, which the endpoint accounts for (sharePlane.shift). Not
-// served: ShareAcquireMode record_limit and IsRenewAck (v2 fields are
-// read as their defaults), and ForgottenTopicsData (every fetch names its
-// partitions, as in sharebroker).
+// sharebroker, which the endpoint accounts for (sharePlane.shift).
+// MaxRecords bounds the whole request (rotatePartitions sets the order)
+// and BatchSize splits new records into AcquiredRecords entries
+// (share.Fetch.BatchSize);
+// AcquisitionLockTimeoutMs is the group's lock duration; acknowledgement
+// batches are checked first (validateAckBatches). Not served:
+// ShareAcquireMode record_limit (read as its default), IsRenewAck beyond
+// that check (it only allows type 4), and ForgottenTopicsData (every fetch
+// names its partitions, as in sharebroker).
 
 var apiShareFetch = api{key: 78, min: 1, max: 2, handle: handleShareFetch}
 
@@ -33,19 +39,27 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
 
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)
-	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: max(req.MaxRecords, 0)}
+	// MaxRecords bounds the whole request (ShareFetchUtils.processFetchResponse).
+	maxRecords := max(req.MaxRecords, 0)
+	freq := sharebroker.FetchRequest{GroupID: key.group, MemberID: key.brokerMember(), MaxRecords: maxRecords, RequestMaxRecords: maxRecords,
+		BatchSize: min(max(req.BatchSize, 0), share.MaxBatchSize)}
 	in := make([]sharePartitionIn, 0, len(req.Topics))
 	hasAcks := false
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
-			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
-				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
+			in = append(in, newSharePartitionIn(rt.TopicID, rp.Partition, rp.AcknowledgementBatches, req.Version, req.IsRenewAck))
 			hasAcks = hasAcks || len(rp.AcknowledgementBatches) > 0
 		}
+	}
+	if req.ShareSessionEpoch == sharebroker.InitialEpoch && hasAcks {
+		// SharePartitionManager.newContext is told whether the request
+		// carries acknowledgements at all, before any is looked at.
+		resp.ErrorCode = fkerr.InvalidRequest.Code
+		return resp, nil
 	}
 	tps, acks := translateShare(r, out, in, func(p sharePartitionIn, code, pcode int16) {
 		out.fail(p.topicID, p.partition, pcode)
@@ -60,10 +74,14 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		case code == 0 && p.acked:
 			out.failAck(p.topicID, p.partition, ackCodeFor(pcode))
 		}
+	}, func(p sharePartitionIn) bool {
+		// The acknowledgements fail; the partition is still fetched.
+		out.failAck(p.topicID, p.partition, fkerr.InvalidRequest.Code)
+		return false
 	})
 	freq.Acks = acks
 	if req.ShareSessionEpoch != sharebroker.FinalEpoch {
-		freq.Partitions = tps
+		freq.Partitions = rotatePartitions(tps, req.ShareSessionEpoch)
 	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
@@ -105,7 +123,9 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 			r.conn.closeShareSession(key)
 		}
 		out.add(fresp)
-		freq.Acks = nil // applied once
+		// Applied once. The extra attempt follows only an attempt that
+		// acquired nothing, so the whole RequestMaxRecords is still left.
+		freq.Acks = nil
 		remaining := time.Until(deadline)
 		if out.acquired > 0 || epoch == sharebroker.FinalEpoch || len(freq.Partitions) == 0 || remaining <= 0 {
 			break
@@ -124,6 +144,20 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
 	}
 	return resp, nil
+}
+
+// rotatePartitions is Kafka's PartitionRotateStrategy.rotateRoundRobin,
+// which DelayedShareFetch applies before acquiring: with MaxRecords bounding
+// the whole request, the partition served first takes the budget, so the
+// order starts at index epoch % len(tps) and no partition is starved. The
+// client's epoch counts (not the one shifted for extra attempts), and
+// epochs below 1 (initial, final) keep the request's order.
+func rotatePartitions(tps []sharebroker.TopicPartition, epoch int32) []sharebroker.TopicPartition {
+	if len(tps) < 2 || epoch < 1 {
+		return tps
+	}
+	at := int(epoch) % len(tps)
+	return append(slices.Clone(tps[at:]), tps[:at]...)
 }
 
 // ackCodeFor is the acknowledgement error of a partition the broker cannot
@@ -148,32 +182,67 @@ type wireAckBatch = struct {
 }
 
 // wireAckBatches converts a partition's acknowledgement batches, of either
-// request.
-func wireAckBatches[B ~wireAckBatch](batches []B) []share.AckBatch {
-	var out []share.AckBatch
-	for _, b := range batches {
-		w := wireAckBatch(b)
+// request, after validateAckBatches: ok false means the partition's
+// acknowledgements are refused as a whole (INVALID_REQUEST) and none is
+// applied.
+func wireAckBatches[B ~wireAckBatch](batches []B, version int16, isRenewAck bool) (out []share.AckBatch, ok bool) {
+	ws := make([]wireAckBatch, len(batches))
+	for i, b := range batches {
+		ws[i] = wireAckBatch(b)
+	}
+	if !validateAckBatches(ws, version, isRenewAck) {
+		return nil, false
+	}
+	for _, w := range ws {
 		out = append(out, ackBatches(w.FirstOffset, w.LastOffset, w.AcknowledgeTypes)...)
 	}
-	return out
+	return out, true
 }
 
-// ackBatches converts one wire acknowledgement batch: a single type for
-// the whole range, or one type per offset (runs of equal types merged).
-func ackBatches(first, last int64, types []int8) []share.AckBatch {
-	if len(types) <= 1 {
-		t := share.AckAccept
-		if len(types) == 1 {
-			t = share.AcknowledgeType(types[0])
+// renewAckVersion is the first ShareFetch and ShareAcknowledge version
+// with acknowledge type 4, RENEW, and IsRenewAck (KIP-1222).
+const renewAckVersion = 2
+
+// validateAckBatches is Kafka's KafkaApis.validateAcknowledgementBatches
+// for one partition's batches, in its order: a batch is refused when its
+// first offset is past its last, when it starts below the last offset of
+// the batch before it (a batch may start at that offset: Kafka compares
+// with <), when it has no type, when it has more than one type but not
+// one per offset, or when a type is outside 0-3 (0-4 from v2, where 4,
+// RENEW, also needs the request's IsRenewAck).
+func validateAckBatches(batches []wireAckBatch, version int16, isRenewAck bool) bool {
+	maxType := int8(share.AckReject)
+	if version >= renewAckVersion {
+		maxType = int8(share.AckRenew)
+	}
+	prevEnd := int64(-1)
+	for _, b := range batches {
+		n := int64(len(b.AcknowledgeTypes))
+		switch {
+		case b.FirstOffset > b.LastOffset, b.FirstOffset < prevEnd, n == 0,
+			n > 1 && b.LastOffset-b.FirstOffset != n-1:
+			return false
 		}
-		return []share.AckBatch{{FirstOffset: first, LastOffset: last, Type: t}}
+		for _, t := range b.AcknowledgeTypes {
+			if t < 0 || t > maxType || t == int8(share.AckRenew) && !isRenewAck {
+				return false
+			}
+		}
+		prevEnd = b.LastOffset
+	}
+	return true
+}
+
+// ackBatches converts one validated wire acknowledgement batch: a single
+// type for the whole range, or one type per offset (runs of equal types
+// merged).
+func ackBatches(first, last int64, types []int8) []share.AckBatch {
+	if len(types) == 1 {
+		return []share.AckBatch{{FirstOffset: first, LastOffset: last, Type: share.AcknowledgeType(types[0])}}
 	}
 	var out []share.AckBatch
 	for i, t := range types {
 		o := first + int64(i)
-		if o > last {
-			break
-		}
 		if n := len(out); n > 0 && out[n-1].Type == share.AcknowledgeType(t) && out[n-1].LastOffset == o-1 {
 			out[n-1].LastOffset = o
 			continue

@@ -9,8 +9,10 @@ import (
 
 // ShareAcknowledge: v1-2 (KIP-932, Kafka 4.x). sharebroker checks and
 // advances the session epoch and applies the acknowledgements (all or
-// nothing within a partition); the final epoch closes the session. v2's
-// IsRenewAck is read as false.
+// nothing within a partition); the final epoch closes the session. The
+// batches are checked first (validateAckBatches: INVALID_REQUEST for the
+// partition, nothing applied), where v2's IsRenewAck allows type 4;
+// AcquisitionLockTimeoutMs is the group's lock duration.
 
 var apiShareAcknowledge = api{key: 79, min: 1, max: 2, handle: handleShareAcknowledge}
 
@@ -22,20 +24,22 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.lockDurationMs())
+	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
 	out := newSharePartitions(r)
 	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
 	var in []sharePartitionIn
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {
-			in = append(in, sharePartitionIn{topicID: rt.TopicID, partition: rp.Partition,
-				acked: len(rp.AcknowledgementBatches) > 0, acks: wireAckBatches(rp.AcknowledgementBatches)})
+			in = append(in, newSharePartitionIn(rt.TopicID, rp.Partition, rp.AcknowledgementBatches, req.Version, req.IsRenewAck))
 		}
 	}
 	// A partition without acknowledgements is answered NONE without
 	// acknowledging, as KafkaApis.handleAcknowledgements does.
 	_, areq.Acks = translateShare(r, out, in, func(p sharePartitionIn, _, pcode int16) {
 		out.fail(p.topicID, p.partition, ackCodeFor(pcode))
+	}, func(p sharePartitionIn) bool {
+		out.fail(p.topicID, p.partition, fkerr.InvalidRequest.Code)
+		return true
 	})
 	var results []sharebroker.AckResult
 	var err error

@@ -135,33 +135,55 @@ func (s *sharePlane) dropSessions(keys []sessionKey) {
 	})
 }
 
-// lockDurationMs is the acquisition lock timeout the share answers report.
-func (cl *Cluster) lockDurationMs() int64 {
-	if d := cl.cfg.Share.Defaults.RecordLockDurationMs; d > 0 {
-		return d
-	}
-	return share.DefaultRecordLockDurationMs
+// lockDurationMs is the acquisition lock timeout ShareFetch and
+// ShareAcknowledge answers report: the group's lock duration, which its
+// records are locked for (sharebroker.RecordLockDurationMs), not the
+// broker default.
+func (s *sharePlane) lockDurationMs(group string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.RecordLockDurationMs(group)
 }
 
 // sharePartitionIn is one partition a ShareFetch or ShareAcknowledge
-// request names, its acknowledgement batches converted (ackBatches); each
-// handler adapts its own kmsg types to it.
+// request names, its acknowledgement batches validated and converted
+// (wireAckBatches); each handler adapts its own kmsg types to it.
 type sharePartitionIn struct {
 	topicID   [16]byte
 	partition int32
 	acked     bool // the request carries acknowledgement batches for it
 	acks      []share.AckBatch
+	badAcks   bool // validateAckBatches refused them: INVALID_REQUEST, none applied
+}
+
+// newSharePartitionIn is one requested partition and its batches.
+func newSharePartitionIn[B ~wireAckBatch](topicID [16]byte, partition int32, batches []B, version int16, isRenewAck bool) sharePartitionIn {
+	acks, ok := wireAckBatches(batches, version, isRenewAck)
+	return sharePartitionIn{topicID: topicID, partition: partition, acked: len(batches) > 0, acks: acks, badAcks: !ok}
 }
 
 // translateShare is the translation ShareFetch and ShareAcknowledge share:
 // it resolves each partition's topic id and checks that this broker leads
-// the partition (partitionCode). A partition that cannot go to sharebroker
-// goes to refuse with its topic's code and its own; the others are wanted
-// in out and returned, with the acknowledgements of those that carry any.
+// the partition (partitionCode). Between the two, in the order of Kafka's
+// KafkaApis.handleAcknowledgements (unknown topic id, then
+// validateAcknowledgementBatches, then the metadata check), a partition of
+// a known topic whose batches validateAckBatches refused goes to
+// refuseAcks and loses its acknowledgements; it goes no further when
+// refuseAcks says so (ShareAcknowledge, which has nothing else to do with
+// it). A partition that cannot go to sharebroker goes to refuse with its
+// topic's code and its own; the others are wanted in out and returned,
+// with the acknowledgements of those that carry any.
 func translateShare(r *request, out *sharePartitions, in []sharePartitionIn,
-	refuse func(p sharePartitionIn, topicCode, code int16)) (tps []sharebroker.TopicPartition, acks []sharebroker.PartitionAcks) {
+	refuse func(p sharePartitionIn, topicCode, code int16),
+	refuseAcks func(p sharePartitionIn) (done bool)) (tps []sharebroker.TopicPartition, acks []sharebroker.PartitionAcks) {
 	for _, p := range in {
 		t, code := r.cl.resolveTopic("", p.topicID, true)
+		if code == 0 && p.badAcks {
+			if refuseAcks(p) {
+				continue
+			}
+			p.acked, p.acks = false, nil
+		}
 		if pcode := r.cl.partitionCode(r.b, t, code, p.partition); pcode != 0 {
 			refuse(p, code, pcode)
 			continue
