@@ -303,9 +303,11 @@ type produceResult struct {
 // sequence with a producer id, and every record decoded, decompressing
 // first: batchRecords) and appends it, applying the idempotent producer's
 // sequence rules (Kafka's ProducerAppendInfo). A refused batch changes
-// nothing. The batch is kept as sent: Kafka also rewrites its max
-// timestamp from the records and stamps the partition leader epoch, which
-// coordsim does not.
+// nothing. The batch is kept as sent but for its base offset and the
+// partition leader epoch, which Kafka's LogValidator stamps on every batch
+// it appends (batch.setPartitionLeaderEpoch; neither is under the CRC).
+// Kafka also rewrites the max timestamp from the records, which coordsim
+// does not.
 func (d *dataPlane) produce(name string, p int32, records []byte) produceResult {
 	var batch kmsg.RecordBatch
 	if err := batch.ReadFrom(records); err != nil {
@@ -365,6 +367,7 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 		}
 	}
 	batch.FirstOffset = base
+	batch.PartitionLeaderEpoch = partitionLeaderEpoch
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
 	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
