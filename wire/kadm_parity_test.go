@@ -136,6 +136,13 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 			s.put("topicconfigs."+rc.Name+".retention.ms", configOf(rc, "retention.ms"))
 			s.put("topicconfigs."+rc.Name+".cleanup.policy", configOf(rc, "cleanup.policy"))
 			s.put("topicconfigs."+rc.Name+".no.such.key", configOf(rc, "no.such.key"))
+			s.put("topicconfigs."+rc.Name+".retention.bytes", configOf(rc, "retention.bytes"))
+			var names []string
+			for _, c := range rc.Configs {
+				names = append(names, c.Key)
+			}
+			sort.Strings(names)
+			s.put("topicconfigs."+rc.Name+".keys", names)
 		}
 	}
 
@@ -454,6 +461,15 @@ var kfakeDiffers = map[string]knownDifference{
 	"create.unknownconfig.err":  {"INVALID_CONFIG", whyKfakeTakesAnyConfig},
 	"listtopics.names":          {"[pa pb]", whyKfakeTakesAnyConfig},
 	"deletetopics.listed-after": {"[pa]", whyKfakeTakesAnyConfig},
+	// Kafka's DescribeConfigs lists every LogConfig key of a topic;
+	// coordsim lists the five it models and those set on the topic, its
+	// documented choice (docs/wire.md "Topic creation, topic configs and
+	// __consumer_offsets"); kfake lists another ten.
+	"topicconfigs.pa.keys": {"[cleanup.policy compression.type min.insync.replicas retention.bytes retention.ms]", "coordsim lists the topic configs it models (documented)"},
+	// coordsim's in-memory log keeps wire.Config.RetentionBytes per
+	// partition, a static broker setting (log.retention.bytes); kfake
+	// reports Kafka's default, -1, and keeps everything.
+	"topicconfigs.pa.retention.bytes": {"67108864 (STATIC_BROKER_CONFIG)", "coordsim's bounded log (documented)"},
 	// Kafka lists __consumer_offsets once the first FindCoordinator made
 	// it, IsInternal (docs/wire.md "Topic creation, topic configs and
 	// __consumer_offsets"); kfake has no offsets topic.
