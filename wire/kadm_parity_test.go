@@ -16,14 +16,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// seen is what a user of kadm and kgo sees of one cluster: each field is
-// one key with its value printed, in the order the script saw it.
-type seen struct {
+// paritySeen is what a user of kadm and kgo sees of one cluster: each
+// field is one key with its value printed, in the order the script saw it.
+type paritySeen struct {
 	keys []string
 	vals map[string]string
 }
 
-func (s *seen) put(key string, v any) {
+func (s *paritySeen) put(key string, v any) {
 	if s.vals == nil {
 		s.vals = map[string]string{}
 	}
@@ -33,16 +33,16 @@ func (s *seen) put(key string, v any) {
 	s.vals[key] = fmt.Sprint(v)
 }
 
-// errName is an error as a user compares it: Kafka's error name, or none.
-func errName(err error) string {
+// parityErr is an error as a user compares it: Kafka's error name, or none.
+func parityErr(err error) string {
 	if err == nil {
 		return "<nil>"
 	}
 	return strings.SplitN(err.Error(), ":", 2)[0]
 }
 
-// configOf is a topic or broker config's value and source, or "absent".
-func configOf(rc kadm.ResourceConfig, key string) string {
+// parityConfig is a topic or broker config's value and source, or "absent".
+func parityConfig(rc kadm.ResourceConfig, key string) string {
 	for _, c := range rc.Configs {
 		if c.Key == key {
 			v := "<null>"
@@ -62,9 +62,9 @@ const paritySeqBase = int64(1_700_000_000_000)
 // parityScript runs one sequence of kadm and kgo calls against seeds and
 // records what the user sees. It fails only when a call cannot be made;
 // answers, errors included, are observations.
-func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
+func parityScript(t *testing.T, ctx context.Context, seeds []string) paritySeen {
 	t.Helper()
-	var s seen
+	var s paritySeen
 	newCl := func(opts ...kgo.Opt) *kgo.Client {
 		c, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, opts...)...)
 		require.NoError(t, err)
@@ -78,31 +78,31 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	created, err := adm.CreateTopics(ctx, 3, 1, map[string]*string{"retention.ms": &retention}, "pa")
 	require.NoError(t, err)
 	ca := created["pa"]
-	s.put("create.configs.err", errName(ca.Err))
+	s.put("create.configs.err", parityErr(ca.Err))
 	s.put("create.configs.partitions", ca.NumPartitions)
 	s.put("create.configs.rf", ca.ReplicationFactor)
-	s.put("create.configs.retention.ms", fmt.Sprint(ca.Configs["retention.ms"].Source, " ", deref(ca.Configs["retention.ms"].Value)))
+	s.put("create.configs.retention.ms", fmt.Sprint(ca.Configs["retention.ms"].Source, " ", parityDeref(ca.Configs["retention.ms"].Value)))
 	s.put("create.configs.id-set", ca.ID != kadm.TopicID{})
 	created, err = adm.CreateTopics(ctx, 2, -1, nil, "pb")
 	require.NoError(t, err)
-	s.put("create.plain.err", errName(created["pb"].Err))
+	s.put("create.plain.err", parityErr(created["pb"].Err))
 	s.put("create.plain.partitions", created["pb"].NumPartitions)
 	s.put("create.plain.rf", created["pb"].ReplicationFactor)
-	s.put("create.plain.cleanup.policy", fmt.Sprint(created["pb"].Configs["cleanup.policy"].Source, " ", deref(created["pb"].Configs["cleanup.policy"].Value)))
+	s.put("create.plain.cleanup.policy", fmt.Sprint(created["pb"].Configs["cleanup.policy"].Source, " ", parityDeref(created["pb"].Configs["cleanup.policy"].Value)))
 	created, err = adm.ValidateCreateTopics(ctx, 4, 1, nil, "pv")
 	require.NoError(t, err)
-	s.put("create.validate.err", errName(created["pv"].Err))
+	s.put("create.validate.err", parityErr(created["pv"].Err))
 	s.put("create.validate.partitions", created["pv"].NumPartitions)
 	created, err = adm.CreateTopics(ctx, 3, 1, nil, "pa")
 	require.NoError(t, err)
-	s.put("create.existing.err", errName(created["pa"].Err))
+	s.put("create.existing.err", parityErr(created["pa"].Err))
 	bad := "nope"
 	created, err = adm.CreateTopics(ctx, 1, 1, map[string]*string{"cleanup.policy": &bad}, "pbad")
 	require.NoError(t, err)
-	s.put("create.badconfig.err", errName(created["pbad"].Err))
+	s.put("create.badconfig.err", parityErr(created["pbad"].Err))
 	created, err = adm.CreateTopics(ctx, 1, 1, map[string]*string{"no.such.key": &bad}, "pbad2")
 	require.NoError(t, err)
-	s.put("create.unknownconfig.err", errName(created["pbad2"].Err))
+	s.put("create.unknownconfig.err", parityErr(created["pbad2"].Err))
 
 	// ListTopics, ListTopicsWithInternal, Metadata.
 	listed, err := adm.ListTopics(ctx)
@@ -115,28 +115,28 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	md, err := adm.Metadata(ctx, "pa", "missing")
 	require.NoError(t, err)
 	s.put("metadata.brokers", md.Brokers.NodeIDs())
-	s.put("metadata.controller-is-broker", contains(md.Brokers.NodeIDs(), md.Controller))
+	s.put("metadata.controller-is-broker", parityContains(md.Brokers.NodeIDs(), md.Controller))
 	s.put("metadata.cluster-set", md.Cluster != "")
-	s.put("metadata.pa.err", errName(md.Topics["pa"].Err))
+	s.put("metadata.pa.err", parityErr(md.Topics["pa"].Err))
 	s.put("metadata.pa.internal", md.Topics["pa"].IsInternal)
 	for _, p := range md.Topics["pa"].Partitions.Sorted() {
 		s.put(fmt.Sprintf("metadata.pa.%d.replicas", p.Partition), len(p.Replicas))
 		s.put(fmt.Sprintf("metadata.pa.%d.isr", p.Partition), len(p.ISR))
-		s.put(fmt.Sprintf("metadata.pa.%d.leader-is-replica", p.Partition), contains(p.Replicas, p.Leader))
+		s.put(fmt.Sprintf("metadata.pa.%d.leader-is-replica", p.Partition), parityContains(p.Replicas, p.Leader))
 		s.put(fmt.Sprintf("metadata.pa.%d.leader-epoch", p.Partition), p.LeaderEpoch)
 	}
-	s.put("metadata.missing.err", errName(md.Topics["missing"].Err))
+	s.put("metadata.missing.err", parityErr(md.Topics["missing"].Err))
 
 	// DescribeTopicConfigs.
 	rcs, err := adm.DescribeTopicConfigs(ctx, "pa", "missing")
 	require.NoError(t, err)
 	for _, rc := range rcs {
-		s.put("topicconfigs."+rc.Name+".err", errName(rc.Err))
+		s.put("topicconfigs."+rc.Name+".err", parityErr(rc.Err))
 		if rc.Err == nil {
-			s.put("topicconfigs."+rc.Name+".retention.ms", configOf(rc, "retention.ms"))
-			s.put("topicconfigs."+rc.Name+".cleanup.policy", configOf(rc, "cleanup.policy"))
-			s.put("topicconfigs."+rc.Name+".no.such.key", configOf(rc, "no.such.key"))
-			s.put("topicconfigs."+rc.Name+".retention.bytes", configOf(rc, "retention.bytes"))
+			s.put("topicconfigs."+rc.Name+".retention.ms", parityConfig(rc, "retention.ms"))
+			s.put("topicconfigs."+rc.Name+".cleanup.policy", parityConfig(rc, "cleanup.policy"))
+			s.put("topicconfigs."+rc.Name+".no.such.key", parityConfig(rc, "no.such.key"))
+			s.put("topicconfigs."+rc.Name+".retention.bytes", parityConfig(rc, "retention.bytes"))
 			var names []string
 			for _, c := range rc.Configs {
 				names = append(names, c.Key)
@@ -151,7 +151,7 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	for i := range 30 {
 		r := &kgo.Record{Partition: int32(i % 3), Value: []byte(fmt.Sprint(i)), Timestamp: time.UnixMilli(paritySeqBase + int64(i)*1000)}
 		res := prod.ProduceSync(ctx, r)
-		s.put(fmt.Sprintf("produce.%d.err", i), errName(res.FirstErr()))
+		s.put(fmt.Sprintf("produce.%d.err", i), parityErr(res.FirstErr()))
 		if i < 3 {
 			s.put(fmt.Sprintf("produce.%d.offset", i), r.Offset)
 		}
@@ -162,7 +162,7 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 		require.NoError(t, err)
 		l.Each(func(o kadm.ListedOffset) {
 			k := fmt.Sprintf("%s.%s.%d", name, o.Topic, o.Partition)
-			s.put(k, fmt.Sprintf("offset %d ts %d epoch %d err %s", o.Offset, o.Timestamp, o.LeaderEpoch, errName(o.Err)))
+			s.put(k, fmt.Sprintf("offset %d ts %d epoch %d err %s", o.Offset, o.Timestamp, o.LeaderEpoch, parityErr(o.Err)))
 		})
 	}
 	l, err := adm.ListStartOffsets(ctx, "pa", "pb")
@@ -197,7 +197,7 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	require.NoError(t, err)
 	d := dcg[group]
 	memberID := "<no member>"
-	s.put("describe848.err", errName(d.Err))
+	s.put("describe848.err", parityErr(d.Err))
 	s.put("describe848.state", d.State)
 	s.put("describe848.epoch", d.Epoch)
 	s.put("describe848.assignment-epoch", d.AssignmentEpoch)
@@ -213,10 +213,10 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 		s.put("describe848.member.target", m.TargetAssignment.Sorted())
 		s.put("describe848.member.client-id", m.ClientID)
 	}
-	s.put("describe848.unknown.err", errName(dcg["parity-none"].Err))
+	s.put("describe848.unknown.err", parityErr(dcg["parity-none"].Err))
 	dg, err := adm.DescribeGroups(ctx, group)
 	require.NoError(t, err)
-	s.put("describeclassic.848.err", errName(dg[group].Err))
+	s.put("describeclassic.848.err", parityErr(dg[group].Err))
 	s.put("describeclassic.848.state", dg[group].State)
 
 	// Offsets committed by an admin to a group nobody is in.
@@ -228,22 +228,22 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	committed, err := adm.CommitOffsets(ctx, adminGroup, os)
 	require.NoError(t, err)
 	committed.Each(func(r kadm.OffsetResponse) {
-		s.put(fmt.Sprintf("commit.%s.%d", r.Topic, r.Partition), errName(r.Err))
+		s.put(fmt.Sprintf("commit.%s.%d", r.Topic, r.Partition), parityErr(r.Err))
 	})
 	var toMissing kadm.Offsets
 	toMissing.Add(kadm.Offset{Topic: "missing", Partition: 0, At: 1, LeaderEpoch: -1})
 	toMissing.Add(kadm.Offset{Topic: "pa", Partition: 7, At: 1, LeaderEpoch: -1})
 	committed, err = adm.CommitOffsets(ctx, adminGroup, toMissing)
-	s.put("commit.unknown.call-err", errName(err))
+	s.put("commit.unknown.call-err", parityErr(err))
 	committed.Each(func(r kadm.OffsetResponse) {
-		s.put(fmt.Sprintf("commit.unknown.%s.%d", r.Topic, r.Partition), errName(r.Err))
+		s.put(fmt.Sprintf("commit.unknown.%s.%d", r.Topic, r.Partition), parityErr(r.Err))
 	})
 	putOffsets := func(name string, rs kadm.OffsetResponses, err error) {
-		s.put(name+".call-err", errName(err))
+		s.put(name+".call-err", parityErr(err))
 		var rows []string
 		rs.Each(func(r kadm.OffsetResponse) {
 			meta := strings.ReplaceAll(r.Metadata, memberID, "<member id>") // kgo commits its member id
-			rows = append(rows, fmt.Sprintf("%s/%d=%d e%d %q %s", r.Topic, r.Partition, r.At, r.LeaderEpoch, meta, errName(r.Err)))
+			rows = append(rows, fmt.Sprintf("%s/%d=%d e%d %q %s", r.Topic, r.Partition, r.At, r.LeaderEpoch, meta, parityErr(r.Err)))
 		})
 		sort.Strings(rows)
 		s.put(name, rows)
@@ -259,7 +259,7 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 
 	// ListGroups with type and state filters.
 	putGroups := func(name string, lg kadm.ListedGroups, err error) {
-		s.put(name+".call-err", errName(err))
+		s.put(name+".call-err", parityErr(err))
 		var rows []string
 		for _, g := range lg.Sorted() {
 			rows = append(rows, fmt.Sprintf("%s type=%q proto=%q state=%q", g.Group, g.GroupType, g.ProtocolType, g.State))
@@ -279,26 +279,26 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 
 	// Lag, with the member in and with the admin group.
 	lags, err := adm.Lag(ctx, group, adminGroup)
-	s.put("lag.call-err", errName(err))
+	s.put("lag.call-err", parityErr(err))
 	for _, g := range []string{group, adminGroup} {
 		gl := lags[g]
-		s.put("lag."+g+".err", errName(gl.Error()))
+		s.put("lag."+g+".err", parityErr(gl.Error()))
 		s.put("lag."+g+".state", gl.State)
 		var rows []string
 		for _, ml := range gl.Lag.Sorted() {
-			rows = append(rows, fmt.Sprintf("%s/%d commit=%d end=%d lag=%d member=%t %s", ml.Topic, ml.Partition, ml.Commit.At, ml.End.Offset, ml.Lag, ml.Member != nil, errName(ml.Err)))
+			rows = append(rows, fmt.Sprintf("%s/%d commit=%d end=%d lag=%d member=%t %s", ml.Topic, ml.Partition, ml.Commit.At, ml.End.Offset, ml.Lag, ml.Member != nil, parityErr(ml.Err)))
 		}
 		s.put("lag."+g+".rows", rows)
 	}
 
 	// DeleteOffsets: subscribed topic of a live group, then the admin group.
 	dor, err := adm.DeleteOffsets(ctx, group, kadm.TopicsSet{"pa": {0: {}}})
-	s.put("deleteoffsets.848.call-err", errName(err))
-	s.put("deleteoffsets.848.pa.0", errName(dor["pa"][0]))
+	s.put("deleteoffsets.848.call-err", parityErr(err))
+	s.put("deleteoffsets.848.pa.0", parityErr(dor["pa"][0]))
 	dor, err = adm.DeleteOffsets(ctx, adminGroup, kadm.TopicsSet{"pa": {0: {}}, "pb": {0: {}}})
-	s.put("deleteoffsets.admin.call-err", errName(err))
-	s.put("deleteoffsets.admin.pa.0", errName(dor["pa"][0]))
-	s.put("deleteoffsets.admin.pb.0", errName(dor["pb"][0]))
+	s.put("deleteoffsets.admin.call-err", parityErr(err))
+	s.put("deleteoffsets.admin.pa.0", parityErr(dor["pa"][0]))
+	s.put("deleteoffsets.admin.pb.0", parityErr(dor["pb"][0]))
 	rs, err = adm.FetchOffsets(ctx, adminGroup)
 	putOffsets("fetchoffsets.admin.after-delete", rs, err)
 
@@ -306,7 +306,7 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	dgr, err := adm.DeleteGroups(ctx, group, adminGroup, "parity-none")
 	require.NoError(t, err)
 	for _, g := range []string{group, adminGroup, "parity-none"} {
-		s.put("deletegroups.live."+g, errName(dgr[g].Err))
+		s.put("deletegroups.live."+g, parityErr(dgr[g].Err))
 	}
 	cons.Close() // leaves the group
 	dcg, err = adm.DescribeConsumerGroups(ctx, group)
@@ -315,13 +315,13 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	s.put("describe848.after-leave.members", len(dcg[group].Members))
 	dgr, err = adm.DeleteGroups(ctx, group)
 	require.NoError(t, err)
-	s.put("deletegroups.after-leave", errName(dgr[group].Err))
+	s.put("deletegroups.after-leave", parityErr(dgr[group].Err))
 
 	// DeleteTopics.
 	dtr, err := adm.DeleteTopics(ctx, "pb", "missing")
 	require.NoError(t, err)
-	s.put("deletetopics.pb", errName(dtr["pb"].Err))
-	s.put("deletetopics.missing", errName(dtr["missing"].Err))
+	s.put("deletetopics.pb", parityErr(dtr["pb"].Err))
+	s.put("deletetopics.missing", parityErr(dtr["missing"].Err))
 	// A fresh client: kadm answers ListTopics from its client's metadata
 	// cache, which still holds the topics named before.
 	listed, err = kadm.NewClient(newCl()).ListTopics(ctx)
@@ -346,13 +346,13 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	brcs, err := adm.DescribeBrokerConfigs(ctx, 0)
 	require.NoError(t, err)
 	for _, rc := range brcs {
-		s.put("brokerconfigs.err", errName(rc.Err))
+		s.put("brokerconfigs.err", parityErr(rc.Err))
 		for _, k := range []string{"group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms", "offsets.topic.num.partitions", "broker.id", "log.retention.ms"} {
-			s.put("brokerconfigs."+k, configOf(rc, k))
+			s.put("brokerconfigs."+k, parityConfig(rc, k))
 		}
 	}
 	lcr, err := adm.ListConfigResources(ctx)
-	s.put("listconfigresources.call-err", errName(err))
+	s.put("listconfigresources.call-err", parityErr(err))
 	var rows []string
 	for _, r := range lcr.Sorted() {
 		rows = append(rows, fmt.Sprintf("%s:%s", r.Type, r.Name))
@@ -361,14 +361,14 @@ func parityScript(t *testing.T, ctx context.Context, seeds []string) seen {
 	return s
 }
 
-func deref(p *string) string {
+func parityDeref(p *string) string {
 	if p == nil {
 		return "<null>"
 	}
 	return *p
 }
 
-func contains(xs []int32, x int32) bool {
+func parityContains(xs []int32, x int32) bool {
 	for _, y := range xs {
 		if y == x {
 			return true
@@ -404,9 +404,9 @@ func TestKadmParityKfake(t *testing.T) {
 		o, ok1 := ours.vals[k]
 		th, ok2 := theirs.vals[k]
 		if d, known := kfakeDiffers[k]; known {
-			// Tolerated: coordsim's answer is pinned to Kafka's, kfake's
-			// is logged.
-			assert.Equal(t, d.coordsim, o, "%s (coordsim, as Kafka: %s)", k, d.why)
+			// Tolerated: coordsim's answer is pinned (Kafka's, or a
+			// documented coordsim choice), kfake's is logged.
+			assert.Equal(t, d.coordsim, o, "%s (coordsim: %s)", k, d.why)
 			if o != th {
 				t.Logf("%s differs as known: coordsim %s, kfake %s", k, o, th)
 			}
@@ -422,9 +422,9 @@ func TestKadmParityKfake(t *testing.T) {
 	}
 }
 
-// knownDifference is a field where coordsim and kfake answer differently:
+// parityDifference is a field where coordsim and kfake answer differently:
 // coordsim's answer (checked) and why it stands.
-type knownDifference struct {
+type parityDifference struct {
 	coordsim string
 	why      string
 }
@@ -447,7 +447,7 @@ const (
 
 // kfakeDiffers are the fields where kfake and coordsim differ, each
 // decided by Kafka's source (docs/wire.md "Compared with kfake").
-var kfakeDiffers = map[string]knownDifference{
+var kfakeDiffers = map[string]parityDifference{
 	// ReplicationControlManager.createTopic answers the effective configs
 	// with KafkaConfigSchema.translateConfigSource: a key set at creation
 	// is DYNAMIC_TOPIC_CONFIG, the others DEFAULT_CONFIG. kfake echoes only
