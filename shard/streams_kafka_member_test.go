@@ -96,6 +96,7 @@ func TestStreamsGroupMemberRequestingShutdownApplication(t *testing.T) {
 
 	r, records := beat("m1", e1, false, "")
 	assert.Empty(t, r.Status)
+	assert.Empty(t, records, "an unchanged heartbeat writes nothing")
 	assert.Empty(t, r.ShutdownRequestMemberID)
 
 	r, records = beat("m1", e1, true, "")

@@ -77,7 +77,6 @@ func TestStreamsGroupMemberRequestingShutdownApplication(t *testing.T) {
 	assert.Equal(t, shutdownStatus("a"), hb.Status, "the requester hears it")
 	hb = streamsBeat(t, send, group, "b", eb, func(r *kmsg.StreamsGroupHeartbeatRequest) { r.ShutdownApplication = true })
 	assert.Equal(t, shutdownStatus("a"), hb.Status, "every member hears the first requester")
-	eb = hb.MemberEpoch
 
 	// A leave asking for it, in a group that has just emptied and filled.
 	leave := streamsBeat(t, send, group, "a", -1)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -280,8 +279,6 @@ func validateTopicConfigs(configs []kmsg.CreateTopicsRequestTopicConfig) (map[st
 type topicConfigError string
 
 func (e topicConfigError) Error() string { return string(e) }
-
-func (topicConfigError) code() int16 { return fkerr.InvalidConfig.Code }
 
 // modelledTopicConfigs are the keys every data topic reports, set or not:
 // those the data plane has a value for.
