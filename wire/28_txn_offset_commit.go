@@ -28,7 +28,8 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	byID := req.Version >= 6
 	creq := shard.TxnOffsetCommitRequest{TransactionalID: req.TransactionalID, GroupID: req.Group,
 		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
-		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation}
+		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation,
+		EmptyGroupInstanceID: req.InstanceID != nil && *req.InstanceID == ""}
 	in := make([]commitTopicIn, len(req.Topics))
 	for i, rt := range req.Topics {
 		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}

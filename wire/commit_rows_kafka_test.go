@@ -281,3 +281,69 @@ func TestTxnOffsetCommitLoadInProgressBeforeV2(t *testing.T) {
 		assert.Equal(t, want, txnRows(r.send("group", req)), "v%d", v)
 	}
 }
+
+// pendingCodes answers RequireStable for partitions of foo in group: 88
+// UNSTABLE_OFFSET_COMMIT for each one with a pending transactional offset.
+func (r *rawCoordinators) pendingCodes(group string, partitions ...int32) []int16 {
+	r.t.Helper()
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Version, req.RequireStable = 9, true
+	g := kmsg.NewOffsetFetchRequestGroup()
+	g.Group, g.MemberEpoch = group, -1
+	gt := kmsg.NewOffsetFetchRequestGroupTopic()
+	gt.Topic, gt.Partitions = "foo", partitions
+	g.Topics = []kmsg.OffsetFetchRequestGroupTopic{gt}
+	req.Groups = []kmsg.OffsetFetchRequestGroup{g}
+	resp := r.send(group, req).(*kmsg.OffsetFetchResponse)
+	require.Len(r.t, resp.Groups, 1)
+	require.Len(r.t, resp.Groups[0].Topics, 1)
+	var out []int16
+	for _, p := range resp.Groups[0].Topics[0].Partitions {
+		out = append(out, p.ErrorCode)
+	}
+	return out
+}
+
+// TestTxnOffsetCommitWithNewConsumerGroupProtocol reproduces
+// TxnOffsetCommitRequestTest.testTxnOffsetCommit(useNewProtocol = true)
+// against a KIP-848 group with a member: at every version a producer
+// without the consumer's metadata (member "", generation -1, no instance
+// id) commits; from v3 the member's own id and epoch commit, an unknown
+// member is UNKNOWN_MEMBER_ID and a wrong generation ILLEGAL_GENERATION
+// (validateTransactionalOffsetCommit turns STALE_MEMBER_EPOCH into it).
+// The exemption of ConsumerGroup.validateOffsetCommit needs a null
+// instance id: an empty one ("") is looked up as member "" and is
+// UNKNOWN_MEMBER_ID. With no transaction coordinator here the accepted
+// offsets stay pending (RequireStable answers UNSTABLE_OFFSET_COMMIT); a
+// refused commit leaves its partition without one.
+func TestTxnOffsetCommitWithNewConsumerGroupProtocol(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "foo", 8)
+	r := newRawCoordinators(t, cl)
+	epoch := r.joinConsumer("group", "m1", "foo")
+	commit := func(version int16, member string, generation int32, instance *string, partition int32) int16 {
+		req := txnCommit(version, "group", member, generation, map[string][]int32{"foo": {partition}}, "foo")
+		req.InstanceID = instance
+		if version >= 6 {
+			req.Topics[0].Topic, req.Topics[0].TopicID = "", r.topicID("foo")
+		}
+		resp := r.send("group", req).(*kmsg.TxnOffsetCommitResponse)
+		require.Len(t, resp.Topics, 1)
+		require.Len(t, resp.Topics[0].Partitions, 1)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	empty := ""
+	for v := int16(0); v <= 6; v++ {
+		assert.Equal(t, int16(0), commit(v, "", -1, nil, 0), "v%d: no group metadata", v)
+		if v < 3 {
+			continue
+		}
+		assert.Equal(t, int16(0), commit(v, "m1", epoch, nil, 0), "v%d: the member", v)
+		assert.Equal(t, int16(25), commit(v, "non-exist", epoch, nil, 1), "v%d: unknown member", v)
+		assert.Equal(t, int16(22), commit(v, "m1", 100, nil, 2), "v%d: wrong generation", v)
+		assert.Equal(t, int16(25), commit(v, "", -1, &empty, 3), "v%d: an empty, not null, instance id", v)
+	}
+	assert.Equal(t, []int16{88, 0, 0, 0}, r.pendingCodes("group", 0, 1, 2, 3), "only partition 0 was committed")
+}
