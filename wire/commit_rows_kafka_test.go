@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -346,4 +347,13 @@ func TestTxnOffsetCommitWithNewConsumerGroupProtocol(t *testing.T) {
 		assert.Equal(t, int16(25), commit(v, "", -1, &empty, 3), "v%d: an empty, not null, instance id", v)
 	}
 	assert.Equal(t, []int16{88, 0, 0, 0}, r.pendingCodes("group", 0, 1, 2, 3), "only partition 0 was committed")
+
+	// OFFSET_METADATA_TOO_LARGE is per partition
+	// (OffsetMetadataManager.commitTransactionalOffset): the other
+	// partition commits.
+	req := txnCommit(3, "group", "", -1, map[string][]int32{"foo": {4, 5}}, "foo")
+	long := strings.Repeat("x", 4097)
+	req.Topics[0].Partitions[0].Metadata = &long
+	assert.Equal(t, []string{"foo:4=12", "foo:5=0"}, txnRows(r.send("group", req)))
+	assert.Equal(t, []int16{0, 88}, r.pendingCodes("group", 4, 5))
 }
