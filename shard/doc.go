@@ -56,9 +56,12 @@
 // (per-partition answers, KafkaApis' UNKNOWN_TOPIC_OR_PARTITION for a
 // partition the metadata image does not hold, KIP-1251's commit at an older
 // member epoch, the OffsetCommit version checks below v9, the simple
-// group's ClassicGroup.validateOffsetCommit rules, offset metadata bounded
-// in Java characters, the member checks of OffsetFetch and its no-error
-// answer for a share group), OffsetFetch / OffsetDelete / DeleteGroups,
+// group's ClassicGroup.validateOffsetCommit rules, TxnOffsetCommit's
+// exemption of a producer without group metadata, which needs a null
+// instance id (TxnOffsetCommitRequest.EmptyGroupInstanceID), offset metadata
+// bounded in Java characters, the member checks of OffsetFetch and its
+// no-error answer for a share group), OffsetFetch / OffsetDelete /
+// DeleteGroups,
 // the offsets of deleted topics (OnPartitionsDeleted, Kafka's
 // onPartitionsDeleted; the topic image without the topic is what changes
 // assignments), and the per-shard

@@ -70,8 +70,9 @@ func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator
 		return noPartitionCheck, nil
 	}
 	// TxnOffsetCommit does not require the member fields: a producer's
-	// sendOffsetsToTransaction(offsets, groupId) sends none of them.
-	if req.kind == transactionalCommit && req.memberEpoch == -1 && req.memberID == "" && req.instanceID == "" {
+	// sendOffsetsToTransaction(offsets, groupId) sends none of them. The
+	// instance id must be null; an empty one is looked up as member "".
+	if req.kind == transactionalCommit && req.memberEpoch == -1 && req.memberID == "" && req.instanceID == "" && !req.emptyInstanceID {
 		return noPartitionCheck, nil
 	}
 	m := g.members[req.memberID]

@@ -121,13 +121,15 @@ const (
 // commitRequest is the part of OffsetCommit and TxnOffsetCommit the
 // validation reads.
 type commitRequest struct {
-	kind        commitKind
-	groupID     string
-	memberID    string
-	instanceID  string
-	memberEpoch int32
-	apiVersion  int16 // OffsetCommit's; 0 (latest) for TxnOffsetCommit
-	topics      []OffsetCommitTopic
+	kind       commitKind
+	groupID    string
+	memberID   string
+	instanceID string
+	// emptyInstanceID: instanceID "" was sent as "", not as null.
+	emptyInstanceID bool
+	memberEpoch     int32
+	apiVersion      int16 // OffsetCommit's; 0 (latest) for TxnOffsetCommit
+	topics          []OffsetCommitTopic
 }
 
 // beforeVersion9 reports whether a regular commit came with an OffsetCommit
@@ -449,17 +451,21 @@ func unknownPartition(topic string, partition, count int32) error {
 // TxnOffsetCommitRequest is Kafka's TxnOffsetCommitRequest. MemberID "",
 // MemberEpoch -1 (GenerationId) and GroupInstanceID "" are what a producer
 // sends from sendOffsetsToTransaction(offsets, groupId), without the
-// consumer's group metadata. TransactionalID and ProducerEpoch are carried
-// for the wire; the transaction coordinator, not modelled, checks them.
+// consumer's group metadata. GroupInstanceID "" is Kafka's null unless
+// EmptyGroupInstanceID says the request carried "" itself, which
+// ConsumerGroup.validateOffsetCommit does not exempt. TransactionalID and
+// ProducerEpoch are carried for the wire; the transaction coordinator, not
+// modelled, checks them.
 type TxnOffsetCommitRequest struct {
-	TransactionalID string
-	GroupID         string
-	ProducerID      int64
-	ProducerEpoch   int16
-	MemberID        string
-	GroupInstanceID string
-	MemberEpoch     int32
-	Topics          []OffsetCommitTopic
+	TransactionalID      string
+	GroupID              string
+	ProducerID           int64
+	ProducerEpoch        int16
+	MemberID             string
+	GroupInstanceID      string
+	EmptyGroupInstanceID bool
+	MemberEpoch          int32
+	Topics               []OffsetCommitTopic
 }
 
 // CommitTransactionalOffsets is Kafka's TxnOffsetCommit (KafkaApis' topic
@@ -476,7 +482,8 @@ func (s *Shard) CommitTransactionalOffsets(nowMs int64, req TxnOffsetCommitReque
 	}
 	return s.commit(nowMs, commitRequest{
 		kind: transactionalCommit, groupID: req.GroupID, memberID: req.MemberID, instanceID: req.GroupInstanceID,
-		memberEpoch: req.MemberEpoch, topics: req.Topics,
+		emptyInstanceID: req.EmptyGroupInstanceID && req.GroupInstanceID == "",
+		memberEpoch:     req.MemberEpoch, topics: req.Topics,
 	}, offsets.NoExpireTimestamp, req.ProducerID)
 }
 

@@ -11,11 +11,12 @@ import (
 // RetentionTimeMillis is passed for v2-4. The version reaches the
 // coordinator, whose answers differ below v9 (ILLEGAL_GENERATION for a
 // group that does not exist, UNSUPPORTED_VERSION for a KIP-848 or streams
-// member). The group id "" is a group like any other. v10 names topics by id: an
-// unknown id answers UNKNOWN_TOPIC_ID for its partitions and the others are
-// committed. The coordinator answers per partition (UNKNOWN_TOPIC_OR_PARTITION,
-// OFFSET_METADATA_TOO_LARGE); its request error, if any, is every
-// partition's.
+// member). The group id "" is a group like any other. v10 names topics by
+// id. KafkaApis' pass (commits.go) answers an unknown topic id
+// UNKNOWN_TOPIC_ID and an unknown topic or partition
+// UNKNOWN_TOPIC_OR_PARTITION, first in the response; the coordinator
+// answers the other partitions (OFFSET_METADATA_TOO_LARGE per partition),
+// and its request error, if any, is each of those partitions'.
 
 var apiOffsetCommit = api{key: 8, min: 2, max: 10, handle: handleOffsetCommit}
 
@@ -39,12 +40,12 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
 		plan.committed(r.driver().CommitOffsets(r.ctx, creq))
 	}
-	for i, rt := range req.Topics {
+	for _, t := range plan.out {
 		st := kmsg.NewOffsetCommitResponseTopic()
-		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
+		st.Topic, st.TopicID = t.name, t.id
+		for _, row := range t.rows {
 			sp := kmsg.NewOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = rp.Partition, plan.answer(i, rp.Partition)
+			sp.Partition, sp.ErrorCode = row.partition, row.code
 			st.Partitions = append(st.Partitions, sp)
 		}
 		resp.Topics = append(resp.Topics, st)

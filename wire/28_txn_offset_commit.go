@@ -1,6 +1,7 @@
 package wire
 
 import (
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -8,7 +9,11 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// TxnOffsetCommit: v0-6 (Kafka 4.x); v6 names topics by id. The offsets are
+// TxnOffsetCommit: v0-6 (Kafka 4.x); v6 names topics by id. Unknown topic
+// ids, topics and partitions are answered first, as OffsetCommit's
+// (commits.go); below v2 COORDINATOR_LOAD_IN_PROGRESS is answered
+// COORDINATOR_NOT_AVAILABLE (KafkaApis.handleTxnOffsetCommitRequest, for
+// producers before KAFKA-7296). The offsets are
 // written pending for the producer id, as Kafka writes them; with no
 // transaction coordinator here nothing ever writes their marker, so they
 // stay pending (and block RequireStable fetches) until the group's
@@ -23,7 +28,8 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	byID := req.Version >= 6
 	creq := shard.TxnOffsetCommitRequest{TransactionalID: req.TransactionalID, GroupID: req.Group,
 		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
-		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation}
+		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation,
+		EmptyGroupInstanceID: req.InstanceID != nil && *req.InstanceID == ""}
 	in := make([]commitTopicIn, len(req.Topics))
 	for i, rt := range req.Topics {
 		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}
@@ -37,12 +43,21 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			return c.CommitTransactionalOffsets(creq)
 		}))
 	}
-	for i, rt := range req.Topics {
+	for _, t := range plan.out {
 		st := kmsg.NewTxnOffsetCommitResponseTopic()
-		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
+		if req.Version < 2 {
+			// KafkaApis.handleTxnOffsetCommitRequest: producers before 2.0
+			// (KAFKA-7296) could not handle the loading error.
+			for j := range t.rows {
+				if t.rows[j].code == fkerr.CoordinatorLoadInProgress.Code {
+					t.rows[j].code = fkerr.CoordinatorNotAvailable.Code
+				}
+			}
+		}
+		st.Topic, st.TopicID = t.name, t.id
+		for _, row := range t.rows {
 			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = rp.Partition, plan.answer(i, rp.Partition)
+			sp.Partition, sp.ErrorCode = row.partition, row.code
 			st.Partitions = append(st.Partitions, sp)
 		}
 		resp.Topics = append(resp.Topics, st)

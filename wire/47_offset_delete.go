@@ -8,24 +8,36 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// OffsetDelete: v0 (Kafka 4.x). The coordinator answers per partition
-// (GROUP_SUBSCRIBED_TO_TOPIC, UNKNOWN_TOPIC_OR_PARTITION), as Kafka's
-// OffsetMetadataManager.deleteOffsets and KafkaApis do; its request error
-// is the group's.
+// OffsetDelete: v0 (Kafka 4.x). KafkaApis.handleOffsetDeleteRequest's
+// pass (commits.go) answers unknown topics and partitions
+// UNKNOWN_TOPIC_OR_PARTITION first; the coordinator answers the rest per
+// partition (GROUP_SUBSCRIBED_TO_TOPIC, as
+// OffsetMetadataManager.deleteOffsets), merged after them. A group error
+// (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND) is the response's only content:
+// OffsetDeleteRequest.getErrorResponse has no topics.
 
 var apiOffsetDelete = api{key: 47, min: 0, max: 0, handle: handleOffsetDelete}
 
 func handleOffsetDelete(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.OffsetDeleteRequest)
 	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
-	var topics []shard.TopicPartitions
-	for _, t := range req.Topics {
-		tp := shard.TopicPartitions{Topic: t.Topic}
+	in := make([]commitTopicIn, len(req.Topics))
+	for i, t := range req.Topics {
+		in[i].name = t.Topic
 		for _, p := range t.Partitions {
-			tp.Partitions = append(tp.Partitions, p.Partition)
+			in[i].partitions = append(in[i].partitions, shard.OffsetCommitPartition{Partition: p.Partition})
 		}
-		topics = append(topics, tp)
 	}
+	plan := r.planCommit(in, false)
+	topics := make([]shard.TopicPartitions, len(plan.topics))
+	for i, t := range plan.topics {
+		topics[i].Topic = t.Topic
+		for _, p := range t.Partitions {
+			topics[i].Partitions = append(topics[i].Partitions, p.Partition)
+		}
+	}
+	// The coordinator is called even with no partition left: the group's
+	// error answers the request.
 	res, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetDeleteResponse] {
 		return c.DeleteOffsets(req.Group, topics)
 	})
@@ -33,13 +45,13 @@ func handleOffsetDelete(r *request) (kmsg.Response, error) {
 		resp.ErrorCode, _ = errCode(err)
 		return resp, nil
 	}
-	codes := partitionCodes(res.Topics)
-	for _, t := range req.Topics {
+	plan.committed(shard.OffsetCommitResponse{Topics: res.Topics}, nil)
+	for _, t := range plan.out {
 		st := kmsg.NewOffsetDeleteResponseTopic()
-		st.Topic = t.Topic
-		for _, p := range t.Partitions {
+		st.Topic = t.name
+		for _, row := range t.rows {
 			sp := kmsg.NewOffsetDeleteResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = p.Partition, codes[topicPartition{t.Topic, p.Partition}]
+			sp.Partition, sp.ErrorCode = row.partition, row.code
 			st.Partitions = append(st.Partitions, sp)
 		}
 		resp.Topics = append(resp.Topics, st)

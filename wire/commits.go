@@ -7,12 +7,21 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// What OffsetCommit (08) and TxnOffsetCommit (28) share: topics named by
-// name or by id (v10 and v6 on), per-partition answers, and the unknown-id
-// rule of KafkaApis (an unknown topic id answers UNKNOWN_TOPIC_ID for its
-// partitions; the other topics are committed).
+// What OffsetCommit (08), TxnOffsetCommit (28) and OffsetDelete (47) share:
+// KafkaApis' own pass over the requested topics before the group
+// coordinator sees them (handleOffsetCommitRequest,
+// handleTxnOffsetCommitRequest, handleOffsetDeleteRequest). An unknown topic
+// id (v10 and v6 on) answers UNKNOWN_TOPIC_ID for its partitions, an unknown
+// topic or a partition beyond its count UNKNOWN_TOPIC_OR_PARTITION; these
+// rows go into the response builder first, and only the other partitions
+// reach the coordinator, whose answer is merged after them
+// (OffsetCommitResponse.Builder.merge and its twins). So the rows answered
+// here lead the response, keep their code when the coordinator fails the
+// request as a whole (GroupCoordinatorService answers getErrorResponse of
+// the filtered request), and a request with no partition left never reaches
+// the coordinator: even a group id it would refuse answers only these rows.
 
-// commitTopicIn is one requested topic, in the shape both requests share.
+// commitTopicIn is one requested topic, in the shape the requests share.
 type commitTopicIn struct {
 	name       string
 	id         [16]byte
@@ -29,47 +38,107 @@ func commitPartition(partition int32, offset int64, leaderEpoch int32, metadata 
 	return cp
 }
 
-// commitPlan is a commit request resolved: the coordinator's topics, and
-// each requested topic's name and whether its id is unknown.
+// rowsTopic is one topic of a per-partition response as the builder holds
+// it: the request's name and id, and its rows in response order.
+type rowsTopic struct {
+	name string
+	id   [16]byte
+	rows []partitionRow
+}
+
+type partitionRow struct {
+	partition int32
+	code      int16
+}
+
+// commitPlan is a request resolved: the partitions that go to the
+// coordinator, and the response builder with the rows answered here.
 type commitPlan struct {
-	topics    []shard.OffsetCommitTopic
-	names     []string
-	unknownID []bool
-	// code is the request's own error, every committed partition's;
-	// codes the coordinator's per-partition answers.
-	code  int16
-	codes map[topicPartition]int16
+	byID bool
+	// topics are the coordinator's topics, by name; sent[i] is the
+	// request topic topics[i] came from.
+	topics []shard.OffsetCommitTopic
+	sent   []commitTopicIn
+	out    []rowsTopic
 }
 
 // planCommit resolves the requested topics, by id when byID.
 func (r *request) planCommit(in []commitTopicIn, byID bool) *commitPlan {
-	p := &commitPlan{names: make([]string, len(in)), unknownID: make([]bool, len(in))}
-	for i, t := range in {
+	p := &commitPlan{byID: byID}
+	for _, t := range in {
 		name, known := t.name, true
 		if byID {
 			name, known = r.topicName(t.id)
 		}
-		p.names[i], p.unknownID[i] = name, !known
-		if known {
-			p.topics = append(p.topics, shard.OffsetCommitTopic{Topic: name, Partitions: t.partitions})
+		if !known {
+			p.addRows(t, t.partitions, fkerr.UnknownTopicID.Code)
+			continue
+		}
+		info, exists := r.cl.data.lookup(name)
+		if !exists {
+			p.addRows(t, t.partitions, fkerr.UnknownTopicOrPartition.Code)
+			continue
+		}
+		keep := shard.OffsetCommitTopic{Topic: name}
+		for _, cp := range t.partitions {
+			if cp.Partition < 0 || cp.Partition >= info.partitions {
+				p.addRows(t, []shard.OffsetCommitPartition{cp}, fkerr.UnknownTopicOrPartition.Code)
+				continue
+			}
+			keep.Partitions = append(keep.Partitions, cp)
+		}
+		if len(keep.Partitions) > 0 {
+			p.topics = append(p.topics, keep)
+			p.sent = append(p.sent, t)
 		}
 	}
 	return p
 }
 
-// committed records the coordinator's answer.
-func (p *commitPlan) committed(res shard.OffsetCommitResponse, err error) {
-	p.code, _ = errCode(err)
-	p.codes = partitionCodes(res.Topics)
+// addRows is the builder's addPartitions: the topic is created when absent,
+// even for no partition.
+func (p *commitPlan) addRows(t commitTopicIn, parts []shard.OffsetCommitPartition, code int16) {
+	rt := p.topic(t)
+	for _, cp := range parts {
+		rt.rows = append(rt.rows, partitionRow{cp.Partition, code})
+	}
 }
 
-// answer is the error code of partition of requested topic i.
-func (p *commitPlan) answer(i int, partition int32) int16 {
-	if p.unknownID[i] {
-		return fkerr.UnknownTopicID.Code
+// topic is the builder's getOrCreateTopic, keyed by id when byID, else by
+// name.
+func (p *commitPlan) topic(t commitTopicIn) *rowsTopic {
+	for i := range p.out {
+		if p.byID && p.out[i].id == t.id || !p.byID && p.out[i].name == t.name {
+			return &p.out[i]
+		}
 	}
-	if c, ok := p.codes[topicPartition{p.names[i], partition}]; ok && p.code == 0 {
-		return c
+	p.out = append(p.out, rowsTopic{name: t.name, id: t.id})
+	return &p.out[len(p.out)-1]
+}
+
+// committed merges the coordinator's answer: err fails every partition
+// sent; otherwise each gets its own code.
+func (p *commitPlan) committed(res shard.OffsetCommitResponse, err error) {
+	code, _ := errCode(err)
+	codes := partitionCodes(res.Topics)
+	// Builder.merge: with nothing answered here the coordinator's topics
+	// are taken as they are (a topic named twice stays twice); otherwise
+	// each joins the topic of the same key.
+	merge := len(p.out) > 0
+	for i, t := range p.topics {
+		var rt *rowsTopic
+		if merge {
+			rt = p.topic(p.sent[i])
+		} else {
+			p.out = append(p.out, rowsTopic{name: p.sent[i].name, id: p.sent[i].id})
+			rt = &p.out[len(p.out)-1]
+		}
+		for _, cp := range t.Partitions {
+			c := code
+			if c == 0 {
+				c = codes[topicPartition{t.Topic, cp.Partition}]
+			}
+			rt.rows = append(rt.rows, partitionRow{cp.Partition, c})
+		}
 	}
-	return p.code
 }
