@@ -45,7 +45,10 @@
 // streams_member_update.go), the described topology configured and sorted
 // as StreamsGroup.asDescribedGroup does (DescribedStreamsTopology),
 // KIP-1331's stored and failed description epochs),
-// share groups (KIP-932: membership with the simple assignor, no revocation
+// share groups (KIP-932: membership with the simple assignor, a port of
+// Kafka's SimpleAssignor and its Simple{Homogeneous,Heterogeneous}
+// AssignmentBuilder with members in id order and topics by name where Kafka
+// walks hash maps, over every partition (initialisation is not tracked), no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
 // and the group-coordinator half of AlterShareGroupOffsets, which bumps the
 // group epoch, and DeleteShareGroupOffsets, which writes nothing; the

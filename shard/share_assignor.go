@@ -1,293 +1,389 @@
 package shard
 
 import (
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 // assignShareSimple is the share-group "simple" assignor (KIP-932,
-// docs/share-groups.md §2.4). Unlike the consumer and streams assignors, a partition may be shared by
-// several members: with M members and P partitions the desired sharing of a
-// partition is S = ceil(M/P), so M <= P gives every partition exactly one
-// member (as in a consumer group) and M > P shares each partition among S
-// members. The S·P slots are split into per-member quotas whose values are
-// the steps of a ceil staircase, ceil(q·(i+1)) − ceil(q·i) with q = S·P/M,
-// i.e. floor(q) or ceil(q), so member counts differ by at most one.
+// docs/share-groups.md §2.4), a port of Kafka's
+// org.apache.kafka.coordinator.group.assignor.SimpleAssignor.assign: with
+// every member subscribed to the same topics it runs
+// SimpleHomogeneousAssignmentBuilder.build over all subscribed partitions
+// together, otherwise SimpleHeterogeneousAssignmentBuilder.build, which
+// assigns each topic on its own among that topic's subscribers ("balance is
+// computed for each topic individually and then the assignments are
+// combined").
 //
-// Starting from each member's previous target, the assignor
-//  1. drops partitions no longer subscribed (or no longer existing),
-//  2. revokes from members holding more than their quota,
-//  3. revokes from partitions shared by more than S members,
-//  4. hands under-shared partitions to under-filled members, emptiest
-//     partitions first, so every partition of a subscribed topic gets at
-//     least one member; when every under-filled member already holds the
-//     partition in need, one partition moves between two members to make
-//     room (balance wins over stickiness).
+// For one set of M members and P target partitions both builders use a
+// desired sharing S = ceil(M/P) and desired per-member counts
+// ceil(q·(i+1)) − ceil(q·i) with q = S·P/M as a Java double (so the same
+// floats as Kafka), i the member's index. Starting from the previous
+// assignment they
+//  1. revokeUnassignablePartitions: drop topics no longer subscribed,
+//  2. revokeOverfilledMembers: a member above its count drops partitions,
+//     first ones first, until at its count,
+//  3. revokeOversharedPartitions: a partition with more than S members drops
+//     its first members until at S,
+//  4. assignRemainingPartitions: walk the partitions once; a partition below
+//     S takes the next unfilled member not holding it, cycling through the
+//     unfilled members (a member leaves the cycle once at its count); a
+//     full cycle that places nothing gives up on that partition ("harmless
+//     tolerating a slight imbalance").
 //
-// Heterogeneous subscriptions: topics are grouped into blocks of topics with
-// the same set of subscribers, and each block is assigned as a homogeneous
-// group (its M is the subscriber count, its P the block's partition count).
-// A homogeneous group is a single block, so both cases share one code path;
-// the sharing of a partition of topic t never exceeds ceil(M_t/P_t).
+// Determinism: Kafka numbers the members in the order of a HashMap of
+// member ids and walks HashMaps and HashSets keyed by TopicIdPartition and
+// topic id. Here members are numbered in id order (the callers sort them),
+// topics are walked by name and a topic's partitions ascending. Where Kafka
+// walks HashSet<Integer> or HashMap<Integer, …> of member or partition
+// indices (small ints, which Java iterates ascending) the order is the
+// same as Kafka's.
 //
-// Members must be sorted by id. Topics and partitions are walked in order and
-// maps are used for lookups only, so the result is deterministic. The result
-// has one entry per member: topics sorted, partitions
-// ascending.
+// Deviations, all on inputs Kafka never builds: previous partitions at or
+// above the topic's partition count are dropped (a topic recreated
+// smaller); in the heterogeneous case a previous topic nobody subscribes to
+// any more is dropped (Kafka's builder leaves it in an untouched member's
+// assignment, as it only walks subscribed topics). Kafka assigns only the
+// share partitions whose state is initialised (GroupSpec.isPartitionAssignable
+// over ShareGroupStatePartitionMetadata's initialized topics); this shard
+// does not track initialisation, so every partition of a subscribed topic is
+// assignable (docs/share-groups.md §2.4).
+//
+// Members must be sorted by id. The result has one entry per member: topics
+// sorted, partitions ascending.
 func assignShareSimple(members []assignee, partitionsOf func(topic string) int32) [][]TopicPartitions {
 	if len(members) == 0 {
 		return nil
 	}
-	// Subscribers of every existing topic, in member (id) order.
-	var topics []string
-	for _, m := range members {
-		topics = append(topics, m.subs...)
+	// Kafka's subscribed topic ids are those of existing topics
+	// (ModernGroup resolves names through the metadata image); the
+	// subscription type compares the names.
+	exists := func(subs []string) []string {
+		return slices.DeleteFunc(slices.Clone(subs), func(t string) bool { return partitionsOf(t) <= 0 })
 	}
-	slices.Sort(topics)
-	topics = slices.Compact(topics)
-	topics = slices.DeleteFunc(topics, func(t string) bool { return partitionsOf(t) <= 0 })
-
-	// Group topics by subscriber set; blocks are ordered by their first topic.
-	type block struct {
-		topics  []string
-		members []int // indices into members, ascending
+	held := make([]map[shareTP]bool, len(members))
+	for i := range held {
+		held[i] = map[shareTP]bool{}
 	}
-	var blocks []*block
-	byKey := map[string]*block{}
-	for _, t := range topics {
-		var subs []int
-		var key strings.Builder
-		for i, m := range members {
-			if _, ok := slices.BinarySearch(m.subs, t); ok {
-				subs = append(subs, i)
-				key.WriteString(strconv.Itoa(i))
-				key.WriteByte(',')
-			}
+	if shareHomogeneous(members) {
+		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, held)
+	} else {
+		var topics []string
+		for _, m := range members {
+			topics = append(topics, exists(m.subs)...)
 		}
-		b := byKey[key.String()]
-		if b == nil {
-			b = &block{members: subs}
-			byKey[key.String()] = b
-			blocks = append(blocks, b)
-		}
-		b.topics = append(b.topics, t)
-	}
-
-	// holders[t][p] lists the members (indices into members) holding t-p.
-	holders := make(map[string][][]int, len(topics))
-	load := make([]int, len(members)) // partitions assigned so far, all blocks
-	for _, b := range blocks {
-		h := assignShareBlock(members, b.members, b.topics, partitionsOf, load)
-		for i, t := range b.topics {
-			holders[t] = h[i]
-		}
-	}
-
-	out := make([][]TopicPartitions, len(members))
-	for _, t := range topics {
-		for p, hs := range holders[t] {
-			for _, i := range hs {
-				a := out[i]
-				if len(a) == 0 || a[len(a)-1].Topic != t {
-					a = append(a, TopicPartitions{Topic: t})
+		for _, t := range sortedTopics(topics) {
+			var subs []int
+			for i, m := range members {
+				if _, ok := slices.BinarySearch(m.subs, t); ok {
+					subs = append(subs, i)
 				}
-				a[len(a)-1].Partitions = append(a[len(a)-1].Partitions, int32(p))
-				out[i] = a
 			}
+			assignShareTopic(members, t, subs, partitionsOf(t), held)
 		}
+	}
+	out := make([][]TopicPartitions, len(members))
+	for i, h := range held {
+		out[i] = sortedTopicPartitions(h)
 	}
 	return out
 }
 
-// assignShareBlock assigns the partitions of topics (one block: every member
-// in mems subscribes to all of them and no other member to any) and returns,
-// per topic and partition, the holding members. load holds each member's
-// partition count from earlier blocks and is updated.
-func assignShareBlock(members []assignee, mems []int, topics []string, partitionsOf func(string) int32, load []int) [][][]int {
-	// Block-local partition indices: base[topic] + partition.
-	base := make(map[string]int, len(topics))
-	nParts := 0
-	for _, t := range topics {
-		base[t] = nParts
-		nParts += int(partitionsOf(t))
-	}
-	M, P := len(mems), nParts
-	S := (M + P - 1) / P        // desired sharing
-	holders := make([][]int, P) // block partition -> local member indices
-	held := make([][]int, M)    // local member -> block partitions
-	holds := func(j, pi int) bool { return slices.Contains(holders[pi], j) }
-	add := func(j, pi int) {
-		holders[pi] = append(holders[pi], j)
-		held[j] = append(held[j], pi)
-	}
-	remove := func(j, pi int) {
-		holders[pi] = slices.DeleteFunc(holders[pi], func(x int) bool { return x == j })
-		held[j] = slices.DeleteFunc(held[j], func(x int) bool { return x == pi })
-	}
+// shareTP is one partition of one topic.
+type shareTP struct {
+	topic string
+	p     int32
+}
 
-	// Step 1: keep the previous partitions still in the block.
-	for j, i := range mems {
-		for _, prev := range members[i].previous {
-			b, ok := base[prev.Topic]
-			if !ok {
-				continue // not subscribed any more, or another block's topic
-			}
-			n := partitionsOf(prev.Topic)
-			for _, p := range prev.Partitions {
-				if p < 0 || p >= n || holds(j, b+int(p)) {
-					continue
-				}
-				add(j, b+int(p))
-			}
-		}
+func compareShareTP(a, b shareTP) int {
+	if c := strings.Compare(a.topic, b.topic); c != 0 {
+		return c
 	}
+	return int(a.p) - int(b.p)
+}
 
-	// Quotas: the ceil staircase of q = S·P/M has extra = (S·P) mod M steps
-	// of ceil(q) and the rest floor(q). The larger quotas go to the members
-	// least loaded by earlier blocks (balance: members with the same
-	// subscriptions end up within one partition of each other), then to
-	// those already holding the most here (stickiness), then by id.
-	total := S * P
-	quota := make([]int, M)
-	rank := make([]int, M)
-	for j := range rank {
-		rank[j] = j
-		quota[j] = total / M
+// sortedTopicPartitions turns a set of partitions into the result form.
+func sortedTopicPartitions(h map[shareTP]bool) []TopicPartitions {
+	tps := make([]shareTP, 0, len(h))
+	for tp := range h {
+		tps = append(tps, tp)
 	}
-	slices.SortStableFunc(rank, func(a, b int) int {
-		if d := load[mems[a]] - load[mems[b]]; d != 0 {
-			return d
+	slices.SortFunc(tps, compareShareTP)
+	var out []TopicPartitions
+	for _, tp := range tps {
+		if len(out) == 0 || out[len(out)-1].Topic != tp.topic {
+			out = append(out, TopicPartitions{Topic: tp.topic})
 		}
-		return len(held[b]) - len(held[a])
-	})
-	for _, j := range rank[:total%M] {
-		quota[j]++
-	}
-
-	// Step 2: revoke from over-filled members, most-shared partitions first
-	// (ties: the highest partition). Dropping j from a partition changes
-	// only that partition's sharing, so one sort per member picks them all.
-	dropped := make([]bool, P)
-	for j := range M {
-		excess := len(held[j]) - quota[j]
-		if excess <= 0 {
-			continue
-		}
-		order := slices.Clone(held[j])
-		slices.SortFunc(order, func(a, b int) int {
-			if d := len(holders[b]) - len(holders[a]); d != 0 {
-				return d
-			}
-			return b - a
-		})
-		for _, pi := range order[:excess] {
-			dropped[pi] = true
-			holders[pi] = slices.DeleteFunc(holders[pi], func(x int) bool { return x == j })
-		}
-		held[j] = slices.DeleteFunc(held[j], func(pi int) bool { return dropped[pi] })
-		for _, pi := range order[:excess] {
-			dropped[pi] = false
-		}
-	}
-
-	// Step 3: revoke over-shared partitions from their fullest holders
-	// (ties: the highest member id).
-	for pi := range P {
-		for len(holders[pi]) > S {
-			worst := -1
-			for _, j := range holders[pi] {
-				if worst < 0 || len(held[j]) > len(held[worst]) ||
-					(len(held[j]) == len(held[worst]) && j > worst) {
-					worst = j
-				}
-			}
-			remove(worst, pi)
-		}
-	}
-
-	// Step 4: fill in rounds so that every partition gets a first member
-	// before any gets a second. Σquota = S·P and no member is over quota nor
-	// partition over S, so a partition in need implies a member in deficit.
-	for r := 1; r <= S; r++ {
-		for pi := range P {
-			for len(holders[pi]) < r {
-				// The under-filled member with the largest deficit not
-				// holding pi (ties: the lowest id).
-				best, anyDeficit := -1, -1
-				for j := range M {
-					d := quota[j] - len(held[j])
-					if d <= 0 {
-						continue
-					}
-					if anyDeficit < 0 || d > quota[anyDeficit]-len(held[anyDeficit]) {
-						anyDeficit = j
-					}
-					if holds(j, pi) {
-						continue
-					}
-					if best < 0 || d > quota[best]-len(held[best]) {
-						best = j
-					}
-				}
-				if best >= 0 {
-					add(best, pi)
-					continue
-				}
-				// Every member in deficit already holds pi. u holds fewer
-				// than quota <= P partitions, so it lacks some q != pi. If q
-				// is under-shared, u takes it; otherwise q has S holders and
-				// pi fewer, so some holder x of q lacks pi: x hands q to u
-				// and takes pi.
-				u, moved := anyDeficit, false
-				for q := range P {
-					if holds(u, q) {
-						continue
-					}
-					if len(holders[q]) < S {
-						add(u, q)
-						moved = true
-						break
-					}
-					x := -1
-					for _, k := range holders[q] {
-						if !holds(k, pi) {
-							x = k
-							break
-						}
-					}
-					if x < 0 {
-						continue
-					}
-					remove(x, q)
-					add(u, q)
-					add(x, pi)
-					moved = true
-					break
-				}
-				if !moved {
-					panic("shard: share assignor found no move (unreachable)")
-				}
-			}
-		}
-	}
-
-	out := make([][][]int, len(topics))
-	for ti, t := range topics {
-		n := int(partitionsOf(t))
-		out[ti] = make([][]int, n)
-		for p := range n {
-			hs := holders[base[t]+p]
-			g := make([]int, len(hs))
-			for k, j := range hs {
-				g[k] = mems[j]
-			}
-			slices.Sort(g)
-			out[ti][p] = g
-		}
-	}
-	for j, i := range mems {
-		load[i] += len(held[j])
+		out[len(out)-1].Partitions = append(out[len(out)-1].Partitions, tp.p)
 	}
 	return out
+}
+
+// shareHomogeneous is ModernGroup.subscriptionType's HOMOGENEOUS: every
+// member subscribes to the same topic names.
+func shareHomogeneous(members []assignee) bool {
+	for _, m := range members[1:] {
+		if !slices.Equal(m.subs, members[0].subs) {
+			return false
+		}
+	}
+	return true
+}
+
+// shareDesired returns the desired sharing and the desired counts of m
+// members over p partitions, as the builders' constructors compute them.
+func shareDesired(m, p int) (int, []int) {
+	sharing := 0
+	if p > 0 {
+		sharing = (m + p - 1) / p
+	}
+	q := float64(sharing*p) / float64(m)
+	counts := make([]int, m)
+	for i := range counts {
+		counts[i] = int(math.Ceil(q*float64(i+1))) - int(math.Ceil(q*float64(i)))
+	}
+	return sharing, counts
+}
+
+// memberCycle is assignRemainingPartitions' iterator over the unfilled
+// members (ascending, as Java iterates a HashSet of small Integers): next
+// wraps to the start, remove drops the member last returned.
+type memberCycle struct {
+	members []int
+	pos     int
+}
+
+func (c *memberCycle) hasNext() bool { return c.pos < len(c.members) }
+func (c *memberCycle) restart()      { c.pos = 0 }
+func (c *memberCycle) next() int     { c.pos++; return c.members[c.pos-1] }
+func (c *memberCycle) remove() {
+	c.pos--
+	c.members = slices.Delete(c.members, c.pos, c.pos+1)
+}
+
+// assignRemaining is both builders' assignRemainingPartitions over parts (in
+// walk order): holders[k] are part k's members, count(j) member j's
+// partitions, take(j, k) assigns part k to j.
+func assignRemaining(parts int, unfilled []int, sharing int, desired func(j int) int,
+	holders func(k int) map[int]bool, count func(j int) int, take func(j, k int)) {
+	if len(unfilled) == 0 {
+		return
+	}
+	it := &memberCycle{members: unfilled}
+	assignedThisCycle := false
+	for k := range parts {
+		hs := holders(k)
+		for toMake := sharing - len(hs); toMake > 0; {
+			if !it.hasNext() {
+				if !assignedThisCycle || len(it.members) == 0 {
+					break // Kafka would call next() on an empty set only when no partition is short
+				}
+				it.restart()
+				assignedThisCycle = false
+			}
+			j := it.next()
+			if hs[j] {
+				continue
+			}
+			take(j, k)
+			toMake--
+			assignedThisCycle = true
+			if count(j) >= desired(j) {
+				it.remove()
+			}
+		}
+		if len(it.members) == 0 {
+			break
+		}
+	}
+}
+
+// sortedMembers returns a member set ascending.
+func sortedMembers(s map[int]bool) []int {
+	out := make([]int, 0, len(s))
+	for j := range s {
+		out = append(out, j)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// assignShareHomogeneous is SimpleHomogeneousAssignmentBuilder.build over the
+// (existing) topics every member subscribes to; it fills held.
+func assignShareHomogeneous(members []assignee, topics []string, partitionsOf func(string) int32, held []map[shareTP]bool) {
+	topics = sortedTopics(topics)
+	if len(topics) == 0 {
+		return // Kafka: an empty GroupAssignment
+	}
+	var targets []shareTP
+	for _, t := range topics {
+		for p := range partitionsOf(t) {
+			targets = append(targets, shareTP{t, p})
+		}
+	}
+	sharing, desired := shareDesired(len(members), len(targets))
+	byPartition := map[shareTP]map[int]bool{}
+	holdersOf := func(tp shareTP) map[int]bool {
+		hs := byPartition[tp]
+		if hs == nil {
+			hs = map[int]bool{}
+			byPartition[tp] = hs
+		}
+		return hs
+	}
+	unfilled, overfilled := map[int]bool{}, map[int]bool{}
+
+	// revokeUnassignablePartitions: keep the subscribed topics' partitions.
+	for j, m := range members {
+		n := 0
+		for _, prev := range m.previous {
+			if _, ok := slices.BinarySearch(topics, prev.Topic); !ok {
+				continue
+			}
+			for _, p := range prev.Partitions {
+				if p < 0 || p >= partitionsOf(prev.Topic) {
+					continue
+				}
+				tp := shareTP{prev.Topic, p}
+				if !held[j][tp] {
+					n++
+				}
+				held[j][tp] = true
+				holdersOf(tp)[j] = true
+			}
+		}
+		if n < desired[j] {
+			unfilled[j] = true
+		} else if n > desired[j] {
+			overfilled[j] = true
+		}
+	}
+
+	// revokeOverfilledMembers: drop the first partitions (by topic, then
+	// partition; Kafka: HashSet order) down to the desired count.
+	for _, j := range sortedMembers(overfilled) {
+		mine := slices.SortedFunc(func(yield func(shareTP) bool) {
+			for tp := range held[j] {
+				if !yield(tp) {
+					return
+				}
+			}
+		}, compareShareTP)
+		for _, tp := range mine[:len(mine)-desired[j]] {
+			delete(held[j], tp)
+			delete(byPartition[tp], j)
+		}
+	}
+
+	// revokeOversharedPartitions: drop the first members (by index) of a
+	// partition above the desired sharing.
+	keys := make([]shareTP, 0, len(byPartition))
+	for tp := range byPartition {
+		keys = append(keys, tp)
+	}
+	slices.SortFunc(keys, compareShareTP)
+	for _, tp := range keys {
+		hs := byPartition[tp]
+		for _, j := range sortedMembers(hs) {
+			if len(hs) <= sharing {
+				break
+			}
+			delete(hs, j)
+			delete(held[j], tp)
+			unfilled[j] = true
+		}
+	}
+
+	// assignRemainingPartitions over every partition in the map, the
+	// targets included (kept partitions are all targets here).
+	for _, tp := range targets {
+		holdersOf(tp)
+	}
+	assignRemaining(len(targets), sortedMembers(unfilled), sharing,
+		func(j int) int { return desired[j] },
+		func(k int) map[int]bool { return byPartition[targets[k]] },
+		func(j int) int { return len(held[j]) },
+		func(j, k int) {
+			held[j][targets[k]] = true
+			byPartition[targets[k]][j] = true
+		})
+}
+
+// assignShareTopic is SimpleHeterogeneousAssignmentBuilder's
+// TopicAssignmentPartialBuilder.build for topic t of n partitions, subscribed
+// to by subs (member indices, ascending); it updates held.
+func assignShareTopic(members []assignee, t string, subs []int, n int32, held []map[shareTP]bool) {
+	sharing, counts := shareDesired(len(subs), int(n))
+	desired := make([]int, len(members)) // 0 for non-subscribers
+	for i, j := range subs {
+		desired[j] = counts[i]
+	}
+	byPartition := make([]map[int]bool, n)
+	for p := range byPartition {
+		byPartition[p] = map[int]bool{}
+	}
+	byMember := make([][]int32, len(members)) // ascending partitions
+
+	// revokeUnassignablePartitions: every member's previous partitions of t,
+	// subscribed to t or not (a non-subscriber's desired count is 0, so
+	// revokeOverfilledMembers takes them away).
+	for j, m := range members {
+		for _, prev := range m.previous {
+			if prev.Topic != t {
+				continue
+			}
+			for _, p := range prev.Partitions {
+				if p < 0 || p >= n || byPartition[p][j] {
+					continue
+				}
+				byPartition[p][j] = true
+				byMember[j] = append(byMember[j], p)
+			}
+		}
+		slices.Sort(byMember[j])
+	}
+
+	// revokeOverfilledMembers: drop the lowest partitions down to the count.
+	for j := range members {
+		if extra := len(byMember[j]) - desired[j]; extra > 0 {
+			for _, p := range byMember[j][:extra] {
+				delete(byPartition[p], j)
+			}
+			byMember[j] = slices.Delete(byMember[j], 0, extra)
+		}
+	}
+
+	// revokeOversharedPartitions: drop the lowest members down to sharing.
+	for p := range byPartition {
+		hs := byPartition[p]
+		for _, j := range sortedMembers(hs) {
+			if len(hs) <= sharing {
+				break
+			}
+			delete(hs, j)
+			byMember[j] = slices.DeleteFunc(byMember[j], func(x int32) bool { return x == int32(p) })
+		}
+	}
+
+	var unfilled []int
+	for _, j := range subs {
+		if len(byMember[j]) < desired[j] {
+			unfilled = append(unfilled, j)
+		}
+	}
+	assignRemaining(int(n), unfilled, sharing,
+		func(j int) int { return desired[j] },
+		func(k int) map[int]bool { return byPartition[k] },
+		func(j int) int { return len(byMember[j]) },
+		func(j, k int) {
+			byPartition[k][j] = true
+			byMember[j] = append(byMember[j], int32(k))
+		})
+
+	for j := range members {
+		for _, p := range byMember[j] {
+			held[j][shareTP{t, p}] = true
+		}
+	}
 }
