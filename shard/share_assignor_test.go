@@ -109,25 +109,6 @@ func checkShareAssignment(t testing.TB, c shareCase, out [][]TopicPartitions) ma
 	return holders
 }
 
-// shareCounts returns each member's partition count.
-func shareCounts(out [][]TopicPartitions) []int {
-	counts := make([]int, len(out))
-	for i, a := range out {
-		for _, tp := range a {
-			counts[i] += len(tp.Partitions)
-		}
-	}
-	return counts
-}
-
-func memberIDs(n int) []string {
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("member-%03d", i)
-	}
-	return ids
-}
-
 func homogeneous(ids []string, topics ...string) []assignee {
 	ms := make([]assignee, len(ids))
 	for i, id := range ids {
