@@ -11,21 +11,41 @@ import (
 // (kafka.server:type=group-coordinator-metrics).
 const MetricsGroup = "group-coordinator-metrics"
 
-// serviceMetrics holds the coordinator's sensors. Offset commits, expirations
-// and deletions record the number of offsets, so their rates are offsets per
-// second, as in Kafka. Gauges are computed at snapshot time from committed
-// state, so a deleted group's series disappear with it.
+// serviceMetrics holds the coordinator's sensors, named and described as
+// Kafka's GroupCoordinatorMetrics registers them (sensor names are Kafka's
+// *_SENSOR_NAME constants). Offset commits, expirations and deletions record
+// the number of offsets, so their rates are offsets per second, as in Kafka;
+// every "-count" is the Meter's cumulative total since the coordinator
+// started. Gauges are computed at snapshot time from committed state, so a
+// deleted group's series disappear with it.
 type serviceMetrics struct {
 	reg               *metrics.Registry
 	offsetCommits     *metrics.Sensor
 	offsetExpirations *metrics.Sensor
 	offsetDeletions   *metrics.Sensor
-	// Target-assignment recomputations per group type (Kafka's
-	// <type>-group-rebalance-rate/-count), see recordRebalances.
+	// classicCompletedRebalances is Kafka's "CompletedRebalances" sensor
+	// (group-completed-rebalance-rate/-count), recorded by a classic group's
+	// SyncGroup completing a generation. coordsim's classic groups are the
+	// memberless ones offset commits create (no JoinGroup/SyncGroup), so it
+	// is registered, as Kafka registers it, and stays at zero.
+	classicCompletedRebalances *metrics.Sensor
+	// Heartbeats that bumped a group's epoch, per group type (Kafka's
+	// <type>-group-rebalance-rate/-count), see recordHeartbeatRebalance.
 	consumerRebalances *metrics.Sensor
 	streamsRebalances  *metrics.Sensor
 	shareRebalances    *metrics.Sensor
 }
+
+// Kafka's sensor names (GroupCoordinatorMetrics.*_SENSOR_NAME).
+const (
+	offsetCommitsSensor              = "OffsetCommits"
+	offsetExpiredSensor              = "OffsetExpired"
+	offsetDeletionsSensor            = "OffsetDeletions"
+	classicCompletedRebalancesSensor = "CompletedRebalances"
+	consumerGroupRebalancesSensor    = "ConsumerGroupRebalances"
+	shareGroupRebalancesSensor       = "ShareGroupRebalances"
+	streamsGroupRebalancesSensor     = "StreamsGroupRebalances"
+)
 
 func newServiceMetrics(c *Coordinator) *serviceMetrics {
 	reg, err := metrics.NewRegistry(metrics.DefaultConfig())
@@ -33,27 +53,36 @@ func newServiceMetrics(c *Coordinator) *serviceMetrics {
 		panic(err) // the default configuration is valid
 	}
 	m := &serviceMetrics{reg: reg}
-	m.offsetCommits = mustMeter(reg, "OffsetCommits", "offset-commit", "committed offsets")
-	m.offsetExpirations = mustMeter(reg, "OffsetExpired", "offset-expiration", "expired offsets")
-	m.offsetDeletions = mustMeter(reg, "OffsetDeletions", "offset-deletion", "administratively deleted offsets")
-	m.consumerRebalances = mustMeter(reg, "ConsumerGroupRebalances", "consumer-group-rebalance", "consumer group rebalances")
-	m.streamsRebalances = mustMeter(reg, "StreamsGroupRebalances", "streams-group-rebalance", "streams group rebalances")
-	m.shareRebalances = mustMeter(reg, "ShareGroupRebalances", "share-group-rebalance", "share group rebalances")
+	m.offsetCommits = mustMeter(reg, offsetCommitsSensor, "offset-commit",
+		"The rate of committed offsets", "The total number of committed offsets")
+	m.offsetExpirations = mustMeter(reg, offsetExpiredSensor, "offset-expiration",
+		"The rate of expired offsets", "The total number of expired offsets")
+	m.offsetDeletions = mustMeter(reg, offsetDeletionsSensor, "offset-deletion",
+		"The rate of administrative deleted offsets", "The total number of administrative deleted offsets")
+	m.classicCompletedRebalances = mustMeter(reg, classicCompletedRebalancesSensor, "group-completed-rebalance",
+		"The rate of classic group completed rebalances", "The total number of classic group completed rebalances")
+	m.consumerRebalances = mustMeter(reg, consumerGroupRebalancesSensor, "consumer-group-rebalance",
+		"The rate of consumer group rebalances", "The total number of consumer group rebalances")
+	m.shareRebalances = mustMeter(reg, shareGroupRebalancesSensor, "share-group-rebalance",
+		"The rate of share group rebalances", "The total number of share group rebalances")
+	m.streamsRebalances = mustMeter(reg, streamsGroupRebalancesSensor, "streams-group-rebalance",
+		"The rate of streams group rebalances", "The total number of streams group rebalances")
 	if _, err := reg.RegisterCollector(c.collectGauges); err != nil {
 		panic(err)
 	}
 	return m
 }
 
-// mustMeter adds a Kafka Meter named base (base-rate and base-count) to a new
-// sensor; it panics on a programming error (a bad or duplicate name).
-func mustMeter(reg *metrics.Registry, sensor, base, what string) *metrics.Sensor {
+// mustMeter adds a Kafka Meter named base (base-rate and base-count, each
+// with Kafka's description) to a new sensor; it panics on a programming
+// error (a bad or duplicate name).
+func mustMeter(reg *metrics.Registry, sensor, base, rateDesc, countDesc string) *metrics.Sensor {
 	s, err := reg.Sensor(sensor)
 	if err != nil {
 		panic(err)
 	}
-	name := metrics.MustMetricName(base, MetricsGroup, "The rate and count of "+what)
-	if err := s.AddMeter(name, metrics.NewMeter()); err != nil {
+	name := metrics.MustMetricName(base, MetricsGroup, rateDesc)
+	if err := s.AddMeter(name, metrics.NewMeter(metrics.WithDescriptions(rateDesc, countDesc))); err != nil {
 		panic(err)
 	}
 	return s
@@ -106,53 +135,87 @@ func (m *serviceMetrics) recordSweep(nowMs int64, _ int32, records []shard.Recor
 	flush()
 }
 
-func (m *serviceMetrics) recordDeletedOffsets(nowMs int64, records []shard.Record) {
-	n := 0
-	for _, r := range records {
-		if oc, ok := r.(*shard.OffsetCommit); ok && oc.Tombstone {
-			n++
-		}
+// recordHeartbeatRebalance records <type>-group-rebalance once when a
+// heartbeat's write bumps its group's epoch, where Kafka records it:
+// GroupMetadataManager.{consumer,share,streams}GroupHeartbeat call
+// metrics.record(<TYPE>_GROUP_REBALANCES_SENSOR_NAME) when bumpGroupEpoch is
+// set (a join, a changed subscription or streams member metadata, a changed
+// metadata hash, a resolved regex). A leave or a fence also bumps the epoch
+// but records nothing (consumerGroupFenceMember and its share and streams
+// twins), and neither does the later recomputation of the target, nor the
+// streams initial-rebalance timer. before is the group's epoch before the
+// heartbeat (existed false for a new group); leaving is a -1/-2 heartbeat.
+func (m *serviceMetrics) recordHeartbeatRebalance(nowMs int64, t shard.GroupType, groupID string, before int32, existed, leaving bool, records []shard.Record) {
+	if leaving {
+		return
 	}
-	if n > 0 {
-		m.offsetDeletions.RecordValue(float64(n), nowMs)
-	}
-}
-
-// recordRebalances counts the target-assignment recomputations in an
-// appended write: one per non-tombstone <type>GroupTargetAssignmentMetadata
-// record, which the shard writes exactly when a group's assignment epoch
-// advances to its group epoch. Replays of a log (loading a partition) do not
-// pass here, so each recomputation is counted once, by the broker that did it.
-func (m *serviceMetrics) recordRebalances(nowMs int64, records []shard.Record) {
 	for _, r := range records {
+		var group string
+		var epoch int32
+		var s *metrics.Sensor
 		switch r := r.(type) {
-		case *shard.ConsumerGroupTargetAssignmentMetadata:
-			if !r.Tombstone {
-				m.consumerRebalances.Record(nowMs)
+		case *shard.ConsumerGroupMetadata:
+			if r.Tombstone || t != shard.Consumer {
+				continue
 			}
-		case *shard.StreamsGroupTargetAssignmentMetadata:
-			if !r.Tombstone {
-				m.streamsRebalances.Record(nowMs)
+			group, epoch, s = r.Group, r.Epoch, m.consumerRebalances
+		case *shard.StreamsGroupMetadata:
+			if r.Tombstone || t != shard.Streams {
+				continue
 			}
-		case *shard.ShareGroupTargetAssignmentMetadata:
-			if !r.Tombstone {
-				m.shareRebalances.Record(nowMs)
+			group, epoch, s = r.Group, r.Epoch, m.streamsRebalances
+		case *shard.ShareGroupMetadata:
+			if r.Tombstone || t != shard.Share {
+				continue
 			}
+			group, epoch, s = r.Group, r.Epoch, m.shareRebalances
+		default:
+			continue
+		}
+		if group == groupID && (!existed || epoch > before) {
+			s.Record(nowMs)
+			return
 		}
 	}
 }
 
-// statesOf lists the states Kafka registers a gauge for, per group type.
+// statesOf lists the states Kafka registers a <type>-group-count gauge for,
+// per modern group type (GroupCoordinatorMetrics' constructor).
 var statesOf = map[shard.GroupType][]shard.GroupState{
-	shard.Classic:  {shard.StateEmpty},
 	shard.Consumer: {shard.StateEmpty, shard.StateAssigning, shard.StateReconciling, shard.StateStable, shard.StateDead},
 	shard.Streams:  {shard.StateEmpty, shard.StateNotReady, shard.StateAssigning, shard.StateReconciling, shard.StateStable, shard.StateDead},
 	shard.Share:    {shard.StateEmpty, shard.StateStable, shard.StateDead},
 }
 
-// collectGauges emits group-count{protocol}, <type>-group-count{state} and
-// offset-count from the committed state of the hosted shards, plus per-group
-// series when PerGroupMetrics is set.
+// classicStates are Kafka's ClassicGroupState.toString values, the "state"
+// tags of classic-group-count, in GroupCoordinatorMetrics' order. coordsim's
+// classic groups are the simple ones memberless offset commits create, always
+// Empty, so the other four gauges read 0 (Kafka registers all five).
+var classicStates = [...]string{"PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty"}
+
+// groupCountDescription is Kafka's description of group-count per protocol.
+var groupCountDescription = map[shard.GroupType]string{
+	shard.Classic:  "The total number of groups using the classic rebalance protocol.",
+	shard.Consumer: "The total number of groups using the consumer rebalance protocol.",
+	shard.Streams:  "The total number of groups using the streams rebalance protocol.",
+	shard.Share:    "The total number of share groups.",
+}
+
+// stateDescription is Kafka's "in <state> state." wording of the per-state
+// gauges ("not ready" for NotReady, "preparing rebalance" and so on).
+func stateDescription(t string, state string) string {
+	words := map[string]string{
+		"Empty": "empty", "NotReady": "not ready", "Assigning": "assigning", "Reconciling": "reconciling",
+		"Stable": "stable", "Dead": "dead", "PreparingRebalance": "preparing rebalance", "CompletingRebalance": "completing rebalance",
+	}
+	return "The number of " + t + " groups in " + words[state] + " state."
+}
+
+// collectGauges emits Kafka's gauges, group-count{protocol},
+// classic-group-count{state}, <type>-group-count{state} and offset-count,
+// from the committed state of the hosted shards (GroupCoordinatorMetrics sums
+// its active GroupCoordinatorMetricsShards' committed timeline values), plus
+// the coordsim-only per-group series when PerGroupMetrics is set.
 func (c *Coordinator) collectGauges(_ int64, emit func(metrics.MetricName, metrics.Kind, float64)) {
 	var counts [len(shard.GroupTypes)][len(shard.GroupStates)]int
 	offsetCount := 0
@@ -173,17 +236,26 @@ func (c *Coordinator) collectGauges(_ int64, emit func(metrics.MetricName, metri
 		for si := range shard.GroupStates {
 			total += counts[ti][si]
 		}
-		emit(metrics.MustMetricName("group-count", MetricsGroup, "The number of groups per protocol", "protocol", t.String()), metrics.KindGauge, float64(total))
+		emit(metrics.MustMetricName("group-count", MetricsGroup, groupCountDescription[t], "protocol", t.String()), metrics.KindGauge, float64(total))
 		if t == shard.Classic {
+			for _, st := range classicStates {
+				n := 0
+				if st == "Empty" {
+					n = counts[ti][shard.StateEmpty]
+				}
+				emit(metrics.MustMetricName("classic-group-count", MetricsGroup, stateDescription("classic", st), "state", st),
+					metrics.KindGauge, float64(n))
+			}
 			continue
 		}
 		for _, st := range statesOf[t] {
 			emit(metrics.MustMetricName(fmt.Sprintf("%s-group-count", t), MetricsGroup,
-				"The number of "+t.String()+" groups per state", "state", st.MetricLabel()),
+				stateDescription(t.String(), st.MetricLabel()), "state", st.MetricLabel()),
 				metrics.KindGauge, float64(counts[ti][st]))
 		}
 	}
-	emit(metrics.MustMetricName("offset-count", MetricsGroup, "The number of committed offsets"), metrics.KindGauge, float64(offsetCount))
+	emit(metrics.MustMetricName("offset-count", MetricsGroup, "The number of offsets currently retained for Classic, Consumer, and Streams Groups."),
+		metrics.KindGauge, float64(offsetCount))
 	if !c.cfg.PerGroupMetrics {
 		return
 	}
@@ -193,12 +265,19 @@ func (c *Coordinator) collectGauges(_ int64, emit func(metrics.MetricName, metri
 		}
 		s := r.Value
 		s.ListGroups(func(g shard.GroupListing) bool {
-			emit(metrics.MustMetricName("group-offset-count", MetricsGroup, "Committed offsets of one group", "group", g.GroupID),
+			// coordsim-only (Kafka has no per-group series): see PerGroupMetrics.
+			emit(metrics.MustMetricName("group-offset-count", MetricsGroup, "Committed offsets of one group (coordsim only)", "group", g.GroupID),
 				metrics.KindGauge, float64(s.GroupOffsetCount(g.GroupID)))
 			d, _ := s.DescribeGroup(g.GroupID)
-			emit(metrics.MustMetricName("group-member-count", MetricsGroup, "Members of one group", "group", g.GroupID),
+			emit(metrics.MustMetricName("group-member-count", MetricsGroup, "Members of one group (coordsim only)", "group", g.GroupID),
 				metrics.KindGauge, float64(len(d.Members)))
 			return true
 		})
 	}
+}
+
+// mustMeterOf is mustMeter with descriptions in Kafka's wording, "The rate
+// of <what>" and "The total number of <what>".
+func mustMeterOf(reg *metrics.Registry, sensor, base, what string) *metrics.Sensor {
+	return mustMeter(reg, sensor, base, "The rate of "+what, "The total number of "+what)
 }

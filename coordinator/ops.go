@@ -60,7 +60,12 @@ func routedHeartbeat[R any](c *Coordinator, groupID string, fn func(p int32) *Fu
 func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatRequest) *Future[shard.ConsumerGroupHeartbeatResponse] {
 	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ConsumerGroupHeartbeatResponse] {
 		return write(c, "consumer-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ConsumerGroupHeartbeatResponse], error) {
-			return s.ConsumerGroupHeartbeat(now, req)
+			before, existed := s.GroupEpoch(req.GroupID)
+			res, err := s.ConsumerGroupHeartbeat(now, req)
+			if err == nil {
+				c.metrics.recordHeartbeatRebalance(now, shard.Consumer, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
+			}
+			return res, err
 		})
 	})
 }
@@ -69,7 +74,12 @@ func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatReq
 func (c *Coordinator) ShareGroupHeartbeat(req shard.ShareGroupHeartbeatRequest) *Future[shard.ShareGroupHeartbeatResponse] {
 	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ShareGroupHeartbeatResponse] {
 		return write(c, "share-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ShareGroupHeartbeatResponse], error) {
-			return s.ShareGroupHeartbeat(now, req)
+			before, existed := s.GroupEpoch(req.GroupID)
+			res, err := s.ShareGroupHeartbeat(now, req)
+			if err == nil {
+				c.metrics.recordHeartbeatRebalance(now, shard.Share, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
+			}
+			return res, err
 		})
 	})
 }
@@ -184,9 +194,9 @@ func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.Delet
 			} else {
 				res, err = s.DeleteGroupsAfterRowDeletes(ids, rowsDeleted)
 			}
-			if err == nil {
-				c.metrics.recordDeletedOffsets(now, res.Records)
-			}
+			// No offset-deletion here: GroupCoordinatorShard.deleteGroups
+			// counts the offsets it tombstones only for its log line; the
+			// OffsetDeletions sensor is OffsetDelete's (deleteOffsets).
 			return res, err
 		})
 		sub.OnDone(func(rs []shard.DeleteGroupResult, err error) {

@@ -594,9 +594,6 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	if len(h.shutdownRequests) > 0 {
 		c.forgetEmptyShutdownRequests(h)
 	}
-	// <type>-group-rebalance-rate/-count: one per target-assignment
-	// recomputation this write carries (see recordRebalances).
-	c.metrics.recordRebalances(c.nowMs(), records)
 	c.applyTimers(h, timers)
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.

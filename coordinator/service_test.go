@@ -172,7 +172,8 @@ func TestUnloadFailsPendingWritesAndDropsTimers(t *testing.T) {
 
 // TestDeleteGroupsAcrossShards proves DeleteGroups answers in request order
 // across partitions, deletes empty groups with their offsets, refuses
-// non-empty and unknown ones, and records offset-deletion.
+// non-empty and unknown ones, and, as Kafka's GroupCoordinatorShard.deleteGroups,
+// records no offset-deletion (that sensor is OffsetDelete's).
 func TestDeleteGroupsAcrossShards(t *testing.T) {
 	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 2}))
 	require.NoError(t, err)
@@ -208,7 +209,7 @@ func TestDeleteGroupsAcrossShards(t *testing.T) {
 	assert.NoError(t, err)
 	v, ok := h.Metric("offset-deletion-count")
 	require.True(t, ok)
-	assert.Equal(t, 2.0, v)
+	assert.Equal(t, 0.0, v)
 }
 
 // TestGroupCountMetrics proves the group-count gauges follow committed state
@@ -230,8 +231,8 @@ func TestGroupCountMetrics(t *testing.T) {
 	for _, kv := range [][3]string{
 		{"group-count", "protocol", "consumer"}, {"group-count", "protocol", "share"},
 		{"group-count", "protocol", "streams"}, {"group-count", "protocol", "classic"},
-		{"consumer-group-count", "state", "stable"}, {"share-group-count", "state", "stable"},
-		{"streams-group-count", "state", "not_ready"},
+		{"consumer-group-count", "state", "Stable"}, {"share-group-count", "state", "Stable"},
+		{"streams-group-count", "state", "NotReady"},
 	} {
 		expect[kv[0]+"/"+kv[2]] = 1
 		v, ok := h.Metric(kv[0], kv[1], kv[2])

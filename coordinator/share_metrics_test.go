@@ -11,9 +11,9 @@ import (
 )
 
 // share-group-rebalance-rate/-count (and the consumer and streams
-// counterparts) count target-assignment recomputations: one per write that
-// advances a group's assignment epoch, none for plain heartbeats or for the
-// tombstones of a deleted group.
+// counterparts) count the heartbeats that bump a group's epoch, as Kafka's
+// shareGroupHeartbeat records the sensor: none for plain heartbeats, leaves
+// or the tombstones of a deleted group.
 func TestShareGroupRebalanceMetrics(t *testing.T) {
 	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 2, "bar": 3}))
 	require.NoError(t, err)

@@ -55,8 +55,10 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			h, _ := c.shardFor(p)
 			r.GroupEndpointInformationEpoch = h.endpointEpoch(req.GroupID)
 			r.ShutdownRequestMemberID = c.shutdownRequester(p, req.GroupID)
+			before, existed := s.GroupEpoch(req.GroupID)
 			res, err := s.StreamsGroupHeartbeat(now, r)
 			if err == nil {
+				c.metrics.recordHeartbeatRebalance(now, shard.Streams, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
 				// Kafka sets it in the heartbeat, before the write, and
 				// does not roll it back when the write fails.
 				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)

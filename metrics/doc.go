@@ -23,6 +23,12 @@
 // by state, per-group series) come from a [Collector] registered with
 // [Registry.RegisterCollector], called on every snapshot.
 //
+// The package carries no metric names of its own: callers name their metrics
+// as Kafka does, tag values included (the group coordinator's state tags are
+// the state enums' toString, "Empty", "NotReady"). The coordinator's list,
+// checked against GroupCoordinatorMetrics, is in docs/design.md ("Group
+// coordinator metrics, checked against Kafka").
+//
 // # Semantics kept from Kafka, and decisions
 //
 //   - Stats follow Kafka's code, not its docs: a SampledStat keeps a ring of

@@ -3,7 +3,6 @@ package shard
 import (
 	"maps"
 	"slices"
-	"strings"
 )
 
 // GroupType is a group's protocol. One group id has exactly one type.
@@ -69,8 +68,28 @@ func (s GroupState) String() string {
 	return "UNKNOWN"
 }
 
-// MetricLabel is the lowercase form Kafka uses in metric tags ("not_ready").
-func (s GroupState) MetricLabel() string { return strings.ToLower(s.String()) }
+// MetricLabel is the state as Kafka's group-coordinator metrics tag it: the
+// state enum's toString ("Empty", "NotReady", "Assigning", ...), which is
+// what GroupCoordinatorMetrics passes as the "state" tag
+// (ConsumerGroupState/StreamsGroupState/ShareGroupState.toString), not the
+// lowercase form of ListGroups' filters.
+func (s GroupState) MetricLabel() string {
+	switch s {
+	case StateEmpty:
+		return "Empty"
+	case StateNotReady:
+		return "NotReady"
+	case StateAssigning:
+		return "Assigning"
+	case StateReconciling:
+		return "Reconciling"
+	case StateStable:
+		return "Stable"
+	case StateDead:
+		return "Dead"
+	}
+	return "Unknown"
+}
 
 // GroupStates lists every state in a fixed order.
 var GroupStates = [...]GroupState{StateEmpty, StateNotReady, StateAssigning, StateReconciling, StateStable, StateDead}

@@ -132,6 +132,16 @@ func (s *Shard) GroupType(id string) (GroupType, bool) {
 	return g.typ, true
 }
 
+// GroupEpoch returns a group's epoch (a classic group's generation), or
+// false if it does not exist.
+func (s *Shard) GroupEpoch(id string) (int32, bool) {
+	g := s.lookup(id)
+	if g == nil {
+		return 0, false
+	}
+	return g.epoch, true
+}
+
 // GroupState returns a group's state, or false if it does not exist.
 func (s *Shard) GroupState(id string) (GroupState, bool) {
 	g := s.lookup(id)
