@@ -16,7 +16,8 @@ import (
 // bytes it must not panic; a refused batch changes nothing; an accepted one
 // advances the high watermark by its record count (unless it is a retry,
 // answered with its original offset) and is fetched back as the batch sent
-// with the base offset the log gave it, its CRC still valid.
+// with the base offset the log gave it and the partition leader epoch
+// stamped (LogValidator's setPartitionLeaderEpoch), its CRC still valid.
 func FuzzProduce(f *testing.F) {
 	seed := func(batches ...[]byte) {
 		for len(batches) < 3 {
@@ -77,7 +78,7 @@ func FuzzProduce(f *testing.F) {
 			if int(out.Length)+12 > len(back) || uint32(out.CRC) != crc32c(back[21:out.Length+12]) {
 				t.Fatalf("the stored batch's length or CRC is wrong")
 			}
-			in.FirstOffset = r.base
+			in.FirstOffset, in.PartitionLeaderEpoch = r.base, partitionLeaderEpoch
 			if !bytes.Equal(in.AppendTo(nil), back[:out.Length+12]) {
 				t.Fatalf("fetched %x, want the batch sent at base %d", back, r.base)
 			}
