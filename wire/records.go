@@ -38,6 +38,22 @@ func batchCodec(raw []byte) int {
 // codecs Kafka's Compression.wrapForInput reads.
 var decompressor = kgo.DefaultDecompressor()
 
+// decompressSlots bounds how many batches are decompressed at once, across
+// every connection of every broker. franz-go's decompressor bounds one
+// batch's output only at math.MaxInt32, so a small compressed batch can
+// expand to 2 GiB; with at most two in flight the data plane holds at most
+// about 4 GiB of decompressed bytes, whatever the clients send. The
+// decompressed bytes are only scanned (the log keeps the batch as sent), so
+// they are garbage as soon as batchRecords returns.
+var decompressSlots = make(chan struct{}, 2)
+
+// decompress is decompressor.Decompress inside a decompressSlots slot.
+func decompress(src []byte, codec int) ([]byte, error) {
+	decompressSlots <- struct{}{}
+	defer func() { <-decompressSlots }()
+	return decompressor.Decompress(src, kgo.CompressionCodecType(codec))
+}
+
 // recordInfo is what the data plane needs of one record: its offset
 // relative to the batch's first offset and its timestamp.
 type recordInfo struct {
@@ -68,7 +84,7 @@ func batchRecords(b *kmsg.RecordBatch) ([]recordInfo, *recordError) {
 	case codec > codecZstd:
 		return nil, &recordError{fkerr.UnknownServerError.Code, fmt.Sprintf("Unknown compression type id: %d", codec)}
 	case codec != codecNone:
-		out, err := decompressor.Decompress(src, kgo.CompressionCodecType(codec))
+		out, err := decompress(src, codec)
 		if err != nil {
 			return nil, &recordError{fkerr.UnknownServerError.Code, "Failed to decompress record stream: " + err.Error()}
 		}
