@@ -60,13 +60,8 @@ func consumerHeartbeatInvalid(req *kmsg.ConsumerGroupHeartbeatRequest, assignors
 			return invalidRequest("MemberId can't be empty.")
 		}
 	}
-	switch {
-	case blank(req.Group):
-		return invalidRequest("GroupId can't be empty.")
-	case sentBlank(req.InstanceID):
-		return invalidRequest("InstanceId can't be empty.")
-	case sentBlank(req.RackID):
-		return invalidRequest("RackId can't be empty.")
+	if err := idsInvalid(req.Group, req.InstanceID, req.RackID); err != nil {
+		return err
 	}
 	switch {
 	case req.MemberEpoch == joinGroupMemberEpoch:
@@ -131,15 +126,11 @@ func streamsHeartbeatInvalid(req *kmsg.StreamsGroupHeartbeatRequest) error {
 			}
 		}
 	}
-	switch {
-	case blank(req.MemberID):
+	if blank(req.MemberID) {
 		return invalidRequest("MemberId can't be empty.")
-	case blank(req.Group):
-		return invalidRequest("GroupId can't be empty.")
-	case sentBlank(req.InstanceID):
-		return invalidRequest("InstanceId can't be empty.")
-	case sentBlank(req.RackID):
-		return invalidRequest("RackId can't be empty.")
+	}
+	if err := idsInvalid(req.Group, req.InstanceID, req.RackID); err != nil {
+		return err
 	}
 	switch {
 	case req.MemberEpoch == joinGroupMemberEpoch:
@@ -200,4 +191,19 @@ func newMemberID() string {
 			return id
 		}
 	}
+}
+
+// idsInvalid is the group, instance and rack id checks the consumer and
+// streams heartbeats share, in GroupCoordinatorService's order: a blank
+// group id, then a sent but blank instance id or rack id.
+func idsInvalid(group string, instanceID, rackID *string) error {
+	switch {
+	case blank(group):
+		return invalidRequest("GroupId can't be empty.")
+	case sentBlank(instanceID):
+		return invalidRequest("InstanceId can't be empty.")
+	case sentBlank(rackID):
+		return invalidRequest("RackId can't be empty.")
+	}
+	return nil
 }
