@@ -124,7 +124,7 @@ func TestDocExamplesParse(t *testing.T) {
 			for _, w := range words[1:] {
 				if name, ok := strings.CutPrefix(w, "--"); ok {
 					name, _, _ = strings.Cut(name, "=")
-					assert.Contains(t, errb.String(), "  -"+name+" ", "%s: %s: serve has no flag --%s", c.where, c.line, name)
+					assert.Contains(t, out.String(), "  -"+name+" ", "%s: %s: serve has no flag --%s", c.where, c.line, name)
 				}
 			}
 			checked++
@@ -147,7 +147,7 @@ func TestDocFlagsExist(t *testing.T) {
 	}
 	known := map[string]bool{}
 	for _, cmd := range []string{"run", "replay", "sweep", "serve"} {
-		_, _, help := runCLI(cmd, "-h")
+		_, help, _ := runCLI(cmd, "-h")
 		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help, -1) {
 			known[m[1]] = true
 		}

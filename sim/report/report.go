@@ -69,6 +69,12 @@ type page struct {
 	// StoppedBy says what stopped the run early: "--stop-at" or "Ctrl-C".
 	StoppedBy string
 
+	// Checks says how many invariants ran and names those that did not;
+	// Warnings are what the run did less of than asked (sim.Result).
+	Checks    string
+	ChecksOff []row
+	Warnings  []string
+
 	Summary   []row
 	Violation *violation
 
@@ -135,6 +141,15 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		FontCSS:   fontCSS,
 	}
 	pg.Summary = summaryRows(r)
+	pg.Warnings = r.Warnings
+	if len(r.Checks) > 0 {
+		pg.Checks = fmt.Sprintf("%d of %d invariants checked", r.ChecksRan(), len(r.Checks))
+		for _, c := range r.Checks {
+			if !c.Ran {
+				pg.ChecksOff = append(pg.ChecksOff, row{Name: c.Name, Value: c.Why, Class: "zero"})
+			}
+		}
+	}
 	if v := r.Violation; v != nil {
 		pg.Violation = &violation{
 			Invariant: v.Invariant,
@@ -319,7 +334,10 @@ table.sinks td.warn{background:#fff6dd}
 <p class="meta">scenario <b>{{.Scenario}}</b> · seed <b>{{.Seed}}</b> · protocol <b>{{.Protocol}}</b>{{if .TraceHash}} · trace hash <code>{{.TraceHash}}</code>{{end}}</p>
 <p class="meta">Replay this run:</p>
 <pre class="cmd"><code>{{.Replay}}</code></pre>
-{{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
+{{if .Checks}}<p class="meta">{{.Checks}}{{if .ChecksOff}}; not checked: {{range $i, $c := .ChecksOff}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> ({{$c.Value}}){{end}}{{end}}.</p>
+{{end}}{{range .Warnings}}<div class="banner warn">WARNING: {{.}}</div>
+{{end}}{{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
+{{else if .Checks}}<div class="banner good">Every invariant checked held.</div>
 {{else}}<div class="banner good">All invariants held.</div>
 {{end}}{{if .Stopped}}<div class="banner warn">The run stopped early ({{.StoppedBy}}): the figures cover a partial run.</div>
 {{end}}
