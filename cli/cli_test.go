@@ -193,3 +193,29 @@ func TestMetricsTimeSeries(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--metrics-every 10m0s: needs --metrics FILE")
 }
+
+// TestHelpGoesToStdoutPerCommand proves `coordsim help CMD` prints that
+// command's help (issue 26: it printed the general help), and that help
+// asked for with help, -h or --help goes to stdout with exit 0, for every
+// command; an unknown command is refused on stderr.
+func TestHelpGoesToStdoutPerCommand(t *testing.T) {
+	for _, cmd := range []string{"run", "replay", "sweep", "scenarios", "serve"} {
+		for _, args := range [][]string{{"help", cmd}, {cmd, "-h"}, {cmd, "--help"}} {
+			code, out, errs := runCLI(args...)
+			assert.Equal(t, exitOK, code, "%v", args)
+			assert.Contains(t, out, "usage: coordsim "+cmd+" ", "%v", args)
+			assert.NotContains(t, out, "commands:", "%v: the command's help, not the general one", args)
+			assert.Empty(t, errs, "%v", args)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "version"}} {
+		code, out, errs := runCLI(args...)
+		assert.Equal(t, exitOK, code, "%v", args)
+		assert.Contains(t, out, "exit codes: 0 clean, 1 violation, 2 usage, 3 I/O", "%v", args)
+		assert.Empty(t, errs, "%v", args)
+	}
+	code, out, errs := runCLI("help", "frobnicate")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errs, `unknown command "frobnicate"`)
+}

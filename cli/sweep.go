@@ -216,6 +216,11 @@ loop:
 			if !ok {
 				break loop
 			}
+			if out == stdout {
+				// Stdout and stderr often share a terminal: the line
+				// starts where the bar was, and the bar is redrawn below.
+				clearBar(bar)
+			}
 			if err := enc.Encode(l); err != nil {
 				// The line is not kept: stop before more seeds run for nothing.
 				cancel()
