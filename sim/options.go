@@ -60,7 +60,8 @@ type Options struct {
 	MaxEvents int
 	// StopAt stops the run after this step (0: run to the end); replay uses it.
 	StopAt int64
-	// TraceTail is how many trace events a violation prints (default 50).
+	// TraceTail is how many trace events a violation prints (0, as in
+	// DefaultOptions: 50).
 	TraceTail int
 	// Progress, if set, is called every few thousand events with the step
 	// and the virtual time reached; returning false stops the run there
