@@ -3,11 +3,12 @@
 // author gets the whole program for their own store from a four-line main:
 //
 //	func main() {
-//		os.Exit(cli.Main(cli.WithStore("mine", mystore.Open), cli.WithProgram("go run ./cmd/mysim")))
+//		os.Exit(cli.Main(cli.WithStore("mine", mystore.Open)))
 //	}
 //
 // and then runs `go run ./cmd/mysim run --store mine`, `sweep --store mine`,
-// `replay ...`; every replay command it prints names the store. The
+// `replay ...`; every replay command it prints names the store and the
+// program as invoked (`go run ./cmd/mysim` under go run). The
 // subcommands:
 //
 //	coordsim run       [flags]   one simulation, with a summary (and optionally JSON, HTML, trace, metrics)
@@ -17,9 +18,21 @@
 //	coordsim serve     [flags]   serve Kafka's wire protocol on loopback for real clients
 //	coordsim version             print the version
 //
-// Exit codes: 0 success, 1 an invariant failed (or a sweep missed a required
-// mark, or a determinism check failed), 2 bad usage or input, 130
-// interrupted.
+// Exit codes (documented in the README; scripts may rely on them):
+//
+//	0    clean: the run finished and every check it ran held
+//	1    a violation: an invariant failed, a sweep missed a required mark,
+//	     or a determinism check failed
+//	2    bad usage or input: a flag, a value, a scenario, or options the
+//	     store under test cannot honour (nothing ran)
+//	3    I/O: an output file (trace, report, metrics, JSON, sweep results,
+//	     an emitted scenario, a profile) could not be created or written;
+//	     it wins over 1, since the files the user asked for are incomplete
+//	130  interrupted (Ctrl-C); the output describes the partial run
+//
+// Printed replay and sweep commands name the program the way it was
+// invoked: `go run ./cmd/coordsim` under go run, the binary otherwise
+// (programName).
 //
 // It reads the wall clock and catches Ctrl-C only around simulations, for
 // progress and interruption, through one seam (host) that tests replace;
@@ -38,8 +51,9 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 )
 
-// DefaultProgram is how printed replay commands invoke the program unless
-// WithProgram says otherwise.
+// DefaultProgram is how printed replay commands invoke the program when
+// Run is called as a library and WithProgram does not say otherwise; Main
+// names the program as it was invoked instead (programName).
 const DefaultProgram = "go run ./cmd/coordsim"
 
 // StoreFactory opens a fresh topology store for one simulation; the
@@ -63,13 +77,17 @@ type app struct {
 type Option func(*app)
 
 // WithStore makes the store factory selectable as --store name (replacing a
-// store of that name). The factory is called once per simulation.
+// store of that name). The factory is called once per simulation; a sweep
+// calls it once more first, to check (and close) a store before any seed
+// runs. A store that cannot support what a run asks (protocol v3 needs
+// plugin.FencedStore; the row checks need plugin.Lister, or
+// --allow-unchecked) is refused before the run (sim.CapabilityError).
 func WithStore(name string, factory StoreFactory) Option {
 	return func(a *app) { a.stores[name] = factory }
 }
 
 // WithProgram sets how printed replay commands invoke the program
-// (default DefaultProgram).
+// (default: as invoked under Main, DefaultProgram under Run).
 func WithProgram(command string) Option { return func(a *app) { a.prog = command } }
 
 func newApp(opts ...Option) *app {
@@ -100,7 +118,8 @@ func Main(opts ...Option) int {
 		// The collector never changes what a simulation does.
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	return Run(os.Args[1:], os.Stdout, os.Stderr, opts...)
+	invoked := WithProgram(programName(osInvocation()))
+	return Run(os.Args[1:], os.Stdout, os.Stderr, append([]Option{invoked}, opts...)...)
 }
 
 // defaultGCPercent is the process's GOGC unless the environment sets one.
@@ -122,7 +141,9 @@ commands:
   version    print the version
   help       show this help
 
-'coordsim <command> -h' lists a command's flags.
+'coordsim help <command>' or 'coordsim <command> -h' shows a command's help.
+
+exit codes: 0 clean, 1 violation, 2 usage, 3 I/O (an output file), 130 interrupted
 `
 
 // Exit codes.
@@ -130,9 +151,38 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
+	exitIO        = 3
 )
 
+// run runs one command. What it prints on stdout is output the user asked
+// for (a summary, JSON, sweep lines): a failed write there is an I/O
+// failure too (`coordsim run --json > /dev/full` exits 3).
 func (a *app) run(args []string, stdout, stderr io.Writer) int {
+	out := &stickyWriter{w: stdout}
+	code := a.command(args, out, stderr)
+	if out.err != nil && (code == exitOK || code == exitViolation) {
+		fmt.Fprintf(stderr, "coordsim: writing to stdout: %v\n", out.err)
+		return exitIO
+	}
+	return code
+}
+
+// stickyWriter remembers its first write error.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+func (a *app) command(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -155,6 +205,9 @@ func (a *app) run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			return a.helpCmd(args[1:], stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
@@ -172,4 +225,21 @@ func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		return exitUsage, false
 	}
 	return 0, true
+}
+
+// helpCmd is `coordsim help CMD`: the command's own help, on stdout.
+func (a *app) helpCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "coordsim help: unexpected argument %q\n", args[1])
+		return exitUsage
+	}
+	switch args[0] {
+	case "run", "replay", "sweep", "scenarios", "serve":
+		return a.run([]string{args[0], "-h"}, stdout, stderr)
+	case "version", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "coordsim help: unknown command %q\n%s", args[0], usage)
+	return exitUsage
 }

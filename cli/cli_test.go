@@ -23,20 +23,30 @@ func TestCLIRefusesBadInputNamingTheFlag(t *testing.T) {
 	}{
 		{[]string{"run", "--groups", "0"}, "--groups 0: must be >= 1"},
 		{[]string{"run", "--groups", "-5"}, "--groups -5: must be >= 1"},
-		{[]string{"run", "--members-max", "0"}, "--members-max: must be in [1, 100]"},
+		{[]string{"run", "--members-max", "0"}, "--members-max 0: must be in [1, 100]"},
+		{[]string{"run", "--duration", "banana"}, `"banana"`},
+		{[]string{"run", "--duration", "1ms"}, "--duration 1ms: must be in [1m, 8784h]"},
+		{[]string{"sweep", "--seeds", "0"}, "--seeds 0: must be"},
+		{[]string{"sweep", "--parallel", "2000"}, "--parallel 2000: must be"},
+		{[]string{"replay", "--window", "0"}, "--window 0"},
+		{[]string{"run", "--metrics-every", "10m"}, "--metrics-every 10m0s: needs --metrics FILE"},
 		{[]string{"run", "--brokers", "three"}, "-brokers"},
 		{[]string{"run", "--protocol", "v9"}, "-protocol"},
-		{[]string{"run", "--plugin-transient", "0.7", "--plugin-permanent", "0.7"}, "--plugin-transient, --plugin-permanent: the plugin fault probabilities add up to more than 1"},
+		{[]string{"run", "--plugin-transient", "0.7", "--plugin-permanent", "0.7"}, "--plugin-transient 0.7, --plugin-permanent 0.7: the plugin fault probabilities add up to more than 1"},
 		{[]string{"sweep", "--seed", "4"}, "--seed is not used by sweep"},
 		{[]string{"sweep", "--require-marks", "tick-droped"}, `--require-marks: unknown mark "tick-droped"`},
-		{[]string{"run", "--report", filepath.Join(missingDir, "r.html")}, "--report"},
-		{[]string{"run", "--metrics", filepath.Join(missingDir, "m.prom")}, "--metrics"},
-		{[]string{"run", "--trace", filepath.Join(missingDir, "t.txt")}, "--trace"},
-		{[]string{"run", "--cpuprofile", filepath.Join(missingDir, "cpu.prof")}, "--cpuprofile"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		assert.Equal(t, exitUsage, code, "%v", c.args)
 		assert.Contains(t, errs, c.want, "%v", c.args)
+	}
+	// An output path that cannot be created is an I/O failure (3), named
+	// with its flag and path, before anything runs.
+	for _, flag := range []string{"--report", "--metrics", "--trace", "--cpuprofile", "--emit-scenario"} {
+		path := filepath.Join(missingDir, "out")
+		code, _, errs := runCLI("run", flag, path)
+		assert.Equal(t, exitIO, code, flag)
+		assert.Contains(t, errs, flag+" "+path, flag)
 	}
 }
 
@@ -53,11 +63,12 @@ func TestBareCommandPrintsHelpAndVersionExists(t *testing.T) {
 	code, _, errs = runCLI("version", "--short")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, `unexpected argument "--short"`)
-	code, _, errs = runCLI("run", "-h")
+	code, out, errs = runCLI("run", "-h")
 	assert.Equal(t, exitOK, code)
-	assert.Contains(t, errs, "usage: coordsim run [flags]")
-	assert.Contains(t, errs, "-retention D", "every table parameter is a flag, with its placeholder")
-	assert.NotContains(t, errs, "(default: the scenario's) (default", "no doubled default")
+	assert.Empty(t, errs, "the help asked for is output, on stdout")
+	assert.Contains(t, out, "usage: coordsim run [flags]")
+	assert.Contains(t, out, "-retention D", "every table parameter is a flag, with its placeholder")
+	assert.NotContains(t, out, "(default: the scenario's) (default", "no doubled default")
 }
 
 // TestReplayPastTheEndExitsTwo proves --stop-at beyond the run's last step
@@ -147,13 +158,13 @@ func TestCustomStoreFromTheCommandLine(t *testing.T) {
 	var out, errb strings.Builder
 	code := a.run(append([]string{"run", "--store", "mine"}, small...), &out, &errb)
 	require.Equal(t, exitOK, code, errb.String())
-	assert.Equal(t, 1, opened)
+	assert.Equal(t, 1, opened, "the store checked before the run is the run's")
 	assert.Contains(t, out.String(), "replay: go run ./cmd/mysim replay --scenario ci --seed 1 --duration 1h0m0s --store mine")
 	out.Reset()
 	errb.Reset()
 	code = a.run(append([]string{"sweep", "--seeds", "2", "--store", "mine"}, small...), &out, &errb)
 	require.Equal(t, exitOK, code, errb.String())
-	assert.Equal(t, 3, opened)
+	assert.Equal(t, 4, opened, "one store per seed, and one checked before the first")
 	assert.Contains(t, out.String(), `--store mine"`)
 	errb.Reset()
 	code = a.run([]string{"run", "--store", "yours"}, &out, &errb)
@@ -180,5 +191,31 @@ func TestMetricsTimeSeries(t *testing.T) {
 	assert.Equal(t, hashRE.FindStringSubmatch(plain)[1], hashRE.FindStringSubmatch(out)[1], "sampling metrics does not change the run")
 	code, _, errs = runCLI(append([]string{"run", "--metrics-every", "10m"}, small...)...)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errs, "--metrics-every needs --metrics")
+	assert.Contains(t, errs, "--metrics-every 10m0s: needs --metrics FILE")
+}
+
+// TestHelpGoesToStdoutPerCommand proves `coordsim help CMD` prints that
+// command's help (issue 26: it printed the general help), and that help
+// asked for with help, -h or --help goes to stdout with exit 0, for every
+// command; an unknown command is refused on stderr.
+func TestHelpGoesToStdoutPerCommand(t *testing.T) {
+	for _, cmd := range []string{"run", "replay", "sweep", "scenarios", "serve"} {
+		for _, args := range [][]string{{"help", cmd}, {cmd, "-h"}, {cmd, "--help"}} {
+			code, out, errs := runCLI(args...)
+			assert.Equal(t, exitOK, code, "%v", args)
+			assert.Contains(t, out, "usage: coordsim "+cmd+" ", "%v", args)
+			assert.NotContains(t, out, "commands:", "%v: the command's help, not the general one", args)
+			assert.Empty(t, errs, "%v", args)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "version"}} {
+		code, out, errs := runCLI(args...)
+		assert.Equal(t, exitOK, code, "%v", args)
+		assert.Contains(t, out, "exit codes: 0 clean, 1 violation, 2 usage, 3 I/O", "%v", args)
+		assert.Empty(t, errs, "%v", args)
+	}
+	code, out, errs := runCLI("help", "frobnicate")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errs, `unknown command "frobnicate"`)
 }

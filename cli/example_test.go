@@ -13,9 +13,10 @@ import (
 
 // A store author's whole program is
 //
-//	func main() { os.Exit(cli.Main(cli.WithStore("mine", openMine), cli.WithProgram("go run ./cmd/mysim"))) }
+//	func main() { os.Exit(cli.Main(cli.WithStore("mine", openMine))) }
 //
-// Here cli.Run stands in for cli.Main to run `replay --store mine` on a
+// (cli.Main names the program in printed commands as it was invoked: `go
+// run ./cmd/mysim` under go run.) Here cli.Run stands in for cli.Main to run `replay --store mine` on a
 // store that counts how often the simulator opened it.
 func Example() {
 	opened := 0

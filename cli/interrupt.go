@@ -68,7 +68,14 @@ func (a *app) interruptible(stderr io.Writer) (stop func(), progress func(step i
 		}
 		return ctx.Err() == nil
 	}
+	stopped := false
 	stop = func() {
+		// Called before the summary is printed (the progress line must not
+		// run into it) and again when the command returns.
+		if stopped {
+			return
+		}
+		stopped = true
 		if show {
 			fmt.Fprint(stderr, "\r\033[K")
 		}

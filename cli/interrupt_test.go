@@ -154,3 +154,38 @@ func TestSweepProgressBarOnATerminalOnly(t *testing.T) {
 	assert.NotContains(t, errs, "\r", "no bar when stderr is not a terminal")
 	assert.True(t, strings.HasPrefix(errs, "sweep: 2 seeds in 1s of wall time with 1 workers\n"), errs)
 }
+
+// TestProgressClearedBeforeTheSummary proves, on one terminal that shows
+// stdout and stderr together, that run's progress line and sweep's bar
+// are erased before the summary starts (issue 26: the summary ran into
+// the progress line).
+func TestProgressClearedBeforeTheSummary(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		summary string
+	}{
+		{append([]string{"run"}, small...), "coordsim run: scenario ci"},
+		{append([]string{"sweep", "--seeds", "2", "--parallel", "1", "--duration", "20m"}, small[:2]...), "sweep: 2 seeds in "},
+	} {
+		a := newApp()
+		a.host = (&fakeHost{terminal: true, tick: time.Second}).host()
+		var screen syncBuffer
+		code := a.run(c.args, &screen, &screen)
+		require.Equal(t, exitOK, code, screen.String())
+		before, _, found := strings.Cut(screen.String(), c.summary)
+		require.True(t, found, screen.String())
+		last := -1
+		if m := erasedRE.FindAllStringIndex(before, -1); m != nil {
+			last = m[len(m)-1][0]
+		}
+		drawn := max(strings.LastIndex(before, "events/s (wall)"), strings.LastIndex(before, "\rsweep"))
+		require.GreaterOrEqual(t, drawn, 0, "%v: progress was drawn: %q", c.args[0], before)
+		assert.Greater(t, last, drawn, "%v: the progress is erased before the summary: %q", c.args[0], before)
+		// A sweep line printed while the bar is up starts on a clean line.
+		assert.NotRegexp(t, `\]\{"seed"`, before, "%v: a line runs into the bar", c.args[0])
+	}
+}
+
+// erasedRE is a line erased: ANSI erase-line, or blanks between carriage
+// returns (the progress bar's way).
+var erasedRE = regexp.MustCompile(`\r(\x1b\[K| +\r)`)

@@ -40,6 +40,7 @@ type job struct {
 					Args         []string `yaml:"args"`
 					VolumeMounts []struct {
 						MountPath string `yaml:"mountPath"`
+						SubPath   string `yaml:"subPath"`
 					} `yaml:"volumeMounts"`
 				} `yaml:"containers"`
 			} `yaml:"spec"`
@@ -73,7 +74,7 @@ func TestIndexedJobCoversEverySeedOnce(t *testing.T) {
 				args[i] = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", strconv.Itoa(index))
 			}
 			// The pod's flags, parsed by the sweep's own flag set.
-			fs := newFlagSet("sweep", "", "", os.Stderr)
+			fs := newFlagSet("sweep", "", "", os.Stderr, os.Stderr)
 			of := newApp().addOptionFlags(fs)
 			seedsN := fs.Int("seeds", 100, "")
 			start := fs.Uint64("start", 1, "")
@@ -90,6 +91,13 @@ func TestIndexedJobCoversEverySeedOnce(t *testing.T) {
 				}
 			}
 			require.True(t, strings.HasPrefix(*resume, "/results/ci/"), *resume)
+			// --resume makes no directory: the results file's directory is a
+			// subPath mount, which the kubelet creates.
+			mounted := false
+			for _, m := range c.VolumeMounts {
+				mounted = mounted || m.MountPath == filepath.Dir(*resume) && m.SubPath != ""
+			}
+			assert.True(t, mounted, "pod %d: %s is a subPath mount", index, filepath.Dir(*resume))
 			assert.False(t, files[*resume], "pod %d writes a file of its own", index)
 			files[*resume] = true
 		}
@@ -107,6 +115,9 @@ func TestIndexedJobCoversEverySeedOnce(t *testing.T) {
 // files in it, as the merge job does with the results volume.
 func TestMergeReadsADirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ci")
+	// The sweep job's subPath mount makes the directory; --resume makes
+	// only the file.
+	require.NoError(t, os.Mkdir(dir, 0o755))
 	for i, part := range []string{"0/2", "1/2"} {
 		code, _, errs := runCLI(append([]string{"sweep", "--seeds", "2", "--shard", part, "--resume",
 			filepath.Join(dir, "part-"+strconv.Itoa(i)+".jsonl")}, small...)...)

@@ -30,26 +30,34 @@ type optionFlags struct {
 	store    string
 	swarm    bool
 	emit     string
+	// allowUnchecked runs a store without plugin.Lister, recording the
+	// checks it skips, instead of refusing it (sim.Options.AllowUnchecked).
+	allowUnchecked bool
 	// params holds the table flags given, by flag name.
 	params map[string]string
 }
 
 // newFlagSet is a subcommand's flag set with a usage text that names the
-// command and says what it does.
-func newFlagSet(name, synopsis, what string, stderr io.Writer) *flag.FlagSet {
+// command and says what it does. Errors go to stderr; the help that -h
+// asks for goes to stdout (parseFlags), like any output asked for.
+func newFlagSet(name, synopsis, what string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: coordsim %s %s\n\n%s.\n\nflags (-flag or --flag):\n", name, synopsis, what)
+		// A flag set has one output; the help borrows it.
+		errOut := fs.Output()
+		fs.SetOutput(stdout)
+		defer fs.SetOutput(errOut)
+		fmt.Fprintf(stdout, "usage: coordsim %s %s\n\n%s.\n\nflags (-flag or --flag):\n", name, synopsis, what)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
 // parseFlags parses args; ok is false when the command should exit with code
-// (0 after -h, which prints the full help). The flag package prints the
-// usage on every parse error; a mistyped flag gets its one-line error and a
-// pointer to -h instead of a page.
+// (0 after -h, which prints the full help, to stdout). The flag package
+// prints the usage on every parse error; a mistyped flag gets its one-line
+// error and a pointer to -h instead of a page.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	full := fs.Usage
 	fs.Usage = func() {}
@@ -74,6 +82,7 @@ func (a *app) addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	fs.StringVar(&o.store, "store", "memstore", "topology `store` under test: "+strings.Join(a.storeNames(), ", ")+" (bolt: the durable bbolt store, one file per run in a temporary directory)")
 	fs.BoolVar(&o.swarm, "swarm", false, "draw the seed's own knobs (sizes, retention, protocol, fault mix) from the seed, before the other flags apply")
 	fs.StringVar(&o.emit, "emit-scenario", "", "write the resolved options as a scenario `file` (replayable with --scenario file)")
+	fs.BoolVar(&o.allowUnchecked, "allow-unchecked", false, "run a --store without plugin.Lister instead of refusing it: the checks that read the store's rows are skipped, and the summary, JSON and report say which")
 	placeholder := map[sim.ParamType]string{sim.TypeInt: "N", sim.TypeNumber: "X", sim.TypeProb: "P", sim.TypeDuration: "D"}
 	for _, p := range sim.Params {
 		p := p
@@ -116,7 +125,7 @@ func (o *optionFlags) load() (*scenario.Scenario, error) {
 	}
 	if o.set("faults") {
 		if _, err := sim.PresetFaults(sim.FaultPreset(o.faults)); err != nil {
-			return nil, fmt.Errorf("--faults: %w", err)
+			return nil, fmt.Errorf("--faults %s: %w", shellQuote(o.faults), err)
 		}
 	}
 	if _, ok := o.app.stores[o.store]; !ok {
@@ -151,6 +160,7 @@ func (o *optionFlags) apply(sc *scenario.Scenario, seed uint64) (*scenario.Scena
 	if f := o.app.stores[o.store]; f != nil {
 		opts.Store = f
 	}
+	opts.AllowUnchecked = o.allowUnchecked
 	if err := opts.Validate(); err != nil {
 		return nil, o.flagError(err)
 	}
@@ -185,13 +195,13 @@ func (o *optionFlags) flagError(err error) error {
 	var flags []string
 	for _, k := range oe.Keys {
 		if p := sim.ParamByKey(k); p != nil {
-			if _, given := o.params[p.Flag]; given {
-				flags = append(flags, "--"+p.Flag)
+			if v, given := o.params[p.Flag]; given {
+				flags = append(flags, "--"+p.Flag+" "+shellQuote(v))
 			}
 		}
 		if strings.HasPrefix(k, "workload.") && strings.HasSuffix(k, "_groups") || k == "workload.streams_apps" {
-			if o.set("groups") && !slices.Contains(flags, "--groups") {
-				flags = append(flags, "--groups")
+			if g := fmt.Sprintf("--groups %d", o.groups); o.set("groups") && !slices.Contains(flags, g) {
+				flags = append(flags, g)
 			}
 		}
 	}
@@ -201,7 +211,8 @@ func (o *optionFlags) flagError(err error) error {
 	return fmt.Errorf("%s: %s", strings.Join(flags, ", "), oe.Why)
 }
 
-// emitScenario writes sc to the --emit-scenario file when one was given.
+// emitScenario writes sc to the --emit-scenario file when one was given
+// (os.WriteFile reports a failed write and a failed close alike).
 func (o *optionFlags) emitScenario(sc *scenario.Scenario) error {
 	if o.emit == "" {
 		return nil
@@ -211,6 +222,53 @@ func (o *optionFlags) emitScenario(sc *scenario.Scenario) error {
 		return err
 	}
 	return os.WriteFile(o.emit, data, 0o644)
+}
+
+// preflight refuses, before any file is written, options the store under
+// test cannot honour (a *sim.CapabilityError names what is missing and what
+// to do). The store it opens to check is the one the run then uses: sc's
+// Store factory hands it out once, then opens new ones as before; release
+// closes it if no run took it (a command that fails before its run).
+func (o *optionFlags) preflight(sc *scenario.Scenario) (release func(), err error) {
+	opts := &sc.Options
+	if err := opts.Validate(); err != nil {
+		return func() {}, o.flagError(err)
+	}
+	open := opts.Store
+	if !opts.Plugin || open == nil {
+		return func() {}, nil // memstore supports everything
+	}
+	store, err := open()
+	if err != nil {
+		return func() {}, fmt.Errorf("--store %s: opening it: %w", o.store, err)
+	}
+	if err := sim.CheckStore(*opts, store); err != nil {
+		_ = store.Close()
+		return func() {}, fmt.Errorf("--store %s: %w", o.store, err)
+	}
+	opts.Store = func() (plugin.Store, error) {
+		if s := store; s != nil {
+			store = nil
+			return s, nil
+		}
+		return open()
+	}
+	release = func() {
+		if store != nil {
+			_ = store.Close()
+			store = nil
+		}
+	}
+	return release, nil
+}
+
+// preflightSweep is preflight for a sweep, whose seeds each open their own
+// store: the store opened to check is closed again.
+func (o *optionFlags) preflightSweep(sc *scenario.Scenario) error {
+	if err := sim.Preflight(sc.Options); err != nil {
+		return fmt.Errorf("--store %s: %w", o.store, err)
+	}
+	return nil
 }
 
 // scaleGroups sets the total group count, keeping the scenario's mix.
@@ -252,6 +310,9 @@ func (o *optionFlags) replayCommand(base, sc *scenario.Scenario, extra string) s
 	args := append([]string{o.app.prog, "replay", "--scenario", shellQuote(src)}, sim.ReplayArgs(base.Options, sc.Options)...)
 	if o.store != "memstore" {
 		args = append(args, "--store", shellQuote(o.store))
+	}
+	if o.allowUnchecked {
+		args = append(args, "--allow-unchecked")
 	}
 	return strings.Join(args, " ") + extra
 }

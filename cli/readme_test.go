@@ -124,7 +124,7 @@ func TestDocExamplesParse(t *testing.T) {
 			for _, w := range words[1:] {
 				if name, ok := strings.CutPrefix(w, "--"); ok {
 					name, _, _ = strings.Cut(name, "=")
-					assert.Contains(t, errb.String(), "  -"+name+" ", "%s: %s: serve has no flag --%s", c.where, c.line, name)
+					assert.Contains(t, out.String(), "  -"+name+" ", "%s: %s: serve has no flag --%s", c.where, c.line, name)
 				}
 			}
 			checked++
@@ -133,8 +133,46 @@ func TestDocExamplesParse(t *testing.T) {
 		code := a.run(words, &out, &errb)
 		assert.Equal(t, exitOK, code, "%s: %s\n%s", c.where, c.line, errb.String())
 		checked++
+		if len(words) > 0 && words[0] != "version" {
+			out.Reset()
+			errb.Reset()
+			code := a.run([]string{words[0], "--help"}, &out, &errb)
+			assert.Equal(t, exitOK, code, "%s: %s --help", c.where, words[0])
+			assert.Contains(t, out.String(), "usage: coordsim "+words[0], "%s: %s --help prints its help", c.where, words[0])
+		}
 	}
 	t.Logf("%d commands checked of %d found", checked, len(cmds))
+}
+
+// TestDocInstallCommandsName proves the README's `go install` and `go run`
+// lines name packages that exist: a local path is a main package of the
+// checkout, a module path is this module's.
+func TestDocInstallCommandsName(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	mod, err := os.ReadFile("../go.mod")
+	require.NoError(t, err)
+	module := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module"))
+	re := regexp.MustCompile("(?m)go (?:install|run) ((?:\\./|github\\.com/)[\\w./-]+?)(?:@latest)?(?:[\\s`]|$)")
+	found := 0
+	for _, m := range re.FindAllStringSubmatch(string(readme), -1) {
+		pkg := m[1]
+		if rest, ok := strings.CutPrefix(pkg, module+"/"); ok {
+			pkg = "./" + rest
+		} else if strings.HasPrefix(pkg, "github.com/") {
+			t.Errorf("README installs %s, not a package of %s", m[1], module)
+			continue
+		}
+		if pkg == "./cmd/mysim" {
+			continue // the README's own example program
+		}
+		main, err := os.ReadFile(filepath.Join("..", pkg, "main.go"))
+		if assert.NoError(t, err, "README names %s", m[1]) {
+			assert.Contains(t, string(main), "package main", m[1])
+		}
+		found++
+	}
+	assert.GreaterOrEqual(t, found, 3, "go run, go install ./cmd/coordsim and @latest")
 }
 
 // TestDocFlagsExist proves every --flag the documents name (in tables and
@@ -147,7 +185,7 @@ func TestDocFlagsExist(t *testing.T) {
 	}
 	known := map[string]bool{}
 	for _, cmd := range []string{"run", "replay", "sweep", "serve"} {
-		_, _, help := runCLI(cmd, "-h")
+		_, help, _ := runCLI(cmd, "-h")
 		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help, -1) {
 			known[m[1]] = true
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("replay", "[flags]", "rerun a seed, stop after a step, print the state and the trace there", stderr)
+	fs := newFlagSet("replay", "[flags]", "rerun a seed, stop after a step, print the state and the trace there", stdout, stderr)
 	of := a.addOptionFlags(fs)
 	stopAt := fs.Int64("stop-at", 0, "stop after `step` and print the state and trace there (0: run to the end)")
 	window := fs.Int("window", 50, "how many trace events (`N`) before the stop to print")
@@ -18,7 +18,7 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *stopAt < 0 || *window < 1 || *window > 100_000 {
-		fmt.Fprintln(stderr, "coordsim replay: --stop-at must be >= 0 and --window in [1, 100000]")
+		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d --window %d: --stop-at must be >= 0 and --window in [1, 100000]\n", *stopAt, *window)
 		return exitUsage
 	}
 	sc, err := of.resolve()
@@ -29,9 +29,15 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 	if a.checkOnly {
 		return exitOK
 	}
-	if err := of.emitScenario(sc); err != nil {
-		fmt.Fprintf(stderr, "coordsim replay: --emit-scenario: %v\n", err)
+	release, err := of.preflight(sc)
+	defer release()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
 		return exitUsage
+	}
+	if err := of.emitScenario(sc); err != nil {
+		fmt.Fprintf(stderr, "coordsim replay: --emit-scenario %s: %v\n", of.emit, err)
+		return exitIO
 	}
 	o := sc.Options
 	o.StopAt, o.TraceTail, o.InspectGroup = *stopAt, *window, *group
@@ -54,8 +60,9 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 	case !res.Stopped:
 		where = "ran to the end, step"
 	}
-	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, %s %d, virtual time %s, trace hash %s\n",
-		sc.Name, o.Seed, where, stepOf(res, *stopAt), fmtVirtual(res.VirtualTime), res.TraceHash)
+	fmt.Fprintf(stdout, "replay: scenario %s, seed %d, protocol %s, %s %d, virtual time %s, trace hash %s\n",
+		sc.Name, o.Seed, res.Protocol, where, stepOf(res, *stopAt), fmtVirtual(res.VirtualTime), res.TraceHash)
+	printChecks(stdout, res)
 	if *stopAt > 0 && !res.Stopped && res.InvariantsHeld() {
 		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d is past the end: the run has %d steps\n", *stopAt, res.Events)
 		return exitUsage

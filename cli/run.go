@@ -2,9 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -19,7 +19,7 @@ import (
 )
 
 func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stderr)
+	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stdout, stderr)
 	of := a.addOptionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
 	reportPath := fs.String("report", "", "write a self-contained HTML report to `file`")
@@ -32,7 +32,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *metricsEvery != 0 && (*metricsPath == "" || *metricsEvery < time.Second) {
-		fmt.Fprintln(stderr, "coordsim run: --metrics-every needs --metrics FILE and a duration of at least 1s")
+		fmt.Fprintf(stderr, "coordsim run: --metrics-every %s: needs --metrics FILE and a duration of at least 1s\n", *metricsEvery)
 		return exitUsage
 	}
 	base, err := of.load()
@@ -48,24 +48,36 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	if a.checkOnly {
 		return exitOK
 	}
+	release, err := of.preflight(sc)
+	defer release()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		return exitUsage
+	}
 	// Every output file is created before the simulation starts, so a bad
-	// path fails at once rather than after minutes of simulation.
-	outs := map[string]*os.File{}
+	// path fails at once rather than after minutes of simulation; every
+	// write and close is checked after it (outFile).
+	outs := map[string]*outFile{}
 	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}, {"cpuprofile", *cpuProfile}} {
 		if o.path == "" {
 			continue
 		}
-		f, err := os.Create(o.path)
+		f, err := createOut("--"+o.flag, o.path)
 		if err != nil {
-			fmt.Fprintf(stderr, "coordsim run: --%s: %v\n", o.flag, err)
-			return exitUsage
+			fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+			return exitIO
 		}
-		defer f.Close()
+		defer f.abandon()
 		outs[o.flag] = f
 	}
 	if err := of.emitScenario(sc); err != nil {
-		fmt.Fprintf(stderr, "coordsim run: --emit-scenario: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(stderr, "coordsim run: --emit-scenario %s: %v\n", of.emit, err)
+		return exitIO
+	}
+	ioFailed := false
+	failIO := func(err error) {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		ioFailed = true
 	}
 	var trace io.Writer
 	if f := outs["trace"]; f != nil {
@@ -81,16 +93,32 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		// never reaches the simulation, whose trace stays the same.
 		if err := pprof.StartCPUProfile(f); err != nil {
 			fmt.Fprintf(stderr, "coordsim run: --cpuprofile: %v\n", err)
-			return exitUsage
+			return exitIO
 		}
 	}
 	res, err := a.timedRun(opts, trace)
 	if outs["cpuprofile"] != nil {
 		pprof.StopCPUProfile()
+		if err := outs["cpuprofile"].close(); err != nil {
+			failIO(err)
+		}
 	}
-	if err != nil {
+	// The progress line goes before anything else is printed.
+	stop()
+	switch {
+	case errors.Is(err, sim.ErrTrace):
+		failIO(fmt.Errorf("--trace %s: %w", *tracePath, err))
+	case err != nil:
 		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
 		return exitUsage
+	}
+	if f := outs["trace"]; f != nil {
+		if err := f.close(); err != nil {
+			failIO(err)
+		}
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "coordsim run: WARNING: %s\n", w)
 	}
 	res.Replay = of.replayCommand(base, sc, "")
 	code := exitOK
@@ -117,39 +145,40 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f := outs["report"]; f != nil {
-		if err := closeAfter(f, func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
-			fmt.Fprintf(stderr, "coordsim run: --report: %v\n", err)
-			return exitUsage
+		if err := f.writeAndClose(func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
+			failIO(err)
 		}
 	}
 	if f := outs["metrics"]; f != nil {
-		if err := closeAfter(f, func(w io.Writer) error { return writeMetrics(w, res) }); err != nil {
-			fmt.Fprintf(stderr, "coordsim run: --metrics: %v\n", err)
-			return exitUsage
+		if err := f.writeAndClose(func(w io.Writer) error { return writeMetrics(w, res) }); err != nil {
+			failIO(err)
 		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return exitUsage
+			failIO(fmt.Errorf("--json: %w", err))
 		}
-		return code
+	} else {
+		printSummary(stdout, sc, res)
 	}
-	printSummary(stdout, sc, res)
+	if ioFailed && code != exitInterrupted {
+		return exitIO
+	}
 	return code
 }
 
 // timedRun runs a simulation and records its wall time; the wall clock is
 // read here, outside the simulation, and never reaches it.
+// A trace that failed to write comes with the result (sim.ErrTrace).
 func (a *app) timedRun(o sim.Options, trace io.Writer) (*sim.Result, error) {
 	began := a.host.now()
 	res, err := sim.Run(o, trace)
-	if err != nil {
-		return nil, err
+	if res != nil {
+		res.WallTime = a.host.now().Sub(began)
 	}
-	res.WallTime = a.host.now().Sub(began)
-	return res, nil
+	return res, err
 }
 
 // writeMetrics writes the brokers' metrics in Prometheus text format: with
@@ -172,21 +201,18 @@ func writeMetrics(w io.Writer, res *sim.Result) error {
 	return metrics.WritePrometheus(w, res.Metrics, "kafka_coordinator_")
 }
 
-// closeAfter writes to f with fn and closes it, reporting either failure.
-func closeAfter(f *os.File, fn func(io.Writer) error) error {
-	if err := fn(f); err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // printSummary prints a run's summary, ending with its replay command
 // (r.Replay, which stops at the failing step when there is one; an
 // interrupted run's r.Replay already stops where it stopped).
 func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	o := sc.Options
-	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, plugin %v\n",
-		sc.Name, o.Seed, o.Protocol, o.Brokers, o.Partitions, o.Plugin)
+	store := "no topology store"
+	if o.Plugin {
+		store = "a topology store"
+	}
+	fmt.Fprintf(w, "coordsim run: scenario %s, seed %d, protocol %s, %d brokers, %d partitions, %s\n",
+		sc.Name, o.Seed, r.Protocol, o.Brokers, o.Partitions, store)
+	printChecks(w, r)
 	wall := max(r.WallTime, time.Microsecond)
 	fmt.Fprintf(w, "  events          %d\n", r.Events)
 	fmt.Fprintf(w, "  virtual time    %s\n", fmtVirtual(r.VirtualTime))
@@ -208,7 +234,7 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	fmt.Fprintf(w, "  marks reached   %s\n", joinCounts64(r.Marks))
 	fmt.Fprintf(w, "  trace hash      %s\n", r.TraceHash)
 	if r.InvariantsHeld() {
-		fmt.Fprintf(w, "  invariants      held\n")
+		fmt.Fprintf(w, "  invariants      held (the %d checks that ran)\n", r.ChecksRan())
 	} else {
 		v := r.Violation
 		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail)
@@ -229,6 +255,22 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		fmt.Fprintf(w, "  INTERRUPTED at step %d (t=%s): the counts above are partial\n", r.Events, fmtVirtual(r.VirtualTime))
 	}
 	fmt.Fprintf(w, "replay: %s\n", r.Replay)
+}
+
+// printChecks prints which invariants the run checked and every warning:
+// what it did less of than asked. A reader tells a clean run from a run
+// that checked less here.
+func printChecks(w io.Writer, r *sim.Result) {
+	if len(r.Checks) > 0 {
+		line := fmt.Sprintf("%d of %d ran", r.ChecksRan(), len(r.Checks))
+		if off := r.ChecksOff(); len(off) > 0 {
+			line += "; not run: " + strings.Join(off, ", ")
+		}
+		fmt.Fprintf(w, "  checks          %s\n", line)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  WARNING         %s\n", warn)
+	}
 }
 
 // sinkLine is one connector's outcome on one line: what it received against

@@ -53,7 +53,7 @@ type serveOptions struct {
 // serve runs the endpoint until ctx ends. It prints the bootstrap servers
 // and the HTTP address on stdout, logs on stderr.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, code, ok := parseServe(args, stderr)
+	o, code, ok := parseServe(args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -71,12 +71,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parseServe parses and checks serve's flags, opening and starting
-// nothing; ok is false when serve should exit with code (0 after -h).
-func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok bool) {
+// nothing; ok is false when serve should exit with code (0 after -h, whose
+// help goes to stdout).
+func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code int, ok bool) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, serveHelp)
+		fs.SetOutput(stdout)
+		defer fs.SetOutput(stderr)
+		fmt.Fprint(stdout, serveHelp)
 		fs.PrintDefaults()
 	}
 	brokers := fs.Int("brokers", 3, "number of brokers, each on its own port")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,8 @@ type served struct {
 	// stop cancels serve's context, as Ctrl-C does, and returns its exit
 	// code; the test fails if serve does not stop. Idempotent.
 	stop func() int
+	// stderr is what serve logged.
+	stderr *syncBuffer
 }
 
 // syncBuffer is a strings.Builder that serve's goroutine writes while the
@@ -53,12 +56,12 @@ func startServe(t *testing.T, ctx context.Context, args ...string) served {
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
 	base := []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--partitions", "5", "--log-level", "error"}
-	var stderr syncBuffer
+	stderr := &syncBuffer{}
 	go func() {
-		code <- serve(runCtx, append(base, args...), outW, &stderr)
+		code <- serve(runCtx, append(base, args...), outW, stderr)
 		outW.Close()
 	}()
-	var s served
+	s := served{stderr: stderr}
 	lines := bufio.NewScanner(outR)
 	for (s.bootstrap == nil || s.metricsURL == "") && lines.Scan() {
 		if v, ok := strings.CutPrefix(lines.Text(), "bootstrap servers: "); ok {
@@ -127,6 +130,31 @@ func TestServe(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a partition that does not exist is refused")
 
 	assert.Equal(t, exitOK, s.stop())
+}
+
+// TestServeLogKeysAreUnique proves every serve log line names each key
+// once (issue 26: "component=wire broker=1 component=live broker=1"), over
+// start-up, a partition move and shutdown, at debug level.
+func TestServeLogKeysAreUnique(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s := startServe(t, ctx, "--log-level", "debug")
+	resp, err := http.Post(strings.TrimSuffix(s.metricsURL, "/metrics")+"/admin/move?partition=0&broker=2", "text/plain", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, exitOK, s.stop())
+	logged := s.stderr.String()
+	require.Contains(t, logged, "coordinator loop started", "the drivers logged")
+	require.Contains(t, logged, "loaded shard", "the coordinators logged")
+	keyRE := regexp.MustCompile(`(?:^| )([a-z_.]+)=`)
+	for _, line := range strings.Split(strings.TrimSpace(logged), "\n") {
+		seen := map[string]bool{}
+		// Quoted values may hold spaces and '=': drop them first.
+		for _, m := range keyRE.FindAllStringSubmatch(regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).ReplaceAllString(line, `""`), -1) {
+			assert.False(t, seen[m[1]], "key %s twice in %q", m[1], line)
+			seen[m[1]] = true
+		}
+	}
 }
 
 // TestServeBadFlags proves that bad flags exit with the usage code and

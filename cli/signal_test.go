@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -64,6 +65,11 @@ func TestCtrlCOnTheBuiltBinary(t *testing.T) {
 	assert.Regexp(t, `(?m)^  INTERRUPTED at step \d+ \(t=\S+\): the counts above are partial$`, out)
 	line := replayLineRE.FindStringSubmatch(out)
 	require.NotNil(t, line, out)
-	assert.Regexp(t, `^go run ./cmd/coordsim replay --scenario default --seed 1 --stop-at \d+$`, line[1])
-	assert.Equal(t, hashRE.FindStringSubmatch(out)[1], replayHash(t, line[1]), "the printed replay reproduces the interrupted run")
+	// The built binary names itself as invoked, not `go run` (issue 26),
+	// and its printed command, run as printed, reproduces the run.
+	assert.Regexp(t, `^`+regexp.QuoteMeta(bin)+` replay --scenario default --seed 1 --stop-at \d+$`, line[1])
+	words := shellWords(t, line[1])
+	replayed, err := exec.CommandContext(ctx, words[0], words[1:]...).Output()
+	require.NoError(t, err, "%s", replayed)
+	assert.Equal(t, hashRE.FindStringSubmatch(out)[1], hashRE.FindStringSubmatch(string(replayed))[1], "the printed replay reproduces the interrupted run")
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +40,9 @@ type seedLine struct {
 	Replay           string           `json:"replay"`
 	RequiredMarks    []string         `json:"required_marks,omitempty"`
 	Sinks            []sinkLoss       `json:"sinks,omitempty"`
+	// Warnings are the seed's sim.Result.Warnings: what it checked less
+	// of than asked (--allow-unchecked).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // sinkLoss is one connector's record accounting in a sweep line: lost
@@ -64,7 +66,7 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 }
 
 func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stderr)
+	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stdout, stderr)
 	of := a.addOptionFlags(fs)
 	seeds := fs.Int("seeds", 100, "number of seeds `N`")
 	start := fs.Uint64("start", 1, "first `seed`")
@@ -91,8 +93,8 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 		bad bool
 		msg string
 	}{
-		{*seeds < 1 || *seeds > 10_000_000, "--seeds must be in [1, 10000000]"},
-		{*parallel < 1 || *parallel > 1024, "--parallel must be in [1, 1024]"},
+		{*seeds < 1 || *seeds > 10_000_000, fmt.Sprintf("--seeds %d: must be in [1, 10000000]", *seeds)},
+		{*parallel < 1 || *parallel > 1024, fmt.Sprintf("--parallel %d: must be in [1, 1024]", *parallel)},
 		{of.set("seed"), "--seed is not used by sweep: give the first seed with --start"},
 		{of.emit != "", "--emit-scenario writes one run's options: use it with run or replay"},
 	} {
@@ -111,7 +113,8 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
-	if _, err := of.apply(base, *start); err != nil {
+	first, err := of.apply(base, *start)
+	if err != nil {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
@@ -126,18 +129,26 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if a.checkOnly {
 		return exitOK
 	}
+	// What the store cannot honour is refused once, before any seed runs
+	// or the results file is touched.
+	if err := of.preflightSweep(first); err != nil {
+		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+		return exitUsage
+	}
 
 	// With --resume, the lines already there count and their seeds are skipped.
 	out := stdout
 	var results []*seedLine
 	done := map[uint64]bool{}
+	var resumeFile *os.File
 	if *resume != "" {
 		f, prior, err := openResume(*resume)
 		if err != nil {
-			fmt.Fprintf(stderr, "coordsim sweep: --resume: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "coordsim sweep: --resume %s: %v\n", *resume, err)
+			return exitIO
 		}
 		defer f.Close()
+		resumeFile = f
 		out = f
 		for _, l := range prior {
 			done[l.Seed] = true
@@ -205,15 +216,24 @@ loop:
 			if !ok {
 				break loop
 			}
+			if out == stdout {
+				// Stdout and stderr often share a terminal: the line
+				// starts where the bar was, and the bar is redrawn below.
+				clearBar(bar)
+			}
 			if err := enc.Encode(l); err != nil {
-				fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
-				return exitUsage
+				// The line is not kept: stop before more seeds run for nothing.
+				cancel()
+				clearBar(bar)
+				fmt.Fprintf(stderr, "coordsim sweep: writing seed %d's line%s: %v\n", l.Seed, resumeName(*resume), err)
+				return exitIO
 			}
 			results = append(results, l)
 			if bar != nil {
 				_ = bar.Add(1)
 			}
 		case err := <-errs:
+			clearBar(bar)
 			fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 			return exitUsage
 		case <-ctx.Done():
@@ -221,11 +241,20 @@ loop:
 			break loop
 		}
 	}
+	// The progress bar goes before the summary is printed.
+	clearBar(bar)
 	select {
 	case err := <-errs:
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	default:
+	}
+	if resumeFile != nil {
+		// Each line was one write; the close is what is left to check.
+		if err := resumeFile.Close(); err != nil {
+			fmt.Fprintf(stderr, "coordsim sweep: --resume %s: %v\n", *resume, err)
+			return exitIO
+		}
 	}
 	// Ctrl-C stops the workers, which then close lines: the loop may see
 	// that close before the interrupt, so the interrupt is read here too.
@@ -263,18 +292,41 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 		Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
 		DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
 		Marks: res.Marks, Violation: res.Violation, Replay: of.replayCommand(base, sc, extra), RequiredMarks: required,
-		Sinks: sinkLosses(res)}, nil
+		Sinks: sinkLosses(res), Warnings: res.Warnings}, nil
 }
 
-// openResume reads the lines a previous sweep wrote to path (creating it
-// when missing) and returns the file open for appending. A partial last
-// line, left by a sweep killed mid-write, is cut off.
-func openResume(path string) (*os.File, []*seedLine, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, err
+// clearBar erases the progress bar, if any, so the summary starts on a
+// clean line.
+func clearBar(bar *progressbar.ProgressBar) {
+	if bar != nil {
+		_ = bar.Clear()
 	}
+}
+
+// resumeName names the results file in a message, when there is one.
+func resumeName(path string) string {
+	if path == "" {
+		return " to stdout"
+	}
+	return " to " + path
+}
+
+// openResume reads the lines a previous sweep wrote to path (creating the
+// file when missing, never its directory: a mistyped directory fails here,
+// before any seed runs) and returns the file open for appending. A partial
+// last line, left by a sweep killed mid-write, is cut off.
+func openResume(path string) (*os.File, []*seedLine, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, nil, err
+	}
+	// A device reads forever (/dev/zero, /dev/full) and cannot be cut
+	// back to its last whole line: only a regular file is resumable.
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		}
 		return nil, nil, err
 	}
 	data, err := io.ReadAll(f)
@@ -372,6 +424,7 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 			sinkLost, atLimit+rejected, atLimit, rejected, dead)
 	}
 	fmt.Fprintf(w, "marks reached: %s\n", joinCounts64(marks))
+	printSweepWarnings(w, lines)
 	code := exitOK
 	if violations > 0 {
 		code = exitViolation
@@ -498,8 +551,7 @@ func swarmLabel(o *sim.Options) string {
 }
 
 func (a *app) scenariosCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scenarios", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("scenarios", "[-v]", "list the built-in scenarios", stdout, stderr)
 	verbose := fs.Bool("v", false, "also print each scenario's main options")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -514,4 +566,22 @@ func (a *app) scenariosCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nRun one with: %s run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)\n", a.prog)
 	return exitOK
+}
+
+// printSweepWarnings prints each distinct warning of the seeds once, with
+// how many seeds it concerns, in the order first seen.
+func printSweepWarnings(w io.Writer, lines []*seedLine) {
+	count := map[string]int{}
+	var order []string
+	for _, l := range lines {
+		for _, warn := range l.Warnings {
+			if count[warn] == 0 {
+				order = append(order, warn)
+			}
+			count[warn]++
+		}
+	}
+	for _, warn := range order {
+		fmt.Fprintf(w, "WARNING (%d of %d seeds): %s\n", count[warn], len(lines), warn)
+	}
 }

@@ -16,7 +16,8 @@ const PrometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 // dropped); a counter's family ends in "_total" (a trailing "_count" is replaced,
 // "_total" kept, otherwise "_total" appended), rates and gauges keep their name
 // and are typed gauge. Families are sorted by name, each with a # HELP (the
-// description, or the Kafka name when there is none) and a # TYPE line; series
+// description, or the Kafka name when there is none; familyHelp when the
+// series of one family have different descriptions) and a # TYPE line; series
 // are sorted by their labels (the snake-cased tags, values escaped). The output
 // depends only on the set of samples, not their order.
 //
@@ -74,13 +75,11 @@ func WritePrometheus(w io.Writer, samples []Sample, prefix string) error {
 					"two samples on one series ("+f.series[i-1].sample.Name.String()+" and "+f.series[i].sample.Name.String()+")")
 			}
 		}
-		help := ""
-		for _, s := range f.series {
-			if s.sample.Name.Description != "" {
-				help = s.sample.Name.Description
-				break
-			}
+		names := make([]MetricName, len(f.series))
+		for i, s := range f.series {
+			names[i] = s.sample.Name
 		}
+		help := familyHelp(names)
 		if help == "" {
 			first := f.series[0].sample.Name
 			help = "Kafka metric " + first.Group + ":" + first.Name
@@ -187,4 +186,71 @@ func writeHelpEscaped(b *strings.Builder, s string) {
 // shortest 'g' form, "NaN", "+Inf" or "-Inf".
 func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// familyHelp is one family's HELP text, true for every series in it. Kafka
+// gives each tagged metric its own description ("The number of classic groups
+// in completing rebalance state." for state=CompletingRebalance, "... in
+// stable state." for state=Stable): when those differ, the HELP gives each
+// one with the value of the tag that tells them apart ("By state:
+// CompletingRebalance: The number of ... Stable: The number of ..."), rather
+// than one series' description for all. names are in series order.
+func familyHelp(names []MetricName) string {
+	var distinct []string
+	for _, n := range names {
+		if n.Description != "" && !slices.Contains(distinct, n.Description) {
+			distinct = append(distinct, n.Description)
+		}
+	}
+	if len(distinct) <= 1 {
+		if len(distinct) == 1 {
+			return distinct[0]
+		}
+		return ""
+	}
+	// The tag that tells the descriptions apart: one every series has, whose
+	// value determines the description.
+	for _, key := range tagKeys(names) {
+		byValue := map[string]string{}
+		var values []string
+		ok := true
+		for _, n := range names {
+			v, has := n.Tags.Get(key)
+			if !has {
+				ok = false
+				break
+			}
+			if d, seen := byValue[v]; seen {
+				ok = ok && d == n.Description
+				continue
+			}
+			byValue[v] = n.Description
+			values = append(values, v)
+		}
+		if !ok || len(values) < 2 {
+			continue
+		}
+		slices.Sort(values)
+		var b strings.Builder
+		b.WriteString("By " + key + ":")
+		for _, v := range values {
+			b.WriteString(" " + v + ": " + byValue[v])
+		}
+		return b.String()
+	}
+	return strings.Join(distinct, " / ")
+}
+
+// tagKeys lists the tag keys of names, sorted, each once.
+func tagKeys(names []MetricName) []string {
+	var keys []string
+	for _, n := range names {
+		for _, t := range n.Tags {
+			if !slices.Contains(keys, t.Key) {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -152,3 +152,34 @@ func TestWriteErrorsPropagate(t *testing.T) {
 	assert.ErrorIs(t, WritePrometheus(failingWriter{}, s, ""), errWrite)
 	assert.ErrorIs(t, WriteText(failingWriter{}, s), errWrite)
 }
+
+// TestPrometheusHelpTrueForEveryLabel proves a family whose series carry
+// different descriptions (Kafka's per-state gauges: "in completing
+// rebalance state.", "in stable state.") gets a HELP that gives each
+// series' description with the tag value it belongs to, not the first
+// series' description for all of them (issue 26); another tag (broker)
+// that does not tell them apart is passed over; one description is kept
+// as it is.
+func TestPrometheusHelpTrueForEveryLabel(t *testing.T) {
+	var samples []Sample
+	for _, b := range []string{"0", "1"} {
+		for _, st := range []struct{ state, words string }{{"CompletingRebalance", "completing rebalance"}, {"Stable", "stable"}} {
+			samples = append(samples, Sample{Name: MustMetricName("classic-group-count", testGroup,
+				"The number of classic groups in "+st.words+" state.", "broker", b, "state", st.state), Kind: KindGauge})
+		}
+		samples = append(samples, Sample{Name: MustMetricName("offset-count", testGroup, "The number of offsets.", "broker", b), Kind: KindGauge})
+	}
+	var out bytes.Buffer
+	require.NoError(t, WritePrometheus(&out, samples, "k_"))
+	assert.Contains(t, out.String(), "# HELP k_classic_group_count By state: CompletingRebalance: The number of classic groups in completing rebalance state. Stable: The number of classic groups in stable state.\n")
+	assert.Contains(t, out.String(), "# HELP k_offset_count The number of offsets.\n")
+
+	// No tag tells them apart: every description, joined.
+	mixed := []Sample{
+		{Name: MustMetricName("m", testGroup, "first"), Kind: KindGauge},
+		{Name: MustMetricName("m", testGroup, "second", "k", "v"), Kind: KindGauge},
+	}
+	out.Reset()
+	require.NoError(t, WritePrometheus(&out, mixed, "k_"))
+	assert.Contains(t, out.String(), "# HELP k_m first / second\n")
+}

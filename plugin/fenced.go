@@ -32,7 +32,9 @@ var ErrFenced = Permanent(errors.New("topology description store call fenced: a 
 //
 // The plain Store methods stay unfenced: they neither check nor record a
 // token. The coordinator's protocol v3 uses the fenced methods when the store
-// implements them (see [AsFenced]) and falls back to v2 otherwise.
+// implements them (see [AsFenced]) and falls back to v2 otherwise; the
+// simulator refuses such a store under v3 instead (sim.CapabilityError), so
+// that a run that says v3 ran v3.
 type FencedStore interface {
 	Store
 	// SetTopologyFenced is SetTopology guarded by token.

@@ -10,17 +10,22 @@ import (
 	"github.com/coordsim/coordsim/sim"
 )
 
-// countingStore is a user's store: here memstore behind the plain
-// plugin.Store interface (no fencing, so protocol v3 falls back to v2 for
-// it), counting deletes.
+// countingStore is a user's store: here memstore, counting deletes. It
+// has the fenced calls protocol v3 (the default) needs and the List the row
+// checks need, since a store without them is refused (sim.CapabilityError).
 type countingStore struct {
-	plugin.Store
+	*memstore.Store
 	deletes *int
 }
 
 func (s countingStore) DeleteTopology(ctx context.Context, groupID string) error {
 	*s.deletes++
 	return s.Store.DeleteTopology(ctx, groupID)
+}
+
+func (s countingStore) DeleteTopologyFenced(ctx context.Context, groupID string, token int32) error {
+	*s.deletes++
+	return s.Store.DeleteTopologyFenced(ctx, groupID, token)
 }
 
 // Run a short simulation against your own topology store: Options.Store

@@ -34,10 +34,17 @@ type Options struct {
 	// Plugin configures a topology store, wrapped in faultstore.
 	Plugin bool
 	// Store builds the topology store when Plugin is set; nil uses
-	// memstore. Any plugin.Store works, including a user's; one that also
-	// implements plugin.Lister gets the two checks that compare its rows
-	// with the coordinators' metadata. The simulation closes it at the end.
+	// memstore. Any plugin.Store works, including a user's, if it supports
+	// what the options ask: protocol v3 needs plugin.FencedStore, and the
+	// checks that compare the store's rows with the coordinators' metadata
+	// need plugin.Lister. Run refuses a store that lacks either with a
+	// *CapabilityError (see Preflight), unless AllowUnchecked lets the run
+	// go on without the Lister checks. The simulation closes the store.
 	Store func() (plugin.Store, error) `json:"-"`
+	// AllowUnchecked runs a store without plugin.Lister instead of refusing
+	// it; the checks it skips are marked in Result.Checks and named in
+	// Result.Warnings. Default false: such a store is refused.
+	AllowUnchecked bool `json:",omitempty"`
 
 	Workload Workload
 	Faults   Faults
@@ -53,7 +60,8 @@ type Options struct {
 	MaxEvents int
 	// StopAt stops the run after this step (0: run to the end); replay uses it.
 	StopAt int64
-	// TraceTail is how many trace events a violation prints (default 50).
+	// TraceTail is how many trace events a violation prints (0, as in
+	// DefaultOptions: 50).
 	TraceTail int
 	// Progress, if set, is called every few thousand events with the step
 	// and the virtual time reached; returning false stops the run there
@@ -205,7 +213,7 @@ func PresetFaults(p FaultPreset) (Faults, error) {
 }
 
 // DefaultOptions is the default scenario: three brokers, 50 partitions, a
-// plugin, protocol v2, light faults, two virtual days with a one-hour
+// plugin (memstore), protocol v3, light faults, two virtual days with a one-hour
 // retention so groups are born, idle, expire and are cleaned many times.
 func DefaultOptions() Options {
 	f, _ := PresetFaults(FaultsLight)

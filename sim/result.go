@@ -11,7 +11,14 @@ import (
 type Result struct {
 	Seed     uint64 `json:"seed"`
 	Scenario string `json:"scenario"`
+	// Protocol is the cleanup protocol the run used: what Options asked,
+	// since a store that cannot support it is refused (CapabilityError).
 	Protocol string `json:"protocol"`
+	// Checks lists every invariant and whether the run checked it; Warnings
+	// say what the run did less of than its options asked, and why
+	// (Options.AllowUnchecked). A run with warnings is not a clean run.
+	Checks   []Check  `json:"checks"`
+	Warnings []string `json:"warnings,omitempty"`
 
 	Events      int64         `json:"events"`
 	VirtualTime time.Duration `json:"virtual_time_ns"`
@@ -101,3 +108,25 @@ type Violation struct {
 
 // InvariantsHeld reports whether no invariant failed.
 func (r *Result) InvariantsHeld() bool { return r.Violation == nil }
+
+// ChecksOff returns the invariants the run did not check, as "name (why)".
+func (r *Result) ChecksOff() []string {
+	var out []string
+	for _, c := range r.Checks {
+		if !c.Ran {
+			out = append(out, c.Name+" ("+c.Why+")")
+		}
+	}
+	return out
+}
+
+// ChecksRan counts the invariants the run checked.
+func (r *Result) ChecksRan() int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Ran {
+			n++
+		}
+	}
+	return n
+}

@@ -17,12 +17,21 @@ const progressEvery = 1 << 15
 
 // Run runs one simulation. traceOut, if not nil, receives every trace event
 // as a line. The result's WallTime is left for the caller to fill.
+//
+// Options the store cannot honour are refused before anything runs (a
+// *CapabilityError, see Preflight). When writing to traceOut fails, the
+// simulation still runs to its end (writing stops at the first error) and
+// Run returns its result together with an error wrapping ErrTrace and the
+// write error: the trace is incomplete, the result is not.
 func Run(opts Options, traceOut io.Writer) (*Result, error) {
 	w, err := newWorld(opts, traceOut)
 	if err != nil {
 		return nil, err
 	}
 	w.run()
+	if w.trace.err != nil {
+		return w.res, fmt.Errorf("%w after %d events: %w", ErrTrace, w.trace.written, w.trace.err)
+	}
 	return w.res, nil
 }
 

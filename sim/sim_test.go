@@ -169,8 +169,8 @@ type hiddenStore struct{ plugin.FencedStore }
 
 // TestAnyConformingStoreGivesTheSameRun proves a user's store plugs into the
 // simulator: the durable bbolt store gives exactly the run memstore gives
-// (same trace hash), and a store that cannot list its rows still runs, with
-// the two row checks skipped.
+// (same trace hash), and a store that cannot list its rows runs, when the
+// options allow it, with the row checks skipped and marked as skipped.
 func TestAnyConformingStoreGivesTheSameRun(t *testing.T) {
 	o := small(t)
 	o.Duration = time.Hour
@@ -187,11 +187,13 @@ func TestAnyConformingStoreGivesTheSameRun(t *testing.T) {
 	assert.Equal(t, mem.TraceHash, bolt.TraceHash, "a conforming store answers like memstore")
 
 	o.Store = func() (plugin.Store, error) { return hiddenStore{memstore.New()}, nil }
+	o.AllowUnchecked = true
 	hidden, err := sim.Run(o, nil)
 	require.NoError(t, err)
 	require.Nil(t, hidden.Violation)
 	assert.Equal(t, mem.TraceHash, hidden.TraceHash)
 	assert.Zero(t, hidden.Series.Samples[len(hidden.Series.Samples)-1].PluginRows, "rows are not listed")
+	assert.NotEmpty(t, hidden.Warnings, "the skipped checks are recorded")
 }
 
 // TestParamsTable proves the option table's own rules: flags are unique,

@@ -102,7 +102,10 @@ type tracer struct {
 	next int
 	full bool
 	out  io.Writer
-	err  error
+	// err is the first error writing to out; nothing is written after it,
+	// and Run reports it (ErrTrace). written counts the lines written.
+	err     error
+	written int64
 	// history is a longer ring, searched for the events that concern a
 	// violation's group or partition.
 	history []traceEvent
@@ -215,7 +218,9 @@ func (t *tracer) add(ev traceEvent) {
 		t.full = true
 	}
 	if t.out != nil && t.err == nil {
-		_, t.err = io.WriteString(t.out, ev.String()+"\n")
+		if _, t.err = io.WriteString(t.out, ev.String()+"\n"); t.err == nil {
+			t.written++
+		}
 	}
 }
 

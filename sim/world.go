@@ -188,6 +188,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	}
 	w.pick = sortedTopicNames(w.topics)
 	w.check = newChecker(w)
+	var off map[string]string
 	if opts.Plugin {
 		if opts.Store != nil {
 			if w.store, err = opts.Store(); err != nil {
@@ -197,6 +198,9 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			w.store = memstore.New()
 		}
 		w.lister, _ = w.store.(plugin.Lister)
+		if off, err = w.refuseWeaker(); err != nil {
+			return nil, err
+		}
 		f := opts.Faults
 		rates := faultstore.Rates{Transient: f.PluginTransient, Permanent: f.PluginPermanent, AppliedTransient: f.PluginAppliedTransient}
 		fopts := []faultstore.Option{faultstore.WithRand(w.eng.rng), faultstore.WithRates(faultstore.AnyOp, rates)}
@@ -247,6 +251,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		}
 		w.brokers = append(w.brokers, b)
 	}
+	w.res.Checks = w.checks(off)
 	for p := range opts.Partitions {
 		bi := int(p) % opts.Brokers
 		w.owner[p] = bi

@@ -329,7 +329,7 @@ func (cl *Cluster) startBrokers() error {
 			store = shareStore(cl.cfg.TopologyPlugin)
 		}
 		b.driver, err = live.New(cl.cfg.Coordinator, live.Options{
-			BrokerID: node, TopologyPlugin: store, Logger: cl.log.With("broker", node),
+			BrokerID: node, TopologyPlugin: store, Logger: cl.cfg.Logger, // live names its component and broker itself: no key twice
 			Partitions: hosted, Logs: cl.logs,
 		})
 		if err != nil {

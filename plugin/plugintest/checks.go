@@ -61,9 +61,34 @@ func (e *env) expect(group string, epoch int32, want *plugin.TopologyDescription
 		return fmt.Errorf("GetTopology(%q, %d): %w", group, epoch, err)
 	}
 	if !got.Equal(want) {
-		return fmt.Errorf("GetTopology(%q, %d) = %s, want %s", group, epoch, describe(got), describe(want))
+		return fmt.Errorf("GetTopology(%q, %d) = %s", group, epoch, mismatch(got, want))
 	}
 	return nil
+}
+
+// mismatch says how got differs from want. Two descriptions of one size
+// differ in a name, which the message then names: "a description of 2
+// subtopologies and 5 nodes, want a description of 2 subtopologies and 5
+// nodes" would read as no difference at all.
+func mismatch(got, want *plugin.TopologyDescription) string {
+	if g, w := describe(got), describe(want); g != w {
+		return g + ", want " + w
+	}
+	for i := range got.Subtopologies {
+		gs, ws := got.Subtopologies[i], want.Subtopologies[i]
+		if gs.ID != ws.ID {
+			return fmt.Sprintf("%s whose subtopology %d has id %q, want %q", describe(got), i, gs.ID, ws.ID)
+		}
+		if g, w := fmt.Sprintf("%q", gs.Stores), fmt.Sprintf("%q", ws.Stores); g != w {
+			return fmt.Sprintf("%s whose subtopology %q has stores %s, want %s", describe(got), gs.ID, g, w)
+		}
+		for j := range gs.Nodes {
+			if g, w := fmt.Sprintf("%+q", gs.Nodes[j]), fmt.Sprintf("%+q", ws.Nodes[j]); g != w {
+				return fmt.Sprintf("%s whose subtopology %q has node %s, want %s", describe(got), gs.ID, g, w)
+			}
+		}
+	}
+	return describe(got) + " that differs from the one wanted"
 }
 
 // expectNotOther gets (group, epoch) and accepts nil or allowed, but nothing else.

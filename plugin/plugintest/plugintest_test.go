@@ -298,3 +298,14 @@ func TestChecks(t *testing.T) {
 	assert.Equal(t, "roundtrip", names[0])
 	assert.Equal(t, "reopen", names[len(names)-1])
 }
+
+// TestCopiesMessageNamesTheDifference proves the copies check's failure
+// says what differs (issue 26: it read "= a description of 1 subtopologies
+// and 3 nodes, want a description of 1 subtopologies and 3 nodes", a
+// difference it did not show): here the caller's later edit.
+func TestCopiesMessageNamesTheDifference(t *testing.T) {
+	err := plugintest.TestStore(newBuggy(keepsPointer))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `the store retained the caller's description`)
+	assert.Contains(t, err.Error(), `has id "mutated-by-caller", want`)
+}

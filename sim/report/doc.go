@@ -1,13 +1,17 @@
 // Package report renders one simulation's sim.Result as a single,
-// self-contained HTML file: the scenario, seed, protocol and the exact replay
-// command; a summary table; the invariant verdict (or the violation with its
-// trace); the coverage marks; and plots over virtual time of groups by type
-// and state, eligible groups and deletes per cleanup cycle, stored-epoch
-// classes, committed offsets and plugin rows (the KIP-1331 plots only when
-// the run has something to show in them), with the violation and each
-// accepted v1 data loss marked on the time axis and the lost groups listed;
-// classic groups are named "simple", as the run summary names them. A run
-// with a Connect workload
+// self-contained HTML file, in reading order: a header (the scenario, seed,
+// protocol, the invariants checked and those the run left out, a warning
+// for anything it did less of than asked, the verdict and the exact replay
+// command) and a table of contents; the summary table and, when one
+// failed, the violation with its trace; the plots over virtual time of
+// groups by type and state, eligible groups and deletes per cleanup cycle
+// (summed per time bucket when the cycles are too many to draw one by
+// one), stored-epoch classes, committed offsets and plugin rows (the
+// KIP-1331 plots only when the run has something to show in them), with the
+// violation and each accepted v1 data loss marked on the time axis; then
+// the tables: the lost groups, groups created and alive, every invariant
+// and whether it ran, and the coverage marks. Classic groups are named
+// "simple", as the run summary names them. A run with a Connect workload
 // also gets a Sinks section: a table of every connector's outcome (records
 // produced, received, duplicated, redelivered, archived, dead-lettered,
 // lost; tasks; throughput; the longest redelivery after a kill) and plots of

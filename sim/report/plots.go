@@ -35,8 +35,11 @@ const (
 	// spikes visible and the SVG small.
 	maxLinePoints = 2000
 	// maxCyclePoints bounds the cleanup cycles drawn one by one; beyond it
-	// cycles are summed over time buckets.
-	maxCyclePoints = 3000
+	// cycles are summed over time buckets, at most maxCycleBuckets of
+	// them: two days of cycles every ten minutes on three brokers (864
+	// points, most at 0) drawn one by one were an unreadable smear.
+	maxCyclePoints  = 120
+	maxCycleBuckets = 60
 	// maxSeries bounds the lines of one plot (the legend must stay readable).
 	maxSeries = 40
 
@@ -252,10 +255,16 @@ func cycleFigure(cycles []sim.CycleRecord, xMax float64, marks []marker) (figure
 		}
 	}
 	f.Caption += " Failed deletes are marked only where a cycle (or bucket) had some."
+	failedPoints := namedPoints{"deletes failed (> 0)", failedSome, draw.GlyphStyle{Color: palette[2], Radius: vg.Points(3.5), Shape: draw.CrossGlyph{}}}
+	if len(cycles) > maxCyclePoints {
+		// Sums per bucket read as two lines over time; the crosses stay.
+		lines := []namedXYs{{name: "eligible", xys: elig, color: palette[0]}, {name: "deletes ok", xys: ok, color: palette[4]}}
+		return f, f.draw(lines, []namedPoints{failedPoints}, hoursAxis(xMax), yLabel)
+	}
 	points := []namedPoints{
 		{"eligible", elig, draw.GlyphStyle{Color: palette[0], Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}},
 		{"deletes ok", ok, draw.GlyphStyle{Color: palette[4], Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}},
-		{"deletes failed (> 0)", failedSome, draw.GlyphStyle{Color: palette[2], Radius: vg.Points(3.5), Shape: draw.CrossGlyph{}}},
+		failedPoints,
 	}
 	return f, f.draw(nil, points, hoursAxis(xMax), yLabel)
 }
@@ -616,18 +625,18 @@ func decimate(xys plotter.XYs, limit int) plotter.XYs {
 	return out
 }
 
-// cycleBucketMs picks a round bucket width so that at most maxCyclePoints/2
+// cycleBucketMs picks a round bucket width so that at most maxCycleBuckets
 // buckets cover the cycles.
 func cycleBucketMs(cycles []sim.CycleRecord) int64 {
 	span := cycles[len(cycles)-1].AtMs - cycles[0].AtMs
 	const minute = 60_000
 	for _, w := range []int64{minute, 5 * minute, 10 * minute, 15 * minute, 30 * minute,
 		60 * minute, 120 * minute, 360 * minute, 720 * minute, 1440 * minute} {
-		if span/w <= maxCyclePoints/2 {
+		if span/w <= maxCycleBuckets {
 			return w
 		}
 	}
-	return max(1440*minute, span/(maxCyclePoints/2)+1)
+	return max(1440*minute, span/maxCycleBuckets+1)
 }
 
 // groupLabel names a "type/STATE" key as the run summary does: Kafka's

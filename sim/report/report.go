@@ -69,6 +69,14 @@ type page struct {
 	// StoppedBy says what stopped the run early: "--stop-at" or "Ctrl-C".
 	StoppedBy string
 
+	// Checks says how many invariants ran and names those that did not;
+	// Warnings are what the run did less of than asked (sim.Result).
+	Checks    string
+	ChecksOff []row
+	// CheckRows is every invariant and whether it ran, for the tables.
+	CheckRows []row
+	Warnings  []string
+
 	Summary   []row
 	Violation *violation
 
@@ -135,6 +143,21 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		FontCSS:   fontCSS,
 	}
 	pg.Summary = summaryRows(r)
+	pg.Warnings = r.Warnings
+	if len(r.Checks) > 0 {
+		pg.Checks = fmt.Sprintf("%d of %d invariants checked", r.ChecksRan(), len(r.Checks))
+		for _, c := range r.Checks {
+			rw := row{Name: c.Name, Value: "yes"}
+			if c.Why != "" {
+				rw.Value = "yes, " + c.Why
+			}
+			if !c.Ran {
+				pg.ChecksOff = append(pg.ChecksOff, row{Name: c.Name, Value: c.Why, Class: "zero"})
+				rw = row{Name: c.Name, Value: "no: " + c.Why, Class: "warn"}
+			}
+			pg.CheckRows = append(pg.CheckRows, rw)
+		}
+	}
 	if v := r.Violation; v != nil {
 		pg.Violation = &violation{
 			Invariant: v.Invariant,
@@ -303,6 +326,10 @@ figcaption{color:#4a5563;font-size:14px;margin:0 4px 6px}
 svg.plot{display:block;width:100%;height:auto}
 .note{color:#4a5563;font-style:italic;padding:18px 8px;text-align:center;background:#fafbfc;border:1px dashed #c8ced6;border-radius:4px}
 .muted{color:#6b7683}
+nav.toc{background:#fff;border:1px solid #d5d9df;border-radius:6px;padding:8px 16px;margin:14px 0;font-size:14px}
+nav.toc ol{margin:4px 0;padding-left:22px}
+nav.toc ol ol{padding-left:0;font-size:13px}
+nav.toc ol ol li{display:inline;margin-right:16px}
 {{if .Sinks}}.wide{overflow-x:auto}
 table.sinks{font-size:13px}
 table.sinks th,table.sinks td{padding:4px 6px}
@@ -317,56 +344,38 @@ table.sinks td.warn{background:#fff6dd}
 <main>
 <h1>coordsim report: {{.Scenario}}</h1>
 <p class="meta">scenario <b>{{.Scenario}}</b> · seed <b>{{.Seed}}</b> · protocol <b>{{.Protocol}}</b>{{if .TraceHash}} · trace hash <code>{{.TraceHash}}</code>{{end}}</p>
-<p class="meta">Replay this run:</p>
-<pre class="cmd"><code>{{.Replay}}</code></pre>
-{{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
+{{if .Checks}}<p class="meta">{{.Checks}}{{if .ChecksOff}}; not checked: {{range $i, $c := .ChecksOff}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> ({{$c.Value}}){{end}}{{end}}.</p>
+{{end}}{{range .Warnings}}<div class="banner warn">WARNING: {{.}}</div>
+{{end}}{{if .Violation}}<div class="banner bad">Invariant violated: {{.Violation.Invariant}} at step {{.Violation.Step}}. <a href="#violation">Details and trace below.</a></div>
+{{else if .Checks}}<div class="banner good">Every invariant checked held.</div>
 {{else}}<div class="banner good">All invariants held.</div>
 {{end}}{{if .Stopped}}<div class="banner warn">The run stopped early ({{.StoppedBy}}): the figures cover a partial run.</div>
-{{end}}
+{{end}}<p class="meta">Replay this run:</p>
+<pre class="cmd"><code>{{.Replay}}</code></pre>
+<nav class="toc" aria-label="Contents"><b>Contents</b>
+<ol>
+<li><a href="#summary">Summary</a></li>
+{{if .Violation}}<li><a href="#violation">Invariant violation</a></li>
+{{end}}<li><a href="#plots">Over virtual time</a><ol>
+{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}</ol></li>
+{{if .Sinks}}<li><a href="#sinks">Sinks</a></li>
+{{end}}{{if .DataLoss}}<li><a href="#data-loss">Accepted plugin-side data loss</a></li>
+{{end}}<li><a href="#tables">Tables</a><ol>
+<li><a href="#groups">Groups created and alive</a></li>
+{{if .CheckRows}}<li><a href="#checks">Invariants checked</a></li>
+{{end}}<li><a href="#marks">Coverage marks</a></li>
+</ol></li>
+</ol>
+</nav>
+
 <h2 id="summary">Summary</h2>
 <table class="summary">
 <tbody>
 {{range .Summary}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
 {{end}}</tbody>
 </table>
-
-<div class="tables">
-<div>
-<h3>Groups created, by type</h3>
-{{if .GroupsCreated}}<table><thead><tr><th>type</th><th>groups</th></tr></thead><tbody>
-{{range .GroupsCreated}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
-{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
-</div>
-<div>
-<h3>Groups alive at the end, by type/state</h3>
-{{if .GroupsFinal}}<table><thead><tr><th>type/STATE</th><th>groups</th></tr></thead><tbody>
-{{range .GroupsFinal}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
-{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
-</div>
-</div>
-{{with .Sinks}}
-<h2 id="sinks">Sinks</h2>
-<p class="meta">Each Kafka Connect sink connector (its group id under its name) and its outcome: records produced to its topics, put by its tasks (all puts, distinct records, the difference), delivered again, archived by the broker, dead-lettered, lost (any is a violation for a share sink) and left unprocessed at the end.</p>
-{{if .Rows}}<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})<br><span class="muted">{{.Group}}</span></td>{{if .Refused}}<td class="bad" colspan="{{len $.Sinks.Heads}}">REFUSED: {{.Refused}}</td>{{else}}{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody></table></div>{{else}}<p class="muted">No connector result recorded.</p>{{end}}
-{{if .MetricRows}}<h3 id="sink-task-metrics">Sink task metrics</h3>
-<p class="meta">Connect's sink-task metrics per connector over all its tasks (rates averaged over the connector's run, drain included), and for share sinks the acknowledgements the broker applied, by type.</p>
-<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .MetricHeads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .MetricRows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})</td>{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>{{end}}
-{{range .Figures}}<figure id="{{.ID}}">
-<h3>{{.Title}}</h3>
-<figcaption>{{.Caption}}</figcaption>
-{{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
-</figure>
-{{end}}{{end}}{{if .DataLoss}}
-<h2 id="data-loss">Accepted plugin-side data loss (protocol v1)</h2>
-<p class="meta">Each group whose metadata claimed a stored description the store no longer had (the race v2 closes), when it was found; the plots mark each moment.</p>
-<table><thead><tr><th>group</th><th>virtual time</th></tr></thead><tbody>
-{{range .DataLoss}}<tr class="{{.Class}}"><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
-{{end}}</tbody></table>
-{{end}}{{with .Violation}}
+{{with .Violation}}
 <h2 id="violation">Invariant violation</h2>
 <table class="summary"><tbody>
 <tr class="bad"><td>Invariant</td><td>{{.Invariant}}</td></tr>
@@ -380,19 +389,62 @@ table.sinks td.warn{background:#fff6dd}
 <h3>Trace: the last {{.TraceLen}} events</h3>
 {{if .Trace}}<pre class="trace">{{.Trace}}</pre>{{else}}<p class="muted">No trace recorded.</p>{{end}}
 {{end}}
-<h2 id="marks">Coverage marks</h2>
-{{if .Marks}}<p class="meta">How often each rare branch was reached.{{if .MarksZero}} <b>{{.MarksZero}}</b> listed branch(es) never reached are highlighted.{{end}}</p>
-<table><thead><tr><th>branch</th><th>count</th></tr></thead><tbody>
-{{range .Marks}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
-{{end}}</tbody></table>{{else}}<p class="note">No coverage marks were recorded.</p>{{end}}
-
 <h2 id="plots">Over virtual time</h2>
 {{range .Figures}}<figure id="{{.ID}}">
 <h3>{{.Title}}</h3>
 <figcaption>{{.Caption}}</figcaption>
 {{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
 </figure>
+{{end}}{{with .Sinks}}
+<h2 id="sinks">Sinks</h2>
+<p class="meta">Each Kafka Connect sink connector (its group id under its name) and its outcome: records produced to its topics, put by its tasks (all puts, distinct records, the difference), delivered again, archived by the broker, dead-lettered, lost (any is a violation for a share sink) and left unprocessed at the end.</p>
+{{if .Rows}}<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})<br><span class="muted">{{.Group}}</span></td>{{if .Refused}}<td class="bad" colspan="{{len $.Sinks.Heads}}">REFUSED: {{.Refused}}</td>{{else}}{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table></div>{{else}}<p class="muted">No connector result recorded.</p>{{end}}
+{{range .Figures}}<figure id="{{.ID}}">
+<h3>{{.Title}}</h3>
+<figcaption>{{.Caption}}</figcaption>
+{{if .Note}}<p class="note">{{.Note}}</p>{{else}}{{.SVG}}{{end}}
+</figure>
+{{end}}{{if .MetricRows}}<h3 id="sink-task-metrics">Sink task metrics</h3>
+<p class="meta">Connect's sink-task metrics per connector over all its tasks (rates averaged over the connector's run, drain included), and for share sinks the acknowledgements the broker applied, by type.</p>
+<div class="wide"><table class="sinks"><thead><tr><th>connector</th>{{range .MetricHeads}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .MetricRows}}<tr><td class="name"><b>{{.Name}}</b> ({{.Kind}})</td>{{range .Cells}}<td class="num{{if .Class}} {{.Class}}{{end}}">{{.Value}}{{if .Sub}}<br><span class="muted">{{.Sub}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}
+{{end}}{{if .DataLoss}}
+<h2 id="data-loss">Accepted plugin-side data loss (protocol v1)</h2>
+<p class="meta">Each group whose metadata claimed a stored description the store no longer had (the race v2 closes), when it was found; the plots mark each moment.</p>
+<table><thead><tr><th>group</th><th>virtual time</th></tr></thead><tbody>
+{{range .DataLoss}}<tr class="{{.Class}}"><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>
 {{end}}
+<h2 id="tables">Tables</h2>
+<div class="tables" id="groups">
+<div>
+<h3>Groups created, by type</h3>
+{{if .GroupsCreated}}<table><thead><tr><th>type</th><th>groups</th></tr></thead><tbody>
+{{range .GroupsCreated}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
+</div>
+<div>
+<h3>Groups alive at the end, by type/state</h3>
+{{if .GroupsFinal}}<table><thead><tr><th>type/STATE</th><th>groups</th></tr></thead><tbody>
+{{range .GroupsFinal}}<tr><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="muted">None recorded.</p>{{end}}
+</div>
+{{if .CheckRows}}<div>
+<h3 id="checks">Invariants checked</h3>
+<table><thead><tr><th>invariant (docs/invariants.md)</th><th>checked</th></tr></thead><tbody>
+{{range .CheckRows}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td><code>{{.Name}}</code></td><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
+</div>{{end}}
+</div>
+<h3 id="marks">Coverage marks</h3>
+{{if .Marks}}<p class="meta">How often each rare branch was reached.{{if .MarksZero}} <b>{{.MarksZero}}</b> listed branch(es) never reached are highlighted.{{end}}</p>
+<table><thead><tr><th>branch</th><th>count</th></tr></thead><tbody>
+{{range .Marks}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td><code>{{.Name}}</code></td><td class="num">{{.Value}}</td></tr>
+{{end}}</tbody></table>{{else}}<p class="note">No coverage marks were recorded.</p>{{end}}
+
 <p class="muted">Generated by coordsim from the simulation's result alone: the same run gives the same file.</p>
 </main>
 </body>

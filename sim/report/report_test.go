@@ -281,9 +281,27 @@ func TestWriteHTMLLargeSeries(t *testing.T) {
 		r.Series.Cycles = append(r.Series.Cycles, sim.CycleRecord{AtMs: int64(i) * 60_000, Eligible: i % 5, DeletesOK: i % 5})
 	}
 	page := renderPage(t, r)
-	contains(t, page, "10,080 cleanup cycles are too many to draw one by one: each point sums the cycles (all brokers) of one 10m0s bucket.")
-	contains(t, page, ">groups per 10m0s</text>")
+	contains(t, page, "10,080 cleanup cycles are too many to draw one by one: each point sums the cycles (all brokers) of one 6h0m0s bucket.")
+	contains(t, page, ">groups per 6h0m0s</text>")
 	assert.Less(t, len(page), 2_500_000, "page size is bounded")
+}
+
+// TestDenseCyclesAreBinned proves the default scenario's cleanup cycles
+// (three brokers, one cycle every ten minutes for two days: 864, most of
+// them finding nothing) are summed per hour and drawn as lines rather than
+// as 864 overlapping glyphs (issue 26: the plot was overplotted).
+func TestDenseCyclesAreBinned(t *testing.T) {
+	r := &sim.Result{Seed: 1, VirtualTime: 48 * time.Hour}
+	for i := range 48 * 6 {
+		for b := range int32(3) {
+			r.Series.Cycles = append(r.Series.Cycles, sim.CycleRecord{AtMs: int64(i)*600_000 + int64(b)*1000, Broker: b, Eligible: i % 3, DeletesOK: i % 3})
+		}
+	}
+	page := renderPage(t, r)
+	contains(t, page, "864 cleanup cycles are too many to draw one by one: each point sums the cycles (all brokers) of one 1h0m0s bucket.")
+	cycles := page[strings.Index(page, `<figure id="plot-cycles">`):]
+	cycles = cycles[:strings.Index(cycles, "</figure>")]
+	assert.Less(t, strings.Count(cycles, "<path"), 200, "no glyph per cycle (drawn one by one: about 1 800 paths)")
 }
 
 // TestDecimate proves that decimation keeps each bucket's extremes in order,
@@ -384,4 +402,32 @@ func TestReportMarksLossesAndViolationAndNamesSimpleGroups(t *testing.T) {
 	other := *r
 	other.WallTime = r.WallTime + 17*time.Second
 	sameBytes(t, page, renderPage(t, &other), "the wall time does not reach the file")
+}
+
+// TestPageOrderSummaryPlotsTables proves the reading order issue 26 asks
+// for: the header with its warnings and checks, a table of contents that
+// links every section and plot, then the summary, the plots, and the
+// tables (groups, checks, coverage marks) last.
+func TestPageOrderSummaryPlotsTables(t *testing.T) {
+	r := fakeResult(48, false)
+	r.Checks = []sim.Check{{Name: "1-a", Ran: true}, {Name: "8-b", Why: "no Connect workload"}}
+	r.Warnings = []string{"the topology store x does not implement plugin.Lister"}
+	page := renderPage(t, r)
+	at := func(s string) int {
+		t.Helper()
+		i := strings.Index(page, s)
+		require.GreaterOrEqual(t, i, 0, "page has %q", s)
+		return i
+	}
+	order := []string{"1 of 2 invariants checked; not checked: <code>8-b</code>", "WARNING: the topology store x",
+		`<nav class="toc"`, `<h2 id="summary">`, `<h2 id="plots">`, `<figure id="plot-groups">`, `<h2 id="tables">`,
+		`<h3 id="checks">`, `<h3 id="marks">`}
+	for i := 1; i < len(order); i++ {
+		assert.Less(t, at(order[i-1]), at(order[i]), "%q before %q", order[i-1], order[i])
+	}
+	toc := page[at(`<nav class="toc"`):at("</nav>")]
+	for _, id := range []string{"summary", "plots", "plot-groups", "plot-cycles", "tables", "checks", "marks"} {
+		assert.Contains(t, toc, `href="#`+id+`"`)
+		at(`id="` + id + `"`)
+	}
 }
