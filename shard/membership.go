@@ -249,7 +249,12 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, notTypeErr(h.groupID, h.typ)
 	}
 	if g == nil && h.memberEpoch != 0 {
-		// Kafka looks the group up first, for a leave too.
+		// Kafka looks the group up first, for a leave too; a leave (-1,
+		// -2) looks it up by id alone (GroupMetadataManager.group), so its
+		// message names no type.
+		if h.memberEpoch < 0 {
+			return out, kerr.GroupIDNotFound.WithMessage("Group %s not found.", h.groupID)
+		}
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
 	}
 	if h.typ == Consumer {
