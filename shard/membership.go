@@ -155,12 +155,14 @@ func validateHeartbeat(h *heartbeat) error {
 	if err := validateRackID(h.rackID); err != nil {
 		return err
 	}
-	if h.memberEpoch < -2 {
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
-	}
-	if h.typ == Share && h.memberEpoch == -2 {
-		// Share groups have no static members, so no temporary leave.
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is -2, but share groups have no static members.")
+	// GroupCoordinatorService's wording: "MemberEpoch is invalid." for
+	// consumer and share heartbeats, the epoch and bound for streams ones.
+	// Share groups have no static members, so no temporary leave (-2).
+	if h.memberEpoch < -2 || h.typ == Share && h.memberEpoch == -2 {
+		if h.typ == Streams {
+			return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
+		}
+		return kerr.InvalidRequest.WithMessage("MemberEpoch is invalid.")
 	}
 	if h.typ == Consumer {
 		if err := validateConsumerFields(h); err != nil {
