@@ -71,7 +71,9 @@ final class Oracle {
     private final GroupCoordinatorConfig config;
     private final ShareGroupConfig shareConfig;
     private final GroupConfigManager groupConfigs;
-    private final GroupCoordinatorMetrics metrics = new GroupCoordinatorMetrics();
+    private final ServiceChecks checks;
+    // One for the process: each shard registers its own metrics shard in it.
+    private static final GroupCoordinatorMetrics METRICS = new GroupCoordinatorMetrics();
     private SnapshotRegistry registry;
     private GroupCoordinatorShard shard;
     private MetadataImage image = MetadataImage.EMPTY;
@@ -92,6 +94,7 @@ final class Oracle {
         this.config = GroupCoordinatorConfig.fromProps(props);
         this.shareConfig = ShareGroupConfig.fromProps(props);
         this.groupConfigs = new GroupConfigManager(config, shareConfig);
+        this.checks = new ServiceChecks(config);
         build();
         shard.onLoaded(new KRaftCoordinatorMetadataImage(image));
     }
@@ -105,7 +108,7 @@ final class Oracle {
             .withTime(time)
             .withTimer(timer)
             .withExecutor(executor)
-            .withCoordinatorMetrics(metrics)
+            .withCoordinatorMetrics(METRICS)
             .withTopicPartition(TP)
             .build();
     }
@@ -119,23 +122,26 @@ final class Oracle {
         try {
             JsonNode resp = switch (name) {
                 case "topics" -> topics(op, records);
-                case "consumer_heartbeat" -> write(records, () -> shard.consumerGroupHeartbeat(ctx(op, ApiKeys.CONSUMER_GROUP_HEARTBEAT),
-                    Json.read(ConsumerGroupHeartbeatRequestData.class, op.get("request"), version(op))), version(op));
+                case "consumer_heartbeat" -> consumerHeartbeat(op, records);
                 case "share_heartbeat" -> shareHeartbeat(op, records);
                 case "streams_heartbeat" -> streamsHeartbeat(op, records);
-                case "offset_commit" -> write(records, () -> shard.commitOffset(ctx(op, ApiKeys.OFFSET_COMMIT),
-                    Json.read(OffsetCommitRequestData.class, op.get("request"), version(op))), version(op));
+                case "offset_commit" -> KafkaApis.offsetCommit(Json.read(OffsetCommitRequestData.class, op.get("request"), version(op)),
+                    topicPartitions, req -> write(records, () -> shard.commitOffset(ctx(op, ApiKeys.OFFSET_COMMIT), req), version(op)), version(op));
                 case "txn_offset_commit" -> txnCommit(op, records);
                 case "end_txn" -> endTxn(op);
+                // GroupCoordinatorService reads at the latest offset (a
+                // write operation) under requireStable, else at the last
+                // committed one; fetchOffsets tells the two apart by that.
                 case "offset_fetch" -> read(() -> shard.fetchOffsets(
-                    Json.read(OffsetFetchRequestData.OffsetFetchRequestGroup.class, op.get("request"), version(op)), Long.MAX_VALUE), version(op));
-                case "offset_delete" -> write(records, () -> shard.deleteOffsets(ctx(op, ApiKeys.OFFSET_DELETE),
-                    Json.read(OffsetDeleteRequestData.class, op.get("request"), version(op))), version(op));
+                    Json.read(OffsetFetchRequestData.OffsetFetchRequestGroup.class, op.get("request"), version(op)),
+                    op.path("requireStable").asBoolean() ? Long.MAX_VALUE : committed()), version(op));
+                case "offset_delete" -> KafkaApis.offsetDelete(Json.read(OffsetDeleteRequestData.class, op.get("request"), version(op)),
+                    topicPartitions, req -> write(records, () -> shard.deleteOffsets(ctx(op, ApiKeys.OFFSET_DELETE), req), version(op)), version(op));
                 case "delete_groups" -> write(records, () -> shard.deleteGroups(ctx(op, ApiKeys.DELETE_GROUPS), strings(op.get("groups"))), (short) 0);
-                case "list_groups" -> listOf(shard.listGroups(strings(op.get("states")), strings(op.get("types")), Long.MAX_VALUE), (short) 5);
-                case "consumer_describe" -> listOf(shard.consumerGroupDescribe(strings(op.get("groups")), Long.MAX_VALUE), (short) 1);
-                case "share_describe" -> listOf(shard.shareGroupDescribe(strings(op.get("groups")), Long.MAX_VALUE), (short) 1);
-                case "streams_describe" -> listOf(shard.streamsGroupDescribe(strings(op.get("groups")), Long.MAX_VALUE).describedGroups(), (short) 0);
+                case "list_groups" -> listOf(shard.listGroups(strings(op.get("states")), strings(op.get("types")), committed()), (short) 5);
+                case "consumer_describe" -> listOf(shard.consumerGroupDescribe(strings(op.get("groups")), committed()), (short) 1);
+                case "share_describe" -> listOf(shard.shareGroupDescribe(strings(op.get("groups")), committed()), (short) 1);
+                case "streams_describe" -> listOf(shard.streamsGroupDescribe(strings(op.get("groups")), committed()).describedGroups(), (short) 0);
                 case "advance" -> advance(op.get("ms").asLong(), records);
                 case "reload" -> reload();
                 default -> throw new Json.BadOperation("unknown op " + name);
@@ -154,11 +160,8 @@ final class Oracle {
     }
 
     private static short version(JsonNode op) {
-        JsonNode v = op.get("version");
-        if (v == null) {
-            throw new Json.BadOperation("missing version");
-        }
-        return (short) v.asInt();
+        // Ops without a request message (DeleteGroups) name no version.
+        return (short) op.path("version").asInt(0);
     }
 
     private static String text(JsonNode op, String field) {
@@ -228,9 +231,17 @@ final class Oracle {
         return Json.write(op.get(), version);
     }
 
+    private JsonNode consumerHeartbeat(JsonNode op, List<CoordinatorRecord> out) {
+        ConsumerGroupHeartbeatRequestData req = Json.read(ConsumerGroupHeartbeatRequestData.class, op.get("request"), version(op));
+        checks.consumerHeartbeat(req, version(op));
+        return write(out, () -> shard.consumerGroupHeartbeat(ctx(op, ApiKeys.CONSUMER_GROUP_HEARTBEAT), req), version(op));
+    }
+
     private JsonNode shareHeartbeat(JsonNode op, List<CoordinatorRecord> out) {
+        ShareGroupHeartbeatRequestData req = Json.read(ShareGroupHeartbeatRequestData.class, op.get("request"), version(op));
+        checks.shareHeartbeat(req);
         var entry = run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, () -> shard.shareGroupHeartbeat(
-            ctx(op, ApiKeys.SHARE_GROUP_HEARTBEAT), Json.read(ShareGroupHeartbeatRequestData.class, op.get("request"), version(op))));
+            ctx(op, ApiKeys.SHARE_GROUP_HEARTBEAT), req));
         entry.getValue().ifPresent(pendingShareInits::add);
         return Json.write(entry.getKey(), version(op));
     }
@@ -245,9 +256,16 @@ final class Oracle {
     }
 
     private JsonNode txnCommit(JsonNode op, List<CoordinatorRecord> out) {
-        TxnOffsetCommitRequestData req = Json.read(TxnOffsetCommitRequestData.class, op.get("request"), version(op));
-        return Json.write(run(out, req.producerId(), req.producerEpoch(),
-            () -> shard.commitTransactionalOffset(ctx(op, ApiKeys.TXN_OFFSET_COMMIT), req)), version(op));
+        return KafkaApis.txnOffsetCommit(Json.read(TxnOffsetCommitRequestData.class, op.get("request"), version(op)), topicPartitions,
+            req -> Json.write(run(out, req.producerId(), req.producerEpoch(),
+                () -> shard.commitTransactionalOffset(ctx(op, ApiKeys.TXN_OFFSET_COMMIT), req)), version(op)), version(op));
+    }
+
+    // Reads see the last committed offset, as the runtime's reads do; every
+    // write here commits at once, so that is the last written one.
+    private long committed() {
+        registry.idempotentCreateSnapshot(lastOffset);
+        return lastOffset;
     }
 
     private JsonNode endTxn(JsonNode op) {
