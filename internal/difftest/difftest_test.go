@@ -13,14 +13,14 @@ import (
 
 // startOracle builds (if needed) and starts the oracle, or skips the test
 // loudly when Java or Maven is missing.
-func startOracle(t *testing.T) *Oracle {
+func startOracle(ctx context.Context, t *testing.T) *Oracle {
 	t.Helper()
-	jar, err := OracleJar(context.Background(), filepath.Join("..", ".."))
+	jar, err := OracleJar(ctx, filepath.Join("..", ".."))
 	if errors.Is(err, ErrNoJava) {
 		t.Skip("SKIPPED, NOT RUN: the Kafka oracle needs java and mvn on PATH (" + err.Error() + ")")
 	}
 	require.NoError(t, err)
-	o, err := StartOracle(context.Background(), jar)
+	o, err := StartOracle(ctx, jar)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = o.Close() })
 	return o
@@ -30,7 +30,7 @@ func startOracle(t *testing.T) *Oracle {
 // GroupCoordinatorShard and fails on any divergence no entry of Known
 // explains, printing each (reduced) with its sequence.
 func TestDifferential(t *testing.T) {
-	o := startOracle(t)
+	o := startOracle(context.Background(), t)
 	seeds, ops := 20, 100
 	if testing.Short() {
 		seeds = 5

@@ -89,3 +89,31 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 		return got.canonical()
 	}
 }
+
+// RecordRepro runs ops on a fresh oracle session and writes them to
+// dir/name as a reproduction file whose expected outputs are all Kafka's:
+// a hand-written regression sequence, checked against coordsim by
+// TestRepros without Java. about is the file's opening paragraph.
+func RecordRepro(o *Oracle, dir, name, about string, ops []Op) (string, error) {
+	s, err := newSession(o, shift{})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(about), "\n") {
+		fmt.Fprintf(&b, "# %s\n", line)
+	}
+	b.WriteString("# Expected outputs are Kafka 4.4's (the oracle's), never regenerate them with -rewrite.\n\n")
+	for _, op := range ops {
+		kafka, _, err := s.step(op)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "op name=%s\n%s\n----\n%s\n\n", op.Name(), EncodeOp(op), kafka.canonical())
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+}
