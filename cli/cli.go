@@ -154,6 +154,8 @@ func (a *app) run(args []string, stdout, stderr io.Writer) int {
 		return a.scenariosCmd(args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
+	case "diff":
+		return diffCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

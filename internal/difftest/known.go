@@ -27,6 +27,33 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
+		Name: "topic-recreated",
+		Why:  "Kafka tells a re-created topic from the deleted one by its topic id; coordsim's assignments and offsets carry names only, so partitions a member still owns of the deleted incarnation look like the new topic's",
+		Match: func(d Divergence) bool {
+			seen, gone := map[string]bool{}, map[string]bool{}
+			for _, op := range d.Ops[:d.Step+1] {
+				t, ok := op.(SetTopics)
+				if !ok {
+					continue
+				}
+				now := map[string]bool{}
+				for _, x := range t.Topics {
+					now[x.Name] = true
+					if gone[x.Name] {
+						return true
+					}
+				}
+				for n := range seen {
+					if !now[n] {
+						gone[n] = true
+					}
+				}
+				seen = now
+			}
+			return false
+		},
+	},
+	{
 		Name: "txn-marker-per-group",
 		Why:  "Kafka's end-transaction marker completes every pending offset of the producer in the partition, whatever the group; coordsim's EndTransaction completes the named group's only",
 		Match: func(d Divergence) bool {

@@ -3,6 +3,7 @@ package difftest
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"slices"
 )
 
@@ -11,24 +12,58 @@ import (
 // null where Kafka's null is meant), with the request version and header
 // client id beside it.
 
-// topicIDs gives every topic name a fixed Kafka topic id, so both sides
-// agree on ids without a broker to assign them.
-type topicIDs map[string]string
+// topicIDs gives every topic a fixed Kafka topic id, so runs repeat
+// without a broker to assign them. A topic deleted and created again gets
+// a new id, as in Kafka; a request naming a deleted topic (a member still
+// owning its partitions) carries the id it had.
+type topicIDs struct {
+	cur   map[string]string // name → its latest id
+	names map[string]string // every id handed out → name
+	inc   map[string]int    // name → incarnations so far
+	live  map[string]bool   // names in the current image
+}
 
-// TopicID is the fixed id of a topic name: the first 16 bytes of its
-// SHA-256, in Kafka's Uuid text form (URL-safe base64 without padding).
-func TopicID(name string) string {
-	sum := sha256.Sum256([]byte("coordsim-topic:" + name))
+func newTopicIDs() topicIDs {
+	return topicIDs{cur: map[string]string{}, names: map[string]string{}, inc: map[string]int{}, live: map[string]bool{}}
+}
+
+// TopicID is the id of incarnation n of a topic name: the first 16 bytes
+// of a SHA-256, in Kafka's Uuid text form (URL-safe base64, no padding).
+func TopicID(name string, n int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("coordsim-topic:%s#%d", name, n)))
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
+// id is name's latest id, handing out the first when it has none.
 func (ids topicIDs) id(name string) string {
-	if id, ok := ids[name]; ok {
+	if id, ok := ids.cur[name]; ok {
 		return id
 	}
-	id := TopicID(name)
-	ids[name] = id
+	return ids.create(name)
+}
+
+// create hands out name's next incarnation.
+func (ids topicIDs) create(name string) string {
+	id := TopicID(name, ids.inc[name])
+	ids.inc[name]++
+	ids.cur[name], ids.names[id] = id, name
 	return id
+}
+
+// image records the topic image's names: a name new to it is a created
+// topic, with a new id.
+func (ids topicIDs) image(topics []Topic) {
+	next := map[string]bool{}
+	for _, t := range topics {
+		if !ids.live[t.Name] {
+			ids.create(t.Name)
+		}
+		next[t.Name] = true
+	}
+	clear(ids.live)
+	for n := range next {
+		ids.live[n] = true
+	}
 }
 
 func nullable(s *string) any {
@@ -46,6 +81,7 @@ func stringsOrNull(s []string) any {
 }
 
 func (o SetTopics) oracle(ids topicIDs) map[string]any {
+	ids.image(o.Topics)
 	ts := make([]any, 0, len(o.Topics))
 	for _, t := range o.Topics {
 		ts = append(ts, map[string]any{"name": t.Name, "id": ids.id(t.Name), "partitions": t.Partitions})
@@ -94,7 +130,7 @@ func commitTopics(topics []CommitTopic, ids topicIDs) []any {
 				"committedLeaderEpoch": p.LeaderEpoch, "committedMetadata": p.Metadata})
 		}
 		tm := map[string]any{"name": t.Topic, "partitions": ps}
-		if ids != nil {
+		if ids.cur != nil {
 			tm["topicId"] = ids.id(t.Topic)
 		}
 		out = append(out, tm)
@@ -115,7 +151,7 @@ func (o TxnOffsetCommit) oracle(topicIDs) map[string]any {
 	return map[string]any{"version": 5, "request": map[string]any{
 		"transactionalId": "txn", "groupId": o.GroupID, "producerId": o.ProducerID, "producerEpoch": o.ProducerEpoch,
 		"generationIdOrMemberEpoch": o.MemberEpoch, "memberId": o.MemberID,
-		"groupInstanceId": nullable(o.InstanceID), "topics": commitTopics(o.Topics, nil),
+		"groupInstanceId": nullable(o.InstanceID), "topics": commitTopics(o.Topics, topicIDs{}),
 	}}
 }
 

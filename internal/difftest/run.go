@@ -167,11 +167,10 @@ func runSequence(o *Oracle, seed uint64, opts Options) (*Divergence, int, error)
 
 // session is one sequence on both sides.
 type session struct {
-	o     *Oracle
-	d     *driver
-	sh    shift
-	ids   topicIDs
-	names map[string]string
+	o   *Oracle
+	d   *driver
+	sh  shift
+	ids topicIDs
 }
 
 func newSession(o *Oracle, sh shift) (*session, error) {
@@ -182,7 +181,7 @@ func newSession(o *Oracle, sh shift) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{o: o, d: d, sh: sh, ids: topicIDs{}, names: map[string]string{}}, nil
+	return &session{o: o, d: d, sh: sh, ids: newTopicIDs()}, nil
 }
 
 // OracleProps are the broker properties the oracle runs with: Kafka's
@@ -207,10 +206,7 @@ func (s *session) step(op Op) (kafka, ours Outcome, err error) {
 	if err != nil {
 		return kafka, ours, err
 	}
-	for name, id := range s.ids {
-		s.names[id] = name
-	}
-	kafka = normalise(op, line, s.names)
+	kafka = normalise(op, line, s.ids.names)
 	ours = op.run(s.d)
 	kafka.Message, ours.Message = s.sh.message(kafka.Message), s.sh.message(ours.Message)
 	if !carriesMessage(op) {
