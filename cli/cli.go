@@ -155,7 +155,7 @@ func (a *app) run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
 	case "diff":
-		return diffCmd(args[1:], stdout, stderr)
+		return a.diffCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -22,7 +22,7 @@ const exitOracleUnavailable = 3
 // against Kafka's own GroupCoordinatorShard (docs/fidelity.md). It exits 0
 // when every divergence is a known one, 1 on an unexplained divergence, 2
 // on bad flags, and 3 when the oracle is unavailable.
-func diffCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seeds := fs.Int("seeds", 200, "sequences to run (`N` >= 1)")
@@ -46,6 +46,9 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	if *seeds < 1 || *ops < 1 {
 		fmt.Fprintln(stderr, "coordsim diff: --seeds and --ops must be >= 1")
 		return exitUsage
+	}
+	if a.checkOnly {
+		return exitOK // the documents' examples are checked, not run
 	}
 	root := *repo
 	if root == "" {
