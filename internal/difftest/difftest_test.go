@@ -51,11 +51,11 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-// TestRepros replays every reproduction file under testdata/: each is a
+// TestRepros replays every reproduction file under testdata/repro/: each is a
 // divergence the runner found, reduced, with Kafka's answers as the
 // expected output, so each is a regression test that needs no Java.
 func TestRepros(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, filepath.Join("testdata", "repro"), func(t *testing.T, path string) {
 		replay := ReplayRepro(path)
 		datadriven.RunTest(t, path, func(_ *testing.T, td *datadriven.TestData) string { return replay(td) })
 	})

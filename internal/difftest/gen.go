@@ -405,8 +405,9 @@ func (g *generator) observe(op Op, out Outcome) {
 		if a, ok := resp["assignment"].([]any); ok {
 			m.assignment = nil
 			for _, t := range a {
-				tm := t.(map[string]any)
-				tp := TopicPartitions{Topic: tm["topic"].(string)}
+				tm := asMap(t)
+				name, _ := tm["topic"].(string)
+				tp := TopicPartitions{Topic: name}
 				for _, p := range asList(tm["partitions"]) {
 					tp.Partitions = append(tp.Partitions, int32(num(p)))
 				}

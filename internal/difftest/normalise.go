@@ -144,7 +144,7 @@ func (n normaliser) value(v any) any {
 			case nullAsEmpty[k] && x == nil:
 				out[k] = ""
 			case k == "subscribedTopicNames" && x != nil:
-				out[k] = sortedAny(x.([]any))
+				out[k] = sortedAny(asList(x))
 			default:
 				out[k] = n.value(x)
 			}
@@ -163,7 +163,7 @@ func (n normaliser) value(v any) any {
 		}
 		if len(out) > 0 && isTopicPartitions(out[0]) {
 			slices.SortFunc(out, func(a, b any) int {
-				return strings.Compare(a.(map[string]any)["topic"].(string), b.(map[string]any)["topic"].(string))
+				return strings.Compare(fmt.Sprint(asMap(a)["topic"]), fmt.Sprint(asMap(b)["topic"]))
 			})
 		}
 		return out
@@ -257,13 +257,13 @@ func (n normaliser) response(op Op, resp any) any {
 	case OffsetCommit, TxnOffsetCommit, OffsetDelete:
 		lines := []string{}
 		for _, t := range asList(field(m, "topics")) {
-			tm := t.(map[string]any)
+			tm := asMap(t)
 			name, _ := tm["name"].(string)
 			if name == "" {
 				name = n.topic(tm["topicId"]) // OffsetCommit v10 answers by id
 			}
 			for _, p := range asList(tm["partitions"]) {
-				pm := p.(map[string]any)
+				pm := asMap(p)
 				lines = append(lines, fmt.Sprintf("%s-%d: %d", name, num(pm["partitionIndex"]), num(pm["errorCode"])))
 			}
 		}
@@ -272,9 +272,9 @@ func (n normaliser) response(op Op, resp any) any {
 	case OffsetFetch:
 		lines := []string{}
 		for _, t := range asList(field(m, "topics")) {
-			tm := t.(map[string]any)
+			tm := asMap(t)
 			for _, p := range asList(tm["partitions"]) {
-				pm := p.(map[string]any)
+				pm := asMap(p)
 				meta, _ := pm["metadata"].(string)
 				lines = append(lines, fmt.Sprintf("%s-%d: offset=%d epoch=%d metadata=%q error=%d", tm["name"], num(pm["partitionIndex"]),
 					num(pm["committedOffset"]), num(pm["committedLeaderEpoch"]), meta, num(pm["errorCode"])))
@@ -285,18 +285,18 @@ func (n normaliser) response(op Op, resp any) any {
 	case DeleteGroups:
 		out := []any{}
 		for _, g := range asList(resp) {
-			gm := g.(map[string]any)
+			gm := asMap(g)
 			out = append(out, fmt.Sprintf("%s: %d", gm["groupId"], num(gm["errorCode"])))
 		}
-		slices.SortFunc(out, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+		slices.SortFunc(out, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 		return out
 	case ListGroups:
 		out := []any{}
 		for _, g := range asList(resp) {
-			gm := g.(map[string]any)
+			gm := asMap(g)
 			out = append(out, fmt.Sprintf("%s %s %s", gm["groupId"], gm["groupType"], gm["groupState"]))
 		}
-		slices.SortFunc(out, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+		slices.SortFunc(out, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 		return out
 	case DescribeGroups:
 		return n.describe(op.(DescribeGroups), resp)
@@ -312,29 +312,29 @@ func asList(v any) []any {
 func (n normaliser) describe(op DescribeGroups, resp any) any {
 	out := []any{}
 	for _, g := range asList(resp) {
-		gm := g.(map[string]any)
+		gm := asMap(g)
 		if code := num(gm["errorCode"]); code != 0 {
 			out = append(out, map[string]any{"groupId": gm["groupId"], "errorCode": code})
 			continue
 		}
 		members := []any{}
 		for _, m := range asList(gm["members"]) {
-			mm := m.(map[string]any)
+			mm := asMap(m)
 			md := map[string]any{
 				"memberId": mm["memberId"], "memberEpoch": num(mm["memberEpoch"]), "clientId": mm["clientId"],
-				"rackId":               n.value(map[string]any{"rackId": mm["rackId"]}).(map[string]any)["rackId"],
+				"rackId":               asMap(n.value(map[string]any{"rackId": mm["rackId"]}))["rackId"],
 				"subscribedTopicNames": sortedAny(nonNil(asList(mm["subscribedTopicNames"]))),
 				"assignment":           nonNil(asList(n.value(field(asMap(mm["assignment"]), "topicPartitions")))),
 			}
 			if !op.Share {
-				v := n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}).(map[string]any)
+				v := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}))
 				md["instanceId"], md["subscribedTopicRegex"] = v["instanceId"], v["subscribedTopicRegex"]
 				md["targetAssignment"] = nonNil(asList(n.value(field(asMap(mm["targetAssignment"]), "topicPartitions"))))
 			}
 			members = append(members, md)
 		}
 		slices.SortFunc(members, func(a, b any) int {
-			return strings.Compare(a.(map[string]any)["memberId"].(string), b.(map[string]any)["memberId"].(string))
+			return strings.Compare(fmt.Sprint(asMap(a)["memberId"]), fmt.Sprint(asMap(b)["memberId"]))
 		})
 		out = append(out, map[string]any{
 			"groupId": gm["groupId"], "errorCode": 0, "groupState": gm["groupState"],

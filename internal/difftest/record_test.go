@@ -3,12 +3,13 @@ package difftest
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestRecordRepros rewrites the hand-written reproductions under testdata/
+// TestRecordRepros rewrites the hand-written reproductions under testdata/repro/
 // from the oracle. It runs only with DIFFTEST_RECORD=1 (it writes files);
 // TestRepros checks them against coordsim on every run.
 func TestRecordRepros(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRecordRepros(t *testing.T) {
 			ShareHeartbeat{ClientID: "c", GroupID: "s", MemberID: "member-a-xxxxxxxxxxxxxxx", MemberEpoch: -2},
 		}},
 	} {
-		path, err := RecordRepro(o, "testdata", r.name, r.about, r.ops)
+		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
 		require.NoError(t, err)
 		t.Log("wrote", path)
 	}
