@@ -86,6 +86,49 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
+		Name: "commit-assignment-epochs",
+		Why:  "a commit at an older member epoch is checked against each partition's KIP-1251 assignment epoch: Kafka records them, coordsim derives them on replay, and after some reconciliations the two differ, so Kafka refuses (ILLEGAL_GENERATION for TxnOffsetCommit v5, STALE_MEMBER_EPOCH) a commit coordsim accepts",
+		Match: func(d Divergence) bool {
+			switch d.Ops[d.Step].(type) {
+			case OffsetCommit, TxnOffsetCommit:
+			default:
+				return false
+			}
+			return (d.Kafka.Error == "ILLEGAL_GENERATION" || d.Kafka.Error == "STALE_MEMBER_EPOCH") && d.Ours.Error == ""
+		},
+	},
+	{
+		Name: "txn-commit-order",
+		Why:  "when two producers' pending offsets for one partition commit, Kafka keeps the one written later in the log (OffsetMetadataManager compares record offsets); coordsim's offsets store keeps the last to commit",
+		Match: func(d Divergence) bool {
+			type key struct {
+				group, topic string
+				p            int32
+			}
+			if _, ok := d.Ops[d.Step].(OffsetFetch); !ok {
+				return false
+			}
+			producers := map[key]map[int64]bool{}
+			for _, op := range d.Ops[:d.Step+1] {
+				if c, ok := op.(TxnOffsetCommit); ok {
+					for _, t := range c.Topics {
+						for _, p := range t.Partitions {
+							k := key{c.GroupID, t.Topic, p.Partition}
+							if producers[k] == nil {
+								producers[k] = map[int64]bool{}
+							}
+							producers[k][c.ProducerID] = true
+							if len(producers[k]) > 1 {
+								return true
+							}
+						}
+					}
+				}
+			}
+			return false
+		},
+	},
+	{
 		Name: "share-initialisation",
 		Why:  "Kafka assigns a share partition only once its state is initialised (KIP-932 initializing/initialized topics); coordsim assigns every subscribed partition at once",
 		Match: func(d Divergence) bool {
