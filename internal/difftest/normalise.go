@@ -245,7 +245,7 @@ func num(v any) int64 {
 // response normalises an operation's answer.
 func (n normaliser) response(op Op, resp any) any {
 	m, _ := resp.(map[string]any)
-	switch op.(type) {
+	switch op := op.(type) {
 	case ConsumerHeartbeat, ShareHeartbeat:
 		out := map[string]any{"memberId": field(m, "memberId"), "memberEpoch": num(field(m, "memberEpoch")),
 			"heartbeatIntervalMs": num(field(m, "heartbeatIntervalMs")), "assignment": nil}
@@ -299,7 +299,7 @@ func (n normaliser) response(op Op, resp any) any {
 		slices.SortFunc(out, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 		return out
 	case DescribeGroups:
-		return n.describe(op.(DescribeGroups), resp)
+		return n.describe(op, resp)
 	}
 	return nil
 }
