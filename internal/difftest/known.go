@@ -170,6 +170,23 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
+		Name: "assignor-preference-tie",
+		Why:  "when a group's members name different server assignors, Kafka 4.4 bumps the group epoch and recomputes the target on a later heartbeat that names none; coordsim keeps the epoch",
+		Match: func(d Divergence) bool {
+			h, ok := d.Ops[d.Step].(ConsumerHeartbeat)
+			if !ok || d.Kafka.Error != "" || d.Ours.Error != "" || countValues(d.Kafka, "GroupMetadata") <= countValues(d.Ours, "GroupMetadata") {
+				return false
+			}
+			names := map[string]bool{}
+			for _, op := range d.Ops[:d.Step] {
+				if c, ok := op.(ConsumerHeartbeat); ok && c.GroupID == h.GroupID && c.ServerAssignor != nil {
+					names[*c.ServerAssignor] = true
+				}
+			}
+			return len(names) > 1
+		},
+	},
+	{
 		Name: "consumer-target-differs",
 		Why:  "on some heterogeneous subscriptions and topic changes Kafka 4.4's server assignors and target refresh give another target than coordsim's (open: not yet reduced to its cause)",
 		Match: func(d Divergence) bool {
