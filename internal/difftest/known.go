@@ -82,7 +82,8 @@ var Known = []KnownDivergence{
 		Why:  "GroupCoordinatorService checks a heartbeat's fields in its own order (rebalance timeout before owned partitions, the group before the assignor); coordsim's checks answer another of the request's errors first",
 		Match: func(d Divergence) bool {
 			_, ok := d.Ops[d.Step].(ConsumerHeartbeat)
-			return ok && d.Kafka.Error != "" && d.Ours.Error != "" && len(d.Kafka.Records) == 0 && len(d.Ours.Records) == 0
+			return ok && d.Kafka.Error != "" && d.Ours.Error != "" && len(d.Kafka.Records) == 0 && len(d.Ours.Records) == 0 &&
+				(d.Kafka.Error != d.Ours.Error || d.Kafka.Message != d.Ours.Message && requestInvalid(d.Kafka.Error))
 		},
 	},
 	{
@@ -308,4 +309,11 @@ func stripAssignment(v any) any {
 		return out
 	}
 	return v
+}
+
+// requestInvalid reports whether an error is one of the request checks'
+// (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR), whose wording depends on which
+// check ran first.
+func requestInvalid(name string) bool {
+	return name == "INVALID_REQUEST" || name == "UNSUPPORTED_ASSIGNOR"
 }
