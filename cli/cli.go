@@ -204,6 +204,8 @@ func (a *app) command(args []string, stdout, stderr io.Writer) int {
 		return a.scenariosCmd(args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
+	case "diff":
+		return a.diffCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			return a.helpCmd(args[1:], stdout, stderr)
@@ -234,7 +236,7 @@ func (a *app) helpCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "run", "replay", "sweep", "scenarios", "serve":
+	case "run", "replay", "sweep", "scenarios", "serve", "diff":
 		return a.run([]string{args[0], "-h"}, stdout, stderr)
 	case "version", "help":
 		fmt.Fprint(stdout, usage)

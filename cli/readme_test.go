@@ -184,7 +184,7 @@ func TestDocFlagsExist(t *testing.T) {
 		"for": "kubectl wait", "timeout": "kubectl wait",
 	}
 	known := map[string]bool{}
-	for _, cmd := range []string{"run", "replay", "sweep", "serve"} {
+	for _, cmd := range []string{"run", "replay", "sweep", "serve", "diff"} {
 		_, help, _ := runCLI(cmd, "-h")
 		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help, -1) {
 			known[m[1]] = true

@@ -417,7 +417,6 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}},
 		{"oversized group", kerr.InvalidGroupID, func() error { _, err := h.Coordinator.CommitOffsets(simpleCommit(long, 1)).Result(); return err }},
 		{"invalid utf8 group", kerr.InvalidGroupID, func() error { _, err := h.Coordinator.CommitOffsets(simpleCommit("\xff", 1)).Result(); return err }},
-		{"negative offset", kerr.InvalidRequest, func() error { _, err := h.Coordinator.CommitOffsets(simpleCommit("x", -1)).Result(); return err }},
 		{"metadata too large", kerr.OffsetMetadataTooLarge, func() error {
 			req := simpleCommit("x", 1)
 			req.Topics[0].Partitions[0].Metadata = string(make([]byte, 4097))

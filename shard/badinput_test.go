@@ -106,8 +106,6 @@ func TestCommitOffsetsBadInput(t *testing.T) {
 		{"invalid UTF-8 group id", commit(commitReq(invalidUTF8, "", -1, ok)), kerr.InvalidGroupID},
 		{"invalid UTF-8 member id", commit(commitReq("consumer-group", invalidUTF8, epoch, ok)), kerr.InvalidRequest},
 		{"oversized member id", commit(commitReq("consumer-group", longMemberID, epoch, ok)), kerr.InvalidRequest},
-		{"negative offset", commit(commitReq("classic-group", "", -1, OffsetCommitTopic{Topic: "foo", Partitions: []OffsetCommitPartition{partitionAt(0, -1, "")}})), kerr.InvalidRequest},
-		{"leader epoch below -1", commit(commitReq("classic-group", "", -1, OffsetCommitTopic{Topic: "foo", Partitions: []OffsetCommitPartition{{Partition: 0, Offset: 1, LeaderEpoch: -2}}})), kerr.InvalidRequest},
 		{"member of a missing group", commit(commitReq("missing-group", "m1", 1, ok)), kerr.GroupIDNotFound},
 		{"generation on a missing group", commit(commitReq("missing-group", "", 1, ok)), kerr.GroupIDNotFound},
 		{"member and generation on a simple classic group", commit(commitReq("classic-group", "m1", 3, ok)), kerr.UnknownMemberID},

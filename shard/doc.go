@@ -99,8 +99,7 @@
 // empty id, a group like any other for OffsetCommit, OffsetFetch,
 // DescribeGroups and DeleteGroups (ValidateGroupIDOrEmpty) and refused
 // elsewhere (ValidateGroupID); OffsetCommitRequest.APIVersion 0 means the
-// newest version, for callers that speak no wire version; a commit with a negative offset or a
-// leader epoch below -1 fails with INVALID_REQUEST (Kafka stores them); the
+// newest version, for callers that speak no wire version; the
 // KIP-1251 assignment epochs are derived on replay from the previous
 // assignment instead of read from the record, which gives the same epochs
 // on an uncompacted log; timer keys follow Kafka's ("expire-group-metadata",

@@ -155,12 +155,14 @@ func validateHeartbeat(h *heartbeat) error {
 	if err := validateRackID(h.rackID); err != nil {
 		return err
 	}
-	if h.memberEpoch < -2 {
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
-	}
-	if h.typ == Share && h.memberEpoch == -2 {
-		// Share groups have no static members, so no temporary leave.
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is -2, but share groups have no static members.")
+	// GroupCoordinatorService's wording: "MemberEpoch is invalid." for
+	// consumer and share heartbeats, the epoch and bound for streams ones.
+	// Share groups have no static members, so no temporary leave (-2).
+	if h.memberEpoch < -2 || h.typ == Share && h.memberEpoch == -2 {
+		if h.typ == Streams {
+			return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
+		}
+		return kerr.InvalidRequest.WithMessage("MemberEpoch is invalid.")
 	}
 	if h.typ == Consumer {
 		if err := validateConsumerFields(h); err != nil {
@@ -249,7 +251,12 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, notTypeErr(h.groupID, h.typ)
 	}
 	if g == nil && h.memberEpoch != 0 {
-		// Kafka looks the group up first, for a leave too.
+		// Kafka looks the group up first, for a leave too; a leave (-1,
+		// -2) looks it up by id alone (GroupMetadataManager.group), so its
+		// message names no type.
+		if h.memberEpoch < 0 {
+			return out, kerr.GroupIDNotFound.WithMessage("Group %s not found.", h.groupID)
+		}
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
 	}
 	if h.typ == Consumer {

@@ -151,8 +151,10 @@ func (r commitRequest) beforeVersion9() bool {
 // older member epoch is accepted only if every committed partition (or task)
 // was assigned to the member at that epoch or before (KIP-1251).
 //
-// Not Kafka: a negative offset or a leader epoch below -1 fails the whole
-// request with INVALID_REQUEST (Kafka stores them as given).
+// The committed values are stored as given, a negative offset or a leader
+// epoch below -1 included: Kafka's OffsetMetadataManager checks neither
+// (OffsetAndMetadata.fromRequest copies them), and an admin may reset a
+// group to a sentinel such as -1.
 func (s *Shard) CommitOffsets(nowMs int64, req OffsetCommitRequest) (Result[OffsetCommitResponse], error) {
 	if err := validateOffsetCommitVersion(req.APIVersion); err != nil {
 		return Result[OffsetCommitResponse]{}, err
@@ -188,9 +190,6 @@ func (s *Shard) commit(nowMs int64, req commitRequest, expire, producerID int64)
 		return res, err
 	}
 	if err := validateMemberID(req.memberID); err != nil {
-		return res, err
-	}
-	if err := validateCommitPartitions(req.topics); err != nil {
 		return res, err
 	}
 	known, answered := s.partitionsInMetadata(req.topics)
@@ -374,23 +373,6 @@ func countCommitPartitions(topics []OffsetCommitTopic) int {
 		n += len(t.Partitions)
 	}
 	return n
-}
-
-// validateCommitPartitions is coordsim's input check of the committed
-// values (Kafka has none): a negative offset or a leader epoch below -1 fails
-// the request.
-func validateCommitPartitions(topics []OffsetCommitTopic) error {
-	for _, t := range topics {
-		for _, p := range t.Partitions {
-			switch {
-			case p.Offset < 0:
-				return kerr.InvalidRequest.WithMessage("%s-%d: negative offset %d", t.Topic, p.Partition, p.Offset)
-			case p.LeaderEpoch < offsets.NoLeaderEpoch:
-				return kerr.InvalidRequest.WithMessage("%s-%d: leader epoch %d", t.Topic, p.Partition, p.LeaderEpoch)
-			}
-		}
-	}
-	return nil
 }
 
 // partitionsInMetadata is KafkaApis' check before a commit reaches the group

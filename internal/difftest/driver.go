@@ -1,0 +1,326 @@
+package difftest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// driver runs ops on coordsim's shard the way package coordinator drives
+// it, reduced to what one partition needs: an operation's records are
+// replayed at once (every write commits), its timer changes are applied to
+// a keyed timer queue with Kafka's semantics (a key replaces its timer,
+// equal deadlines fire in scheduling order), timers fire only on Advance,
+// and Reload rebuilds the shard from its log and arms OnLoaded's timers.
+type driver struct {
+	cfg    shard.Config
+	s      *shard.Shard
+	nowMs  int64
+	log    []shard.Record
+	topics map[string]int32
+	timers map[string]timer
+	seq    uint64
+	sh     shift
+}
+
+type timer struct {
+	op  shard.TimerOp
+	seq uint64
+}
+
+func newDriver(cfg shard.Config, sh shift) (*driver, error) {
+	s, err := shard.New(0, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh}
+	d.applyTimers(s.OnLoaded(0))
+	return d, nil
+}
+
+// commit replays a result's records and applies its timers.
+func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
+	out := make([]any, 0, len(records))
+	for _, r := range records {
+		if err := d.s.Replay(int64(len(d.log)), r); err != nil {
+			// A record the shard produced and cannot replay is a coordsim
+			// bug; report it as an outcome so the runner shows it.
+			out = append(out, map[string]any{"replayError": err.Error()})
+			continue
+		}
+		d.log = append(d.log, r)
+		out = append(out, recordJSON(d.sh, r))
+	}
+	d.applyTimers(timers)
+	return out
+}
+
+func (d *driver) applyTimers(ops []shard.TimerOp) {
+	for _, op := range ops {
+		if op.Cancel {
+			delete(d.timers, op.Key)
+			continue
+		}
+		if _, ok := d.timers[op.Key]; ok && op.IfAbsent {
+			continue
+		}
+		d.seq++
+		d.timers[op.Key] = timer{op: op, seq: d.seq}
+	}
+}
+
+// nextDue returns the earliest timer due at or before limitMs.
+func (d *driver) nextDue(limitMs int64) (timer, bool) {
+	var best timer
+	found := false
+	for _, t := range d.timers {
+		if t.op.DeadlineMs > limitMs {
+			continue
+		}
+		if !found || t.op.DeadlineMs < best.op.DeadlineMs || t.op.DeadlineMs == best.op.DeadlineMs && t.seq < best.seq {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// errOutcome is the outcome of an operation that failed as a whole: Kafka's
+// error name and message, and nothing written.
+func errOutcome(err error) Outcome {
+	msg := ""
+	var me *kerr.MessageError
+	if asMessage(err, &me) {
+		msg = me.Message
+	}
+	return Outcome{Error: kerr.Name(err), Message: msg, Records: []any{}}
+}
+
+func (o SetTopics) run(d *driver) Outcome {
+	next := map[string]int32{}
+	for _, t := range o.Topics {
+		next[t.Name] = max(t.Partitions, d.topics[t.Name])
+	}
+	var deleted []shard.TopicPartitions
+	for _, name := range slices.Sorted(maps.Keys(d.topics)) {
+		if _, ok := next[name]; !ok {
+			tp := shard.TopicPartitions{Topic: name}
+			for p := range d.topics[name] {
+				tp.Partitions = append(tp.Partitions, p)
+			}
+			deleted = append(deleted, tp)
+		}
+	}
+	if err := d.s.SetTopics(next); err != nil {
+		return Outcome{Bad: err.Error()}
+	}
+	d.topics = next
+	out := Outcome{Records: []any{}}
+	if len(deleted) > 0 {
+		res, err := d.s.OnPartitionsDeleted(deleted)
+		if err != nil {
+			return errOutcome(err)
+		}
+		out.Records = d.commit(res.Records, res.Timers)
+	}
+	return out
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func partitions(tps []TopicPartitions) []shard.TopicPartitions {
+	if tps == nil {
+		return nil
+	}
+	out := make([]shard.TopicPartitions, 0, len(tps))
+	for _, tp := range tps {
+		out = append(out, shard.TopicPartitions{Topic: tp.Topic, Partitions: slices.Clone(tp.Partitions)})
+	}
+	return out
+}
+
+func (o ConsumerHeartbeat) run(d *driver) Outcome {
+	owned := partitions(o.Owned)
+	if owned == nil && o.OwnedSet {
+		owned = []shard.TopicPartitions{}
+	}
+	res, err := d.s.ConsumerGroupHeartbeat(d.nowMs, shard.ConsumerGroupHeartbeatRequest{
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), InstanceID: str(o.InstanceID),
+		ClientID: o.ClientID, RackID: str(o.RackID), RebalanceTimeoutMs: o.RebalanceTimeoutMs,
+		SubscribedTopicNames: o.Subscribed, TopicPartitions: owned, ServerAssignor: o.ServerAssignor,
+		SubscribedTopicRegex: o.Regex,
+	})
+	if err != nil {
+		return errOutcome(err)
+	}
+	r := res.Response
+	return Outcome{Response: heartbeatJSON(d.sh, r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment),
+		Records: d.commit(res.Records, res.Timers)}
+}
+
+func (o ShareHeartbeat) run(d *driver) Outcome {
+	res, err := d.s.ShareGroupHeartbeat(d.nowMs, shard.ShareGroupHeartbeatRequest{
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), ClientID: o.ClientID,
+		RackID: str(o.RackID), SubscribedTopicNames: o.Subscribed,
+	})
+	if err != nil {
+		return errOutcome(err)
+	}
+	r := res.Response
+	return Outcome{Response: heartbeatJSON(d.sh, r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment),
+		Records: d.commit(res.Records, res.Timers)}
+}
+
+func shardCommitTopics(topics []CommitTopic) []shard.OffsetCommitTopic {
+	out := make([]shard.OffsetCommitTopic, 0, len(topics))
+	for _, t := range topics {
+		ct := shard.OffsetCommitTopic{Topic: t.Topic}
+		for _, p := range t.Partitions {
+			ct.Partitions = append(ct.Partitions, shard.OffsetCommitPartition{Partition: p.Partition, Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata})
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+func (o OffsetCommit) run(d *driver) Outcome {
+	res, err := d.s.CommitOffsets(d.nowMs, shard.OffsetCommitRequest{
+		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.sh.in(o.MemberEpoch),
+		RetentionTimeMs: shard.DefaultRetentionTimeMs, APIVersion: 9, Topics: shardCommitTopics(o.Topics),
+	})
+	if err != nil {
+		return errOutcome(err)
+	}
+	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
+}
+
+func (o TxnOffsetCommit) run(d *driver) Outcome {
+	res, err := d.s.CommitTransactionalOffsets(d.nowMs, shard.TxnOffsetCommitRequest{
+		TransactionalID: "txn", GroupID: o.GroupID, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
+		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.sh.in(o.MemberEpoch), Topics: shardCommitTopics(o.Topics),
+	})
+	if err != nil {
+		return errOutcome(err)
+	}
+	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
+}
+
+func (o EndTxn) run(d *driver) Outcome {
+	res, err := d.s.EndTransaction(o.GroupID, o.ProducerID, o.Commit)
+	if err != nil {
+		return errOutcome(err)
+	}
+	d.commit(res.Records, res.Timers)
+	// The marker is a control record, not a coordinator record: Kafka's
+	// shard replays it and writes nothing.
+	return Outcome{Records: []any{}}
+}
+
+func (o OffsetFetch) run(d *driver) Outcome {
+	var topics []shard.TopicPartitions
+	if o.Topics != nil {
+		topics = partitions(o.Topics)
+		for i := range topics {
+			if topics[i].Partitions == nil {
+				topics[i].Partitions = []int32{}
+			}
+		}
+	}
+	got, err := d.s.OffsetFetch(shard.OffsetFetchRequest{GroupID: o.GroupID, MemberID: str(o.MemberID), MemberEpoch: d.sh.in(o.MemberEpoch),
+		Topics: topics, RequireStable: o.RequireStable})
+	if err != nil {
+		return errOutcome(err)
+	}
+	return Outcome{Response: fetchJSON(got), Records: []any{}}
+}
+
+func (o OffsetDelete) run(d *driver) Outcome {
+	res, err := d.s.DeleteOffsets(o.GroupID, partitions(o.Topics))
+	if err != nil {
+		return errOutcome(err)
+	}
+	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
+}
+
+func (o DeleteGroups) run(d *driver) Outcome {
+	res, err := d.s.DeleteGroups(o.Groups)
+	if err != nil {
+		return errOutcome(err)
+	}
+	results := make([]any, 0, len(res.Response))
+	for _, r := range res.Response {
+		results = append(results, fmt.Sprintf("%s: %d", r.GroupID, kerr.Code(r.Err)))
+	}
+	slices.SortFunc(results, func(a, b any) int { return compareStrings(a.(string), b.(string)) })
+	return Outcome{Response: results, Records: d.commit(res.Records, res.Timers)}
+}
+
+func (ListGroups) run(d *driver) Outcome {
+	var out []any
+	d.s.ListGroups(func(g shard.GroupListing) bool {
+		out = append(out, fmt.Sprintf("%s %s %s", g.GroupID, g.Type, g.State.MetricLabel()))
+		return true
+	})
+	return Outcome{Response: nonNil(out), Records: []any{}}
+}
+
+func (o DescribeGroups) run(d *driver) Outcome {
+	want := shard.Consumer
+	if o.Share {
+		want = shard.Share
+	}
+	out := make([]any, 0, len(o.Groups))
+	for _, id := range o.Groups {
+		g, ok := d.s.DescribeGroup(id)
+		if !ok || g.Type != want {
+			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
+			continue
+		}
+		out = append(out, describeJSON(d.sh, g))
+	}
+	return Outcome{Response: out, Records: []any{}}
+}
+
+func (o Advance) run(d *driver) Outcome {
+	if o.Ms < 0 {
+		return Outcome{Bad: "negative advance"}
+	}
+	target := d.nowMs + o.Ms
+	out := Outcome{Records: []any{}}
+	for {
+		t, ok := d.nextDue(target)
+		if !ok {
+			break
+		}
+		delete(d.timers, t.op.Key)
+		d.nowMs = max(d.nowMs, t.op.DeadlineMs)
+		res := d.s.RunTimer(d.nowMs, t.op.Task)
+		out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)
+	}
+	d.nowMs = target
+	return out
+}
+
+func (Reload) run(d *driver) Outcome {
+	s, err := shard.New(0, d.cfg)
+	if err != nil {
+		return Outcome{Bad: err.Error()}
+	}
+	if err := s.ReplayAll(0, d.log); err != nil {
+		return Outcome{Bad: "reload: " + err.Error()}
+	}
+	if err := s.SetTopics(d.topics); err != nil {
+		return Outcome{Bad: err.Error()}
+	}
+	d.s = s
+	d.timers = map[string]timer{}
+	d.applyTimers(s.OnLoaded(d.nowMs))
+	return Outcome{Records: []any{}}
+}

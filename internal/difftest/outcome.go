@@ -1,0 +1,242 @@
+package difftest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/offsets"
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Outcome is what a client and the log observe of one operation, in a
+// canonical form both sides are brought to: an operation that failed as a
+// whole has Error (Kafka's error name) and Message; otherwise Response is
+// the answer's canonical JSON. Records are the records written, each
+// {"type", "key", "value"} with Kafka's record field names, topic ids
+// replaced by names, and value null for a tombstone. Bad is set when the
+// op could not be run at all (malformed input to the oracle or the driver),
+// which is a harness error, never a divergence to explain.
+type Outcome struct {
+	Error    string `json:"error,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Response any    `json:"response,omitempty"`
+	Records  []any  `json:"records"`
+	Bad      string `json:"bad,omitempty"`
+}
+
+// canonical is the outcome as one line of JSON: map keys sorted, records in
+// a fixed order. Two outcomes are equal when their canonical lines are.
+func (o Outcome) canonical() string {
+	recs := make([]string, 0, len(o.Records))
+	for _, r := range o.Records {
+		if emptyTarget(r) {
+			continue
+		}
+		recs = append(recs, mustJSON(r))
+	}
+	// The records of one operation are one atomic batch; their order inside
+	// it decides nothing a client sees, and the two coordinators build
+	// batches in different orders (Kafka writes a member's metadata before
+	// the group epoch, tombstones in reverse), so they are compared as a
+	// set.
+	slices.Sort(recs)
+	// An identical record twice in one batch replays to the same state as
+	// once (Kafka's OffsetDelete writes a tombstone per requested
+	// partition, duplicates included; coordsim one per key).
+	recs = slices.Compact(recs)
+	c := o
+	c.Records = nil
+	head := mustJSON(c)
+	return head + " records=[" + strings.Join(recs, ",") + "]"
+}
+
+// emptyTarget reports whether r is a target-assignment member record with
+// no partitions. Kafka's TargetAssignmentBuilder writes one for a new
+// member whose target is empty (its old target is null, so "changed");
+// coordsim writes none, and an absent target is the same state as an empty
+// one on replay. A target that becomes empty from non-empty is written by
+// both, and any difference then shows in the member's next assignment.
+func emptyTarget(r any) bool {
+	m, ok := r.(map[string]any)
+	if !ok {
+		return false
+	}
+	t, _ := m["type"].(string)
+	v, _ := m["value"].(map[string]any)
+	if !strings.HasSuffix(t, "TargetAssignmentMember") || v == nil {
+		return false
+	}
+	tps, _ := v["topicPartitions"].([]any)
+	return len(tps) == 0
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func asMessage(err error, me **kerr.MessageError) bool { return errors.As(err, me) }
+
+func compareStrings(a, b string) int { return strings.Compare(a, b) }
+
+// assignmentJSON is a list of topic partitions in canonical form: topics by
+// name in order, partitions sorted.
+func assignmentJSON(tps []shard.TopicPartitions) []any {
+	out := make([]any, 0, len(tps))
+	sorted := slices.Clone(tps)
+	slices.SortFunc(sorted, func(a, b shard.TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
+	for _, tp := range sorted {
+		ps := slices.Clone(tp.Partitions)
+		slices.Sort(ps)
+		if len(ps) == 0 {
+			continue
+		}
+		out = append(out, map[string]any{"topic": tp.Topic, "partitions": ps})
+	}
+	return out
+}
+
+func heartbeatJSON(sh shift, memberID string, epoch, intervalMs int32, hasAssignment bool, a []shard.TopicPartitions) map[string]any {
+	m := map[string]any{"memberId": memberID, "memberEpoch": sh.out(epoch), "heartbeatIntervalMs": intervalMs, "assignment": nil}
+	if hasAssignment {
+		m["assignment"] = assignmentJSON(a)
+	}
+	return m
+}
+
+// partitionResultsJSON is a per-partition answer as sorted "topic-p: code"
+// lines; Kafka's order of topics in an answer (KafkaApis' own answers
+// first, then the coordinator's) is not something clients rely on.
+func partitionResultsJSON(errorCode int16, topics []shard.TopicResults) map[string]any {
+	lines := []string{}
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			lines = append(lines, fmt.Sprintf("%s-%d: %d", t.Topic, p.Partition, kerr.Code(p.Err)))
+		}
+	}
+	slices.Sort(lines)
+	return map[string]any{"errorCode": errorCode, "partitions": lines}
+}
+
+func fetchJSON(got []shard.FetchedOffset) map[string]any {
+	lines := []string{}
+	for _, f := range got {
+		lines = append(lines, fmt.Sprintf("%s-%d: offset=%d epoch=%d metadata=%q error=%d", f.Topic, f.Partition, f.Offset, f.LeaderEpoch, f.Metadata, kerr.Code(f.Err)))
+	}
+	slices.Sort(lines)
+	return map[string]any{"errorCode": 0, "offsets": lines}
+}
+
+func describeJSON(sh shift, g shard.GroupDescription) map[string]any {
+	members := []any{}
+	for _, m := range g.Members {
+		md := map[string]any{
+			"memberId": m.MemberID, "memberEpoch": sh.out(m.MemberEpoch), "clientId": m.ClientID,
+			"rackId": m.RackID, "subscribedTopicNames": sortedStrings(m.SubscribedTopics),
+			"assignment": assignmentJSON(m.Assignment),
+		}
+		if g.Type == shard.Consumer {
+			md["instanceId"] = m.InstanceID
+			md["subscribedTopicRegex"] = m.SubscribedTopicRegex
+			md["targetAssignment"] = assignmentJSON(m.TargetAssignment)
+		}
+		members = append(members, md)
+	}
+	return map[string]any{
+		"groupId": g.GroupID, "errorCode": 0, "groupState": g.State.MetricLabel(),
+		"groupEpoch": sh.out(g.Epoch), "assignmentEpoch": sh.out(g.AssignmentEpoch), "members": members,
+	}
+}
+
+func sortedStrings(s []string) []string {
+	out := slices.Clone(s)
+	if out == nil {
+		out = []string{}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recordJSON is a coordsim record in the canonical form.
+func recordJSON(sh shift, r shard.Record) map[string]any {
+	out := map[string]any{"type": r.Type().String()}
+	var key, value map[string]any
+	tomb := false
+	switch r := r.(type) {
+	case *shard.OffsetCommit:
+		key = map[string]any{"group": r.Group, "topic": r.Topic, "partition": r.Partition}
+		value = map[string]any{"offset": r.Value.Offset, "leaderEpoch": r.Value.LeaderEpoch, "metadata": r.Value.Metadata,
+			"commitTimestamp": r.Value.CommitTimestampMs}
+		if r.Value.ExpireTimestampMs != offsets.NoExpireTimestamp {
+			value["expireTimestamp"] = r.Value.ExpireTimestampMs
+		}
+		tomb = r.Tombstone
+	case *shard.GroupMetadata:
+		key = map[string]any{"group": r.Group}
+		value = map[string]any{"protocolType": r.ProtocolType, "generation": r.Generation, "currentStateTimestamp": r.CurrentStateTimestampMs}
+		tomb = r.Tombstone
+	case *shard.ConsumerGroupMetadata:
+		key = map[string]any{"groupId": r.Group}
+		value = map[string]any{"epoch": sh.out(r.Epoch)}
+		tomb = r.Tombstone
+	case *shard.ConsumerGroupMemberMetadata:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"instanceId": r.InstanceID, "rackId": r.RackID, "clientId": r.ClientID,
+			"subscribedTopicNames": sortedStrings(r.SubscribedTopics), "subscribedTopicRegex": r.SubscribedTopicRegex,
+			"rebalanceTimeoutMs": r.RebalanceTimeoutMs, "serverAssignor": r.ServerAssignor}
+		tomb = r.Tombstone
+	case *shard.ConsumerGroupTargetAssignmentMetadata:
+		key = map[string]any{"groupId": r.Group}
+		value = map[string]any{"assignmentEpoch": sh.out(r.AssignmentEpoch)}
+		tomb = r.Tombstone
+	case *shard.ConsumerGroupTargetAssignmentMember:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"topicPartitions": assignmentJSON(r.Partitions)}
+		tomb = r.Tombstone
+	case *shard.ConsumerGroupCurrentMemberAssignment:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"memberEpoch": sh.out(r.MemberEpoch), "previousMemberEpoch": sh.out(r.PreviousMemberEpoch), "state": int(r.State),
+			"assignedPartitions": assignmentJSON(r.Partitions), "partitionsPendingRevocation": assignmentJSON(r.PartitionsPendingRevocation)}
+		tomb = r.Tombstone
+	case *shard.ShareGroupMetadata:
+		key = map[string]any{"groupId": r.Group}
+		value = map[string]any{"epoch": sh.out(r.Epoch)}
+		tomb = r.Tombstone
+	case *shard.ShareGroupMemberMetadata:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"rackId": r.RackID, "clientId": r.ClientID, "subscribedTopicNames": sortedStrings(r.SubscribedTopics)}
+		tomb = r.Tombstone
+	case *shard.ShareGroupTargetAssignmentMetadata:
+		key = map[string]any{"groupId": r.Group}
+		value = map[string]any{"assignmentEpoch": sh.out(r.AssignmentEpoch)}
+		tomb = r.Tombstone
+	case *shard.ShareGroupTargetAssignmentMember:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"topicPartitions": assignmentJSON(r.Partitions)}
+		tomb = r.Tombstone
+	case *shard.ShareGroupCurrentMemberAssignment:
+		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
+		value = map[string]any{"memberEpoch": sh.out(r.MemberEpoch), "previousMemberEpoch": sh.out(r.PreviousMemberEpoch), "state": 0,
+			"assignedPartitions": assignmentJSON(r.Partitions)}
+		tomb = r.Tombstone
+	default:
+		// Types the generator does not reach yet (streams, classic,
+		// regular expressions): compared by coordsim's own text form.
+		key = map[string]any{"groupId": r.GroupID()}
+		value = map[string]any{"coordsim": shard.Format(r)}
+	}
+	out["key"] = key
+	if tomb {
+		out["value"] = nil
+	} else {
+		out["value"] = value
+	}
+	return out
+}

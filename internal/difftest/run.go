@@ -1,0 +1,251 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/coordsim/coordsim/shard"
+)
+
+// Options configure a differential run.
+type Options struct {
+	Seeds     int    // sequences
+	FirstSeed uint64 // seed of the first sequence
+	Ops       int    // ops per sequence (after the opening topic image)
+	Gen       GenConfig
+	// ReproDir, when set, receives one datadriven file per unexplained
+	// divergence, its sequence reduced.
+	ReproDir string
+	// Log, when set, receives a line per divergence.
+	Log io.Writer
+	// Trace, when set, receives every op and both outcomes.
+	Trace io.Writer
+	// ShowEpochShift turns off the epoch translation (epochshift.go), so
+	// the initial-group-epoch divergence shows at every first join.
+	ShowEpochShift bool
+}
+
+// Divergence is the first operation of a sequence on which coordsim and
+// Kafka disagree.
+type Divergence struct {
+	Seed  uint64
+	Step  int  // index of the diverging op in Ops
+	Ops   []Op // the sequence up to and including the diverging op
+	Kafka Outcome
+	Ours  Outcome
+	// Known names the documented divergence it is, "" when unexplained.
+	Known string
+}
+
+func (d Divergence) String() string {
+	known := "UNEXPLAINED"
+	if d.Known != "" {
+		known = "known: " + d.Known
+	}
+	return fmt.Sprintf("seed %d step %d (%s) %s\n  op:       %s %s\n  kafka:    %s\n  coordsim: %s",
+		d.Seed, d.Step, d.Ops[d.Step].Name(), known, d.Ops[d.Step].Name(), EncodeOp(d.Ops[d.Step]), d.Kafka.canonical(), d.Ours.canonical())
+}
+
+// Report is what a run found.
+type Report struct {
+	Sequences   int
+	Ops         int // ops run on both sides
+	Elapsed     time.Duration
+	Divergences []Divergence
+	// Known counts explained divergences by name.
+	Known map[string]int
+	// Repros are the files written for unexplained divergences.
+	Repros []string
+}
+
+// Unexplained returns the divergences no known entry explains.
+func (r Report) Unexplained() []Divergence {
+	var out []Divergence
+	for _, d := range r.Divergences {
+		if d.Known == "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Summary is the report in one paragraph.
+func (r Report) Summary() string {
+	s := fmt.Sprintf("%d sequences, %d ops compared in %s: %d divergences, %d unexplained",
+		r.Sequences, r.Ops, r.Elapsed.Round(time.Millisecond), len(r.Divergences), len(r.Unexplained()))
+	for _, k := range slices.Sorted(maps.Keys(r.Known)) {
+		s += fmt.Sprintf("\n  known %s: %d", k, r.Known[k])
+	}
+	return s
+}
+
+// Run runs opts.Seeds sequences through coordsim's shard and the oracle.
+// A sequence stops at its first divergence (the two states differ from
+// there on); an unexplained one is reduced and, with ReproDir, written out.
+func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
+	start := time.Now()
+	rep := Report{Known: map[string]int{}}
+	for i := range opts.Seeds {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		seed := opts.FirstSeed + uint64(i)
+		div, n, err := runSequence(o, seed, opts)
+		rep.Sequences++
+		rep.Ops += n
+		if err != nil {
+			return rep, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		if div == nil {
+			continue
+		}
+		if div.Known != "" {
+			rep.Known[div.Known]++
+		} else {
+			reduced, err := Reduce(o, div.Ops, opts.ShowEpochShift)
+			if err != nil {
+				return rep, fmt.Errorf("seed %d: reducing: %w", seed, err)
+			}
+			if reduced != nil {
+				reduced.Seed = seed
+				div = reduced
+			}
+			if opts.ReproDir != "" {
+				path, err := WriteRepro(opts.ReproDir, *div)
+				if err != nil {
+					return rep, err
+				}
+				rep.Repros = append(rep.Repros, path)
+			}
+		}
+		rep.Divergences = append(rep.Divergences, *div)
+		if opts.Log != nil {
+			fmt.Fprintln(opts.Log, div.String())
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// runSequence generates and runs one sequence, returning its first
+// divergence (nil if none) and the number of ops run.
+func runSequence(o *Oracle, seed uint64, opts Options) (*Divergence, int, error) {
+	g := newGenerator(seed, opts.Gen)
+	s, err := newSession(o, shift{off: opts.ShowEpochShift})
+	if err != nil {
+		return nil, 0, err
+	}
+	var ops []Op
+	for i := 0; i <= opts.Ops; i++ {
+		var op Op
+		if i == 0 {
+			op = g.first()
+		} else {
+			op = g.next()
+		}
+		ops = append(ops, op)
+		kafka, ours, err := s.step(op)
+		if err != nil {
+			return nil, i, err
+		}
+		if opts.Trace != nil {
+			fmt.Fprintf(opts.Trace, "seed %d step %d %s %s\n  kafka:    %s\n  coordsim: %s\n", seed, i, op.Name(), EncodeOp(op), kafka.canonical(), ours.canonical())
+		}
+		if kafka.canonical() != ours.canonical() {
+			d := &Divergence{Seed: seed, Step: i, Ops: ops, Kafka: kafka, Ours: ours}
+			d.Known = explain(*d)
+			return d, i + 1, nil
+		}
+		g.observe(op, kafka)
+	}
+	return nil, len(ops), nil
+}
+
+// session is one sequence on both sides.
+type session struct {
+	o   *Oracle
+	d   *driver
+	sh  shift
+	ids topicIDs
+}
+
+func newSession(o *Oracle, sh shift) (*session, error) {
+	if err := o.reset(OracleProps()); err != nil {
+		return nil, err
+	}
+	d, err := newDriver(shard.DefaultConfig(), sh)
+	if err != nil {
+		return nil, err
+	}
+	return &session{o: o, d: d, sh: sh, ids: newTopicIDs()}, nil
+}
+
+// OracleProps are the broker properties the oracle runs with: Kafka's
+// defaults, which shard.DefaultConfig reproduces, except Kafka 4.4's
+// assignment batching and offloading (group.<type>.assignment.interval.ms,
+// default 1 s, and group.<type>.assignor.offload.enable, default true),
+// which coordsim does not model: with an interval of 0 and no offload,
+// Kafka computes a target assignment inside the heartbeat that needs one,
+// as coordsim does. docs/fidelity.md lists the batching as open.
+func OracleProps() map[string]string {
+	props := map[string]string{}
+	for _, typ := range []string{"consumer", "share", "streams"} {
+		props["group."+typ+".assignment.interval.ms"] = "0"
+		props["group."+typ+".min.assignment.interval.ms"] = "0"
+		props["group."+typ+".assignor.offload.enable"] = "false"
+	}
+	return props
+}
+
+func (s *session) step(op Op) (kafka, ours Outcome, err error) {
+	line, err := s.o.apply(op, s.ids)
+	if err != nil {
+		return kafka, ours, err
+	}
+	kafka = normalise(op, line, s.ids.names)
+	ours = op.run(s.d)
+	kafka.Message, ours.Message = s.sh.message(kafka.Message), s.sh.message(ours.Message)
+	if !carriesMessage(op) {
+		// OffsetCommit, TxnOffsetCommit, OffsetFetch (per group, v8+ has
+		// none either) and OffsetDelete answers have no error message
+		// field: a client sees the code only.
+		kafka.Message, ours.Message = "", ""
+	}
+	if kafka.Bad != "" || ours.Bad != "" {
+		return kafka, ours, fmt.Errorf("harness error on %s %s: kafka %q, coordsim %q", op.Name(), EncodeOp(op), kafka.Bad, ours.Bad)
+	}
+	return kafka, ours, nil
+}
+
+// replay runs ops on a fresh session and returns the first divergence.
+func replay(o *Oracle, ops []Op, sh shift) (*Divergence, error) {
+	s, err := newSession(o, sh)
+	if err != nil {
+		return nil, err
+	}
+	for i, op := range ops {
+		kafka, ours, err := s.step(op)
+		if err != nil {
+			return nil, err
+		}
+		if kafka.canonical() != ours.canonical() {
+			d := &Divergence{Step: i, Ops: ops[:i+1], Kafka: kafka, Ours: ours}
+			d.Known = explain(*d)
+			return d, nil
+		}
+	}
+	return nil, nil
+}
+
+// carriesMessage reports whether op's answer has an error message field.
+func carriesMessage(op Op) bool {
+	switch op.(type) {
+	case OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups:
+		return false
+	}
+	return true
+}
