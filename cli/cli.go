@@ -138,12 +138,14 @@ commands:
   sweep      run many seeds in parallel
   scenarios  list the built-in scenarios
   serve      serve Kafka's wire protocol on loopback for real clients
+  diff       compare the shard with Kafka's own group coordinator (needs Java and Maven)
   version    print the version
   help       show this help
 
 'coordsim help <command>' or 'coordsim <command> -h' shows a command's help.
 
-exit codes: 0 clean, 1 violation, 2 usage, 3 I/O (an output file), 130 interrupted
+exit codes: 0 clean, 1 violation, 2 usage, 3 I/O (an output file; for diff, an oracle
+that cannot run), 130 interrupted
 `
 
 // Exit codes.
