@@ -290,6 +290,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
 	cl.data.onCreate, cl.data.onAppend, cl.data.onTrim, cl.data.onDelete = sp.createTopic, sp.appended, sp.trimmed, sp.deleteTopic
+	cl.data.onGrow = sp.createPartitions
 	cl.data.retentionBytes = cfg.RetentionBytes
 	cl.data.producerIDExpirationMs = cfg.ProducerIDExpiration.Milliseconds()
 	if err := cl.startBrokers(); err != nil {

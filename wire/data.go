@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"hash/crc32"
-	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -40,6 +39,10 @@ type dataPlane struct {
 	// onTrim, when set, sees every advance of a partition's log start
 	// under the data plane's lock, after the append that caused it.
 	onTrim func(topic string, partition int32, logStart int64)
+	// onGrow, when set, sees every partition count increase
+	// (CreatePartitions) under the data plane's lock, before it is made;
+	// an error fails it.
+	onGrow func(topic string, partitions int32) error
 	// retentionBytes is log.retention.bytes for every partition of a
 	// topic without its own retention.bytes; < 0 keeps everything
 	// (Kafka's -1).
@@ -68,13 +71,15 @@ type topic struct {
 	name       string
 	id         [16]byte
 	partitions []*partitionLog
-	// configs are the topic configs set at creation (topicconfig.go),
-	// values as given; never changed afterwards.
+	// configs are the topic configs set on it (topicconfig.go), values
+	// as given; replaced whole by AlterConfigs, never written in place.
 	configs map[string]string
 	// retentionBytes is the topic's own retention.bytes when
 	// hasRetention, else the data plane's applies.
 	retentionBytes int64
 	hasRetention   bool
+	// policy is its cleanup.policy.
+	policy cleanupPolicy
 }
 
 type partitionLog struct {
@@ -106,7 +111,8 @@ func (pl *partitionLog) trim(limit int64) bool {
 	}
 	clear(pl.batches[:drop]) // release the bytes to the collector
 	pl.batches = pl.batches[drop:]
-	pl.logStart = pl.batches[0].base
+	// DeleteRecords may have put the log start inside the first batch.
+	pl.logStart = max(pl.logStart, pl.batches[0].base)
 	return true
 }
 
@@ -145,8 +151,8 @@ func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, config
 			return nil, false, err
 		}
 	}
-	t = &topic{name: name, partitions: make([]*partitionLog, partitions), configs: maps.Clone(configs)}
-	t.retentionBytes, t.hasRetention = retentionOverride(configs)
+	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
+	t.setConfigs(configs)
 	for {
 		_, _ = rand.Read(t.id[:])
 		if _, taken := d.byID[t.id]; !taken && t.id != [16]byte{} {
@@ -500,21 +506,25 @@ func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp
 			return -1, -1, noEpoch, 0
 		}
 		b := pl.batches[best]
-		return b.findRecord(func(rts int64) bool { return rts == b.maxTs })
+		return b.findRecord(pl.logStart, func(rts int64) bool { return rts == b.maxTs })
 	}
 	for _, b := range pl.batches {
 		if b.maxTs >= ts {
-			return b.findRecord(func(rts int64) bool { return rts >= ts })
+			// LogSegment.findOffsetByTimestamp skips what lies below the
+			// log start (DeleteRecords may leave it inside a batch).
+			if o, rts, e, code := b.findRecord(pl.logStart, func(rts int64) bool { return rts >= ts }); o >= 0 {
+				return o, rts, e, code
+			}
 		}
 	}
 	return -1, -1, noEpoch, 0
 }
 
 // findRecord answers the offset and timestamp of the batch's first record
-// whose timestamp satisfies match, at the leader epoch; none is -1, -1,
+// at or after offset from whose timestamp satisfies match, at the leader epoch; none is -1, -1,
 // epoch -1. The batch was validated when it was appended, so its records
 // decode.
-func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
+func (b storedBatch) findRecord(from int64, match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
 	var rb kmsg.RecordBatch
 	if err := rb.ReadFrom(b.raw); err != nil {
 		return -1, -1, noEpoch, 0
@@ -524,7 +534,7 @@ func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp in
 		return -1, -1, noEpoch, 0
 	}
 	for _, r := range recs {
-		if match(r.timestamp) {
+		if b.base+int64(r.offsetDelta) >= from && match(r.timestamp) {
 			return b.base + int64(r.offsetDelta), r.timestamp, partitionLeaderEpoch, 0
 		}
 	}
