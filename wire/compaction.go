@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,12 @@ func (d *dataPlane) compact(t *topic, p int32, nowMs int64) {
 	if cleanable == 0 {
 		return
 	}
+	// Nothing new became cleanable and no tombstone's horizon passed:
+	// the last pass left this part as it would be left now.
+	lastSeq := pl.batches[cleanable-1].seq
+	if lastSeq == pl.cleanedThrough && nowMs < pl.nextHorizonMs {
+		return
+	}
 	// The offset map: each key's latest offset in the cleanable part.
 	latest := map[string]int64{}
 	decoded := make([][]cleanerRecord, cleanable)
@@ -61,6 +68,7 @@ func (d *dataPlane) compact(t *topic, p int32, nowMs int64) {
 		}
 	}
 	kept := pl.batches[:0:0]
+	nextHorizon := int64(math.MaxInt64)
 	for i := range cleanable {
 		b := pl.batches[i]
 		if b.cleanedAtMs < 0 {
@@ -73,6 +81,9 @@ func (d *dataPlane) compact(t *topic, p int32, nowMs int64) {
 				continue
 			}
 			keep = append(keep, r)
+			if r.tombstone {
+				nextHorizon = min(nextHorizon, b.cleanedAtMs+deleteRetention)
+			}
 		}
 		switch {
 		case len(keep) == len(decoded[i]):
@@ -88,6 +99,7 @@ func (d *dataPlane) compact(t *topic, p int32, nowMs int64) {
 			d.batchCount--
 		}
 	}
+	pl.cleanedThrough, pl.nextHorizonMs = lastSeq, nextHorizon
 	kept = append(kept, pl.batches[cleanable:]...)
 	clear(pl.batches[len(kept):])
 	pl.batches = kept

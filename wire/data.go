@@ -110,6 +110,11 @@ type partitionLog struct {
 	hwm      int64
 	// producers is the partition's idempotent producer state.
 	producers *producerStateManager
+	// cleanedThrough is the seq of the last batch the last compaction
+	// pass covered, and nextHorizonMs when a tombstone it kept may go:
+	// until either changes, a pass has nothing to do (compaction.go).
+	cleanedThrough uint64
+	nextHorizonMs  int64
 }
 
 // storedBatch is one appended record batch.

@@ -127,6 +127,11 @@ func (t *topic) setConfigs(configs map[string]string) {
 	t.retentionBytes, t.hasRetention = retentionOverride(configs)
 	t.retentionMs, t.hasRetentionMs = retentionMsOverride(configs)
 	t.policy = cleanupPolicyOf(configs)
+	for _, pl := range t.partitions {
+		if pl != nil {
+			pl.cleanedThrough = 0 // the compaction configs may have changed
+		}
+	}
 	t.maxMessageBytes = topicConfigInt(configs, "max.message.bytes", defaultMaxMessageBytes)
 	t.minInsyncReplicas = topicConfigInt(configs, "min.insync.replicas", 1)
 }
