@@ -114,10 +114,11 @@ func TestSaramaClusterAdmin(t *testing.T) {
 
 	retention := "3600000"
 	require.NoError(t, adm.AlterConfig(sarama.TopicResource, "sa", map[string]*string{"retention.ms": &retention}, false))
-	entries, err := adm.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: "sa", ConfigNames: []string{"retention.ms"}})
+	results, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: "sa", ConfigNames: []string{"retention.ms"}}}, sarama.DescribeConfigsOptions{})
 	require.NoError(t, err)
-	require.NotEmpty(t, entries)
-	assert.Equal(t, "3600000", entries[0].Value)
+	require.Len(t, results, 1)
+	require.NotEmpty(t, results[0].Configs)
+	assert.Equal(t, "3600000", results[0].Configs[0].Value)
 
 	dirs, err := adm.DescribeLogDirs([]int32{0})
 	require.NoError(t, err)
