@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"hash/crc32"
-	"maps"
-	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -41,11 +39,42 @@ type dataPlane struct {
 	// onTrim, when set, sees every advance of a partition's log start
 	// under the data plane's lock, after the append that caused it.
 	onTrim func(topic string, partition int32, logStart int64)
+	// onGrow, when set, sees every partition count increase
+	// (CreatePartitions) under the data plane's lock, before it is made;
+	// an error fails it.
+	onGrow func(topic string, partitions int32) error
 	// retentionBytes is log.retention.bytes for every partition of a
 	// topic without its own retention.bytes; < 0 keeps everything
 	// (Kafka's -1).
 	retentionBytes int64
+	// retentionMs is log.retention.ms for every topic without its own
+	// retention.ms; < 0 keeps everything (retention.go).
+	retentionMs int64
+	// maxDataBytes caps the record bytes of all partitions together; < 0
+	// is no cap (retention.go).
+	maxDataBytes int64
+	// totalBytes and batchCount are what all partitions hold.
+	totalBytes int64
+	batchCount int
+	// nextSeq numbers appended batches; capQueue lists them in append
+	// order, for the cap to drop the earliest first.
+	nextSeq  uint64
+	capQueue []capEntry
+	// producerIDExpirationMs is producer.id.expiration.ms: a producer's
+	// state goes this long after its last batch (producer_state.go).
+	producerIDExpirationMs int64
+	// nextExpiryCheckMs is when produce next removes expired producers,
+	// every producer.id.expiration.check.interval.ms as Kafka's
+	// scheduler does.
+	nextExpiryCheckMs int64
 }
+
+// Kafka's producer.id.expiration.ms and
+// producer.id.expiration.check.interval.ms defaults.
+const (
+	defaultProducerIDExpirationMs       = 86400000
+	producerIDExpirationCheckIntervalMs = 600000
+)
 
 // maxBatchRecords bounds the records of one produced batch (the share
 // plane's limit; Kafka's is the batch's byte size).
@@ -55,45 +84,37 @@ type topic struct {
 	name       string
 	id         [16]byte
 	partitions []*partitionLog
-	// configs are the topic configs set at creation (topicconfig.go),
-	// values as given; never changed afterwards.
+	// configs are the topic configs set on it (topicconfig.go), values
+	// as given; replaced whole by AlterConfigs, never written in place.
 	configs map[string]string
 	// retentionBytes is the topic's own retention.bytes when
 	// hasRetention, else the data plane's applies.
 	retentionBytes int64
 	hasRetention   bool
+	// retentionMs is the topic's own retention.ms when hasRetentionMs.
+	retentionMs    int64
+	hasRetentionMs bool
+	// policy is its cleanup.policy.
+	policy cleanupPolicy
+	// maxMessageBytes and minInsyncReplicas are its max.message.bytes
+	// and min.insync.replicas.
+	maxMessageBytes, minInsyncReplicas int64
 }
 
 type partitionLog struct {
 	batches []storedBatch
 	// logStart is the log start offset: the first retained offset (the
 	// high watermark when nothing is retained).
-	logStart  int64
-	bytes     int64 // the raw size of batches
-	hwm       int64
-	producers map[int64]*producerState
-}
-
-// trim drops the oldest batches while the log holds more than limit bytes,
-// as Kafka's retention by size deletes whole segments, oldest first, and
-// never the active one: the last batch always stays. It returns whether
-// the log start moved.
-func (pl *partitionLog) trim(limit int64) bool {
-	if limit < 0 { // 0 keeps only the last batch, as Kafka keeps the active segment
-		return false
-	}
-	drop := 0
-	for pl.bytes > limit && drop < len(pl.batches)-1 {
-		pl.bytes -= int64(len(pl.batches[drop].raw))
-		drop++
-	}
-	if drop == 0 {
-		return false
-	}
-	clear(pl.batches[:drop]) // release the bytes to the collector
-	pl.batches = pl.batches[drop:]
-	pl.logStart = pl.batches[0].base
-	return true
+	logStart int64
+	bytes    int64 // the raw size of batches
+	hwm      int64
+	// producers is the partition's idempotent producer state.
+	producers *producerStateManager
+	// cleanedThrough is the seq of the last batch the last compaction
+	// pass covered, and nextHorizonMs when a tombstone it kept may go:
+	// until either changes, a pass has nothing to do (compaction.go).
+	cleanedThrough uint64
+	nextHorizonMs  int64
 }
 
 // storedBatch is one appended record batch.
@@ -101,26 +122,15 @@ type storedBatch struct {
 	base, last int64 // first and last offset
 	maxTs      int64
 	raw        []byte
+	// seq is the batch's place in the data plane's append order.
+	seq uint64
+	// cleanedAtMs is when compaction first cleaned it, -1 before: its
+	// tombstones go delete.retention.ms later (compaction.go).
+	cleanedAtMs int64
 }
-
-// producerState is what the partition leader remembers of an idempotent
-// producer (Kafka's ProducerStateEntry): its epoch and its last batches'
-// sequence ranges, to answer a retried batch with its original offset.
-type producerState struct {
-	epoch   int16
-	batches []seqRange // the last maxProducerBatches, oldest first
-}
-
-type seqRange struct {
-	first, last int32
-	base        int64
-}
-
-// maxProducerBatches is ProducerStateEntry.NUM_BATCHES_TO_RETAIN.
-const maxProducerBatches = 5
 
 func newDataPlane() *dataPlane {
-	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1}
+	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1, retentionMs: -1, maxDataBytes: -1, producerIDExpirationMs: defaultProducerIDExpirationMs}
 }
 
 // createTopic adds a topic without configs; exists reports that it was
@@ -147,8 +157,8 @@ func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, config
 			return nil, false, err
 		}
 	}
-	t = &topic{name: name, partitions: make([]*partitionLog, partitions), configs: maps.Clone(configs)}
-	t.retentionBytes, t.hasRetention = retentionOverride(configs)
+	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
+	t.setConfigs(configs)
 	for {
 		_, _ = rand.Read(t.id[:])
 		if _, taken := d.byID[t.id]; !taken && t.id != [16]byte{} {
@@ -156,7 +166,7 @@ func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, config
 		}
 	}
 	for i := range t.partitions {
-		t.partitions[i] = &partitionLog{producers: make(map[int64]*producerState)}
+		t.partitions[i] = &partitionLog{producers: newProducerStateManager()}
 	}
 	d.topics[name] = t
 	d.byID[t.id] = t
@@ -181,6 +191,10 @@ func (d *dataPlane) deleteTopic(name string) (info topicInfo, ok bool, err error
 	}
 	delete(d.topics, name)
 	delete(d.byID, t.id)
+	for _, pl := range t.partitions {
+		d.totalBytes -= pl.bytes
+		d.batchCount -= len(pl.batches)
+	}
 	clear(t.partitions) // release the logs to the collector
 	close(d.appended)
 	d.appended = make(chan struct{})
@@ -307,8 +321,8 @@ type produceResult struct {
 // partition leader epoch, which Kafka's LogValidator stamps on every batch
 // it appends (batch.setPartitionLeaderEpoch; neither is under the CRC).
 // Kafka also rewrites the max timestamp from the records, which coordsim
-// does not.
-func (d *dataPlane) produce(name string, p int32, records []byte) produceResult {
+// does not. nowMs is the endpoint's clock: producer state expires by it.
+func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) produceResult {
 	var batch kmsg.RecordBatch
 	if err := batch.ReadFrom(records); err != nil {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "the records are not one record batch"}
@@ -324,6 +338,10 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	// offset 0, its CRC holds, its codec is one Kafka knows.
 	if batch.FirstOffset != 0 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("The baseOffset of the record batch in the append to %s-%d should be 0, but it is %d", name, p, batch.FirstOffset)}
+	}
+	if limit := d.maxMessageBytes(name); int64(len(records)) > limit {
+		// UnifiedLog.analyzeAndValidateRecords: max.message.bytes.
+		return produceResult{code: fkerr.MessageTooLarge.Code, msg: fmt.Sprintf("The record batch size in the append to %s-%d is %d bytes which exceeds the maximum configured value of %d.", name, p, len(records), limit)}
 	}
 	// The CRC covers everything from the attributes on (offset 21).
 	if uint32(batch.CRC) != crc32c(records[21:]) {
@@ -342,7 +360,8 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	if batch.ProducerID >= 0 && batch.FirstSequence < 0 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("Invalid sequence number %d in record batch with producerId %d", batch.FirstSequence, batch.ProducerID)}
 	}
-	if _, rerr := batchRecords(&batch); rerr != nil {
+	recs, rerr := batchRecords(&batch)
+	if rerr != nil {
 		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
 	if batch.Attributes&0x10 != 0 {
@@ -355,12 +374,29 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	if pl == nil {
 		return produceResult{code: fkerr.UnknownTopicOrPartition.Code}
 	}
+	if t := d.topics[name]; t.policy.compact && slices.ContainsFunc(recs, func(r recordInfo) bool { return r.keyless }) {
+		// LogValidator.validateKey.
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("Compacted topic cannot accept message without key in topic partition %s-%d.", name, p)}
+	}
+	d.maybeRemoveExpiredProducers(nowMs)
+	base := pl.hwm
+	var pb producerBatch
 	if batch.ProducerID >= 0 {
-		if r, done := pl.checkSequence(&batch); done {
-			return r
+		// UnifiedLog.analyzeAndValidateProducerState: a retry of one of
+		// the producer's last batches is answered with its offsets and
+		// not appended; otherwise the epoch and sequence must follow.
+		pb = producerBatch{producerID: batch.ProducerID, epoch: batch.ProducerEpoch, firstSeq: batch.FirstSequence,
+			lastOffsetDelta: batch.LastOffsetDelta, maxTimestampMs: batch.MaxTimestamp}
+		if batch.Attributes&0x08 != 0 {
+			pb.maxTimestampMs = nowMs // LogAppendTime: the broker's clock stamps the batch
+		}
+		if dup, ok := pl.producers.findDuplicate(pb); ok {
+			return produceResult{base: dup.firstOffset, logStart: pl.logStart}
+		}
+		if code, msg := pl.producers.check(pb, name, p, base); code != 0 {
+			return produceResult{code: code, msg: msg}
 		}
 	}
-	base := pl.hwm
 	if d.onAppend != nil {
 		if err := d.onAppend(name, p, base, batch.NumRecords); err != nil {
 			return produceResult{code: fkerr.KafkaStorageError.Code, msg: err.Error()}
@@ -370,58 +406,37 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	batch.PartitionLeaderEpoch = partitionLeaderEpoch
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
-	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
+	d.nextSeq++
+	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw, seq: d.nextSeq, cleanedAtMs: -1})
 	pl.bytes += int64(len(raw))
+	d.totalBytes += int64(len(raw))
+	d.batchCount++
+	t := d.topics[name]
+	d.capQueue = append(d.capQueue, capEntry{t: t, p: p, seq: d.nextSeq})
 	pl.hwm = last + 1
 	if batch.ProducerID >= 0 {
-		ps := pl.producers[batch.ProducerID]
-		ps.batches = append(ps.batches, seqRange{batch.FirstSequence, batch.FirstSequence + batch.LastOffsetDelta, base})
-		if len(ps.batches) > maxProducerBatches {
-			ps.batches = ps.batches[1:]
-		}
+		pl.producers.append(pb, base, last)
 	}
-	limit := d.retentionBytes
-	if t := d.topics[name]; t.hasRetention {
-		limit = t.retentionBytes
-	}
-	if pl.trim(limit) && d.onTrim != nil {
-		d.onTrim(name, p, pl.logStart)
-	}
+	d.retainBySize(t, p)
+	d.enforceCap()
 	close(d.appended)
 	d.appended = make(chan struct{})
 	return produceResult{base: base, logStart: pl.logStart}
 }
 
-// checkSequence applies the idempotence rules; done is true when the batch
-// must not be appended (a duplicate, answered with its original offset, or
-// an error). Otherwise the producer's state is ready for the append.
-func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool) {
-	ps := pl.producers[b.ProducerID]
-	switch {
-	case ps == nil || b.ProducerEpoch > ps.epoch:
-		if b.FirstSequence != 0 {
-			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code, msg: "a new producer epoch must start at sequence 0"}, true
-		}
-		pl.producers[b.ProducerID] = &producerState{epoch: b.ProducerEpoch}
-		return produceResult{}, false
-	case b.ProducerEpoch < ps.epoch:
-		return produceResult{code: fkerr.InvalidProducerEpoch.Code}, true
+// maybeRemoveExpiredProducers removes every partition's expired producers
+// once per producer.id.expiration.check.interval.ms, as Kafka's
+// PeriodicProducerExpirationCheck does. Called under d.mu.
+func (d *dataPlane) maybeRemoveExpiredProducers(nowMs int64) {
+	if nowMs < d.nextExpiryCheckMs {
+		return
 	}
-	for _, s := range ps.batches {
-		if s.first == b.FirstSequence && s.last == b.FirstSequence+b.LastOffsetDelta {
-			return produceResult{base: s.base, logStart: pl.logStart}, true // a retry of a batch we have
+	d.nextExpiryCheckMs = nowMs + producerIDExpirationCheckIntervalMs
+	for _, t := range d.topics {
+		for _, pl := range t.partitions {
+			pl.producers.removeExpired(nowMs, d.producerIDExpirationMs)
 		}
 	}
-	if n := len(ps.batches); n > 0 {
-		next := ps.batches[n-1].last + 1
-		if ps.batches[n-1].last == math.MaxInt32 {
-			next = 0
-		}
-		if b.FirstSequence != next {
-			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code}, true
-		}
-	}
-	return produceResult{}, false
 }
 
 // fetchResult is one partition's answer to a Fetch.
@@ -510,21 +525,25 @@ func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp
 			return -1, -1, noEpoch, 0
 		}
 		b := pl.batches[best]
-		return b.findRecord(func(rts int64) bool { return rts == b.maxTs })
+		return b.findRecord(pl.logStart, func(rts int64) bool { return rts == b.maxTs })
 	}
 	for _, b := range pl.batches {
 		if b.maxTs >= ts {
-			return b.findRecord(func(rts int64) bool { return rts >= ts })
+			// LogSegment.findOffsetByTimestamp skips what lies below the
+			// log start (DeleteRecords may leave it inside a batch).
+			if o, rts, e, code := b.findRecord(pl.logStart, func(rts int64) bool { return rts >= ts }); o >= 0 {
+				return o, rts, e, code
+			}
 		}
 	}
 	return -1, -1, noEpoch, 0
 }
 
 // findRecord answers the offset and timestamp of the batch's first record
-// whose timestamp satisfies match, at the leader epoch; none is -1, -1,
+// at or after offset from whose timestamp satisfies match, at the leader epoch; none is -1, -1,
 // epoch -1. The batch was validated when it was appended, so its records
 // decode.
-func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
+func (b storedBatch) findRecord(from int64, match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
 	var rb kmsg.RecordBatch
 	if err := rb.ReadFrom(b.raw); err != nil {
 		return -1, -1, noEpoch, 0
@@ -534,7 +553,7 @@ func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp in
 		return -1, -1, noEpoch, 0
 	}
 	for _, r := range recs {
-		if match(r.timestamp) {
+		if b.base+int64(r.offsetDelta) >= from && match(r.timestamp) {
 			return b.base + int64(r.offsetDelta), r.timestamp, partitionLeaderEpoch, 0
 		}
 	}
