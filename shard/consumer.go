@@ -17,16 +17,10 @@ import (
 // id replaces it.
 const LeaveGroupStaticMemberEpoch int32 = -2
 
-// validateConsumerFields is the consumer half of Kafka's
-// throwIfConsumerGroupHeartbeatRequestIsInvalid.
-func validateConsumerFields(h *heartbeat) error {
-	if h.memberEpoch == 0 && len(h.owned) > 0 {
-		return kerr.InvalidRequest.WithMessage("TopicPartitions must be empty when (re-)joining.")
-	}
-	if h.memberEpoch == LeaveGroupStaticMemberEpoch && h.instanceID == "" {
-		return kerr.InvalidRequest.WithMessage("InstanceId can't be null.")
-	}
-	for _, tp := range h.owned {
+// validateOwnedPartitions bounds a consumer heartbeat's owned partitions:
+// topic names coordsim can store and partitions that are not negative.
+func validateOwnedPartitions(owned []TopicPartitions) error {
+	for _, tp := range owned {
 		if err := validateTopicName(tp.Topic); err != nil {
 			return kerr.InvalidRequest.WithMessage("owned partitions: %v", err)
 		}

@@ -138,16 +138,53 @@ func (s *Shard) maxSize(typ GroupType) int {
 	return s.cfg.ConsumerMaxSize
 }
 
-// validateHeartbeat is Kafka's throwIf*HeartbeatRequestIsInvalid.
-func validateHeartbeat(h *heartbeat) error {
-	if h.groupID == "" {
-		return kerr.InvalidRequest.WithMessage("GroupId can't be empty.")
+// validateHeartbeat runs Kafka's request checks of the heartbeat's type
+// (heartbeat_checks.go, on the request as the shard reads it: "" is null,
+// and the lists a shard request cannot send as null count as sent), then
+// coordsim's own bounds on ids, topic names, owned partitions and tasks,
+// and topologies.
+func (s *Shard) validateHeartbeat(h *heartbeat) error {
+	var err error
+	switch h.typ {
+	case Consumer:
+		err = CheckConsumerHeartbeat(ConsumerHeartbeatCheck{
+			Version: ConsumerGeneratedMemberIDRequiredVersion, GroupID: h.groupID, MemberID: h.memberID,
+			InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
+			RebalanceTimeoutMs: h.rebalanceTimeoutMs, TopicPartitions: List{Len: len(h.owned)},
+			SubscribedTopicNames: h.subscribedTopics, SubscribedTopicRegex: h.topicRegex, ServerAssignor: h.serverAssignor,
+		}, s.consumerAssignors())
+	case Share:
+		err = CheckShareHeartbeat(ShareHeartbeatCheck{
+			GroupID: h.groupID, MemberID: h.memberID, RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
+			SubscribedTopicNames: h.subscribedTopics,
+		})
+	case Streams:
+		c := StreamsHeartbeatCheck{
+			GroupID: h.groupID, MemberID: h.memberID, InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID),
+			MemberEpoch: h.memberEpoch, RebalanceTimeoutMs: h.rebalanceTimeoutMs,
+			ActiveTasks: List{Len: len(h.ownedTasks[roleActive])}, StandbyTasks: List{Len: len(h.ownedTasks[roleStandby])},
+			WarmupTasks: List{Len: len(h.ownedTasks[roleWarmup])}, Topology: h.topology != nil,
+		}
+		if h.topology != nil {
+			for _, st := range h.topology.Subtopologies {
+				c.Changelogs = append(c.Changelogs, st.StateChangelogTopics...)
+			}
+		}
+		err = CheckStreamsHeartbeat(c)
 	}
+	if err != nil {
+		return err
+	}
+	return validateHeartbeatBounds(h)
+}
+
+// validateHeartbeatBounds are coordsim's bounds on a heartbeat that passed
+// Kafka's checks: ids and topic names it can store, owned partitions and
+// tasks it can read, a positive rebalance timeout on a join (Kafka only
+// refuses -1), and a topology it can plan.
+func validateHeartbeatBounds(h *heartbeat) error {
 	if err := ValidateGroupID(h.groupID); err != nil {
 		return kerr.InvalidRequest.WithMessage("GroupId is invalid: %v", err)
-	}
-	if h.memberID == "" {
-		return kerr.InvalidRequest.WithMessage("MemberId can't be empty.")
 	}
 	if err := validateMemberID(h.memberID); err != nil {
 		return err
@@ -155,45 +192,19 @@ func validateHeartbeat(h *heartbeat) error {
 	if err := validateRackID(h.rackID); err != nil {
 		return err
 	}
-	if h.memberEpoch < -2 {
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
+	if err := validateOwnedPartitions(h.owned); err != nil {
+		return err
 	}
-	if h.typ == Share && h.memberEpoch == -2 {
-		// Share groups have no static members, so no temporary leave.
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is -2, but share groups have no static members.")
-	}
-	if h.typ == Consumer {
-		if err := validateConsumerFields(h); err != nil {
-			return err
-		}
-	}
-	if h.typ == Streams {
-		if err := validateOwnedTasks(&h.ownedTasks); err != nil {
-			return err
-		}
+	if err := validateOwnedTasks(&h.ownedTasks); err != nil {
+		return err
 	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
 		}
 	}
-	if h.memberEpoch == 0 {
-		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
-			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
-		}
-		if h.typ == Share && len(h.subscribedTopics) == 0 {
-			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
-		}
-		if h.typ == Consumer && h.subscribedTopics == nil && h.topicRegex == nil {
-			// Kafka accepts an empty list (a member subscribed to nothing);
-			// only a missing one is refused.
-			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
-		}
-		if h.typ == Streams && h.topology == nil {
-			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
-		}
-	} else if h.topology != nil {
-		return kerr.InvalidRequest.WithMessage("Topology can only be provided when (re-)joining.")
+	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs <= 0 && h.typ != Share {
+		return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 	}
 	if h.topology != nil {
 		if err := validateTopology(h.topology); err != nil {
@@ -228,7 +239,7 @@ type heartbeatResult struct {
 // records it implies. It changes nothing in the shard.
 func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
-	if err := validateHeartbeat(h); err != nil {
+	if err := s.validateHeartbeat(h); err != nil {
 		return out, err
 	}
 	g := s.lookup(h.groupID)
