@@ -86,7 +86,8 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 	httpAddr := fs.String("http", "127.0.0.1:9644", "host:port of the HTTP server: /metrics (Prometheus text) and /admin/move")
 	store := fs.String("store", "memstore", "KIP-1331 topology store: memstore, bolt, or none")
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
-	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
+	protocol := coordinator.CleanupV3
+	fs.Var(&protocol, "protocol", coordinator.CleanupProtocolUsage+" (default v3)")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
@@ -107,7 +108,7 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 		cfg.BrokerRacks = strings.Split(*brokerRacks, ",")
 	}
 	cfg.Coordinator.NumPartitions = int32(*partitions)
-	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
+	cfg.Coordinator.TopologyCleanupProtocol = protocol
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false
