@@ -253,11 +253,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
 		}
 	}
-	v.timers = append(v.timers, TimerOp{
-		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer, v.id)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
-	})
+	v.timers = append(v.timers, s.sessionTimer(nowMs, Consumer, v.id, m))
 	// The assignment goes out on a join, on a full request and on a change.
 	out.sendAssignment = join || replaced || h.fullRequest() || !equalAssignment(before, m.assigned)
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v

@@ -252,10 +252,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
 			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
-			if h.typ == Consumer {
-				return s.consumerHeartbeatOn(nowMs, v, h)
-			}
-			return s.heartbeatOn(nowMs, v, h)
+			return heartbeatPaths[h.typ](s, nowMs, v, h)
 		}
 		return out, notTypeErr(h.groupID, h.typ)
 	}
@@ -263,10 +260,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		// Kafka looks the group up first, for a leave too.
 		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
 	}
-	if h.typ == Consumer {
-		return s.consumerHeartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
-	}
-	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
+	return heartbeatPaths[h.typ](s, nowMs, s.newView(g, h.typ, h.groupID), h)
 }
 
 // steadyHeartbeat answers the common heartbeat that changes nothing (a
@@ -341,181 +335,65 @@ func groupTitle(t GroupType) string {
 	return "Consumer"
 }
 
-func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
+// heartbeatPaths are the heartbeat pipelines, one per group type, each in
+// its own file and reading top to bottom like Kafka's method
+// (consumer.go, streams_heartbeat.go, share_heartbeat.go).
+var heartbeatPaths = [numGroupTypes]func(s *Shard, nowMs int64, v *view, h *heartbeat) (heartbeatResult, error){
+	Consumer: (*Shard).consumerHeartbeatOn,
+	Streams:  (*Shard).streamsHeartbeatOn,
+	Share:    (*Shard).shareHeartbeatOn,
+}
+
+// The steps below are shared by the heartbeat paths, called by name.
+
+// leave is a leaving heartbeat (epoch -1) of a streams or share member:
+// the member's tombstones and a group epoch bump (removeMember).
+func (v *view) leave(h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
-	if h.memberEpoch < 0 {
-		i, m := v.find(h.memberID)
-		if m == nil {
-			return out, memberUnknown(h.memberID, h.groupID)
-		}
-		v.removeMember(i)
-		out.memberEpoch = -1
-		out.view = v
-		return out, nil
-	}
 	i, m := v.find(h.memberID)
-	bump := false
-	if m == nil && h.typ == Share && len(v.members) >= s.maxSize(h.typ) {
-		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
-		// an unknown member of a full share group is refused for the size
-		// whatever its epoch (docs/share-groups.md §2.2 steps 3-4).
-		return out, groupFull(h.typ, s.maxSize(h.typ))
-	}
-	switch {
-	case m == nil && h.memberEpoch != 0:
+	if m == nil {
 		return out, memberUnknown(h.memberID, h.groupID)
-	case m == nil:
-		if len(v.members) >= s.maxSize(h.typ) {
-			return out, groupFull(h.typ, s.maxSize(h.typ))
-		}
-		m = &member{id: h.memberID, hasMetadata: true}
-		v.members = slices.Insert(v.members, i, m)
-		bump = true
-	case h.typ == Streams:
-		// Kafka's getOrMaybeCreateDynamicStreamsGroupMember validates an
-		// existing member's epoch on every heartbeat; a rejoin (epoch 0)
-		// passes (validateMemberEpoch).
-		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
-			return out, err
-		}
-	default:
-		// getOrMaybeSubscribeShareGroupMember: the same for share members.
-		if err := validateMemberEpoch(Share, m, h.memberEpoch, nil); err != nil {
-			return out, err
-		}
 	}
-	// The assignment goes out on a join or rejoin (epoch 0), on a share
-	// member's full request (SubscribedTopicNames set: Kafka's
-	// shareGroupHeartbeat isFullRequest, which a client sends after an
-	// error) and when it changed (below).
-	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
-	m = v.own(i) // the heartbeating member may change; a copy is cheap
-	changed := bump
-	if h.typ == Streams {
-		changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)
-	}
-	if h.memberEpoch == 0 && h.typ != Streams {
-		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
-		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
-	} else if h.memberEpoch == 0 {
-		changed = changed || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
-		m.rebalanceTimeoutMs = h.rebalanceTimeoutMs
-	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
-		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
-		// rebalance timeout sets it, join or not (the consumer path does the
-		// same in consumerHeartbeatOn).
-		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
-	}
-	changed = updateRack(m, h) || changed
-	if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
-		// maybeUpdateUserEndpoint: a streams member metadata change (the
-		// group epoch bumps below, as for any).
-		e := *h.userEndpoint
-		m.userEndpoint, changed = &e, true
-	}
-	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
-		// Kafka writes the member record; the group epoch is not bumped.
-		m.serverAssignor, changed = *h.serverAssignor, true
-	}
-	if h.subscribedTopics != nil {
-		subs := sortedTopics(h.subscribedTopics)
-		if !slices.Equal(subs, m.subscribedTopics) {
-			m.subscribedTopics = subs
-			changed, bump = true, true
-		}
-	}
-	var regexRecords []Record
-	if h.typ == Consumer {
-		// The member's regex, then a refresh of the group's (regex.go).
-		recs, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
-		if err != nil {
-			return out, err
-		}
-		m = v.members[i]
-		regexRecords, changed, bump = recs, changed || c, bump || b
-	}
-	if h.typ == Streams && h.memberEpoch == 0 {
-		t := cloneTopology(h.topology) // the group and the record must not alias the request
-		install, err := s.topologyOnJoin(v.topo, &t)
-		if err != nil {
-			return out, err
-		}
-		if install {
-			v.topo = &t
-			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
-			bump = true
-		}
-		if m.topologyEpoch != t.Epoch {
-			m.topologyEpoch = t.Epoch
-			changed, bump = true, true
-		}
-	}
-	if changed {
-		v.records = append(v.records, v.memberMetadataRecord(m, false))
-		// Kafka's hasStreamsMemberMetadataChanged: any change to a streams
-		// member's metadata (rack, client, process, rebalance timeout,
-		// topology epoch) bumps the group epoch; consumer and share groups
-		// bump only for their subscriptions.
-		bump = bump || h.typ == Streams
-	}
-	v.records = append(v.records, regexRecords...)
-	// A change in the partition counts or racks of what the group reads
-	// bumps the group epoch, so a topic that appears, grows or moves racks
-	// gets assigned anew.
-	if hash := v.metadataHash(); hash != v.hash {
-		v.hash, bump = hash, true
-	}
-	if v.typ == Streams && v.assignmentConfigsChanged() {
-		bump = true
-	}
-	if bump {
-		v.bumpGroupEpoch()
-	}
-	var targetEpoch int32
-	var target []TopicPartitions
-	if v.typ == Streams && v.streamsInitialRebalanceDelay(nowMs, h) {
-		// Kafka gives the members no tasks, at epoch max(1, assignment
-		// epoch), until the delay's timer computes the target (streams_delay.go).
-		targetEpoch, target, out.assignmentDelayed = max(1, v.aEpoch), nil, true
-	} else {
-		v.maybeAssign()
-		targetEpoch, target = v.aEpoch, v.members[i].target
-	}
-	if h.typ == Streams {
-		// Reconcile with revocation (streams_reconcile.go).
-		targetTasks := taskSets{}
-		if !out.assignmentDelayed {
-			targetTasks = v.members[i].targets()
-		}
-		changed, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)
-		if err != nil {
-			return out, err
-		}
-		m = v.members[i]
-		out.sendAssignment = out.sendAssignment || changed
-	} else if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
-		// Share members move straight to their target, as Kafka's do.
-		prev := m.memberEpoch
-		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
-		v.records = append(v.records, v.currentAssignmentRecord(m, false))
-		out.sendAssignment = true
-	}
-	v.timers = append(v.timers, TimerOp{
-		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ, v.id)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
-	})
-	out.memberEpoch = m.memberEpoch
-	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
-	if h.typ == Streams && v.topo != nil {
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
-		var err error
-		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {
-			return out, err // Kafka: configureTopics throws StreamsInvalidTopologyException
-		}
-	}
+	v.removeMember(i)
+	out.memberEpoch = -1
 	out.view = v
 	return out, nil
+}
+
+// updateSubscription sets the member's subscribed topic names when the
+// heartbeat sends new ones; a change is a metadata change that bumps the
+// group epoch.
+func updateSubscription(m *member, h *heartbeat) (changed, bump bool) {
+	if h.subscribedTopics == nil {
+		return false, false
+	}
+	subs := sortedTopics(h.subscribedTopics)
+	if slices.Equal(subs, m.subscribedTopics) {
+		return false, false
+	}
+	m.subscribedTopics = subs
+	return true, true
+}
+
+// metadataHashChanged reports (and takes) a change in the partition counts
+// or racks of what the group reads, which bumps the group epoch so that a
+// topic that appears, grows or moves racks gets assigned anew.
+func (v *view) metadataHashChanged() bool {
+	hash := v.metadataHash()
+	if hash == v.hash {
+		return false
+	}
+	v.hash = hash
+	return true
+}
+
+// sessionTimer (re-)arms a member's session timeout.
+func (s *Shard) sessionTimer(nowMs int64, typ GroupType, groupID string, m *member) TimerOp {
+	return TimerOp{
+		Key:        m.timerKey(groupID),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(typ, groupID)),
+		Task:       Task{Kind: TaskSessionTimeout, Type: typ, GroupID: groupID, MemberID: m.id},
+	}
 }
 
 // removeMember writes a leaving or fenced member's tombstones and bumps the
