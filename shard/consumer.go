@@ -126,8 +126,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		h.owned = []TopicPartitions{} // a join owns nothing (see the request's doc)
 	}
 	// throwIfConsumerGroupIsFull runs before the member lookup.
-	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.maxSize(Consumer) {
-		return out, groupFull(Consumer, s.maxSize(Consumer))
+	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.cfg.ConsumerMaxSize {
+		return out, groupFull(Consumer, s.cfg.ConsumerMaxSize)
 	}
 	created, replaced := false, false
 	if h.instanceID == "" {

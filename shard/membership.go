@@ -128,16 +128,6 @@ func (v *view) find(id string) (int, *member) {
 	return i, v.members[i]
 }
 
-func (s *Shard) maxSize(typ GroupType) int {
-	switch typ {
-	case Streams:
-		return s.cfg.StreamsMaxSize
-	case Share:
-		return s.cfg.ShareMaxSize
-	}
-	return s.cfg.ConsumerMaxSize
-}
-
 // validateHeartbeat runs Kafka's request checks of the heartbeat's type
 // (heartbeat_checks.go, on the request as the shard reads it: "" is null,
 // and the lists a shard request cannot send as null count as sent), then
@@ -258,7 +248,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 	}
 	if g == nil && h.memberEpoch != 0 {
 		// Kafka looks the group up first, for a leave too.
-		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
+		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupKinds[h.typ].title(), h.groupID)
 	}
 	return heartbeatPaths[h.typ](s, nowMs, s.newView(g, h.typ, h.groupID), h)
 }
@@ -325,16 +315,6 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	return out, true
 }
 
-func groupTitle(t GroupType) string {
-	switch t {
-	case Streams:
-		return "Streams"
-	case Share:
-		return "Share"
-	}
-	return "Consumer"
-}
-
 // heartbeatPaths are the heartbeat pipelines, one per group type, each in
 // its own file and reading top to bottom like Kafka's method
 // (consumer.go, streams_heartbeat.go, share_heartbeat.go).
@@ -342,6 +322,36 @@ var heartbeatPaths = [numGroupTypes]func(s *Shard, nowMs int64, v *view, h *hear
 	Consumer: (*Shard).consumerHeartbeatOn,
 	Streams:  (*Shard).streamsHeartbeatOn,
 	Share:    (*Shard).shareHeartbeatOn,
+}
+
+// groupSteps is what the shared steps ask of a group type: its name in
+// messages, its assignor and its records. Each type's implementation lives
+// in its own file (consumer_kind.go, streams_kind.go, share_kind.go), so a
+// new type is a new entry in groupKinds, not a new arm in every switch.
+type groupSteps interface {
+	// title is the type as Kafka's messages name it ("Consumer group g
+	// not found.").
+	title() string
+	// assign computes the group's new target and writes its records (the
+	// group epoch has passed the assignment epoch); an assignor's error
+	// goes to v.assignErr.
+	assign(v *view)
+	memberMetadataRecord(v *view, m *member, tombstone bool) Record
+	groupEpochRecord(v *view) Record
+	targetRecord(v *view, m *member) Record
+	targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record
+	targetEpochRecord(v *view) Record
+	currentAssignmentRecord(v *view, m *member, tombstone bool) Record
+}
+
+// groupKinds are the group types' steps. Classic groups have no membership
+// here (commits create simple ones), so they answer as consumer groups in
+// the shared steps, as they did before the table.
+var groupKinds = [numGroupTypes]groupSteps{
+	Classic:  consumerSteps{},
+	Consumer: consumerSteps{},
+	Streams:  streamsSteps{},
+	Share:    shareSteps{},
 }
 
 // The steps below are shared by the heartbeat paths, called by name.
@@ -431,49 +441,12 @@ func (v *view) maybeAssign() {
 	// several members; consumer groups the broker's server assignors
 	// (consumer_assignor.go); streams groups the sticky task assignor
 	// (streams_assignor.go). An assignor's error fails the heartbeat.
-	var targets []taskSets
-	switch v.typ {
-	case Share:
-		in := make([]assignee, 0, len(v.members))
-		for _, m := range v.members {
-			in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
-		}
-		targets = activeOnly(assignShareSimple(in, v.s.TopicPartitions))
-	case Consumer:
-		var active [][]TopicPartitions
-		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
-			return
-		}
-		// A target record per member at most, the epoch record, and the
-		// heartbeat's own member's current assignment. The target records
-		// of one computation share one array: they are written, replayed
-		// and superseded together.
-		v.records = slices.Grow(v.records, len(v.members)+2)
-		changed := 0
-		for i, m := range v.members {
-			if cur := m.targets(); !cur.equal(&taskSets{roleActive: active[i]}) {
-				changed++
-			}
-		}
-		slab := make([]ConsumerGroupTargetAssignmentMember, changed)
-		for i, m := range v.members {
-			if cur := m.targets(); cur.equal(&taskSets{roleActive: active[i]}) {
-				continue
-			}
-			m = v.own(i)
-			m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
-			slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
-			v.records = append(v.records, &slab[0])
-			slab = slab[1:]
-		}
-		v.aEpoch = v.epoch
-		v.records = append(v.records, v.targetEpochRecord())
-		return
-	case Streams:
-		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
-			return
-		}
-	}
+	groupKinds[v.typ].assign(v)
+}
+
+// setTargets gives each member its new target, then writes the new
+// assignment epoch.
+func (v *view) setTargets(targets []taskSets) {
 	v.records = slices.Grow(v.records, len(v.members)+2)
 	for i := range v.members {
 		v.setTarget(i, targets[i])
@@ -537,48 +510,6 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 	return ids, func(id string) int32 { return tasks[id] }
 }
 
-func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
-	case Share:
-		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
-			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
-	}
-	if tombstone {
-		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
-	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, RackID: m.rackID,
-		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
-		RebalanceTimeoutMs: m.rebalanceTimeoutMs}
-}
-
-func (v *view) groupEpochRecord() Record {
-	switch v.typ {
-	case Streams:
-		r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
-			StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
-			LastNumStandbyReplicas: v.streamsNumStandbyReplicas()}
-		if v.g != nil {
-			r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
-			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
-		}
-		if v.topo != nil {
-			// Kafka's validatedTopologyEpoch: the topology's epoch once its
-			// topics are configured (ConfiguredTopology.isReady), else -1.
-			r.ValidatedTopologyEpoch = -1
-			if v.s.topologyReady(v.topo) {
-				r.ValidatedTopologyEpoch = v.topo.Epoch
-			}
-		}
-		return r
-	case Share:
-		return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
-	}
-	return &ConsumerGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
-}
-
 // setTarget gives member i a new target assignment (for a streams member
 // its active, standby and warm-up tasks; other types use roleActive only)
 // and writes its target record when the target changed.
@@ -592,57 +523,25 @@ func (v *view) setTarget(i int, target taskSets) {
 	v.records = append(v.records, v.targetRecord(m))
 }
 
-// targetRecord is member m's target assignment record.
-func (v *view) targetRecord(m *member) Record {
-	if v.typ == Streams {
-		active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
-			StandbyTasks: standby, WarmupTasks: warmup}
-	}
-	return v.targetMemberRecord(m.id, m.target, false)
+// The records of the shared steps are each group type's own (groupKind).
+
+func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
+	return groupKinds[v.typ].memberMetadataRecord(v, m, tombstone)
 }
+
+func (v *view) groupEpochRecord() Record { return groupKinds[v.typ].groupEpochRecord(v) }
+
+// targetRecord is member m's target assignment record.
+func (v *view) targetRecord(m *member) Record { return groupKinds[v.typ].targetRecord(v, m) }
 
 func (v *view) targetMemberRecord(id string, target []TopicPartitions, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: id, ActiveTasks: partitionsToTasks(target), Tombstone: tombstone}
-	case Share:
-		return &ShareGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
-	}
-	return &ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+	return groupKinds[v.typ].targetMemberRecord(v, id, target, tombstone)
 }
 
-func (v *view) targetEpochRecord() Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-	case Share:
-		return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-	}
-	return &ConsumerGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-}
+func (v *view) targetEpochRecord() Record { return groupKinds[v.typ].targetEpochRecord(v) }
 
 func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		if tombstone {
-			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
-		}
-		active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
-		pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
-		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
-			ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
-			ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
-	case Share:
-		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
-	}
-	if tombstone {
-		return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
-	}
-	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-		PreviousMemberEpoch: m.previousMemberEpoch, State: m.state, Partitions: m.assigned, PartitionsPendingRevocation: m.pending}
+	return groupKinds[v.typ].currentAssignmentRecord(v, m, tombstone)
 }
 
 // fenceMember is the session-timeout path: the same records as a leave

@@ -17,8 +17,8 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 	// throwIfShareGroupIsFull runs before the member lookup, so an unknown
 	// member of a full share group is refused for the size whatever its
 	// epoch (docs/share-groups.md §2.2 steps 3-4).
-	if m == nil && len(v.members) >= s.maxSize(Share) {
-		return out, groupFull(Share, s.maxSize(Share))
+	if m == nil && len(v.members) >= s.cfg.ShareMaxSize {
+		return out, groupFull(Share, s.cfg.ShareMaxSize)
 	}
 	bump := false
 	switch {

@@ -19,8 +19,8 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	case m == nil && h.memberEpoch != 0:
 		return out, memberUnknown(h.memberID, h.groupID)
 	case m == nil:
-		if len(v.members) >= s.maxSize(Streams) {
-			return out, groupFull(Streams, s.maxSize(Streams))
+		if len(v.members) >= s.cfg.StreamsMaxSize {
+			return out, groupFull(Streams, s.cfg.StreamsMaxSize)
 		}
 		m = &member{id: h.memberID, hasMetadata: true}
 		v.members = slices.Insert(v.members, i, m)

@@ -1,0 +1,41 @@
+package shard
+
+// shareSteps is the share group's entry of groupKinds: the KIP-932 simple
+// assignor and the ShareGroup* records.
+type shareSteps struct{}
+
+func (shareSteps) title() string { return "Share" }
+
+func (shareSteps) assign(v *view) {
+	in := make([]assignee, 0, len(v.members))
+	for _, m := range v.members {
+		in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
+	}
+	v.setTargets(activeOnly(assignShareSimple(in, v.s.TopicPartitions)))
+}
+
+func (shareSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
+	return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
+		SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
+}
+
+func (shareSteps) groupEpochRecord(v *view) Record {
+	return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
+}
+
+func (shareSteps) targetRecord(v *view, m *member) Record {
+	return v.targetMemberRecord(m.id, m.target, false)
+}
+
+func (shareSteps) targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record {
+	return &ShareGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+}
+
+func (shareSteps) targetEpochRecord(v *view) Record {
+	return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+}
+
+func (shareSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {
+	return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+}

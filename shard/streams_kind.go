@@ -1,0 +1,65 @@
+package shard
+
+// streamsSteps is the streams group's entry of groupKinds: the sticky task
+// assignor and the StreamsGroup* records.
+type streamsSteps struct{}
+
+func (streamsSteps) title() string { return "Streams" }
+
+func (streamsSteps) assign(v *view) {
+	targets, err := v.assignStreams()
+	if v.assignErr = err; err != nil {
+		return
+	}
+	v.setTargets(targets)
+}
+
+func (streamsSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
+	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
+		RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
+}
+
+func (streamsSteps) groupEpochRecord(v *view) Record {
+	r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
+		StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
+		LastNumStandbyReplicas: v.streamsNumStandbyReplicas()}
+	if v.g != nil {
+		r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
+		r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+	}
+	if v.topo != nil {
+		// Kafka's validatedTopologyEpoch: the topology's epoch once its
+		// topics are configured (ConfiguredTopology.isReady), else -1.
+		r.ValidatedTopologyEpoch = -1
+		if v.s.topologyReady(v.topo) {
+			r.ValidatedTopologyEpoch = v.topo.Epoch
+		}
+	}
+	return r
+}
+
+func (streamsSteps) targetRecord(v *view, m *member) Record {
+	active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
+		StandbyTasks: standby, WarmupTasks: warmup}
+}
+
+func (streamsSteps) targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record {
+	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: id, ActiveTasks: partitionsToTasks(target), Tombstone: tombstone}
+}
+
+func (streamsSteps) targetEpochRecord(v *view) Record {
+	return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+}
+
+func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {
+	if tombstone {
+		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
+	}
+	active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
+	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
+	return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+		PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
+		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
+		ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
+}
