@@ -75,3 +75,27 @@ func assignConsumerTargets(v *view) {
 	v.aEpoch = v.epoch
 	v.records = append(v.records, v.targetEpochRecord())
 }
+
+func (consumerSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
+
+func (consumerSteps) earlyState(*group, func(*Topology) bool) (GroupState, bool) { return 0, false }
+
+// setting: any type without its own keys (classic) reads the consumer's,
+// as it did before group configs.
+func (consumerSteps) setting(_, _, consumer int32) int32 { return consumer }
+
+func (consumerSteps) readsTopology() bool { return false }
+
+func (consumerSteps) rebalanceTimeouts() bool { return true }
+
+// anyMemberSubscribes is isSubscribedToTopic of consumer and share groups:
+// the union of their members' subscriptions (a classic simple group has no
+// members, so it subscribes to nothing).
+func anyMemberSubscribes(g *group, topic string) bool {
+	for _, m := range g.members {
+		if m.subscribes(topic) {
+			return true
+		}
+	}
+	return false
+}

@@ -342,6 +342,22 @@ type groupSteps interface {
 	targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record
 	targetEpochRecord(v *view) Record
 	currentAssignmentRecord(v *view, m *member, tombstone bool) Record
+	// subscribesTo is Kafka's Group.isSubscribedToTopic for the type.
+	subscribesTo(g *group, topic string) bool
+	// earlyState is the state maybeUpdateGroupState settles before the
+	// epochs are compared (a share group with members is STABLE, a
+	// streams group without a ready topology NOT_READY), ok false when the
+	// epochs decide.
+	earlyState(g *group, ready func(*Topology) bool) (state GroupState, ok bool)
+	// setting picks the type's own one of a key Kafka keeps per type
+	// (group.streams.*, group.share.*, group.consumer.*).
+	setting(streams, share, consumer int32) int32
+	// readsTopology: the group's metadata hash covers its topology's
+	// source topics (streams), not its members' subscriptions.
+	readsTopology() bool
+	// rebalanceTimeouts: a member has a rebalance timer to cancel when it
+	// leaves (consumer and streams members revoke; share members do not).
+	rebalanceTimeouts() bool
 }
 
 // groupKinds are the group types' steps. Classic groups have no membership
@@ -417,14 +433,13 @@ func (v *view) removeMember(i int) {
 		v.targetMemberRecord(m.id, nil, true),
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
-	if v.typ == Consumer {
-		v.maybeForgetRegex(m.topicRegex)
-	}
+	v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
-	if v.typ == Consumer || v.typ == Streams {
+	if groupKinds[v.typ].rebalanceTimeouts() {
 		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
 	}
 }
@@ -569,7 +584,7 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32
 // topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
 	var h topicHasher
-	if v.typ == Streams {
+	if groupKinds[v.typ].readsTopology() {
 		h.topology(v.topo)
 	} else {
 		for _, m := range v.members {
@@ -586,7 +601,7 @@ func (v *view) metadataHash() int64 {
 // loop body to the heap, three allocations per steady-state heartbeat.
 func (s *Shard) groupMetadataHash(g *group) int64 {
 	var h topicHasher
-	if g.typ == Streams {
+	if groupKinds[g.typ].readsTopology() {
 		h.topology(g.topology)
 	} else {
 		for _, m := range g.members {

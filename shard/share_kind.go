@@ -39,3 +39,17 @@ func (shareSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Re
 	return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
 }
+
+func (shareSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
+
+// earlyState: a share group with members is STABLE (share groups are EMPTY
+// or STABLE only).
+func (shareSteps) earlyState(*group, func(*Topology) bool) (GroupState, bool) {
+	return StateStable, true
+}
+
+func (shareSteps) setting(_, share, _ int32) int32 { return share }
+
+func (shareSteps) readsTopology() bool { return false }
+
+func (shareSteps) rebalanceTimeouts() bool { return false }

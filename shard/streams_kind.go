@@ -63,3 +63,32 @@ func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) 
 		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
 		ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
 }
+
+// subscribesTo: once empty a streams group subscribes to nothing
+// (KAFKA-19372), otherwise to its topology's source topics.
+func (streamsSteps) subscribesTo(g *group, topic string) bool {
+	if len(g.members) == 0 || g.topology == nil {
+		return false
+	}
+	for _, st := range g.topology.Subtopologies {
+		if st.ReadsTopic(topic) {
+			return true
+		}
+	}
+	return false
+}
+
+// earlyState: a streams group whose topology is missing or not ready
+// (its topics not configured) is NOT_READY.
+func (streamsSteps) earlyState(g *group, ready func(*Topology) bool) (GroupState, bool) {
+	if g.topology == nil || !ready(g.topology) {
+		return StateNotReady, true
+	}
+	return 0, false
+}
+
+func (streamsSteps) setting(streams, _, _ int32) int32 { return streams }
+
+func (streamsSteps) readsTopology() bool { return true }
+
+func (streamsSteps) rebalanceTimeouts() bool { return true }
