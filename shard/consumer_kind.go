@@ -99,3 +99,13 @@ func anyMemberSubscribes(g *group, topic string) bool {
 	}
 	return false
 }
+
+func (consumerSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { return false }
+
+// checkMemberRemoval: Kafka's removeMember drops the member's partition
+// epochs too.
+func (consumerSteps) checkMemberRemoval(r Record, g *group, old *member) error {
+	return checkPartitionEpochs(r, g, old, nil)
+}
+
+func (consumerSteps) forgetMember(g *group, old *member) { g.removePartitionEpochs(old) }

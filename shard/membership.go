@@ -275,14 +275,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
 		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) ||
-		h.typ == Streams && streamsClientChanged(m, h) {
+		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
-	}
-	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
-		return out, false // the slow path refuses the request
-	}
-	if h.typ == Streams && g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id) {
-		return out, false // the slow path bumps the group epoch
 	}
 	// The view and its one timer share an allocation: the steady path's only
 	// one on the shard.
@@ -305,7 +299,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	out.standby, out.warmup = m.standby, m.warmup
 	out.sendAssignment = h.fullRequest() // a full request that changes nothing
-	if h.typ == Streams && g.topology != nil {
+	if g.topology != nil {               // streams groups only
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		var err error
 		if out.topicStatus, err = s.streamsTopicStatus(g.topology); err != nil {
@@ -358,6 +352,14 @@ type groupSteps interface {
 	// rebalanceTimeouts: a member has a rebalance timer to cancel when it
 	// leaves (consumer and streams members revoke; share members do not).
 	rebalanceTimeouts() bool
+	// steadyChanged reports what the type's steady heartbeat path must
+	// leave to the slow path beyond the shared checks (steadyHeartbeat).
+	steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool
+	// checkMemberRemoval and forgetMember are replay's removal of a
+	// member: the type's check of its indexes, then dropping the member
+	// from them (the group is mutable by then).
+	checkMemberRemoval(r Record, g *group, old *member) error
+	forgetMember(g *group, old *member)
 }
 
 // groupKinds are the group types' steps. Classic groups have no membership

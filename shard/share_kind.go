@@ -53,3 +53,9 @@ func (shareSteps) setting(_, share, _ int32) int32 { return share }
 func (shareSteps) readsTopology() bool { return false }
 
 func (shareSteps) rebalanceTimeouts() bool { return false }
+
+func (shareSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { return false }
+
+func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
+
+func (shareSteps) forgetMember(*group, *member) {}

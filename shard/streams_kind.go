@@ -92,3 +92,16 @@ func (streamsSteps) setting(streams, _, _ int32) int32 { return streams }
 func (streamsSteps) readsTopology() bool { return true }
 
 func (streamsSteps) rebalanceTimeouts() bool { return true }
+
+// steadyChanged: a streams member whose client changed, whose owned tasks
+// the slow path refuses, or whose group's num.standby.replicas changed
+// (the slow path bumps the group epoch) is not steady.
+func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool {
+	return streamsClientChanged(m, h) ||
+		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil ||
+		g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id)
+}
+
+func (streamsSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
+
+func (streamsSteps) forgetMember(g *group, old *member) { g.removeTaskOwners(old) }
