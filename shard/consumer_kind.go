@@ -109,3 +109,14 @@ func (consumerSteps) checkMemberRemoval(r Record, g *group, old *member) error {
 }
 
 func (consumerSteps) forgetMember(g *group, old *member) { g.removePartitionEpochs(old) }
+
+func (consumerSteps) checkRequest(s *Shard, h *heartbeat) error {
+	return CheckConsumerHeartbeat(ConsumerHeartbeatCheck{
+		Version: ConsumerGeneratedMemberIDRequiredVersion, GroupID: h.groupID, MemberID: h.memberID,
+		InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
+		RebalanceTimeoutMs: h.rebalanceTimeoutMs, TopicPartitions: List{Len: len(h.owned)},
+		SubscribedTopicNames: h.subscribedTopics, SubscribedTopicRegex: h.topicRegex, ServerAssignor: h.serverAssignor,
+	}, s.consumerAssignors())
+}
+
+func (consumerSteps) convertsEmptyClassic() bool { return true }

@@ -134,35 +134,7 @@ func (v *view) find(id string) (int, *member) {
 // coordsim's own bounds on ids, topic names, owned partitions and tasks,
 // and topologies.
 func (s *Shard) validateHeartbeat(h *heartbeat) error {
-	var err error
-	switch h.typ {
-	case Consumer:
-		err = CheckConsumerHeartbeat(ConsumerHeartbeatCheck{
-			Version: ConsumerGeneratedMemberIDRequiredVersion, GroupID: h.groupID, MemberID: h.memberID,
-			InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
-			RebalanceTimeoutMs: h.rebalanceTimeoutMs, TopicPartitions: List{Len: len(h.owned)},
-			SubscribedTopicNames: h.subscribedTopics, SubscribedTopicRegex: h.topicRegex, ServerAssignor: h.serverAssignor,
-		}, s.consumerAssignors())
-	case Share:
-		err = CheckShareHeartbeat(ShareHeartbeatCheck{
-			GroupID: h.groupID, MemberID: h.memberID, RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
-			SubscribedTopicNames: h.subscribedTopics,
-		})
-	case Streams:
-		c := StreamsHeartbeatCheck{
-			GroupID: h.groupID, MemberID: h.memberID, InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID),
-			MemberEpoch: h.memberEpoch, RebalanceTimeoutMs: h.rebalanceTimeoutMs,
-			ActiveTasks: List{Len: len(h.ownedTasks[roleActive])}, StandbyTasks: List{Len: len(h.ownedTasks[roleStandby])},
-			WarmupTasks: List{Len: len(h.ownedTasks[roleWarmup])}, Topology: h.topology != nil,
-		}
-		if h.topology != nil {
-			for _, st := range h.topology.Subtopologies {
-				c.Changelogs = append(c.Changelogs, st.StateChangelogTopics...)
-			}
-		}
-		err = CheckStreamsHeartbeat(c)
-	}
-	if err != nil {
+	if err := groupKinds[h.typ].checkRequest(s, h); err != nil {
 		return err
 	}
 	return validateHeartbeatBounds(h)
@@ -193,7 +165,7 @@ func validateHeartbeatBounds(h *heartbeat) error {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
 		}
 	}
-	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs <= 0 && h.typ != Share {
+	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs <= 0 && groupKinds[h.typ].rebalanceTimeouts() {
 		return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 	}
 	if h.topology != nil {
@@ -237,7 +209,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && h.typ != Share {
+		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
 			// "Converted the empty classic group to a <type> group": its
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
@@ -360,6 +332,14 @@ type groupSteps interface {
 	// from them (the group is mutable by then).
 	checkMemberRemoval(r Record, g *group, old *member) error
 	forgetMember(g *group, old *member)
+	// checkRequest is Kafka's request checks of the type's heartbeat
+	// (heartbeat_checks.go) on the shard's request, where "" is null and
+	// the lists it cannot send as null count as sent.
+	checkRequest(s *Shard, h *heartbeat) error
+	// convertsEmptyClassic: a join converts an empty classic group of the
+	// same id to this type ("Converted the empty classic group to a
+	// <type> group"); share groups do not.
+	convertsEmptyClassic() bool
 }
 
 // groupKinds are the group types' steps. Classic groups have no membership

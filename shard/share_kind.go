@@ -59,3 +59,12 @@ func (shareSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { retu
 func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
 
 func (shareSteps) forgetMember(*group, *member) {}
+
+func (shareSteps) checkRequest(_ *Shard, h *heartbeat) error {
+	return CheckShareHeartbeat(ShareHeartbeatCheck{
+		GroupID: h.groupID, MemberID: h.memberID, RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
+		SubscribedTopicNames: h.subscribedTopics,
+	})
+}
+
+func (shareSteps) convertsEmptyClassic() bool { return false }

@@ -105,3 +105,20 @@ func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) b
 func (streamsSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
 
 func (streamsSteps) forgetMember(g *group, old *member) { g.removeTaskOwners(old) }
+
+func (streamsSteps) checkRequest(_ *Shard, h *heartbeat) error {
+	c := StreamsHeartbeatCheck{
+		GroupID: h.groupID, MemberID: h.memberID, InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID),
+		MemberEpoch: h.memberEpoch, RebalanceTimeoutMs: h.rebalanceTimeoutMs,
+		ActiveTasks: List{Len: len(h.ownedTasks[roleActive])}, StandbyTasks: List{Len: len(h.ownedTasks[roleStandby])},
+		WarmupTasks: List{Len: len(h.ownedTasks[roleWarmup])}, Topology: h.topology != nil,
+	}
+	if h.topology != nil {
+		for _, st := range h.topology.Subtopologies {
+			c.Changelogs = append(c.Changelogs, st.StateChangelogTopics...)
+		}
+	}
+	return CheckStreamsHeartbeat(c)
+}
+
+func (streamsSteps) convertsEmptyClassic() bool { return true }
