@@ -8,7 +8,11 @@ import (
 )
 
 // Membership for consumer (KIP-848), streams (KIP-1071) and share (KIP-932)
-// groups, in one engine.
+// groups: each type has its own heartbeat path (consumer.go,
+// streams_heartbeat.go, share_heartbeat.go, dispatched by heartbeatPaths)
+// over the shared steps in this file, and answers what those steps ask of
+// it through groupSteps (consumer_kind.go, streams_kind.go, share_kind.go).
+// The request checks are heartbeat_checks.go.
 //
 // What is modelled: join (epoch 0), heartbeat, leave (-1), session-timeout
 // fencing, group epochs bumped by joins, leaves, fences, subscription and
