@@ -228,7 +228,7 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	for _, c := range r.Connect {
 		fmt.Fprintf(w, "  %s\n", sinkLine(c))
 	}
-	if o.Protocol == "v1" {
+	if o.Protocol.AcceptsDataLossRace() {
 		fmt.Fprintf(w, "  accepted plugin-side data loss (v1 race)  %d, leaked rows %d\n", r.AcceptedDataLoss, r.LeakedRows)
 	}
 	fmt.Fprintf(w, "  marks reached   %s\n", joinCounts64(r.Marks))

@@ -90,7 +90,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	httpAddr := fs.String("http", "127.0.0.1:9644", "host:port of the HTTP server: /metrics (Prometheus text) and /admin/move")
 	store := fs.String("store", "memstore", "KIP-1331 topology store: memstore, bolt, or none")
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
-	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
+	protocol := coordinator.CleanupV3
+	fs.Var(&protocol, "protocol", coordinator.CleanupProtocolUsage+" (default v3)")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
 	logRetentionMs := fs.Int64("log-retention-ms", wire.DefaultConfig().RetentionMs, "log.retention.ms of every data topic without its own retention.ms: older batches go at the next retention pass (every second); -1 keeps everything")
 	maxDataBytes := fs.Int64("max-data-bytes", wire.DefaultMaxDataBytes(), "cap on the record bytes all data partitions hold together (default a quarter of this machine's memory): past it the earliest appended batches go first; -1 is no cap")
@@ -118,7 +119,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	cfg.ProducerIDExpiration = time.Duration(*producerIDExpirationMs) * time.Millisecond
 	cfg.RetentionMs, cfg.MaxDataBytes = *logRetentionMs, *maxDataBytes
 	cfg.NumPartitions = int32(min(max(*numPartitions, math.MinInt32), math.MaxInt32))
-	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
+	cfg.Coordinator.TopologyCleanupProtocol = protocol
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false

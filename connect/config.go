@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/coordsim/coordsim/groupconfig"
 	"github.com/coordsim/coordsim/internal/topicname"
 )
 
@@ -104,10 +105,6 @@ const (
 	// No Kafka config has that name; Resolve maps it onto the group config
 	// share.record.lock.duration.ms (§1.5), and never ignores it silently.
 	KeyAcquisitionLockTimeoutMs = "share.acquisition.lock.timeout.ms"
-	// Kafka's group bounds on share.record.lock.duration.ms
-	// (group.share.min/max.record.lock.duration.ms defaults).
-	groupLockDurationMinMs = 15_000
-	groupLockDurationMaxMs = 60_000
 
 	workerConsumerPrefix    = "consumer."
 	connectorOverridePrefix = "consumer.override."
@@ -409,7 +406,7 @@ func parseAutoOffsetReset(s source, kind SinkKind) (string, error) {
 		return "", nil
 	case strings.HasPrefix(lower, byDurationPrefix):
 		iso := s.value[len(byDurationPrefix):]
-		ms, err := parseISODurationMs(iso)
+		ms, err := groupconfig.ParseISODurationMs(iso)
 		if err != nil {
 			return "", &ConfigError{Key: s.from, Value: s.value, Reason: err.Error()}
 		}
@@ -459,10 +456,10 @@ func shareVariant(cfg *SinkConfig, eff map[string]source, groupReset string) {
 // refuse for the group config is a ConfigError that names both keys.
 func mapLockTimeout(cfg *SinkConfig, s source) error {
 	ms, err := strconv.ParseInt(strings.TrimFunc(s.value, javaTrimmed), 10, 32)
-	if err != nil || ms < groupLockDurationMinMs || ms > groupLockDurationMaxMs {
+	if err != nil || ms < groupconfig.ShareRecordLockDurationMinMs || ms > groupconfig.ShareRecordLockDurationMaxMs {
 		return &ConfigError{Key: s.from, Value: s.value, Reason: fmt.Sprintf(
 			"Kafka has no %s; it is mapped onto the group config %s, which must be an integer in [%d, %d] ms",
-			KeyAcquisitionLockTimeoutMs, GroupConfigShareRecordLockDurationMs, groupLockDurationMinMs, groupLockDurationMaxMs)}
+			KeyAcquisitionLockTimeoutMs, GroupConfigShareRecordLockDurationMs, groupconfig.ShareRecordLockDurationMinMs, groupconfig.ShareRecordLockDurationMaxMs)}
 	}
 	cfg.GroupConfigs[GroupConfigShareRecordLockDurationMs] = strconv.FormatInt(ms, 10)
 	cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s=%s mapped onto the group config %s=%d: Kafka has no %s",

@@ -423,47 +423,6 @@ func TestResolveIsDeterministic(t *testing.T) {
 	}
 }
 
-// Durations are parsed as Java's Duration.parse does and refused where
-// Kafka refuses them (malformed or negative).
-func TestParseISODurationMs(t *testing.T) {
-	cases := []struct {
-		in      string
-		want    int64
-		wantErr bool
-	}{
-		{"PT1H", 3_600_000, false},
-		{"P1D", 86_400_000, false},
-		{"p1dt2h3m4.5s", 93_784_500, false},
-		{"PT0.001S", 1, false},
-		{"PT1,5S", 1_500, false},
-		{"PT0S", 0, false},
-		{"P-1DT25H", 3_600_000, false},
-		{"-PT-1H", 3_600_000, false},
-		{"PT-0.5S", 0, true},
-		{"-PT1S", 0, true},
-		{"P", 0, true},
-		{"PT", 0, true},
-		{"P1DT", 0, true},
-		{"1H", 0, true},
-		{"PT1.0000000001S", 0, true},
-		{"P9223372036854775808D", 0, true},
-		{"P106751991167301D", 0, true},
-		{"PT9223372036854775S", 9_223_372_036_854_775_000, false},
-		{"PT9223372036854776S", 0, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := parseISODurationMs(tc.in)
-			if tc.wantErr {
-				assert.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}
-
 // A share.auto.offset.reset value maps to package share's strategy and
 // duration, the form the simulator builds a share.Config from.
 func TestParseShareAutoOffsetReset(t *testing.T) {

@@ -254,7 +254,7 @@ func (c Config) Validate() error {
 		return &ConfigError{Key: "group.consumer.assignors", Value: c.ConsumerAssignors, Reason: err.Error()}
 	}
 	if !c.TopologyCleanupProtocol.Valid() {
-		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be v1, v2 or v3"}
+		return &ConfigError{Key: "topology cleanup protocol", Value: c.TopologyCleanupProtocol, Reason: "value must be " + cleanupProtocolChoice()}
 	}
 	if c.OffsetsRetention%time.Minute != 0 {
 		return &ConfigError{Key: "offsets.retention.minutes", Value: c.OffsetsRetention, Reason: "value must be a whole number of minutes"}

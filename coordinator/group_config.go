@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/coordsim/coordsim/groupconfig"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -147,80 +148,56 @@ func (gc GroupConfig) timeouts() shard.GroupTimeouts {
 	return gt
 }
 
-// validateGroupConfig is Kafka's GroupConfig.validate (trunk, with
-// validateValues checking only the keys the group sets): ConfigDef's
-// atLeast checks, then each set key's broker range, the standby maximum,
-// and each session timeout above its heartbeat interval when either is
-// set (the other taken from the broker), in Kafka's order and with its
-// messages.
+// validateGroupConfig is Kafka's GroupConfig.validate (groupconfig's
+// CheckAtLeast, then CheckValues over the keys the group sets), with its
+// messages and in its order.
 func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
-	type key struct {
+	ints := map[string]int64{}
+	for _, k := range []struct {
 		name string
 		v    *int32
-		min  int32
-	}
-	for _, k := range []key{
-		{"consumer.session.timeout.ms", gc.ConsumerSessionTimeoutMs, 1},
-		{"consumer.heartbeat.interval.ms", gc.ConsumerHeartbeatIntervalMs, 1},
-		{"share.session.timeout.ms", gc.ShareSessionTimeoutMs, 1},
-		{"share.heartbeat.interval.ms", gc.ShareHeartbeatIntervalMs, 1},
-		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, 1},
-		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, 1},
-		{"streams.num.standby.replicas", gc.StreamsNumStandbyReplicas, 0},
-		{"streams.initial.rebalance.delay.ms", gc.StreamsInitialRebalanceDelayMs, 0},
+	}{
+		{groupconfig.ConsumerSessionTimeoutMs, gc.ConsumerSessionTimeoutMs},
+		{groupconfig.ConsumerHeartbeatIntervalMs, gc.ConsumerHeartbeatIntervalMs},
+		{groupconfig.ShareSessionTimeoutMs, gc.ShareSessionTimeoutMs},
+		{groupconfig.ShareHeartbeatIntervalMs, gc.ShareHeartbeatIntervalMs},
+		{groupconfig.StreamsSessionTimeoutMs, gc.StreamsSessionTimeoutMs},
+		{groupconfig.StreamsHeartbeatIntervalMs, gc.StreamsHeartbeatIntervalMs},
+		{groupconfig.StreamsNumStandbyReplicas, gc.StreamsNumStandbyReplicas},
+		{groupconfig.StreamsInitialRebalanceDelayMs, gc.StreamsInitialRebalanceDelayMs},
 	} {
-		if k.v != nil && *k.v < k.min {
-			return kerr.InvalidConfig.WithMessage("Invalid value %d for configuration %s: Value must be at least %d", *k.v, k.name, k.min)
-		}
-	}
-	cfg := c.cfg
-	ms := func(d time.Duration) int64 { return d.Milliseconds() }
-	type bound struct {
-		key      string
-		v        *int32
-		min, max int64
-	}
-	for _, b := range []bound{
-		{"consumer.heartbeat.interval.ms", gc.ConsumerHeartbeatIntervalMs, ms(cfg.ConsumerMinHeartbeatInterval), ms(cfg.ConsumerMaxHeartbeatInterval)},
-		{"consumer.session.timeout.ms", gc.ConsumerSessionTimeoutMs, ms(cfg.ConsumerMinSessionTimeout), ms(cfg.ConsumerMaxSessionTimeout)},
-		{"share.heartbeat.interval.ms", gc.ShareHeartbeatIntervalMs, ms(cfg.ShareMinHeartbeatInterval), ms(cfg.ShareMaxHeartbeatInterval)},
-		{"share.session.timeout.ms", gc.ShareSessionTimeoutMs, ms(cfg.ShareMinSessionTimeout), ms(cfg.ShareMaxSessionTimeout)},
-		{"streams.heartbeat.interval.ms", gc.StreamsHeartbeatIntervalMs, ms(cfg.StreamsMinHeartbeatInterval), ms(cfg.StreamsMaxHeartbeatInterval)},
-		{"streams.session.timeout.ms", gc.StreamsSessionTimeoutMs, ms(cfg.StreamsMinSessionTimeout), ms(cfg.StreamsMaxSessionTimeout)},
-	} {
-		if b.v != nil && (int64(*b.v) < b.min || int64(*b.v) > b.max) {
-			return kerr.InvalidConfig.WithMessage("%s must be in the range %d to %d inclusive.", b.key, b.min, b.max)
-		}
-	}
-	if n := gc.StreamsNumStandbyReplicas; n != nil && int(*n) > cfg.StreamsMaxStandbyReplicas {
-		return kerr.InvalidConfig.WithMessage("streams.num.standby.replicas must be less than or equal to %d", cfg.StreamsMaxStandbyReplicas)
-	}
-	type pair struct {
-		sessionKey, heartbeatKey string
-		session, heartbeat       *int32
-		defSession, defHeartbeat time.Duration
-	}
-	for _, p := range []pair{
-		{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", gc.ConsumerSessionTimeoutMs, gc.ConsumerHeartbeatIntervalMs,
-			cfg.ConsumerSessionTimeout, cfg.ConsumerHeartbeatInterval},
-		{"share.session.timeout.ms", "share.heartbeat.interval.ms", gc.ShareSessionTimeoutMs, gc.ShareHeartbeatIntervalMs,
-			cfg.ShareSessionTimeout, cfg.ShareHeartbeatInterval},
-		{"streams.session.timeout.ms", "streams.heartbeat.interval.ms", gc.StreamsSessionTimeoutMs, gc.StreamsHeartbeatIntervalMs,
-			cfg.StreamsSessionTimeout, cfg.StreamsHeartbeatInterval},
-	} {
-		if p.session == nil && p.heartbeat == nil {
+		if k.v == nil {
 			continue
 		}
-		session, heartbeat := ms(p.defSession), ms(p.defHeartbeat)
-		if p.session != nil {
-			session = int64(*p.session)
+		if err := groupconfig.CheckAtLeast(k.name, int64(*k.v)); err != nil {
+			return err
 		}
-		if p.heartbeat != nil {
-			heartbeat = int64(*p.heartbeat)
-		}
-		if session <= heartbeat {
-			return kerr.InvalidConfig.WithMessage("%s must be greater than %s", p.sessionKey, p.heartbeatKey)
-		}
+		ints[k.name] = int64(*k.v)
 	}
-	return nil
+	return groupconfig.CheckValues(ints, c.cfg.GroupConfigBounds())
+}
+
+// GroupConfigBounds are the broker configs a group config is validated
+// against (GroupConfig.validateValues): the session timeout and heartbeat
+// interval ranges of each type, their broker values and the standby
+// maximum. The share record keys' ranges (groupconfig.ShareRanges) the
+// wire adds, as it also validates for the share plane.
+func (cfg Config) GroupConfigBounds() groupconfig.Bounds {
+	ms := func(d time.Duration) int64 { return d.Milliseconds() }
+	return groupconfig.Bounds{
+		Ranges: map[string]groupconfig.Range{
+			groupconfig.ConsumerHeartbeatIntervalMs: {Min: ms(cfg.ConsumerMinHeartbeatInterval), Max: ms(cfg.ConsumerMaxHeartbeatInterval)},
+			groupconfig.ConsumerSessionTimeoutMs:    {Min: ms(cfg.ConsumerMinSessionTimeout), Max: ms(cfg.ConsumerMaxSessionTimeout)},
+			groupconfig.ShareHeartbeatIntervalMs:    {Min: ms(cfg.ShareMinHeartbeatInterval), Max: ms(cfg.ShareMaxHeartbeatInterval)},
+			groupconfig.ShareSessionTimeoutMs:       {Min: ms(cfg.ShareMinSessionTimeout), Max: ms(cfg.ShareMaxSessionTimeout)},
+			groupconfig.StreamsHeartbeatIntervalMs:  {Min: ms(cfg.StreamsMinHeartbeatInterval), Max: ms(cfg.StreamsMaxHeartbeatInterval)},
+			groupconfig.StreamsSessionTimeoutMs:     {Min: ms(cfg.StreamsMinSessionTimeout), Max: ms(cfg.StreamsMaxSessionTimeout)},
+		},
+		MaxStandbyReplicas: int64(cfg.StreamsMaxStandbyReplicas),
+		DefaultMs: map[string]int64{
+			groupconfig.ConsumerSessionTimeoutMs: ms(cfg.ConsumerSessionTimeout), groupconfig.ConsumerHeartbeatIntervalMs: ms(cfg.ConsumerHeartbeatInterval),
+			groupconfig.ShareSessionTimeoutMs: ms(cfg.ShareSessionTimeout), groupconfig.ShareHeartbeatIntervalMs: ms(cfg.ShareHeartbeatInterval),
+			groupconfig.StreamsSessionTimeoutMs: ms(cfg.StreamsSessionTimeout), groupconfig.StreamsHeartbeatIntervalMs: ms(cfg.StreamsHeartbeatInterval),
+		},
+	}
 }

@@ -14,42 +14,6 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// CleanupProtocol selects how the KIP-1331 cleanup cycle guards a plugin
-// delete.
-type CleanupProtocol string
-
-const (
-	// CleanupV1 is the cycle as merged in apache/kafka#22622 (with #22676's
-	// batching): scan, deleteTopology, conditional clear. It has the accepted
-	// data-loss race of docs/kip1331.md §1.8.
-	CleanupV1 CleanupProtocol = "v1"
-	// CleanupV2 adds PR #22777's uncertain marker: scan, mark -2 (re-checking
-	// eligibility), deleteTopology, finalize (-2 → -1, or back to -2 when a
-	// push landed meanwhile). It closes the v1 race on one coordinator, but
-	// not across a shard move: a delete from the partition's previous
-	// coordinator can land after the new one stored a fresh description.
-	CleanupV2 CleanupProtocol = "v2"
-	// CleanupV3 is v2 with fenced plugin calls (coordsim's proposal,
-	// docs/kip1331-v3.md): every setTopology and deleteTopology carries the
-	// epoch at which this coordinator loaded the group's partition, and a
-	// plugin.FencedStore refuses a call older than the newest it has seen,
-	// which closes the move window. Within one load, no push of a group
-	// overlaps a delete of it (deleteGuard), so a failed finalize cannot
-	// leave a stored epoch whose row the delete erased. With a store that is
-	// not fenced the calls are unfenced, as v2's, and it logs so once. The
-	// default.
-	CleanupV3 CleanupProtocol = "v3"
-)
-
-// Valid reports whether p is one of the protocols.
-func (p CleanupProtocol) Valid() bool {
-	return p == CleanupV1 || p == CleanupV2 || p == CleanupV3
-}
-
-// usesUncertainMarker reports whether p marks groups -2 before a delete (v2
-// and v3).
-func (p CleanupProtocol) usesUncertainMarker() bool { return p != CleanupV1 }
-
 // PluginResult is the outcome of one topology-store call.
 type PluginResult struct {
 	Description *plugin.TopologyDescription
@@ -198,7 +162,7 @@ func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor,
 		rng = rand.New(rand.NewPCG(uint64(c.brokerID), 1331))
 	}
 	m := &topologyManager{store: store, exec: exec, backoff: newTopologyBackoff(rng), protocol: protocol, guard: newDeleteGuard()}
-	if protocol == CleanupV3 && store != nil {
+	if protocol.FencesPluginCalls() && store != nil {
 		if f, ok := plugin.AsFenced(store); ok {
 			m.fenced = f
 		} else {
@@ -284,7 +248,7 @@ func (c *Coordinator) pluginToken(loadEpoch int32) int32 {
 // earlier one never did (a v2 finalize landing there turns a re-solicited -2
 // into -1 while the store holds a row). v1 and v2 write as Kafka does.
 func fencedWrite[R any](c *Coordinator, name string, p int32, token int32, op func(s *shard.Shard, nowMs int64) (shard.Result[R], error)) *Future[R] {
-	if c.topology.protocol == CleanupV3 {
+	if c.topology.protocol.RefusesStaleLoadWrites() {
 		if h := c.shards[p]; h != nil && h.loadEpoch != token {
 			var zero R
 			return completed(zero, kerr.NotCoordinator.WithMessage("partition %d was reloaded at epoch %d since the read at epoch %d", p, h.loadEpoch, token))

@@ -86,7 +86,7 @@ func (c *Coordinator) RunTopologyCleanupCycle() (started bool) {
 		// The fencing token is the load epoch the scan read at: the deletes
 		// speak for this load of the partition, whatever happens later.
 		token := c.fencingToken(r.Partition)
-		if m.protocol.usesUncertainMarker() {
+		if m.protocol.MarksBeforeDelete() {
 			c.cleanupV2(r.Partition, r.Value, token, settle)
 		} else {
 			c.cleanupV1(r.Partition, r.Value, token, settle)

@@ -78,7 +78,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 	end = c.beginDeleteEpisode(guarded)
 	afterDelete := func(deleted, attempted map[string]bool, rowsDeleted map[string]int32) {
 		c.deleteGroupsWrite(groupIDs, results, byPartition, rowsDeleted, func() {
-			if c.topology.protocol.usesUncertainMarker() {
+			if c.topology.protocol.MarksBeforeDelete() {
 				c.finalizeSurvivors(results, deleted, attempted, tokens, finish)
 				return
 			}
@@ -124,7 +124,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 				if _, ok := failed[ge.GroupID]; !ok {
 					deleted[ge.GroupID] = true
 					rowsDeleted[ge.GroupID] = ge.Epoch
-					if c.topology.protocol.usesUncertainMarker() {
+					if c.topology.protocol.MarksBeforeDelete() {
 						rowsDeleted[ge.GroupID] = shard.EpochUncertain
 					}
 				}
@@ -163,7 +163,7 @@ func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, don
 	var all []shard.GroupEpoch
 	markErrs := map[string]error{}
 	parts := sortedKeys(withStored)
-	if !c.topology.protocol.usesUncertainMarker() || len(parts) == 0 {
+	if !c.topology.protocol.MarksBeforeDelete() || len(parts) == 0 {
 		for _, p := range parts {
 			all = append(all, withStored[p]...)
 		}

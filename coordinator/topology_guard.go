@@ -43,7 +43,7 @@ func newDeleteGuard() *deleteGuard {
 
 // guardsDeletes reports whether the protocol keeps pushes and deletes of a
 // group apart (v3 only: v2 keeps Kafka's behaviour as merged).
-func (c *Coordinator) guardsDeletes() bool { return c.topology.protocol == CleanupV3 }
+func (c *Coordinator) guardsDeletes() bool { return c.topology.protocol.GuardsDeletesAgainstPushes() }
 
 // beginDeleteEpisode opens an episode for each group; the returned function
 // closes them (call it exactly once, after the finalize's outcome is known).

@@ -140,7 +140,7 @@ func (c *Coordinator) StreamsGroupTopologyDescriptionUpdate(req TopologyDescript
 			c.recordSetOutcome(req.GroupID, req.TopologyEpoch, token, outcome, perr, out)
 		})
 	}
-	if c.topology.protocol.usesUncertainMarker() && target.StoredDescriptionTopologyEpoch == shard.EpochNone {
+	if c.topology.protocol.MarksBeforeDelete() && target.StoredDescriptionTopologyEpoch == shard.EpochNone {
 		// v2: commit -2 first so a set that fails or is lost after touching
 		// the store still leaves the group eligible for a defensive delete.
 		mark := fencedWrite(c, "streams-group-mark-topology-uncertain", p, token, func(s *shard.Shard, _ int64) (shard.Result[struct{}], error) {

@@ -17,16 +17,10 @@ import (
 // id replaces it.
 const LeaveGroupStaticMemberEpoch int32 = -2
 
-// validateConsumerFields is the consumer half of Kafka's
-// throwIfConsumerGroupHeartbeatRequestIsInvalid.
-func validateConsumerFields(h *heartbeat) error {
-	if h.memberEpoch == 0 && len(h.owned) > 0 {
-		return kerr.InvalidRequest.WithMessage("TopicPartitions must be empty when (re-)joining.")
-	}
-	if h.memberEpoch == LeaveGroupStaticMemberEpoch && h.instanceID == "" {
-		return kerr.InvalidRequest.WithMessage("InstanceId can't be null.")
-	}
-	for _, tp := range h.owned {
+// validateOwnedPartitions bounds a consumer heartbeat's owned partitions:
+// topic names coordsim can store and partitions that are not negative.
+func validateOwnedPartitions(owned []TopicPartitions) error {
+	for _, tp := range owned {
 		if err := validateTopicName(tp.Topic); err != nil {
 			return kerr.InvalidRequest.WithMessage("owned partitions: %v", err)
 		}
@@ -132,8 +126,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		h.owned = []TopicPartitions{} // a join owns nothing (see the request's doc)
 	}
 	// throwIfConsumerGroupIsFull runs before the member lookup.
-	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.maxSize(Consumer) {
-		return out, groupFull(Consumer, s.maxSize(Consumer))
+	if _, m := v.find(h.memberID); m == nil && len(v.members) >= s.cfg.ConsumerMaxSize {
+		return out, groupFull(Consumer, s.cfg.ConsumerMaxSize)
 	}
 	created, replaced := false, false
 	if h.instanceID == "" {
@@ -259,11 +253,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
 		}
 	}
-	v.timers = append(v.timers, TimerOp{
-		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(Consumer, v.id)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: v.id, MemberID: m.id},
-	})
+	v.timers = append(v.timers, s.sessionTimer(nowMs, Consumer, v.id, m))
 	// The assignment goes out on a join, on a full request and on a change.
 	out.sendAssignment = join || replaced || h.fullRequest() || !equalAssignment(before, m.assigned)
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v

@@ -21,19 +21,6 @@ func (s *Shard) consumerAssignors() *assignor.Registry {
 
 var defaultAssignors = assignor.Default() // immutable
 
-// validateConsumerHeartbeat runs the request checks, then Kafka's last one:
-// a ServerAssignor the broker does not offer is UNSUPPORTED_ASSIGNOR
-// "ServerAssignor <name> is not supported. Supported assignors: <list>.".
-func (s *Shard) validateConsumerHeartbeat(h *heartbeat) error {
-	if h.serverAssignor == nil {
-		return nil // doHeartbeat validates the rest
-	}
-	if err := validateHeartbeat(h); err != nil {
-		return err
-	}
-	return s.consumerAssignors().CheckSupported(*h.serverAssignor)
-}
-
 // assignConsumer computes the consumer group's new target: the assignor is
 // the one most members name (ConsumerGroup.computePreferredServerAssignor,
 // ties to the one listed first), else the broker's default. The spec holds

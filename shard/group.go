@@ -319,24 +319,7 @@ func (g *group) member(id string) *member {
 // to the union of their members' subscriptions; streams groups, once empty, to
 // nothing (KAFKA-19372), otherwise to their topology's source topics.
 func (g *group) isSubscribedToTopic(topic string) bool {
-	switch g.typ {
-	case Consumer, Share:
-		for _, m := range g.members {
-			if m.subscribes(topic) {
-				return true
-			}
-		}
-	case Streams:
-		if len(g.members) == 0 || g.topology == nil {
-			return false
-		}
-		for _, st := range g.topology.Subtopologies {
-			if st.ReadsTopic(topic) {
-				return true
-			}
-		}
-	}
-	return false
+	return groupKinds[g.typ].subscribesTo(g, topic)
 }
 
 // deriveState is Kafka's maybeUpdateGroupState for each type; ready is
@@ -345,13 +328,8 @@ func (g *group) deriveState(ready func(*Topology) bool) GroupState {
 	if len(g.members) == 0 {
 		return StateEmpty
 	}
-	switch g.typ {
-	case Share:
-		return StateStable
-	case Streams:
-		if g.topology == nil || !ready(g.topology) {
-			return StateNotReady
-		}
+	if state, ok := groupKinds[g.typ].earlyState(g, ready); ok {
+		return state
 	}
 	if g.epoch > g.assignmentEpoch {
 		return StateAssigning

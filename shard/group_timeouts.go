@@ -60,11 +60,11 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 // shareGroupSessionTimeoutMs, streamsGroupSessionTimeoutMs).
 func (s *Shard) sessionTimeoutMs(typ GroupType, groupID string) int32 {
 	if gt, ok := s.groupTimeouts[groupID]; ok {
-		if v := byType(typ, gt.StreamsSessionTimeoutMs, gt.ShareSessionTimeoutMs, gt.ConsumerSessionTimeoutMs); v > 0 {
+		if v := groupKinds[typ].setting(gt.StreamsSessionTimeoutMs, gt.ShareSessionTimeoutMs, gt.ConsumerSessionTimeoutMs); v > 0 {
 			return v
 		}
 	}
-	return byType(typ, s.cfg.StreamsSessionTimeoutMs, s.cfg.ShareSessionTimeoutMs, s.cfg.ConsumerSessionTimeoutMs)
+	return groupKinds[typ].setting(s.cfg.StreamsSessionTimeoutMs, s.cfg.ShareSessionTimeoutMs, s.cfg.ConsumerSessionTimeoutMs)
 }
 
 // heartbeatIntervalMs is the group's heartbeat interval: its group config
@@ -72,24 +72,11 @@ func (s *Shard) sessionTimeoutMs(typ GroupType, groupID string) int32 {
 // and its twins).
 func (s *Shard) heartbeatIntervalMs(typ GroupType, groupID string) int32 {
 	if gt, ok := s.groupTimeouts[groupID]; ok {
-		if v := byType(typ, gt.StreamsHeartbeatIntervalMs, gt.ShareHeartbeatIntervalMs, gt.ConsumerHeartbeatIntervalMs); v > 0 {
+		if v := groupKinds[typ].setting(gt.StreamsHeartbeatIntervalMs, gt.ShareHeartbeatIntervalMs, gt.ConsumerHeartbeatIntervalMs); v > 0 {
 			return v
 		}
 	}
-	return byType(typ, s.cfg.StreamsHeartbeatIntervalMs, s.cfg.ShareHeartbeatIntervalMs, s.cfg.ConsumerHeartbeatIntervalMs)
-}
-
-// byType picks the setting of a group's type: Kafka keeps one key per type
-// (group.streams.*, group.share.*, group.consumer.*); any other type reads
-// the consumer's, as it did before group configs.
-func byType(typ GroupType, streams, share, consumer int32) int32 {
-	switch typ {
-	case Streams:
-		return streams
-	case Share:
-		return share
-	}
-	return consumer
+	return groupKinds[typ].setting(s.cfg.StreamsHeartbeatIntervalMs, s.cfg.ShareHeartbeatIntervalMs, s.cfg.ConsumerHeartbeatIntervalMs)
 }
 
 // streamsInitialRebalanceDelayMs is the group's initial rebalance delay:

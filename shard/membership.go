@@ -8,7 +8,11 @@ import (
 )
 
 // Membership for consumer (KIP-848), streams (KIP-1071) and share (KIP-932)
-// groups, in one engine.
+// groups: each type has its own heartbeat path (consumer.go,
+// streams_heartbeat.go, share_heartbeat.go, dispatched by heartbeatPaths)
+// over the shared steps in this file, and answers what those steps ask of
+// it through groupSteps (consumer_kind.go, streams_kind.go, share_kind.go).
+// The request checks are heartbeat_checks.go.
 //
 // What is modelled: join (epoch 0), heartbeat, leave (-1), session-timeout
 // fencing, group epochs bumped by joins, leaves, fences, subscription and
@@ -128,26 +132,25 @@ func (v *view) find(id string) (int, *member) {
 	return i, v.members[i]
 }
 
-func (s *Shard) maxSize(typ GroupType) int {
-	switch typ {
-	case Streams:
-		return s.cfg.StreamsMaxSize
-	case Share:
-		return s.cfg.ShareMaxSize
+// validateHeartbeat runs Kafka's request checks of the heartbeat's type
+// (heartbeat_checks.go, on the request as the shard reads it: "" is null,
+// and the lists a shard request cannot send as null count as sent), then
+// coordsim's own bounds on ids, topic names, owned partitions and tasks,
+// and topologies.
+func (s *Shard) validateHeartbeat(h *heartbeat) error {
+	if err := groupKinds[h.typ].checkRequest(s, h); err != nil {
+		return err
 	}
-	return s.cfg.ConsumerMaxSize
+	return validateHeartbeatBounds(h)
 }
 
-// validateHeartbeat is Kafka's throwIf*HeartbeatRequestIsInvalid.
-func validateHeartbeat(h *heartbeat) error {
-	if h.groupID == "" {
-		return kerr.InvalidRequest.WithMessage("GroupId can't be empty.")
-	}
+// validateHeartbeatBounds are coordsim's bounds on a heartbeat that passed
+// Kafka's checks: ids and topic names it can store, owned partitions and
+// tasks it can read, a positive rebalance timeout on a join (Kafka only
+// refuses -1), and a topology it can plan.
+func validateHeartbeatBounds(h *heartbeat) error {
 	if err := ValidateGroupID(h.groupID); err != nil {
 		return kerr.InvalidRequest.WithMessage("GroupId is invalid: %v", err)
-	}
-	if h.memberID == "" {
-		return kerr.InvalidRequest.WithMessage("MemberId can't be empty.")
 	}
 	if err := validateMemberID(h.memberID); err != nil {
 		return err
@@ -155,47 +158,19 @@ func validateHeartbeat(h *heartbeat) error {
 	if err := validateRackID(h.rackID); err != nil {
 		return err
 	}
-	// GroupCoordinatorService's wording: "MemberEpoch is invalid." for
-	// consumer and share heartbeats, the epoch and bound for streams ones.
-	// Share groups have no static members, so no temporary leave (-2).
-	if h.memberEpoch < -2 || h.typ == Share && h.memberEpoch == -2 {
-		if h.typ == Streams {
-			return kerr.InvalidRequest.WithMessage("MemberEpoch is %d, but must be greater than or equal to -2.", h.memberEpoch)
-		}
-		return kerr.InvalidRequest.WithMessage("MemberEpoch is invalid.")
+	if err := validateOwnedPartitions(h.owned); err != nil {
+		return err
 	}
-	if h.typ == Consumer {
-		if err := validateConsumerFields(h); err != nil {
-			return err
-		}
-	}
-	if h.typ == Streams {
-		if err := validateOwnedTasks(&h.ownedTasks); err != nil {
-			return err
-		}
+	if err := validateOwnedTasks(&h.ownedTasks); err != nil {
+		return err
 	}
 	for _, t := range h.subscribedTopics {
 		if err := validateTopicName(t); err != nil {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
 		}
 	}
-	if h.memberEpoch == 0 {
-		if h.rebalanceTimeoutMs <= 0 && h.typ != Share {
-			return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
-		}
-		if h.typ == Share && len(h.subscribedTopics) == 0 {
-			return kerr.InvalidRequest.WithMessage("SubscribedTopicNames must be set in first request.")
-		}
-		if h.typ == Consumer && h.subscribedTopics == nil && h.topicRegex == nil {
-			// Kafka accepts an empty list (a member subscribed to nothing);
-			// only a missing one is refused.
-			return kerr.InvalidRequest.WithMessage("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
-		}
-		if h.typ == Streams && h.topology == nil {
-			return kerr.InvalidRequest.WithMessage("Topology must be non-null when (re-)joining.")
-		}
-	} else if h.topology != nil {
-		return kerr.InvalidRequest.WithMessage("Topology can only be provided when (re-)joining.")
+	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs <= 0 && groupKinds[h.typ].rebalanceTimeouts() {
+		return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 	}
 	if h.topology != nil {
 		if err := validateTopology(h.topology); err != nil {
@@ -230,7 +205,7 @@ type heartbeatResult struct {
 // records it implies. It changes nothing in the shard.
 func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
-	if err := validateHeartbeat(h); err != nil {
+	if err := s.validateHeartbeat(h); err != nil {
 		return out, err
 	}
 	g := s.lookup(h.groupID)
@@ -238,15 +213,12 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && h.typ != Share {
+		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
 			// "Converted the empty classic group to a <type> group": its
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
 			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
-			if h.typ == Consumer {
-				return s.consumerHeartbeatOn(nowMs, v, h)
-			}
-			return s.heartbeatOn(nowMs, v, h)
+			return heartbeatPaths[h.typ](s, nowMs, v, h)
 		}
 		return out, notTypeErr(h.groupID, h.typ)
 	}
@@ -257,12 +229,9 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		if h.memberEpoch < 0 {
 			return out, kerr.GroupIDNotFound.WithMessage("Group %s not found.", h.groupID)
 		}
-		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupTitle(h.typ), h.groupID)
+		return out, kerr.GroupIDNotFound.WithMessage("%s group %s not found.", groupKinds[h.typ].title(), h.groupID)
 	}
-	if h.typ == Consumer {
-		return s.consumerHeartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
-	}
-	return s.heartbeatOn(nowMs, s.newView(g, h.typ, h.groupID), h)
+	return heartbeatPaths[h.typ](s, nowMs, s.newView(g, h.typ, h.groupID), h)
 }
 
 // steadyHeartbeat answers the common heartbeat that changes nothing (a
@@ -287,14 +256,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
 		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) ||
-		h.typ == Streams && streamsClientChanged(m, h) {
+		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
-	}
-	if h.typ == Streams && s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil {
-		return out, false // the slow path refuses the request
-	}
-	if h.typ == Streams && g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id) {
-		return out, false // the slow path bumps the group epoch
 	}
 	// The view and its one timer share an allocation: the steady path's only
 	// one on the shard.
@@ -317,7 +280,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	out.standby, out.warmup = m.standby, m.warmup
 	out.sendAssignment = h.fullRequest() // a full request that changes nothing
-	if h.typ == Streams && g.topology != nil {
+	if g.topology != nil {               // streams groups only
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
 		var err error
 		if out.topicStatus, err = s.streamsTopicStatus(g.topology); err != nil {
@@ -327,191 +290,127 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	return out, true
 }
 
-func groupTitle(t GroupType) string {
-	switch t {
-	case Streams:
-		return "Streams"
-	case Share:
-		return "Share"
-	}
-	return "Consumer"
+// heartbeatPaths are the heartbeat pipelines, one per group type, each in
+// its own file and reading top to bottom like Kafka's method
+// (consumer.go, streams_heartbeat.go, share_heartbeat.go).
+var heartbeatPaths = [numGroupTypes]func(s *Shard, nowMs int64, v *view, h *heartbeat) (heartbeatResult, error){
+	Consumer: (*Shard).consumerHeartbeatOn,
+	Streams:  (*Shard).streamsHeartbeatOn,
+	Share:    (*Shard).shareHeartbeatOn,
 }
 
-func (s *Shard) heartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
+// groupSteps is what the shared steps ask of a group type: its name in
+// messages, its assignor and its records. Each type's implementation lives
+// in its own file (consumer_kind.go, streams_kind.go, share_kind.go), so a
+// new type is a new entry in groupKinds, not a new arm in every switch.
+type groupSteps interface {
+	// title is the type as Kafka's messages name it ("Consumer group g
+	// not found.").
+	title() string
+	// assign computes the group's new target and writes its records (the
+	// group epoch has passed the assignment epoch); an assignor's error
+	// goes to v.assignErr.
+	assign(v *view)
+	memberMetadataRecord(v *view, m *member, tombstone bool) Record
+	groupEpochRecord(v *view) Record
+	targetRecord(v *view, m *member) Record
+	targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record
+	targetEpochRecord(v *view) Record
+	currentAssignmentRecord(v *view, m *member, tombstone bool) Record
+	// subscribesTo is Kafka's Group.isSubscribedToTopic for the type.
+	subscribesTo(g *group, topic string) bool
+	// earlyState is the state maybeUpdateGroupState settles before the
+	// epochs are compared (a share group with members is STABLE, a
+	// streams group without a ready topology NOT_READY), ok false when the
+	// epochs decide.
+	earlyState(g *group, ready func(*Topology) bool) (state GroupState, ok bool)
+	// setting picks the type's own one of a key Kafka keeps per type
+	// (group.streams.*, group.share.*, group.consumer.*).
+	setting(streams, share, consumer int32) int32
+	// readsTopology: the group's metadata hash covers its topology's
+	// source topics (streams), not its members' subscriptions.
+	readsTopology() bool
+	// rebalanceTimeouts: a member has a rebalance timer to cancel when it
+	// leaves (consumer and streams members revoke; share members do not).
+	rebalanceTimeouts() bool
+	// steadyChanged reports what the type's steady heartbeat path must
+	// leave to the slow path beyond the shared checks (steadyHeartbeat).
+	steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool
+	// checkMemberRemoval and forgetMember are replay's removal of a
+	// member: the type's check of its indexes, then dropping the member
+	// from them (the group is mutable by then).
+	checkMemberRemoval(r Record, g *group, old *member) error
+	forgetMember(g *group, old *member)
+	// checkRequest is Kafka's request checks of the type's heartbeat
+	// (heartbeat_checks.go) on the shard's request, where "" is null and
+	// the lists it cannot send as null count as sent.
+	checkRequest(s *Shard, h *heartbeat) error
+	// convertsEmptyClassic: a join converts an empty classic group of the
+	// same id to this type ("Converted the empty classic group to a
+	// <type> group"); share groups do not.
+	convertsEmptyClassic() bool
+}
+
+// groupKinds are the group types' steps. Classic groups have no membership
+// here (commits create simple ones), so they answer as consumer groups in
+// the shared steps, as they did before the table.
+var groupKinds = [numGroupTypes]groupSteps{
+	Classic:  consumerSteps{},
+	Consumer: consumerSteps{},
+	Streams:  streamsSteps{},
+	Share:    shareSteps{},
+}
+
+// The steps below are shared by the heartbeat paths, called by name.
+
+// leave is a leaving heartbeat (epoch -1) of a streams or share member:
+// the member's tombstones and a group epoch bump (removeMember).
+func (v *view) leave(h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
-	if h.memberEpoch < 0 {
-		i, m := v.find(h.memberID)
-		if m == nil {
-			return out, memberUnknown(h.memberID, h.groupID)
-		}
-		v.removeMember(i)
-		out.memberEpoch = -1
-		out.view = v
-		return out, nil
-	}
 	i, m := v.find(h.memberID)
-	bump := false
-	if m == nil && h.typ == Share && len(v.members) >= s.maxSize(h.typ) {
-		// Kafka's throwIfShareGroupIsFull runs before the member lookup, so
-		// an unknown member of a full share group is refused for the size
-		// whatever its epoch (docs/share-groups.md §2.2 steps 3-4).
-		return out, groupFull(h.typ, s.maxSize(h.typ))
-	}
-	switch {
-	case m == nil && h.memberEpoch != 0:
+	if m == nil {
 		return out, memberUnknown(h.memberID, h.groupID)
-	case m == nil:
-		if len(v.members) >= s.maxSize(h.typ) {
-			return out, groupFull(h.typ, s.maxSize(h.typ))
-		}
-		m = &member{id: h.memberID, hasMetadata: true}
-		v.members = slices.Insert(v.members, i, m)
-		bump = true
-	case h.typ == Streams:
-		// Kafka's getOrMaybeCreateDynamicStreamsGroupMember validates an
-		// existing member's epoch on every heartbeat; a rejoin (epoch 0)
-		// passes (validateMemberEpoch).
-		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
-			return out, err
-		}
-	default:
-		// getOrMaybeSubscribeShareGroupMember: the same for share members.
-		if err := validateMemberEpoch(Share, m, h.memberEpoch, nil); err != nil {
-			return out, err
-		}
 	}
-	// The assignment goes out on a join or rejoin (epoch 0), on a share
-	// member's full request (SubscribedTopicNames set: Kafka's
-	// shareGroupHeartbeat isFullRequest, which a client sends after an
-	// error) and when it changed (below).
-	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
-	m = v.own(i) // the heartbeating member may change; a copy is cheap
-	changed := bump
-	if h.typ == Streams {
-		changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)
-	}
-	if h.memberEpoch == 0 && h.typ != Streams {
-		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
-		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
-	} else if h.memberEpoch == 0 {
-		changed = changed || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
-		m.rebalanceTimeoutMs = h.rebalanceTimeoutMs
-	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
-		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
-		// rebalance timeout sets it, join or not (the consumer path does the
-		// same in consumerHeartbeatOn).
-		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
-	}
-	changed = updateRack(m, h) || changed
-	if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
-		// maybeUpdateUserEndpoint: a streams member metadata change (the
-		// group epoch bumps below, as for any).
-		e := *h.userEndpoint
-		m.userEndpoint, changed = &e, true
-	}
-	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
-		// Kafka writes the member record; the group epoch is not bumped.
-		m.serverAssignor, changed = *h.serverAssignor, true
-	}
-	if h.subscribedTopics != nil {
-		subs := sortedTopics(h.subscribedTopics)
-		if !slices.Equal(subs, m.subscribedTopics) {
-			m.subscribedTopics = subs
-			changed, bump = true, true
-		}
-	}
-	var regexRecords []Record
-	if h.typ == Consumer {
-		// The member's regex, then a refresh of the group's (regex.go).
-		recs, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)
-		if err != nil {
-			return out, err
-		}
-		m = v.members[i]
-		regexRecords, changed, bump = recs, changed || c, bump || b
-	}
-	if h.typ == Streams && h.memberEpoch == 0 {
-		t := cloneTopology(h.topology) // the group and the record must not alias the request
-		install, err := s.topologyOnJoin(v.topo, &t)
-		if err != nil {
-			return out, err
-		}
-		if install {
-			v.topo = &t
-			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
-			bump = true
-		}
-		if m.topologyEpoch != t.Epoch {
-			m.topologyEpoch = t.Epoch
-			changed, bump = true, true
-		}
-	}
-	if changed {
-		v.records = append(v.records, v.memberMetadataRecord(m, false))
-		// Kafka's hasStreamsMemberMetadataChanged: any change to a streams
-		// member's metadata (rack, client, process, rebalance timeout,
-		// topology epoch) bumps the group epoch; consumer and share groups
-		// bump only for their subscriptions.
-		bump = bump || h.typ == Streams
-	}
-	v.records = append(v.records, regexRecords...)
-	// A change in the partition counts or racks of what the group reads
-	// bumps the group epoch, so a topic that appears, grows or moves racks
-	// gets assigned anew.
-	if hash := v.metadataHash(); hash != v.hash {
-		v.hash, bump = hash, true
-	}
-	if v.typ == Streams && v.assignmentConfigsChanged() {
-		bump = true
-	}
-	if bump {
-		v.bumpGroupEpoch()
-	}
-	var targetEpoch int32
-	var target []TopicPartitions
-	if v.typ == Streams && v.streamsInitialRebalanceDelay(nowMs, h) {
-		// Kafka gives the members no tasks, at epoch max(1, assignment
-		// epoch), until the delay's timer computes the target (streams_delay.go).
-		targetEpoch, target, out.assignmentDelayed = max(1, v.aEpoch), nil, true
-	} else {
-		v.maybeAssign()
-		targetEpoch, target = v.aEpoch, v.members[i].target
-	}
-	if h.typ == Streams {
-		// Reconcile with revocation (streams_reconcile.go).
-		targetTasks := taskSets{}
-		if !out.assignmentDelayed {
-			targetTasks = v.members[i].targets()
-		}
-		changed, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)
-		if err != nil {
-			return out, err
-		}
-		m = v.members[i]
-		out.sendAssignment = out.sendAssignment || changed
-	} else if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
-		// Share members move straight to their target, as Kafka's do.
-		prev := m.memberEpoch
-		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
-		v.records = append(v.records, v.currentAssignmentRecord(m, false))
-		out.sendAssignment = true
-	}
-	v.timers = append(v.timers, TimerOp{
-		Key:        m.timerKey(v.id),
-		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ, v.id)),
-		Task:       Task{Kind: TaskSessionTimeout, Type: h.typ, GroupID: v.id, MemberID: m.id},
-	})
-	out.memberEpoch = m.memberEpoch
-	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
-	if h.typ == Streams && v.topo != nil {
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
-		var err error
-		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {
-			return out, err // Kafka: configureTopics throws StreamsInvalidTopologyException
-		}
-	}
+	v.removeMember(i)
+	out.memberEpoch = -1
 	out.view = v
 	return out, nil
+}
+
+// updateSubscription sets the member's subscribed topic names when the
+// heartbeat sends new ones; a change is a metadata change that bumps the
+// group epoch.
+func updateSubscription(m *member, h *heartbeat) (changed, bump bool) {
+	if h.subscribedTopics == nil {
+		return false, false
+	}
+	subs := sortedTopics(h.subscribedTopics)
+	if slices.Equal(subs, m.subscribedTopics) {
+		return false, false
+	}
+	m.subscribedTopics = subs
+	return true, true
+}
+
+// metadataHashChanged reports (and takes) a change in the partition counts
+// or racks of what the group reads, which bumps the group epoch so that a
+// topic that appears, grows or moves racks gets assigned anew.
+func (v *view) metadataHashChanged() bool {
+	hash := v.metadataHash()
+	if hash == v.hash {
+		return false
+	}
+	v.hash = hash
+	return true
+}
+
+// sessionTimer (re-)arms a member's session timeout.
+func (s *Shard) sessionTimer(nowMs int64, typ GroupType, groupID string, m *member) TimerOp {
+	return TimerOp{
+		Key:        m.timerKey(groupID),
+		DeadlineMs: nowMs + int64(s.sessionTimeoutMs(typ, groupID)),
+		Task:       Task{Kind: TaskSessionTimeout, Type: typ, GroupID: groupID, MemberID: m.id},
+	}
 }
 
 // removeMember writes a leaving or fenced member's tombstones and bumps the
@@ -525,14 +424,13 @@ func (v *view) removeMember(i int) {
 		v.targetMemberRecord(m.id, nil, true),
 		v.memberMetadataRecord(m, true))
 	v.members = slices.Delete(v.members, i, i+1)
-	if v.typ == Consumer {
-		v.maybeForgetRegex(m.topicRegex)
-	}
+	v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
-	if v.typ == Consumer || v.typ == Streams {
+	if groupKinds[v.typ].rebalanceTimeouts() {
 		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
 	}
 }
@@ -549,49 +447,12 @@ func (v *view) maybeAssign() {
 	// several members; consumer groups the broker's server assignors
 	// (consumer_assignor.go); streams groups the sticky task assignor
 	// (streams_assignor.go). An assignor's error fails the heartbeat.
-	var targets []taskSets
-	switch v.typ {
-	case Share:
-		in := make([]assignee, 0, len(v.members))
-		for _, m := range v.members {
-			in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
-		}
-		targets = activeOnly(assignShareSimple(in, v.s.TopicPartitions))
-	case Consumer:
-		var active [][]TopicPartitions
-		if active, v.assignErr = v.assignConsumer(); v.assignErr != nil {
-			return
-		}
-		// A target record per member at most, the epoch record, and the
-		// heartbeat's own member's current assignment. The target records
-		// of one computation share one array: they are written, replayed
-		// and superseded together.
-		v.records = slices.Grow(v.records, len(v.members)+2)
-		changed := 0
-		for i, m := range v.members {
-			if cur := m.targets(); !cur.equal(&taskSets{roleActive: active[i]}) {
-				changed++
-			}
-		}
-		slab := make([]ConsumerGroupTargetAssignmentMember, changed)
-		for i, m := range v.members {
-			if cur := m.targets(); cur.equal(&taskSets{roleActive: active[i]}) {
-				continue
-			}
-			m = v.own(i)
-			m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
-			slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
-			v.records = append(v.records, &slab[0])
-			slab = slab[1:]
-		}
-		v.aEpoch = v.epoch
-		v.records = append(v.records, v.targetEpochRecord())
-		return
-	case Streams:
-		if targets, v.assignErr = v.assignStreams(); v.assignErr != nil {
-			return
-		}
-	}
+	groupKinds[v.typ].assign(v)
+}
+
+// setTargets gives each member its new target, then writes the new
+// assignment epoch.
+func (v *view) setTargets(targets []taskSets) {
 	v.records = slices.Grow(v.records, len(v.members)+2)
 	for i := range v.members {
 		v.setTarget(i, targets[i])
@@ -655,48 +516,6 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 	return ids, func(id string) int32 { return tasks[id] }
 }
 
-func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
-	case Share:
-		return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
-			SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
-	}
-	if tombstone {
-		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
-	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, RackID: m.rackID,
-		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
-		RebalanceTimeoutMs: m.rebalanceTimeoutMs}
-}
-
-func (v *view) groupEpochRecord() Record {
-	switch v.typ {
-	case Streams:
-		r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
-			StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
-			LastNumStandbyReplicas: v.streamsNumStandbyReplicas()}
-		if v.g != nil {
-			r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
-			r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
-		}
-		if v.topo != nil {
-			// Kafka's validatedTopologyEpoch: the topology's epoch once its
-			// topics are configured (ConfiguredTopology.isReady), else -1.
-			r.ValidatedTopologyEpoch = -1
-			if v.s.topologyReady(v.topo) {
-				r.ValidatedTopologyEpoch = v.topo.Epoch
-			}
-		}
-		return r
-	case Share:
-		return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
-	}
-	return &ConsumerGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
-}
-
 // setTarget gives member i a new target assignment (for a streams member
 // its active, standby and warm-up tasks; other types use roleActive only)
 // and writes its target record when the target changed.
@@ -710,57 +529,25 @@ func (v *view) setTarget(i int, target taskSets) {
 	v.records = append(v.records, v.targetRecord(m))
 }
 
-// targetRecord is member m's target assignment record.
-func (v *view) targetRecord(m *member) Record {
-	if v.typ == Streams {
-		active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
-			StandbyTasks: standby, WarmupTasks: warmup}
-	}
-	return v.targetMemberRecord(m.id, m.target, false)
+// The records of the shared steps are each group type's own (groupKind).
+
+func (v *view) memberMetadataRecord(m *member, tombstone bool) Record {
+	return groupKinds[v.typ].memberMetadataRecord(v, m, tombstone)
 }
+
+func (v *view) groupEpochRecord() Record { return groupKinds[v.typ].groupEpochRecord(v) }
+
+// targetRecord is member m's target assignment record.
+func (v *view) targetRecord(m *member) Record { return groupKinds[v.typ].targetRecord(v, m) }
 
 func (v *view) targetMemberRecord(id string, target []TopicPartitions, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: id, ActiveTasks: partitionsToTasks(target), Tombstone: tombstone}
-	case Share:
-		return &ShareGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
-	}
-	return &ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+	return groupKinds[v.typ].targetMemberRecord(v, id, target, tombstone)
 }
 
-func (v *view) targetEpochRecord() Record {
-	switch v.typ {
-	case Streams:
-		return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-	case Share:
-		return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-	}
-	return &ConsumerGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
-}
+func (v *view) targetEpochRecord() Record { return groupKinds[v.typ].targetEpochRecord(v) }
 
 func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
-	switch v.typ {
-	case Streams:
-		if tombstone {
-			return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
-		}
-		active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
-		pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
-		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
-			ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
-			ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
-	case Share:
-		return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-			PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
-	}
-	if tombstone {
-		return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
-	}
-	return &ConsumerGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
-		PreviousMemberEpoch: m.previousMemberEpoch, State: m.state, Partitions: m.assigned, PartitionsPendingRevocation: m.pending}
+	return groupKinds[v.typ].currentAssignmentRecord(v, m, tombstone)
 }
 
 // fenceMember is the session-timeout path: the same records as a leave
@@ -788,7 +575,7 @@ func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32
 // topics for streams groups. 0 means "reads nothing".
 func (v *view) metadataHash() int64 {
 	var h topicHasher
-	if v.typ == Streams {
+	if groupKinds[v.typ].readsTopology() {
 		h.topology(v.topo)
 	} else {
 		for _, m := range v.members {
@@ -805,7 +592,7 @@ func (v *view) metadataHash() int64 {
 // loop body to the heap, three allocations per steady-state heartbeat.
 func (s *Shard) groupMetadataHash(g *group) int64 {
 	var h topicHasher
-	if g.typ == Streams {
+	if groupKinds[g.typ].readsTopology() {
 		h.topology(g.topology)
 	} else {
 		for _, m := range g.members {

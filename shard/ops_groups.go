@@ -59,9 +59,6 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 		instanceID: req.InstanceID, rackID: req.RackID, owned: req.TopicPartitions,
 		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
 	}
-	if err := s.validateConsumerHeartbeat(h); err != nil {
-		return res, err
-	}
 	out, err := s.doHeartbeat(nowMs, h)
 	if err == nil && out.view.assignErr != nil {
 		err = out.view.assignErr

@@ -288,18 +288,14 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		if g.typ != typ {
 			return replayErr(r, "group is a %s group", g.typ)
 		}
-		if old := g.members[memberID]; old != nil && g.typ == Consumer {
-			// Kafka's removeMember drops the member's partition epochs too.
-			if err := checkPartitionEpochs(r, g, old, nil); err != nil {
+		if old := g.members[memberID]; old != nil {
+			if err := groupKinds[g.typ].checkMemberRemoval(r, g, old); err != nil {
 				return err
 			}
 		}
 		g = s.mutableGroup(g.id)
-		if old := g.members[memberID]; old != nil && g.typ == Consumer {
-			g.removePartitionEpochs(old)
-		}
-		if old := g.members[memberID]; old != nil && g.typ == Streams {
-			g.removeTaskOwners(old)
+		if old := g.members[memberID]; old != nil {
+			groupKinds[g.typ].forgetMember(g, old)
 		}
 		delete(g.members, memberID)
 		s.refresh(g.id)

@@ -44,7 +44,7 @@ func TestSteadyHeartbeatMatchesSlowPath(t *testing.T) {
 			grp := h.s.lookup(g)
 			if steady, ok := h.s.steadyHeartbeat(h.nowMs, grp, hb); ok {
 				fast++
-				slow, err := h.s.heartbeatOn(h.nowMs, h.s.newView(grp, typ, g), hb)
+				slow, err := heartbeatPaths[typ](h.s, h.nowMs, h.s.newView(grp, typ, g), hb)
 				require.NoError(t, err, "seed %d step %d", seed, step)
 				require.Empty(t, slow.view.records, "seed %d step %d: the slow path wrote records", seed, step)
 				require.Equal(t, slow.view.timers, steady.view.timers, "seed %d step %d", seed, step)

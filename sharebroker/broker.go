@@ -1,6 +1,7 @@
 package sharebroker
 
 import (
+	"github.com/coordsim/coordsim/groupconfig"
 	"math"
 	"sort"
 
@@ -95,15 +96,16 @@ const (
 	// [group.share.min.delivery.count.limit, group.share.max.delivery.count.limit],
 	// share.record.lock.duration.ms within
 	// [group.share.min.record.lock.duration.ms, group.share.max.record.lock.duration.ms].
-	GroupDeliveryCountLimitMin int32 = 2
-	GroupDeliveryCountLimitMax int32 = 10
-	GroupRecordLockDurationMin int64 = 15_000
-	GroupRecordLockDurationMax int64 = 60_000
+	// Their values are package groupconfig's.
+	GroupDeliveryCountLimitMin int32 = groupconfig.ShareDeliveryCountLimitMin
+	GroupDeliveryCountLimitMax int32 = groupconfig.ShareDeliveryCountLimitMax
+	GroupRecordLockDurationMin int64 = groupconfig.ShareRecordLockDurationMinMs
+	GroupRecordLockDurationMax int64 = groupconfig.ShareRecordLockDurationMaxMs
 	// share.partition.max.record.locks within
 	// [group.share.min.partition.max.record.locks,
 	// group.share.max.partition.max.record.locks].
-	GroupMaxRecordLocksMin int64 = 100
-	GroupMaxRecordLocksMax int64 = 10_000
+	GroupMaxRecordLocksMin int64 = groupconfig.SharePartitionMaxRecordLocksMin
+	GroupMaxRecordLocksMax int64 = groupconfig.SharePartitionMaxRecordLocksMax
 )
 
 // checkBrokerBounds refuses broker defaults outside Kafka's ranges.

@@ -141,7 +141,7 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 		// the delete, which the finalize answers by soliciting it again. So
 		// v2 only requires a streams group whose stored epoch is set.
 		eligible := d.Type == shard.Streams && d.StoredDescriptionTopologyEpoch != shard.EpochNone
-		if w.opts.Protocol == coordinator.CleanupV1 {
+		if !w.opts.Protocol.MarksBeforeDelete() {
 			eligible = eligible && len(d.Members) == 0 && s.GroupOffsetCount(ev.GroupID) == 0 && !s.HasOpenTransaction(ev.GroupID)
 		}
 		switch {
@@ -207,7 +207,7 @@ func (c *checker) probeDataLoss() {
 			continue
 		}
 		w.dataLoss[key] = true
-		if w.opts.Protocol == coordinator.CleanupV1 {
+		if w.opts.Protocol.AcceptsDataLossRace() {
 			w.res.AcceptedDataLoss++
 			w.res.DataLoss = append(w.res.DataLoss, DataLossEvent{AtMs: w.nowMs() - startMs, Group: g.id, StoredEpoch: stored})
 			w.mark("v1-race")
@@ -306,7 +306,7 @@ func (c *checker) checkLiveness() {
 		if live[e.GroupID] {
 			continue
 		}
-		if w.opts.Protocol == coordinator.CleanupV1 {
+		if w.opts.Protocol.AcceptsDataLossRace() {
 			if !c.explainLeak(e.GroupID) {
 				w.violate(InvV1LeaksExplained, fmt.Sprintf("the store still holds a row of %s, which no longer exists, and no accepted race event explains it", e.GroupID))
 				return

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"unicode/utf16"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/offsets"
@@ -382,7 +381,7 @@ func (c *checker) onPluginDone(op plugin.Op, groupID string, err error) {
 }
 
 func (c *checker) raced(groupID, why string) {
-	if _, seen := c.rules.raced[groupID]; !seen && c.w.opts.Protocol == coordinator.CleanupV1 {
+	if _, seen := c.rules.raced[groupID]; !seen && c.w.opts.Protocol.AcceptsDataLossRace() {
 		c.rules.raced[groupID] = why
 		c.w.mark("v1-race-event")
 	}

@@ -81,8 +81,7 @@ var Params = withFlags([]*Param{
 		func(o *Options) any { return &o.Retention }).whole(time.Minute).swarm(uniformDur(5*time.Minute, 60*time.Minute, time.Minute)),
 	durParam("check_interval", time.Second, "`offsets.retention.check.interval.ms`, also the KIP-1331 cycle's interval",
 		func(o *Options) any { return &o.CheckInterval }).swarm(uniformDur(30*time.Second, 10*time.Minute, time.Second)),
-	enumParam("protocol", []string{string(coordinator.CleanupV1), string(coordinator.CleanupV2), string(coordinator.CleanupV3)},
-		"KIP-1331 cleanup protocol; v1 has the accepted data-loss race, v2 the move race, v3 fences plugin calls",
+	enumParam("protocol", coordinator.CleanupProtocolNames(), coordinator.CleanupProtocolUsage,
 		func(o *Options) any { return &o.Protocol }).swarm(&SwarmRule{Doc: "v1 one seed in four, else unchanged",
 		draw: func(r *rand.Rand, _ *Options, _ *Param, o *Options) {
 			if r.IntN(4) == 0 {

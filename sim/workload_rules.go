@@ -267,13 +267,13 @@ func (w *world) onAdminDeleteResult(err error) {
 func (w *world) maybeRedeploy(g *simGroup) {
 	f := w.opts.Faults
 	moves := f.ShardMovesPerHour > 0 || f.MoveDuringCycleProb > 0
-	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol == coordinator.CleanupV2 && moves) || !w.eng.chance(0.25) {
+	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol.HasMoveRace() && moves) || !w.eng.chance(0.25) {
 		return
 	}
 	g.redeployed = true
 	wl := w.opts.Workload
 	at := w.nowMs() + w.opts.Retention.Milliseconds() + w.eng.uniform(0, 3*w.opts.CheckInterval).Milliseconds()
-	if w.opts.Protocol != coordinator.CleanupV3 && at+wl.LifetimeMax.Milliseconds() >= startMs+w.opts.Duration.Milliseconds() {
+	if !w.opts.Protocol.GuardsDeletesAgainstPushes() && at+wl.LifetimeMax.Milliseconds() >= startMs+w.opts.Duration.Milliseconds() {
 		return // v1, v2: hole 4 (see above)
 	}
 	w.eng.at(at, func() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/groupconfig"
 	"github.com/coordsim/coordsim/internal/topicname"
 	"github.com/coordsim/coordsim/kerr"
 )
@@ -150,15 +151,15 @@ var brokerDefaults = map[string]string{
 
 func (cl *Cluster) describeGroupConfig(group string) []configEntry {
 	set := cl.groupConfigs.get(group)
-	out := make([]configEntry, 0, len(groupConfigKeys))
-	for _, k := range groupConfigKeys {
-		e := configEntry{name: k.name, typ: kmsg.ConfigType(k.typ), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig, group: true}
-		if k.synonym != "" {
-			e.synonym, e.synonymValue = k.synonym, e.value
-			e.synonymSource = staticSource(e.value, brokerDefaults[k.synonym])
+	out := make([]configEntry, 0, len(groupconfig.Keys))
+	for _, k := range groupconfig.Keys {
+		e := configEntry{name: k.Name, typ: kmsg.ConfigType(k.Type), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig, group: true}
+		if k.Synonym != "" {
+			e.synonym, e.synonymValue = k.Synonym, e.value
+			e.synonymSource = staticSource(e.value, brokerDefaults[k.Synonym])
 		}
-		if v, ok := set[k.name]; ok {
-			e.value, e.source = normalizeGroupConfigValue(k, v), kmsg.ConfigSourceGroupConfig
+		if v, ok := set[k.Name]; ok {
+			e.value, e.source = k.Normalize(v), kmsg.ConfigSourceGroupConfig
 		}
 		out = append(out, e)
 	}

@@ -33,15 +33,12 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 		return fail(err)
 	}
 	memberID := req.MemberID
-	if memberID == "" && req.MemberEpoch == joinGroupMemberEpoch {
+	if memberID == "" && req.MemberEpoch == shard.JoinGroupMemberEpoch {
 		// A v0 join may come without a member id (KIP-1082): the
 		// coordinator generates one, as Kafka's GroupMetadataManager does.
 		memberID = newMemberID()
 	}
-	assignorName := req.ServerAssignor
-	if assignorName != nil && *assignorName == "" {
-		assignorName = nil // an empty name is read as none, as this endpoint always has
-	}
+	assignorName := serverAssignorOf(req)
 	creq := shard.ConsumerGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: memberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,

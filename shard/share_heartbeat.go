@@ -1,0 +1,68 @@
+package shard
+
+import "slices"
+
+// shareHeartbeatOn is Kafka's GroupMetadataManager.shareGroupHeartbeat
+// on the view of a share group, top to bottom: leave, throwIfShareGroupIsFull,
+// get or create the member (getOrMaybeSubscribeShareGroupMember), update
+// it, maybe bump the group epoch, the target assignment, then the member
+// moves straight to its target (share members do not reconcile) and the
+// session timer is re-armed.
+func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
+	var out heartbeatResult
+	if h.memberEpoch < 0 {
+		return v.leave(h)
+	}
+	i, m := v.find(h.memberID)
+	// throwIfShareGroupIsFull runs before the member lookup, so an unknown
+	// member of a full share group is refused for the size whatever its
+	// epoch (docs/share-groups.md §2.2 steps 3-4).
+	if m == nil && len(v.members) >= s.cfg.ShareMaxSize {
+		return out, groupFull(Share, s.cfg.ShareMaxSize)
+	}
+	bump := false
+	switch {
+	case m == nil && h.memberEpoch != 0:
+		return out, memberUnknown(h.memberID, h.groupID)
+	case m == nil:
+		m = &member{id: h.memberID, hasMetadata: true}
+		v.members = slices.Insert(v.members, i, m)
+		bump = true
+	default:
+		if err := validateMemberEpoch(Share, m, h.memberEpoch, nil); err != nil {
+			return out, err
+		}
+	}
+	// The assignment goes out on a join or rejoin (epoch 0), on a full
+	// request (SubscribedTopicNames set: Kafka's isFullRequest, which a
+	// client sends after an error) and when it changed (below).
+	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
+	m = v.own(i) // the heartbeating member may change; a copy is cheap
+	changed := bump
+	if h.memberEpoch == 0 {
+		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
+		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+	}
+	changed = updateRack(m, h) || changed
+	c, b := updateSubscription(m, h)
+	changed, bump = changed || c, bump || b
+	if changed {
+		v.records = append(v.records, v.memberMetadataRecord(m, false))
+	}
+	bump = v.metadataHashChanged() || bump
+	if bump {
+		v.bumpGroupEpoch()
+	}
+	v.maybeAssign()
+	targetEpoch, target := v.aEpoch, v.members[i].target
+	if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
+		prev := m.memberEpoch
+		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
+		v.records = append(v.records, v.currentAssignmentRecord(m, false))
+		out.sendAssignment = true
+	}
+	v.timers = append(v.timers, s.sessionTimer(nowMs, Share, v.id, m))
+	out.memberEpoch, out.assignment = m.memberEpoch, m.assigned
+	out.view = v
+	return out, nil
+}

@@ -1,0 +1,70 @@
+package shard
+
+// shareSteps is the share group's entry of groupKinds: the KIP-932 simple
+// assignor and the ShareGroup* records.
+type shareSteps struct{}
+
+func (shareSteps) title() string { return "Share" }
+
+func (shareSteps) assign(v *view) {
+	in := make([]assignee, 0, len(v.members))
+	for _, m := range v.members {
+		in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
+	}
+	v.setTargets(activeOnly(assignShareSimple(in, v.s.TopicPartitions)))
+}
+
+func (shareSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
+	return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
+		SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
+}
+
+func (shareSteps) groupEpochRecord(v *view) Record {
+	return &ShareGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash}
+}
+
+func (shareSteps) targetRecord(v *view, m *member) Record {
+	return v.targetMemberRecord(m.id, m.target, false)
+}
+
+func (shareSteps) targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record {
+	return &ShareGroupTargetAssignmentMember{Group: v.id, MemberID: id, Partitions: target, Tombstone: tombstone}
+}
+
+func (shareSteps) targetEpochRecord(v *view) Record {
+	return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+}
+
+func (shareSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {
+	return &ShareGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+		PreviousMemberEpoch: m.previousMemberEpoch, Partitions: m.assigned, Tombstone: tombstone}
+}
+
+func (shareSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
+
+// earlyState: a share group with members is STABLE (share groups are EMPTY
+// or STABLE only).
+func (shareSteps) earlyState(*group, func(*Topology) bool) (GroupState, bool) {
+	return StateStable, true
+}
+
+func (shareSteps) setting(_, share, _ int32) int32 { return share }
+
+func (shareSteps) readsTopology() bool { return false }
+
+func (shareSteps) rebalanceTimeouts() bool { return false }
+
+func (shareSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { return false }
+
+func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
+
+func (shareSteps) forgetMember(*group, *member) {}
+
+func (shareSteps) checkRequest(_ *Shard, h *heartbeat) error {
+	return CheckShareHeartbeat(ShareHeartbeatCheck{
+		GroupID: h.groupID, MemberID: h.memberID, RackID: nullIfEmpty(h.rackID), MemberEpoch: h.memberEpoch,
+		SubscribedTopicNames: h.subscribedTopics,
+	})
+}
+
+func (shareSteps) convertsEmptyClassic() bool { return false }

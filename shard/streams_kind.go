@@ -1,0 +1,124 @@
+package shard
+
+// streamsSteps is the streams group's entry of groupKinds: the sticky task
+// assignor and the StreamsGroup* records.
+type streamsSteps struct{}
+
+func (streamsSteps) title() string { return "Streams" }
+
+func (streamsSteps) assign(v *view) {
+	targets, err := v.assignStreams()
+	if v.assignErr = err; err != nil {
+		return
+	}
+	v.setTargets(targets)
+}
+
+func (streamsSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
+	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
+		RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
+}
+
+func (streamsSteps) groupEpochRecord(v *view) Record {
+	r := &StreamsGroupMetadata{Group: v.id, Epoch: v.epoch, MetadataHash: v.hash,
+		StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
+		LastNumStandbyReplicas: v.streamsNumStandbyReplicas()}
+	if v.g != nil {
+		r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
+		r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+	}
+	if v.topo != nil {
+		// Kafka's validatedTopologyEpoch: the topology's epoch once its
+		// topics are configured (ConfiguredTopology.isReady), else -1.
+		r.ValidatedTopologyEpoch = -1
+		if v.s.topologyReady(v.topo) {
+			r.ValidatedTopologyEpoch = v.topo.Epoch
+		}
+	}
+	return r
+}
+
+func (streamsSteps) targetRecord(v *view, m *member) Record {
+	active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
+		StandbyTasks: standby, WarmupTasks: warmup}
+}
+
+func (streamsSteps) targetMemberRecord(v *view, id string, target []TopicPartitions, tombstone bool) Record {
+	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: id, ActiveTasks: partitionsToTasks(target), Tombstone: tombstone}
+}
+
+func (streamsSteps) targetEpochRecord(v *view) Record {
+	return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+}
+
+func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {
+	if tombstone {
+		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
+	}
+	active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
+	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
+	return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
+		PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
+		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
+		ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
+}
+
+// subscribesTo: once empty a streams group subscribes to nothing
+// (KAFKA-19372), otherwise to its topology's source topics.
+func (streamsSteps) subscribesTo(g *group, topic string) bool {
+	if len(g.members) == 0 || g.topology == nil {
+		return false
+	}
+	for _, st := range g.topology.Subtopologies {
+		if st.ReadsTopic(topic) {
+			return true
+		}
+	}
+	return false
+}
+
+// earlyState: a streams group whose topology is missing or not ready
+// (its topics not configured) is NOT_READY.
+func (streamsSteps) earlyState(g *group, ready func(*Topology) bool) (GroupState, bool) {
+	if g.topology == nil || !ready(g.topology) {
+		return StateNotReady, true
+	}
+	return 0, false
+}
+
+func (streamsSteps) setting(streams, _, _ int32) int32 { return streams }
+
+func (streamsSteps) readsTopology() bool { return true }
+
+func (streamsSteps) rebalanceTimeouts() bool { return true }
+
+// steadyChanged: a streams member whose client changed, whose owned tasks
+// the slow path refuses, or whose group's num.standby.replicas changed
+// (the slow path bumps the group epoch) is not steady.
+func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool {
+	return streamsClientChanged(m, h) ||
+		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil ||
+		g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id)
+}
+
+func (streamsSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
+
+func (streamsSteps) forgetMember(g *group, old *member) { g.removeTaskOwners(old) }
+
+func (streamsSteps) checkRequest(_ *Shard, h *heartbeat) error {
+	c := StreamsHeartbeatCheck{
+		GroupID: h.groupID, MemberID: h.memberID, InstanceID: nullIfEmpty(h.instanceID), RackID: nullIfEmpty(h.rackID),
+		MemberEpoch: h.memberEpoch, RebalanceTimeoutMs: h.rebalanceTimeoutMs,
+		ActiveTasks: List{Len: len(h.ownedTasks[roleActive])}, StandbyTasks: List{Len: len(h.ownedTasks[roleStandby])},
+		WarmupTasks: List{Len: len(h.ownedTasks[roleWarmup])}, Topology: h.topology != nil,
+	}
+	if h.topology != nil {
+		for _, st := range h.topology.Subtopologies {
+			c.Changelogs = append(c.Changelogs, st.StateChangelogTopics...)
+		}
+	}
+	return CheckStreamsHeartbeat(c)
+}
+
+func (streamsSteps) convertsEmptyClassic() bool { return true }
