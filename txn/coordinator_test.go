@@ -37,7 +37,9 @@ func initPid(t *testing.T, c *Coordinator, now int64) InitProducerIDResponse {
 }
 
 // setState forces tid's metadata, as the Kafka tests mock the state manager.
-func setState(c *Coordinator, m Metadata) { c.apply(c.PartitionFor(m.TransactionalID), []Record{record(m)}) }
+func setState(c *Coordinator, m Metadata) {
+	c.apply(c.PartitionFor(m.TransactionalID), []Record{record(m)})
+}
 
 func TestShouldReturnInvalidRequestWhenTransactionalIdIsEmpty(t *testing.T) {
 	c := newTestCoordinator(t)
