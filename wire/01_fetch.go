@@ -139,6 +139,7 @@ func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg
 		*sp = kmsg.NewFetchResponseTopicPartition()
 		sp.Partition = p.partition
 		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+		sp.RecordBatches = emptyRecords
 		pcode := r.cl.partitionCode(r.b, t, code, p.partition)
 		if pcode == 0 && p.currentLeaderEpoch >= 0 { // FetchRequest.optionalEpoch: negative is none
 			pcode = leaderEpochCode(p.currentLeaderEpoch)
@@ -157,9 +158,24 @@ func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg
 		}
 		sp.ErrorCode = res.code
 		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, res.logStart
-		sp.RecordBatches = res.records
+		sp.RecordBatches = nonNullRecords(res.records)
 		size += len(res.records)
 		budget -= int32(len(res.records))
 	}
 	return out, size
+}
+
+// emptyRecords is an empty, non-null record set. Kafka answers every
+// partition of a Fetch or ShareFetch, errors included, with records, an
+// empty MemoryRecords when there is nothing (MemoryRecords.EMPTY), never
+// null: librdkafka fails on a null one ("Protocol parse failure for Fetch
+// v11"). kmsg encodes a nil slice as null, so answers use this instead.
+var emptyRecords = []byte{}
+
+// nonNullRecords is records, or emptyRecords when it is nil.
+func nonNullRecords(records []byte) []byte {
+	if records == nil {
+		return emptyRecords
+	}
+	return records
 }

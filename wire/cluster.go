@@ -207,7 +207,8 @@ type Cluster struct {
 	offsetsTopicID [16]byte
 	moveMu         sync.Mutex // one move at a time
 
-	nextProducerID atomic.Int64
+	// producerIDs allocates every broker's producer ids (producer_ids.go).
+	producerIDs producerIDManager
 	// parked counts the requests waiting for records (request.wait).
 	parked    atomic.Int64
 	closeOnce sync.Once

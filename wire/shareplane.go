@@ -312,7 +312,7 @@ func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
 		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
-		p.Records = res.records
+		p.Records = nonNullRecords(res.records)
 		for _, a := range res.acquired {
 			ar := kmsg.NewShareFetchResponseTopicPartitionAcquiredRecord()
 			ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = a.FirstOffset, a.LastOffset, int16(a.DeliveryCount)
