@@ -9,6 +9,7 @@ var (
 	InvalidTransactionTimeout    = &Error{"INVALID_TRANSACTION_TIMEOUT", 50, false}
 	ConcurrentTransactions       = &Error{"CONCURRENT_TRANSACTIONS", 51, true}
 	TransactionCoordinatorFenced = &Error{"TRANSACTION_COORDINATOR_FENCED", 52, false}
+	OperationNotAttempted        = &Error{"OPERATION_NOT_ATTEMPTED", 55, false}
 	ProducerFenced               = &Error{"PRODUCER_FENCED", 90, false}
 	TransactionalIDNotFound      = &Error{"TRANSACTIONAL_ID_NOT_FOUND", 105, false}
 )

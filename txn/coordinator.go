@@ -3,8 +3,6 @@ package txn
 import (
 	"errors"
 	"fmt"
-
-	"github.com/coordsim/coordsim/coordinator"
 )
 
 // Defaults, Kafka's.
@@ -58,22 +56,29 @@ type Coordinator struct {
 	shards        []*Shard
 	logs          [][]Record
 	newProducerID func() int64
+	partitionFor  PartitionFunc
 }
+
+// PartitionFunc routes an id to one of numPartitions partitions: the group
+// coordinator's coordinator.PartitionFor (Kafka's partitionFor, which
+// TransactionStateManager shares). It is passed in rather than imported so
+// that this package stays below the coordinator in the import map.
+type PartitionFunc func(id string, numPartitions int32) int32
 
 // NewCoordinator returns a coordinator with empty logs. newProducerID
 // allocates producer ids (Kafka's ProducerIdManager); the caller shares it
 // with the idempotent producers' allocation so no two producers get the same
-// id.
-func NewCoordinator(cfg Config, newProducerID func() int64) (*Coordinator, error) {
+// id. partitionFor is coordinator.PartitionFor.
+func NewCoordinator(cfg Config, newProducerID func() int64, partitionFor PartitionFunc) (*Coordinator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if newProducerID == nil {
-		return nil, errors.New("txn: no producer id allocator")
+	if newProducerID == nil || partitionFor == nil {
+		return nil, errors.New("txn: no producer id allocator or no partitionFor")
 	}
 	c := &Coordinator{cfg: cfg, limits: Limits{MaxTimeoutMs: cfg.MaxTimeoutMs},
 		shards: make([]*Shard, cfg.NumPartitions), logs: make([][]Record, cfg.NumPartitions),
-		newProducerID: newProducerID}
+		newProducerID: newProducerID, partitionFor: partitionFor}
 	for p := range c.shards {
 		c.shards[p] = NewShard(int32(p))
 	}
@@ -87,7 +92,7 @@ func (c *Coordinator) Config() Config { return c.cfg }
 // the group coordinator's partitionFor over this topic's partition count,
 // as TransactionStateManager.partitionFor is.
 func (c *Coordinator) PartitionFor(id string) int32 {
-	return coordinator.PartitionFor(id, c.cfg.NumPartitions)
+	return c.partitionFor(id, c.cfg.NumPartitions)
 }
 
 func (c *Coordinator) shardOf(id string) *Shard { return c.shards[c.PartitionFor(id)] }
@@ -129,7 +134,7 @@ func (c *Coordinator) AddPartitions(nowMs int64, id string, producerID int64, ep
 // partition (routed over groupPartitions, offsets.topic.num.partitions)
 // joins the transaction.
 func (c *Coordinator) AddOffsets(nowMs int64, id string, producerID int64, epoch int16, group string, groupPartitions int32) error {
-	p := TopicPartition{Topic: ConsumerOffsetsTopic, Partition: coordinator.PartitionFor(group, groupPartitions)}
+	p := TopicPartition{Topic: ConsumerOffsetsTopic, Partition: c.partitionFor(group, groupPartitions)}
 	return c.add(nowMs, id, producerID, epoch, []TopicPartition{p}, group)
 }
 

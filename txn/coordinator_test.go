@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -21,7 +22,7 @@ var tp1 = TopicPartition{Topic: "topic1", Partition: 0}
 func newTestCoordinator(t *testing.T) *Coordinator {
 	t.Helper()
 	var next int64
-	c, err := NewCoordinator(DefaultConfig(), func() int64 { next++; return next - 1 })
+	c, err := NewCoordinator(DefaultConfig(), func() int64 { next++; return next - 1 }, coordinator.PartitionFor)
 	require.NoError(t, err)
 	return c
 }
@@ -307,8 +308,9 @@ func TestListTransactionsFilters(t *testing.T) {
 		return out
 	}
 	assert.ElementsMatch(t, []string{"a", "b", "c"}, ids(c.List(100, ListFilter{DurationMs: -1})))
-	assert.ElementsMatch(t, []string{"b", "c"}, ids(c.List(100, ListFilter{DurationMs: -1, States: []State{Ongoing}})))
+	assert.ElementsMatch(t, []string{"b", "c"}, ids(c.List(100, ListFilter{DurationMs: -1, States: []State{Ongoing}, ByState: true})))
 	assert.ElementsMatch(t, []string{"a", "b"}, ids(c.List(100, ListFilter{DurationMs: 85})), "c started at 20, 80 ms ago")
+	assert.Empty(t, c.List(100, ListFilter{DurationMs: -1, ByState: true}), "only unknown state names: nothing")
 	m, _ := c.Current("c")
 	assert.Equal(t, []string{"c"}, ids(c.List(100, ListFilter{DurationMs: -1, ProducerIDs: []int64{m.ProducerID}})))
 }

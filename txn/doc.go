@@ -10,8 +10,8 @@
 // write. They never change the shard; Replay is the only mutator, and a
 // shard rebuilt from its log equals the live one (property_test.go). A
 // Coordinator holds every partition, routes a transactional id with the
-// group coordinator's partitionFor (coordinator.PartitionFor) over
-// transaction.state.log.num.partitions, appends each result's records to the
+// group coordinator's partitionFor (coordinator.PartitionFor, handed in as
+// a PartitionFunc) over transaction.state.log.num.partitions, appends each result's records to the
 // partition's log and replays them.
 //
 // Completing a transaction is two steps, as in Kafka: EndTxn (or a fence or

@@ -72,6 +72,8 @@ type partitionLog struct {
 	bytes     int64 // the raw size of batches
 	hwm       int64
 	producers map[int64]*producerState
+	// txns is the partition's transaction state (txn_data.go).
+	txns partitionTxns
 }
 
 // trim drops the oldest batches while the log holds more than limit bytes,
@@ -345,10 +347,8 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	if _, rerr := batchRecords(&batch); rerr != nil {
 		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
-	if batch.Attributes&0x10 != 0 {
-		// Transactions are a non-goal: no transaction coordinator.
-		return produceResult{code: fkerr.InvalidTxnState.Code, msg: "transactional produce is not served by coordsim"}
-	}
+	// A transactional batch was verified against its transaction by the
+	// caller (txnProduceRefusal) before it got here.
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
@@ -373,6 +373,9 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
 	pl.bytes += int64(len(raw))
 	pl.hwm = last + 1
+	if transactional(batch.Attributes) {
+		pl.txnAppended(batch.ProducerID, base)
+	}
 	if batch.ProducerID >= 0 {
 		ps := pl.producers[batch.ProducerID]
 		ps.batches = append(ps.batches, seqRange{batch.FirstSequence, batch.FirstSequence + batch.LastOffsetDelta, base})
@@ -428,14 +431,25 @@ func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool)
 type fetchResult struct {
 	code     int16
 	hwm      int64
+	lso      int64
 	logStart int64
 	records  []byte
+	// aborted is, for read_committed, the aborted transactions the
+	// records overlap (txn_data.go).
+	aborted []abortedTxn
 }
 
 // fetch returns whole batches from offset on, at most maxBytes of them but
 // always the first (Kafka returns at least one batch so that progress is
-// possible).
+// possible), read uncommitted.
 func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fetchResult {
+	return d.fetchIsolated(name, p, offset, maxBytes, false)
+}
+
+// fetchIsolated is fetch at an isolation level: readCommitted
+// (IsolationLevel 1) stops at the last stable offset and lists the aborted
+// transactions of what it returns.
+func (d *dataPlane) fetchIsolated(name string, p int32, offset int64, maxBytes int32, readCommitted bool) fetchResult {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
@@ -444,19 +458,30 @@ func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fe
 	}
 	// Kafka's Log.read: below the log start (retention moved it) or past
 	// the high watermark is OFFSET_OUT_OF_RANGE; the client resets.
+	lso := pl.lastStableOffset()
 	if offset < pl.logStart || offset > pl.hwm {
-		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm, logStart: pl.logStart}
+		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm, lso: lso, logStart: pl.logStart}
+	}
+	end := pl.hwm
+	if readCommitted {
+		end = lso
 	}
 	i := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= offset })
 	var out []byte
-	for ; i < len(pl.batches); i++ {
+	upper := offset
+	for ; i < len(pl.batches) && pl.batches[i].base < end; i++ {
 		raw := pl.batches[i].raw
 		if out != nil && len(out)+len(raw) > int(maxBytes) {
 			break
 		}
 		out = append(out, raw...)
+		upper = pl.batches[i].last + 1
 	}
-	return fetchResult{hwm: pl.hwm, logStart: pl.logStart, records: out}
+	res := fetchResult{hwm: pl.hwm, lso: lso, logStart: pl.logStart, records: out}
+	if readCommitted && upper > offset {
+		res.aborted = pl.abortedBetween(offset, upper)
+	}
+	return res
 }
 
 // ListOffsets' special timestamps (ListOffsetsRequest's constants).

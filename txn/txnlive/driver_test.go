@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/txn"
 )
@@ -42,7 +43,7 @@ func (w *fakeWriter) count() int {
 func start(t *testing.T, w MarkerWriter, clk clock.Clock) *Driver {
 	t.Helper()
 	var next int64
-	c, err := txn.NewCoordinator(txn.DefaultConfig(), func() int64 { next++; return next })
+	c, err := txn.NewCoordinator(txn.DefaultConfig(), func() int64 { next++; return next }, coordinator.PartitionFor)
 	require.NoError(t, err)
 	d, err := New(c, w, clk, nil)
 	require.NoError(t, err)

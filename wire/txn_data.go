@@ -1,0 +1,172 @@
+package wire
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The transactional half of the data plane: what a partition leader keeps
+// about transactions (Kafka's ProducerStateManager ongoing transactions,
+// the last stable offset, the aborted-transaction index) and the control
+// batches (commit and abort markers) the transaction coordinator writes.
+
+// partitionTxns is one partition's transaction state. The zero value is
+// ready: nothing ongoing, nothing aborted.
+type partitionTxns struct {
+	// ongoing maps a producer id to the first offset of its open
+	// transaction on this partition.
+	ongoing map[int64]int64
+	// aborted is the aborted-transaction index, in marker order (Kafka's
+	// TransactionIndex): entries whose last offset falls below the log
+	// start are dropped lazily.
+	aborted []abortedTxn
+}
+
+// abortedTxn is one aborted transaction on a partition: its producer, its
+// first offset and the offset of its abort marker (Kafka's AbortedTxn).
+type abortedTxn struct {
+	producerID  int64
+	first, last int64
+}
+
+// transactional reports whether a produced batch's attributes carry the
+// transactional flag (RecordBatch.isTransactional).
+func transactional(attributes int16) bool { return attributes&0x10 != 0 }
+
+// transactionalBatch reads the producer id and epoch of a produced batch
+// whose transactional flag is set; isTxn is false for any other (or too
+// short) batch, which the data plane's own checks then judge.
+func transactionalBatch(records []byte) (producerID int64, epoch int16, isTxn bool) {
+	const headerBytes = 61 // a v2 batch header
+	if len(records) < headerBytes || !transactional(int16(binary.BigEndian.Uint16(records[21:23]))) {
+		return 0, 0, false
+	}
+	return int64(binary.BigEndian.Uint64(records[43:51])), int16(binary.BigEndian.Uint16(records[51:53])), true
+}
+
+// txnAppended records that a transactional batch of producerID was
+// appended at base: the first one opens the producer's transaction here.
+func (pl *partitionLog) txnAppended(producerID, base int64) {
+	if pl.txns.ongoing == nil {
+		pl.txns.ongoing = make(map[int64]int64)
+	}
+	if _, open := pl.txns.ongoing[producerID]; !open {
+		pl.txns.ongoing[producerID] = base
+	}
+}
+
+// lastStableOffset is the first offset of the oldest open transaction, or
+// the high watermark when none is open (Kafka's
+// UnifiedLog.lastStableOffset: read_committed consumers read below it).
+// The minimum over the map does not depend on its order.
+func (pl *partitionLog) lastStableOffset() int64 {
+	lso := pl.hwm
+	for _, first := range pl.txns.ongoing {
+		lso = min(lso, first)
+	}
+	return lso
+}
+
+// abortedBetween lists the aborted transactions that overlap
+// [start, end): Kafka's collectAbortedTransactions for a read_committed
+// fetch, by first offset.
+func (pl *partitionLog) abortedBetween(start, end int64) []abortedTxn {
+	var out []abortedTxn
+	for _, a := range pl.txns.aborted {
+		if a.last >= start && a.first < end {
+			out = append(out, a)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b abortedTxn) int {
+		switch {
+		case a.first < b.first:
+			return -1
+		case a.first > b.first:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// writeMarker appends a commit or abort control batch of producerID at
+// epoch to a partition and closes the producer's transaction there, as
+// Kafka's WriteTxnMarkers does on the partition leader. A partition where
+// the producer has no open transaction still gets the marker (Kafka writes
+// it to every partition of the transaction). The producer's epoch is
+// raised to the marker's, so a fenced producer's batches are refused. A
+// partition that no longer exists (its topic was deleted) is skipped. It
+// returns whether the marker was written.
+func (d *dataPlane) writeMarker(name string, p int32, producerID int64, epoch int16, commit bool) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return false
+	}
+	base := pl.hwm
+	if d.onAppend != nil {
+		if err := d.onAppend(name, p, base, 1); err != nil {
+			return false
+		}
+	}
+	raw := controlBatch(base, producerID, epoch, commit)
+	pl.batches = append(pl.batches, storedBatch{base: base, last: base, maxTs: -1, raw: raw})
+	pl.bytes += int64(len(raw))
+	pl.hwm = base + 1
+	first, open := pl.txns.ongoing[producerID]
+	delete(pl.txns.ongoing, producerID)
+	if !commit && open {
+		pl.txns.aborted = append(pl.txns.aborted, abortedTxn{producerID: producerID, first: first, last: base})
+	}
+	if ps := pl.producers[producerID]; ps == nil || epoch > ps.epoch {
+		// A marker at a bumped epoch (a fence or a timeout) starts the
+		// producer over: its next batch begins at sequence 0.
+		pl.producers[producerID] = &producerState{epoch: epoch}
+	}
+	close(d.appended)
+	d.appended = make(chan struct{})
+	return true
+}
+
+// controlBatch builds a one-record control batch (attributes: control and
+// transactional) whose record is an EndTransactionMarker: key version 0 and
+// type (0 abort, 1 commit), value version 0 and the coordinator epoch (0).
+func controlBatch(base, producerID int64, epoch int16, commit bool) []byte {
+	key := []byte{0, 0, 0, 0}
+	if commit {
+		key[3] = 1
+	}
+	value := []byte{0, 0, 0, 0, 0, 0}
+	var rec []byte
+	rec = append(rec, 0)              // attributes
+	rec = binary.AppendVarint(rec, 0) // timestamp delta
+	rec = binary.AppendVarint(rec, 0) // offset delta
+	rec = binary.AppendVarint(rec, int64(len(key)))
+	rec = append(rec, key...)
+	rec = binary.AppendVarint(rec, int64(len(value)))
+	rec = append(rec, value...)
+	rec = binary.AppendVarint(rec, 0) // headers
+	records := binary.AppendVarint(nil, int64(len(rec)))
+	records = append(records, rec...)
+	b := kmsg.RecordBatch{FirstOffset: base, Length: int32(49 + len(records)), PartitionLeaderEpoch: partitionLeaderEpoch, Magic: 2,
+		Attributes: 0x20 | 0x10, LastOffsetDelta: 0, FirstTimestamp: -1, MaxTimestamp: -1,
+		ProducerID: producerID, ProducerEpoch: epoch, FirstSequence: -1, NumRecords: 1, Records: records}
+	raw := b.AppendTo(nil)
+	binary.BigEndian.PutUint32(raw[17:21], crc32c(raw[21:]))
+	return raw
+}
+
+// abortedTransactions is a read_committed partition's aborted list as
+// FetchResponse carries it: never null.
+func abortedTransactions(in []abortedTxn) []kmsg.FetchResponseTopicPartitionAbortedTransaction {
+	out := make([]kmsg.FetchResponseTopicPartitionAbortedTransaction, 0, len(in))
+	for _, a := range in {
+		at := kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
+		at.ProducerID, at.FirstOffset = a.producerID, a.first
+		out = append(out, at)
+	}
+	return out
+}
