@@ -1,7 +1,7 @@
-// Package loop runs a pure state machine in real time on one goroutine: the
-// pattern of coordinator/live (docs/design.md §Time and scheduling), with
-// nothing of the group coordinator in it, so that another pure core (the
-// transaction coordinator, package txn) is driven the same way.
+// Package loop runs a pure state machine in real time on one goroutine
+// (docs/design.md §Time and scheduling), with nothing of any coordinator in
+// it: coordinator/live drives the group coordinator on it and txn/txnlive
+// the transaction coordinator, so both are driven the same way.
 //
 // A Loop owns one goroutine, the only one that touches the core. It waits on
 // a request (a function posted by Do), the outcome of background work
@@ -197,6 +197,9 @@ func (l *Loop) Do(ctx context.Context, fn func()) error {
 		return nil
 	}
 }
+
+// Queued is the number of requests waiting for the loop (tests).
+func (l *Loop) Queued() int { return len(l.requests) }
 
 // Go runs work on a goroutine of its own and delivers the function it
 // returns on the loop: the way a core starts I/O without blocking the loop.
