@@ -254,8 +254,8 @@ func TestShouldFenceProducerWithStaleExpectedEpoch(t *testing.T) {
 	assert.Equal(t, third, retry, "a retried bump gets the same epoch")
 	_, err = bump(first.ProducerEpoch)
 	assert.ErrorIs(t, err, kerr.ProducerFenced)
-	_, _, err = c.InitProducerID(2, InitProducerIDRequest{TransactionalID: tid, TimeoutMs: 1000, ExpectedProducerID: 77, ExpectedProducerEpoch: 0})
-	assert.ErrorIs(t, err, kerr.ProducerFenced)
+	_, _, err = c.InitProducerID(2, InitProducerIDRequest{TransactionalID: tid, TimeoutMs: 1000, ExpectedProducerID: 77, ExpectedProducerEpoch: third.ProducerEpoch})
+	assert.ErrorIs(t, err, kerr.ProducerFenced, "another producer id, even at the current epoch")
 }
 
 func TestShouldAbortExpiredTransactionsInOngoingStateAndBumpEpoch(t *testing.T) {
