@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -88,6 +89,8 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
 	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
+	producerIDExpirationMs := fs.Int64("producer-id-expiration-ms", wire.DefaultConfig().ProducerIDExpiration.Milliseconds(), "producer.id.expiration.ms: an idempotent producer's sequence state on a partition goes this long after its last batch there")
+	numPartitions := fs.Int("num-partitions", int(wire.DefaultNumPartitions), "num.partitions: the partition count of auto-created topics and of CreateTopics without one")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
@@ -107,6 +110,8 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 		cfg.BrokerRacks = strings.Split(*brokerRacks, ",")
 	}
 	cfg.Coordinator.NumPartitions = int32(*partitions)
+	cfg.ProducerIDExpiration = time.Duration(*producerIDExpirationMs) * time.Millisecond
+	cfg.NumPartitions = int32(min(max(*numPartitions, math.MinInt32), math.MaxInt32))
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)

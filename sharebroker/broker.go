@@ -324,6 +324,26 @@ func (b *Broker) CreateTopic(name string, partitions int32) error {
 	return nil
 }
 
+// CreatePartitions grows topic name to total partitions, the new ones
+// empty, as Kafka's CreatePartitions adds partitions to a topic: share
+// groups see them at their next assignment. A count that is not an
+// increase, or over MaxPartitionsPerTopic, is INVALID_REQUEST; an unknown
+// topic UNKNOWN_TOPIC_OR_PARTITION. Nothing changes on an error.
+func (b *Broker) CreatePartitions(name string, total int32) error {
+	logs, ok := b.topics[name]
+	if !ok {
+		return kerr.UnknownTopicOrPartition.WithMessage("sharebroker: unknown topic %q", name)
+	}
+	if int(total) <= len(logs) || total > MaxPartitionsPerTopic {
+		return kerr.InvalidRequest.WithMessage("sharebroker: %d partitions is no increase over %d within [1, %d]", total, len(logs), MaxPartitionsPerTopic)
+	}
+	for range int(total) - len(logs) {
+		logs = append(logs, &partitionLog{})
+	}
+	b.topics[name] = logs
+	return nil
+}
+
 // log returns tp's log, or UNKNOWN_TOPIC_OR_PARTITION.
 func (b *Broker) log(tp TopicPartition) (*partitionLog, error) {
 	logs, ok := b.topics[tp.Topic]

@@ -78,7 +78,7 @@ func handleProduce(r *request) (kmsg.Response, error) {
 						break
 					}
 				}
-				res := r.cl.data.produce(t.name, rp.Partition, rp.Records)
+				res := r.cl.data.produce(t.name, rp.Partition, rp.Records, r.cl.nowMs())
 				sp.ErrorCode = res.code
 				if res.code == 0 {
 					sp.BaseOffset, sp.LogStartOffset = res.base, res.logStart

@@ -9,8 +9,8 @@ import (
 	"github.com/coordsim/coordsim/kerr"
 )
 
-// IncrementalAlterConfigs: v0-1 (Kafka 4.x), GROUP resources only (the
-// group configs of groupconfig.go). Per resource, in Kafka's order:
+// IncrementalAlterConfigs: v0-1 (Kafka 4.x), GROUP resources (the group
+// configs of groupconfig.go) and TOPIC resources (topic_alter.go). Per resource, in Kafka's order:
 // ConfigAdminManager.preprocess (a resource named twice: INVALID_REQUEST
 // "Each resource must appear at most once." on both; a config key named
 // twice; a value missing on an operation other than DELETE), then the
@@ -22,9 +22,10 @@ import (
 // the group's whole new config (INVALID_CONFIG with Kafka's messages).
 // ValidateOnly validates and changes nothing. Any broker answers: Kafka
 // forwards group configs to the controller, and here every broker's
-// coordinator and the share plane take each change. A TOPIC, BROKER or
-// other resource is INVALID_REQUEST: coordsim models no topic or dynamic
-// broker configs.
+// coordinator and the share plane take each change. A TOPIC resource's
+// change is validated and applied as topic_alter.go describes. A BROKER
+// or other resource is INVALID_REQUEST: coordsim models no dynamic broker
+// configs.
 
 var apiIncrementalAlterConfigs = api{key: 44, min: 0, max: 1, handle: handleIncrementalAlterConfigs}
 
@@ -75,8 +76,12 @@ func (r *request) alterResource(res kmsg.IncrementalAlterConfigsRequestResource,
 			return kerr.InvalidRequest.WithMessage("Unknown alter config operation %d for key %s.", int8(c.Op), c.Name)
 		}
 	}
-	if res.ResourceType != kmsg.ConfigResourceTypeGroupConfig {
-		return kerr.InvalidRequest.WithMessage("Unexpected resource type %s: coordsim serves GROUP configs only.", res.ResourceType)
+	switch res.ResourceType {
+	case kmsg.ConfigResourceTypeTopic:
+		return r.cl.alterTopicConfig(res.ResourceName, validateOnly, incrementalTopicChange(res.Configs))
+	case kmsg.ConfigResourceTypeGroupConfig:
+	default:
+		return kerr.InvalidRequest.WithMessage("Unexpected resource type %s: coordsim serves GROUP and TOPIC configs only.", res.ResourceType)
 	}
 	return r.cl.alterGroupConfig(r.ctx, res.ResourceName, validateOnly, func(cur map[string]string) (map[string]string, error) {
 		for _, c := range res.Configs {

@@ -139,7 +139,7 @@ func TestBadInputClosesOnlyThatConnection(t *testing.T) {
 		{"frame shorter than a header", "shorter than a request header", append(binary.BigEndian.AppendUint32(nil, 3), 0, 3, 0)},
 		{"unknown api key", "unknown or unsupported api key 9999", rawRequest(9999, 0, 1, false, nil)},
 		{"served key, unsupported version", "unsupported version 99 of Metadata", rawRequest(3, 99, 1, true, nil)},
-		{"unserved key", "unknown or unsupported api key 21", rawRequest(21, 2, 1, true, []byte{1, 0, 0, 0, 0, 0})},
+		{"unserved key", "unknown or unsupported api key 43", rawRequest(43, 2, 1, true, []byte{1, 0, 0, 0, 0, 0})},
 		{"truncated body", "malformed Metadata v12", rawRequest(3, 12, 1, true, []byte{5})},
 		{"hangs mid-frame", "read deadline passed", []byte{0, 0}},
 	} {

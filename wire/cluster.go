@@ -117,26 +117,34 @@ type Config struct {
 	ClusterID string
 	// Logger receives the endpoint's and coordinators' logs; nil discards.
 	Logger *slog.Logger
+	// ProducerIDExpiration is producer.id.expiration.ms (default one day,
+	// Kafka's): a producer's idempotence state on a partition goes this
+	// long after its last batch there, checked every ten minutes.
+	ProducerIDExpiration time.Duration
+	// Clock is the data plane's clock, read for its time-based rules
+	// (producer id expiration); nil is time.Now. Tests set a fake one.
+	Clock func() time.Time
 }
 
 // DefaultConfig is three brokers on ephemeral loopback ports with Kafka's
 // defaults.
 func DefaultConfig() Config {
 	return Config{
-		Brokers:          3,
-		Listen:           "127.0.0.1:0",
-		Coordinator:      coordinator.DefaultConfig(),
-		Transactions:     txn.DefaultConfig(),
-		MaxRequestBytes:  DefaultMaxRequestBytes,
-		IdleTimeout:      DefaultIdleTimeout,
-		FrameReadTimeout: DefaultFrameReadTimeout,
-		WriteTimeout:     DefaultWriteTimeout,
-		FetchWaitMax:     30 * time.Second,
-		RetentionBytes:   DefaultRetentionBytes,
-		AutoCreateTopics: true,
-		NumPartitions:    DefaultNumPartitions,
-		Share:            sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetLatest}},
-		ClusterID:        "coordsim",
+		Brokers:              3,
+		Listen:               "127.0.0.1:0",
+		Coordinator:          coordinator.DefaultConfig(),
+		Transactions:         txn.DefaultConfig(),
+		MaxRequestBytes:      DefaultMaxRequestBytes,
+		IdleTimeout:          DefaultIdleTimeout,
+		FrameReadTimeout:     DefaultFrameReadTimeout,
+		WriteTimeout:         DefaultWriteTimeout,
+		FetchWaitMax:         30 * time.Second,
+		RetentionBytes:       DefaultRetentionBytes,
+		ProducerIDExpiration: defaultProducerIDExpirationMs * time.Millisecond,
+		AutoCreateTopics:     true,
+		NumPartitions:        DefaultNumPartitions,
+		Share:                sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetLatest}},
+		ClusterID:            "coordsim",
 	}
 }
 
@@ -151,6 +159,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("wire: socket.request.max.bytes %d is below 1024", c.MaxRequestBytes)
 	case c.IdleTimeout <= 0 || c.FrameReadTimeout <= 0 || c.WriteTimeout <= 0 || c.FetchWaitMax < 0:
 		return errors.New("wire: timeouts must be positive")
+	case c.ProducerIDExpiration < time.Millisecond:
+		return fmt.Errorf("wire: producer.id.expiration.ms %d is below 1", c.ProducerIDExpiration.Milliseconds())
 	case c.RetentionBytes == 0 || c.RetentionBytes < -1:
 		return fmt.Errorf("wire: log.retention.bytes %d must be positive, or -1 for no limit", c.RetentionBytes)
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
@@ -292,7 +302,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		cl.placement[p] = int32(p % cfg.Brokers)
 	}
 	cl.data.onCreate, cl.data.onAppend, cl.data.onTrim, cl.data.onDelete = sp.createTopic, sp.appended, sp.trimmed, sp.deleteTopic
+	cl.data.onGrow = sp.createPartitions
 	cl.data.retentionBytes = cfg.RetentionBytes
+	cl.data.producerIDExpirationMs = cfg.ProducerIDExpiration.Milliseconds()
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
 		return nil, err
@@ -532,4 +544,12 @@ func (cl *Cluster) broadcastTopics(ctx context.Context) {
 func (cl *Cluster) lockTopics() (unlock func()) {
 	cl.topicsMu.Lock()
 	return cl.topicsMu.Unlock
+}
+
+// nowMs is the data plane's clock (Config.Clock) in Unix milliseconds.
+func (cl *Cluster) nowMs() int64 {
+	if cl.cfg.Clock != nil {
+		return cl.cfg.Clock().UnixMilli()
+	}
+	return time.Now().UnixMilli()
 }

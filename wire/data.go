@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"hash/crc32"
-	"maps"
-	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -41,11 +39,29 @@ type dataPlane struct {
 	// onTrim, when set, sees every advance of a partition's log start
 	// under the data plane's lock, after the append that caused it.
 	onTrim func(topic string, partition int32, logStart int64)
+	// onGrow, when set, sees every partition count increase
+	// (CreatePartitions) under the data plane's lock, before it is made;
+	// an error fails it.
+	onGrow func(topic string, partitions int32) error
 	// retentionBytes is log.retention.bytes for every partition of a
 	// topic without its own retention.bytes; < 0 keeps everything
 	// (Kafka's -1).
 	retentionBytes int64
+	// producerIDExpirationMs is producer.id.expiration.ms: a producer's
+	// state goes this long after its last batch (producer_state.go).
+	producerIDExpirationMs int64
+	// nextExpiryCheckMs is when produce next removes expired producers,
+	// every producer.id.expiration.check.interval.ms as Kafka's
+	// scheduler does.
+	nextExpiryCheckMs int64
 }
+
+// Kafka's producer.id.expiration.ms and
+// producer.id.expiration.check.interval.ms defaults.
+const (
+	defaultProducerIDExpirationMs       = 86400000
+	producerIDExpirationCheckIntervalMs = 600000
+)
 
 // maxBatchRecords bounds the records of one produced batch (the share
 // plane's limit; Kafka's is the batch's byte size).
@@ -55,24 +71,27 @@ type topic struct {
 	name       string
 	id         [16]byte
 	partitions []*partitionLog
-	// configs are the topic configs set at creation (topicconfig.go),
-	// values as given; never changed afterwards.
+	// configs are the topic configs set on it (topicconfig.go), values
+	// as given; replaced whole by AlterConfigs, never written in place.
 	configs map[string]string
 	// retentionBytes is the topic's own retention.bytes when
 	// hasRetention, else the data plane's applies.
 	retentionBytes int64
 	hasRetention   bool
+	// policy is its cleanup.policy.
+	policy cleanupPolicy
 }
 
 type partitionLog struct {
 	batches []storedBatch
 	// logStart is the log start offset: the first retained offset (the
 	// high watermark when nothing is retained).
-	logStart  int64
-	bytes     int64 // the raw size of batches
-	hwm       int64
-	producers map[int64]*producerState
-	// txns is the partition's transaction state (txn_data.go).
+	logStart int64
+	bytes    int64 // the raw size of batches
+	hwm      int64
+	// producers is the partition's idempotent producer state.
+	producers *producerStateManager
+	// txns is the partition's aborted-transaction index (txn_data.go).
 	txns partitionTxns
 }
 
@@ -94,7 +113,8 @@ func (pl *partitionLog) trim(limit int64) bool {
 	}
 	clear(pl.batches[:drop]) // release the bytes to the collector
 	pl.batches = pl.batches[drop:]
-	pl.logStart = pl.batches[0].base
+	// DeleteRecords may have put the log start inside the first batch.
+	pl.logStart = max(pl.logStart, pl.batches[0].base)
 	return true
 }
 
@@ -105,24 +125,8 @@ type storedBatch struct {
 	raw        []byte
 }
 
-// producerState is what the partition leader remembers of an idempotent
-// producer (Kafka's ProducerStateEntry): its epoch and its last batches'
-// sequence ranges, to answer a retried batch with its original offset.
-type producerState struct {
-	epoch   int16
-	batches []seqRange // the last maxProducerBatches, oldest first
-}
-
-type seqRange struct {
-	first, last int32
-	base        int64
-}
-
-// maxProducerBatches is ProducerStateEntry.NUM_BATCHES_TO_RETAIN.
-const maxProducerBatches = 5
-
 func newDataPlane() *dataPlane {
-	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1}
+	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1, producerIDExpirationMs: defaultProducerIDExpirationMs}
 }
 
 // createTopic adds a topic without configs; exists reports that it was
@@ -149,8 +153,8 @@ func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, config
 			return nil, false, err
 		}
 	}
-	t = &topic{name: name, partitions: make([]*partitionLog, partitions), configs: maps.Clone(configs)}
-	t.retentionBytes, t.hasRetention = retentionOverride(configs)
+	t = &topic{name: name, partitions: make([]*partitionLog, partitions)}
+	t.setConfigs(configs)
 	for {
 		_, _ = rand.Read(t.id[:])
 		if _, taken := d.byID[t.id]; !taken && t.id != [16]byte{} {
@@ -158,7 +162,7 @@ func (d *dataPlane) createTopicWithConfigs(name string, partitions int32, config
 		}
 	}
 	for i := range t.partitions {
-		t.partitions[i] = &partitionLog{producers: make(map[int64]*producerState)}
+		t.partitions[i] = &partitionLog{producers: newProducerStateManager()}
 	}
 	d.topics[name] = t
 	d.byID[t.id] = t
@@ -309,8 +313,8 @@ type produceResult struct {
 // partition leader epoch, which Kafka's LogValidator stamps on every batch
 // it appends (batch.setPartitionLeaderEpoch; neither is under the CRC).
 // Kafka also rewrites the max timestamp from the records, which coordsim
-// does not.
-func (d *dataPlane) produce(name string, p int32, records []byte) produceResult {
+// does not. nowMs is the endpoint's clock: producer state expires by it.
+func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) produceResult {
 	var batch kmsg.RecordBatch
 	if err := batch.ReadFrom(records); err != nil {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "the records are not one record batch"}
@@ -348,19 +352,32 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
 	// A transactional batch was verified against its transaction by the
-	// caller (txnProduceRefusal) before it got here.
+	// caller (txnProduceCode) before it got here.
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
 	if pl == nil {
 		return produceResult{code: fkerr.UnknownTopicOrPartition.Code}
 	}
+	d.maybeRemoveExpiredProducers(nowMs)
+	base := pl.hwm
+	var pb producerBatch
 	if batch.ProducerID >= 0 {
-		if r, done := pl.checkSequence(&batch); done {
-			return r
+		// UnifiedLog.analyzeAndValidateProducerState: a retry of one of
+		// the producer's last batches is answered with its offsets and
+		// not appended; otherwise the epoch and sequence must follow.
+		pb = producerBatch{producerID: batch.ProducerID, epoch: batch.ProducerEpoch, firstSeq: batch.FirstSequence,
+			lastOffsetDelta: batch.LastOffsetDelta, maxTimestampMs: batch.MaxTimestamp}
+		if batch.Attributes&0x08 != 0 {
+			pb.maxTimestampMs = nowMs // LogAppendTime: the broker's clock stamps the batch
+		}
+		if dup, ok := pl.producers.findDuplicate(pb); ok {
+			return produceResult{base: dup.firstOffset, logStart: pl.logStart}
+		}
+		if code, msg := pl.producers.check(pb, name, p, base); code != 0 {
+			return produceResult{code: code, msg: msg}
 		}
 	}
-	base := pl.hwm
 	if d.onAppend != nil {
 		if err := d.onAppend(name, p, base, batch.NumRecords); err != nil {
 			return produceResult{code: fkerr.KafkaStorageError.Code, msg: err.Error()}
@@ -373,14 +390,10 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
 	pl.bytes += int64(len(raw))
 	pl.hwm = last + 1
-	if transactional(batch.Attributes) {
-		pl.txnAppended(batch.ProducerID, base)
-	}
 	if batch.ProducerID >= 0 {
-		ps := pl.producers[batch.ProducerID]
-		ps.batches = append(ps.batches, seqRange{batch.FirstSequence, batch.FirstSequence + batch.LastOffsetDelta, base})
-		if len(ps.batches) > maxProducerBatches {
-			ps.batches = ps.batches[1:]
+		pl.producers.append(pb, base, last)
+		if transactional(batch.Attributes) {
+			pl.producers.txnAppended(batch.ProducerID, base)
 		}
 	}
 	limit := d.retentionBytes
@@ -395,36 +408,19 @@ func (d *dataPlane) produce(name string, p int32, records []byte) produceResult 
 	return produceResult{base: base, logStart: pl.logStart}
 }
 
-// checkSequence applies the idempotence rules; done is true when the batch
-// must not be appended (a duplicate, answered with its original offset, or
-// an error). Otherwise the producer's state is ready for the append.
-func (pl *partitionLog) checkSequence(b *kmsg.RecordBatch) (produceResult, bool) {
-	ps := pl.producers[b.ProducerID]
-	switch {
-	case ps == nil || b.ProducerEpoch > ps.epoch:
-		if b.FirstSequence != 0 {
-			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code, msg: "a new producer epoch must start at sequence 0"}, true
-		}
-		pl.producers[b.ProducerID] = &producerState{epoch: b.ProducerEpoch}
-		return produceResult{}, false
-	case b.ProducerEpoch < ps.epoch:
-		return produceResult{code: fkerr.InvalidProducerEpoch.Code}, true
+// maybeRemoveExpiredProducers removes every partition's expired producers
+// once per producer.id.expiration.check.interval.ms, as Kafka's
+// PeriodicProducerExpirationCheck does. Called under d.mu.
+func (d *dataPlane) maybeRemoveExpiredProducers(nowMs int64) {
+	if nowMs < d.nextExpiryCheckMs {
+		return
 	}
-	for _, s := range ps.batches {
-		if s.first == b.FirstSequence && s.last == b.FirstSequence+b.LastOffsetDelta {
-			return produceResult{base: s.base, logStart: pl.logStart}, true // a retry of a batch we have
+	d.nextExpiryCheckMs = nowMs + producerIDExpirationCheckIntervalMs
+	for _, t := range d.topics {
+		for _, pl := range t.partitions {
+			pl.producers.removeExpired(nowMs, d.producerIDExpirationMs)
 		}
 	}
-	if n := len(ps.batches); n > 0 {
-		next := ps.batches[n-1].last + 1
-		if ps.batches[n-1].last == math.MaxInt32 {
-			next = 0
-		}
-		if b.FirstSequence != next {
-			return produceResult{code: fkerr.OutOfOrderSequenceNumber.Code}, true
-		}
-	}
-	return produceResult{}, false
 }
 
 // fetchResult is one partition's answer to a Fetch.
@@ -535,21 +531,25 @@ func (d *dataPlane) offsetFor(name string, p int32, ts int64) (offset, timestamp
 			return -1, -1, noEpoch, 0
 		}
 		b := pl.batches[best]
-		return b.findRecord(func(rts int64) bool { return rts == b.maxTs })
+		return b.findRecord(pl.logStart, func(rts int64) bool { return rts == b.maxTs })
 	}
 	for _, b := range pl.batches {
 		if b.maxTs >= ts {
-			return b.findRecord(func(rts int64) bool { return rts >= ts })
+			// LogSegment.findOffsetByTimestamp skips what lies below the
+			// log start (DeleteRecords may leave it inside a batch).
+			if o, rts, e, code := b.findRecord(pl.logStart, func(rts int64) bool { return rts >= ts }); o >= 0 {
+				return o, rts, e, code
+			}
 		}
 	}
 	return -1, -1, noEpoch, 0
 }
 
 // findRecord answers the offset and timestamp of the batch's first record
-// whose timestamp satisfies match, at the leader epoch; none is -1, -1,
+// at or after offset from whose timestamp satisfies match, at the leader epoch; none is -1, -1,
 // epoch -1. The batch was validated when it was appended, so its records
 // decode.
-func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
+func (b storedBatch) findRecord(from int64, match func(ts int64) bool) (offset, timestamp int64, epoch int32, code int16) {
 	var rb kmsg.RecordBatch
 	if err := rb.ReadFrom(b.raw); err != nil {
 		return -1, -1, noEpoch, 0
@@ -559,7 +559,7 @@ func (b storedBatch) findRecord(match func(ts int64) bool) (offset, timestamp in
 		return -1, -1, noEpoch, 0
 	}
 	for _, r := range recs {
-		if match(r.timestamp) {
+		if b.base+int64(r.offsetDelta) >= from && match(r.timestamp) {
 			return b.base + int64(r.offsetDelta), r.timestamp, partitionLeaderEpoch, 0
 		}
 	}

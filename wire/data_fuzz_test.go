@@ -47,7 +47,7 @@ func FuzzProduce(f *testing.F) {
 			}
 			sent := bytes.Clone(raw)
 			hwm, nBatches := pl.hwm, len(pl.batches)
-			r := d.produce("t", 0, raw)
+			r := d.produce("t", 0, raw, 0)
 			if !bytes.Equal(sent, raw) {
 				t.Fatalf("produce changed the caller's bytes")
 			}

@@ -29,22 +29,22 @@ func batch(t *testing.T, producerID int64, epoch int16, firstSeq int32, n int) [
 // TestProduceIdempotence proves the partition leader's sequence rules
 // (Kafka's ProducerAppendInfo, ProducerStateEntry): appends get consecutive
 // offsets, a retried batch is answered with its original offset and not
-// appended twice, a gap in sequence or a new epoch not starting at 0 is
-// OUT_OF_ORDER_SEQUENCE_NUMBER, an older epoch INVALID_PRODUCER_EPOCH, and
-// a refused batch changes nothing.
+// appended twice, a gap in sequence or a new epoch of a known producer not
+// starting at 0 is OUT_OF_ORDER_SEQUENCE_NUMBER, an older epoch
+// INVALID_PRODUCER_EPOCH, and a refused batch changes nothing.
 func TestProduceIdempotence(t *testing.T) {
 	d := newDataPlane()
 	_, _, err := d.createTopic("t", 1)
 	require.NoError(t, err)
 	first := batch(t, 7, 0, 0, 3)
-	r := d.produce("t", 0, first)
+	r := d.produce("t", 0, first, 0)
 	require.Zero(t, r.code, r.msg)
 	assert.Equal(t, int64(0), r.base)
-	r = d.produce("t", 0, batch(t, 7, 0, 3, 2))
+	r = d.produce("t", 0, batch(t, 7, 0, 3, 2), 0)
 	require.Zero(t, r.code, r.msg)
 	assert.Equal(t, int64(3), r.base)
 
-	r = d.produce("t", 0, first)
+	r = d.produce("t", 0, first, 0)
 	assert.Zero(t, r.code, "a retry succeeds")
 	assert.Equal(t, int64(0), r.base, "with its original offset")
 
@@ -55,21 +55,20 @@ func TestProduceIdempotence(t *testing.T) {
 	}{
 		{"sequence gap", batch(t, 7, 0, 9, 1), fkerr.OutOfOrderSequenceNumber.Code},
 		{"new epoch not at 0", batch(t, 7, 1, 5, 1), fkerr.OutOfOrderSequenceNumber.Code},
-		{"new producer not at 0", batch(t, 8, 0, 4, 1), fkerr.OutOfOrderSequenceNumber.Code},
 		{"two batches", append(batch(t, -1, -1, -1, 1), batch(t, -1, -1, -1, 1)...), fkerr.InvalidRecord.Code},
 		{"not a batch", []byte{1, 2, 3}, fkerr.CorruptMessage.Code},
 	} {
-		r := d.produce("t", 0, tc.raw)
+		r := d.produce("t", 0, tc.raw, 0)
 		assert.Equal(t, tc.code, r.code, tc.name)
 	}
 	corrupt := batch(t, -1, -1, -1, 1)
 	corrupt[len(corrupt)-1] ^= 0xff
-	assert.Equal(t, fkerr.CorruptMessage.Code, d.produce("t", 0, corrupt).code, "a CRC mismatch")
-	assert.Equal(t, fkerr.UnknownTopicOrPartition.Code, d.produce("t", 1, batch(t, -1, -1, -1, 1)).code)
+	assert.Equal(t, fkerr.CorruptMessage.Code, d.produce("t", 0, corrupt, 0).code, "a CRC mismatch")
+	assert.Equal(t, fkerr.UnknownTopicOrPartition.Code, d.produce("t", 1, batch(t, -1, -1, -1, 1), 0).code)
 
-	r = d.produce("t", 0, batch(t, 7, 1, 0, 1))
+	r = d.produce("t", 0, batch(t, 7, 1, 0, 1), 0)
 	require.Zero(t, r.code, "a bumped epoch starts over at 0")
-	assert.Equal(t, fkerr.InvalidProducerEpoch.Code, d.produce("t", 0, batch(t, 7, 0, 5, 1)).code, "the old epoch is fenced")
+	assert.Equal(t, fkerr.InvalidProducerEpoch.Code, d.produce("t", 0, batch(t, 7, 0, 5, 1), 0).code, "the old epoch is fenced")
 
 	f := d.fetch("t", 0, 0, 1<<20)
 	require.Zero(t, f.code)
@@ -92,7 +91,7 @@ func TestRetentionBytes(t *testing.T) {
 	_, _, err := d.createTopic("t", 1)
 	require.NoError(t, err)
 	for i := range 5 {
-		r := d.produce("t", 0, batch(t, -1, -1, -1, 10))
+		r := d.produce("t", 0, batch(t, -1, -1, -1, 10), 0)
 		require.Zero(t, r.code, r.msg)
 		assert.Equal(t, int64(10*i), r.base)
 	}
@@ -115,14 +114,14 @@ func TestRetentionBytes(t *testing.T) {
 
 	big := batch(t, -1, -1, -1, 200)
 	require.Greater(t, int64(len(big)), d.retentionBytes, "one batch larger than the limit")
-	r := d.produce("t", 0, big)
+	r := d.produce("t", 0, big, 0)
 	require.Zero(t, r.code)
 	assert.Equal(t, int64(50), r.logStart, "the last batch stays, alone")
 	assert.Len(t, pl.batches, 1)
 
 	d.retentionBytes = -1
 	for range 5 {
-		require.Zero(t, d.produce("t", 0, batch(t, -1, -1, -1, 10)).code)
+		require.Zero(t, d.produce("t", 0, batch(t, -1, -1, -1, 10), 0).code)
 	}
 	assert.Equal(t, int64(50), pl.logStart, "-1 keeps everything")
 }

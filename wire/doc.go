@@ -8,7 +8,9 @@
 // in-memory data plane (topics with the topic configs set at creation,
 // topicconfig.go, partition logs of record batches bounded by
 // log.retention.bytes or the topic's retention.bytes, high watermarks and
-// log start offsets, idempotent producer sequences), a KIP-227 fetch session cache per
+// log start offsets, per-partition idempotent producer state expiring
+// after producer.id.expiration.ms on Config.Clock: producer_state.go), a
+// KIP-227 fetch session cache per
 // broker, and the cluster's group configs (the strings
 // IncrementalAlterConfigs set on GROUP resources, groupconfig.go), which
 // every alteration installs on each broker's coordinator and on the share

@@ -81,6 +81,25 @@ func FuzzHandleFrame(f *testing.F) {
 	apt.Version, apt.TransactionalID, apt.ProducerID = 3, "t", 0
 	apt.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: "t", Partitions: []int32{0}}}
 	seed(apt)
+	cp := kmsg.NewPtrCreatePartitionsRequest()
+	cp.Version = 3
+	cp.Topics = []kmsg.CreatePartitionsRequestTopic{{Topic: "t", Count: 4}, {Topic: "u", Count: 2, Assignment: []kmsg.CreatePartitionsRequestTopicAssignment{{Replicas: []int32{0}}}}}
+	seed(cp)
+	dr := kmsg.NewPtrDeleteRecordsRequest()
+	dr.Version = 2
+	dr.Topics = []kmsg.DeleteRecordsRequestTopic{{Topic: "t", Partitions: []kmsg.DeleteRecordsRequestTopicPartition{{Partition: 0, Offset: -1}, {Partition: 1, Offset: 3}}}}
+	seed(dr)
+	tac := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	tac.Version = 1
+	tres := kmsg.NewIncrementalAlterConfigsRequestResource()
+	tres.ResourceType, tres.ResourceName = kmsg.ConfigResourceTypeTopic, "t"
+	tres.Configs = []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: "cleanup.policy", Op: kmsg.IncrementalAlterConfigOpAppend, Value: kmsg.StringPtr("compact")}, {Name: "retention.ms", Value: kmsg.StringPtr("1000")}}
+	tac.Resources = append(tac.Resources, tres)
+	seed(tac)
+	ac := kmsg.NewPtrAlterConfigsRequest()
+	ac.Version = 2
+	ac.Resources = []kmsg.AlterConfigsRequestResource{{ResourceType: kmsg.ConfigResourceTypeTopic, ResourceName: "t", Configs: []kmsg.AlterConfigsRequestResourceConfig{{Name: "retention.bytes", Value: kmsg.StringPtr("100")}}}}
+	seed(ac)
 	f.Add([]byte{0, 18, 0, 99, 0, 0, 0, 1, 0, 0})
 	// Every served key at its lowest and highest version, so the fuzzer
 	// starts inside each handler rather than having to find its key.

@@ -299,11 +299,11 @@ func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
 		})
 	}
 
-	// A resource named twice: both rows refused. A topic: not served.
+	// A resource named twice: both rows refused. Client metrics: not served.
 	resp := alterConfigs(t, ctx, c, false,
 		resource(kmsg.ConfigResourceTypeGroupConfig, "g", set("share.delivery.count.limit", "3")),
 		resource(kmsg.ConfigResourceTypeGroupConfig, "g", set("share.delivery.count.limit", "4")),
-		resource(kmsg.ConfigResourceTypeTopic, "t", set("retention.ms", "1000")),
+		resource(kmsg.ConfigResourceTypeClientMetrics, "m", set("interval.ms", "1000")),
 		resource(kmsg.ConfigResourceTypeGroupConfig, "h", set("share.delivery.count.limit", "4")),
 	)
 	require.Len(t, resp.Resources, 4)

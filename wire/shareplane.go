@@ -66,6 +66,14 @@ func (s *sharePlane) createTopic(name string, partitions int32) error {
 	return err
 }
 
+// createPartitions mirrors a data topic grown to partitions
+// (sharebroker.CreatePartitions).
+func (s *sharePlane) createPartitions(name string, partitions int32) error {
+	var err error
+	s.with(func(b *sharebroker.Broker, _ int64) { err = b.CreatePartitions(name, partitions) })
+	return err
+}
+
 // deleteTopic mirrors a deleted data topic: every share group's state of it
 // goes (sharebroker.DeleteTopic).
 func (s *sharePlane) deleteTopic(name string) error {

@@ -12,15 +12,13 @@ import (
 // the last stable offset, the aborted-transaction index) and the control
 // batches (commit and abort markers) the transaction coordinator writes.
 
-// partitionTxns is one partition's transaction state. The zero value is
-// ready: nothing ongoing, nothing aborted.
+// partitionTxns is what a partition keeps of its aborted transactions;
+// the open ones are in its producer state entries
+// (producerStateEntry.currentTxnFirstOffset), as Kafka's
+// ProducerStateManager keeps them.
 type partitionTxns struct {
-	// ongoing maps a producer id to the first offset of its open
-	// transaction on this partition.
-	ongoing map[int64]int64
 	// aborted is the aborted-transaction index, in marker order (Kafka's
-	// TransactionIndex): entries whose last offset falls below the log
-	// start are dropped lazily.
+	// TransactionIndex).
 	aborted []abortedTxn
 }
 
@@ -46,14 +44,12 @@ func transactionalBatch(records []byte) (producerID int64, epoch int16, isTxn bo
 	return int64(binary.BigEndian.Uint64(records[43:51])), int16(binary.BigEndian.Uint16(records[51:53])), true
 }
 
-// txnAppended records that a transactional batch of producerID was
-// appended at base: the first one opens the producer's transaction here.
-func (pl *partitionLog) txnAppended(producerID, base int64) {
-	if pl.txns.ongoing == nil {
-		pl.txns.ongoing = make(map[int64]int64)
-	}
-	if _, open := pl.txns.ongoing[producerID]; !open {
-		pl.txns.ongoing[producerID] = base
+// txnAppended records that a transactional batch of producerID, whose
+// state the append has just recorded, was appended at base: the first one
+// opens the producer's transaction on this partition.
+func (m *producerStateManager) txnAppended(producerID, base int64) {
+	if e := m.producers[producerID]; e != nil && e.currentTxnFirstOffset < 0 {
+		e.currentTxnFirstOffset = base
 	}
 }
 
@@ -63,8 +59,10 @@ func (pl *partitionLog) txnAppended(producerID, base int64) {
 // The minimum over the map does not depend on its order.
 func (pl *partitionLog) lastStableOffset() int64 {
 	lso := pl.hwm
-	for _, first := range pl.txns.ongoing {
-		lso = min(lso, first)
+	for _, e := range pl.producers.producers {
+		if e.currentTxnFirstOffset >= 0 {
+			lso = min(lso, e.currentTxnFirstOffset)
+		}
 	}
 	return lso
 }
@@ -116,15 +114,24 @@ func (d *dataPlane) writeMarker(name string, p int32, producerID int64, epoch in
 	pl.batches = append(pl.batches, storedBatch{base: base, last: base, maxTs: -1, raw: raw})
 	pl.bytes += int64(len(raw))
 	pl.hwm = base + 1
-	first, open := pl.txns.ongoing[producerID]
-	delete(pl.txns.ongoing, producerID)
-	if !commit && open {
-		pl.txns.aborted = append(pl.txns.aborted, abortedTxn{producerID: producerID, first: first, last: base})
+	// ProducerAppendInfo.appendEndTxnMarker: the marker closes the open
+	// transaction and carries the producer's epoch forward (a marker at a
+	// bumped epoch, after a fence or a timeout, forgets the old epoch's
+	// batches, so the next one starts at sequence 0).
+	e := pl.producers.producers[producerID]
+	if e == nil {
+		e = &producerStateEntry{producerID: producerID, epoch: epoch, currentTxnFirstOffset: -1}
+		pl.producers.producers[producerID] = e
 	}
-	if ps := pl.producers[producerID]; ps == nil || epoch > ps.epoch {
-		// A marker at a bumped epoch (a fence or a timeout) starts the
-		// producer over: its next batch begins at sequence 0.
-		pl.producers[producerID] = &producerState{epoch: epoch}
+	if epoch > e.epoch {
+		e.epoch, e.batches = epoch, e.batches[:0]
+	}
+	e.coordinatorEpoch = 0
+	if first := e.currentTxnFirstOffset; first >= 0 {
+		if !commit {
+			pl.txns.aborted = append(pl.txns.aborted, abortedTxn{producerID: producerID, first: first, last: base})
+		}
+		e.currentTxnFirstOffset = -1
 	}
 	close(d.appended)
 	d.appended = make(chan struct{})

@@ -40,7 +40,7 @@ func FuzzTxnDataPlane(f *testing.F) {
 				b[22] |= 0x10
 				b = fixBatchHeader(b)
 				hwm := pl.hwm
-				if r := d.produce("t", 0, b); r.code != 0 {
+				if r := d.produce("t", 0, b, 0); r.code != 0 {
 					t.Fatalf("a valid transactional batch was refused: %d %s", r.code, r.msg)
 				}
 				seq[pid]++

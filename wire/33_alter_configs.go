@@ -1,0 +1,96 @@
+package wire
+
+import (
+	"slices"
+	"strings"
+
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// AlterConfigs: v1-2 (Kafka 4.x; KIP-896 removed v0), the legacy call that
+// replaces a resource's whole config set, as ControllerApis.handleLegacyAlterConfigs
+// and ConfigurationControlManager.legacyAlterConfigs answer it: an unknown
+// resource type UNSUPPORTED_VERSION "Unknown resource type N."; a resource
+// named twice INVALID_REQUEST "Duplicate resource." on each, untouched; a
+// key named twice keeps its last value (Kafka's HashMap). A TOPIC
+// resource's new set is checked and installed as IncrementalAlterConfigs'
+// (topic_alter.go: null values are "Null value not supported for topic
+// configs: k"); a GROUP resource's likewise through the group configs
+// (groupconfig.go); BROKER and the others INVALID_REQUEST, coordsim having
+// no dynamic broker configs. ValidateOnly checks and changes nothing.
+
+var apiAlterConfigs = api{key: 33, min: 1, max: 2, handle: handleAlterConfigs}
+
+func handleAlterConfigs(r *request) (kmsg.Response, error) {
+	req := r.kreq.(*kmsg.AlterConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
+	type id struct {
+		typ  kmsg.ConfigResourceType
+		name string
+	}
+	count := map[id]int{}
+	for _, res := range req.Resources {
+		count[id{res.ResourceType, res.ResourceName}]++
+	}
+	for _, res := range req.Resources {
+		row := kmsg.NewAlterConfigsResponseResource()
+		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
+		switch {
+		case !knownResourceType(res.ResourceType):
+			row.ErrorCode = fkerr.UnsupportedVersion.Code
+			row.ErrorMessage = kmsg.StringPtr("Unknown resource type " + res.ResourceType.String() + ".")
+		case count[id{res.ResourceType, res.ResourceName}] > 1:
+			row.ErrorCode, row.ErrorMessage = fkerr.InvalidRequest.Code, kmsg.StringPtr("Duplicate resource.")
+		default:
+			row.ErrorCode, row.ErrorMessage = errCode(r.replaceConfigs(res, req.ValidateOnly))
+		}
+		resp.Resources = append(resp.Resources, row)
+	}
+	return resp, nil
+}
+
+// knownResourceType is whether Kafka's ConfigResource.Type knows t.
+func knownResourceType(t kmsg.ConfigResourceType) bool {
+	switch t {
+	case kmsg.ConfigResourceTypeTopic, kmsg.ConfigResourceTypeBroker, kmsg.ConfigResourceTypeBrokerLogger,
+		kmsg.ConfigResourceTypeClientMetrics, kmsg.ConfigResourceTypeGroupConfig:
+		return true
+	}
+	return false
+}
+
+// replaceConfigs installs res's configs as the resource's whole set.
+func (r *request) replaceConfigs(res kmsg.AlterConfigsRequestResource, validateOnly bool) error {
+	var nulls []string
+	set := map[string]string{}
+	for _, c := range res.Configs {
+		if c.Value == nil {
+			nulls = append(nulls, c.Name)
+			continue
+		}
+		set[c.Name] = *c.Value
+	}
+	replace := func(map[string]string) (map[string]string, error) { return set, nil }
+	switch res.ResourceType {
+	case kmsg.ConfigResourceTypeTopic:
+		if len(nulls) > 0 {
+			return kerr.InvalidConfig.WithMessage("Null value not supported for topic configs: %s", strings.Join(nulls, ","))
+		}
+		return r.cl.alterTopicConfig(res.ResourceName, validateOnly, replace)
+	case kmsg.ConfigResourceTypeGroupConfig:
+		if len(nulls) > 0 {
+			slices.Sort(nulls)
+			return kerr.InvalidRequest.WithMessage("Null value not supported for : %s", strings.Join(nulls, ", "))
+		}
+		return r.cl.alterGroupConfig(r.ctx, res.ResourceName, validateOnly, func(map[string]string) (map[string]string, error) {
+			if res.ResourceName == "" {
+				return nil, kerr.InvalidRequest.WithMessage("Default group resources are not allowed.")
+			}
+			return set, nil
+		})
+	}
+	return kerr.InvalidRequest.WithMessage("Unexpected resource type %s: coordsim serves GROUP and TOPIC configs only.", res.ResourceType)
+}

@@ -1,0 +1,97 @@
+package wire_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestTxnOffsetCommit reproduces Kafka's
+// TxnOffsetCommitRequestTest.testTxnOffsetCommit(useNewProtocol = true):
+// at every version, InitProducerId, AddOffsetsToTxn, TxnOffsetCommit and a
+// committing EndTxn, after which the group's committed offset is the one
+// the transaction wrote (the marker completed the pending offset), or the
+// previous one when the commit was refused (an unknown member, a wrong
+// generation).
+func TestTxnOffsetCommit(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
+	r := newRawCoordinators(t, cl)
+	memberEpoch := r.joinConsumer("group", "m1", "foo")
+	fooID := r.topicID("foo")
+	fetched := func() string {
+		_, rows := r.fetch("group", nil, -1, []int32{0})
+		require.Len(t, rows, 1)
+		return rows[0]
+	}
+	verify := func(version int16, member string, generation int32, offset int64, wantCode int16) {
+		t.Helper()
+		before := fetched()
+		tx := r.initTxn("txn")
+		require.Zero(t, r.addOffsets(tx, "group"))
+		req := tx.stamp(txnCommit(version, "group", member, generation, map[string][]int32{"foo": {0}}, "foo"))
+		req.Topics[0].Partitions[0].Offset = offset
+		if version >= 6 {
+			req.Topics[0].Topic, req.Topics[0].TopicID = "", fooID
+		}
+		resp := r.send("group", req).(*kmsg.TxnOffsetCommitResponse)
+		require.Len(t, resp.Topics, 1)
+		assert.Equal(t, wantCode, resp.Topics[0].Partitions[0].ErrorCode, "v%d member %q generation %d", version, member, generation)
+		require.Zero(t, r.endTxn(tx, true))
+		want := before
+		if wantCode == 0 {
+			want = fmt.Sprintf("foo-0=%d/0", offset)
+		}
+		assert.Eventually(t, func() bool { return fetched() == want }, 5*time.Second, 5*time.Millisecond,
+			"v%d: the committed offset after EndTxn is %s (now %s)", version, want, fetched())
+	}
+	for v := int16(0); v <= 6; v++ {
+		verify(v, "", -1, 100+int64(v), 0)
+		if v >= 3 {
+			verify(v, "m1", memberEpoch, 200+int64(v), 0)
+			verify(v, "non-exist", memberEpoch, 300+int64(v), 25)
+			verify(v, "m1", 100, 400+int64(v), 22)
+		}
+	}
+}
+
+// TestDelayedTxnOffsetCommitWithBumpedEpochIsRejected reproduces the
+// transaction.version 1 half (v0-4) of Kafka's
+// TxnOffsetCommitRequestTest.testDelayedTxnOffsetCommitWithBumpedEpochIsRejected:
+// without the KIP-890 epoch bump on EndTxn, a commit in the next
+// transaction at the same epoch is accepted. (Its v5+ half, where
+// transaction.version 2 bumps the epoch and the commit is
+// INVALID_PRODUCER_EPOCH, needs transaction.version 2, which coordsim does
+// not finalize.) An epoch older than the transaction's is refused.
+func TestDelayedTxnOffsetCommitWithBumpedEpochIsRejected(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
+	r := newRawCoordinators(t, cl)
+	memberEpoch := r.joinConsumer("group", "m1", "foo")
+	for v := int16(0); v <= 4; v++ {
+		tx := r.initTxn("txn")
+		require.Zero(t, r.addOffsets(tx, "group"))
+		require.Zero(t, r.endTxn(tx, true))
+		require.Zero(t, r.addOffsets(tx, "group"), "the next transaction at the same epoch")
+		member, generation := "", int32(-1)
+		if v >= 3 {
+			member, generation = "m1", memberEpoch
+		}
+		req := tx.stamp(txnCommit(v, "group", member, generation, map[string][]int32{"foo": {0}}, "foo"))
+		assert.Equal(t, []string{"foo:0=0"}, txnRows(r.send("group", req)), "v%d", v)
+		stale := tx.stamp(txnCommit(v, "group", member, generation, map[string][]int32{"foo": {0}}, "foo"))
+		stale.ProducerEpoch--
+		if stale.ProducerEpoch >= 0 {
+			assert.Equal(t, []string{"foo:0=47"}, txnRows(r.send("group", stale)), "v%d: an older epoch is INVALID_PRODUCER_EPOCH", v)
+		}
+		require.Zero(t, r.endTxn(tx, true))
+	}
+}
