@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/wire"
 )
 
 // TestTxnOffsetCommit reproduces Kafka's
@@ -94,4 +96,43 @@ func TestDelayedTxnOffsetCommitWithBumpedEpochIsRejected(t *testing.T) {
 		}
 		require.Zero(t, r.endTxn(tx, true))
 	}
+}
+
+// TestPendingTxnOffsetsAbortedByEndTxnOrTimeout proves that pending
+// transactional offsets never stay pending: an aborting EndTxn drops them,
+// and so does the coordinator's transaction.timeout.ms sweep for a producer
+// that committed offsets and went quiet; either way RequireStable fetches
+// stop answering UNSTABLE_OFFSET_COMMIT and nothing is committed.
+func TestPendingTxnOffsetsAbortedByEndTxnOrTimeout(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Transactions.AbortTimedOutIntervalMs = 20 })
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
+	r := newRawCoordinators(t, cl)
+
+	tx := r.initTxn("aborts")
+	require.Zero(t, r.addOffsets(tx, "group"))
+	assert.Equal(t, []string{"foo:0=0"}, txnRows(r.send("group", tx.stamp(txnCommit(3, "group", "", -1, map[string][]int32{"foo": {0}}, "foo")))))
+	require.Equal(t, int16(88), r.stableCode("group"), "pending")
+	require.Zero(t, r.endTxn(tx, false))
+	assert.Eventually(t, func() bool { return r.stableCode("group") == 0 }, 5*time.Second, 5*time.Millisecond, "the abort marker dropped the pending offset")
+	_, rows := r.fetch("group", nil, -1, []int32{0})
+	assert.Equal(t, []string{"foo-0=-1/0"}, rows)
+
+	// A producer with a 100 ms transaction timeout commits offsets and
+	// never ends its transaction.
+	send := r.txnSender("quiet")
+	id := "quiet"
+	ip := kmsg.NewPtrInitProducerIDRequest()
+	ip.Version, ip.TransactionalID, ip.TransactionTimeoutMillis, ip.ProducerID, ip.ProducerEpoch = 4, &id, 100, -1, -1
+	init := send(ip).(*kmsg.InitProducerIDResponse)
+	require.Zero(t, init.ErrorCode)
+	quiet := rawTxn{id: id, producerID: init.ProducerID, epoch: init.ProducerEpoch}
+	require.Zero(t, r.addOffsets(quiet, "group"))
+	assert.Equal(t, []string{"foo:0=0"}, txnRows(r.send("group", quiet.stamp(txnCommit(3, "group", "", -1, map[string][]int32{"foo": {0}}, "foo")))))
+	require.Equal(t, int16(88), r.stableCode("group"), "pending")
+	assert.Eventually(t, func() bool { return r.stableCode("group") == 0 }, 5*time.Second, 5*time.Millisecond, "the timeout aborted the transaction and its offsets")
+	_, rows = r.fetch("group", nil, -1, []int32{0})
+	assert.Equal(t, []string{"foo-0=-1/0"}, rows)
+	assert.Equal(t, int16(90), r.endTxn(quiet, true), "the timed-out producer is fenced: PRODUCER_FENCED")
 }
