@@ -67,6 +67,30 @@ func (pl *partitionLog) lastStableOffset() int64 {
 	return lso
 }
 
+// readCommittedOffset bounds a ListOffsets answer for a read_committed
+// client by the last stable offset, as Partition.fetchOffsetForTimestamp
+// does with its lastFetchableOffset: latest is the last stable offset, the
+// earliest offsets stand, and an offset found by timestamp at or past the
+// last stable offset is not found (-1, -1, epoch -1).
+func (d *dataPlane) readCommittedOffset(name string, p int32, ts, offset, timestamp int64, epoch int32) (int64, int64, int32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return offset, timestamp, epoch
+	}
+	lso := pl.lastStableOffset()
+	switch {
+	case ts == latestTimestamp:
+		return lso, timestamp, epoch
+	case ts == earliestTimestamp || ts == earliestLocalTimestamp:
+		return offset, timestamp, epoch
+	case offset >= lso:
+		return -1, -1, noEpoch
+	}
+	return offset, timestamp, epoch
+}
+
 // abortedBetween lists the aborted transactions that overlap
 // [start, end): Kafka's collectAbortedTransactions for a read_committed
 // fetch, by first offset.

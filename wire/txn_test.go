@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/wire"
 )
@@ -113,4 +114,39 @@ func TestTransactionTimeoutAborts(t *testing.T) {
 	listed, err := adm.ListTransactions(ctx, nil, []string{"CompleteAbort"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"slow"}, listed.TransactionalIDs())
+}
+
+// TestListOffsetsReadCommittedStopsAtLastStableOffset proves that a
+// read_committed client resetting to the end (ListOffsets latest with
+// IsolationLevel 1) lands on the last stable offset, not past an open
+// transaction's records, and on the high watermark once it commits.
+func TestListOffsetsReadCommittedStopsAtLastStableOffset(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "out", 1)
+	plain := newClient(t, cl, kgo.DefaultProduceTopic("out"))
+	require.NoError(t, plain.ProduceSync(ctx, &kgo.Record{Value: []byte("before")}).FirstErr())
+	p := newClient(t, cl, kgo.TransactionalID("lso"), kgo.DefaultProduceTopic("out"))
+	require.NoError(t, p.BeginTransaction())
+	require.NoError(t, p.ProduceSync(ctx, &kgo.Record{Value: []byte("open")}).FirstErr())
+
+	latest := func(level int8) int64 {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.Version, req.ReplicaID, req.IsolationLevel = 7, -1, level
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = "out"
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, -1, -1
+		rt.Partitions = []kmsg.ListOffsetsRequestTopicPartition{rp}
+		req.Topics = []kmsg.ListOffsetsRequestTopic{rt}
+		resp, err := req.RequestWith(ctx, plain)
+		require.NoError(t, err)
+		require.Zero(t, resp.Topics[0].Partitions[0].ErrorCode)
+		return resp.Topics[0].Partitions[0].Offset
+	}
+	assert.Equal(t, int64(1), latest(1), "read_committed: the open transaction's first offset")
+	assert.Equal(t, int64(2), latest(0), "read_uncommitted: the high watermark")
+	require.NoError(t, p.EndTransaction(ctx, kgo.TryCommit))
+	assert.Eventually(t, func() bool { return latest(1) == 3 }, 5*time.Second, 5*time.Millisecond, "after the commit marker, the high watermark")
 }
