@@ -18,8 +18,22 @@ import (
 // ProducerStateManager keeps them.
 type partitionTxns struct {
 	// aborted is the aborted-transaction index, in marker order (Kafka's
-	// TransactionIndex).
+	// TransactionIndex), pruned below the log start at every marker.
 	aborted []abortedTxn
+}
+
+// pruneBelow drops the aborted transactions whose marker retention or
+// DeleteRecords has removed (Kafka deletes a segment's transaction index
+// with it), so the index stays bounded by the log. Entries are in marker
+// order, so they go from the front.
+func (t *partitionTxns) pruneBelow(logStart int64) {
+	n := 0
+	for n < len(t.aborted) && t.aborted[n].last < logStart {
+		n++
+	}
+	if n > 0 {
+		t.aborted = slices.Delete(t.aborted, 0, n)
+	}
 }
 
 // abortedTxn is one aborted transaction on a partition: its producer, its
@@ -157,6 +171,7 @@ func (d *dataPlane) writeMarker(name string, p int32, producerID int64, epoch in
 		}
 		e.currentTxnFirstOffset = -1
 	}
+	pl.txns.pruneBelow(pl.logStart)
 	close(d.appended)
 	d.appended = make(chan struct{})
 	return true
