@@ -14,6 +14,11 @@ const (
 	// DefaultAbortTimedOutIntervalMs is
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms.
 	DefaultAbortTimedOutIntervalMs = 10_000
+	// DefaultIDExpirationMs is transactional.id.expiration.ms (7 days).
+	DefaultIDExpirationMs = 7 * 24 * 60 * 60 * 1000
+	// DefaultRemoveExpiredIntervalMs is
+	// transaction.remove.expired.transaction.cleanup.interval.ms (1 hour).
+	DefaultRemoveExpiredIntervalMs = 60 * 60 * 1000
 )
 
 // Config is the transaction coordinator's configuration.
@@ -25,12 +30,20 @@ type Config struct {
 	// AbortTimedOutIntervalMs is how often the caller should run
 	// AbortTimedOut (transaction.abort.timed.out.transaction.cleanup.interval.ms).
 	AbortTimedOutIntervalMs int64
+	// IDExpirationMs is transactional.id.expiration.ms: an id with no
+	// transaction in progress and no update for this long is removed.
+	IDExpirationMs int64
+	// RemoveExpiredIntervalMs is how often the caller should run
+	// RemoveExpired
+	// (transaction.remove.expired.transaction.cleanup.interval.ms).
+	RemoveExpiredIntervalMs int64
 }
 
 // DefaultConfig returns Kafka's defaults.
 func DefaultConfig() Config {
 	return Config{NumPartitions: DefaultNumPartitions, MaxTimeoutMs: DefaultMaxTimeoutMs,
-		AbortTimedOutIntervalMs: DefaultAbortTimedOutIntervalMs}
+		AbortTimedOutIntervalMs: DefaultAbortTimedOutIntervalMs,
+		IDExpirationMs:          DefaultIDExpirationMs, RemoveExpiredIntervalMs: DefaultRemoveExpiredIntervalMs}
 }
 
 // Validate refuses a configuration Kafka would refuse at startup.
@@ -42,6 +55,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("txn: transaction.max.timeout.ms %d must be at least 1", c.MaxTimeoutMs)
 	case c.AbortTimedOutIntervalMs < 1:
 		return fmt.Errorf("txn: transaction.abort.timed.out.transaction.cleanup.interval.ms %d must be at least 1", c.AbortTimedOutIntervalMs)
+	case c.IDExpirationMs < 1:
+		return fmt.Errorf("txn: transactional.id.expiration.ms %d must be at least 1", c.IDExpirationMs)
+	case c.RemoveExpiredIntervalMs < 1:
+		return fmt.Errorf("txn: transaction.remove.expired.transaction.cleanup.interval.ms %d must be at least 1", c.RemoveExpiredIntervalMs)
 	}
 	return nil
 }
@@ -189,6 +206,31 @@ func (c *Coordinator) AbortTimedOut(nowMs int64) []*Markers {
 			c.apply(s.partition, res.Records)
 			out = append(out, res.Markers)
 		}
+	}
+	return out
+}
+
+// RemoveExpired is TransactionStateManager.removeExpiredTransactionalIds:
+// every id with no transaction in progress (Empty, CompleteCommit,
+// CompleteAbort) whose last update is transactional.id.expiration.ms old
+// at nowMs gets a tombstone and is gone; its next InitProducerId starts
+// over with a new producer id. It returns the ids removed, in partition
+// then id order.
+func (c *Coordinator) RemoveExpired(nowMs int64) []string {
+	var out []string
+	for _, s := range c.shards {
+		var tombstones []Record
+		for _, id := range s.IDs() {
+			m := s.txns[id]
+			switch m.State {
+			case Empty, CompleteCommit, CompleteAbort:
+				if m.TxnLastUpdateTimestampMs <= nowMs-c.cfg.IDExpirationMs {
+					tombstones = append(tombstones, Record{TransactionalID: id})
+					out = append(out, id)
+				}
+			}
+		}
+		c.apply(s.partition, tombstones)
 	}
 	return out
 }

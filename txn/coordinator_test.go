@@ -314,3 +314,27 @@ func TestListTransactionsFilters(t *testing.T) {
 	m, _ := c.Current("c")
 	assert.Equal(t, []string{"c"}, ids(c.List(100, ListFilter{DurationMs: -1, ProducerIDs: []int64{m.ProducerID}})))
 }
+
+func TestRemoveExpiredTransactionalIds(t *testing.T) {
+	// TransactionStateManagerTest.shouldRemoveCompleteCommitExpiredTransactionalIds
+	// and ...ShouldNotRemoveOngoingTransactionalIds, in short: only an id
+	// with no transaction in progress and transactional.id.expiration.ms
+	// of quiet is removed, with a tombstone, and comes back as a new
+	// producer id.
+	c := newTestCoordinator(t)
+	exp := c.cfg.IDExpirationMs
+	first := initPid(t, c, 0)
+	_, _, err := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: "busy", TimeoutMs: DefaultMaxTimeoutMs, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
+	require.NoError(t, err)
+	busy, _ := c.Current("busy")
+	require.NoError(t, c.AddPartitions(0, "busy", busy.ProducerID, busy.ProducerEpoch, []TopicPartition{tp1}))
+	assert.Empty(t, c.RemoveExpired(exp-1), "not quiet long enough")
+	assert.Equal(t, []string{tid}, c.RemoveExpired(exp), "the ongoing transaction's id stays")
+	_, ok := c.Current(tid)
+	assert.False(t, ok)
+	last := c.Log(c.PartitionFor(tid))
+	assert.Nil(t, last[len(last)-1].Value, "a tombstone")
+	again := initPid(t, c, exp+1)
+	assert.NotEqual(t, first.ProducerID, again.ProducerID)
+	assert.Equal(t, int16(0), again.ProducerEpoch)
+}

@@ -24,8 +24,7 @@
 //
 // What it does not model: transaction.version 2 (KIP-890 part 2: the epoch
 // bump on every EndTxn, implicit partition adds), two-phase commit
-// (KIP-939), transactional id expiration (transactional.id.expiration.ms;
-// state Dead is never entered), coordinator epochs and partition
+// (KIP-939), the Dead state (an expired id is tombstoned at once), coordinator epochs and partition
 // emigration (every partition is always loaded), and the pending-state
 // window of an append in flight (appends here commit at once, so only the
 // Prepare states make a transactional id busy).

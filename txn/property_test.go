@@ -9,12 +9,12 @@ import (
 
 // TestReplayEqualsLive proves that every state change is a record: after a
 // random workload of every operation (including fences, timeouts and
-// retries), each shard rebuilt by replaying its log equals the live one.
+// retries, expired ids), each shard rebuilt by replaying its log equals the live one.
 func TestReplayEqualsLive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, seed))
 		c := newTestCoordinator(t)
-		c.cfg.NumPartitions = 3
+		c.cfg.NumPartitions, c.cfg.IDExpirationMs = 3, 2000
 		c.shards, c.logs = c.shards[:3], c.logs[:3]
 		ids := []string{"t0", "t1", "t2", "t3"}
 		var inflight []*Markers
@@ -27,7 +27,7 @@ func TestReplayEqualsLive(t *testing.T) {
 			if rng.IntN(8) == 0 {
 				epoch-- // a stale producer
 			}
-			switch rng.IntN(6) {
+			switch rng.IntN(7) {
 			case 0:
 				_, mk, _ := c.InitProducerID(now, InitProducerIDRequest{TransactionalID: id, TimeoutMs: 500, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
 				if mk != nil {
@@ -43,6 +43,8 @@ func TestReplayEqualsLive(t *testing.T) {
 				}
 			case 4:
 				inflight = append(inflight, c.AbortTimedOut(now)...)
+			case 6:
+				c.RemoveExpired(now)
 			case 5:
 				if len(inflight) > 0 {
 					i := rng.IntN(len(inflight))

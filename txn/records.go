@@ -5,8 +5,8 @@ package txn
 // change writes one, so the latest record of an id is its state.
 type Record struct {
 	TransactionalID string
-	// Value is the metadata; nil is a tombstone (never written yet: ids do
-	// not expire here).
+	// Value is the metadata; nil is a tombstone: the id expired
+	// (transactional.id.expiration.ms).
 	Value *Metadata
 }
 

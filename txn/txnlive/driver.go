@@ -6,6 +6,8 @@
 // timer, and the markers of a completing transaction are written by a
 // MarkerWriter on a goroutine of their own, whose success is delivered back
 // to the loop as CompleteTransaction (Kafka's TransactionMarkerChannelManager).
+// Expired transactional ids are removed every
+// transaction.remove.expired.transaction.cleanup.interval.ms.
 //
 // What it must never do: touch the coordinator off the loop, or be used in a
 // simulation (it reads a clock and starts goroutines).
@@ -50,6 +52,8 @@ type Driver struct {
 
 	// Owned by the loop.
 	nextSweep time.Time
+	// nextExpiry is when the expired transactional ids are next removed.
+	nextExpiry time.Time
 	// inflight is the markers being written, by transactional id (tests).
 	inflight int
 }
@@ -75,7 +79,9 @@ func New(c *txn.Coordinator, writer MarkerWriter, clk clock.Clock, logger *slog.
 // Start starts the loop; it runs until Stop or the end of ctx.
 func (d *Driver) Start(ctx context.Context) error {
 	return d.loop.Start(ctx, func() error {
-		d.nextSweep = d.clock.Now().Add(d.sweepInterval())
+		now := d.clock.Now()
+		d.nextSweep = now.Add(d.sweepInterval())
+		d.nextExpiry = now.Add(ms(d.c.Config().RemoveExpiredIntervalMs))
 		return nil
 	}, d.cancel)
 }
@@ -84,32 +90,46 @@ func (d *Driver) Start(ctx context.Context) error {
 // transactions stay in PrepareCommit or PrepareAbort).
 func (d *Driver) Stop() { d.loop.Stop() }
 
-func (d *Driver) sweepInterval() time.Duration {
-	return time.Duration(d.c.Config().AbortTimedOutIntervalMs) * time.Millisecond
-}
+func (d *Driver) sweepInterval() time.Duration { return ms(d.c.Config().AbortTimedOutIntervalMs) }
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 func (d *Driver) nowMs() int64 { return d.clock.Now().UnixMilli() }
 
 // core is the loop's view of the driver.
 type core struct{ d *Driver }
 
-// Poll runs the timed-out transaction sweep when it is due.
+// Poll runs the timed-out transaction sweep and the removal of expired
+// transactional ids when they are due.
 func (c core) Poll() int {
 	d := c.d
 	now := d.clock.Now()
-	if now.Before(d.nextSweep) {
-		return 0
+	n := 0
+	if !now.Before(d.nextSweep) {
+		mks := d.c.AbortTimedOut(now.UnixMilli())
+		for _, mk := range mks {
+			d.log.Info("aborting a timed-out transaction", "transactional_id", mk.TransactionalID, "producer_id", mk.ProducerID)
+			d.send(mk)
+		}
+		d.nextSweep = now.Add(d.sweepInterval())
+		n += 1 + len(mks)
 	}
-	mks := d.c.AbortTimedOut(now.UnixMilli())
-	for _, mk := range mks {
-		d.log.Info("aborting a timed-out transaction", "transactional_id", mk.TransactionalID, "producer_id", mk.ProducerID)
-		d.send(mk)
+	if !now.Before(d.nextExpiry) {
+		if ids := d.c.RemoveExpired(now.UnixMilli()); len(ids) > 0 {
+			d.log.Info("removed expired transactional ids", "count", len(ids))
+		}
+		d.nextExpiry = now.Add(ms(d.c.Config().RemoveExpiredIntervalMs))
+		n++
 	}
-	d.nextSweep = now.Add(d.sweepInterval())
-	return 1 + len(mks)
+	return n
 }
 
-func (c core) NextDeadline() (time.Time, bool) { return c.d.nextSweep, true }
+func (c core) NextDeadline() (time.Time, bool) {
+	if c.d.nextExpiry.Before(c.d.nextSweep) {
+		return c.d.nextExpiry, true
+	}
+	return c.d.nextSweep, true
+}
 
 // send writes mk's markers off the loop, retrying until they are written or
 // the driver stops, then completes the transaction on the loop.
