@@ -136,3 +136,35 @@ func TestPendingTxnOffsetsAbortedByEndTxnOrTimeout(t *testing.T) {
 	assert.Equal(t, []string{"foo-0=-1/0"}, rows)
 	assert.Equal(t, int16(90), r.endTxn(quiet, true), "the timed-out producer is fenced: PRODUCER_FENCED")
 }
+
+// TestTransactionalRequestsToAnotherBrokerAreNotCoordinator proves the
+// routing clients follow: FindCoordinator key type 1 names the broker that
+// leads the id's __transaction_state partition, and InitProducerId, EndTxn
+// and AddOffsetsToTxn sent anywhere else answer NOT_COORDINATOR, changing
+// nothing.
+func TestTransactionalRequestsToAnotherBrokerAreNotCoordinator(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	r := newRawCoordinators(t, cl)
+	c0 := dial(t, cl.Addrs()[0])
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.Version, fc.CoordinatorType, fc.CoordinatorKeys = 4, 1, []string{"routed"}
+	found := roundTrip(t, c0, fc).(*kmsg.FindCoordinatorResponse).Coordinators[0]
+	require.Zero(t, found.ErrorCode)
+	other := dial(t, cl.Addrs()[(found.NodeID+1)%3])
+	id := "routed"
+	ip := kmsg.NewPtrInitProducerIDRequest()
+	ip.Version, ip.TransactionalID, ip.TransactionTimeoutMillis, ip.ProducerID, ip.ProducerEpoch = 4, &id, 1000, -1, -1
+	assert.Equal(t, int16(16), roundTrip(t, other, ip).(*kmsg.InitProducerIDResponse).ErrorCode)
+	et := kmsg.NewPtrEndTxnRequest()
+	et.Version, et.TransactionalID = 4, id
+	assert.Equal(t, int16(16), roundTrip(t, other, et).(*kmsg.EndTxnResponse).ErrorCode)
+	ao := kmsg.NewPtrAddOffsetsToTxnRequest()
+	ao.Version, ao.TransactionalID, ao.Group = 3, id, "g"
+	assert.Equal(t, int16(16), roundTrip(t, other, ao).(*kmsg.AddOffsetsToTxnResponse).ErrorCode)
+	// The coordinator itself never heard of the id.
+	dt := kmsg.NewPtrDescribeTransactionsRequest()
+	dt.TransactionalIDs = []string{id}
+	st := r.txnSender(id)(dt).(*kmsg.DescribeTransactionsResponse).TransactionStates[0]
+	assert.Equal(t, int16(105), st.ErrorCode, "TRANSACTIONAL_ID_NOT_FOUND")
+}
