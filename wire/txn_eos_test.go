@@ -2,7 +2,9 @@ package wire_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -24,16 +26,47 @@ type eosMember struct {
 	committed int
 }
 
-func newEOSMember(t *testing.T, cl *wire.Cluster, txnID string) *eosMember {
+func newEOSMember(t *testing.T, cl *wire.Cluster, txnID string, opts ...kgo.Opt) *eosMember {
 	t.Helper()
-	sess, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(cl.Addrs()...),
-		kgo.TransactionalID(txnID), kgo.TransactionTimeout(2*time.Second),
+	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{kgo.SeedBrokers(cl.Addrs()...),
+		kgo.TransactionalID(txnID), kgo.TransactionTimeout(2 * time.Second),
 		kgo.ConsumerGroup("eos"), kgo.ConsumeTopics("in"), kgo.ServerSideBalancer(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DefaultProduceTopic("out"),
-		kgo.ClientID(txnID))
+		kgo.ClientID(txnID)}, opts...)...)
 	require.NoError(t, err)
 	return &eosMember{sess: sess}
+}
+
+// crashDialer dials real connections until crash, which closes every
+// connection it made and refuses new ones: the client is cut off as by a
+// process crash, sending no leave, no EndTxn, nothing.
+type crashDialer struct {
+	mu      sync.Mutex
+	conns   []net.Conn
+	crashed bool
+}
+
+func (d *crashDialer) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.crashed {
+		return nil, errors.New("test: the member crashed")
+	}
+	c, err := (&net.Dialer{}).DialContext(ctx, network, host)
+	if err == nil {
+		d.conns = append(d.conns, c)
+	}
+	return c, err
+}
+
+func (d *crashDialer) crash() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.crashed = true
+	for _, c := range d.conns {
+		c.Close()
+	}
 }
 
 // step runs one poll-transform-commit round; it reports whether it copied
@@ -80,10 +113,11 @@ func produceInput(t *testing.T, ctx context.Context, p *kgo.Client, from, to int
 // TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction is the
 // issue's acceptance test for exactly-once processing: a kgo
 // consume-transform-produce pipeline (GroupTransactSession, a KIP-848
-// group) loses a member after it produced copies inside an open
-// transaction. Its transaction is aborted (the coordinator's timeout sweep,
-// or the close), the survivors take its partitions over from the group's
-// committed offsets, and in the end the output read with read_committed
+// group) loses a member, cut off as by a crash, after it produced copies
+// inside an open transaction. The group fences it at its session timeout,
+// the coordinator's sweep aborts its transaction at its
+// transaction.timeout.ms, the survivors take its partitions over from the
+// group's committed offsets, and in the end the output read with read_committed
 // holds every input record exactly once and the group's committed offsets
 // are the input's end offsets.
 func TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction(t *testing.T) {
@@ -104,7 +138,8 @@ func TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction(t *testin
 
 	// The victim commits one transaction, then dies in the middle of its
 	// second: copies produced, offsets and end never sent.
-	victim := newEOSMember(t, cl, "eos-victim")
+	var cut crashDialer
+	victim := newEOSMember(t, cl, "eos-victim", kgo.Dialer(cut.dial))
 	for victim.committed == 0 {
 		_, err := victim.step(ctx, false)
 		require.NoError(t, err)
@@ -117,7 +152,8 @@ func TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction(t *testin
 			break
 		}
 	}
-	victim.sess.Client().Close() // gone, its transaction open
+	cut.crash() // gone without a word: no leave, its transaction open
+	t.Cleanup(victim.sess.Close)
 
 	// Two survivors finish the job while more input arrives.
 	runCtx, stop := context.WithCancel(ctx)
