@@ -1,7 +1,9 @@
 package wire_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"testing"
 	"time"
 
@@ -167,4 +169,59 @@ func TestTransactionalRequestsToAnotherBrokerAreNotCoordinator(t *testing.T) {
 	dt.TransactionalIDs = []string{id}
 	st := r.txnSender(id)(dt).(*kmsg.DescribeTransactionsResponse).TransactionStates[0]
 	assert.Equal(t, int16(105), st.ErrorCode, "TRANSACTIONAL_ID_NOT_FOUND")
+}
+
+// txnBatch is a one-record v2 batch of producer pid at epoch, sequence
+// seq, with the transactional attribute.
+func txnBatch(pid int64, epoch int16, seq int32) []byte {
+	rec := kmsg.Record{Value: []byte("v")}
+	rec.Length = int32(len(rec.AppendTo(nil)) - 1)
+	b := kmsg.RecordBatch{Magic: 2, Attributes: 0x10, ProducerID: pid, ProducerEpoch: epoch, FirstSequence: seq,
+		NumRecords: 1, FirstTimestamp: 1, MaxTimestamp: 1, Records: rec.AppendTo(nil)}
+	raw := b.AppendTo(nil)
+	binary.BigEndian.PutUint32(raw[8:], uint32(len(raw)-12))
+	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return raw
+}
+
+// TestTransactionalProduceIsVerified proves Kafka 4.x's produce
+// verification (KIP-890 part 1): a transactional batch for a partition not
+// added to the producer's ongoing transaction is INVALID_TXN_STATE, one
+// from a fenced epoch INVALID_PRODUCER_EPOCH, and neither is appended; once
+// the partition is added, the batch is.
+func TestTransactionalProduceIsVerified(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
+	r := newRawCoordinators(t, cl)
+	r.initTxn("verified")
+	tx := r.initTxn("verified") // epoch 1: epoch 0 is now a fenced producer's
+	require.Equal(t, int16(1), tx.epoch)
+	leader := dial(t, cl.Addrs()[0]) // one broker leads every partition of the data plane here
+	produce := func(epoch int16, seq int32) (int16, int64) {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks, req.TimeoutMillis, req.TransactionID = 9, -1, 5000, &tx.id
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "foo"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Partition, rp.Records = 0, txnBatch(tx.producerID, epoch, seq)
+		rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
+		req.Topics = []kmsg.ProduceRequestTopic{rt}
+		p := roundTrip(t, leader, req).(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+		return p.ErrorCode, p.BaseOffset
+	}
+	code, _ := produce(tx.epoch, 0)
+	assert.Equal(t, int16(48), code, "not added: INVALID_TXN_STATE")
+
+	send := r.txnSender(tx.id)
+	ap := kmsg.NewPtrAddPartitionsToTxnRequest()
+	ap.Version, ap.TransactionalID, ap.ProducerID, ap.ProducerEpoch = 3, tx.id, tx.producerID, tx.epoch
+	ap.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: "foo", Partitions: []int32{0}}}
+	require.Zero(t, send(ap).(*kmsg.AddPartitionsToTxnResponse).Topics[0].Partitions[0].ErrorCode)
+	code, base := produce(tx.epoch, 0)
+	assert.Equal(t, int16(0), code)
+	assert.Equal(t, int64(0), base, "nothing was appended before")
+	code, _ = produce(tx.epoch-1, 0)
+	assert.Equal(t, int16(47), code, "an older epoch: INVALID_PRODUCER_EPOCH")
 }
