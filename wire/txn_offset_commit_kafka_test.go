@@ -198,7 +198,7 @@ func TestTransactionalProduceIsVerified(t *testing.T) {
 	r.initTxn("verified")
 	tx := r.initTxn("verified") // epoch 1: epoch 0 is now a fenced producer's
 	require.Equal(t, int16(1), tx.epoch)
-	leader := dial(t, cl.Addrs()[0]) // one broker leads every partition of the data plane here
+	leader := dial(t, cl.Addrs()[0]) // broker 0 leads foo-0
 	produce := func(epoch int16, seq int32) (int16, int64) {
 		req := kmsg.NewPtrProduceRequest()
 		req.Version, req.Acks, req.TimeoutMillis, req.TransactionID = 9, -1, 5000, &tx.id
