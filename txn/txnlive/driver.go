@@ -54,8 +54,6 @@ type Driver struct {
 	nextSweep time.Time
 	// nextExpiry is when the expired transactional ids are next removed.
 	nextExpiry time.Time
-	// inflight is the markers being written, by transactional id (tests).
-	inflight int
 }
 
 // New builds a driver around c; nothing runs until Start. clk nil is the
@@ -137,7 +135,6 @@ func (d *Driver) send(mk *txn.Markers) {
 	if mk == nil {
 		return
 	}
-	d.inflight++
 	m := *mk
 	d.loop.Go(func() func() {
 		for {
@@ -146,17 +143,16 @@ func (d *Driver) send(mk *txn.Markers) {
 				break
 			}
 			if d.ctx.Err() != nil {
-				return func() { d.inflight-- }
+				return func() {} // stopping: the transaction stays prepared
 			}
 			d.log.Warn("writing transaction markers failed; retrying", "transactional_id", m.TransactionalID, "err", err)
 			select {
 			case <-d.clock.After(MarkerRetryBackoff):
 			case <-d.ctx.Done():
-				return func() { d.inflight-- }
+				return func() {} // stopping: the transaction stays prepared
 			}
 		}
 		return func() {
-			d.inflight--
 			if _, err := d.c.CompleteTransaction(d.nowMs(), &m); err != nil {
 				d.log.Error("completing a transaction failed", "transactional_id", m.TransactionalID, "err", err)
 			}
