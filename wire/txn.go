@@ -77,6 +77,8 @@ type markerWriter struct{ cl *Cluster }
 // group through the broker that leads its __consumer_offsets partition now.
 // A retry after a failed group write appends the data markers again; a
 // second marker for a closed transaction changes nothing a reader sees.
+// Retriable errors (a moving or loading partition) fail the attempt, so
+// the driver retries; a group refused for good is skipped.
 func (w markerWriter) WriteMarkers(ctx context.Context, mk txn.Markers) error {
 	cl := w.cl
 	for _, p := range mk.Partitions {
@@ -87,9 +89,19 @@ func (w markerWriter) WriteMarkers(ctx context.Context, mk txn.Markers) error {
 		if err != nil {
 			return err
 		}
-		if _, err := live.Call(ctx, cl.brokers[node].driver, func(c *coordinator.Coordinator) *coordinator.Future[struct{}] {
+		_, err = live.Call(ctx, cl.brokers[node].driver, func(c *coordinator.Coordinator) *coordinator.Future[struct{}] {
 			return c.EndTransaction(g, mk.ProducerID, mk.Commit)
-		}); err != nil {
+		})
+		if ke := kerr.As(err); ke != nil && !ke.Retriable {
+			// A group the coordinator refuses for good (an invalid group
+			// id, which AddOffsetsToTxn does not check) holds no pending
+			// offsets: retrying would wedge the transaction in its
+			// Prepare state for ever. Kafka's marker channel likewise
+			// gives up on a non-retriable error.
+			cl.log.Warn("skipping a group's transaction marker", "group", g, "transactional_id", mk.TransactionalID, "err", err)
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("wire: completing the offsets of group %s: %w", g, err)
 		}
 	}

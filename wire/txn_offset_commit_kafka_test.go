@@ -225,3 +225,19 @@ func TestTransactionalProduceIsVerified(t *testing.T) {
 	code, _ = produce(tx.epoch-1, 0)
 	assert.Equal(t, int16(47), code, "an older epoch: INVALID_PRODUCER_EPOCH")
 }
+
+// TestEmptyGroupInTransactionDoesNotWedgeIt proves that a transaction whose
+// AddOffsetsToTxn named the empty group (which Kafka's AddOffsetsToTxn does
+// not refuse, and the group coordinator refuses for good) still completes:
+// its markers skip that group instead of retrying for ever, so the next
+// InitProducerId succeeds.
+func TestEmptyGroupInTransactionDoesNotWedgeIt(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	r := newRawCoordinators(t, cl)
+	tx := r.initTxn("empty-group")
+	require.Zero(t, r.addOffsets(tx, ""))
+	require.Zero(t, r.endTxn(tx, true))
+	next := r.initTxn("empty-group") // retried while CONCURRENT_TRANSACTIONS; fails the test if wedged
+	assert.Equal(t, tx.epoch+1, next.epoch)
+}
