@@ -93,8 +93,9 @@ func (w markerWriter) WriteMarkers(ctx context.Context, mk txn.Markers) error {
 			return c.EndTransaction(g, mk.ProducerID, mk.Commit)
 		})
 		if ke := kerr.As(err); ke != nil && !ke.Retriable {
-			// A group the coordinator refuses for good (an invalid group
-			// id, which AddOffsetsToTxn does not check) holds no pending
+			// A group the coordinator refuses for good (an over-long or
+			// non-UTF-8 group id, which AddOffsetsToTxn does not check, as
+			// Kafka's does not) holds no pending
 			// offsets: retrying would wedge the transaction in its
 			// Prepare state for ever. Kafka's marker channel likewise
 			// gives up on a non-retriable error.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -226,18 +228,18 @@ func TestTransactionalProduceIsVerified(t *testing.T) {
 	assert.Equal(t, int16(47), code, "an older epoch: INVALID_PRODUCER_EPOCH")
 }
 
-// TestEmptyGroupInTransactionDoesNotWedgeIt proves that a transaction whose
-// AddOffsetsToTxn named the empty group (which Kafka's AddOffsetsToTxn does
-// not refuse, and the group coordinator refuses for good) still completes:
-// its markers skip that group instead of retrying for ever, so the next
-// InitProducerId succeeds.
-func TestEmptyGroupInTransactionDoesNotWedgeIt(t *testing.T) {
+// TestInvalidGroupInTransactionDoesNotWedgeIt proves that a transaction
+// whose AddOffsetsToTxn named a group id the group coordinator refuses for
+// good (one over its length limit, which Kafka's AddOffsetsToTxn does not
+// check) still completes: its markers skip that group instead of retrying
+// for ever, so the next InitProducerId succeeds.
+func TestInvalidGroupInTransactionDoesNotWedgeIt(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
 	r := newRawCoordinators(t, cl)
-	tx := r.initTxn("empty-group")
-	require.Zero(t, r.addOffsets(tx, ""))
+	tx := r.initTxn("bad-group")
+	require.Zero(t, r.addOffsets(tx, strings.Repeat("g", shard.GroupIDMaxBytes+1)))
 	require.Zero(t, r.endTxn(tx, true))
-	next := r.initTxn("empty-group") // retried while CONCURRENT_TRANSACTIONS; fails the test if wedged
+	next := r.initTxn("bad-group") // retried while CONCURRENT_TRANSACTIONS; fails the test if wedged
 	assert.Equal(t, tx.epoch+1, next.epoch)
 }
