@@ -89,6 +89,8 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 	storePath := fs.String("store-path", "", "bolt file (default: a new temporary directory, removed on exit)")
 	protocol := fs.String("protocol", string(coordinator.CleanupV3), "KIP-1331 cleanup protocol: v1, v2 or v3")
 	retentionBytes := fs.Int64("retention-bytes", wire.DefaultRetentionBytes, "log.retention.bytes of every data partition, held in memory: past it the oldest batches go and the log start offset advances; -1 keeps everything")
+	logRetentionMs := fs.Int64("log-retention-ms", wire.DefaultConfig().RetentionMs, "log.retention.ms of every data topic without its own retention.ms: older batches go at the next retention pass (every second); -1 keeps everything")
+	maxDataBytes := fs.Int64("max-data-bytes", wire.DefaultMaxDataBytes(), "cap on the record bytes all data partitions hold together (default a quarter of this machine's memory): past it the earliest appended batches go first; -1 is no cap")
 	producerIDExpirationMs := fs.Int64("producer-id-expiration-ms", wire.DefaultConfig().ProducerIDExpiration.Milliseconds(), "producer.id.expiration.ms: an idempotent producer's sequence state on a partition goes this long after its last batch there")
 	numPartitions := fs.Int("num-partitions", int(wire.DefaultNumPartitions), "num.partitions: the partition count of auto-created topics and of CreateTopics without one")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -111,6 +113,7 @@ func parseServe(args []string, stderr io.Writer) (o serveOptions, code int, ok b
 	}
 	cfg.Coordinator.NumPartitions = int32(*partitions)
 	cfg.ProducerIDExpiration = time.Duration(*producerIDExpirationMs) * time.Millisecond
+	cfg.RetentionMs, cfg.MaxDataBytes = *logRetentionMs, *maxDataBytes
 	cfg.NumPartitions = int32(min(max(*numPartitions, math.MinInt32), math.MaxInt32))
 	cfg.Coordinator.TopologyCleanupProtocol = coordinator.CleanupProtocol(*protocol)
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {

@@ -68,6 +68,11 @@ func handleProduce(r *request) (kmsg.Response, error) {
 				sp.ErrorCode = fkerr.InvalidRequiredAcks.Code
 			case pcode != 0:
 				sp.ErrorCode = pcode
+			case req.Acks == -1 && r.cl.data.minInsyncReplicas(t.name) > 1:
+				// Partition.appendRecordsToLeader: one replica is in sync.
+				sp.ErrorCode = fkerr.NotEnoughReplicas.Code
+				msg := fmt.Sprintf("The size of the current ISR Set(%d) is insufficient to satisfy the min.isr requirement of %d for partition %s-%d", r.b.node, r.cl.data.minInsyncReplicas(t.name), t.name, rp.Partition)
+				sp.ErrorMessage = &msg
 			default:
 				if pid, epoch, isTxn := transactionalBatch(rp.Records); isTxn {
 					if code, msg := r.txnProduceCode(req.TransactionID, pid, epoch, t.name, rp.Partition); code != 0 {

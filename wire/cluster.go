@@ -117,6 +117,17 @@ type Config struct {
 	ClusterID string
 	// Logger receives the endpoint's and coordinators' logs; nil discards.
 	Logger *slog.Logger
+	// RetentionMs is log.retention.ms for every data topic without its own
+	// retention.ms (default Kafka's 7 days; -1 keeps everything): a batch
+	// whose max timestamp is older goes at the next retention pass, every
+	// second on Clock.
+	RetentionMs int64
+	// MaxDataBytes caps the record bytes all data partitions hold together
+	// (default DefaultMaxDataBytes, a quarter of the machine's memory; -1
+	// is no cap): past it the batches appended earliest go first, whatever
+	// their partition, and the log start offsets advance, as retention
+	// does. Not a Kafka key: the data plane lives in memory.
+	MaxDataBytes int64
 	// ProducerIDExpiration is producer.id.expiration.ms (default one day,
 	// Kafka's): a producer's idempotence state on a partition goes this
 	// long after its last batch there, checked every ten minutes.
@@ -141,6 +152,8 @@ func DefaultConfig() Config {
 		FetchWaitMax:         30 * time.Second,
 		RetentionBytes:       DefaultRetentionBytes,
 		ProducerIDExpiration: defaultProducerIDExpirationMs * time.Millisecond,
+		RetentionMs:          defaultRetentionMs,
+		MaxDataBytes:         DefaultMaxDataBytes(),
 		AutoCreateTopics:     true,
 		NumPartitions:        DefaultNumPartitions,
 		Share:                sharebroker.Config{Defaults: share.Config{AutoOffsetReset: share.ResetLatest}},
@@ -161,6 +174,10 @@ func (c Config) Validate() error {
 		return errors.New("wire: timeouts must be positive")
 	case c.ProducerIDExpiration < time.Millisecond:
 		return fmt.Errorf("wire: producer.id.expiration.ms %d is below 1", c.ProducerIDExpiration.Milliseconds())
+	case c.RetentionMs < -1:
+		return fmt.Errorf("wire: log.retention.ms %d is below -1", c.RetentionMs)
+	case c.MaxDataBytes == 0 || c.MaxDataBytes < -1:
+		return fmt.Errorf("wire: the data cap %d must be positive, or -1 for none", c.MaxDataBytes)
 	case c.RetentionBytes == 0 || c.RetentionBytes < -1:
 		return fmt.Errorf("wire: log.retention.bytes %d must be positive, or -1 for no limit", c.RetentionBytes)
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
@@ -305,6 +322,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	cl.data.onGrow = sp.createPartitions
 	cl.data.retentionBytes = cfg.RetentionBytes
 	cl.data.producerIDExpirationMs = cfg.ProducerIDExpiration.Milliseconds()
+	cl.data.retentionMs, cl.data.maxDataBytes = cfg.RetentionMs, cfg.MaxDataBytes
 	if err := cl.startBrokers(); err != nil {
 		cl.Close()
 		return nil, err
@@ -317,6 +335,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		cl.conns.Add(1)
 		go cl.accept(b)
 	}
+	cl.conns.Add(1)
+	go cl.retentionLoop()
 	go func() {
 		<-cctx.Done()
 		cl.Close()
@@ -552,4 +572,20 @@ func (cl *Cluster) nowMs() int64 {
 		return cl.cfg.Clock().UnixMilli()
 	}
 	return time.Now().UnixMilli()
+}
+
+// retentionLoop runs a retention pass (time retention, compaction, the
+// cap: retention.go) every retentionCheckIntervalMs until Close.
+func (cl *Cluster) retentionLoop() {
+	defer cl.conns.Done()
+	tick := time.NewTicker(retentionCheckIntervalMs * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-cl.ctx.Done():
+			return
+		case <-tick.C:
+			cl.data.retainAll(cl.nowMs())
+		}
+	}
 }

@@ -84,7 +84,7 @@ func TestValidCreateTopicsRequests(t *testing.T) {
 			"compression.type":    "producer/" + defaultConfig,
 			"min.insync.replicas": "1/" + defaultConfig,
 			"retention.bytes":     fmt.Sprintf("%d/%s", wire.DefaultRetentionBytes, static),
-			"retention.ms":        "-1/" + static,
+			"retention.ms":        "604800000/" + defaultConfig,
 			"segment.bytes":       "2097152/" + topicConfig,
 		}, responseConfigs(st))
 		var names []string

@@ -47,6 +47,19 @@ type dataPlane struct {
 	// topic without its own retention.bytes; < 0 keeps everything
 	// (Kafka's -1).
 	retentionBytes int64
+	// retentionMs is log.retention.ms for every topic without its own
+	// retention.ms; < 0 keeps everything (retention.go).
+	retentionMs int64
+	// maxDataBytes caps the record bytes of all partitions together; < 0
+	// is no cap (retention.go).
+	maxDataBytes int64
+	// totalBytes and batchCount are what all partitions hold.
+	totalBytes int64
+	batchCount int
+	// nextSeq numbers appended batches; capQueue lists them in append
+	// order, for the cap to drop the earliest first.
+	nextSeq  uint64
+	capQueue []capEntry
 	// producerIDExpirationMs is producer.id.expiration.ms: a producer's
 	// state goes this long after its last batch (producer_state.go).
 	producerIDExpirationMs int64
@@ -78,8 +91,14 @@ type topic struct {
 	// hasRetention, else the data plane's applies.
 	retentionBytes int64
 	hasRetention   bool
+	// retentionMs is the topic's own retention.ms when hasRetentionMs.
+	retentionMs    int64
+	hasRetentionMs bool
 	// policy is its cleanup.policy.
 	policy cleanupPolicy
+	// maxMessageBytes and minInsyncReplicas are its max.message.bytes
+	// and min.insync.replicas.
+	maxMessageBytes, minInsyncReplicas int64
 }
 
 type partitionLog struct {
@@ -93,29 +112,11 @@ type partitionLog struct {
 	producers *producerStateManager
 	// txns is the partition's aborted-transaction index (txn_data.go).
 	txns partitionTxns
-}
-
-// trim drops the oldest batches while the log holds more than limit bytes,
-// as Kafka's retention by size deletes whole segments, oldest first, and
-// never the active one: the last batch always stays. It returns whether
-// the log start moved.
-func (pl *partitionLog) trim(limit int64) bool {
-	if limit < 0 { // 0 keeps only the last batch, as Kafka keeps the active segment
-		return false
-	}
-	drop := 0
-	for pl.bytes > limit && drop < len(pl.batches)-1 {
-		pl.bytes -= int64(len(pl.batches[drop].raw))
-		drop++
-	}
-	if drop == 0 {
-		return false
-	}
-	clear(pl.batches[:drop]) // release the bytes to the collector
-	pl.batches = pl.batches[drop:]
-	// DeleteRecords may have put the log start inside the first batch.
-	pl.logStart = max(pl.logStart, pl.batches[0].base)
-	return true
+	// cleanedThrough is the seq of the last batch the last compaction
+	// pass covered, and nextHorizonMs when a tombstone it kept may go:
+	// until either changes, a pass has nothing to do (compaction.go).
+	cleanedThrough uint64
+	nextHorizonMs  int64
 }
 
 // storedBatch is one appended record batch.
@@ -123,10 +124,15 @@ type storedBatch struct {
 	base, last int64 // first and last offset
 	maxTs      int64
 	raw        []byte
+	// seq is the batch's place in the data plane's append order.
+	seq uint64
+	// cleanedAtMs is when compaction first cleaned it, -1 before: its
+	// tombstones go delete.retention.ms later (compaction.go).
+	cleanedAtMs int64
 }
 
 func newDataPlane() *dataPlane {
-	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1, producerIDExpirationMs: defaultProducerIDExpirationMs}
+	return &dataPlane{topics: make(map[string]*topic), byID: make(map[[16]byte]*topic), appended: make(chan struct{}), retentionBytes: -1, retentionMs: -1, maxDataBytes: -1, producerIDExpirationMs: defaultProducerIDExpirationMs}
 }
 
 // createTopic adds a topic without configs; exists reports that it was
@@ -187,6 +193,10 @@ func (d *dataPlane) deleteTopic(name string) (info topicInfo, ok bool, err error
 	}
 	delete(d.topics, name)
 	delete(d.byID, t.id)
+	for _, pl := range t.partitions {
+		d.totalBytes -= pl.bytes
+		d.batchCount -= len(pl.batches)
+	}
 	clear(t.partitions) // release the logs to the collector
 	close(d.appended)
 	d.appended = make(chan struct{})
@@ -331,6 +341,10 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	if batch.FirstOffset != 0 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("The baseOffset of the record batch in the append to %s-%d should be 0, but it is %d", name, p, batch.FirstOffset)}
 	}
+	if limit := d.maxMessageBytes(name); int64(len(records)) > limit {
+		// UnifiedLog.analyzeAndValidateRecords: max.message.bytes.
+		return produceResult{code: fkerr.MessageTooLarge.Code, msg: fmt.Sprintf("The record batch size in the append to %s-%d is %d bytes which exceeds the maximum configured value of %d.", name, p, len(records), limit)}
+	}
 	// The CRC covers everything from the attributes on (offset 21).
 	if uint32(batch.CRC) != crc32c(records[21:]) {
 		return produceResult{code: fkerr.CorruptMessage.Code, msg: "record batch CRC mismatch"}
@@ -348,7 +362,8 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	if batch.ProducerID >= 0 && batch.FirstSequence < 0 {
 		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("Invalid sequence number %d in record batch with producerId %d", batch.FirstSequence, batch.ProducerID)}
 	}
-	if _, rerr := batchRecords(&batch); rerr != nil {
+	recs, rerr := batchRecords(&batch)
+	if rerr != nil {
 		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
 	// A transactional batch was verified against its transaction by the
@@ -358,6 +373,10 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	pl := d.partition(name, p)
 	if pl == nil {
 		return produceResult{code: fkerr.UnknownTopicOrPartition.Code}
+	}
+	if t := d.topics[name]; t.policy.compact && slices.ContainsFunc(recs, func(r recordInfo) bool { return r.keyless }) {
+		// LogValidator.validateKey.
+		return produceResult{code: fkerr.InvalidRecord.Code, msg: fmt.Sprintf("Compacted topic cannot accept message without key in topic partition %s-%d.", name, p)}
 	}
 	d.maybeRemoveExpiredProducers(nowMs)
 	base := pl.hwm
@@ -387,25 +406,34 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	batch.PartitionLeaderEpoch = partitionLeaderEpoch
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
-	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw})
-	pl.bytes += int64(len(raw))
-	pl.hwm = last + 1
+	t := d.topics[name]
+	d.appendStored(t, p, pl, base, last, batch.MaxTimestamp, raw)
 	if batch.ProducerID >= 0 {
 		pl.producers.append(pb, base, last)
 		if transactional(batch.Attributes) {
 			pl.producers.txnAppended(batch.ProducerID, base)
 		}
 	}
-	limit := d.retentionBytes
-	if t := d.topics[name]; t.hasRetention {
-		limit = t.retentionBytes
-	}
-	if pl.trim(limit) && d.onTrim != nil {
-		d.onTrim(name, p, pl.logStart)
-	}
+	d.retainBySize(t, p)
+	d.enforceCap()
 	close(d.appended)
 	d.appended = make(chan struct{})
 	return produceResult{base: base, logStart: pl.logStart}
+}
+
+// appendStored appends one batch, validated and stamped, to partition p of
+// t at [base, last] and accounts for it (the append order, the cluster's
+// bytes and batches, the cap's queue) and moves the high watermark. Produce
+// and the transaction markers (txn_data.go) append through it. Called under
+// d.mu.
+func (d *dataPlane) appendStored(t *topic, p int32, pl *partitionLog, base, last, maxTs int64, raw []byte) {
+	d.nextSeq++
+	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: maxTs, raw: raw, seq: d.nextSeq, cleanedAtMs: -1})
+	pl.bytes += int64(len(raw))
+	d.totalBytes += int64(len(raw))
+	d.batchCount++
+	d.capQueue = append(d.capQueue, capEntry{t: t, p: p, seq: d.nextSeq})
+	pl.hwm = last + 1
 }
 
 // maybeRemoveExpiredProducers removes every partition's expired producers

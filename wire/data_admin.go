@@ -82,7 +82,9 @@ func (d *dataPlane) deleteRecords(name string, p int32, offset int64) deleteReco
 			msg: fmt.Sprintf("Cannot increment the log start offset to %d of partition %s-%d since it is larger than the high watermark %d", offset, name, p, pl.hwm)}
 	}
 	if offset > pl.logStart {
-		pl.advanceLogStart(offset)
+		freed, batches := pl.advanceLogStart(offset)
+		d.totalBytes -= freed
+		d.batchCount -= batches
 		if d.onTrim != nil {
 			d.onTrim(name, p, pl.logStart)
 		}
@@ -91,15 +93,18 @@ func (d *dataPlane) deleteRecords(name string, p int32, offset int64) deleteReco
 }
 
 // advanceLogStart moves the log start offset to offset (above the current
-// one, at most the high watermark) and drops the batches wholly below it.
-func (pl *partitionLog) advanceLogStart(offset int64) {
+// one, at most the high watermark) and drops the batches wholly below it,
+// returning the bytes and batches freed.
+func (pl *partitionLog) advanceLogStart(offset int64) (freed int64, batches int) {
 	pl.logStart = offset
 	drop := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= offset })
 	for _, b := range pl.batches[:drop] {
-		pl.bytes -= int64(len(b.raw))
+		freed += int64(len(b.raw))
 	}
+	pl.bytes -= freed
 	clear(pl.batches[:drop]) // release the bytes to the collector
 	pl.batches = pl.batches[drop:]
+	return freed, drop
 }
 
 // setTopicConfigs replaces topic name's configs (validated by the caller)
@@ -120,7 +125,40 @@ func (d *dataPlane) setTopicConfigs(name string, configs map[string]string) bool
 func (t *topic) setConfigs(configs map[string]string) {
 	t.configs = maps.Clone(configs)
 	t.retentionBytes, t.hasRetention = retentionOverride(configs)
+	t.retentionMs, t.hasRetentionMs = retentionMsOverride(configs)
 	t.policy = cleanupPolicyOf(configs)
+	for _, pl := range t.partitions {
+		if pl != nil {
+			pl.cleanedThrough = 0 // the compaction configs may have changed
+		}
+	}
+	t.maxMessageBytes = topicConfigInt(configs, "max.message.bytes", defaultMaxMessageBytes)
+	t.minInsyncReplicas = topicConfigInt(configs, "min.insync.replicas", 1)
+}
+
+// defaultMaxMessageBytes is Kafka's message.max.bytes default.
+const defaultMaxMessageBytes = 1048588
+
+// maxMessageBytes is topic name's max.message.bytes (the default when it
+// does not exist: the caller answers that later).
+func (d *dataPlane) maxMessageBytes(name string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t := d.topics[name]; t != nil {
+		return t.maxMessageBytes
+	}
+	return defaultMaxMessageBytes
+}
+
+// minInsyncReplicas is topic name's min.insync.replicas, 1 when it does
+// not exist.
+func (d *dataPlane) minInsyncReplicas(name string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t := d.topics[name]; t != nil {
+		return t.minInsyncReplicas
+	}
+	return 1
 }
 
 // cleanupPolicy is a topic's cleanup.policy: delete (retention), compact,

@@ -6,8 +6,10 @@
 // run on the wall clock by a coordinator/live Driver, over one shared set of
 // __consumer_offsets logs (so a partition can move between brokers), with an
 // in-memory data plane (topics with the topic configs set at creation,
-// topicconfig.go, partition logs of record batches bounded by
-// log.retention.bytes or the topic's retention.bytes, high watermarks and
+// topicconfig.go, changed by AlterConfigs; partition logs of record batches
+// bounded by size and time retention, compacted when the topic says so,
+// and all together by Config.MaxDataBytes: retention.go, compaction.go;
+// high watermarks and
 // log start offsets, per-partition idempotent producer state expiring
 // after producer.id.expiration.ms on Config.Clock: producer_state.go), a
 // KIP-227 fetch session cache per

@@ -59,6 +59,8 @@ func decompress(src []byte, codec int) ([]byte, error) {
 type recordInfo struct {
 	offsetDelta int32
 	timestamp   int64
+	// keyless is a null key, which a compacted topic refuses.
+	keyless bool
 }
 
 // recordError is why a batch's records cannot be read: Kafka's error code
@@ -136,8 +138,8 @@ func readRecordBody(body []byte) (recordInfo, *recordError) {
 		}
 		return n
 	}
-	skip() // key, -1 for null
-	skip() // value, -1 for null
+	ri.keyless = skip() < 0 // key, -1 for null
+	skip()                  // value, -1 for null
 	headers := rd.Varint()
 	if rd.Ok() && headers < 0 {
 		return invalid(fmt.Sprintf("Found invalid number of record headers %d", headers))

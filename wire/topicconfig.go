@@ -14,15 +14,25 @@ import (
 // every key a CreateTopics may set, its type and validator, its broker
 // synonym and its Kafka default.
 //
-// What the data plane does with them: retention.bytes is honoured per
-// topic (the in-memory log drops its oldest batches past it, as the
-// cluster-wide log.retention.bytes does). Every other key is validated as
-// Kafka validates it, stored, and reported by CreateTopics (v5+) and
-// DescribeConfigs with source TOPIC_CONFIG, but changes nothing here: no
-// compaction (cleanup.policy), no time retention (retention.ms), no segments,
-// one replica (min.insync.replicas). DescribeConfigs lists the five keys
-// the data plane models (modelledTopicConfigs) and every key set on the
-// topic; Kafka lists every key.
+// What the data plane does with them: every value it accepts is honoured
+// or has nothing to act on here, never silently ignored.
+//   - Honoured: retention.bytes and retention.ms (retention.go),
+//     cleanup.policy, delete.retention.ms and min.compaction.lag.ms
+//     (compaction.go), max.compaction.lag.ms and min.cleanable.dirty.ratio
+//     (every retention pass cleans, which both bounds allow),
+//     max.message.bytes (MESSAGE_TOO_LARGE) and min.insync.replicas
+//     (above 1, acks=-1 is NOT_ENOUGH_REPLICAS: one replica is in sync).
+//   - Nothing to act on in a single-replica in-memory log whose every batch
+//     is its own segment: segment.*, flush.*, index.*, file.delete.delay.ms,
+//     preallocate, unclean.leader.election.enable, the throttled replica
+//     lists, the compression levels (no broker-side compression),
+//     local.retention.* and the remote.* keys (no tiered storage;
+//     remote.storage.enable=true is refused, as Kafka refuses it without).
+//   - Refused (unhonoured): a compression.type other than producer,
+//     message.timestamp.type=LogAppendTime, and the timestamp bounds.
+// DescribeConfigs lists the keys the data plane models
+// (modelledTopicConfigs) and every key set on the topic; Kafka lists
+// every key.
 
 // topicConfigKey is one key of Kafka's LogConfig.CONFIG.
 type topicConfigKey struct {
@@ -272,6 +282,9 @@ func validateTopicConfigs(configs []kmsg.CreateTopicsRequestTopicConfig) (map[st
 	if v, ok := parsed["remote.storage.enable"]; ok && v.(bool) {
 		return nil, topicConfigError("Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.")
 	}
+	if reason := unhonoured(parsed); reason != "" {
+		return nil, topicConfigError(reason)
+	}
 	return set, nil
 }
 
@@ -298,8 +311,7 @@ func (cl *Cluster) topicConfigs(set map[string]string) []configEntry {
 		"compression.type":    {"producer", kmsg.ConfigSourceDefaultConfig},
 		"min.insync.replicas": {"1", kmsg.ConfigSourceDefaultConfig},
 		"retention.bytes":     {retention, staticSource(retention, "-1")},
-		// The in-memory log drops records by size only.
-		"retention.ms": {"-1", kmsg.ConfigSourceStaticBrokerConfig},
+		"retention.ms":        {strconv.FormatInt(cl.cfg.RetentionMs, 10), staticSource(strconv.FormatInt(cl.cfg.RetentionMs, 10), "604800000")},
 	}
 	names := slices.Clone(modelledTopicConfigs)
 	for name := range set {
@@ -351,4 +363,26 @@ func retentionOverride(set map[string]string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	return n, err == nil
+}
+
+// unhonoured refuses the values the data plane would otherwise accept and
+// ignore (coordsim's refusal, not Kafka's; every other key is honoured,
+// or has nothing to act on in a single-replica in-memory log: see the
+// package comment above): a broker-side compression.type (batches are
+// kept as produced), LogAppendTime (timestamps are kept as produced), and
+// the timestamp bounds (records' timestamps are not checked). "" when
+// nothing is refused.
+func unhonoured(parsed map[string]any) string {
+	if v, ok := parsed["compression.type"]; ok && v.(string) != "producer" {
+		return fmt.Sprintf("coordsim keeps batches as produced and does not recompress them: compression.type %s is not supported, only producer", v)
+	}
+	if v, ok := parsed["message.timestamp.type"]; ok && v.(string) == "LogAppendTime" {
+		return "coordsim keeps the producer's timestamps: message.timestamp.type LogAppendTime is not supported, only CreateTime"
+	}
+	for _, k := range []string{"message.timestamp.before.max.ms", "message.timestamp.after.max.ms"} {
+		if _, ok := parsed[k]; ok {
+			return fmt.Sprintf("coordsim does not check record timestamps: %s is not supported", k)
+		}
+	}
+	return ""
 }

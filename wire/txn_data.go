@@ -148,10 +148,8 @@ func (d *dataPlane) writeMarker(name string, p int32, producerID int64, epoch in
 			return false
 		}
 	}
-	raw := controlBatch(base, producerID, epoch, commit)
-	pl.batches = append(pl.batches, storedBatch{base: base, last: base, maxTs: -1, raw: raw})
-	pl.bytes += int64(len(raw))
-	pl.hwm = base + 1
+	t := d.topics[name]
+	d.appendStored(t, p, pl, base, base, -1, controlBatch(base, producerID, epoch, commit))
 	// ProducerAppendInfo.appendEndTxnMarker: the marker closes the open
 	// transaction and carries the producer's epoch forward (a marker at a
 	// bumped epoch, after a fence or a timeout, forgets the old epoch's
@@ -171,6 +169,8 @@ func (d *dataPlane) writeMarker(name string, p int32, producerID int64, epoch in
 		}
 		e.currentTxnFirstOffset = -1
 	}
+	d.retainBySize(t, p)
+	d.enforceCap()
 	pl.txns.pruneBelow(pl.logStart)
 	close(d.appended)
 	d.appended = make(chan struct{})
