@@ -25,7 +25,9 @@ import (
 // 0, 1 (INVALID_REQUIRED_ACKS, ReplicaManager.appendRecords); not the
 // leader; the batch's own checks. acks=0 gets no response, and when any
 // partition failed the connection is closed instead, so that the producer
-// notices and refreshes its metadata, as Kafka does.
+// notices and refreshes its metadata, as Kafka does. A transactional batch
+// is first verified against its transaction (txnProduceCode): only the
+// partitions of the producer's ongoing transaction take one.
 
 var apiProduce = api{key: 0, min: 3, max: 13, handle: handleProduce}
 
@@ -72,6 +74,15 @@ func handleProduce(r *request) (kmsg.Response, error) {
 				msg := fmt.Sprintf("The size of the current ISR Set(%d) is insufficient to satisfy the min.isr requirement of %d for partition %s-%d", r.b.node, r.cl.data.minInsyncReplicas(t.name), t.name, rp.Partition)
 				sp.ErrorMessage = &msg
 			default:
+				if pid, epoch, isTxn := transactionalBatch(rp.Records); isTxn {
+					if code, msg := r.txnProduceCode(req.TransactionID, pid, epoch, t.name, rp.Partition); code != 0 {
+						sp.ErrorCode = code
+						if msg != "" {
+							sp.ErrorMessage = &msg
+						}
+						break
+					}
+				}
 				res := r.cl.data.produce(t.name, rp.Partition, rp.Records, r.cl.nowMs())
 				sp.ErrorCode = res.code
 				if res.code == 0 {

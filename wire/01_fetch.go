@@ -13,8 +13,10 @@ import (
 // the fetch waits wakes it). A partition's CurrentLeaderEpoch (v9+) other
 // than the leader's is FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH
 // (newer), as Partition.localLogWithEpochOrThrow answers it. v13+
-// names topics by id. Read committed equals read uncommitted: no
-// transactions here.
+// names topics by id. Every partition answers its last stable offset;
+// read_committed (IsolationLevel 1) stops there and lists the aborted
+// transactions of what it returns (txn_data.go), an empty list when none,
+// null for read_uncommitted, as Kafka's FetchResponse does.
 
 var apiFetch = api{key: 1, min: 4, max: 18, handle: handleFetch}
 
@@ -57,7 +59,7 @@ func handleFetch(r *request) (kmsg.Response, error) {
 	for {
 		woken := r.cl.data.waitChan()
 		var size int
-		answers, size = fetchOnce(r, parts, req.MaxBytes, byID)
+		answers, size = fetchOnce(r, parts, req.MaxBytes, byID, req.IsolationLevel == 1)
 		remaining := time.Until(deadline)
 		if size >= int(req.MinBytes) || remaining <= 0 || anyFetchError(answers) || !r.wait(woken, remaining) {
 			break
@@ -129,7 +131,7 @@ func forgottenParts(req *kmsg.FetchRequest, byID bool) []fetchKey {
 
 // fetchOnce reads every partition once, in order, within the response's
 // byte budget, and returns each partition's answer and the bytes read.
-func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg.FetchResponseTopicPartition, int) {
+func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID, readCommitted bool) ([]kmsg.FetchResponseTopicPartition, int) {
 	budget := max(maxBytes, 1)
 	size := 0
 	out := make([]kmsg.FetchResponseTopicPartition, len(parts))
@@ -152,12 +154,15 @@ func fetchOnce(r *request, parts []fetchPart, maxBytes int32, byID bool) ([]kmsg
 		if size > 0 && limit <= 0 {
 			limit = 0
 		}
-		res := r.cl.data.fetch(t.name, p.partition, p.offset, max(limit, 1))
+		res := r.cl.data.fetchIsolated(t.name, p.partition, p.offset, max(limit, 1), readCommitted)
 		if size > 0 && int32(len(res.records)) > limit {
-			res.records = nil // over the response budget: the next fetch gets it
+			res.records, res.aborted = nil, nil // over the response budget: the next fetch gets it
 		}
 		sp.ErrorCode = res.code
-		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.hwm, res.logStart
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = res.hwm, res.lso, res.logStart
+		if readCommitted {
+			sp.AbortedTransactions = abortedTransactions(res.aborted)
+		}
 		sp.RecordBatches = nonNullRecords(res.records)
 		size += len(res.records)
 		budget -= int32(len(res.records))

@@ -13,6 +13,8 @@ import (
 // request's CurrentLeaderEpoch (Partition.localLogWithEpochOrThrow), with
 // UnifiedLog.fetchOffsetByTimestamp's answer (dataPlane.offsetFor). Error
 // and not-found rows carry offset, timestamp and leader epoch -1.
+// IsolationLevel 1 (read_committed) bounds the answer by the last stable
+// offset, as Partition.fetchOffsetForTimestamp does (readCommittedOffset).
 
 var apiListOffsets = api{key: 2, min: 1, max: 11, handle: handleListOffsets}
 
@@ -77,6 +79,9 @@ func handleListOffsets(r *request) (kmsg.Response, error) {
 				}
 				if sp.ErrorCode == 0 {
 					sp.Offset, sp.Timestamp, sp.LeaderEpoch, sp.ErrorCode = r.cl.data.offsetFor(t.name, rp.Partition, rp.Timestamp)
+					if req.IsolationLevel == 1 && sp.ErrorCode == 0 {
+						sp.Offset, sp.Timestamp, sp.LeaderEpoch = r.cl.data.readCommittedOffset(t.name, rp.Partition, rp.Timestamp, sp.Offset, sp.Timestamp, sp.LeaderEpoch)
+					}
 				}
 			}
 			st.Partitions = append(st.Partitions, sp)

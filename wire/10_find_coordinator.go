@@ -15,9 +15,10 @@ import (
 // after a move clients that got NOT_COORDINATOR find the new one. A share
 // key (type 2, "group:topicId:partition") is answered by the broker leading
 // the share group's partition: here the share coordinator's state lives with
-// sharebroker, not on a share-state topic. Transaction keys (type 1) get
-// COORDINATOR_NOT_AVAILABLE: there is no transaction coordinator. Any
-// other type is INVALID_REQUEST, as Kafka's CoordinatorType.forId refuses it.
+// sharebroker, not on a share-state topic. A transaction key (type 1) is
+// routed with the same partitionFor over the __transaction_state
+// partitions (transaction.state.log.num.partitions) and answered with the
+// broker leading that partition (txn.go). Any other type is INVALID_REQUEST, as Kafka's CoordinatorType.forId refuses it.
 
 var apiFindCoordinator = api{key: 10, min: 0, max: 6, handle: handleFindCoordinator}
 
@@ -42,7 +43,8 @@ func handleFindCoordinator(r *request) (kmsg.Response, error) {
 			b := r.cl.brokers[node]
 			c.NodeID, c.Host, c.Port = b.node, b.host, b.port
 		case 1:
-			c.ErrorCode = fkerr.CoordinatorNotAvailable.Code
+			b := r.cl.brokers[r.cl.txnNode(key)]
+			c.NodeID, c.Host, c.Port = b.node, b.host, b.port
 		default:
 			// FindCoordinatorRequest.CoordinatorType.forId throws
 			// InvalidRequestException for any other type.

@@ -3,6 +3,8 @@ package wire
 import (
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/txn"
 )
 
 // InitProducerId: v0-5 (Kafka 4.x), as KafkaApis.handleInitProducerIdRequest
@@ -14,7 +16,8 @@ import (
 //     whatever id and epoch the request carries ("blindly accept the
 //     request"): an idempotent producer that re-initialises never continues
 //     an old id, so no two producers ever share one;
-//   - a transactional id goes to initTransactionalProducerID.
+//   - a transactional id goes to the transaction coordinator
+//     (initTransactionalProducerID).
 //
 // Producer ids come from the endpoint's one producerIDManager.
 
@@ -44,12 +47,27 @@ func handleInitProducerID(r *request) (kmsg.Response, error) {
 }
 
 // initTransactionalProducerID answers an InitProducerId that names a
-// transactional id. This is the seam for the transaction coordinator;
-// without one the producer is refused with
-// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which every client treats as
-// fatal rather than retrying forever.
+// transactional id: the transaction coordinator's (txn.Coordinator's
+// InitProducerID) epoch bump, fencing and producer id rotation. An empty
+// id is INVALID_REQUEST; a broker that does not coordinate the id answers
+// NOT_COORDINATOR; PRODUCER_FENCED is INVALID_PRODUCER_EPOCH below v4
+// (KIP-588).
 func initTransactionalProducerID(r *request, req *kmsg.InitProducerIDRequest, resp *kmsg.InitProducerIDResponse) (kmsg.Response, error) {
-	resp.ErrorCode = fkerr.TransactionalIDAuthorizationFailed.Code
-	r.cl.log.Info("refused a transactional producer", "transactional_id", *req.TransactionalID, "reason", "no transaction coordinator")
+	id := *req.TransactionalID
+	if id != "" && r.notTxnCoordinator(id) {
+		resp.ErrorCode = errNotCoordinator
+		return resp, nil
+	}
+	out, err := r.cl.txn.InitProducerID(r.ctx, txn.InitProducerIDRequest{TransactionalID: id, TimeoutMs: req.TransactionTimeoutMillis,
+		ExpectedProducerID: req.ProducerID, ExpectedProducerEpoch: req.ProducerEpoch})
+	if err == nil {
+		err = out.Err
+	}
+	if err != nil {
+		code, _ := txnErrCode(err)
+		resp.ErrorCode = fencedForVersion(code, req.Version, 4)
+		return resp, nil
+	}
+	resp.ProducerID, resp.ProducerEpoch = out.ProducerID, out.ProducerEpoch
 	return resp, nil
 }

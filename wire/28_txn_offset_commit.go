@@ -13,12 +13,11 @@ import (
 // ids, topics and partitions are answered first, as OffsetCommit's
 // (commits.go); below v2 COORDINATOR_LOAD_IN_PROGRESS is answered
 // COORDINATOR_NOT_AVAILABLE (KafkaApis.handleTxnOffsetCommitRequest, for
-// producers before KAFKA-7296). The offsets are
-// written pending for the producer id, as Kafka writes them; with no
-// transaction coordinator here nothing ever writes their marker, so they
-// stay pending (and block RequireStable fetches) until the group's
-// retention removes them. InitProducerId refuses transactional ids, so only
-// a hand-built client reaches this.
+// producers before KAFKA-7296). The partitions left are checked against the
+// transaction (txnOffsetCommitErr: the producer id and epoch, and the
+// group's partition added by AddOffsetsToTxn), then written pending for the
+// producer id, as Kafka writes them; the transaction's markers commit or
+// abort them (txn.go).
 
 var apiTxnOffsetCommit = api{key: 28, min: 0, max: 6, handle: handleTxnOffsetCommit}
 
@@ -39,9 +38,13 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	}
 	plan := r.planCommit(in, byID)
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
-		plan.committed(live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
-			return c.CommitTransactionalOffsets(creq)
-		}))
+		if err := r.txnOffsetCommitErr(req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group); err != nil {
+			plan.committed(shard.OffsetCommitResponse{}, err)
+		} else {
+			plan.committed(live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
+				return c.CommitTransactionalOffsets(creq)
+			}))
+		}
 	}
 	for _, t := range plan.out {
 		st := kmsg.NewTxnOffsetCommitResponseTopic()

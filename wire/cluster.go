@@ -21,6 +21,8 @@ import (
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/share"
 	"github.com/coordsim/coordsim/sharebroker"
+	"github.com/coordsim/coordsim/txn"
+	"github.com/coordsim/coordsim/txn/txnlive"
 )
 
 // Defaults, Kafka's where the setting is Kafka's.
@@ -70,6 +72,10 @@ type Config struct {
 	// Coordinator is every broker's group-coordinator configuration;
 	// NumPartitions is the __consumer_offsets partition count (50).
 	Coordinator coordinator.Config
+	// Transactions is the transaction coordinator's configuration
+	// (transaction.state.log.num.partitions, transaction.max.timeout.ms,
+	// the timed-out transaction sweep's interval).
+	Transactions txn.Config
 	// TopologyPlugin is the KIP-1331 topology-description store, shared by
 	// the brokers; nil disables the feature. The cluster closes it once: in
 	// Close, after every coordinator has shut down, or in a Start that fails.
@@ -138,6 +144,7 @@ func DefaultConfig() Config {
 		Brokers:              3,
 		Listen:               "127.0.0.1:0",
 		Coordinator:          coordinator.DefaultConfig(),
+		Transactions:         txn.DefaultConfig(),
 		MaxRequestBytes:      DefaultMaxRequestBytes,
 		IdleTimeout:          DefaultIdleTimeout,
 		FrameReadTimeout:     DefaultFrameReadTimeout,
@@ -175,6 +182,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("wire: log.retention.bytes %d must be positive, or -1 for no limit", c.RetentionBytes)
 	case c.NumPartitions < 1 || c.NumPartitions > maxTopicPartitions:
 		return fmt.Errorf("wire: num.partitions %d is outside [1, %d]", c.NumPartitions, maxTopicPartitions)
+	}
+	if err := c.Transactions.Validate(); err != nil {
+		return fmt.Errorf("wire: %w", err)
 	}
 	if err := c.validateBrokerRacks(); err != nil {
 		return err
@@ -236,6 +246,8 @@ type Cluster struct {
 
 	// producerIDs allocates every broker's producer ids (producer_ids.go).
 	producerIDs producerIDManager
+	// txn is the transaction coordinator's driver (txn.go).
+	txn *txnlive.Driver
 	// parked counts the requests waiting for records (request.wait).
 	parked    atomic.Int64
 	closeOnce sync.Once
@@ -312,6 +324,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	cl.data.producerIDExpirationMs = cfg.ProducerIDExpiration.Milliseconds()
 	cl.data.retentionMs, cl.data.maxDataBytes = cfg.RetentionMs, cfg.MaxDataBytes
 	if err := cl.startBrokers(); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	if err := cl.startTransactions(); err != nil {
 		cl.Close()
 		return nil, err
 	}
@@ -422,6 +438,9 @@ func (cl *Cluster) Close() {
 		}
 		cl.data.wakeAll()
 		cl.conns.Wait()
+		if cl.txn != nil {
+			cl.txn.Stop() // before the group coordinators its markers call
+		}
 		for _, b := range cl.brokers {
 			if b.driver != nil {
 				b.driver.Stop()

@@ -97,22 +97,23 @@ func TestHandleTxnOffsetCommitRequestTopicsAndPartitionsValidation(t *testing.T)
 	createTopic(t, ctx, adm, "bar", 2)
 	r := newRawCoordinators(t, cl)
 	topics := map[string][]int32{"foo": {0, 1, 2}, "bar": {0, 1}, "zar": {0, 1}}
+	tx := r.openTxn("tx", "group", "grp")
 
-	got := txnRows(r.send("group", txnCommit(3, "group", "", -1, topics, "foo", "bar", "zar")))
+	got := txnRows(r.send("group", tx.stamp(txnCommit(3, "group", "", -1, topics, "foo", "bar", "zar"))))
 	assert.Equal(t, []string{"foo:2=3", "foo:0=0", "foo:1=0", "zar:0=3", "zar:1=3", "bar:0=0", "bar:1=0"}, got)
 	assert.Equal(t, int16(88), r.stableCode("group"), "the accepted commit is pending")
 
 	// Refused as a whole: an unknown member of a consumer group.
 	epoch := r.joinConsumer("grp", "m1", "foo")
-	got = txnRows(r.send("grp", txnCommit(3, "grp", "nobody", epoch, topics, "foo", "bar", "zar")))
+	got = txnRows(r.send("grp", tx.stamp(txnCommit(3, "grp", "nobody", epoch, topics, "foo", "bar", "zar"))))
 	assert.Equal(t, []string{"foo:2=3", "foo:0=25", "foo:1=25", "zar:0=3", "zar:1=3", "bar:0=25", "bar:1=25"}, got)
 	assert.Equal(t, int16(0), r.stableCode("grp"), "nothing pending")
 
 	// The empty group id: INVALID_GROUP_ID only on the partitions that
 	// reached the coordinator; none at all when none did.
-	got = txnRows(r.send("", txnCommit(3, "", "", -1, topics, "foo", "zar")))
+	got = txnRows(r.send("", tx.stamp(txnCommit(3, "", "", -1, topics, "foo", "zar"))))
 	assert.Equal(t, []string{"foo:2=3", "foo:0=24", "foo:1=24", "zar:0=3", "zar:1=3"}, got)
-	got = txnRows(r.send("", txnCommit(3, "", "", -1, topics, "zar")))
+	got = txnRows(r.send("", tx.stamp(txnCommit(3, "", "", -1, topics, "zar"))))
 	assert.Equal(t, []string{"zar:0=3", "zar:1=3"}, got)
 	assert.Equal(t, int16(0), r.stableCode(""), "nothing pending for \"\"")
 }
@@ -266,8 +267,9 @@ func TestTxnOffsetCommitLoadInProgressBeforeV2(t *testing.T) {
 	createTopic(t, ctx, newAdmin(t, cl), "foo", 1)
 	r := newRawCoordinators(t, cl)
 	fooID := r.topicID("foo")
+	tx := r.openTxn("tx", "group")
 	for v := int16(0); v <= 6; v++ {
-		req := txnCommit(v, "group", "", -1, map[string][]int32{"foo": {0}}, "foo")
+		req := tx.stamp(txnCommit(v, "group", "", -1, map[string][]int32{"foo": {0}}, "foo"))
 		if v >= 6 {
 			req.Topics[0].Topic, req.Topics[0].TopicID = "", fooID
 		}
@@ -314,9 +316,9 @@ func (r *rawCoordinators) pendingCodes(group string, partitions ...int32) []int1
 // (validateTransactionalOffsetCommit turns STALE_MEMBER_EPOCH into it).
 // The exemption of ConsumerGroup.validateOffsetCommit needs a null
 // instance id: an empty one ("") is looked up as member "" and is
-// UNKNOWN_MEMBER_ID. With no transaction coordinator here the accepted
-// offsets stay pending (RequireStable answers UNSTABLE_OFFSET_COMMIT); a
-// refused commit leaves its partition without one.
+// UNKNOWN_MEMBER_ID. The transaction stays open, so the accepted offsets
+// stay pending (RequireStable answers UNSTABLE_OFFSET_COMMIT); a refused
+// commit leaves its partition without one.
 func TestTxnOffsetCommitWithNewConsumerGroupProtocol(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
@@ -324,8 +326,9 @@ func TestTxnOffsetCommitWithNewConsumerGroupProtocol(t *testing.T) {
 	createTopic(t, ctx, newAdmin(t, cl), "foo", 8)
 	r := newRawCoordinators(t, cl)
 	epoch := r.joinConsumer("group", "m1", "foo")
+	tx := r.openTxn("tx", "group")
 	commit := func(version int16, member string, generation int32, instance *string, partition int32) int16 {
-		req := txnCommit(version, "group", member, generation, map[string][]int32{"foo": {partition}}, "foo")
+		req := tx.stamp(txnCommit(version, "group", member, generation, map[string][]int32{"foo": {partition}}, "foo"))
 		req.InstanceID = instance
 		if version >= 6 {
 			req.Topics[0].Topic, req.Topics[0].TopicID = "", r.topicID("foo")
@@ -351,7 +354,7 @@ func TestTxnOffsetCommitWithNewConsumerGroupProtocol(t *testing.T) {
 	// OFFSET_METADATA_TOO_LARGE is per partition
 	// (OffsetMetadataManager.commitTransactionalOffset): the other
 	// partition commits.
-	req := txnCommit(3, "group", "", -1, map[string][]int32{"foo": {4, 5}}, "foo")
+	req := tx.stamp(txnCommit(3, "group", "", -1, map[string][]int32{"foo": {4, 5}}, "foo"))
 	long := strings.Repeat("x", 4097)
 	req.Topics[0].Partitions[0].Metadata = &long
 	assert.Equal(t, []string{"foo:4=12", "foo:5=0"}, txnRows(r.send("group", req)))

@@ -110,6 +110,8 @@ type partitionLog struct {
 	hwm      int64
 	// producers is the partition's idempotent producer state.
 	producers *producerStateManager
+	// txns is the partition's aborted-transaction index (txn_data.go).
+	txns partitionTxns
 	// cleanedThrough is the seq of the last batch the last compaction
 	// pass covered, and nextHorizonMs when a tombstone it kept may go:
 	// until either changes, a pass has nothing to do (compaction.go).
@@ -364,10 +366,8 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	if rerr != nil {
 		return produceResult{code: rerr.code, msg: rerr.msg}
 	}
-	if batch.Attributes&0x10 != 0 {
-		// Transactions are a non-goal: no transaction coordinator.
-		return produceResult{code: fkerr.InvalidTxnState.Code, msg: "transactional produce is not served by coordsim"}
-	}
+	// A transactional batch was verified against its transaction by the
+	// caller (txnProduceCode) before it got here.
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
@@ -406,22 +406,34 @@ func (d *dataPlane) produce(name string, p int32, records []byte, nowMs int64) p
 	batch.PartitionLeaderEpoch = partitionLeaderEpoch
 	raw := batch.AppendTo(make([]byte, 0, len(records)))
 	last := base + int64(batch.LastOffsetDelta)
-	d.nextSeq++
-	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: batch.MaxTimestamp, raw: raw, seq: d.nextSeq, cleanedAtMs: -1})
-	pl.bytes += int64(len(raw))
-	d.totalBytes += int64(len(raw))
-	d.batchCount++
 	t := d.topics[name]
-	d.capQueue = append(d.capQueue, capEntry{t: t, p: p, seq: d.nextSeq})
-	pl.hwm = last + 1
+	d.appendStored(t, p, pl, base, last, batch.MaxTimestamp, raw)
 	if batch.ProducerID >= 0 {
 		pl.producers.append(pb, base, last)
+		if transactional(batch.Attributes) {
+			pl.producers.txnAppended(batch.ProducerID, base)
+		}
 	}
 	d.retainBySize(t, p)
 	d.enforceCap()
 	close(d.appended)
 	d.appended = make(chan struct{})
 	return produceResult{base: base, logStart: pl.logStart}
+}
+
+// appendStored appends one batch, validated and stamped, to partition p of
+// t at [base, last] and accounts for it (the append order, the cluster's
+// bytes and batches, the cap's queue) and moves the high watermark. Produce
+// and the transaction markers (txn_data.go) append through it. Called under
+// d.mu.
+func (d *dataPlane) appendStored(t *topic, p int32, pl *partitionLog, base, last, maxTs int64, raw []byte) {
+	d.nextSeq++
+	pl.batches = append(pl.batches, storedBatch{base: base, last: last, maxTs: maxTs, raw: raw, seq: d.nextSeq, cleanedAtMs: -1})
+	pl.bytes += int64(len(raw))
+	d.totalBytes += int64(len(raw))
+	d.batchCount++
+	d.capQueue = append(d.capQueue, capEntry{t: t, p: p, seq: d.nextSeq})
+	pl.hwm = last + 1
 }
 
 // maybeRemoveExpiredProducers removes every partition's expired producers
@@ -443,14 +455,25 @@ func (d *dataPlane) maybeRemoveExpiredProducers(nowMs int64) {
 type fetchResult struct {
 	code     int16
 	hwm      int64
+	lso      int64
 	logStart int64
 	records  []byte
+	// aborted is, for read_committed, the aborted transactions the
+	// records overlap (txn_data.go).
+	aborted []abortedTxn
 }
 
 // fetch returns whole batches from offset on, at most maxBytes of them but
 // always the first (Kafka returns at least one batch so that progress is
-// possible).
+// possible), read uncommitted.
 func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fetchResult {
+	return d.fetchIsolated(name, p, offset, maxBytes, false)
+}
+
+// fetchIsolated is fetch at an isolation level: readCommitted
+// (IsolationLevel 1) stops at the last stable offset and lists the aborted
+// transactions of what it returns.
+func (d *dataPlane) fetchIsolated(name string, p int32, offset int64, maxBytes int32, readCommitted bool) fetchResult {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.partition(name, p)
@@ -459,19 +482,30 @@ func (d *dataPlane) fetch(name string, p int32, offset int64, maxBytes int32) fe
 	}
 	// Kafka's Log.read: below the log start (retention moved it) or past
 	// the high watermark is OFFSET_OUT_OF_RANGE; the client resets.
+	lso := pl.lastStableOffset()
 	if offset < pl.logStart || offset > pl.hwm {
-		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm, logStart: pl.logStart}
+		return fetchResult{code: fkerr.OffsetOutOfRange.Code, hwm: pl.hwm, lso: lso, logStart: pl.logStart}
+	}
+	end := pl.hwm
+	if readCommitted {
+		end = lso
 	}
 	i := sort.Search(len(pl.batches), func(i int) bool { return pl.batches[i].last >= offset })
 	var out []byte
-	for ; i < len(pl.batches); i++ {
+	upper := offset
+	for ; i < len(pl.batches) && pl.batches[i].base < end; i++ {
 		raw := pl.batches[i].raw
 		if out != nil && len(out)+len(raw) > int(maxBytes) {
 			break
 		}
 		out = append(out, raw...)
+		upper = pl.batches[i].last + 1
 	}
-	return fetchResult{hwm: pl.hwm, logStart: pl.logStart, records: out}
+	res := fetchResult{hwm: pl.hwm, lso: lso, logStart: pl.logStart, records: out}
+	if readCommitted && upper > offset {
+		res.aborted = pl.abortedBetween(offset, upper)
+	}
+	return res
 }
 
 // ListOffsets' special timestamps (ListOffsetsRequest's constants).

@@ -69,6 +69,18 @@ func FuzzHandleFrame(f *testing.F) {
 	lcr := kmsg.NewPtrListConfigResourcesRequest()
 	lcr.Version, lcr.ResourceTypes = 1, []int8{32, 2, 4, 8, 16, 32, 3, -1}
 	seed(lcr)
+	// A transactional producer's first requests (the transaction
+	// coordinator's handlers are reached with a known transactional id).
+	fct := kmsg.NewPtrFindCoordinatorRequest()
+	fct.Version, fct.CoordinatorType, fct.CoordinatorKeys = 4, 1, []string{"t"}
+	seed(fct)
+	ipt := kmsg.NewPtrInitProducerIDRequest()
+	ipt.Version, ipt.TransactionalID, ipt.TransactionTimeoutMillis, ipt.ProducerID, ipt.ProducerEpoch = 5, kmsg.StringPtr("t"), 1000, -1, -1
+	seed(ipt)
+	apt := kmsg.NewPtrAddPartitionsToTxnRequest()
+	apt.Version, apt.TransactionalID, apt.ProducerID = 3, "t", 0
+	apt.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: "t", Partitions: []int32{0}}}
+	seed(apt)
 	cp := kmsg.NewPtrCreatePartitionsRequest()
 	cp.Version = 3
 	cp.Topics = []kmsg.CreatePartitionsRequestTopic{{Topic: "t", Count: 4}, {Topic: "u", Count: 2, Assignment: []kmsg.CreatePartitionsRequestTopicAssignment{{Replicas: []int32{0}}}}}

@@ -2,8 +2,9 @@
 // real-time driver of docs/design.md §Time and scheduling, the counterpart of
 // etcd-io/raft's node.go around its RawNode.
 //
-// A Driver owns the coordinator and one goroutine, the loop. The loop is the
-// only goroutine that ever touches the coordinator. It waits on four things:
+// A Driver owns the coordinator and one goroutine, the loop (package
+// internal/loop, which txn/txnlive shares). The loop is the only goroutine
+// that ever touches the coordinator. It waits on four things:
 //
 //   - a request: a function posted by [Driver.Do] (or a typed helper such as
 //     [Driver.CommitOffsets], which is Do plus a wait for the future);

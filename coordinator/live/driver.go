@@ -2,17 +2,15 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/coordsim/coordsim/coordinator"
+	"github.com/coordsim/coordsim/internal/loop"
 	"github.com/coordsim/coordsim/plugin"
 )
 
@@ -23,30 +21,16 @@ import (
 // Kafka key.
 const DefaultPluginCallTimeout = 30 * time.Second
 
-// Limits (STYLE.md: a limit on everything).
-const (
-	// requestQueueMax bounds the requests waiting for the loop; Do blocks
-	// (under its context) while the queue is full.
-	requestQueueMax = 256
-	// resultQueueMax bounds the plugin outcomes waiting for the loop; a plugin
-	// goroutine blocks while the queue is full.
-	resultQueueMax = 64
-	// settleRoundsMax bounds the polls after one input. Each poll runs all
-	// that is due at the clock's now, so more than one or two rounds means
-	// the clock keeps moving under the loop; past the bound the loop yields
-	// to other inputs and comes back.
-	settleRoundsMax = 64
-)
-
-// Errors the driver returns besides the coordinator's own.
+// Errors the driver returns besides the coordinator's own: the loop's
+// (internal/loop), under the names callers know.
 var (
 	// ErrNotStarted is returned by calls made before Start.
-	ErrNotStarted = errors.New("live: the driver is not started")
+	ErrNotStarted = loop.ErrNotStarted
 	// ErrStopped is returned by calls made after Stop, or after the loop
 	// ended because Start's context did.
-	ErrStopped = errors.New("live: the driver is stopped")
+	ErrStopped = loop.ErrStopped
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("live: the driver is already started")
+	ErrAlreadyStarted = loop.ErrAlreadyStarted
 )
 
 // Options are everything New needs besides the coordinator configuration.
@@ -76,7 +60,8 @@ type Options struct {
 	Logs *coordinator.Logs
 }
 
-// Driver runs one coordinator in real time on one goroutine, the loop.
+// Driver runs one coordinator in real time on one goroutine, the loop
+// (internal/loop, shared with the transaction coordinator's driver).
 // Its methods are safe for concurrent use; the coordinator is reached only
 // through Do and the helpers built on it.
 type Driver struct {
@@ -85,27 +70,12 @@ type Driver struct {
 	log               *slog.Logger
 	pluginCallTimeout time.Duration
 	partitions        []int32
-
-	requests chan *request
-	results  chan func()
-	wake     chan struct{} // one slot: a pending wake-up is enough
-	stop     chan struct{} // closed by Stop
-	done     chan struct{} // closed when the loop has exited
-
-	mu      sync.Mutex
-	started bool
-	stopped bool
+	loop              *loop.Loop
 
 	// pluginCtx is the parent of every plugin call's context; shutdown
 	// cancels it so calls in flight return at once.
 	pluginCtx     context.Context
 	cancelPlugins context.CancelFunc
-	// inflight counts plugin calls whose outcome the loop has not taken yet.
-	inflight atomic.Int64
-
-	// Owned by the loop.
-	timer   *clock.Timer
-	armedAt time.Time
 
 	// onPoll, when set before Start, sees the event count of every Poll the
 	// loop makes, on the loop (tests).
@@ -140,13 +110,9 @@ func New(cfg coordinator.Config, opts Options) (*Driver, error) {
 	d := &Driver{
 		clock: clk, log: logger.With("component", "live", "broker", opts.BrokerID),
 		pluginCallTimeout: timeout, partitions: partitions,
-		requests:  make(chan *request, requestQueueMax),
-		results:   make(chan func(), resultQueueMax),
-		wake:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
 		pluginCtx: pluginCtx, cancelPlugins: cancelPlugins,
 	}
+	d.loop = loop.New(core{d}, clk, d.log)
 	d.c, err = coordinator.New(cfg, coordinator.Options{
 		BrokerID: opts.BrokerID, Clock: clk, Logger: logger, Logs: opts.Logs,
 		TopologyPlugin: opts.TopologyPlugin, PluginExecutor: d,
@@ -185,20 +151,7 @@ func hostedPartitions(ps []int32, n int32) ([]int32, error) {
 // then runs until Stop or until ctx ends, which both shut the coordinator
 // down; Done is closed when it has exited.
 func (d *Driver) Start(ctx context.Context) error {
-	d.mu.Lock()
-	switch {
-	case d.stopped:
-		d.mu.Unlock()
-		return ErrStopped
-	case d.started:
-		d.mu.Unlock()
-		return ErrAlreadyStarted
-	}
-	d.started = true
-	d.mu.Unlock()
-	startErr := make(chan error, 1)
-	go d.loop(ctx, startErr)
-	return <-startErr
+	return d.loop.Start(ctx, d.startup, d.shutdown)
 }
 
 // Stop shuts the coordinator down on the loop and waits for the loop to
@@ -208,55 +161,11 @@ func (d *Driver) Start(ctx context.Context) error {
 // context is abandoned on its own goroutine and its answer dropped. Stop is
 // idempotent; every later call on the driver returns ErrStopped. It must not
 // be called from a function running on the loop.
-func (d *Driver) Stop() {
-	d.mu.Lock()
-	if !d.stopped {
-		d.stopped = true
-		close(d.stop)
-	}
-	started := d.started
-	d.mu.Unlock()
-	if started {
-		<-d.done
-	}
-}
+func (d *Driver) Stop() { d.loop.Stop() }
 
 // Done is closed when the loop has exited, after Stop or the end of Start's
 // context. It is never closed if Start was not called.
-func (d *Driver) Done() <-chan struct{} { return d.done }
-
-// usable reports why a call cannot be made now, if it cannot.
-func (d *Driver) usable() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch {
-	case d.stopped:
-		return ErrStopped
-	case !d.started:
-		return ErrNotStarted
-	}
-	select {
-	case <-d.done:
-		return ErrStopped
-	default:
-		return nil
-	}
-}
-
-// Request states: the loop and an abandoning caller race for a pending
-// request with compare-and-swap, so a request either runs or is abandoned,
-// never both.
-const (
-	requestPending int32 = iota
-	requestRunning
-	requestAbandoned
-)
-
-type request struct {
-	fn    func(*coordinator.Coordinator)
-	state atomic.Int32
-	ran   chan struct{} // closed after fn returned
-}
+func (d *Driver) Done() <-chan struct{} { return d.loop.Done() }
 
 // Do runs fn on the loop, after a Poll, and returns once it has run. It is
 // the only way to touch the coordinator from outside. fn must not block and
@@ -266,39 +175,7 @@ type request struct {
 // Do returns nil if and only if fn ran. If ctx ends first, fn will never
 // run and Do returns ctx.Err(); if the driver stops first, ErrStopped.
 func (d *Driver) Do(ctx context.Context, fn func(c *coordinator.Coordinator)) error {
-	if err := d.usable(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r := &request{fn: fn, ran: make(chan struct{})}
-	select {
-	case d.requests <- r:
-	case <-d.done:
-		return ErrStopped
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case <-r.ran:
-		return nil
-	case <-d.done:
-		// The loop closes ran before done, so a request that ran is seen here.
-		select {
-		case <-r.ran:
-			return nil
-		default:
-			return ErrStopped
-		}
-	case <-ctx.Done():
-		if r.state.CompareAndSwap(requestPending, requestAbandoned) {
-			return ctx.Err()
-		}
-		// fn is running on the loop and does not block: report that it ran.
-		<-r.ran
-		return nil
-	}
+	return d.loop.Do(ctx, func() { fn(d.c) })
 }
 
 // Execute implements coordinator.PluginExecutor: it runs call on a new
@@ -307,57 +184,15 @@ func (d *Driver) Do(ctx context.Context, fn func(c *coordinator.Coordinator)) er
 // deliver always runs on the loop. If the loop has exited, the outcome is
 // dropped. The coordinator calls it; there is no reason to call it yourself.
 func (d *Driver) Execute(_ plugin.Op, _ string, call func(context.Context) coordinator.PluginResult, deliver func(coordinator.PluginResult)) {
-	d.inflight.Add(1)
 	ctx, cancel := d.clock.WithTimeout(d.pluginCtx, d.pluginCallTimeout)
-	go func() {
+	d.loop.Go(func() func() {
 		defer cancel() // stops the timeout's timer: a Mock keeps few timers
 		r := call(ctx)
-		select {
-		case d.results <- func() { deliver(r) }:
-		case <-d.done:
-			d.inflight.Add(-1)
-		}
-	}()
+		return func() { deliver(r) }
+	})
 }
 
 var _ coordinator.PluginExecutor = (*Driver)(nil)
-
-// loop is the driver's goroutine, the only one that touches the coordinator.
-func (d *Driver) loop(ctx context.Context, startErr chan<- error) {
-	defer close(d.done)
-	if err := d.startup(); err != nil {
-		d.shutdown()
-		startErr <- err
-		return
-	}
-	startErr <- nil
-	d.log.Info("coordinator loop started", "partitions", len(d.partitions))
-	for {
-		d.settle()
-		select {
-		case <-ctx.Done():
-			d.log.Info("context ended; shutting the coordinator down", "cause", context.Cause(ctx))
-			d.shutdown()
-			return
-		case <-d.stop:
-			d.log.Info("stopping; shutting the coordinator down")
-			d.shutdown()
-			return
-		case r := <-d.requests:
-			if r.state.CompareAndSwap(requestPending, requestRunning) {
-				d.poll()
-				r.fn(d.c)
-				close(r.ran)
-			}
-		case deliver := <-d.results:
-			d.inflight.Add(-1)
-			d.poll()
-			deliver()
-		case <-d.wake:
-			// settle polls whatever the timer woke us for.
-		}
-	}
-}
 
 func (d *Driver) startup() error {
 	if err := d.c.Startup(); err != nil {
@@ -368,79 +203,32 @@ func (d *Driver) startup() error {
 			return fmt.Errorf("live: loading partition %d: %w", p, err)
 		}
 	}
+	d.log.Info("coordinator loop started", "partitions", len(d.partitions))
 	return nil
 }
 
-// shutdown runs on the loop as it exits.
+// shutdown runs on the loop as it exits; the loop then delivers the plugin
+// outcomes still in flight, so the futures waiting on them complete (with
+// an error: the coordinator is shut down). Requests still queued never run:
+// their callers see the loop done and return ErrStopped.
 func (d *Driver) shutdown() {
-	d.disarm()
+	d.log.Info("shutting the coordinator down")
 	// Cancel the plugin calls in flight before the coordinator closes the
 	// store, so a store sees its callers give up before Close. plugin.Safe*
-	// returns at once when its context ends, so the drain below is short.
+	// returns at once when its context ends, so the drain is short.
 	d.cancelPlugins()
 	d.c.Shutdown()
-	// Deliver the outcomes so the futures waiting on them complete (with an
-	// error: the coordinator is shut down).
-	for d.inflight.Load() > 0 {
-		deliver := <-d.results
-		d.inflight.Add(-1)
-		deliver()
-	}
-	// Requests still queued never run: their callers see done and return
-	// ErrStopped.
 }
 
-func (d *Driver) poll() {
-	n := d.c.Poll()
-	if d.onPoll != nil {
-		d.onPoll(n)
+// core is the loop's view of the coordinator.
+type core struct{ d *Driver }
+
+func (c core) Poll() int {
+	n := c.d.c.Poll()
+	if c.d.onPoll != nil {
+		c.d.onPoll(n)
 	}
+	return n
 }
 
-// settle polls until nothing is due at the clock's now, then arms the timer
-// for the next deadline. A timer is never armed for a time already reached:
-// a Mock would not fire it until its clock moves again.
-func (d *Driver) settle() {
-	for range settleRoundsMax {
-		next, ok := d.c.NextDeadline()
-		if !ok {
-			d.disarm()
-			return
-		}
-		if wait := d.clock.Until(next); wait > 0 {
-			d.arm(next, wait)
-			return
-		}
-		d.poll()
-	}
-	d.log.Warn("work still due after bounded polls; yielding to other inputs", "rounds", settleRoundsMax)
-	d.signalWake()
-}
-
-// arm makes the timer wake the loop at next. The callback only signals a
-// channel: it runs on a goroutine of its own (always, with a Mock) and must
-// never touch the coordinator.
-func (d *Driver) arm(next time.Time, wait time.Duration) {
-	if d.timer != nil && d.armedAt.Equal(next) {
-		return
-	}
-	d.disarm()
-	d.timer = d.clock.AfterFunc(wait, d.signalWake)
-	d.armedAt = next
-}
-
-// disarm stops the timer. A callback already under way only sends a
-// spurious wake-up, which settle absorbs.
-func (d *Driver) disarm() {
-	if d.timer != nil {
-		d.timer.Stop()
-		d.timer = nil
-	}
-}
-
-func (d *Driver) signalWake() {
-	select {
-	case d.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
+func (c core) NextDeadline() (time.Time, bool) { return c.d.c.NextDeadline() }

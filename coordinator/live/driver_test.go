@@ -457,10 +457,10 @@ func TestContextCancellation(t *testing.T) {
 		ran := make(chan struct{})
 		result := make(chan error, 1)
 		go func() { result <- d.Do(ctx, func(*coordinator.Coordinator) { close(ran) }) }()
-		for i := 0; len(d.requests) == 0 && i < 1_000_000; i++ {
+		for i := 0; d.loop.Queued() == 0 && i < 1_000_000; i++ {
 			runtime.Gosched()
 		}
-		require.Len(t, d.requests, 1, "the second request is queued")
+		require.Equal(t, 1, d.loop.Queued(), "the second request is queued")
 		cancel()
 		assert.ErrorIs(t, await(t, result), context.Canceled)
 

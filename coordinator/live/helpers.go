@@ -32,7 +32,7 @@ func Call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinato
 		return o.value, o.err
 	case <-ctx.Done():
 		return zero, ctx.Err()
-	case <-d.done:
+	case <-d.Done():
 		select {
 		case o := <-ch:
 			return o.value, o.err

@@ -1,0 +1,338 @@
+package txn
+
+import (
+	"math"
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
+
+// Result is what an operation returns: the records to append, the response,
+// and the markers to write when the operation began completing a
+// transaction. An operation that returns an error returns no records.
+type Result[R any] struct {
+	Records  []Record
+	Response R
+	Markers  *Markers
+}
+
+// Markers are the writes that complete a transaction (Kafka's
+// TransactionMarkerChannelManager's WriteTxnMarkers): a commit or abort
+// control batch on every data partition of the transaction and the
+// completion of the pending transactional offsets of every group. Once they
+// are written, the caller calls CompleteTransaction.
+type Markers struct {
+	TransactionalID string
+	ProducerID      int64
+	// ProducerEpoch is the epoch the markers carry: the fenced epoch when a
+	// fence or a timeout aborts the transaction.
+	ProducerEpoch int16
+	Commit        bool
+	// Partitions are the data partitions; the __consumer_offsets partitions
+	// of the transaction are left out (Groups stands for them).
+	Partitions []TopicPartition
+	Groups     []string
+}
+
+// ConsumerOffsetsTopic is the group coordinator's topic, whose partitions
+// AddOffsetsToTxn adds to a transaction.
+const ConsumerOffsetsTopic = "__consumer_offsets"
+
+// InitProducerIDRequest is InitProducerId with a transactional id. Expected
+// producer id and epoch are NoProducerID and NoProducerEpoch unless the
+// client (v3+, KIP-360) sends them.
+type InitProducerIDRequest struct {
+	TransactionalID       string
+	TimeoutMs             int32
+	ExpectedProducerID    int64
+	ExpectedProducerEpoch int16
+}
+
+// InitProducerIDResponse is the producer id and epoch the producer is to
+// use.
+type InitProducerIDResponse struct {
+	ProducerID    int64
+	ProducerEpoch int16
+	// Err is CONCURRENT_TRANSACTIONS when the call fenced an ongoing
+	// transaction and began aborting it: unlike a returned error, that
+	// answer comes with records (the abort) to append.
+	Err error
+}
+
+// Limits holds what the operations validate against.
+type Limits struct {
+	// MaxTimeoutMs is transaction.max.timeout.ms (15 minutes by default).
+	MaxTimeoutMs int32
+}
+
+// validTimeout is TransactionStateManager.validateTransactionTimeoutMs.
+func (l Limits) validTimeout(ms int32) bool { return ms > 0 && ms <= l.MaxTimeoutMs }
+
+// InitProducerID is TransactionCoordinator.handleInitProducerId for a
+// transactional id. A new id gets a fresh producer id (from newProducerID)
+// at epoch 0; a known one gets its epoch bumped, which fences the previous
+// producer, or a new producer id once the epoch is exhausted. An ongoing
+// transaction is first fenced and aborted, and the caller is answered
+// CONCURRENT_TRANSACTIONS so that it retries once the abort is complete.
+func (s *Shard) InitProducerID(nowMs int64, l Limits, req InitProducerIDRequest, newProducerID func() int64) (Result[InitProducerIDResponse], error) {
+	var res Result[InitProducerIDResponse]
+	if req.TransactionalID == "" {
+		return res, kerr.InvalidRequest
+	}
+	if !l.validTimeout(req.TimeoutMs) {
+		return res, kerr.InvalidTransactionTimeout
+	}
+	m, ok := s.Get(req.TransactionalID)
+	if !ok {
+		m = Metadata{TransactionalID: req.TransactionalID, ProducerID: newProducerID(),
+			PrevProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch,
+			LastProducerEpoch: NoProducerEpoch, TimeoutMs: req.TimeoutMs, State: Empty,
+			TxnStartTimestampMs: -1, TxnLastUpdateTimestampMs: nowMs}
+	}
+	if req.ExpectedProducerID != NoProducerID && !validProducerID(m, req.ExpectedProducerID, req.ExpectedProducerEpoch) {
+		return res, kerr.ProducerFenced
+	}
+	switch m.State {
+	case PrepareCommit, PrepareAbort:
+		return res, kerr.ConcurrentTransactions
+	case Ongoing:
+		// Fence the producer and abort its transaction; the epoch of the
+		// fence is never returned. The retry, once the abort is complete,
+		// bumps the epoch again (or rotates the producer id).
+		fenced, err := prepareFence(m)
+		if err != nil {
+			return res, err
+		}
+		res.Records, res.Markers = prepareAbortOrCommit(fenced, PrepareAbort, nowMs)
+		res.Response = InitProducerIDResponse{ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch, Err: kerr.ConcurrentTransactions}
+		return res, nil
+	case Empty, CompleteCommit, CompleteAbort:
+	default:
+		return res, kerr.InvalidTxnState.WithMessage("transactional id %s is in state %s", m.TransactionalID, m.State)
+	}
+	next := m.clone()
+	next.TimeoutMs = req.TimeoutMs
+	next.State = Empty
+	next.Partitions, next.Groups = nil, nil
+	next.TxnStartTimestampMs = -1
+	next.TxnLastUpdateTimestampMs = nowMs
+	if isEpochExhausted(m.ProducerEpoch) {
+		// prepareProducerIdRotation.
+		next.PrevProducerID, next.ProducerID = m.ProducerID, newProducerID()
+		next.ProducerEpoch, next.LastProducerEpoch = 0, NoProducerEpoch
+	} else {
+		// prepareIncrementProducerEpoch.
+		switch {
+		case req.ExpectedProducerID == NoProducerID:
+			next.ProducerEpoch, next.LastProducerEpoch = m.ProducerEpoch+1, NoProducerEpoch
+		case m.ProducerEpoch == NoProducerEpoch || req.ExpectedProducerEpoch == m.ProducerEpoch:
+			next.ProducerEpoch, next.LastProducerEpoch = m.ProducerEpoch+1, m.ProducerEpoch
+		case req.ExpectedProducerEpoch == m.LastProducerEpoch:
+			// A retry of a bump whose answer was lost: answer it again.
+		default:
+			return res, kerr.ProducerFenced
+		}
+	}
+	res.Records = []Record{record(next)}
+	res.Response = InitProducerIDResponse{ProducerID: next.ProducerID, ProducerEpoch: next.ProducerEpoch}
+	return res, nil
+}
+
+// validProducerID is TransactionCoordinator.isValidProducerId: a producer
+// that names its previous id and epoch is fenced unless the metadata is new,
+// the id is the current one (the epoch is checked by the bump), or the id is
+// the previous one and its epoch was exhausted (a retried rotation).
+func validProducerID(m Metadata, id int64, epoch int16) bool {
+	return m.ProducerEpoch == NoProducerEpoch || id == m.ProducerID ||
+		(id == m.PrevProducerID && isEpochExhausted(epoch))
+}
+
+// prepareFence is TransactionMetadata.prepareFenceProducerEpoch: the epoch
+// goes up by one, so the fenced producer's requests fail.
+func prepareFence(m Metadata) (Metadata, error) {
+	if m.ProducerEpoch == math.MaxInt16 {
+		return m, kerr.InvalidProducerEpoch.WithMessage("Cannot fence producer with epoch equal to Short.MaxValue since this would overflow")
+	}
+	next := m.clone()
+	next.ProducerEpoch, next.LastProducerEpoch = m.ProducerEpoch+1, NoProducerEpoch
+	return next, nil
+}
+
+// prepareAbortOrCommit writes PrepareCommit or PrepareAbort and returns the
+// markers that complete the transaction.
+func prepareAbortOrCommit(m Metadata, state State, nowMs int64) ([]Record, *Markers) {
+	next := m.clone()
+	next.State = state
+	next.TxnLastUpdateTimestampMs = nowMs
+	mk := &Markers{TransactionalID: m.TransactionalID, ProducerID: m.ProducerID,
+		ProducerEpoch: m.ProducerEpoch, Commit: state == PrepareCommit, Groups: slices.Clone(m.Groups)}
+	for _, p := range m.Partitions {
+		if p.Topic != ConsumerOffsetsTopic {
+			mk.Partitions = append(mk.Partitions, p)
+		}
+	}
+	return []Record{record(next)}, mk
+}
+
+// current returns the metadata of id if producerID and epoch are its
+// current ones: INVALID_PRODUCER_ID_MAPPING for an unknown id or another
+// producer id, PRODUCER_FENCED for another epoch.
+func (s *Shard) current(id string, producerID int64, epoch int16) (Metadata, error) {
+	if id == "" {
+		return Metadata{}, kerr.InvalidRequest
+	}
+	m, ok := s.Get(id)
+	switch {
+	case !ok, m.ProducerID != producerID:
+		return m, kerr.InvalidProducerIDMapping
+	case m.ProducerEpoch != epoch:
+		return m, kerr.ProducerFenced
+	}
+	return m, nil
+}
+
+// AddPartitions is TransactionCoordinator.handleAddPartitionsToTransaction
+// (the client path, AddPartitionsToTxn v0-3 and v4+ without VerifyOnly). It
+// starts the transaction if none is ongoing. group, when not "", is the
+// group whose __consumer_offsets partition is among ps (AddOffsetsToTxn).
+func (s *Shard) AddPartitions(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, group string) (Result[struct{}], error) {
+	var res Result[struct{}]
+	m, err := s.current(id, producerID, epoch)
+	if err != nil {
+		return res, err
+	}
+	switch m.State {
+	case PrepareCommit, PrepareAbort:
+		return res, kerr.ConcurrentTransactions
+	case Ongoing:
+		if containsAll(m.Partitions, ps) && (group == "" || slices.Contains(m.Groups, group)) {
+			return res, nil // already in: nothing to write
+		}
+	case Empty, CompleteCommit, CompleteAbort:
+	default:
+		return res, kerr.InvalidTxnState.WithMessage("transactional id %s is in state %s", id, m.State)
+	}
+	next := m.clone()
+	if m.State != Ongoing {
+		next.TxnStartTimestampMs = nowMs
+	}
+	next.State = Ongoing
+	next.Partitions = addPartitions(m.Partitions, ps)
+	if group != "" {
+		if i, found := slices.BinarySearch(next.Groups, group); !found {
+			next.Groups = slices.Insert(next.Groups, i, group)
+		}
+	}
+	next.TxnLastUpdateTimestampMs = nowMs
+	res.Records = []Record{record(next)}
+	return res, nil
+}
+
+// VerifyPartitions is the verify-only path of AddPartitionsToTxn v4+ (KIP-890
+// part 1): each partition is answered nil if it is in id's ongoing
+// transaction for producerID and epoch, INVALID_TXN_STATE if not. It writes
+// nothing.
+func (s *Shard) VerifyPartitions(id string, producerID int64, epoch int16, ps []TopicPartition) ([]error, error) {
+	m, err := s.current(id, producerID, epoch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]error, len(ps))
+	for i, p := range ps {
+		if m.State != Ongoing || !m.Contains(p) {
+			out[i] = kerr.InvalidTxnState
+		}
+	}
+	return out, nil
+}
+
+// EndTxn is TransactionCoordinator.handleEndTransaction from a client
+// (transaction.version 1): it writes PrepareCommit or PrepareAbort and
+// returns the markers. A retry of a completed or completing end is
+// answered as Kafka answers it (NONE, CONCURRENT_TRANSACTIONS); ending a
+// transaction the other way, or one never begun, is INVALID_TXN_STATE.
+func (s *Shard) EndTxn(nowMs int64, id string, producerID int64, epoch int16, commit bool) (Result[struct{}], error) {
+	var res Result[struct{}]
+	m, err := s.current(id, producerID, epoch)
+	if err != nil {
+		return res, err
+	}
+	want := PrepareAbort
+	if commit {
+		want = PrepareCommit
+	}
+	switch m.State {
+	case Ongoing:
+		res.Records, res.Markers = prepareAbortOrCommit(m, want, nowMs)
+		return res, nil
+	case CompleteCommit, CompleteAbort:
+		if (m.State == CompleteCommit) == commit {
+			return res, nil
+		}
+	case PrepareCommit, PrepareAbort:
+		if m.State == want {
+			return res, kerr.ConcurrentTransactions
+		}
+	}
+	return res, kerr.InvalidTxnState.WithMessage("TransactionalId %s: cannot %s a transaction in state %s", id, endVerb(commit), m.State)
+}
+
+func endVerb(commit bool) string {
+	if commit {
+		return "commit"
+	}
+	return "abort"
+}
+
+// CompleteTransaction writes CompleteCommit or CompleteAbort once the
+// markers of a PrepareCommit or PrepareAbort at producerID and epoch are
+// written (Kafka's TransactionMarkerChannelManager.tryAppendToLog). The
+// partitions and groups are cleared.
+func (s *Shard) CompleteTransaction(nowMs int64, id string, producerID int64, epoch int16) (Result[State], error) {
+	var res Result[State]
+	m, ok := s.Get(id)
+	if !ok || m.ProducerID != producerID || m.ProducerEpoch != epoch || (m.State != PrepareCommit && m.State != PrepareAbort) {
+		return res, kerr.InvalidTxnState.WithMessage("TransactionalId %s has no transaction completing at producer id %d and epoch %d", id, producerID, epoch)
+	}
+	next := m.clone()
+	next.State = CompleteAbort
+	if m.State == PrepareCommit {
+		next.State = CompleteCommit
+	}
+	next.Partitions, next.Groups = nil, nil
+	next.TxnLastUpdateTimestampMs = nowMs
+	res.Records = []Record{record(next)}
+	res.Response = next.State
+	return res, nil
+}
+
+// TimedOut returns the ids whose ongoing transaction has outlived its
+// timeout at nowMs (TransactionStateManager.timedOutTransactions), sorted.
+func (s *Shard) TimedOut(nowMs int64) []string {
+	var out []string
+	for _, id := range s.IDs() {
+		m := s.txns[id]
+		if m.State == Ongoing && m.TxnStartTimestampMs+int64(m.TimeoutMs) < nowMs {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// AbortTimedOut is TransactionCoordinator.abortTimedOutTransactions for one
+// id: the producer is fenced (its epoch bumped) and the transaction
+// aborted at the new epoch. An id that is no longer timed out writes
+// nothing.
+func (s *Shard) AbortTimedOut(nowMs int64, id string) (Result[struct{}], error) {
+	var res Result[struct{}]
+	m, ok := s.Get(id)
+	if !ok || m.State != Ongoing || m.TxnStartTimestampMs+int64(m.TimeoutMs) >= nowMs {
+		return res, nil
+	}
+	fenced, err := prepareFence(m)
+	if err != nil {
+		return res, err
+	}
+	res.Records, res.Markers = prepareAbortOrCommit(fenced, PrepareAbort, nowMs)
+	return res, nil
+}
