@@ -334,52 +334,50 @@ func (op *classicOp) joinNewStaticMember(req JoinGroupRequest, newID string) Joi
 	return op.replaceStaticMember(req, existing, newID)
 }
 
-// replaceStaticMember is updateStaticMemberThenRebalanceOrCompleteJoin: the
-// old member's parked requests are fenced, the member takes the new id and
-// keeps its assignment; a Stable group is not rebalanced unless the member
-// changed its protocols (or is the leader and did), it only rewrites
-// GroupMetadata; otherwise the join goes on as the member's rejoin.
+// replaceStaticMember is updateStaticMemberThenRebalanceOrCompleteJoin
+// over ClassicGroup.replaceStaticMember: the old member id's parked
+// requests are fenced (FENCED_INSTANCE_ID), the member takes the new id
+// with its assignment and the request's protocols and timeouts. A Stable
+// group whose selected protocol would not change stays Stable: its
+// GroupMetadata is rewritten and the member answered at once (the leader
+// with the members and SkipAssignment, KIP-814); otherwise a Stable or
+// CompletingRebalance group rebalances, and a PreparingRebalance one
+// waits on.
 func (op *classicOp) replaceStaticMember(req JoinGroupRequest, oldID, newID string) JoinGroupResponse {
 	st := op.st
-	old := *st.member(oldID)
-	op.completeJoin(st.member(oldID), JoinGroupResponse{MemberID: oldID, Err: fencedInstance()})
-	op.completeSync(st.member(oldID), SyncGroupResponse{Err: fencedInstance()})
-	op.cancel(ClassicHeartbeatKey(st.Group, oldID))
+	old := st.member(oldID)
+	op.completeJoin(old, JoinGroupResponse{MemberID: oldID, Err: fencedInstance()})
+	op.completeSync(old, SyncGroupResponse{Err: fencedInstance()})
+	m := *old
+	m.MemberID, m.JoinHandle, m.SyncHandle = newID, 0, 0
 	wasLeader := st.Leader == oldID
 	op.remove(oldID)
-	m := old
-	m.MemberID, m.JoinHandle, m.SyncHandle = newID, 0, 0
-	m.ClientID, m.ClientHost = req.ClientID, req.ClientHost
-	m.SessionTimeoutMs, m.RebalanceTimeoutMs = req.SessionTimeoutMs, req.RebalanceTimeoutMs
-	protocolsChanged := !old.matches(req.Protocols)
 	op.add(m, st.ProtocolType)
 	if wasLeader {
 		st.Leader = newID
 	}
 	nm := st.member(newID)
+	op.rescheduleHeartbeat(nm)
+	nm.Protocols, nm.RebalanceTimeoutMs, nm.SessionTimeoutMs = req.Protocols, req.RebalanceTimeoutMs, req.SessionTimeoutMs
+	nm.JoinHandle = req.Handle
 	switch st.State {
 	case StateStable:
-		if protocolsChanged {
-			nm.Protocols = req.Protocols
-			return op.updateMemberThenRebalanceOrCompleteJoin(req, nm)
+		if st.ProtocolName != st.selectProtocol() {
+			op.maybePrepareRebalanceOrCompleteJoin()
+			return JoinGroupResponse{MemberID: newID, Pending: true}
 		}
-		// The group stays Stable; the record is rewritten so the new
-		// member id survives a reload, and the member is answered now.
 		op.writeGroupMetadata()
-		op.rescheduleHeartbeat(nm)
 		resp := JoinGroupResponse{MemberID: newID, GenerationID: st.Generation, ProtocolType: st.ProtocolType,
-			ProtocolName: st.ProtocolName, Leader: st.Leader, SkipAssignment: wasLeader}
-		if wasLeader {
-			// KIP-814: the leader gets the members and skips the assignment.
+			ProtocolName: st.ProtocolName, Leader: st.Leader, SkipAssignment: st.Leader == newID}
+		if st.Leader == newID {
 			resp.Members = st.currentMembers()
 		}
+		nm.JoinHandle = 0
 		return resp
 	case StateCompletingRebalance:
-		nm.Protocols = req.Protocols
-		return op.updateMemberThenRebalanceOrCompleteJoin(req, nm)
+		op.prepareRebalance()
 	}
-	nm.Protocols = req.Protocols
-	return op.updateMemberThenRebalanceOrCompleteJoin(req, nm)
+	return JoinGroupResponse{MemberID: newID, Pending: true}
 }
 
 // addMemberThenRebalanceOrCompleteJoin is Kafka's helper of that name.
