@@ -21,10 +21,12 @@ func (s *Shard) SyncGroup(nowMs int64, req SyncGroupRequest) (Result[SyncGroupRe
 		return answer(err)
 	}
 	g := s.lookup(req.GroupID)
+	if g != nil && g.typ == Consumer && g.hasMembers() {
+		return answer(consumerGroupClassicMemberErr(g, req.MemberID))
+	}
 	if g == nil || !g.hasMembers() || g.typ != Classic {
 		// Kafka: a group not found, an empty group, and a group of another
-		// type (a consumer group would take classic members under
-		// migration, not modelled yet) are all UNKNOWN_MEMBER_ID.
+		// type are all UNKNOWN_MEMBER_ID.
 		return answer(unknownMember())
 	}
 	op := s.newClassicOp(nowMs, req.GroupID)
@@ -115,7 +117,7 @@ func (s *Shard) Heartbeat(nowMs int64, req HeartbeatRequest) (Result[struct{}], 
 		// A consumer group's classic members are migration (not modelled):
 		// no classic member is ever found in one.
 		if g.typ == Consumer {
-			return Result[struct{}]{}, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", req.MemberID, req.GroupID)
+			return Result[struct{}]{}, consumerGroupClassicMemberErr(g, req.MemberID)
 		}
 		return Result[struct{}]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
@@ -149,6 +151,16 @@ func (s *Shard) LeaveGroup(nowMs int64, req LeaveGroupRequest) (Result[LeaveGrou
 		return Result[LeaveGroupResponse]{}, err
 	}
 	g := s.lookup(req.GroupID)
+	if g != nil && g.typ == Consumer {
+		// classicGroupLeaveToConsumerGroup: each member is looked up, and
+		// none uses the classic protocol here.
+		var resp LeaveGroupResponse
+		for _, lm := range req.Members {
+			resp.Members = append(resp.Members, LeaveGroupMemberResponse{MemberID: lm.MemberID, InstanceID: lm.InstanceID,
+				Err: consumerGroupClassicMemberErr(g, lm.MemberID)})
+		}
+		return Result[LeaveGroupResponse]{Response: resp}, nil
+	}
 	if g == nil || g.typ != Classic {
 		return Result[LeaveGroupResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
@@ -215,4 +227,17 @@ func (op *classicOp) removeMemberAndUpdateGroup(id string) {
 			op.completeClassicGroupJoin()
 		}
 	}
+}
+
+// consumerGroupClassicMemberErr is Kafka's answer to a classic request for
+// a member of a consumer group: the member must exist
+// (getOrMaybeCreateMember) and use the classic protocol
+// (throwIfMemberDoesNotUseClassicProtocol). coordsim's consumer groups
+// have no classic members yet (online migration comes later), so the
+// answer is always UNKNOWN_MEMBER_ID.
+func consumerGroupClassicMemberErr(g *group, memberID string) error {
+	if _, ok := g.members[memberID]; ok {
+		return kerr.UnknownMemberID.WithMessage("Member %s does not use the classic protocol.", memberID)
+	}
+	return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, g.id)
 }
