@@ -184,6 +184,9 @@ func (c *Coordinator) Heartbeat(req shard.HeartbeatRequest) *Future[struct{}] {
 		// A heartbeat writes nothing; its timer restarts even when it
 		// answers REBALANCE_IN_PROGRESS.
 		c.applyTimers(h, res.Timers)
+		if err == nil {
+			err = res.Response.Err
+		}
 		if err != nil {
 			return completed(struct{}{}, err)
 		}

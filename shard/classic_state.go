@@ -19,9 +19,15 @@ func (g *group) classicState() GroupState {
 	return g.classic.State
 }
 
-// hasMembers reports whether any member (of any type's) is in the group.
-func (g *group) hasMembers() bool {
-	return len(g.members) > 0 || (g.classic != nil && len(g.classic.Members) > 0)
+// notEmpty is Kafka's !group.isEmpty(): a classic group is empty in the
+// Empty state only (one waiting out its initial rebalance delay after its
+// only member left is PreparingRebalance with no member, and is kept),
+// any other group when it has no member.
+func (g *group) notEmpty() bool {
+	if g.typ == Classic {
+		return g.classicState() != StateEmpty
+	}
+	return len(g.members) > 0
 }
 
 // applyClassicGroupState installs a snapshot written by a classic

@@ -21,10 +21,10 @@ func (s *Shard) SyncGroup(nowMs int64, req SyncGroupRequest) (Result[SyncGroupRe
 		return answer(err)
 	}
 	g := s.lookup(req.GroupID)
-	if g != nil && g.typ == Consumer && g.hasMembers() {
+	if g != nil && g.typ == Consumer && g.notEmpty() {
 		return answer(consumerGroupClassicMemberErr(g, req.MemberID))
 	}
-	if g == nil || !g.hasMembers() || g.typ != Classic {
+	if g == nil || !g.notEmpty() || g.typ != Classic {
 		// Kafka: a group not found, an empty group, and a group of another
 		// type are all UNKNOWN_MEMBER_ID.
 		return answer(unknownMember())
@@ -103,44 +103,53 @@ func (op *classicOp) setAndPropagateAssignment(assignments []SyncGroupAssignment
 }
 
 // Heartbeat handles a classic Heartbeat (classicGroupHeartbeat): errors
-// are returned (and change nothing); REBALANCE_IN_PROGRESS tells a member
-// to rejoin, with its session restarted.
-func (s *Shard) Heartbeat(nowMs int64, req HeartbeatRequest) (Result[struct{}], error) {
+// are returned (and change nothing); REBALANCE_IN_PROGRESS, which tells a
+// member to rejoin with its session restarted, is in the response.
+func (s *Shard) Heartbeat(nowMs int64, req HeartbeatRequest) (Result[HeartbeatResponse], error) {
 	if err := ValidateGroupID(req.GroupID); err != nil {
-		return Result[struct{}]{}, err
+		return Result[HeartbeatResponse]{}, err
 	}
 	g := s.lookup(req.GroupID)
 	if g == nil {
-		return Result[struct{}]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
+		return Result[HeartbeatResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
 	if g.typ != Classic {
 		// A consumer group's classic members are migration (not modelled):
 		// no classic member is ever found in one.
 		if g.typ == Consumer {
-			return Result[struct{}]{}, consumerGroupClassicMemberErr(g, req.MemberID)
+			return Result[HeartbeatResponse]{}, consumerGroupClassicMemberErr(g, req.MemberID)
 		}
-		return Result[struct{}]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
+		return Result[HeartbeatResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
 	op := s.newClassicOp(nowMs, req.GroupID)
 	st := op.st
 	if st.State == StateDead {
-		return Result[struct{}]{}, coordinatorNotAvailable()
+		return Result[HeartbeatResponse]{}, coordinatorNotAvailable()
 	}
 	if err := st.validateMember(req.MemberID, req.InstanceID); err != nil {
-		return Result[struct{}]{}, err
+		return Result[HeartbeatResponse]{}, err
 	}
 	if req.GenerationID != st.Generation {
-		return Result[struct{}]{}, errIllegalGeneration()
+		return Result[HeartbeatResponse]{}, errIllegalGeneration()
 	}
 	switch st.State {
 	case StateEmpty:
-		return Result[struct{}]{}, unknownMember()
+		return Result[HeartbeatResponse]{}, unknownMember()
 	case StatePreparingRebalance:
+		// The session restarts and the member is told to rejoin: an
+		// answer, not a refusal, so it is the response's.
 		op.rescheduleHeartbeat(st.member(req.MemberID))
-		return Result[struct{}]{Timers: op.timers}, rebalanceInProgress()
+		return Result[HeartbeatResponse]{Timers: op.timers, Response: HeartbeatResponse{Err: rebalanceInProgress()}}, nil
 	}
 	op.rescheduleHeartbeat(st.member(req.MemberID))
-	return Result[struct{}]{Timers: op.timers}, nil
+	return Result[HeartbeatResponse]{Timers: op.timers}, nil
+}
+
+// HeartbeatResponse is a classic Heartbeat's answer when the member is
+// valid: Err is REBALANCE_IN_PROGRESS while the group rebalances, nil
+// otherwise.
+type HeartbeatResponse struct {
+	Err error
 }
 
 // LeaveGroup handles a classic LeaveGroup (classicGroupLeave): each member

@@ -236,7 +236,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && !g.hasMembers() && h.memberEpoch == 0 && h.typ != Share {
+		if g.typ == Classic && !g.notEmpty() && h.memberEpoch == 0 && h.typ != Share {
 			// "Converted the empty classic group to a <type> group": its
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
