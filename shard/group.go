@@ -335,6 +335,8 @@ func (g *group) member(id string) *member {
 // nothing (KAFKA-19372), otherwise to their topology's source topics.
 func (g *group) isSubscribedToTopic(topic string) bool {
 	switch g.typ {
+	case Classic:
+		return g.classicKeepsOffsets()
 	case Consumer, Share:
 		for _, m := range g.members {
 			if m.subscribes(topic) {
