@@ -37,7 +37,7 @@ import (
 const (
 	matrixPartitions = 6
 	matrixBatch      = 60
-	matrixSession    = 2 * time.Second
+	matrixSession    = 3 * time.Second // short, yet long enough for a loaded CI machine
 )
 
 // matrixClient is one row: how to start a consumer-group member.
