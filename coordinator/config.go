@@ -99,6 +99,10 @@ type Config struct {
 	ShareMinHeartbeatInterval, ShareMaxHeartbeatInterval time.Duration
 	// ShareMaxSize is group.share.max.size (default 200, within [1, 1000]).
 	ShareMaxSize int
+	// Classic is the classic protocol's group.classic.min/max.session.timeout.ms,
+	// group.classic.max.size and group.initial.rebalance.delay.ms
+	// (milliseconds; a zero field is Kafka's default, see shard.ClassicConfig).
+	Classic shard.ClassicConfig
 
 	// TopologyCleanupProtocol is the KIP-1331 cleanup protocol, CleanupV3 by
 	// default (v2 with fenced plugin calls; coordsim's proposal); CleanupV2 is
@@ -149,6 +153,7 @@ func DefaultConfig() Config {
 		ShareMinHeartbeatInterval:     5 * time.Second,
 		ShareMaxHeartbeatInterval:     15 * time.Second,
 		ShareMaxSize:                  200,
+		Classic:                       shard.DefaultClassicConfig(),
 		TopologyCleanupProtocol:       CleanupV3,
 	}
 }
@@ -280,6 +285,7 @@ func (c Config) shardConfig() shard.Config {
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),
 		ShareMaxSize:                    c.ShareMaxSize,
+		Classic:                         c.Classic,
 	}
 }
 

@@ -30,6 +30,14 @@
 // through a PluginExecutor: inline here, at virtual times in the simulator,
 // on goroutines in the live driver (package coordinator/live).
 //
+// Classic groups' JoinGroup and SyncGroup may be parked by the shard
+// (shard.JoinGroupResponse.Pending): the coordinator gives each request a
+// handle (the shard's load epoch and a counter, so a handle left in a
+// replayed state never names a request of a later load), keeps the
+// parked request's future by handle on the hosted shard, and completes it
+// when a later write or timer's shard.Completion for it commits
+// (classic.go); unloading the shard fails them with NOT_COORDINATOR.
+//
 // It reads time only through the Clock it is given, starts no goroutine
 // (InlineExecutor with a Timeout is the one exception, for live use) and is
 // single-threaded: every method must be called from one goroutine.

@@ -131,6 +131,11 @@ type hosted struct {
 	// shutdownRequests is the soft state of streams groups' application
 	// shutdown: the first requester by group (streams_shutdown.go).
 	shutdownRequests map[string]string
+	// classicWaiters are the parked classic JoinGroup and SyncGroup
+	// requests by handle, and classicHandles the last handle's counter
+	// (classic.go).
+	classicWaiters map[uint64]classicWaiter
+	classicHandles uint32
 }
 
 // endpointEpoch is a streams group's endpoint information epoch, -1 when
@@ -460,6 +465,7 @@ func (c *Coordinator) unload(p int32) {
 	err := kerr.NotCoordinator.WithMessage("partition %d was unloaded", p)
 	h.log.truncate()
 	c.failWaiters(h, err)
+	h.failClassicWaiters(err)
 	h.status = statusFailed
 }
 
@@ -827,9 +833,12 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
 	case shard.TaskRebalanceTimeout:
 		name = "rebalance-timeout"
+	case shard.TaskClassicJoin, shard.TaskClassicInitialJoin, shard.TaskClassicSync, shard.TaskClassicHeartbeat:
+		name = task.Key()
 	}
 	c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
 		if err == nil {
+			h.deliverCompletions(res.Completions)
 			return
 		}
 		// Kafka retries a failed timer operation after its retry backoff:

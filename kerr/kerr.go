@@ -63,12 +63,14 @@ var (
 	InvalidGroupID                         = &Error{"INVALID_GROUP_ID", 24, false}
 	UnknownMemberID                        = &Error{"UNKNOWN_MEMBER_ID", 25, false}
 	InvalidSessionTimeout                  = &Error{"INVALID_SESSION_TIMEOUT", 26, false}
+	RebalanceInProgress                    = &Error{"REBALANCE_IN_PROGRESS", 27, false}
 	InvalidCommitOffsetSize                = &Error{"INVALID_COMMIT_OFFSET_SIZE", 28, false}
 	UnsupportedVersion                     = &Error{"UNSUPPORTED_VERSION", 35, false}
 	InvalidConfig                          = &Error{"INVALID_CONFIG", 40, false}
 	InvalidRequest                         = &Error{"INVALID_REQUEST", 42, false}
 	NonEmptyGroup                          = &Error{"NON_EMPTY_GROUP", 68, false}
 	GroupIDNotFound                        = &Error{"GROUP_ID_NOT_FOUND", 69, false}
+	MemberIDRequired                       = &Error{"MEMBER_ID_REQUIRED", 79, false}
 	GroupMaxSizeReached                    = &Error{"GROUP_MAX_SIZE_REACHED", 81, false}
 	FencedInstanceID                       = &Error{"FENCED_INSTANCE_ID", 82, false}
 	GroupSubscribedToTopic                 = &Error{"GROUP_SUBSCRIBED_TO_TOPIC", 86, false}

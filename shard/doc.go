@@ -83,8 +83,8 @@
 // the record (they are derived on replay, as for consumers) and no in-place
 // promotion of a standby or warm-up task to active (a newer Kafka
 // development: here the standby is revoked and the active granted through
-// the ordinary steps); and the classic JoinGroup/SyncGroup protocol is not
-// modelled. Racks are (racks.go): a member's RackId is on its record, the
+// the ordinary steps); classic members inside consumer groups (online
+// migration) are not modelled. Racks are (racks.go): a member's RackId is on its record, the
 // topic image carries each partition's replica racks (SetTopicImage, in
 // place of Kafka's broker registrations), the range assignor reads both
 // (uniform ignores them, as trunk's does), and the racks are part of each topic's metadata hash. Go has no null: an
@@ -120,6 +120,32 @@
 // their member records, and the heartbeat answers PartitionsByUserEndpoint
 // as Kafka does (streams_endpoints.go); the group's endpoint information
 // epoch, soft state in Kafka, is kept by the coordinator and handed in.
+//
+// Classic groups (classic*.go) run Kafka's JoinGroup, SyncGroup, Heartbeat
+// and LeaveGroup as GroupMetadataManager's classic paths do, with
+// ClassicGroup's states, generations, protocol vote, KIP-394 pending
+// members, static members and keyed timers ("heartbeat-<group>-<member>",
+// "join-<group>", "sync-<group>"). Kafka mutates its ClassicGroup in
+// memory during a rebalance and writes GroupMetadata at its end; here
+// every change is a ClassicGroupState record (coordsim's), written after
+// Kafka's GroupMetadata where Kafka writes that one, so replay stays the
+// only mutator. A replayed GroupMetadata alone (a load) gives what Kafka's
+// load gives: Empty, or Stable with the recorded members. Kafka breaks a
+// protocol-vote tie and picks a new leader by HashMap order; coordsim by
+// the first member's preference and the smallest member id. Member ids are
+// the client id and a UUID-shaped hash of the request handle and the time,
+// where Kafka draws a random UUID.
+//
+// Delayed responses. A JoinGroup or SyncGroup that must wait (Kafka parks
+// its response future on the member) answers Pending; its request's Handle,
+// chosen by the caller, is kept on the member (ClassicMember.JoinHandle,
+// SyncHandle). The operation or timer that later answers it returns a
+// Completion (handle and response) in its Result's Completions, to be
+// delivered when that Result's records are committed. Every parked request
+// is answered: by the join or sync phase's end, by its member's removal
+// (UNKNOWN_MEMBER_ID), by a newer request of the same member
+// (REBALANCE_IN_PROGRESS, where Kafka drops the older future) or by a
+// static replacement (FENCED_INSTANCE_ID).
 //
 // It must never read a clock (time arrives as an argument), start a
 // goroutine, iterate a Go map where the order can reach an output, or

@@ -41,7 +41,21 @@ func Format(r Record) string {
 		}
 		fmt.Fprintf(&b, " producer=%d %s", r.ProducerID, verdict)
 	case *GroupMetadata:
-		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " protocol=%q generation=%d", r.ProtocolType, r.Generation) })
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " protocol=%q generation=%d", r.ProtocolType, r.Generation)
+			if r.Protocol != "" || len(r.Members) > 0 {
+				fmt.Fprintf(&b, " assignor=%s leader=%s members=[", r.Protocol, r.Leader)
+				for i, m := range r.Members {
+					if i > 0 {
+						b.WriteByte(' ')
+					}
+					fmt.Fprintf(&b, "%s%s subscription=%q assignment=%q", m.MemberID, instanceSuffix(m.InstanceID), m.Subscription, m.Assignment)
+				}
+				b.WriteByte(']')
+			}
+		})
+	case *ClassicGroupState:
+		formatClassicGroupState(&b, r)
 	case *ConsumerGroupMetadata:
 		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " epoch=%d", r.Epoch) })
 	case *ShareGroupMetadata:
@@ -215,5 +229,58 @@ func joinInt32(xs []int32) string {
 func formatRack(b *strings.Builder, rack string) {
 	if rack != "" {
 		fmt.Fprintf(b, " rack=%s", rack)
+	}
+}
+
+func instanceSuffix(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "(" + id + ")"
+}
+
+// formatClassicGroupState prints a classic group's snapshot: its state,
+// generation, protocol, leader, and each member with the requests it has
+// parked (join, sync) and whether it is new.
+func formatClassicGroupState(b *strings.Builder, r *ClassicGroupState) {
+	fmt.Fprintf(b, " state=%s generation=%d", r.State.MetricLabel(), r.Generation)
+	if r.ProtocolName != "" {
+		fmt.Fprintf(b, " assignor=%s", r.ProtocolName)
+	}
+	if r.Leader != "" {
+		fmt.Fprintf(b, " leader=%s", r.Leader)
+	}
+	if r.NewMemberAdded {
+		b.WriteString(" new-member-added")
+	}
+	b.WriteString(" members=[")
+	for i, m := range r.Members {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(m.MemberID + instanceSuffix(m.InstanceID))
+		var flags []string
+		if m.JoinHandle != 0 {
+			flags = append(flags, "joining")
+		}
+		if m.SyncHandle != 0 {
+			flags = append(flags, "syncing")
+		}
+		if m.IsNew {
+			flags = append(flags, "new")
+		}
+		if len(m.Assignment) > 0 {
+			flags = append(flags, fmt.Sprintf("assignment=%q", m.Assignment))
+		}
+		if len(flags) > 0 {
+			fmt.Fprintf(b, "{%s}", strings.Join(flags, ","))
+		}
+	}
+	b.WriteByte(']')
+	if len(r.PendingMembers) > 0 {
+		fmt.Fprintf(b, " pending=[%s]", strings.Join(r.PendingMembers, " "))
+	}
+	if len(r.PendingSyncMembers) > 0 {
+		fmt.Fprintf(b, " pending-sync=[%s]", strings.Join(r.PendingSyncMembers, " "))
 	}
 }

@@ -47,6 +47,10 @@ const (
 	StateReconciling
 	StateStable
 	StateDead
+	// StatePreparingRebalance and StateCompletingRebalance are the classic
+	// protocol's rebalance states (Kafka's ClassicGroupState).
+	StatePreparingRebalance
+	StateCompletingRebalance
 	numGroupStates
 )
 
@@ -64,6 +68,10 @@ func (s GroupState) String() string {
 		return "STABLE"
 	case StateDead:
 		return "DEAD"
+	case StatePreparingRebalance:
+		return "PREPARING_REBALANCE"
+	case StateCompletingRebalance:
+		return "COMPLETING_REBALANCE"
 	}
 	return "UNKNOWN"
 }
@@ -87,12 +95,16 @@ func (s GroupState) MetricLabel() string {
 		return "Stable"
 	case StateDead:
 		return "Dead"
+	case StatePreparingRebalance:
+		return "PreparingRebalance"
+	case StateCompletingRebalance:
+		return "CompletingRebalance"
 	}
 	return "Unknown"
 }
 
 // GroupStates lists every state in a fixed order.
-var GroupStates = [...]GroupState{StateEmpty, StateNotReady, StateAssigning, StateReconciling, StateStable, StateDead}
+var GroupStates = [...]GroupState{StateEmpty, StateNotReady, StateAssigning, StateReconciling, StateStable, StateDead, StatePreparingRebalance, StateCompletingRebalance}
 
 // EpochNone is the "nothing stored" value of the KIP-1331 epochs.
 const EpochNone int32 = -1
@@ -116,6 +128,9 @@ type group struct {
 	// classic
 	protocolType            string
 	currentStateTimestampMs int64
+	// classic is a classic group's membership state, nil for a group
+	// without members; immutable once replayed (classic_state.go).
+	classic *ClassicGroupState
 
 	// metadataHash fingerprints the partition counts of the topics the group
 	// reads; a change bumps the group epoch (KIP-848 / KIP-1071).
@@ -325,6 +340,9 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 // deriveState is Kafka's maybeUpdateGroupState for each type; ready is
 // topologyReady over the shard's metadata image.
 func (g *group) deriveState(ready func(*Topology) bool) GroupState {
+	if g.typ == Classic {
+		return g.classicState()
+	}
 	if len(g.members) == 0 {
 		return StateEmpty
 	}

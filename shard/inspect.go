@@ -67,6 +67,9 @@ type GroupDescription struct {
 	// its last group-epoch bump (Kafka's lastAssignmentConfigs).
 	LastNumStandbyReplicas int32
 	Members                []MemberDescription
+	// Classic is a classic group's membership state, nil for a group
+	// without members (read it, never modify it).
+	Classic *ClassicGroupState
 	// RegularExpressions are a consumer group's resolved regular
 	// expressions, by regex.
 	RegularExpressions []RegularExpressionDescription
@@ -86,7 +89,7 @@ func describe(g *group) GroupDescription {
 		ProtocolType: g.protocolType, CurrentStateTimestampMs: g.currentStateTimestampMs,
 		Topology: g.topology, MetadataHash: g.metadataHash, ValidatedTopologyEpoch: g.validatedTopologyEpoch,
 		StoredDescriptionTopologyEpoch: g.storedEpoch, FailedDescriptionTopologyEpoch: g.failedEpoch,
-		LastNumStandbyReplicas: g.lastNumStandbyReplicas,
+		LastNumStandbyReplicas: g.lastNumStandbyReplicas, Classic: g.classic,
 	}
 	for _, id := range g.sortedMemberIDs() {
 		m := g.members[id]
@@ -172,12 +175,14 @@ type GroupListing struct {
 	GroupID string
 	Type    GroupType
 	State   GroupState
+	// ProtocolType is a classic group's ("" for a simple group).
+	ProtocolType string
 }
 
 // ListGroups calls fn for every group in id order until fn returns false.
 func (s *Shard) ListGroups(fn func(GroupListing) bool) {
 	s.groups.Ascend(func(g *group) bool {
-		return fn(GroupListing{GroupID: g.id, Type: g.typ, State: g.state})
+		return fn(GroupListing{GroupID: g.id, Type: g.typ, State: g.state, ProtocolType: g.protocolType})
 	})
 }
 

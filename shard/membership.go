@@ -213,7 +213,7 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && len(g.members) == 0 && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
+		if g.typ == Classic && !g.notEmpty() && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
 			// "Converted the empty classic group to a <type> group": its
 			// tombstone goes first; offsets, keyed by group id, stay.
 			v := s.newView(nil, h.typ, h.groupID)
@@ -351,11 +351,9 @@ type groupSteps interface {
 	convertsEmptyClassic() bool
 }
 
-// groupKinds are the group types' steps. Classic groups have no membership
-// here (commits create simple ones), so they answer as consumer groups in
-// the shared steps, as they did before the table.
+// groupKinds are the group types' steps.
 var groupKinds = [numGroupTypes]groupSteps{
-	Classic:  consumerSteps{},
+	Classic:  classicSteps{},
 	Consumer: consumerSteps{},
 	Streams:  streamsSteps{},
 	Share:    shareSteps{},

@@ -41,24 +41,43 @@ func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, err
 	case Share:
 		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
 	case Classic:
-		return validateSimpleGroupOffsetCommit(req)
+		return validateClassicOffsetCommit(g, req)
 	}
 	return validateModernOffsetCommit(g, req)
 }
 
-// validateSimpleGroupOffsetCommit is ClassicGroup.validateOffsetCommit for
-// the classic groups coordsim has: simple groups, EMPTY and without
-// members. A negative generation is accepted whatever member and instance
-// ids come with it ("the request can commit offsets if the group is
-// empty"), for both commit kinds. Any other generation goes to
-// validateMember, which finds no such member: UNKNOWN_MEMBER_ID (and
-// ILLEGAL_GENERATION is never reached).
-func validateSimpleGroupOffsetCommit(req commitRequest) (partitionValidator, error) {
-	if req.memberEpoch < 0 {
+// validateClassicOffsetCommit is ClassicGroup.validateOffsetCommit. A
+// negative generation commits to an Empty group (a simple group, or an
+// admin's commit) whatever member and instance ids come with it; otherwise
+// the member must be known (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) at the
+// group's generation (ILLEGAL_GENERATION), and a regular commit while the
+// group completes its rebalance is REBALANCE_IN_PROGRESS.
+func validateClassicOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	st := g.classic
+	if st == nil {
+		st = &ClassicGroupState{State: StateEmpty, Generation: g.epoch}
+	}
+	if st.State == StateDead {
+		return nil, coordinatorNotAvailable()
+	}
+	if req.memberEpoch < 0 && st.State == StateEmpty {
 		return noPartitionCheck, nil
 	}
-	// Errors.UNKNOWN_MEMBER_ID.exception(): Kafka's default message.
-	return nil, kerr.UnknownMemberID.WithMessage("The coordinator is not aware of this member.")
+	transactional := req.kind == transactionalCommit
+	if req.memberEpoch >= 0 || req.memberID != "" || req.instanceID != "" {
+		if err := st.validateMember(req.memberID, req.instanceID); err != nil {
+			return nil, err
+		}
+		if req.memberEpoch != st.Generation {
+			return nil, errIllegalGeneration()
+		}
+	} else if !transactional && st.State != StateEmpty {
+		return nil, unknownMember()
+	}
+	if !transactional && st.State == StateCompletingRebalance {
+		return nil, rebalanceInProgress()
+	}
+	return noPartitionCheck, nil
 }
 
 // validateModernOffsetCommit is ConsumerGroup.validateOffsetCommit and

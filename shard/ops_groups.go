@@ -370,6 +370,9 @@ func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 
 // RunTimer runs a fired timer's task as a write operation.
 func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
+	if res, ok := s.runClassicTimer(nowMs, t); ok {
+		return res
+	}
 	switch t.Kind {
 	case TaskSweep:
 		res := s.CleanupGroupMetadata(nowMs)

@@ -722,7 +722,7 @@ func (s *Shard) validateDeleteGroup(id string) error {
 	if g == nil {
 		return kerr.GroupIDNotFound.WithMessage("Group %s not found.", id)
 	}
-	if len(g.members) > 0 && !s.cfg.Mutants.DeleteNonEmptyGroups {
+	if g.notEmpty() && !s.cfg.Mutants.DeleteNonEmptyGroups {
 		return kerr.NonEmptyGroup.WithMessage("Group %s is not empty.", id)
 	}
 	return nil

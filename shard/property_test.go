@@ -64,6 +64,7 @@ type workload struct {
 	step   int
 	trace  []string
 	epochs map[string]int32 // group/member → last epoch the shard answered
+	handle uint64           // the last classic request handle
 
 	cloneAt   int
 	clone     *Shard
@@ -345,7 +346,7 @@ func (w *workload) do() {
 	t := w.t
 	t.Helper()
 	h := w.h
-	switch op := w.c.intn(17); op {
+	switch op := w.c.intn(19); op {
 	case 0, 1:
 		group, member := w.group(), w.member()
 		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: w.epoch(group, member), ClientID: "c"}
@@ -504,6 +505,8 @@ func (w *workload) do() {
 			_, err := h.s.FetchOffsets(group, parts, stable)
 			return Result[struct{}]{}, err
 		})
+	case 17, 18:
+		w.doClassic()
 	}
 }
 
@@ -588,7 +591,8 @@ func TestRandomWorkloadsReachEveryState(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"classic/EMPTY", "consumer/EMPTY", "consumer/STABLE", "consumer/RECONCILING",
+		"classic/EMPTY", "classic/PREPARING_REBALANCE", "classic/COMPLETING_REBALANCE", "classic/STABLE", "ClassicGroupState",
+		"consumer/EMPTY", "consumer/STABLE", "consumer/RECONCILING",
 		"streams/EMPTY", "streams/NOT_READY", "streams/STABLE", "streams/RECONCILING",
 		"share/EMPTY", "share/STABLE",
 		"OffsetCommit/tombstone", "EndTransactionMarker", "GroupMetadata/tombstone",

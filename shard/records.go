@@ -33,6 +33,7 @@ const (
 	TypeShareGroupTargetAssignmentMember
 	TypeShareGroupCurrentMemberAssignment
 	TypeConsumerGroupRegularExpression
+	TypeClassicGroupState
 	typeEnd
 )
 
@@ -57,6 +58,7 @@ var recordTypeNames = [...]string{
 	TypeShareGroupTargetAssignmentMember:      "ShareGroupTargetAssignmentMember",
 	TypeShareGroupCurrentMemberAssignment:     "ShareGroupCurrentMemberAssignment",
 	TypeConsumerGroupRegularExpression:        "ConsumerGroupRegularExpression",
+	TypeClassicGroupState:                     "ClassicGroupState",
 }
 
 func (t RecordType) String() string {
@@ -98,14 +100,20 @@ type EndTransactionMarker struct {
 	Commit     bool
 }
 
-// GroupMetadata is the classic group record. coordsim models only the simple
-// (protocol-less, member-less) classic groups that offset commits create; the
-// record exists so the sweep can tombstone them.
+// GroupMetadata is the classic group record, Kafka's GroupMetadataValue:
+// written as Kafka writes it (a new group, a rebalance that ends empty, the
+// leader's assignment), with the members, their subscription in the chosen
+// protocol and their assignment. Replayed alone (a load) it gives an Empty
+// group or a Stable one with those members, as Kafka's load does; the
+// ClassicGroupState record after it carries the rest (classic_types.go).
 type GroupMetadata struct {
 	Group                   string
 	ProtocolType            string
 	Generation              int32
+	Protocol                string
+	Leader                  string
 	CurrentStateTimestampMs int64
+	Members                 []GroupMetadataMember
 	Tombstone               bool
 }
 

@@ -139,6 +139,8 @@ func (s *Shard) apply(r Record) error {
 		return s.applyStreamsTopology(r)
 	case *ConsumerGroupRegularExpression:
 		return s.applyRegularExpression(r)
+	case *ClassicGroupState:
+		return s.applyClassicGroupState(r)
 	}
 	return fmt.Errorf("%w: unknown record type %T", ErrReplay, r)
 }
@@ -203,6 +205,10 @@ func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
 		g = s.mutableGroup(r.Group)
 	}
 	g.protocolType, g.epoch, g.currentStateTimestampMs = r.ProtocolType, r.Generation, r.CurrentStateTimestampMs
+	g.classic = nil
+	if len(r.Members) > 0 || r.ProtocolType != "" {
+		g.classic = classicStateFromMetadata(r)
+	}
 	s.refresh(r.Group)
 	return nil
 }

@@ -14,6 +14,10 @@ type Result[T any] struct {
 	Records  []Record
 	Response T
 	Timers   []TimerOp
+	// Completions are the late answers of earlier parked requests (a
+	// classic JoinGroup or SyncGroup) that this operation releases; the
+	// caller delivers them when Records are committed.
+	Completions []Completion
 }
 
 // TaskKind says what a fired timer does.
@@ -34,6 +38,18 @@ const (
 	// a streams group once its initial rebalance delay has passed (Kafka's
 	// computeDelayedTargetAssignment).
 	TaskStreamsInitialRebalance
+	// TaskClassicHeartbeat expires a classic member's session (Kafka's
+	// expireClassicGroupMemberHeartbeat).
+	TaskClassicHeartbeat
+	// TaskClassicJoin ends a classic group's join phase at its rebalance
+	// timeout (completeClassicGroupJoin).
+	TaskClassicJoin
+	// TaskClassicInitialJoin ends (or extends) an empty classic group's
+	// initial rebalance delay (tryCompleteInitialRebalanceElseSchedule).
+	TaskClassicInitialJoin
+	// TaskClassicSync removes the members that have not synced in the
+	// generation MemberEpoch (expirePendingSync).
+	TaskClassicSync
 )
 
 // Task is a timer's payload: what to run when it fires.
@@ -43,12 +59,19 @@ type Task struct {
 	GroupID  string
 	MemberID string
 	// MemberEpoch is the epoch a rebalance timeout was armed at: it fences
-	// the member only if it is still there.
+	// the member only if it is still there. (A classic sync timer's
+	// generation.)
 	MemberEpoch int32
+	// DelayMs and RemainingMs are a classic initial rebalance's current
+	// delay and the time left to extend it by.
+	DelayMs, RemainingMs int64
 }
 
 // Key is the timer key a task runs under.
 func (t Task) Key() string {
+	if key, ok := classicTaskKey(t); ok {
+		return key
+	}
 	switch t.Kind {
 	case TaskSweep:
 		return SweepTimerKey

@@ -40,6 +40,8 @@ type Config struct {
 	ShareSessionTimeoutMs          int32
 	ShareHeartbeatIntervalMs       int32
 	ShareMaxSize                   int
+	// Classic is the classic group protocol's configuration.
+	Classic ClassicConfig
 
 	// ConsumerAssignors is group.consumer.assignors: the server assignors
 	// consumer members may name, the first the default. nil means Kafka's
@@ -79,6 +81,7 @@ func DefaultConfig() Config {
 		ShareSessionTimeoutMs:           45_000,
 		ShareHeartbeatIntervalMs:        5_000,
 		ShareMaxSize:                    200,
+		Classic:                         DefaultClassicConfig(),
 	}
 }
 

@@ -137,7 +137,7 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 			res.Response.OffsetsExpired += len(keys)
 			res.Response.ExpiredByGroup = append(res.Response.ExpiredByGroup, GroupCount{id, len(keys)})
 		}
-		if !allExpired || len(g.members) > 0 {
+		if !allExpired || g.notEmpty() {
 			continue
 		}
 		if s.cfg.TopologyPluginConfigured && g.typ == Streams && g.storedEpoch != EpochNone && !s.cfg.Mutants.SkipSweepDeferral {

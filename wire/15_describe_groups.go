@@ -13,8 +13,10 @@ import (
 // are described; any other group, or none, is GROUP_ID_NOT_FOUND with
 // Kafka's message from v6 and state Dead before, as Kafka's
 // GroupMetadataManager.describeGroups answers (its classicGroup lookup
-// throws GroupIdNotFoundException for a non-classic group). coordsim's
-// classic groups are simple groups: Empty, no members, no protocol. From
+// throws GroupIdNotFoundException for a non-classic group). A classic
+// group shows its protocol name and its members; a Stable group's members
+// with their metadata in that protocol and their assignment, any other
+// state's with neither (ClassicGroupMember.describeNoMetadata). From
 // v3, IncludeAuthorizedOperations fills each row without error with
 // groupAuthorizedOperations.
 
@@ -64,6 +66,7 @@ func handleDescribeGroups(r *request) (kmsg.Response, error) {
 		}
 		g.State = stateName(d.State)
 		g.ProtocolType = d.ProtocolType
+		describeClassicMembers(&g, d, req.Version)
 		resp.Groups = append(resp.Groups, g)
 	}
 	// From v3, as KafkaApis.handleDescribeGroupsRequest: every row without
@@ -73,4 +76,38 @@ func handleDescribeGroups(r *request) (kmsg.Response, error) {
 		g.AuthorizedOperations = authorizedOperations(req.Version >= 3 && req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
 	}
 	return resp, nil
+}
+
+// describeClassicMembers fills a classic group's protocol and members.
+func describeClassicMembers(g *kmsg.DescribeGroupsResponseGroup, d shard.GroupDescription, version int16) {
+	st := d.Classic
+	if st == nil {
+		return
+	}
+	g.Protocol = st.ProtocolName
+	for _, m := range st.Members {
+		rm := kmsg.NewDescribeGroupsResponseGroupMember()
+		rm.MemberID, rm.ClientID, rm.ClientHost = m.MemberID, m.ClientID, m.ClientHost
+		if version >= 4 {
+			rm.InstanceID = nullIfEmpty(m.InstanceID)
+		}
+		rm.ProtocolMetadata, rm.MemberAssignment = []byte{}, []byte{}
+		if d.State == shard.StateStable {
+			rm.ProtocolMetadata = classicMetadata(m, st.ProtocolName)
+			if m.Assignment != nil {
+				rm.MemberAssignment = m.Assignment
+			}
+		}
+		g.Members = append(g.Members, rm)
+	}
+}
+
+// classicMetadata is the member's metadata in protocol (empty if none).
+func classicMetadata(m shard.ClassicMember, protocol string) []byte {
+	for _, p := range m.Protocols {
+		if p.Name == protocol && p.Metadata != nil {
+			return p.Metadata
+		}
+	}
+	return []byte{}
 }

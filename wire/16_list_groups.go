@@ -56,6 +56,9 @@ func handleListGroups(r *request) (kmsg.Response, error) {
 		}
 		g := kmsg.NewListGroupsResponseGroup()
 		g.Group, g.ProtocolType, g.GroupState, g.GroupType = l.GroupID, protocolType(l.Type), state, typ
+		if l.Type == shard.Classic {
+			g.ProtocolType = l.ProtocolType // ClassicGroup.asListedGroup
+		}
 		resp.Groups = append(resp.Groups, g)
 	}
 	return resp, nil

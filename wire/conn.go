@@ -37,6 +37,9 @@ type connState struct {
 	shareSessions map[sessionKey]bool
 	closed        chan struct{}
 	closeOnce     sync.Once
+	// host is the client's address as Kafka's ClassicGroupMember.clientHost
+	// shows it ("/127.0.0.1").
+	host string
 }
 
 func newConnState() *connState {
@@ -119,6 +122,9 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 	log := cl.log.With("broker", b.node, "client", nc.RemoteAddr().String())
 	defer nc.Close()
 	state := newConnState()
+	if addr, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		state.host = "/" + addr.IP.String()
+	}
 	defer func() {
 		if keys := state.sessions(); len(keys) > 0 {
 			cl.share.dropSessions(keys)

@@ -85,6 +85,10 @@ func stateName(s shard.GroupState) string {
 		return "Stable"
 	case shard.StateDead:
 		return "Dead"
+	case shard.StatePreparingRebalance:
+		return "PreparingRebalance"
+	case shard.StateCompletingRebalance:
+		return "CompletingRebalance"
 	}
 	return "Unknown"
 }

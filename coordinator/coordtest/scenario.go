@@ -148,7 +148,7 @@ func RunScenario(t *testing.T, path string) {
 		if b.Len() == 0 {
 			return "ok\n"
 		}
-		return b.String()
+		return s.classic.name(b.String())
 	})
 }
 
@@ -167,6 +167,8 @@ type scenario struct {
 	// image is the topic metadata image the last topics/topic-racks
 	// command installed.
 	image shard.TopicImage
+	// classic names the classic members by alias (classic.go).
+	classic classicIDs
 }
 
 // pendingWrite is a write issued with the async flag: the scenario does not
@@ -293,6 +295,7 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 		s.brokers = append(s.brokers, h)
 	}
 	s.h, s.start, s.pending = s.brokers[0], clock.Now(), nil
+	s.classic = classicIDs{}
 	return nil
 }
 
@@ -584,7 +587,7 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 		}
 		var f *coordinator.Future[shard.OffsetCommitResponse]
 		if d.Cmd == "commit" {
-			f = h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
+			f = h.Coordinator.CommitOffsets(shard.OffsetCommitRequest{GroupID: str(d, "group"), MemberID: s.classic.resolve(str(d, "member")),
 				MemberEpoch: int32(num(d, "epoch", -1)), RetentionTimeMs: num(d, "retention", -1),
 				APIVersion: int16(num(d, "version", 0)), Topics: topics})
 		} else {
@@ -775,6 +778,9 @@ func (s *scenario) run(d *datadriven.TestData) (string, error) {
 			return "", err
 		}
 		return "replay ok", nil
+	}
+	if out, ok, err := s.runClassic(d); ok {
+		return out, err
 	}
 	return "", fmt.Errorf("unknown command %q", d.Cmd)
 }

@@ -1,0 +1,16 @@
+package shard
+
+// classicSteps is the classic group's entry of groupKinds. Classic members
+// never take the KIP-848 heartbeat paths: JoinGroup, SyncGroup, Heartbeat
+// and LeaveGroup run classicOp (classic*.go), and the group's state comes
+// from its classic state (deriveState). So only what the shared code asks
+// of every group differs here: the topics whose offsets the group keeps.
+// Everything else answers as the consumer group a consumer-protocol join
+// converts an empty classic group into.
+type classicSteps struct{ consumerSteps }
+
+// subscribesTo is ClassicGroup.isSubscribedToTopic as coordsim keeps it:
+// a classic group with members keeps every offset (the members'
+// subscriptions are consumer-protocol bytes it does not parse), an empty
+// one none.
+func (classicSteps) subscribesTo(g *group, _ string) bool { return g.classicKeepsOffsets() }

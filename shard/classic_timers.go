@@ -1,0 +1,113 @@
+package shard
+
+// The classic protocol's timers, keyed as Kafka keys them: a member's
+// session ("heartbeat-<group>-<member>", also the new-member join timeout
+// and a KIP-394 pending member's session), the join phase
+// ("join-<group>": the initial rebalance delay or the rebalance timeout)
+// and the pending sync ("sync-<group>").
+
+// classicTaskKey is Task.Key for the classic tasks.
+func classicTaskKey(t Task) (string, bool) {
+	switch t.Kind {
+	case TaskClassicHeartbeat:
+		return ClassicHeartbeatKey(t.GroupID, t.MemberID), true
+	case TaskClassicJoin, TaskClassicInitialJoin:
+		return ClassicJoinKey(t.GroupID), true
+	case TaskClassicSync:
+		return ClassicSyncKey(t.GroupID), true
+	}
+	return "", false
+}
+
+// runClassicTimer runs a fired classic timer; ok is false for another kind.
+func (s *Shard) runClassicTimer(nowMs int64, t Task) (Result[struct{}], bool) {
+	if _, ok := classicTaskKey(t); !ok {
+		return Result[struct{}]{}, false
+	}
+	g := s.lookup(t.GroupID)
+	if g == nil || g.typ != Classic || g.classic == nil {
+		return Result[struct{}]{}, true
+	}
+	op := s.newClassicOp(nowMs, t.GroupID)
+	switch t.Kind {
+	case TaskClassicHeartbeat:
+		op.expireHeartbeat(t.MemberID)
+	case TaskClassicJoin:
+		if op.st.State == StatePreparingRebalance {
+			op.completeClassicGroupJoin()
+		}
+	case TaskClassicInitialJoin:
+		op.tryCompleteInitialRebalanceElseSchedule(t.DelayMs, t.RemainingMs)
+	case TaskClassicSync:
+		op.expirePendingSync(t.MemberEpoch)
+	}
+	return finish(op, struct{}{}), true
+}
+
+// expireHeartbeat is expireClassicGroupMemberHeartbeat.
+func (op *classicOp) expireHeartbeat(memberID string) {
+	st := op.st
+	if st.State == StateDead {
+		return
+	}
+	if st.isPendingMember(memberID) {
+		op.remove(memberID)
+		op.maybeCompleteJoinPhase()
+		return
+	}
+	m := st.member(memberID)
+	if m == nil || m.hasSatisfiedHeartbeat() {
+		return
+	}
+	op.removeMemberAndUpdateGroup(memberID)
+}
+
+// hasSatisfiedHeartbeat is ClassicGroupMember.hasSatisfiedHeartbeat: a new
+// member can expire while parked; any other parked member is alive.
+func (m *ClassicMember) hasSatisfiedHeartbeat() bool {
+	if m.IsNew {
+		return false
+	}
+	return m.JoinHandle != 0 || m.SyncHandle != 0
+}
+
+// tryCompleteInitialRebalanceElseSchedule is Kafka's helper of that name:
+// while members keep joining and time remains, the initial delay is
+// extended.
+func (op *classicOp) tryCompleteInitialRebalanceElseSchedule(delayMs, remainingMs int64) {
+	st := op.st
+	if st.State != StatePreparingRebalance {
+		return
+	}
+	if st.NewMemberAdded && remainingMs != 0 {
+		st.NewMemberAdded = false
+		op.changed = true
+		cfgDelay := int64(op.s.cfg.Classic.InitialRebalanceDelayMs)
+		newDelay := min(cfgDelay, remainingMs)
+		newRemaining := max(remainingMs-cfgDelay, 0)
+		op.schedule(ClassicJoinKey(st.Group), newDelay, Task{Kind: TaskClassicInitialJoin, Type: Classic, GroupID: st.Group,
+			DelayMs: newDelay, RemainingMs: newRemaining})
+		return
+	}
+	op.completeClassicGroupJoin()
+}
+
+// expirePendingSync is Kafka's expirePendingSync: members that have not
+// synced in the generation are removed and the group rebalances.
+func (op *classicOp) expirePendingSync(generation int32) {
+	st := op.st
+	if generation != st.Generation {
+		return
+	}
+	if st.State != StateCompletingRebalance && st.State != StateStable {
+		return
+	}
+	if len(st.PendingSyncMembers) == 0 {
+		return
+	}
+	for _, id := range append([]string(nil), st.PendingSyncMembers...) {
+		op.remove(id)
+		op.cancel(ClassicHeartbeatKey(st.Group, id))
+	}
+	op.prepareRebalance()
+}
