@@ -1,11 +1,13 @@
 package wire_test
 
 import (
+	"context"
 	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -152,17 +154,7 @@ func TestAdminV0RoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	start, _ := starts.Lookup(topic, 0)
 	assert.Equal(t, int64(2), start.Offset, "the log start advanced")
-	configs, err := adm.DescribeTopicConfigs(ctx, topic)
-	require.NoError(t, err)
-	rc, err := configs.On(topic, nil)
-	require.NoError(t, err)
-	var retention string
-	for _, cfg := range rc.Configs {
-		if cfg.Key == "retention.ms" && cfg.Value != nil {
-			retention = *cfg.Value
-		}
-	}
-	assert.Equal(t, "60000", retention, "the config is set")
+	assert.Equal(t, "60000 (DYNAMIC_TOPIC_CONFIG)", topicConfig(t, ctx, adm, topic, "retention.ms"), "the config is set")
 }
 
 // roundTripV0 sends req at v0 on c and decodes the v0 answer.
@@ -176,4 +168,15 @@ func roundTripV0(t *testing.T, c net.Conn, req kmsg.Request) kmsg.Response {
 	resp.SetVersion(0)
 	require.NoError(t, resp.ReadFrom(body[4:])) // after the correlation id
 	return resp
+}
+
+// topicConfig is a topic config's value and source as DescribeConfigs
+// answers it, or "absent".
+func topicConfig(t *testing.T, ctx context.Context, adm *kadm.Client, topic, key string) string {
+	t.Helper()
+	configs, err := adm.DescribeTopicConfigs(ctx, topic)
+	require.NoError(t, err)
+	rc, err := configs.On(topic, nil)
+	require.NoError(t, err)
+	return parityConfig(rc, key)
 }

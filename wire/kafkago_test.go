@@ -43,17 +43,7 @@ func TestKafkaGoWriterReaderAndAdmin(t *testing.T) {
 	for res, err := range ac.Errors {
 		require.NoError(t, err, "AlterConfigs %v", res)
 	}
-	configs, err := adm.DescribeTopicConfigs(ctx, topic)
-	require.NoError(t, err)
-	rc, err := configs.On(topic, nil)
-	require.NoError(t, err)
-	var retention string
-	for _, c := range rc.Configs {
-		if c.Key == "retention.ms" && c.Value != nil {
-			retention = *c.Value
-		}
-	}
-	assert.Equal(t, "600000", retention, "AlterConfigs set the config")
+	assert.Equal(t, "600000 (DYNAMIC_TOPIC_CONFIG)", topicConfig(t, ctx, adm, topic, "retention.ms"), "AlterConfigs set the config")
 
 	w := &kafkago.Writer{
 		Addr: kafkago.TCP(cl.Addrs()...), Topic: topic, Balancer: &kafkago.RoundRobin{},
