@@ -157,6 +157,15 @@ func benchBatch(p int32) []*kgo.Record {
 	return rs
 }
 
+// benchBatches is one batch per partition, indexed by partition.
+func benchBatches() [][]*kgo.Record {
+	batches := make([][]*kgo.Record, benchPartitions)
+	for p := range batches {
+		batches[p] = benchBatch(int32(p))
+	}
+	return batches
+}
+
 // benchProducer is a kgo producer that sends what it is given at once,
 // each partition's records as one batch, to the partition asked.
 func benchProducer(b *testing.B, seeds []string) *kgo.Client {
@@ -172,10 +181,7 @@ func BenchmarkProduce(b *testing.B) {
 		b.Run(peer.name, func(b *testing.B) {
 			c := benchProducer(b, peer.start(b))
 			ctx := context.Background()
-			batches := make([][]*kgo.Record, benchPartitions)
-			for p := range batches {
-				batches[p] = benchBatch(int32(p))
-			}
+			batches := benchBatches()
 			b.SetBytes(benchBatchRecords * benchRecordBytes)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -248,10 +254,7 @@ func BenchmarkProduceConsume(b *testing.B) {
 			prod := benchProducer(b, seeds)
 			cons := benchClient(b, seeds, kgo.ConsumeTopics(benchTopic), kgo.FetchMaxWait(5*time.Second))
 			ctx := context.Background()
-			batches := make([][]*kgo.Record, benchPartitions)
-			for p := range batches {
-				batches[p] = benchBatch(int32(p))
-			}
+			batches := benchBatches()
 			// Let the consumer find the topic and park its fetches.
 			require.NoError(b, prod.ProduceSync(ctx, batches[0]...).FirstErr())
 			for got := 0; got < benchBatchRecords; {
