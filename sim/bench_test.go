@@ -18,7 +18,14 @@ func BenchmarkSimulation(b *testing.B) {
 	b.ReportAllocs()
 	o := sim.DefaultOptions()
 	o.Duration = 6 * time.Hour
-	var events int64
+	events := runPerEvent(b, o)
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// runPerEvent runs b.N seeds of o (seeds 1..N) and reports ns/event and
+// allocs/event: the timed runs' wall time and heap allocations over their
+// events. It returns the events.
+func runPerEvent(b *testing.B, o sim.Options) (events int64) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := 0; i < b.N; i++ {
@@ -30,9 +37,9 @@ func BenchmarkSimulation(b *testing.B) {
 		events += r.Events
 	}
 	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	return events
 }
 
 // BenchmarkEventCostByGroups is the simulator's cost per event as the group
@@ -55,21 +62,8 @@ func BenchmarkEventCostByGroups(b *testing.B) {
 				*n = *n * groups / def
 			}
 			w.SimpleGroups = groups - w.StreamsApps - w.ConsumerGroups - w.ShareGroups
-			var events int64
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for i := 0; i < b.N; i++ {
-				o.Seed = uint64(i + 1)
-				r, err := sim.Run(o, nil)
-				if err != nil || r.Violation != nil {
-					b.Fatalf("%v %v", err, r.Violation)
-				}
-				events += r.Events
-			}
-			runtime.ReadMemStats(&after)
+			events := runPerEvent(b, o)
 			b.ReportMetric(float64(events)/float64(b.N), "events/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
 		})
 	}
 }
