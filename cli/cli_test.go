@@ -42,11 +42,18 @@ func TestCLIRefusesBadInputNamingTheFlag(t *testing.T) {
 	}
 	// An output path that cannot be created is an I/O failure (3), named
 	// with its flag and path, before anything runs.
-	for _, flag := range []string{"--report", "--metrics", "--trace", "--cpuprofile", "--emit-scenario"} {
+	for _, flag := range []string{"--report", "--metrics", "--trace", "--cpuprofile", "--memprofile", "--emit-scenario"} {
 		path := filepath.Join(missingDir, "out")
 		code, _, errs := runCLI("run", flag, path)
 		assert.Equal(t, exitIO, code, flag)
 		assert.Contains(t, errs, flag+" "+path, flag)
+	}
+	for _, flag := range []string{"--cpuprofile", "--memprofile"} {
+		path := filepath.Join(missingDir, "out")
+		code, out, errs := runCLI("sweep", "--seeds", "1", flag, path)
+		assert.Equal(t, exitIO, code, flag)
+		assert.Contains(t, errs, "coordsim sweep: "+flag+" "+path, flag)
+		assert.Empty(t, out, "%s: no seed ran", flag)
 	}
 }
 

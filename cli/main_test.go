@@ -93,28 +93,6 @@ func TestRunJSONAndFiles(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(tr), "step="), "trace lines start with their step")
 }
 
-// TestRunCPUProfile proves --cpuprofile writes a pprof profile (gzipped,
-// as runtime/pprof writes it) and leaves the trace as it is without one.
-func TestRunCPUProfile(t *testing.T) {
-	prof := filepath.Join(t.TempDir(), "cpu.prof")
-	code, out, errs := runCLI(append([]string{"run", "--json", "--cpuprofile", prof}, small...)...)
-	require.Equal(t, exitOK, code, errs)
-	b, err := os.ReadFile(prof)
-	require.NoError(t, err)
-	require.Greater(t, len(b), 2)
-	assert.Equal(t, []byte{0x1f, 0x8b}, b[:2], "a gzipped profile")
-	code, plain, errs := runCLI(append([]string{"run", "--json"}, small...)...)
-	require.Equal(t, exitOK, code, errs)
-	hash := func(s string) string {
-		var r struct {
-			TraceHash string `json:"trace_hash"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(s), &r))
-		return r.TraceHash
-	}
-	assert.Equal(t, hash(plain), hash(out), "profiling does not change the trace")
-}
-
 // TestReplayStopsAtStep proves replay stops after the given step and prints
 // the trace window there.
 func TestReplayStopsAtStep(t *testing.T) {

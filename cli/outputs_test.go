@@ -31,7 +31,7 @@ func requireDevFull(t *testing.T) {
 // summary is still printed, and the other files are still written.
 func TestOutputFileOnAFullDiskFailsTheRun(t *testing.T) {
 	requireDevFull(t)
-	for _, flag := range []string{"--trace", "--report", "--metrics", "--cpuprofile"} {
+	for _, flag := range []string{"--trace", "--report", "--metrics", "--cpuprofile", "--memprofile"} {
 		report := filepath.Join(t.TempDir(), "r.html")
 		args := append([]string{"run", flag, devFull}, small...)
 		if flag != "--report" {
@@ -102,7 +102,7 @@ func TestOutputFileInAReadOnlyDirectoryFailsBeforeTheRun(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Chmod(dir, 0o555))
 	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
-	for _, flag := range []string{"--trace", "--report", "--metrics", "--cpuprofile", "--emit-scenario"} {
+	for _, flag := range []string{"--trace", "--report", "--metrics", "--cpuprofile", "--memprofile", "--emit-scenario"} {
 		code, out, errs := runCLI(append([]string{"run", flag, filepath.Join(dir, "out")}, small...)...)
 		assert.Equal(t, exitIO, code, flag)
 		assert.Contains(t, errs, "permission denied", flag)

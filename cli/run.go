@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,7 @@ import (
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
-func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 	fs := newFlagSet("run", "[flags]", "run one simulation and print a summary", stdout, stderr)
 	of := a.addOptionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of the summary")
@@ -27,7 +26,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
 	metricsEvery := fs.Duration("metrics-every", 0, "with --metrics, write a time series: every broker's metrics each `D` of virtual time (e.g. the check interval), then the end state")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
-	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the simulation to `file` (go tool pprof reads it)")
+	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -58,7 +57,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	// path fails at once rather than after minutes of simulation; every
 	// write and close is checked after it (outFile).
 	outs := map[string]*outFile{}
-	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}, {"cpuprofile", *cpuProfile}} {
+	for _, o := range []struct{ flag, path string }{{"trace", *tracePath}, {"report", *reportPath}, {"metrics", *metricsPath}} {
 		if o.path == "" {
 			continue
 		}
@@ -70,6 +69,12 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		defer f.abandon()
 		outs[o.flag] = f
 	}
+	prof, err := profiles.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+		return exitIO
+	}
+	defer func() { code = prof.finish("coordsim run", stderr, code) }()
 	if err := of.emitScenario(sc); err != nil {
 		fmt.Fprintf(stderr, "coordsim run: --emit-scenario %s: %v\n", of.emit, err)
 		return exitIO
@@ -88,21 +93,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 	opts := sc.Options
 	opts.Progress = progress
 	opts.MetricsEvery = *metricsEvery
-	if f := outs["cpuprofile"]; f != nil {
-		// The profiler samples the wall clock from its own goroutine; it
-		// never reaches the simulation, whose trace stays the same.
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "coordsim run: --cpuprofile: %v\n", err)
-			return exitIO
-		}
-	}
 	res, err := a.timedRun(opts, trace)
-	if outs["cpuprofile"] != nil {
-		pprof.StopCPUProfile()
-		if err := outs["cpuprofile"].close(); err != nil {
-			failIO(err)
-		}
-	}
 	// The progress line goes before anything else is printed.
 	stop()
 	switch {
@@ -121,7 +112,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim run: WARNING: %s\n", w)
 	}
 	res.Replay = of.replayCommand(base, sc, "")
-	code := exitOK
+	code = exitOK
 	switch {
 	case res.Interrupted:
 		// The files, the JSON and the summary describe the partial run,

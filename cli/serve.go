@@ -49,15 +49,23 @@ type serveOptions struct {
 	log              *slog.Logger
 	store, storePath string
 	listen, httpAddr string
+	profiles         *profileFlags
 }
 
 // serve runs the endpoint until ctx ends. It prints the bootstrap servers
 // and the HTTP address on stdout, logs on stderr.
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	o, code, ok := parseServe(args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	// The profiles cover the endpoint from start to shutdown (Ctrl-C).
+	prof, err := o.profiles.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
+		return exitIO
+	}
+	defer func() { code = prof.finish("coordsim serve", stderr, code) }()
 	cfg, log := o.cfg, o.log
 	topologyStore, cleanup, err := openServeStore(o.store, o.storePath)
 	if err != nil {
@@ -100,6 +108,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
+	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return o, code, false
 	}
@@ -137,7 +146,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false
 	}
-	return serveOptions{cfg: cfg, log: log, store: *store, storePath: *storePath, listen: *listen, httpAddr: *httpAddr}, 0, true
+	return serveOptions{cfg: cfg, log: log, store: *store, storePath: *storePath, listen: *listen, httpAddr: *httpAddr, profiles: profiles}, 0, true
 }
 
 // serveUntil starts the endpoint and its HTTP server and serves until ctx

@@ -65,7 +65,7 @@ func sinkLosses(r *sim.Result) []sinkLoss {
 	return out
 }
 
-func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
+func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) (code int) {
 	fs := newFlagSet("sweep", "[flags] | --merge [file...]", "run many seeds in parallel, one JSON line per seed", stdout, stderr)
 	of := a.addOptionFlags(fs)
 	seeds := fs.Int("seeds", 100, "number of seeds `N`")
@@ -76,6 +76,7 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 	resume := fs.String("resume", "", "append each seed's line to `file` as it finishes, skipping the seeds it already holds")
 	require := fs.String("require-marks", "", "comma-separated `marks` every sweep must reach (added to the scenario's)")
 	ignoreRequired := fs.Bool("ignore-required-marks", false, "do not require the scenario's own required marks (e.g. when overriding its protocol)")
+	profiles := addProfileFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -135,6 +136,13 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
+	// The profiles cover every seed the sweep runs, in all its workers.
+	prof, err := profiles.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+		return exitIO
+	}
+	defer func() { code = prof.finish("coordsim sweep", stderr, code) }()
 
 	// With --resume, the lines already there count and their seeds are skipped.
 	out := stdout
@@ -260,7 +268,7 @@ loop:
 	// that close before the interrupt, so the interrupt is read here too.
 	interrupted = interrupted || ctx.Err() != nil && len(results) < len(todo)+len(done)
 	fmt.Fprintf(stderr, "sweep: %d seeds in %s of wall time with %d workers\n", len(results)-len(done), a.host.now().Sub(began).Round(time.Millisecond), max(1, min(*parallel, len(todo))))
-	code := summarize(results, required, stderr)
+	code = summarize(results, required, stderr)
 	if interrupted {
 		fmt.Fprintf(stderr, "INTERRUPTED: %d of %d seeds done; the summary covers those\n", len(results), len(todo)+len(done))
 		if *resume != "" {

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -17,7 +18,14 @@ func BenchmarkSimulation(b *testing.B) {
 	b.ReportAllocs()
 	o := sim.DefaultOptions()
 	o.Duration = 6 * time.Hour
-	var events int64
+	events := runPerEvent(b, o)
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// runPerEvent runs b.N seeds of o (seeds 1..N) and reports ns/event and
+// allocs/event: the timed runs' wall time and heap allocations over their
+// events. It returns the events.
+func runPerEvent(b *testing.B, o sim.Options) (events int64) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := 0; i < b.N; i++ {
@@ -29,9 +37,35 @@ func BenchmarkSimulation(b *testing.B) {
 		events += r.Events
 	}
 	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	return events
+}
+
+// BenchmarkEventCostByGroups is the simulator's cost per event as the group
+// count grows (issue 25: it should stay nearly flat): the default mix of
+// group types scaled to 1 k and 10 k groups, one virtual hour, one
+// goroutine. ns/event and allocs/event divide the timed runs' wall time
+// and heap allocations by their events; the arrivals, and so the groups
+// created, are spread over the hour, so set-up cost is in the figure as it
+// is in a run. It is named apart from BenchmarkSimulation, whose documented
+// -bench pattern would otherwise run it too.
+func BenchmarkEventCostByGroups(b *testing.B) {
+	for _, groups := range []int{1_000, 10_000} {
+		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {
+			b.ReportAllocs()
+			o := sim.DefaultOptions()
+			o.Duration = time.Hour
+			w := &o.Workload
+			def := w.StreamsApps + w.ConsumerGroups + w.ShareGroups + w.SimpleGroups
+			for _, n := range []*int{&w.StreamsApps, &w.ConsumerGroups, &w.ShareGroups} {
+				*n = *n * groups / def
+			}
+			w.SimpleGroups = groups - w.StreamsApps - w.ConsumerGroups - w.ShareGroups
+			events := runPerEvent(b, o)
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+		})
+	}
 }
 
 // BenchmarkSinkScaling is KIP-1302's scaling claim in one run: a share
