@@ -89,7 +89,7 @@ type Load struct {
 	cfg Config
 	// stopTicks ends the producers' loops; stopAll also fails records
 	// still waiting for buffer room, and ends the consumers.
-	stopTicks, stopAll context.CancelFunc
+	stopTicks, stopAll   context.CancelFunc
 	producing, consuming sync.WaitGroup
 	producers, consumers []*kgo.Client
 	admin                *kgo.Client
