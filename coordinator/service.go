@@ -368,7 +368,9 @@ func (c *Coordinator) SetTopics(topics map[string]int32) error {
 // (shard.TopicImage), on every hosted shard and on shards loaded later. Bad
 // input changes nothing.
 func (c *Coordinator) SetTopicImage(img shard.TopicImage) error {
-	prepared, err := shard.PrepareTopicImage(img)
+	// Prepared from the image the shards hold, so they re-derive only the
+	// groups on the topics that changed.
+	prepared, err := shard.PrepareTopicImageFrom(c.image, img)
 	if err != nil {
 		return err // validated before anything changes
 	}

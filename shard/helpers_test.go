@@ -348,6 +348,7 @@ func requireIndexesConsistent(t testing.TB, s *Shard, format string, args ...any
 	require.Equal(t, counts, snap.Counts, "%s: counts", ctx)
 	require.Equal(t, deletable, snap.Deletable, "%s: deletable index", ctx)
 	require.Equal(t, eligible, snap.Eligible, "%s: eligible index", ctx)
+	requireTopicIndexConsistent(t, s, ctx)
 }
 
 // timerModel is the coordinator's keyed timer in miniature: scheduling a key
