@@ -332,7 +332,7 @@ func requireIndexesConsistent(t testing.TB, s *Shard, format string, args ...any
 	var counts [numGroupTypes][numGroupStates]int
 	var deletable, eligible []string
 	s.groups.Ascend(func(g *group) bool {
-		state := g.deriveState(func(t *Topology) bool { return topologyReady(t, s.TopicPartitions) })
+		state := g.deriveState(freshReadiness{s})
 		require.Equal(t, state, g.state, "%s: state of %s", ctx, g.id)
 		counts[g.typ][g.state]++
 		noOffsets := s.offsets.GroupHasNoOffsets(g.id)

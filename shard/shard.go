@@ -399,7 +399,7 @@ func (s *Shard) refresh(id string) {
 	if g == nil {
 		return
 	}
-	state := g.deriveState(s.topologyReady)
+	state := g.deriveState(s)
 	noOffsets := s.offsets.GroupHasNoOffsets(id)
 	deletable := g.typ != Share && state == StateEmpty && noOffsets
 	eligible := g.typ == Streams && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets

@@ -92,3 +92,8 @@ func linkImages(a, b *PreparedTopicImage) {
 	a.base, a.changed = b.id, changedTopics(b.topics, a.topics)
 	b.base, b.changed = a.id, changedTopics(a.topics, b.topics)
 }
+
+// freshReadiness computes topologyReady over s's image without the memo.
+type freshReadiness struct{ s *Shard }
+
+func (r freshReadiness) topologyReady(t *Topology) bool { return topologyReady(t, r.s.TopicPartitions) }
