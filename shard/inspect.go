@@ -216,6 +216,10 @@ func (s *Shard) AscendOffsets(groupID string, fn func(offsets.Key, offsets.Offse
 // HasOpenTransaction reports whether the group has pending transactional offsets.
 func (s *Shard) HasOpenTransaction(groupID string) bool { return s.offsets.HasOpenTransaction(groupID) }
 
+// HasPendingOffset reports whether the partition has a pending
+// transactional offset (a TxnOffsetCommit not yet committed or aborted).
+func (s *Shard) HasPendingOffset(k offsets.Key) bool { return s.offsets.HasPending(k) }
+
 // Snapshot is the whole replayed state of a shard in comparable form: equal
 // snapshots mean equal shards (the replay-equality property).
 type Snapshot struct {

@@ -414,7 +414,10 @@ func (s *Shard) sessionTimer(nowMs int64, typ GroupType, groupID string, m *memb
 // removeMember writes a leaving or fenced member's tombstones and bumps the
 // group epoch (Kafka: current assignment, target assignment, member metadata,
 // then the group epoch; consumerGroupFenceMembers). The target is not
-// recomputed here: the group stays ASSIGNING until the next heartbeat.
+// recomputed here: the group stays ASSIGNING until the next heartbeat. The
+// one exception is the last member's removal: Kafka 4.4 then writes the
+// target assignment epoch at the new group epoch (an empty group's target is
+// empty), so that the group reads EMPTY, not ASSIGNING, at once.
 func (v *view) removeMember(i int) {
 	m := v.members[i]
 	v.records = append(v.records,
@@ -427,6 +430,10 @@ func (v *view) removeMember(i int) {
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
+	if len(v.members) == 0 {
+		v.aEpoch = v.epoch
+		v.records = append(v.records, v.targetEpochRecord())
+	}
 	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
 	if groupKinds[v.typ].rebalanceTimeouts() {
 		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})

@@ -73,7 +73,7 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		openTxn := s.offsets.HasOpenTransaction(g.id) // only then can a partition be pending
 		for ; next < len(expired) && expired[next].Group == g.id; next++ {
 			k := expired[next]
-			if (!g.isSubscribedToTopic(k.Topic) || s.cfg.Mutants.ExpireSubscribed) && (!openTxn || !s.offsets.HasPending(k)) {
+			if (!g.isSubscribedToTopic(k.Topic) || s.cfg.Mutants.ExpireSubscribed) && (!openTxn || !s.offsets.HasPending(k) || s.cfg.Mutants.ExpirePendingTxnOffsets) {
 				out = append(out, k)
 			}
 		}

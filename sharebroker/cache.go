@@ -201,7 +201,7 @@ func (b *Broker) completeDLQ(nowMs int64, e *entry, w share.DLQWrite) {
 	// A DLQ topic deleted since the write was issued (DeleteTopic) fails it.
 	logs := b.topics[e.dlqTopic]
 	ok = ok && len(logs) > 0
-	if ok {
+	if ok && !b.cfg.Mutants.DropDLQWrites {
 		l := logs[share.DLQPartition(e.key.Partition, int32(len(logs)))]
 		l.append(nowMs, w.LastOffset-w.FirstOffset+1)
 	}

@@ -100,7 +100,7 @@ func (w *world) checks(off map[string]string) []Check {
 			c.Ran, c.Why = false, off[name]
 		case !w.opts.Plugin && (name == InvNoTombstoneWhileStored || name == InvNoDataLossV2 || name == InvV1LeaksExplained):
 			c.Ran, c.Why = false, "no topology store (plugin off)"
-		case w.opts.Connect == nil && (name == InvSharePartitions || name == InvShareInFlightCapped):
+		case w.opts.Connect == nil && (name == InvSharePartitions || name == InvShareInFlightCapped || name == InvDLQConservation):
 			c.Ran, c.Why = false, "no Connect workload"
 		case name == InvV1LeaksExplained && w.opts.Protocol != coordinator.CleanupV1:
 			c.Ran, c.Why = false, "v1 only: under "+string(w.opts.Protocol)+" any leaked row is a 6-liveness violation"

@@ -54,10 +54,13 @@ type connectWorld struct {
 	// floor is, per share-partition, the highest SPSO seen right after an
 	// initialisation by share.auto.offset.reset: offsets below it that were
 	// never delivered were skipped by the reset, not lost.
-	floor   map[share.Key]int64
-	touched map[share.Key]bool
-	nextID  int32
-	stopped bool
+	floor map[share.Key]int64
+	// dlqWritten counts the records of the dead-letter writes the fault
+	// hook let succeed (invariant 19).
+	dlqWritten int64
+	touched    map[share.Key]bool
+	nextID     int32
+	stopped    bool
 }
 
 // spsoMark is the SPSO last seen on one share-partition object.
@@ -280,6 +283,7 @@ func newConnectWorld(w *world, wl *ConnectWorkload) (*connectWorld, error) {
 			w.mark("share-dlq-write-failed")
 			return true
 		}
+		cw.dlqWritten += d.LastOffset - d.FirstOffset + 1
 		return false
 	})
 	for i, k := range wl.Connectors {
@@ -1611,6 +1615,7 @@ func (cw *connectWorld) stopAll() {
 	// closing sends decided acknowledgements and releases the rest, and the
 	// group's last session closing evicts its share-partitions.
 	cw.checkDelivery(cw.snapshotEnd())
+	cw.checkDLQConservation()
 	for _, s := range cw.sinks {
 		for _, t := range s.tasks {
 			if t != nil && t.alive {

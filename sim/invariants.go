@@ -26,7 +26,8 @@ const (
 var Invariants = []string{InvNoTombstoneWhileStored, InvClearOnlyObserved, InvDeleteOnlyEligible, InvSingleFlight,
 	InvOffsetRetention, InvLiveness, InvNoDataLossV2, InvReplay, InvSharePartitions,
 	InvReadsCommitted, InvDeleteOnlyEmpty, InvOffsetExpiryOnTime, InvGroupExpiry, InvNoLiveMemberFenced,
-	InvV1LeaksExplained, InvRouting, InvShareInFlightCapped, InvOneOwner, InvStandbyApart}
+	InvV1LeaksExplained, InvRouting, InvShareInFlightCapped, InvOneOwner, InvStandbyApart,
+	InvDLQConservation, InvPendingTxnOffsetsKept}
 
 // checker holds the state the invariants need beyond the coordinators'.
 type checker struct {

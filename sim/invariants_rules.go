@@ -114,6 +114,7 @@ func (c *checker) onWriteRules(op string, latest *shard.Shard, records []shard.R
 	switch op {
 	case shard.SweepTimerKey:
 		c.checkSweep(latest, records)
+		c.checkPendingTxnKept(latest, records)
 	case "delete-groups":
 		for _, r := range records {
 			if g, ok := groupTombstone(r); ok {

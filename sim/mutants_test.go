@@ -95,6 +95,8 @@ func mutantCases() []mutantCase {
 			o.Connect.MaxRecordLocks = 100
 			return o
 		}},
+		{field: "DropDLQWrites", invariant: sim.InvDLQConservation, opts: func(t *testing.T) sim.Options { return builtin(t, "share-faults") }},
+		{field: "ExpirePendingTxnOffsets", invariant: sim.InvPendingTxnOffsetsKept, opts: short(time.Hour, small)},
 	}
 }
 

@@ -5,7 +5,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DeleteRecords: v1-2 (Kafka 4.x; KIP-896 removed v0), as
+// DeleteRecords: v0-2 (Kafka 4.4's DeleteRecordsRequest.json keeps v0,
+// which segmentio/kafka-go sends; v1 only changed throttling), as
 // KafkaApis.handleDeleteRecordsRequest, ReplicaManager.deleteRecords and
 // Partition.deleteRecordsOnLeader answer it, per partition: an unknown
 // topic or partition UNKNOWN_TOPIC_OR_PARTITION; Kafka's internal topic
@@ -19,7 +20,7 @@ import (
 // replica's log start. The share plane archives what the new start
 // passes, as after retention.
 
-var apiDeleteRecords = api{key: 21, min: 1, max: 2, handle: handleDeleteRecords}
+var apiDeleteRecords = api{key: 21, min: 0, max: 2, handle: handleDeleteRecords}
 
 func handleDeleteRecords(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.DeleteRecordsRequest)

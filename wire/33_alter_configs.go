@@ -10,7 +10,8 @@ import (
 	"github.com/coordsim/coordsim/kerr"
 )
 
-// AlterConfigs: v1-2 (Kafka 4.x; KIP-896 removed v0), the legacy call that
+// AlterConfigs: v0-2 (Kafka 4.4's AlterConfigsRequest.json keeps v0, which
+// segmentio/kafka-go sends; v1 only changed throttling), the legacy call that
 // replaces a resource's whole config set, as ControllerApis.handleLegacyAlterConfigs
 // and ConfigurationControlManager.legacyAlterConfigs answer it: an unknown
 // resource type UNSUPPORTED_VERSION "Unknown resource type N."; a resource
@@ -22,7 +23,7 @@ import (
 // (groupconfig.go); BROKER and the others INVALID_REQUEST, coordsim having
 // no dynamic broker configs. ValidateOnly checks and changes nothing.
 
-var apiAlterConfigs = api{key: 33, min: 1, max: 2, handle: handleAlterConfigs}
+var apiAlterConfigs = api{key: 33, min: 0, max: 2, handle: handleAlterConfigs}
 
 func handleAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.AlterConfigsRequest)

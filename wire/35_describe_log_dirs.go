@@ -6,7 +6,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeLogDirs: v1-4 (Kafka 4.x; KIP-896 removed v0), as
+// DescribeLogDirs: v1-5 (Kafka 4.x; KIP-896 removed v0; v5 adds KIP-1066's
+// IsCordoned, false here: no log directory is ever cordoned), as
 // KafkaApis.handleDescribeLogDirsRequest and ReplicaManager.describeLogDirs
 // answer it: each broker has one log directory, its in-memory data plane
 // (named memory://broker-N), holding the partitions it leads, each with
@@ -15,7 +16,7 @@ import (
 // partition the broker does not hold is left out, as Kafka leaves it out.
 // TotalBytes and UsableBytes are -1 (unknown): memory has no volume.
 
-var apiDescribeLogDirs = api{key: 35, min: 1, max: 4, handle: handleDescribeLogDirs}
+var apiDescribeLogDirs = api{key: 35, min: 1, max: 5, handle: handleDescribeLogDirs}
 
 func handleDescribeLogDirs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.DescribeLogDirsRequest)

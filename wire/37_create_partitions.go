@@ -7,7 +7,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// CreatePartitions: v2-3 (Kafka 4.x; KIP-896 removed v0-1), as KRaft's
+// CreatePartitions: v0-3 (Kafka 4.4's CreatePartitionsRequest.json keeps
+// v0-1, which segmentio/kafka-go sends; they differ from v2 only in not
+// being flexible, which kmsg encodes), as KRaft's
 // ControllerApis.createPartitions and ReplicationControlManager.createPartitions
 // answer it: a name given twice is INVALID_REQUEST "Duplicate topic name."
 // once, first, and not grown; then per topic, in request order (Kafka's
@@ -26,7 +28,7 @@ import (
 // every coordinator's topic image, so groups subscribed to it rebalance
 // onto the new partitions.
 
-var apiCreatePartitions = api{key: 37, min: 2, max: 3, handle: handleCreatePartitions}
+var apiCreatePartitions = api{key: 37, min: 0, max: 3, handle: handleCreatePartitions}
 
 func handleCreatePartitions(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.CreatePartitionsRequest)

@@ -384,3 +384,27 @@ func TestFetchWokenByClientClose(t *testing.T) {
 	assert.LessOrEqual(t, g, g0, "the connection's goroutines ended")
 	assert.Less(t, time.Since(start), 30*time.Second, "long before the fetch's minute")
 }
+
+// TestRequestsBeforeAnInvalidFrameAreAnswered proves the buffered reader
+// keeps Kafka's order: requests pipelined in one write ahead of an
+// oversize length prefix are each answered, in order, before the
+// connection is closed for the invalid receive.
+func TestRequestsBeforeAnInvalidFrameAreAnswered(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.MaxRequestBytes = 1 << 20 })
+	c := dial(t, cl.Addrs()[0])
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version, av.ClientSoftwareName, av.ClientSoftwareVersion = 3, "test", "1.0"
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("test"))
+	var send []byte
+	for corr := range int32(3) {
+		send = append(send, f.AppendRequest(nil, av, corr)...)
+	}
+	send = binary.BigEndian.AppendUint32(send, 1<<20+1)
+	_, err := c.Write(send)
+	require.NoError(t, err)
+	for corr := range uint32(3) {
+		assert.Equal(t, corr, binary.BigEndian.Uint32(readResponse(t, c)[:4]), "answered in order")
+	}
+	assertClosed(t, c)
+}

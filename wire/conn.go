@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -114,10 +115,10 @@ func frameErrorf(format string, args ...any) error {
 // serveConn runs one connection until the client closes it, it sends
 // something that cannot be served, or the cluster closes. Like Kafka's
 // SocketServer it serves one request at a time and answers in request
-// order. While a request is served, a second goroutine waits for the first
-// byte of the next one: a client that goes away is noticed at once (its
-// parked Fetch is woken rather than held until MaxWaitMillis), and a
-// pipelined request costs one byte of buffering.
+// order. One reader goroutine per connection (readFrames) reads frames
+// through a buffer while a request is served: a client that goes away is
+// noticed at once (its parked Fetch or JoinGroup is woken rather than held
+// until its timeout), and a pipelined request costs one frame of buffering.
 func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 	log := cl.log.With("broker", b.node, "client", nc.RemoteAddr().String())
 	defer nc.Close()
@@ -130,25 +131,21 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 			cl.share.dropSessions(keys)
 		}
 	}()
-	// next carries each frame's first byte or the read error; one
-	// awaitFrame runs at a time and sends once, so a buffer of one never
-	// blocks it, even after serveConn has returned.
-	next := make(chan frameStart, 1)
-	go cl.awaitFrame(nc, state, next)
+	dl := &readDeadline{nc: nc, idle: cl.cfg.IdleTimeout, frame: cl.cfg.FrameReadTimeout}
+	// frames is unbuffered: the reader holds at most one frame while the
+	// previous one is served. done releases it once serveConn returns.
+	frames := make(chan frame)
+	done := make(chan struct{})
+	defer close(done)
+	go cl.readFrames(bufio.NewReaderSize(nc, connReadBuffer), dl, state, frames, done)
 	var out []byte
 	for {
-		start := <-next
-		if start.err != nil {
-			logConnEnd(log, "reading a request", start.err)
+		f := <-frames
+		if f.err != nil {
+			logConnEnd(log, "reading a request", f.err)
 			return
 		}
-		body, err := cl.readFrameRest(nc, start.first)
-		if err != nil {
-			logConnEnd(log, "reading a request", err)
-			return
-		}
-		go cl.awaitFrame(nc, state, next)
-		resp, corr, err := cl.handleFrame(b, state, body)
+		resp, corr, err := cl.handleFrame(b, state, f.body)
 		if errors.Is(err, errNoResponse) {
 			continue
 		}
@@ -167,33 +164,135 @@ func (cl *Cluster) serveConn(b *broker, nc net.Conn) {
 		}
 		// connections.max.idle.ms counts from the last response: extend
 		// the wait for the next frame, which is already under way.
-		if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout)); err != nil {
+		if err := dl.responded(); err != nil {
 			logConnEnd(log, "writing a response", err)
 			return
 		}
 	}
 }
 
-// frameStart is a frame's first byte, or why none came.
-type frameStart struct {
-	first byte
-	err   error
+// connReadBuffer is the size of a connection's read buffer: a frame that
+// fits (every group request a client sends, small produce batches) comes
+// in one read; a larger one is read straight into its body.
+const connReadBuffer = 16 << 10
+
+// frame is one request frame's body, or why none came.
+type frame struct {
+	body []byte
+	err  error
 }
 
-// awaitFrame waits up to IdleTimeout (connections.max.idle.ms) for the
-// first byte of the next frame and sends it, or the error, on next. An
-// error means the client is gone or idle for too long: the connection's
-// parked request is woken.
-func (cl *Cluster) awaitFrame(nc net.Conn, state *connState, next chan<- frameStart) {
-	var first [1]byte
-	err := nc.SetReadDeadline(time.Now().Add(cl.cfg.IdleTimeout))
-	if err == nil {
-		_, err = io.ReadFull(nc, first[:])
+// readDeadline keeps a connection's read deadline in one of two modes,
+// shared by the reader and the serving loop: waiting for a frame
+// (IdleTimeout, connections.max.idle.ms, extended by each response) or
+// inside one (its rest within FrameReadTimeout, which a response must not
+// extend).
+type readDeadline struct {
+	mu          sync.Mutex
+	nc          net.Conn
+	idle, frame time.Duration
+	inFrame     bool
+}
+
+// awaitFrame starts the wait for the next frame.
+func (d *readDeadline) awaitFrame() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.inFrame = false
+	return d.nc.SetReadDeadline(time.Now().Add(d.idle))
+}
+
+// startFrame gives the rest of a started frame FrameReadTimeout.
+func (d *readDeadline) startFrame() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.inFrame = true
+	return d.nc.SetReadDeadline(time.Now().Add(d.frame))
+}
+
+// responded extends the wait for the next frame after a response, unless
+// the next frame has started.
+func (d *readDeadline) responded() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inFrame {
+		return nil
 	}
+	return d.nc.SetReadDeadline(time.Now().Add(d.idle))
+}
+
+// readFrames reads frames from br and sends each on frames, until a read
+// fails, a frame is invalid or done closes. A read error means the client
+// is gone or idle for too long: the connection's parked request is woken.
+// An invalid frame is sent after the frames before it, so they are
+// answered first, as Kafka answers what it read before the bad receive.
+func (cl *Cluster) readFrames(br *bufio.Reader, dl *readDeadline, state *connState, frames chan<- frame, done <-chan struct{}) {
+	for {
+		body, err := cl.readFrame(br, dl)
+		if err != nil {
+			var fe *frameError
+			if !errors.As(err, &fe) {
+				state.markClosed()
+			}
+		}
+		select {
+		case frames <- frame{body, err}:
+		case <-done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readFrame reads one size-prefixed request. In the common case the whole
+// frame arrives in the read that ends the wait for it, and readFrame sets
+// one deadline: IdleTimeout for that wait. Once a frame has started, a
+// further read must arrive within FrameReadTimeout.
+func (cl *Cluster) readFrame(br *bufio.Reader, dl *readDeadline) ([]byte, error) {
+	if br.Buffered() == 0 {
+		if err := dl.awaitFrame(); err != nil {
+			return nil, err
+		}
+		if _, err := br.Peek(1); err != nil {
+			return nil, err
+		}
+	}
+	started := false
+	need := func(n int) error {
+		if br.Buffered() >= n || started {
+			return nil
+		}
+		started = true
+		return dl.startFrame()
+	}
+	if err := need(4); err != nil {
+		return nil, err
+	}
+	size, err := br.Peek(4)
 	if err != nil {
-		state.markClosed()
+		return nil, fmt.Errorf("mid-frame: %w", err)
 	}
-	next <- frameStart{first[0], err}
+	n := int32(binary.BigEndian.Uint32(size))
+	// Kafka's NetworkReceive: a negative size or one above
+	// socket.request.max.bytes is an InvalidReceiveException.
+	if n < 0 || n > cl.cfg.MaxRequestBytes {
+		return nil, frameErrorf("invalid receive (size = %d larger than %d)", n, cl.cfg.MaxRequestBytes)
+	}
+	if _, err := br.Discard(4); err != nil {
+		return nil, fmt.Errorf("mid-frame: %w", err)
+	}
+	if err := need(int(n)); err != nil {
+		return nil, err
+	}
+	// A fresh body per frame: a decoded request may keep slices of it
+	// (a Produce's record batches).
+	body := make([]byte, n)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return nil, fmt.Errorf("mid-frame: %w", err)
+	}
+	return body, nil
 }
 
 // logConnEnd logs why a connection ended: quietly when the client simply
@@ -211,30 +310,6 @@ func logConnEnd(log *slog.Logger, during string, err error) {
 	default:
 		log.Info("closing the connection", "during", during, "err", err)
 	}
-}
-
-// readFrameRest reads the rest of a size-prefixed request whose first
-// byte awaitFrame read: once a frame has started, the rest must arrive
-// within FrameReadTimeout.
-func (cl *Cluster) readFrameRest(nc net.Conn, first byte) ([]byte, error) {
-	size := [4]byte{first}
-	if err := nc.SetReadDeadline(time.Now().Add(cl.cfg.FrameReadTimeout)); err != nil {
-		return nil, err
-	}
-	if _, err := io.ReadFull(nc, size[1:]); err != nil {
-		return nil, fmt.Errorf("mid-frame: %w", err)
-	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	// Kafka's NetworkReceive: a negative size or one above
-	// socket.request.max.bytes is an InvalidReceiveException.
-	if n < 0 || n > cl.cfg.MaxRequestBytes {
-		return nil, frameErrorf("invalid receive (size = %d larger than %d)", n, cl.cfg.MaxRequestBytes)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(nc, body); err != nil {
-		return nil, fmt.Errorf("mid-frame: %w", err)
-	}
-	return body, nil
 }
 
 // handleFrame decodes one request frame, dispatches it and returns the

@@ -41,10 +41,11 @@
 // socket.request.max.bytes, a frame that does not decode, an unknown API
 // key or an unsupported version (except ApiVersions, which is answered at
 // v0 with UNSUPPORTED_VERSION, KIP-511) closes the connection with a log
-// line. A client that stops mid-frame is cut off by a read deadline. While
-// a request is served, a second goroutine waits for the next frame's first
-// byte, so a client that goes away wakes its parked Fetch or ShareFetch at
-// once instead of holding a goroutine until MaxWaitMillis.
+// line. A client that stops mid-frame is cut off by a read deadline. Each
+// connection has one reader goroutine that reads frames through a buffer
+// (one read per frame in the common case) while the previous request is
+// served, so a client that goes away wakes its parked Fetch, ShareFetch or
+// JoinGroup at once instead of holding a goroutine until its timeout.
 //
 // What it must never do: hold group state of its own (group configs are
 // cluster metadata, not group state), bind anything but the

@@ -21,14 +21,6 @@ type KnownDivergence struct {
 // for targets not yet reduced to a cause.
 var Known = []KnownDivergence{
 	{
-		Name: "member-removal-target",
-		Why:  "Kafka 4.4 computes a new target assignment when it removes a member (leave, session or rebalance timeout) and writes the target assignment epoch; coordsim bumps the group epoch and computes the target at the next heartbeat",
-		Match: func(d Divergence) bool {
-			return countValues(d.Kafka, "TargetAssignmentMetadata") > countValues(d.Ours, "TargetAssignmentMetadata") &&
-				hasTombstone(d.Kafka, "CurrentMemberAssignment")
-		},
-	},
-	{
 		Name: "topic-recreated",
 		Why:  "Kafka tells a re-created topic from the deleted one by its topic id; coordsim's assignments and offsets carry names only, so partitions a member still owns of the deleted incarnation look like the new topic's",
 		Match: func(d Divergence) bool {
@@ -233,17 +225,6 @@ func countValues(o Outcome, suffix string) int {
 		}
 	}
 	return n
-}
-
-func hasTombstone(o Outcome, suffix string) bool {
-	for _, r := range o.Records {
-		if m, ok := r.(map[string]any); ok {
-			if t, _ := m["type"].(string); strings.HasSuffix(t, suffix) && m["value"] == nil {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func hasRecordPrefix(o Outcome, prefix string) bool {

@@ -115,4 +115,15 @@ type Set struct {
 	// ShareIgnoresMaxInFlight makes share partitions acquire new records
 	// past share.partition.max.record.locks (17-share-in-flight-cap).
 	ShareIgnoresMaxInFlight bool
+
+	// The bugs below were planted for issue 27's protocol invariants.
+
+	// DropDLQWrites makes the share broker report a dead-letter write as
+	// successful without appending its records to the DLQ topic
+	// (19-dlq-conservation).
+	DropDLQWrites bool
+	// ExpirePendingTxnOffsets makes the sweep expire a due offset even when
+	// its partition has a pending transactional offset
+	// (20-pending-txn-offsets-kept).
+	ExpirePendingTxnOffsets bool
 }
