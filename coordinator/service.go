@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/btree"
+
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/plugin"
@@ -73,6 +75,11 @@ type Options struct {
 	// Mutants are deliberate bugs for the simulator's own tests (package
 	// internal/mutant); the zero value changes nothing.
 	Mutants mutant.Set
+
+	// VerifyDueIndex checks the index of the shards' earliest deadlines
+	// against a scan of every shard each time it is read, and panics on a
+	// difference (due.go). Slow: for tests.
+	VerifyDueIndex bool
 }
 
 type shardStatus uint8
@@ -136,6 +143,11 @@ type hosted struct {
 	// (classic.go).
 	classicWaiters map[uint64]classicWaiter
 	classicHandles uint32
+
+	// dueAtMs is the deadline the coordinator's due index holds for this
+	// shard, when dueIndexed (due.go).
+	dueAtMs    int64
+	dueIndexed bool
 }
 
 // endpointEpoch is a streams group's endpoint information epoch, -1 when
@@ -213,7 +225,11 @@ type Coordinator struct {
 	// brokerTimers holds broker-level timers (the KIP-1331 cleanup cycle),
 	// which, unlike shard timers, survive unloads.
 	brokerTimers *TimerQueue[brokerTask]
-	mutants      mutant.Set
+	// due orders the hosted shards by their earliest deadline (due.go);
+	// verifyDue is Options.VerifyDueIndex.
+	due       *btree.BTreeG[*hosted]
+	verifyDue bool
+	mutants   mutant.Set
 }
 
 type brokerTask uint8
@@ -256,6 +272,7 @@ func New(cfg Config, opts Options) (*Coordinator, error) {
 		logs: logs, log: logger.With("broker", opts.BrokerID), hooks: opts.Hooks,
 		shards: map[int32]*hosted{}, brokerTimers: NewTimerQueue[brokerTask](),
 	}
+	c.due, c.verifyDue = newDueIndex(), opts.VerifyDueIndex
 	c.image, _ = shard.PrepareTopicImage(shard.TopicImage{}) // the empty image is valid
 	c.shardCfg.TopologyPluginConfigured = opts.TopologyPlugin != nil
 	c.shardCfg.Mutants = opts.Mutants
@@ -368,7 +385,9 @@ func (c *Coordinator) SetTopics(topics map[string]int32) error {
 // (shard.TopicImage), on every hosted shard and on shards loaded later. Bad
 // input changes nothing.
 func (c *Coordinator) SetTopicImage(img shard.TopicImage) error {
-	prepared, err := shard.PrepareTopicImage(img)
+	// Prepared from the image the shards hold, so they re-derive only the
+	// groups on the topics that changed.
+	prepared, err := shard.PrepareTopicImageFrom(c.image, img)
 	if err != nil {
 		return err // validated before anything changes
 	}
@@ -413,6 +432,7 @@ func (c *Coordinator) LoadShard(p int32) error {
 	l.loadEpoch++
 	h := &hosted{partition: p, loadEpoch: l.loadEpoch, status: statusLoading, loadAtMs: c.nowMs() + c.cfg.LoadDelay.Milliseconds(), log: l}
 	c.shards[p] = h
+	c.reindexDue(h)
 	if c.cfg.LoadDelay == 0 {
 		c.finishLoad(h)
 	}
@@ -438,12 +458,15 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	}
 	if err != nil {
 		h.status = statusFailed
+		c.reindexDue(h)
 		c.log.Error("failed to load shard", "partition", h.partition, "err", err)
 		return
 	}
 	h.latest, h.committed = s, s
 	h.timers = NewTimerQueue[shard.Task]()
+	c.watchTimers(h)
 	h.status = statusActive
+	c.reindexDue(h)
 	c.applyTimers(h, s.OnLoaded(c.nowMs()))
 	c.log.Debug("loaded shard", "partition", h.partition, "records", h.log.HighWatermark())
 }
@@ -462,6 +485,7 @@ func (c *Coordinator) UnloadShard(p int32) error {
 func (c *Coordinator) unload(p int32) {
 	h := c.shards[p]
 	delete(c.shards, p)
+	c.reindexDue(h)
 	err := kerr.NotCoordinator.WithMessage("partition %d was unloaded", p)
 	h.log.truncate()
 	c.failWaiters(h, err)
@@ -610,6 +634,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 	c.await(h, end, done)
 	h.commits = append(h.commits, pendingCommit{atMs: c.nowMs() + delay.Milliseconds(), end: end})
 	slices.SortStableFunc(h.commits, func(a, b pendingCommit) int { return int(a.atMs - b.atMs) })
+	c.reindexDue(h)
 }
 
 func (c *Coordinator) await(h *hosted, end int64, done completer) {
@@ -657,6 +682,7 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 		h.latest = h.committed.Clone()
 	}
 	h.pending, h.commits = nil, nil
+	c.reindexDue(h)
 	c.forgetEmptyShutdownRequests(h)
 	c.reconcileSessionTimers(h)
 	c.failWaiters(h, err)
@@ -736,10 +762,8 @@ func translateAppendError(err error) error {
 // pending commit or a shard load. ok is false when there is none.
 func (c *Coordinator) NextDeadline() (time.Time, bool) {
 	best, ok := c.brokerTimers.NextDeadline()
-	for _, h := range c.shards { // order-free: a minimum
-		if at, has := h.nextDeadline(); has && (!ok || at < best) {
-			best, ok = at, true
-		}
+	if h := c.earliestDue(); h != nil && (!ok || h.dueAtMs < best) {
+		best, ok = h.dueAtMs, true
 	}
 	if !ok {
 		return time.Time{}, false
@@ -777,18 +801,11 @@ func (c *Coordinator) Poll() int {
 // nextDue returns the hosted shard with the earliest due work and that
 // work's deadline, or nil.
 func (c *Coordinator) nextDue(now int64) (*hosted, int64) {
-	var best *hosted
-	var bestAt int64
-	for _, h := range c.shards {
-		at, ok := h.nextDeadline()
-		if !ok || at > now {
-			continue
-		}
-		if best == nil || at < bestAt || (at == bestAt && h.partition < best.partition) {
-			best, bestAt = h, at
-		}
+	h := c.earliestDue()
+	if h == nil || h.dueAtMs > now {
+		return nil, 0
 	}
-	return best, bestAt
+	return h, h.dueAtMs
 }
 
 func (c *Coordinator) runBrokerTask(task brokerTask, now int64) {
@@ -811,6 +828,7 @@ func (c *Coordinator) runDue(h *hosted, now int64) {
 	if len(h.commits) > 0 && h.commits[0].atMs == at {
 		pc := h.commits[0]
 		h.commits = h.commits[1:]
+		c.reindexDue(h)
 		c.commit(h, pc.end)
 		return
 	}

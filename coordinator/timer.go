@@ -89,6 +89,16 @@ type TimerQueue[T any] struct {
 	// nextSeq numbers every Schedule; it never goes back, not even on Clear, so the FIFO
 	// order of ties holds across the queue's whole life.
 	nextSeq uint64
+	// changed, when set, runs after every change to the queue: the coordinator keeps each
+	// hosted shard's earliest deadline in its due index with it (due.go).
+	changed func()
+}
+
+// notify runs q.changed, if any.
+func (q *TimerQueue[T]) notify() {
+	if q.changed != nil {
+		q.changed()
+	}
 }
 
 // NewTimerQueue returns an empty timer queue.
@@ -121,6 +131,7 @@ func (q *TimerQueue[T]) Schedule(key string, deadlineMs int64, payload T) {
 	}
 	e.payload = payload
 	q.insertItem(e, deadlineMs)
+	q.notify()
 }
 
 // ScheduleIfAbsent schedules key like Schedule only when key has no timer yet, and reports
@@ -133,6 +144,7 @@ func (q *TimerQueue[T]) ScheduleIfAbsent(key string, deadlineMs int64, payload T
 	q.byKey[key] = e
 	e.payload = payload
 	q.insertItem(e, deadlineMs)
+	q.notify()
 	return true
 }
 
@@ -145,6 +157,7 @@ func (q *TimerQueue[T]) Cancel(key string) bool {
 	q.removeItem(e)
 	delete(q.byKey, key)
 	q.recycle(e)
+	q.notify()
 	return true
 }
 
@@ -193,6 +206,7 @@ func (q *TimerQueue[T]) PopDue(nowMs int64) (key string, payload T, ok bool) {
 	delete(q.byKey, e.key)
 	key, payload = e.key, e.payload
 	q.recycle(e)
+	q.notify()
 	return key, payload, true
 }
 
@@ -205,6 +219,7 @@ func (q *TimerQueue[T]) Clear() {
 	// timerFreeEntriesMax allocations.
 	q.order.Clear(true)
 	clear(q.byKey)
+	q.notify()
 }
 
 // Keys returns the keys that have a timer, sorted, for inspection in tests and traces.

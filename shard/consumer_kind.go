@@ -78,7 +78,7 @@ func assignConsumerTargets(v *view) {
 
 func (consumerSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
 
-func (consumerSteps) earlyState(*group, func(*Topology) bool) (GroupState, bool) { return 0, false }
+func (consumerSteps) earlyState(*group, readiness) (GroupState, bool) { return 0, false }
 
 // setting: any type without its own keys (classic) reads the consumer's,
 // as it did before group configs.

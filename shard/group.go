@@ -337,9 +337,17 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 	return groupKinds[g.typ].subscribesTo(g, topic)
 }
 
+// readiness answers topologyReady over a metadata image: the shard (its
+// memo), or a test's fresh computation. An interface rather than a func, so
+// refresh, which runs on every replayed record, passes the shard without
+// allocating a method value.
+type readiness interface {
+	topologyReady(t *Topology) bool
+}
+
 // deriveState is Kafka's maybeUpdateGroupState for each type; ready is
 // topologyReady over the shard's metadata image.
-func (g *group) deriveState(ready func(*Topology) bool) GroupState {
+func (g *group) deriveState(ready readiness) GroupState {
 	if g.typ == Classic {
 		return g.classicState()
 	}

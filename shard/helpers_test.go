@@ -332,7 +332,7 @@ func requireIndexesConsistent(t testing.TB, s *Shard, format string, args ...any
 	var counts [numGroupTypes][numGroupStates]int
 	var deletable, eligible []string
 	s.groups.Ascend(func(g *group) bool {
-		state := g.deriveState(func(t *Topology) bool { return topologyReady(t, s.TopicPartitions) })
+		state := g.deriveState(freshReadiness{s})
 		require.Equal(t, state, g.state, "%s: state of %s", ctx, g.id)
 		counts[g.typ][g.state]++
 		noOffsets := s.offsets.GroupHasNoOffsets(g.id)
@@ -348,6 +348,7 @@ func requireIndexesConsistent(t testing.TB, s *Shard, format string, args ...any
 	require.Equal(t, counts, snap.Counts, "%s: counts", ctx)
 	require.Equal(t, deletable, snap.Deletable, "%s: deletable index", ctx)
 	require.Equal(t, eligible, snap.Eligible, "%s: eligible index", ctx)
+	requireTopicIndexConsistent(t, s, ctx)
 }
 
 // timerModel is the coordinator's keyed timer in miniature: scheduling a key

@@ -299,6 +299,7 @@ func FuzzConfigureTopics(f *testing.F) {
 		if validateTopology(tp) != nil {
 			return
 		}
+		requireReadsOnlyImageTopics(t, tp, img)
 		c, err := configureTopics(tp, image(img))
 		if err != nil {
 			require.ErrorIs(t, err, kerr.StreamsInvalidTopology)

@@ -323,7 +323,7 @@ type groupSteps interface {
 	// epochs are compared (a share group with members is STABLE, a
 	// streams group without a ready topology NOT_READY), ok false when the
 	// epochs decide.
-	earlyState(g *group, ready func(*Topology) bool) (state GroupState, ok bool)
+	earlyState(g *group, ready readiness) (state GroupState, ok bool)
 	// setting picks the type's own one of a key Kafka keeps per type
 	// (group.streams.*, group.share.*, group.consumer.*).
 	setting(streams, share, consumer int32) int32

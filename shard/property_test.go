@@ -70,6 +70,9 @@ type workload struct {
 	clone     *Shard
 	cloneSnap Snapshot
 	cloneLog  int
+
+	// image is the last image installed through PrepareTopicImageFrom.
+	image *PreparedTopicImage
 }
 
 var (
@@ -485,8 +488,15 @@ func (w *workload) do() {
 			requireSnapshotEqual(t, before, h.s.Snapshot(), "%s: failed SetTopics", w.ctx())
 			return
 		}
+		// Every other image goes in as a successor of the last prepared one
+		// (re-deriving the groups on its changed topics), the others
+		// through SetTopics (walking the topic index).
 		w.note("set topics %v", img)
-		h.setTopics(img)
+		if w.step%2 == 0 {
+			w.setTopicsFrom(img)
+		} else {
+			h.setTopics(img)
+		}
 	case 15:
 		group := w.pick(wlGroups)
 		if typ, ok := h.s.GroupType(group); ok && typ == Streams {

@@ -352,6 +352,7 @@ func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
 			return replayErr(r, "group is a %s group", g.typ)
 		}
 		g = s.mutableGroup(r.Group)
+		s.indexTopology(g.id, g.topology, false)
 		g.topology = nil
 		s.refresh(g.id)
 		return nil
@@ -364,7 +365,9 @@ func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
 		return err
 	}
 	t := r.Topology
+	s.indexTopology(g.id, g.topology, false)
 	g.topology = &t
+	s.indexTopology(g.id, g.topology, true)
 	s.refresh(g.id)
 	return nil
 }

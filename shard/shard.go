@@ -132,6 +132,10 @@ type Shard struct {
 	// eligible holds the KIP-1331 cleanup candidates: streams, empty, stored
 	// description epoch set and no offsets or open transaction (§2.4).
 	eligible *btree.BTreeG[string]
+	// topicGroups indexes the streams groups by the topics their topology
+	// names, so a new image re-derives only the groups it can change
+	// (topic_index.go).
+	topicGroups *btree.BTreeG[topicGroup]
 
 	counts [numGroupTypes][numGroupStates]int
 
@@ -154,6 +158,9 @@ type Shard struct {
 	// stale once the fingerprint moves (regex.go). Replaced with topics.
 	topicNames     []string
 	topicNamesHash uint64
+	// imageID names the prepared image installed last (nil: none, or one
+	// installed through SetTopicImage's own preparation).
+	imageID *imageID
 
 	// probe is the search key lookup reuses, so a lookup does not allocate.
 	// Each copy (and clone) has its own.
@@ -163,8 +170,9 @@ type Shard struct {
 	// InternalTopicManager.configureTopics is pure in the two, and refresh
 	// asks on every record a streams group replays (each offset commit).
 	// A topology is never written after its record is replayed, so its
-	// pointer keys it; SetTopics drops the cache, and each copy (and clone)
-	// has its own, so copies never write a map the other reads.
+	// pointer keys it; a new image drops the entries of the topologies it
+	// can change (forgetReady), and each copy (and clone) has its own, so
+	// copies never write a map the other reads.
 	ready map[*Topology]bool
 
 	lastOffset int64 // offset of the last replayed record, -1 before any
@@ -187,7 +195,7 @@ func New(partition int32, cfg Config) (*Shard, error) {
 		return nil, err
 	}
 	src := atomic.NewUint64(1)
-	return &Shard{
+	s := &Shard{
 		cfg:        cfg,
 		partition:  partition,
 		gen:        src.Load(),
@@ -198,7 +206,9 @@ func New(partition int32, cfg Config) (*Shard, error) {
 		eligible:   btree.NewOrderedG[string](btreeDegree),
 		topics:     map[string]int32{},
 		lastOffset: -1,
-	}, nil
+	}
+	s.topicGroups = btree.NewG(btreeDegree, lessTopicGroup)
+	return s, nil
 }
 
 // Partition is the __consumer_offsets partition this shard is.
@@ -219,6 +229,7 @@ func (s *Shard) Clone() *Shard {
 	c.offsets = s.offsets.Clone()
 	c.deletable = s.deletable.Clone()
 	c.eligible = s.eligible.Clone()
+	c.topicGroups = s.topicGroups.Clone()
 	c.topics = s.topics // replaced, never written in place: see SetTopics
 	c.topicNames = s.topicNames
 	s.gen = s.genSource.Inc()
@@ -251,6 +262,12 @@ func (s *Shard) SetTopicImage(image TopicImage) error {
 // broker installs one image on all its shards. It is never written after
 // PrepareTopicImage returns, so any number of shards may share it.
 type PreparedTopicImage struct {
+	id *imageID
+	// base names the image this one was prepared from and changed the
+	// topics whose partition count differs from it, sorted
+	// (PrepareTopicImageFrom); nil without one.
+	base           *imageID
+	changed        []string
 	topics         map[string]int32
 	racks          map[string][][]string
 	rackHashes     map[string]uint64
@@ -278,7 +295,7 @@ func PrepareTopicImage(image TopicImage) (*PreparedTopicImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PreparedTopicImage{topics: img, racks: racks, rackHashes: rackHashes}
+	p := &PreparedTopicImage{id: &imageID{}, topics: img, racks: racks, rackHashes: rackHashes}
 	p.topicNames, p.topicNamesHash = sortedTopicNames(img)
 	return p, nil
 }
@@ -289,26 +306,25 @@ func (p *PreparedTopicImage) Image() TopicImage {
 }
 
 // SetPreparedTopicImage installs a prepared image: SetTopicImage without
-// the validation and derivation, which p already holds.
+// the validation and derivation, which p already holds. It re-derives the
+// streams groups with members whose topology names a topic whose partition
+// count changed (topic_index.go), the only groups the image can change.
 func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
+	changed := s.groupsOnChangedTopics(p)
+	s.forgetReady(changed)
 	s.topics = p.topics
 	s.racks, s.rackHashes = p.racks, p.rackHashes
-	s.ready = nil
 	s.topicNames, s.topicNamesHash = p.topicNames, p.topicNamesHash
-	var streams []string
-	s.groups.Ascend(func(g *group) bool {
-		if g.typ == Streams && len(g.members) > 0 {
-			streams = append(streams, g.id)
+	s.imageID = p.id
+	for _, id := range changed {
+		if g := s.lookup(id); g != nil && g.typ == Streams && len(g.members) > 0 {
+			s.refresh(id)
 		}
-		return true
-	})
-	for _, id := range streams {
-		s.refresh(id)
 	}
 }
 
 // maxReadyCache bounds the topologyReady memo: a replaced topology's entry
-// stays until SetTopics, so a long run would otherwise grow it without end.
+// stays, so a long run would otherwise grow it without end.
 const maxReadyCache = 1024
 
 // topologyReady is topologyReady(t) over the shard's image, memoized.
@@ -367,6 +383,7 @@ func (s *Shard) removeGroup(id string) {
 		return
 	}
 	s.counts[g.typ][g.state]--
+	s.indexTopology(id, g.topology, false)
 	if g.deletable {
 		s.deletable.Delete(id)
 	}
@@ -382,7 +399,7 @@ func (s *Shard) refresh(id string) {
 	if g == nil {
 		return
 	}
-	state := g.deriveState(s.topologyReady)
+	state := g.deriveState(s)
 	noOffsets := s.offsets.GroupHasNoOffsets(id)
 	deletable := g.typ != Share && state == StateEmpty && noOffsets
 	eligible := g.typ == Streams && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets

@@ -44,7 +44,7 @@ func (shareSteps) subscribesTo(g *group, topic string) bool { return anyMemberSu
 
 // earlyState: a share group with members is STABLE (share groups are EMPTY
 // or STABLE only).
-func (shareSteps) earlyState(*group, func(*Topology) bool) (GroupState, bool) {
+func (shareSteps) earlyState(*group, readiness) (GroupState, bool) {
 	return StateStable, true
 }
 

@@ -80,8 +80,8 @@ func (streamsSteps) subscribesTo(g *group, topic string) bool {
 
 // earlyState: a streams group whose topology is missing or not ready
 // (its topics not configured) is NOT_READY.
-func (streamsSteps) earlyState(g *group, ready func(*Topology) bool) (GroupState, bool) {
-	if g.topology == nil || !ready(g.topology) {
+func (streamsSteps) earlyState(g *group, ready readiness) (GroupState, bool) {
+	if g.topology == nil || !ready.topologyReady(g.topology) {
 		return StateNotReady, true
 	}
 	return 0, false

@@ -328,7 +328,7 @@ func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending
 		cfg.Mutants = mutant.Set{} // a correct replay: a mutant must not hide in both
 		s, e := shard.New(p, cfg)
 		if e == nil {
-			e = s.SetTopicImage(w.topicImage())
+			s.SetPreparedTopicImage(w.image) // the image the coordinators hold
 		}
 		if e != nil {
 			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))

@@ -70,12 +70,13 @@ func (w *world) topicImage() shard.TopicImage {
 }
 
 // installTopicImage gives every coordinator, and the checker's committed
-// replicas (invariant 10), the current image.
+// replicas (invariant 10), the current image, prepared from the last.
 func (w *world) installTopicImage() {
-	prepared, err := shard.PrepareTopicImage(w.topicImage())
+	prepared, err := shard.PrepareTopicImageFrom(w.image, w.topicImage())
 	if err != nil {
 		panic(fmt.Sprintf("sim: preparing the topic image: %v", err))
 	}
+	w.image = prepared
 	for _, b := range w.brokers {
 		b.c.SetPreparedTopicImage(prepared)
 	}

@@ -117,8 +117,9 @@ type tracer struct {
 	key map[string][]traceEvent
 }
 
-// keyKinds are the events kept per group; keyPerGroup bounds them.
-var keyKinds = map[traceKind]bool{tPush: true, tPluginCall: true, tPluginDone: true, tStoredEpoch: true, tDelete: true, tGroupTombstone: true, tAdminDelete: true}
+// keyKinds are the events kept per group; keyPerGroup bounds them. An
+// array, not a map: add asks on every event.
+var keyKinds = [len(traceNames)]bool{tPush: true, tPluginCall: true, tPluginDone: true, tStoredEpoch: true, tDelete: true, tGroupTombstone: true, tAdminDelete: true}
 
 const keyPerGroup = 8
 

@@ -19,3 +19,13 @@ func TestFNV64aMatchesHashFNV(t *testing.T) {
 		}
 	}
 }
+
+// TestTracerAddAllocatesNothing proves hashing and keeping a traced event
+// (without a trace file) allocates nothing: the tracer runs on every event.
+func TestTracerAddAllocatesNothing(t *testing.T) {
+	tr := newTracer(50, nil)
+	ev := traceEvent{step: 12345, atMs: startMs + 999, kind: tHeartbeat, broker: 2, group: "orders-app", member: "m-1", detail: "lost", n: 7}
+	if allocs := testing.AllocsPerRun(1000, func() { tr.add(ev) }); allocs != 0 {
+		t.Fatalf("tracer.add allocated %.1f times per event", allocs)
+	}
+}

@@ -82,6 +82,10 @@ type world struct {
 	rackCache map[string][][]string
 	rackShift map[string]int
 	pick      []string
+	// image is topics (and racks) prepared once for every coordinator and
+	// committed replica, each image from the last, so a shard re-derives
+	// only the groups on the topics that changed (installTopicImage).
+	image *shard.PreparedTopicImage
 
 	store         plugin.Store  // the store under test (memstore unless Options.Store)
 	lister        plugin.Lister // the store's rows, when it can list them
@@ -246,9 +250,12 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		if err := b.c.Startup(); err != nil {
 			return nil, err
 		}
-		if err := b.c.SetTopicImage(w.topicImage()); err != nil {
-			return nil, err
+		if w.image == nil {
+			if w.image, err = shard.PrepareTopicImage(w.topicImage()); err != nil {
+				return nil, err
+			}
 		}
+		b.c.SetPreparedTopicImage(w.image)
 		w.brokers = append(w.brokers, b)
 	}
 	w.res.Checks = w.checks(off)

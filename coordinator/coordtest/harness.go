@@ -141,7 +141,7 @@ func New(opts ...Option) (*Harness, error) {
 		}
 	}
 	c, err := coordinator.New(o.cfg, coordinator.Options{BrokerID: o.brokerID, Clock: h.Clock, Logs: o.logs, TopologyPlugin: o.store, PluginExecutor: o.exec,
-		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: hooks})
+		Rand: rand.New(rand.NewPCG(o.seed, 0)), Hooks: hooks, VerifyDueIndex: true})
 	if err != nil {
 		return nil, err
 	}
