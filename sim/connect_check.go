@@ -8,6 +8,7 @@ import (
 
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // SinkResult is one connector's outcome.
@@ -107,7 +108,7 @@ type SinkSample struct {
 }
 
 // InvSharePartitions is docs/invariants.md invariant 8.
-const InvSharePartitions = "8-share-partitions"
+const InvSharePartitions = invariants.SharePartitions
 
 // afterEvent runs invariant 8's per-event checks on the share-partitions
 // the event touched: the partition's own invariants, and SPSO never moving

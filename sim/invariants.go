@@ -7,27 +7,26 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
-// Invariant names (docs/invariants.md), as violations report them.
+// Invariant names, as violations report them: the registry
+// (sim/invariants, one file per invariant) defines each with its promise,
+// the Kafka rule it guards and the mutants that must trip it.
 const (
-	InvNoTombstoneWhileStored = "1-no-tombstone-while-stored"
-	InvClearOnlyObserved      = "2-clear-only-observed-epoch"
-	InvDeleteOnlyEligible     = "3-delete-only-eligible"
-	InvSingleFlight           = "4-single-flight"
-	InvOffsetRetention        = "5-offset-retention"
-	InvLiveness               = "6-liveness"
-	InvNoDataLossV2           = "6-no-plugin-side-data-loss"
-	InvReplay                 = "7-replay-equality"
+	InvNoTombstoneWhileStored = invariants.NoTombstoneWhileStored
+	InvClearOnlyObserved      = invariants.ClearOnlyObservedEpoch
+	InvDeleteOnlyEligible     = invariants.DeleteOnlyEligible
+	InvSingleFlight           = invariants.SingleFlight
+	InvOffsetRetention        = invariants.OffsetRetention
+	InvLiveness               = invariants.Liveness
+	InvNoDataLossV2           = invariants.NoPluginSideDataLoss
+	InvReplay                 = invariants.ReplayEquality
 )
 
-// Invariants lists every invariant the checker enforces; each has a mutant
-// test that proves the checker catches it.
-var Invariants = []string{InvNoTombstoneWhileStored, InvClearOnlyObserved, InvDeleteOnlyEligible, InvSingleFlight,
-	InvOffsetRetention, InvLiveness, InvNoDataLossV2, InvReplay, InvSharePartitions,
-	InvReadsCommitted, InvDeleteOnlyEmpty, InvOffsetExpiryOnTime, InvGroupExpiry, InvNoLiveMemberFenced,
-	InvV1LeaksExplained, InvRouting, InvShareInFlightCapped, InvOneOwner, InvStandbyApart,
-	InvDLQConservation, InvPendingTxnOffsetsKept}
+// Invariants lists every invariant the checker enforces, in the registry's
+// order; each has a mutant test that proves the checker catches it.
+var Invariants = invariants.Names()
 
 // checker holds the state the invariants need beyond the coordinators'.
 type checker struct {

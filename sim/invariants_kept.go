@@ -6,6 +6,7 @@ import (
 
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Invariants 19 and 20 (issue 27) guard protocol rules whose violation once
@@ -18,14 +19,14 @@ const (
 	// only a failed write leaves it archived without a copy. Invariant 8
 	// only bounds the DLQ from above, and its equality holds only without
 	// DLQ faults; this one is exact under faults too.
-	InvDLQConservation = "19-dlq-conservation"
+	InvDLQConservation = invariants.DLQConservation
 	// InvPendingTxnOffsetsKept promises that the sweep never expires an
 	// offset whose partition has a pending transactional offset (a
 	// TxnOffsetCommit not yet committed or aborted). Kafka's
 	// OffsetMetadataManager.cleanupExpiredOffsets skips such partitions
 	// (hasPendingTransactionalOffsets), since the transaction's commit
 	// marker would otherwise revive an offset the group already lost.
-	InvPendingTxnOffsetsKept = "20-pending-txn-offsets-kept"
+	InvPendingTxnOffsetsKept = invariants.PendingTxnOffsetsKept
 )
 
 // checkPendingTxnKept holds one sweep's offset tombstones to the rule that

@@ -11,6 +11,7 @@ import (
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Invariants 10–17 state rules that planted bugs once broke without the
@@ -18,14 +19,14 @@ import (
 // They judge with the checker's own copy of each rule (expiry predicate,
 // routing, the committed replica), never with the code under test.
 const (
-	InvReadsCommitted      = "10-reads-committed"
-	InvDeleteOnlyEmpty     = "11-delete-only-empty"
-	InvOffsetExpiryOnTime  = "12-offset-expiry-on-time"
-	InvGroupExpiry         = "13-group-expiry-nothing-left"
-	InvNoLiveMemberFenced  = "14-no-live-member-fenced"
-	InvV1LeaksExplained    = "15-v1-leaks-explained"
-	InvRouting             = "16-routing"
-	InvShareInFlightCapped = "17-share-in-flight-cap"
+	InvReadsCommitted      = invariants.ReadsCommitted
+	InvDeleteOnlyEmpty     = invariants.DeleteOnlyEmpty
+	InvOffsetExpiryOnTime  = invariants.OffsetExpiryOnTime
+	InvGroupExpiry         = invariants.GroupExpiryNothingLeft
+	InvNoLiveMemberFenced  = invariants.NoLiveMemberFenced
+	InvV1LeaksExplained    = invariants.V1LeaksExplained
+	InvRouting             = invariants.Routing
+	InvShareInFlightCapped = invariants.ShareInFlightCap
 )
 
 // ruleState is what invariants 10–17 remember between events.

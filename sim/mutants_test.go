@@ -11,6 +11,7 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // mutantCase is one planted bug: the mutant.Set field that plants it, the
@@ -113,8 +114,9 @@ var notYetCaught = map[string]string{}
 
 // TestMutationScore is the checker's mutation score: every mutant in
 // internal/mutant, planted alone, makes a short simulation violate the
-// invariant the table names, within a few seeds. A mutant without a case,
-// or an invariant no mutant proves, fails the test.
+// invariant the registry (sim/invariants) ties it to, within a few seeds. A
+// mutant without a case, a case the registry does not list under its
+// invariant, or an invariant no mutant proves, fails the test.
 func TestMutationScore(t *testing.T) {
 	cases := mutantCases()
 	byField := map[string]bool{}
@@ -135,6 +137,17 @@ func TestMutationScore(t *testing.T) {
 	}
 	for _, inv := range sim.Invariants {
 		require.True(t, covered[inv], "invariant %s has no mutant case", inv)
+	}
+	trips := map[string]string{} // mutant -> the invariant the registry ties it to
+	for _, inv := range invariants.All() {
+		for _, m := range inv.Mutants {
+			require.Empty(t, trips[m], "the registry lists mutant %s under %s and %s", m, trips[m], inv.Name)
+			trips[m] = inv.Name
+			require.True(t, byField[m], "the registry lists mutant %s under %s, which has no case", m, inv.Name)
+		}
+	}
+	for _, tc := range cases {
+		require.Equal(t, trips[tc.field], tc.invariant, "mutant %s: the registry and the case name different invariants", tc.field)
 	}
 	for _, tc := range cases {
 		t.Run(tc.field, func(t *testing.T) {

@@ -98,10 +98,13 @@ type world struct {
 	groups []*simGroup
 	dirty  []bool // brokers touched by the current event
 
-	trace    *tracer
-	check    *checker
-	res      *Result
-	stopErr  *Violation
+	trace   *tracer
+	check   *checker
+	res     *Result
+	stopErr *Violation
+	// skipped are Options.SkipInvariants by name: their violations are
+	// counted there instead of stopping the run.
+	skipped  map[string]*SkippedInvariant
 	marks    map[string]int64
 	dataLoss map[string]bool // "group/epoch" already counted
 
@@ -167,6 +170,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			GroupsCreated: map[string]int{}, GroupsFinal: map[string]int{}},
 		sampleEveryMs: max(opts.Duration.Milliseconds()/400, 60_000),
 	}
+	w.skipInvariants()
 	w.trace = newTracer(opts.TraceTail, traceOut)
 	w.topics = opts.Workload.Topics
 	if w.topics == nil {
@@ -504,6 +508,13 @@ func (w *world) heal() {
 
 func (w *world) violate(invariant, detail string) {
 	if w.stopErr != nil {
+		return
+	}
+	if sk := w.skipped[invariant]; sk != nil {
+		// Skipped for bisecting: counted, not traced, the run goes on.
+		if sk.Violations++; sk.First == nil {
+			sk.First = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}
+		}
 		return
 	}
 	w.stopErr = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}
