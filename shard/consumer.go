@@ -240,7 +240,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			// unreleased: only one member can own a partition.
 			unreleased: &consumerUnreleased{v: v, pending: pending},
 			owned:      taskSets{h.owned}, ownedSent: h.owned != nil,
-			skipRevocation: s.cfg.Mutants.SkipRevocation,
+			skipRevocation:     s.cfg.Mutants.SkipRevocation,
+			revokingGetsTarget: s.cfg.Mutants.RevokingMemberGetsTargetEpoch,
 		}
 		next, err := b.build()
 		if err != nil {

@@ -2,7 +2,7 @@
 // coordinators on virtual time (docs/design.md §The simulator).
 //
 // One simulation is single-threaded: an event queue ordered by (time,
-// sequence) on google/btree and one seeded PCG generator from which every
+// sequence) on a 4-ary heap and one seeded PCG generator from which every
 // random choice is drawn in a fixed order. Brokers are coordinators over
 // shared partition logs, so a shard moves by unloading on one broker and
 // loading on another. Clients are actors (Kafka Streams instances, KIP-848
@@ -18,7 +18,9 @@
 // through the coordinator's OnWrite hook; the plugin-side data-loss probe
 // checks a group only when no plugin call for it and no cleanup cycle on its
 // broker is in flight; under v1 a loss is counted as "accepted" (the race
-// of docs/kip1331.md §1.8), under v2 it is a violation. Switching a fault off
+// of docs/kip1331.md §1.8) when a race event of the group explains it, and
+// is a violation otherwise, as under v2 and v3. The invariants are listed,
+// with their promises and mutants, by the registry in sim/invariants. Switching a fault off
 // does not keep the random stream of the others unchanged.
 //
 // It must never read the wall clock, use the global random generator,

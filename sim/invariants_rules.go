@@ -46,6 +46,13 @@ type ruleState struct {
 	setsInFlight    map[string]int
 	deletesInFlight map[string]int
 	raced           map[string]string
+	// lossRaced lists the groups with a v1 event that can lose a row but
+	// not leak one: a delete that failed and may have applied, a clear
+	// that found a newer epoch, a clear write that failed (24).
+	lossRaced map[string]string
+	// deleted are, per broker, the groups whose delete its current cycle
+	// issued, by partition: a failed clear write explains their loss (24).
+	deleted []map[int32][]string
 }
 
 // memberKey names a member of a group (a map key that, unlike a joined
@@ -59,7 +66,7 @@ type replica struct {
 
 func newRuleState() ruleState {
 	return ruleState{heartbeatOK: map[memberKey]int64{}, replicas: map[int32]*replica{},
-		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}}
+		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}, lossRaced: map[string]string{}}
 }
 
 // offsetExpired is the checker's own statement of Kafka's expiry predicate
@@ -376,6 +383,9 @@ func (c *checker) onPluginDone(op plugin.Op, groupID string, err error) {
 			c.raced(groupID, "setTopology failed and may have applied")
 		}
 	case plugin.OpDelete:
+		if err != nil {
+			c.lossRaced(groupID, "deleteTopology failed and may have applied")
+		}
 		if r.deletesInFlight[groupID]--; r.deletesInFlight[groupID] <= 0 {
 			delete(r.deletesInFlight, groupID)
 		}
@@ -389,9 +399,25 @@ func (c *checker) raced(groupID, why string) {
 	}
 }
 
-// explainLeak reports whether a v1 leaked row of groupID has an accepted
+// lossRaced records a v1 event that explains a lost row of groupID (24).
+func (c *checker) lossRaced(groupID, why string) {
+	if _, seen := c.rules.lossRaced[groupID]; !seen && c.w.opts.Protocol.AcceptsDataLossRace() {
+		c.rules.lossRaced[groupID] = why
+		c.w.mark("v1-loss-event")
+	}
+}
+
+// explainedLoss reports whether a v1 lost row of groupID has an accepted
+// race event behind it (24): any event that explains a leak, or one that
+// can only lose a row.
+func (c *checker) explainedLoss(groupID string) bool {
+	_, ok := c.rules.lossRaced[groupID]
+	return ok || c.explained(groupID)
+}
+
+// explained reports whether a v1 leaked row of groupID has an accepted
 // race event behind it (15).
-func (c *checker) explainLeak(groupID string) bool {
+func (c *checker) explained(groupID string) bool {
 	_, ok := c.rules.raced[groupID]
 	return ok
 }

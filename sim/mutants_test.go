@@ -98,6 +98,14 @@ func mutantCases() []mutantCase {
 		}},
 		{field: "DropDLQWrites", invariant: sim.InvDLQConservation, opts: func(t *testing.T) sim.Options { return builtin(t, "share-faults") }},
 		{field: "ExpirePendingTxnOffsets", invariant: sim.InvPendingTxnOffsetsKept, opts: short(time.Hour, small)},
+		// A shard move without a share member's session timer.
+		{field: "LoadDropsShareTimers", invariant: sim.InvMemberTimers, opts: short(time.Hour, small)},
+		// A consumer member asked to revoke that jumps to the target epoch.
+		{field: "RevokingMemberGetsTargetEpoch", invariant: sim.InvMemberEpochs, opts: short(time.Hour, small)},
+		// The store fences too: only the coordinator's own check of the
+		// finalize that follows a delete held past two moves catches it.
+		{field: "SkipCoordinatorFence", invariant: sim.InvCoordinatorFence, opts: moveRaceV3, seeds: 3},
+		{field: "V1SkipsClearAfterDelete", invariant: sim.InvV1LossExplained, opts: v1(small)},
 	}
 }
 

@@ -102,6 +102,7 @@ func (w *world) run() {
 			w.cw.afterEvent()
 			w.check.checkShareInFlight()
 		}
+		w.check.checkMemberTimers()
 		w.schedulePolls()
 		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {
 			w.check.checkReplay()

@@ -146,6 +146,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	w.inFlight++
 	w.groupInFlight[groupID]++
 	w.check.onPluginCall(op, groupID)
+	d := w.issued(x.b, op, groupID)
 	w.tr(traceEvent{kind: tPluginCall, broker: int16(x.b), group: groupID, detail: fmt.Sprintf("%s lands in %s", op, lat)})
 	w.eng.after(lat, func() {
 		w.inFlight--
@@ -155,7 +156,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 		r := call(context.Background())
 		w.check.onPluginDone(op, groupID, r.Err)
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
-		deliver(r)
+		w.check.delivering(d, func() { deliver(r) })
 		w.touch(x.b)
 	})
 }
@@ -279,6 +280,7 @@ func (w *world) hooks(b int) coordinator.Hooks {
 		BeforeAppend: func(p int32, _ []shard.Record) error {
 			if !w.healed && w.eng.chance(w.opts.Faults.AppendFailureProb) {
 				w.mark("append-failed")
+				w.check.timersDue(p, "rollback")
 				return kerr.NotEnoughReplicas
 			}
 			return nil
@@ -367,6 +369,7 @@ func (w *world) moveShard(p int32, why string) {
 		return
 	}
 	w.owner[p] = to
+	w.check.timersDue(p, "load")
 	if err := w.brokers[to].c.LoadShard(p); err != nil {
 		w.violate("shard-move", fmt.Sprintf("loading partition %d on broker %d failed: %v", p, to, err))
 		return

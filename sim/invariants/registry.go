@@ -49,6 +49,10 @@ func All() []Invariant {
 		standbyApart(),
 		dlqConservation(),
 		pendingTxnOffsetsKept(),
+		memberTimers(),
+		memberEpochs(),
+		coordinatorFence(),
+		v1LossExplained(),
 	}
 }
 
