@@ -22,17 +22,19 @@ func (c *checker) checkMemberEpochs(latest *shard.Shard, records []shard.Record)
 		var revoking, streams bool
 		switch r := r.(type) {
 		case *shard.ConsumerGroupCurrentMemberAssignment:
-			if r.Tombstone {
-				continue
-			}
 			group, member, typ, epoch = r.Group, r.MemberID, "consumer", r.MemberEpoch
-			revoking = r.State == shard.MemberUnrevokedPartitions
-		case *shard.StreamsGroupCurrentMemberAssignment:
+			revoking = r.State == shard.MemberUnrevokedPartitions && !r.Tombstone
+			c.noteRevocation(latest, group, member, epoch, revoking)
 			if r.Tombstone {
 				continue
 			}
+		case *shard.StreamsGroupCurrentMemberAssignment:
 			group, member, typ, epoch, streams = r.Group, r.MemberID, "streams", r.MemberEpoch, true
-			revoking = r.State == shard.StreamsMemberUnrevokedTasks
+			revoking = r.State == shard.StreamsMemberUnrevokedTasks && !r.Tombstone
+			c.noteRevocation(latest, group, member, epoch, revoking)
+			if r.Tombstone {
+				continue
+			}
 		default:
 			continue
 		}

@@ -53,6 +53,9 @@ func (c *checker) checkMemberTimers() {
 		}
 		why := c.timersPending[p]
 		delete(c.timersPending, p)
+		if why == "load" {
+			c.revocationsReloaded(p)
+		}
 		w.mark("member-timers-checked-after-" + why)
 		if missing := missingTimer(latest, w.brokers[b].c.TimerKeys(p)); missing != "" {
 			w.violate(InvMemberTimers, fmt.Sprintf("partition %d on broker %d after a %s: %s", p, b, why, missing))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/coordsim/coordsim/coordinator"
@@ -54,12 +55,17 @@ type checker struct {
 	// delivery is the plugin call whose result is being handed to its
 	// broker, nil between deliveries (23).
 	delivery *pluginDelivery
+	// revocations are the members left revoking, with when their rebalance
+	// timeout must have fenced them; revocationDueMs is the earliest (25).
+	revocations     map[memberKey]revocation
+	revocationDueMs int64
 }
 
 func newChecker(w *world) *checker {
 	c := &checker{w: w, observed: map[string]int32{}, inCycle: make([]int, w.opts.Brokers), cycleOwned: make([]map[int32]bool, w.opts.Brokers),
 		rules: newRuleState()}
 	c.rules.deleted = make([]map[int32][]string, w.opts.Brokers)
+	c.revocationDueMs = math.MaxInt64
 	return c
 }
 

@@ -50,6 +50,10 @@ type ruleState struct {
 	// not leak one: a delete that failed and may have applied, a clear
 	// that found a newer epoch, a clear write that failed (24).
 	lossRaced map[string]string
+	// adminDeleting counts the DeleteGroups calls in flight per group, and
+	// adminRowDeleted the groups whose row one of them deleted (24).
+	adminDeleting   map[string]int
+	adminRowDeleted map[string]bool
 	// deleted are, per broker, the groups whose delete its current cycle
 	// issued, by partition: a failed clear write explains their loss (24).
 	deleted []map[int32][]string
@@ -66,7 +70,8 @@ type replica struct {
 
 func newRuleState() ruleState {
 	return ruleState{heartbeatOK: map[memberKey]int64{}, replicas: map[int32]*replica{},
-		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}, lossRaced: map[string]string{}}
+		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}, lossRaced: map[string]string{},
+		adminDeleting: map[string]int{}, adminRowDeleted: map[string]bool{}}
 }
 
 // offsetExpired is the checker's own statement of Kafka's expiry predicate
@@ -369,6 +374,9 @@ func (c *checker) onPluginCall(op plugin.Op, groupID string) {
 			c.raced(groupID, "delete issued while a setTopology of the group was in flight")
 		}
 		r.deletesInFlight[groupID]++
+		if r.adminDeleting[groupID] > 0 {
+			r.adminRowDeleted[groupID] = true
+		}
 	}
 }
 
@@ -397,6 +405,25 @@ func (c *checker) raced(groupID, why string) {
 		c.rules.raced[groupID] = why
 		c.w.mark("v1-race-event")
 	}
+}
+
+// adminDeleteStarted and adminDeleteDone follow the admin's DeleteGroups
+// of a group: one that issued a deleteTopology and then failed (its
+// tombstone did not land: the partition moved, the append failed, a member
+// joined) leaves the group with a stored epoch whose row is gone, which v1
+// accepts (24).
+func (c *checker) adminDeleteStarted(groupID string) { c.rules.adminDeleting[groupID]++ }
+
+func (c *checker) adminDeleteDone(groupID string, err error) {
+	r := &c.rules
+	if r.adminDeleting[groupID]--; r.adminDeleting[groupID] > 0 {
+		return
+	}
+	delete(r.adminDeleting, groupID)
+	if r.adminRowDeleted[groupID] && err != nil {
+		c.lossRaced(groupID, "DeleteGroups deleted the row, then failed: "+err.Error())
+	}
+	delete(r.adminRowDeleted, groupID)
 }
 
 // lossRaced records a v1 event that explains a lost row of groupID (24).

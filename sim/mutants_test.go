@@ -106,6 +106,9 @@ func mutantCases() []mutantCase {
 		// finalize that follows a delete held past two moves catches it.
 		{field: "SkipCoordinatorFence", invariant: sim.InvCoordinatorFence, opts: moveRaceV3, seeds: 3},
 		{field: "V1SkipsClearAfterDelete", invariant: sim.InvV1LossExplained, opts: v1(small)},
+		// A consumer member whose revocation hangs (the revocation-stalled
+		// fault) is fenced ten rebalance timeouts late.
+		{field: "RebalanceTimerTooLate", invariant: sim.InvRevocationBounded, opts: small},
 	}
 }
 

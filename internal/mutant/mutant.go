@@ -143,4 +143,9 @@ type Set struct {
 	// clear after its deletes succeed: the groups keep a stored epoch whose
 	// row is gone, a loss no race explains (24-v1-loss-explained).
 	V1SkipsClearAfterDelete bool
+	// RebalanceTimerTooLate makes the shard arm a revoking member's
+	// rebalance timer at ten times its rebalance timeout, so a member that
+	// never acknowledges holds its partitions far too long
+	// (25-revocation-bounded).
+	RebalanceTimerTooLate bool
 }

@@ -53,6 +53,7 @@ func All() []Invariant {
 		memberEpochs(),
 		coordinatorFence(),
 		v1LossExplained(),
+		revocationBounded(),
 	}
 }
 
