@@ -111,13 +111,18 @@ func (c *checker) onWrite(b int, p int32, op string, latest *shard.Shard, record
 	}
 }
 
+// subscribes reports whether group d subscribes to topic, so its offsets of
+// topic must not expire (5, 12).
 func subscribes(d shard.GroupDescription, topic string) bool {
 	if d.Type == shard.Streams {
 		if d.Topology == nil {
 			return false
 		}
+		// The checker's own statement of Kafka's StreamsGroup
+		// isSubscribedToTopic (issue 27: no product predicate in a check):
+		// a subtopology reads its source and repartition source topics.
 		for _, st := range d.Topology.Subtopologies {
-			if st.ReadsTopic(topic) {
+			if slices.Contains(st.SourceTopics, topic) || slices.ContainsFunc(st.RepartitionSourceTopics, func(ti shard.TopicInfo) bool { return ti.Name == topic }) {
 				return true
 			}
 		}
