@@ -9,7 +9,7 @@ import (
 
 // TestReplayEqualsLive proves that every state change is a record: after a
 // random workload of every operation (including fences, timeouts and
-// retries, expired ids), each shard rebuilt by replaying its log equals the live one.
+// retries, expired ids, clients of every transaction.version), each shard rebuilt by replaying its log equals the live one.
 func TestReplayEqualsLive(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, seed))
@@ -27,6 +27,7 @@ func TestReplayEqualsLive(t *testing.T) {
 			if rng.IntN(8) == 0 {
 				epoch-- // a stale producer
 			}
+			tv := TransactionVersion(rng.IntN(3)) // the client's protocol
 			switch rng.IntN(7) {
 			case 0:
 				_, mk, _ := c.InitProducerID(now, InitProducerIDRequest{TransactionalID: id, TimeoutMs: 500, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
@@ -34,11 +35,11 @@ func TestReplayEqualsLive(t *testing.T) {
 					inflight = append(inflight, mk)
 				}
 			case 1:
-				_ = c.AddPartitions(now, id, m.ProducerID, epoch, []TopicPartition{{Topic: "t", Partition: rng.Int32N(3)}})
+				_ = c.AddPartitions(now, id, m.ProducerID, epoch, []TopicPartition{{Topic: "t", Partition: rng.Int32N(3)}}, tv)
 			case 2:
-				_ = c.AddOffsets(now, id, m.ProducerID, epoch, "g", 50)
+				_ = c.AddOffsets(now, id, m.ProducerID, epoch, "g", 50, tv)
 			case 3:
-				if mk, _ := c.EndTxn(now, id, m.ProducerID, epoch, rng.IntN(2) == 0); mk != nil {
+				if mk, _, _ := c.EndTxn(now, id, m.ProducerID, epoch, rng.IntN(2) == 0, tv); mk != nil {
 					inflight = append(inflight, mk)
 				}
 			case 4:
