@@ -39,8 +39,23 @@ func TestReplayEqualsLive(t *testing.T) {
 			case 2:
 				_ = c.AddOffsets(now, id, m.ProducerID, epoch, "g", 50, tv)
 			case 3:
-				if mk, _, _ := c.EndTxn(now, id, m.ProducerID, epoch, rng.IntN(2) == 0, tv); mk != nil {
+				mk, resp, err := c.EndTxn(now, id, m.ProducerID, epoch, rng.IntN(2) == 0, tv)
+				if mk != nil {
 					inflight = append(inflight, mk)
+				}
+				after, _ := c.Current(id)
+				switch {
+				case err != nil || tv != TV2:
+					require.Equal(t, noEndTxnResponse, resp, "seed %d: no id or epoch to continue with", seed)
+				case mk != nil:
+					// A TV2 end: one bump, and the markers carry it.
+					require.Equal(t, m.ProducerEpoch+1, after.ProducerEpoch, "seed %d", seed)
+					require.Equal(t, after.ProducerEpoch, mk.ProducerEpoch, "seed %d", seed)
+					require.Equal(t, EndTxnResponse{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch + 1}, resp, "seed %d", seed)
+				default:
+					// A TV2 retry: the current id and epoch, nothing written.
+					require.Equal(t, EndTxnResponse{ProducerID: after.ProducerID, ProducerEpoch: after.ProducerEpoch}, resp, "seed %d", seed)
+					require.True(t, after.Equal(m), "seed %d", seed)
 				}
 			case 4:
 				inflight = append(inflight, c.AbortTimedOut(now)...)

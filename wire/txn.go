@@ -233,14 +233,14 @@ func (r *request) txnProduceCode(id *string, producerID int64, epoch int16, topi
 // PRODUCER_FENCED is INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE says the
 // partition was not added, an unavailable coordinator is
 // NOT_ENOUGH_REPLICAS (which clients retry without a metadata refresh),
-// and CONCURRENT_TRANSACTIONS, after the broker's own retries, stands.
-//
-// Kafka asks the coordinator only when the partition holds no ongoing
-// transaction of the producer at this epoch (UnifiedLog.hasOngoingTransaction);
-// here every batch asks, and the coordinator answers an already added
-// partition at once, which differs only for a batch a client sends after
-// its own EndTxn.
+// and CONCURRENT_TRANSACTIONS, after the broker's own retries, stands. A
+// partition that already holds the producer's open transaction at this
+// epoch asks nothing, as UnifiedLog.maybeStartTransactionVerification
+// skips it: only a transaction's first batch on a partition costs a call.
 func (r *request) txnProduceAddCode(id string, producerID int64, epoch int16, topic string, partition int32) (int16, string) {
+	if r.cl.data.hasOngoingTransaction(topic, partition, producerID, epoch) {
+		return 0, ""
+	}
 	err := r.addRetrying(func() error {
 		return r.cl.txn.AddPartitions(r.ctx, id, producerID, epoch, []txn.TopicPartition{{Topic: topic, Partition: partition}}, txn.TV2)
 	})

@@ -98,8 +98,9 @@ func run(interrupted context.Context, restore func(), args []string, stdout, std
 		return 1
 	}
 	samples, err := sample(interrupted, load, *duration, *every, stderr)
+	wasInterrupted := interrupted.Err() != nil // restore ends interrupted too
 	restore()
-	if interrupted.Err() != nil {
+	if wasInterrupted {
 		fmt.Fprintf(stderr, "servemem: interrupted; draining for up to %s (Ctrl-C again to quit now)\n", *drain)
 	}
 	stopCtx, cancel := context.WithTimeout(ctx, *drain)

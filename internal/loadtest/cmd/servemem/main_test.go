@@ -44,6 +44,22 @@ func TestInterruptDrains(t *testing.T) {
 	assert.GreaterOrEqual(t, n(5), n(2), "the group consumed every acknowledged record")
 }
 
+// TestRunToTheEnd: a run that is not interrupted drains as quietly, says
+// nothing of an interruption (restoring Ctrl-C's default ends the
+// interrupt context too, which once printed one), and exits 0.
+func TestRunToTheEnd(t *testing.T) {
+	interrupted, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stdout, stderr bytes.Buffer
+	code := run(interrupted, stop, []string{
+		"--duration", "1s", "--every", "500ms", "--warmup", "0",
+		"--brokers", "1", "--partitions", "2", "--rate", "200", "--record-bytes", "10", "--consumers", "1",
+	}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	assert.NotContains(t, stderr.String(), "interrupted")
+	assert.Contains(t, stdout.String(), "failed 0, unfinished 0")
+}
+
 // TestBadFlags: a bad flag exits 2 before anything starts.
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
