@@ -660,7 +660,8 @@ func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 }
 
 // TestSessionTimeoutExpiration proves, for each type (Kafka's
-// testSessionTimeoutExpiration and testSessionTimeoutExpirationForShareMember),
+// testSessionTimeoutExpiration and testSessionTimeoutExpirationForShareMember,
+// whose share story is also coordinator/coordtest/testdata/share_session_timeout.txt),
 // that a member who stops heartbeating is fenced by its session timer
 // exactly at the deadline with the group epoch bumped, and that a heartbeat
 // pushes the deadline back.
