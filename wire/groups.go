@@ -139,6 +139,15 @@ func describedAs(described []coordinator.DescribedGroup, err error, i int, want 
 	return row.Description, row.Err
 }
 
+// describedAsCheck is typedDescribeRows' check of a describe that
+// succeeded, for a describe API of group type want (describedAs).
+func describedAsCheck(described []coordinator.DescribedGroup, want shard.GroupType) func(i int) error {
+	return func(i int) error {
+		_, err := describedAs(described, nil, i, want)
+		return err
+	}
+}
+
 // groupErr is a describe row's error code and message; GROUP_ID_NOT_FOUND
 // always carries Kafka's message (GroupMetadataManager's "Group X not
 // found.").
@@ -201,6 +210,43 @@ func typedDescribeOrder(ids []string, err error) []int {
 		}
 	}
 	return order
+}
+
+// describeRow is one row of a typed describe (ConsumerGroupDescribe,
+// ShareGroupDescribe, StreamsGroupDescribe): index i of the request's ids,
+// and either described (the handler fills the row) or the error code and
+// message it answers.
+type describeRow struct {
+	i         int
+	id        string
+	described bool
+	code      int16
+	msg       *string
+}
+
+// typedDescribeRows are a typed describe's rows in typedDescribeOrder: an
+// empty id is INVALID_GROUP_ID without a message (emptyGroupIDRow); else
+// the describe's own error err, or when it succeeded the row's (check), is
+// answered with groupErr's code and message; the others are described.
+func typedDescribeRows(ids []string, err error, check func(i int) error) []describeRow {
+	var rows []describeRow
+	for _, i := range typedDescribeOrder(ids, err) {
+		row := describeRow{i: i, id: ids[i]}
+		switch {
+		case emptyGroupIDRow(row.id, err):
+			row.code = kerr.InvalidGroupID.Code
+		case err != nil:
+			row.code, row.msg = groupErr(row.id, err)
+		default:
+			if rowErr := check(i); rowErr != nil {
+				row.code, row.msg = groupErr(row.id, rowErr)
+			} else {
+				row.described = true
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // emptyGroupIDRow reports whether row id of a typed describe is Kafka's
