@@ -112,3 +112,12 @@ func errName(err error) string {
 	}
 	return kerr.Name(err)
 }
+
+// orNone is what a listing command printed, or none when it printed
+// nothing.
+func orNone(b *strings.Builder, none string) string {
+	if b.Len() == 0 {
+		return none
+	}
+	return b.String()
+}

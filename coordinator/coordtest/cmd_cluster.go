@@ -264,10 +264,7 @@ func (s *scenario) groups(*datadriven.TestData) (string, error) {
 	for _, g := range gs {
 		fmt.Fprintf(&b, "%s %s %s\n", g.GroupID, g.Type, g.State)
 	}
-	if b.Len() == 0 {
-		return "no groups", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no groups"), nil
 }
 
 // timers group=G prints the timer keys of the group's shard and their
@@ -280,10 +277,7 @@ func (s *scenario) timers(d *datadriven.TestData) (string, error) {
 		at, _ := h.Coordinator.TimerDeadline(p, k)
 		fmt.Fprintf(&b, "%s at %s\n", k, at.Sub(s.start))
 	}
-	if b.Len() == 0 {
-		return "no timers", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no timers"), nil
 }
 
 // metrics [prefix] prints the non-zero metrics whose name starts with

@@ -92,10 +92,7 @@ func (s *scenario) fetch(d *datadriven.TestData) (string, error) {
 		}
 		b.WriteString("\n")
 	}
-	if b.Len() == 0 {
-		return "no offsets", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no offsets"), nil
 }
 
 // delete-offsets group= partitions=(foo-0,...) deletes the group's offsets
@@ -136,38 +133,33 @@ func (s *scenario) partitionsDeleted(d *datadriven.TestData) (string, error) {
 			fmt.Fprintf(&b, "p%d: tombstones=%d\n", r.Partition, r.Value)
 		}
 	}
-	if b.Len() == 0 {
-		return "no tombstones", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no tombstones"), nil
 }
 
 // alter-share-offsets group= partitions=(foo-0,...) is
 // AlterShareGroupOffsets: it prints the bumped group epoch.
 func (s *scenario) alterShareOffsets(d *datadriven.TestData) (string, error) {
-	tps, err := topicPartitions(list(d, "partitions"))
-	if err != nil {
-		return "", err
-	}
-	epoch, err := Await(s.h, s.h.Coordinator.AlterShareGroupOffsets(str(d, "group"), tps))
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("group-epoch=%d", epoch), nil
+	return shareOffsets(s, d, s.h.Coordinator.AlterShareGroupOffsets, "group-epoch=%d")
 }
 
 // delete-share-offsets group= partitions=(foo-0,...) is
 // DeleteShareGroupOffsets: it prints how many partitions it named.
 func (s *scenario) deleteShareOffsets(d *datadriven.TestData) (string, error) {
+	return shareOffsets(s, d, s.h.Coordinator.DeleteShareGroupOffsets, "partitions=%d")
+}
+
+// shareOffsets calls a share group offsets admin operation on the group and
+// partitions the command names, and prints its answer with format.
+func shareOffsets[T any](s *scenario, d *datadriven.TestData, call func(string, []shard.TopicPartitions) *coordinator.Future[T], format string) (string, error) {
 	tps, err := topicPartitions(list(d, "partitions"))
 	if err != nil {
 		return "", err
 	}
-	n, err := Await(s.h, s.h.Coordinator.DeleteShareGroupOffsets(str(d, "group"), tps))
+	v, err := Await(s.h, call(str(d, "group"), tps))
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("partitions=%d", n), nil
+	return fmt.Sprintf(format, v), nil
 }
 
 // delete-groups groups=(a,b) deletes the groups (DeleteGroups), one line

@@ -97,10 +97,7 @@ func (s *scenario) pluginPending(*datadriven.TestData) (string, error) {
 	for _, pc := range s.exec.Pending() {
 		fmt.Fprintf(&b, "%s %s\n", pc.Op, pc.GroupID)
 	}
-	if b.Len() == 0 {
-		return "no parked calls", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no parked calls"), nil
 }
 
 // plugin-run op=set|get|delete group= runs the parked call.
@@ -124,10 +121,7 @@ func (s *scenario) pluginRows(*datadriven.TestData) (string, error) {
 	for _, e := range s.store.List() {
 		fmt.Fprintf(&b, "%s epoch=%d\n", e.GroupID, e.TopologyEpoch)
 	}
-	if b.Len() == 0 {
-		return "no rows", nil
-	}
-	return b.String(), nil
+	return orNone(&b, "no rows"), nil
 }
 
 // backoff group= prints the group's solicitation back-off: the epoch, the
