@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/kerr"
@@ -256,6 +258,25 @@ func typedDescribeRows(ids []string, err error, check func(i int) error) []descr
 // error, which takes precedence.
 func emptyGroupIDRow(id string, err error) bool {
 	return id == "" && err == nil
+}
+
+// wireAssignedTopic is a topic of a ConsumerGroupHeartbeat or
+// ShareGroupHeartbeat response's assignment (kmsg has one named type for
+// each).
+type wireAssignedTopic = struct {
+	TopicID     [16]byte
+	Partitions  []int32
+	UnknownTags kmsg.Tags
+}
+
+// assignedTopics is a heartbeat's assignment by topic id: an empty list,
+// never null, when nothing is assigned.
+func assignedTopics[T ~wireAssignedTopic](r *request, tps []shard.TopicPartitions) []T {
+	out := make([]T, 0, len(tps))
+	for _, tp := range tps {
+		out = append(out, T(wireAssignedTopic{TopicID: r.topicID(tp.Topic), Partitions: tp.Partitions}))
+	}
+	return out
 }
 
 // topicName resolves a topic id to its name for a request that names
