@@ -449,28 +449,3 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 	require.NoError(t, h.CheckReplay())
 }
-
-// TestRollbackRestoresSessionTimers proves that when a failed append rolls
-// back an uncommitted leave, the restored member gets its session timer
-// back, so it is still fenced when it stops heartbeating.
-func TestRollbackRestoresSessionTimers(t *testing.T) {
-	cfg := coordinator.DefaultConfig()
-	cfg.NumPartitions = 1
-	cfg.CommitDelay = time.Second
-	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
-	require.NoError(t, err)
-	_, err = h.JoinConsumer("g", "m1", "foo")
-	require.NoError(t, err)
-	leave := h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m1", MemberEpoch: -1})
-	require.NotContains(t, h.Coordinator.TimerKeys(0), shard.SessionTimeoutKey("g", "m1"), "the leave cancelled the timer")
-	h.FailNextAppend(kerr.NotEnoughReplicas)
-	_, err = h.Coordinator.CommitOffsets(simpleCommit("other", 1)).Result()
-	require.ErrorIs(t, err, kerr.CoordinatorNotAvailable)
-	_, err = leave.Result()
-	require.ErrorIs(t, err, kerr.CoordinatorNotAvailable, "the uncommitted leave was rolled back")
-	assert.Contains(t, h.Coordinator.TimerKeys(0), shard.SessionTimeoutKey("g", "m1"), "the restored member has a session timer again")
-	h.Advance(46 * time.Second)
-	g, err := h.Group("g")
-	require.NoError(t, err)
-	assert.Empty(t, g.Members, "fenced by the restored timer")
-}

@@ -16,9 +16,10 @@ import (
 
 // consumer-heartbeat group= member= epoch= [topics=(a,b)] [assignor=NAME]
 // [regex=RE2|()] [rack=R] [instance=I] [rebalance-timeout-ms=MS]
-// [owned=(foo-0,foo-1)|owned=()] sends a ConsumerGroupHeartbeat. A join
-// (epoch 0) sends a 300 s rebalance timeout unless given; regex=() clears
-// the member's regex; owned= sends TopicPartitions (owned=() empty).
+// [owned=(foo-0,foo-1)|owned=()] [async] sends a ConsumerGroupHeartbeat. A
+// join (epoch 0) sends a 300 s rebalance timeout unless given; regex=()
+// clears the member's regex; owned= sends TopicPartitions (owned=() empty);
+// async does not wait for the write, as commit's.
 func (s *scenario) consumerHeartbeat(d *datadriven.TestData) (string, error) {
 	req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 		MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
@@ -39,11 +40,21 @@ func (s *scenario) consumerHeartbeat(d *datadriven.TestData) (string, error) {
 		}
 		req.TopicPartitions = owned
 	}
-	r, err := Await(s.h, s.h.Coordinator.ConsumerGroupHeartbeat(req))
+	f := s.h.Coordinator.ConsumerGroupHeartbeat(req)
+	describe := func(r shard.ConsumerGroupHeartbeatResponse, err error) string {
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), "")
+	}
+	if d.HasArg("async") {
+		return awaitOrPark(s, "consumer-heartbeat "+req.MemberID, f, describe), nil
+	}
+	r, err := Await(s.h, f)
 	if err != nil {
 		return "", err
 	}
-	return heartbeatLine(r.MemberEpoch, r.HasAssignment, shard.FormatAssignment(r.Assignment), ""), nil
+	return describe(r, nil), nil
 }
 
 // share-heartbeat group= member= epoch= [topics=(a,b)] [rack=R] sends a
