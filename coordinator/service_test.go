@@ -140,36 +140,6 @@ func TestLifecycleErrors(t *testing.T) {
 	assert.ErrorIs(t, c.LoadShard(p), kerr.CoordinatorNotAvailable)
 }
 
-// TestUnloadFailsPendingWritesAndDropsTimers proves an unload fails
-// uncommitted writes with NOT_COORDINATOR, truncates the uncommitted tail,
-// and drops the shard's timers; a reload replays only committed records.
-func TestUnloadFailsPendingWritesAndDropsTimers(t *testing.T) {
-	cfg := coordinator.DefaultConfig()
-	cfg.NumPartitions = 1
-	cfg.CommitDelay = time.Second
-	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
-	require.NoError(t, err)
-	_, err = coordtest.Await(h, h.Coordinator.CommitOffsets(simpleCommit("g", 1)))
-	require.NoError(t, err)
-	pending := h.Coordinator.CommitOffsets(simpleCommit("g", 2))
-	require.False(t, pending.Done())
-	require.NotEmpty(t, h.Coordinator.TimerKeys(0))
-
-	require.NoError(t, h.Coordinator.UnloadShard(0))
-	_, err = pending.Result()
-	assert.ErrorIs(t, err, kerr.NotCoordinator)
-	assert.Empty(t, h.Coordinator.TimerKeys(0))
-	assert.Equal(t, int64(1), h.Coordinator.Logs().Partition(0).EndOffset())
-	assert.ErrorIs(t, h.Coordinator.UnloadShard(0), kerr.NotCoordinator)
-
-	require.NoError(t, h.Coordinator.LoadShard(0))
-	offs, err := h.Offsets("g")
-	require.NoError(t, err)
-	require.Len(t, offs, 1)
-	assert.Equal(t, int64(1), offs[0].Offset)
-	assert.Equal(t, []string{shard.SweepTimerKey}, h.Coordinator.TimerKeys(0))
-}
-
 // TestDeleteGroupsAcrossShards proves DeleteGroups answers in request order
 // across partitions, deletes empty groups with their offsets, refuses
 // non-empty and unknown ones, and, as Kafka's GroupCoordinatorShard.deleteGroups,
