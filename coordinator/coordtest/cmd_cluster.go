@@ -51,34 +51,17 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 		}
 		v := a.Vals[0]
 		n, _ := strconv.ParseInt(v, 10, 64)
-		ms := time.Duration(n) * time.Millisecond
+		if d, ok := durationKeys(&cfg)[a.Key]; ok {
+			*d.field = time.Duration(n) * d.unit
+			continue
+		}
+		if f, ok := intKeys(&cfg)[a.Key]; ok {
+			*f = int(n)
+			continue
+		}
 		switch a.Key {
 		case "partitions", "offsets.topic.num.partitions":
 			cfg.NumPartitions = int32(n)
-		case "offsets.retention.minutes":
-			cfg.OffsetsRetention = time.Duration(n) * time.Minute
-		case "offsets.retention.check.interval.ms":
-			cfg.OffsetsRetentionCheckInterval = ms
-		case "group.consumer.session.timeout.ms":
-			cfg.ConsumerSessionTimeout = ms
-		case "group.streams.session.timeout.ms":
-			cfg.StreamsSessionTimeout = ms
-		case "group.streams.num.standby.replicas":
-			cfg.StreamsNumStandbyReplicas = int(n)
-		case "group.streams.max.standby.replicas":
-			cfg.StreamsMaxStandbyReplicas = int(n)
-		case "group.streams.initial.rebalance.delay.ms":
-			cfg.StreamsInitialRebalanceDelay = ms
-		case "group.share.session.timeout.ms":
-			cfg.ShareSessionTimeout = ms
-		case "group.consumer.max.size":
-			cfg.ConsumerMaxSize = int(n)
-		case "offset.metadata.max.bytes":
-			cfg.OffsetMetadataMaxBytes = int(n)
-		case "group.share.max.size":
-			cfg.ShareMaxSize = int(n)
-		case "group.streams.max.size":
-			cfg.StreamsMaxSize = int(n)
 		case "commit-delay":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -138,6 +121,37 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 	s.h, s.start, s.pending = s.brokers[0], clock.Now(), nil
 	s.classic = classicIDs{byAlias: map[string]string{}}
 	return nil
+}
+
+// durationKey is a Kafka duration key of the coordinator command: the
+// Config field it sets and the unit of its value.
+type durationKey struct {
+	field *time.Duration
+	unit  time.Duration
+}
+
+// durationKeys are the coordinator command's duration keys on cfg.
+func durationKeys(cfg *coordinator.Config) map[string]durationKey {
+	return map[string]durationKey{
+		"offsets.retention.minutes":                {&cfg.OffsetsRetention, time.Minute},
+		"offsets.retention.check.interval.ms":      {&cfg.OffsetsRetentionCheckInterval, time.Millisecond},
+		"group.consumer.session.timeout.ms":        {&cfg.ConsumerSessionTimeout, time.Millisecond},
+		"group.streams.session.timeout.ms":         {&cfg.StreamsSessionTimeout, time.Millisecond},
+		"group.streams.initial.rebalance.delay.ms": {&cfg.StreamsInitialRebalanceDelay, time.Millisecond},
+		"group.share.session.timeout.ms":           {&cfg.ShareSessionTimeout, time.Millisecond},
+	}
+}
+
+// intKeys are the coordinator command's whole-number keys on cfg.
+func intKeys(cfg *coordinator.Config) map[string]*int {
+	return map[string]*int{
+		"group.streams.num.standby.replicas": &cfg.StreamsNumStandbyReplicas,
+		"group.streams.max.standby.replicas": &cfg.StreamsMaxStandbyReplicas,
+		"group.consumer.max.size":            &cfg.ConsumerMaxSize,
+		"offset.metadata.max.bytes":          &cfg.OffsetMetadataMaxBytes,
+		"group.share.max.size":               &cfg.ShareMaxSize,
+		"group.streams.max.size":             &cfg.StreamsMaxSize,
+	}
 }
 
 // topics foo=3 bar=2 installs the topic metadata image on every broker.
