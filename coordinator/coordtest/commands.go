@@ -8,7 +8,7 @@ type handler func(s *scenario, d *datadriven.TestData) (string, error)
 
 // commands is the scenario language: one handler per command, each in the
 // file of its concern, its doc comment its usage. A new command is a new
-// handler and a row here, never a branch in another handler.
+// handler and a row here, never a branch in another handler. Read only.
 var commands = map[string]handler{
 	// The cluster (cmd_cluster.go).
 	"coordinator":          (*scenario).coordinator,
