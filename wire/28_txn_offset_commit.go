@@ -59,11 +59,7 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			}
 		}
 		st.Topic, st.TopicID = t.name, t.id
-		for _, row := range t.rows {
-			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = row.partition, row.code
-			st.Partitions = append(st.Partitions, sp)
-		}
+		st.Partitions = commitResponsePartitions[kmsg.TxnOffsetCommitResponseTopicPartition](t)
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
