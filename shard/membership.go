@@ -86,6 +86,11 @@ type view struct {
 	// assignErr is the error of a failed target computation (consumer
 	// groups): the operation must fail with it.
 	assignErr error
+	// removing is set while a member's removal writes the group epoch
+	// record: Kafka's fence (streamsGroupFenceMember) writes the group's
+	// stored validated topology epoch, where a heartbeat writes the one it
+	// just checked.
+	removing bool
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
@@ -429,7 +434,9 @@ func (v *view) removeMember(i int) {
 
 	v.hash = v.metadataHash()
 	v.epoch++
+	v.removing = true
 	v.records = append(v.records, v.groupEpochRecord())
+	v.removing = false
 	if len(v.members) == 0 {
 		v.aEpoch = v.epoch
 		v.records = append(v.records, v.targetEpochRecord())

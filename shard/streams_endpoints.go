@@ -18,7 +18,7 @@ import (
 //	if the group existed before the heartbeat → EndpointInformationEpoch = the group's
 //
 // The group's endpoint information epoch is soft state in Kafka
-// (StreamsGroup.endpointInformationEpoch, a plain int starting at -1: not
+// (StreamsGroup.endpointInformationEpoch, a plain int starting at 0: not
 // written to the log, not rolled back, lost on failover). The shard writes
 // nothing for it either and changes nothing outside replay, so the
 // coordinator keeps it per hosted partition and hands it in
@@ -35,8 +35,12 @@ type EndpointPartitions struct {
 	StandbyPartitions []TopicPartitions
 }
 
-// noEndpointEpoch is Kafka's initial StreamsGroup.endpointInformationEpoch.
-const noEndpointEpoch int32 = -1
+// InitialEndpointInformationEpoch is Kafka 4.4's initial
+// StreamsGroup.endpointInformationEpoch (its constructor sets 0), the
+// group's epoch before any bump and after every load. A member that joins
+// a new group with a user endpoint bumps it to 1 and, knowing 0, hears
+// the endpoints in its first answer.
+const InitialEndpointInformationEpoch int32 = 0
 
 // streamsEndpointInformation fills the endpoint fields of a streams
 // heartbeat's response from its outcome: the group's epoch after the
@@ -51,7 +55,7 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	}
 	v := out.view
 	existed := v.g != nil
-	epoch := noEndpointEpoch
+	epoch := InitialEndpointInformationEpoch
 	if existed {
 		epoch = req.GroupEndpointInformationEpoch
 	}
@@ -69,7 +73,7 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	// "If we just created the group, the endpoint information epoch will
 	// not be persisted, so return epoch 0": Kafka's new group object,
 	// which replay replaces, forgets the bump.
-	resp.GroupEndpointInformationEpoch = noEndpointEpoch
+	resp.GroupEndpointInformationEpoch = InitialEndpointInformationEpoch
 	if existed {
 		resp.EndpointInformationEpoch, resp.GroupEndpointInformationEpoch = epoch, epoch
 	}

@@ -23,6 +23,11 @@ type GenConfig struct {
 	// TxnOtherGroup lets a producer's transaction span groups, and its
 	// marker name another group than the one it committed to.
 	TxnOtherGroup bool
+	// Streams adds a streams group (KIP-1071). Kafka 4.4's configured
+	// topology lags the topic image (streams-configured-topology), so most
+	// streams sequences end in a known divergence within a few ops; a
+	// default run leaves them out to compare the rest to the end.
+	Streams bool
 }
 
 // memberState is what the generator believes of a member, learnt from the
@@ -36,6 +41,12 @@ type memberState struct {
 	epoch      int32
 	assignment []TopicPartitions
 	subscribed []string
+	// A streams member's process, tasks and the endpoint information
+	// epoch it last heard.
+	streams                 bool
+	processID               string
+	active, standby, warmup []Tasks
+	endpointEpoch           int32
 }
 
 // generator produces one sequence of ops from a seed, adapting to the
@@ -50,6 +61,11 @@ type generator struct {
 	// txnGroup is the group each producer's open transaction commits to.
 	txnGroup map[int64]string
 	last     *memberState // the member the last op was for
+	// streamsTopology is the topology streams members join with (an index
+	// of streamsTopologies); pendingInternal the internal topics their
+	// heartbeats asked the broker to create.
+	streamsTopology int
+	pendingInternal []Topic
 }
 
 var topicNames = []string{"t0", "t1", "t2", "t3"}
@@ -71,6 +87,9 @@ func newGenerator(seed uint64, cfg GenConfig) *generator {
 			g.members = append(g.members, &memberState{group: "sg0", id: fmt.Sprintf("share-member-%d-xxxxxxxxxxxx", mi), share: true})
 		}
 	}
+	if cfg.Streams {
+		g.addStreamsMembers()
+	}
 	return g
 }
 
@@ -91,6 +110,9 @@ func (g *generator) first() Op {
 // next is the sequence's next op.
 func (g *generator) next() Op {
 	g.last = nil
+	if len(g.pendingInternal) > 0 && g.chance(0.3) {
+		return g.createInternalTopics()
+	}
 	switch r := g.rng.IntN(100); {
 	case r < 40:
 		return g.heartbeat()
@@ -105,10 +127,13 @@ func (g *generator) next() Op {
 	case r < 70:
 		return g.offsetDelete()
 	case r < 72:
-		return DeleteGroups{Groups: []string{g.pick([]string{"cg0", "cg1", "sg0", "simple", "nope"})}}
+		return DeleteGroups{Groups: []string{g.pick([]string{"cg0", "cg1", "sg0", g.streamsOr("simple"), "simple", "nope"})}}
 	case r < 74:
 		return ListGroups{}
 	case r < 77:
+		if g.cfg.Streams && g.chance(0.3) {
+			return StreamsDescribe{Groups: []string{g.pick([]string{streamsGroup, "cg0"})}}
+		}
 		return DescribeGroups{Share: g.cfg.Share && g.chance(0.3), Groups: []string{g.pick([]string{"cg0", "cg1", "sg0", "simple"})}}
 	case r < 93:
 		return g.advance()
@@ -176,6 +201,9 @@ func (g *generator) heartbeat() Op {
 	}
 	if m.share {
 		return g.shareHeartbeat(m, clientID)
+	}
+	if m.streams {
+		return g.streamsHeartbeat(m, clientID)
 	}
 	h := ConsumerHeartbeat{ClientID: clientID, GroupID: m.group, MemberID: m.id, InstanceID: m.instanceID, RebalanceTimeoutMs: -1}
 	if !m.joined || g.chance(0.03) {
@@ -381,6 +409,8 @@ func (g *generator) observe(op Op, out Outcome) {
 		return
 	}
 	switch op := op.(type) {
+	case StreamsHeartbeat:
+		g.observeStreams(m, op, out)
 	case ConsumerHeartbeat, ShareHeartbeat:
 		epoch := int32(0)
 		if h, ok := op.(ConsumerHeartbeat); ok {

@@ -137,6 +137,11 @@ func (n normaliser) value(v any) any {
 				return map[string]any{"topic": n.topic(id), "partitions": sortedInts(ps)}
 			}
 		}
+		if id, ok := v["subtopologyId"]; ok && len(v) == 2 {
+			if ps, ok := v["partitions"]; ok {
+				return map[string]any{"subtopologyId": id, "partitions": sortedInts(ps)}
+			}
+		}
 		out := map[string]any{}
 		for k, x := range v {
 			switch {
@@ -154,9 +159,9 @@ func (n normaliser) value(v any) any {
 		out := make([]any, 0, len(v))
 		for _, x := range v {
 			y := n.value(x)
-			if m, ok := y.(map[string]any); ok && len(m) == 2 && m["topic"] != nil {
+			if m, ok := y.(map[string]any); ok && len(m) == 2 && (m["topic"] != nil || m["subtopologyId"] != nil) {
 				if ps, _ := m["partitions"].([]any); len(ps) == 0 {
-					continue // an empty topic entry says nothing
+					continue // an empty topic or task entry says nothing
 				}
 			}
 			out = append(out, y)
@@ -164,6 +169,11 @@ func (n normaliser) value(v any) any {
 		if len(out) > 0 && isTopicPartitions(out[0]) {
 			slices.SortFunc(out, func(a, b any) int {
 				return strings.Compare(fmt.Sprint(asMap(a)["topic"]), fmt.Sprint(asMap(b)["topic"]))
+			})
+		}
+		if len(out) > 0 && isTasks(out[0]) {
+			slices.SortFunc(out, func(a, b any) int {
+				return strings.Compare(fmt.Sprint(asMap(a)["subtopologyId"]), fmt.Sprint(asMap(b)["subtopologyId"]))
 			})
 		}
 		return out
@@ -174,6 +184,11 @@ func (n normaliser) value(v any) any {
 func isTopicPartitions(v any) bool {
 	m, ok := v.(map[string]any)
 	return ok && len(m) == 2 && m["topic"] != nil && m["partitions"] != nil
+}
+
+func isTasks(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 2 && m["subtopologyId"] != nil && m["partitions"] != nil
 }
 
 func sortedInts(v any) []any {
@@ -300,6 +315,10 @@ func (n normaliser) response(op Op, resp any) any {
 		return out
 	case DescribeGroups:
 		return n.describe(op, resp)
+	case StreamsHeartbeat:
+		return n.streamsHeartbeat(m)
+	case StreamsDescribe:
+		return n.streamsDescribe(resp)
 	}
 	return nil
 }
