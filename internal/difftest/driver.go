@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -88,6 +89,15 @@ func (d *driver) nextDue(limitMs int64) (timer, bool) {
 	return best, found
 }
 
+// assignors is group.consumer.assignors, as the wire checks a heartbeat's
+// ServerAssignor against it.
+func (d *driver) assignors() *assignor.Registry {
+	if d.cfg.ConsumerAssignors != nil {
+		return d.cfg.ConsumerAssignors
+	}
+	return assignor.Default()
+}
+
 // epochIn is a Kafka member epoch sent to group as coordsim counts it:
 // shifted for consumer and share groups, as sent for streams groups, which
 // start at the same epoch on both sides (epochshift.go).
@@ -161,6 +171,15 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 	owned := partitions(o.Owned)
 	if owned == nil && o.OwnedSet {
 		owned = []shard.TopicPartitions{}
+	}
+	// The wire's request checks first, on the request with its nulls, as
+	// the oracle runs GroupCoordinatorService's (wire/heartbeat_validation.go).
+	if err := shard.CheckConsumerHeartbeat(shard.ConsumerHeartbeatCheck{
+		Version: 1, GroupID: o.GroupID, MemberID: o.MemberID, InstanceID: o.InstanceID, RackID: o.RackID,
+		MemberEpoch: o.MemberEpoch, RebalanceTimeoutMs: o.RebalanceTimeoutMs, TopicPartitions: shard.ListOf(owned),
+		SubscribedTopicNames: o.Subscribed, SubscribedTopicRegex: o.Regex, ServerAssignor: o.ServerAssignor,
+	}, d.assignors()); err != nil {
+		return errOutcome(err)
 	}
 	res, err := d.s.ConsumerGroupHeartbeat(d.nowMs, shard.ConsumerGroupHeartbeatRequest{
 		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), InstanceID: str(o.InstanceID),

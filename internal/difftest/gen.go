@@ -267,18 +267,35 @@ func (g *generator) pick2(a, b int) int {
 	return b
 }
 
+// invalidCase picks, now and then, which field makes a heartbeat invalid:
+// cases 0 to 2 are every type's (invalidIDs), the others n-3 the type's
+// own; -1 leaves it valid.
+func (g *generator) invalidCase(n int) int {
+	if !g.chance(0.04) {
+		return -1
+	}
+	return g.rng.IntN(n)
+}
+
+// invalidIDs applies cases 0 to 2: an empty member id, an epoch below -2,
+// an empty group id.
+func invalidIDs(c int, memberID, groupID *string, epoch *int32) {
+	switch c {
+	case 0:
+		*memberID = ""
+	case 1:
+		*epoch = -3
+	case 2:
+		*groupID = ""
+	}
+}
+
 // invalid turns a heartbeat into an invalid one now and then.
 func (g *generator) invalid(h *ConsumerHeartbeat) {
-	if !g.chance(0.04) {
-		return
-	}
-	switch g.rng.IntN(5) {
-	case 0:
-		h.MemberID = ""
-	case 1:
-		h.MemberEpoch = -3
-	case 2:
-		h.GroupID = ""
+	c := g.invalidCase(5)
+	invalidIDs(c, &h.MemberID, &h.GroupID, &h.MemberEpoch)
+	switch c {
+	case -1, 0, 1, 2:
 	case 3:
 		h.Subscribed = nil
 		h.MemberEpoch = 0

@@ -105,16 +105,10 @@ func (g *generator) streamsHeartbeat(m *memberState, clientID string) Op {
 
 // invalidStreams turns a streams heartbeat into an invalid one now and then.
 func (g *generator) invalidStreams(h *StreamsHeartbeat) {
-	if !g.chance(0.04) {
-		return
-	}
-	switch g.rng.IntN(6) {
-	case 0:
-		h.MemberID = ""
-	case 1:
-		h.MemberEpoch = -3
-	case 2:
-		h.GroupID = ""
+	c := g.invalidCase(6)
+	invalidIDs(c, &h.MemberID, &h.GroupID, &h.MemberEpoch)
+	switch c {
+	case -1, 0, 1, 2:
 	case 3:
 		h.MemberEpoch = -2 // a static leave without an instance id
 	case 4:

@@ -328,12 +328,21 @@ func asList(v any) []any {
 	return l
 }
 
+// describeError is a described group's error entry, compared by code, or
+// false when the group was described.
+func describeError(gm map[string]any) (map[string]any, bool) {
+	if code := num(gm["errorCode"]); code != 0 {
+		return map[string]any{"groupId": gm["groupId"], "errorCode": code}, true
+	}
+	return nil, false
+}
+
 func (n normaliser) describe(op DescribeGroups, resp any) any {
 	out := []any{}
 	for _, g := range asList(resp) {
 		gm := asMap(g)
-		if code := num(gm["errorCode"]); code != 0 {
-			out = append(out, map[string]any{"groupId": gm["groupId"], "errorCode": code})
+		if e, ok := describeError(gm); ok {
+			out = append(out, e)
 			continue
 		}
 		members := []any{}

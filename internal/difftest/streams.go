@@ -468,8 +468,8 @@ func (n normaliser) streamsDescribe(resp any) any {
 	out := []any{}
 	for _, g := range asList(resp) {
 		gm := asMap(g)
-		if code := num(gm["errorCode"]); code != 0 {
-			out = append(out, map[string]any{"groupId": gm["groupId"], "errorCode": code})
+		if e, ok := describeError(gm); ok {
+			out = append(out, e)
 			continue
 		}
 		members := []any{}
