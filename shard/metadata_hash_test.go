@@ -1,0 +1,53 @@
+package shard
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStreamsHeartbeatBumpsWhenMissingInternalTopicsAreCreated reproduces
+// the differential runner's streams-validated-epoch-bump against Kafka
+// 4.4: a member joins while the topology's two internal topics are missing,
+// the broker creates both (0 to 1 partition each), and the member's next
+// heartbeat finds the topology ready and bumps the group epoch, as Kafka's
+// streamsGroupHeartbeat does (the metadata hash and the validated topology
+// epoch changed). The group's metadata hash used to be a plain sum of the
+// topics' FNV-1a hashes, in which those two changes cancelled out.
+func TestStreamsHeartbeatBumpsWhenMissingInternalTopicsAreCreated(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.StreamsInitialRebalanceDelayMs = 0
+	s, err := New(0, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.SetTopics(map[string]int32{"t0": 3, "t1": 1}))
+	topo := &Topology{Subtopologies: []Subtopology{
+		{ID: "0", SourceTopics: []string{"t1"}, RepartitionSinkTopics: []string{"st0-rep"}},
+		{ID: "1", RepartitionSourceTopics: []TopicInfo{{Name: "st0-rep"}}, StateChangelogTopics: []TopicInfo{{Name: "st0-agg-changelog"}}},
+	}}
+	var offset int64
+	beat := func(epoch int32, topology *Topology) StreamsGroupHeartbeatResponse {
+		t.Helper()
+		req := StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: epoch, ProcessID: "p", Topology: topology,
+			RebalanceTimeoutMs: 5000, ActiveTasks: []TaskIDs{}, StandbyTasks: []TaskIDs{}, WarmupTasks: []TaskIDs{}}
+		res, err := s.StreamsGroupHeartbeat(0, req)
+		require.NoError(t, err)
+		require.NoError(t, s.ReplayAll(offset, res.Records))
+		offset += int64(len(res.Records))
+		return res.Response
+	}
+	first := beat(0, topo)
+	require.Equal(t, []StreamsStatus{StatusMissingInternalTopics}, first.Status)
+	before, _ := s.GroupEpoch("g")
+
+	g := s.lookup("g")
+	hashBefore := s.groupMetadataHash(g)
+	require.NoError(t, s.SetTopics(map[string]int32{"t0": 3, "t1": 1, "st0-rep": 1, "st0-agg-changelog": 1}))
+	assert.NotEqual(t, hashBefore, s.groupMetadataHash(g), "creating both internal topics changes the group's metadata hash")
+
+	beat(first.MemberEpoch, nil)
+	after, _ := s.GroupEpoch("g")
+	assert.Equal(t, before+1, after, "the heartbeat after the topics exist bumps the group epoch")
+	d, _ := s.DescribeGroup("g")
+	assert.Equal(t, int32(0), d.ValidatedTopologyEpoch, "and records the topology as validated")
+}
