@@ -102,15 +102,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "heartbeat-check-order",
-		Why:  "GroupCoordinatorService checks a heartbeat's fields in its own order (rebalance timeout before owned partitions, the group before the assignor); coordsim's checks answer another of the request's errors first",
-		Match: func(d Divergence) bool {
-			_, ok := d.Ops[d.Step].(ConsumerHeartbeat)
-			return ok && d.Kafka.Error != "" && d.Ours.Error != "" && len(d.Kafka.Records) == 0 && len(d.Ours.Records) == 0 &&
-				(d.Kafka.Error != d.Ours.Error || d.Kafka.Message != d.Ours.Message && requestInvalid(d.Kafka.Error))
-		},
-	},
-	{
 		Name: "commit-assignment-epochs",
 		Why:  "a commit at an older member epoch is checked against each partition's KIP-1251 assignment epoch: Kafka records them, coordsim derives them on replay, and after some reconciliations the two differ, so Kafka refuses (ILLEGAL_GENERATION for TxnOffsetCommit v5, STALE_MEMBER_EPOCH) a commit coordsim accepts",
 		Match: func(d Divergence) bool {
@@ -324,13 +315,6 @@ func stripAssignment(v any) any {
 		return out
 	}
 	return v
-}
-
-// requestInvalid reports whether an error is one of the request checks'
-// (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR), whose wording depends on which
-// check ran first.
-func requestInvalid(name string) bool {
-	return name == "INVALID_REQUEST" || name == "UNSUPPORTED_ASSIGNOR"
 }
 
 // extraStreamsTargets reports whether coordsim wrote what Kafka wrote plus
