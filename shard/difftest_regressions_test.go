@@ -51,3 +51,46 @@ func TestStreamsHeartbeatBumpsWhenMissingInternalTopicsAreCreated(t *testing.T) 
 	d, _ := s.DescribeGroup("g")
 	assert.Equal(t, int32(0), d.ValidatedTopologyEpoch, "and records the topology as validated")
 }
+
+// TestStreamsMemberRemovalKeepsStoredValidatedTopologyEpoch reproduces a
+// divergence the differential runner found against Kafka 4.4: a streams
+// member's removal writes the group epoch record with the group's stored
+// validatedTopologyEpoch (streamsGroupFenceMember), not one recomputed
+// from the topic image, so topics created since the last heartbeat do not
+// mark the topology validated on a leave.
+func TestStreamsMemberRemovalKeepsStoredValidatedTopologyEpoch(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.StreamsInitialRebalanceDelayMs = 0
+	s, err := New(0, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.SetTopics(map[string]int32{"in": 2}))
+	topo := &Topology{Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"in"}, StateChangelogTopics: []TopicInfo{{Name: "store-changelog"}}}}}
+	var offset int64
+	beat := func(member string, epoch int32, topology *Topology) []Record {
+		t.Helper()
+		req := StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: member, MemberEpoch: epoch, ProcessID: "p", Topology: topology,
+			RebalanceTimeoutMs: 5000}
+		if epoch == 0 {
+			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []TaskIDs{}, []TaskIDs{}, []TaskIDs{}
+		}
+		res, err := s.StreamsGroupHeartbeat(0, req)
+		require.NoError(t, err)
+		require.NoError(t, s.ReplayAll(offset, res.Records))
+		offset += int64(len(res.Records))
+		return res.Records
+	}
+	beat("a", 0, topo)
+	beat("b", 0, topo)
+	d, _ := s.DescribeGroup("g")
+	require.Equal(t, int32(-1), d.ValidatedTopologyEpoch, "the changelog topic is missing")
+
+	require.NoError(t, s.SetTopics(map[string]int32{"in": 2, "store-changelog": 2}))
+	var meta *StreamsGroupMetadata
+	for _, r := range beat("b", LeaveGroupMemberEpoch, nil) {
+		if m, ok := r.(*StreamsGroupMetadata); ok {
+			meta = m
+		}
+	}
+	require.NotNil(t, meta, "the leave bumps the group epoch")
+	assert.Equal(t, int32(-1), meta.ValidatedTopologyEpoch, "the stored validated epoch, not the topic image's")
+}
