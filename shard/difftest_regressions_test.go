@@ -94,3 +94,50 @@ func TestStreamsMemberRemovalKeepsStoredValidatedTopologyEpoch(t *testing.T) {
 	require.NotNil(t, meta, "the leave bumps the group epoch")
 	assert.Equal(t, int32(-1), meta.ValidatedTopologyEpoch, "the stored validated epoch, not the topic image's")
 }
+
+// TestStreamsRejoinWithoutEndpointClearsIt reproduces a divergence the
+// differential runner found against Kafka 4.4: a streams member that
+// (re)joins sets its user endpoint as sent (setUserEndpoint when joining),
+// so a rejoin without one clears it, writes the member record, and, the
+// endpoint having changed, bumps the group's endpoint information epoch; a
+// heartbeat that sends none keeps it.
+func TestStreamsRejoinWithoutEndpointClearsIt(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.StreamsInitialRebalanceDelayMs = 0
+	s, err := New(0, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.SetTopics(map[string]int32{"in": 2}))
+	topo := &Topology{Subtopologies: []Subtopology{{ID: "0", SourceTopics: []string{"in"}}}}
+	var offset int64
+	groupEndpointEpoch := InitialEndpointInformationEpoch
+	beat := func(epoch int32, endpoint *Endpoint) (StreamsGroupHeartbeatResponse, *StreamsGroupMemberMetadata) {
+		t.Helper()
+		req := StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: epoch, ProcessID: "p", RebalanceTimeoutMs: 5000,
+			UserEndpoint: endpoint, GroupEndpointInformationEpoch: groupEndpointEpoch}
+		if epoch == 0 {
+			req.Topology = topo
+			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []TaskIDs{}, []TaskIDs{}, []TaskIDs{}
+		}
+		res, err := s.StreamsGroupHeartbeat(0, req)
+		require.NoError(t, err)
+		require.NoError(t, s.ReplayAll(offset, res.Records))
+		offset += int64(len(res.Records))
+		groupEndpointEpoch = res.Response.GroupEndpointInformationEpoch
+		var meta *StreamsGroupMemberMetadata
+		for _, r := range res.Records {
+			if m, ok := r.(*StreamsGroupMemberMetadata); ok {
+				meta = m
+			}
+		}
+		return res.Response, meta
+	}
+	r, _ := beat(0, &Endpoint{Host: "h", Port: 1})
+	r, meta := beat(r.MemberEpoch, nil)
+	assert.Nil(t, meta, "a heartbeat without an endpoint keeps it")
+	before := groupEndpointEpoch
+
+	_, meta = beat(0, nil)
+	require.NotNil(t, meta, "the rejoin changes the member")
+	assert.Nil(t, meta.UserEndpoint, "and clears its endpoint")
+	assert.Equal(t, before+1, groupEndpointEpoch, "a changed endpoint bumps the endpoint information epoch")
+}

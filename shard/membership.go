@@ -94,7 +94,7 @@ type view struct {
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
-	v := &view{s: s, g: g, typ: typ, id: id}
+	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: initialAssignmentEpoch(typ)}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes

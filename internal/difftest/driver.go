@@ -57,6 +57,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		out = append(out, recordJSON(d.sh, r))
 	}
 	d.applyTimers(timers)
+	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
 	return out
 }
 

@@ -213,9 +213,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	}
 	r := res.Response
 	d.soft.endpointEpochs[o.GroupID] = r.GroupEndpointInformationEpoch
-	out := Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
-	d.forgetEmptyShutdowns()
-	return out
+	return Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
 }
 
 // noteShutdown is coordinator.noteShutdownRequest: the requester the
