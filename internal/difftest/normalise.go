@@ -338,6 +338,26 @@ func describeError(gm map[string]any) (map[string]any, bool) {
 }
 
 func (n normaliser) describe(op DescribeGroups, resp any) any {
+	return describeGroups(resp, func(map[string]any) map[string]any { return map[string]any{} }, func(mm map[string]any) map[string]any {
+		md := map[string]any{
+			"memberId": mm["memberId"], "memberEpoch": num(mm["memberEpoch"]), "clientId": mm["clientId"],
+			"rackId":               asMap(n.value(map[string]any{"rackId": mm["rackId"]}))["rackId"],
+			"subscribedTopicNames": sortedAny(nonNil(asList(mm["subscribedTopicNames"]))),
+			"assignment":           nonNil(asList(n.value(field(asMap(mm["assignment"]), "topicPartitions")))),
+		}
+		if !op.Share {
+			v := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}))
+			md["instanceId"], md["subscribedTopicRegex"] = v["instanceId"], v["subscribedTopicRegex"]
+			md["targetAssignment"] = nonNil(asList(n.value(field(asMap(mm["targetAssignment"]), "topicPartitions"))))
+		}
+		return md
+	})
+}
+
+// describeGroups is a describe answer in the canonical form: a group's
+// error by code, a described group by its id, state and epochs, what group
+// adds of its own, and its members (each as member makes it) by id.
+func describeGroups(resp any, group, member func(map[string]any) map[string]any) any {
 	out := []any{}
 	for _, g := range asList(resp) {
 		gm := asMap(g)
@@ -347,27 +367,15 @@ func (n normaliser) describe(op DescribeGroups, resp any) any {
 		}
 		members := []any{}
 		for _, m := range asList(gm["members"]) {
-			mm := asMap(m)
-			md := map[string]any{
-				"memberId": mm["memberId"], "memberEpoch": num(mm["memberEpoch"]), "clientId": mm["clientId"],
-				"rackId":               asMap(n.value(map[string]any{"rackId": mm["rackId"]}))["rackId"],
-				"subscribedTopicNames": sortedAny(nonNil(asList(mm["subscribedTopicNames"]))),
-				"assignment":           nonNil(asList(n.value(field(asMap(mm["assignment"]), "topicPartitions")))),
-			}
-			if !op.Share {
-				v := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}))
-				md["instanceId"], md["subscribedTopicRegex"] = v["instanceId"], v["subscribedTopicRegex"]
-				md["targetAssignment"] = nonNil(asList(n.value(field(asMap(mm["targetAssignment"]), "topicPartitions"))))
-			}
-			members = append(members, md)
+			members = append(members, member(asMap(m)))
 		}
 		slices.SortFunc(members, func(a, b any) int {
 			return strings.Compare(fmt.Sprint(asMap(a)["memberId"]), fmt.Sprint(asMap(b)["memberId"]))
 		})
-		out = append(out, map[string]any{
-			"groupId": gm["groupId"], "errorCode": 0, "groupState": gm["groupState"],
-			"groupEpoch": num(gm["groupEpoch"]), "assignmentEpoch": num(gm["assignmentEpoch"]), "members": members,
-		})
+		d := group(gm)
+		d["groupId"], d["errorCode"], d["groupState"] = gm["groupId"], 0, gm["groupState"]
+		d["groupEpoch"], d["assignmentEpoch"], d["members"] = num(gm["groupEpoch"]), num(gm["assignmentEpoch"]), members
+		out = append(out, d)
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package difftest
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -463,37 +462,22 @@ func (n normaliser) streamsHeartbeat(m map[string]any) any {
 }
 
 func (n normaliser) streamsDescribe(resp any) any {
-	out := []any{}
-	for _, g := range asList(resp) {
-		gm := asMap(g)
-		if e, ok := describeError(gm); ok {
-			out = append(out, e)
-			continue
-		}
-		members := []any{}
-		for _, m := range asList(gm["members"]) {
-			mm := asMap(m)
-			var endpoint any
-			if ep := asMap(mm["userEndpoint"]); ep != nil {
-				endpoint = map[string]any{"host": ep["host"], "port": num(ep["port"])}
-			}
-			tasks := func(a any) map[string]any {
-				am := asMap(a)
-				return map[string]any{"activeTasks": nonNil(asList(n.value(am["activeTasks"]))),
-					"standbyTasks": nonNil(asList(n.value(am["standbyTasks"]))), "warmupTasks": nonNil(asList(n.value(am["warmupTasks"])))}
-			}
-			md := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "rackId": mm["rackId"]}))
-			md["memberId"], md["memberEpoch"], md["clientId"] = mm["memberId"], num(mm["memberEpoch"]), mm["clientId"]
-			md["topologyEpoch"], md["processId"], md["userEndpoint"] = num(mm["topologyEpoch"]), mm["processId"], endpoint
-			md["assignment"], md["targetAssignment"] = tasks(mm["assignment"]), tasks(mm["targetAssignment"])
-			members = append(members, md)
-		}
-		slices.SortFunc(members, func(a, b any) int {
-			return strings.Compare(fmt.Sprint(asMap(a)["memberId"]), fmt.Sprint(asMap(b)["memberId"]))
-		})
-		out = append(out, map[string]any{"groupId": gm["groupId"], "errorCode": 0, "groupState": gm["groupState"],
-			"groupEpoch": num(gm["groupEpoch"]), "assignmentEpoch": num(gm["assignmentEpoch"]), "topology": n.value(gm["topology"]),
-			"members": members})
+	tasks := func(a any) map[string]any {
+		am := asMap(a)
+		return map[string]any{"activeTasks": nonNil(asList(n.value(am["activeTasks"]))),
+			"standbyTasks": nonNil(asList(n.value(am["standbyTasks"]))), "warmupTasks": nonNil(asList(n.value(am["warmupTasks"])))}
 	}
-	return out
+	return describeGroups(resp, func(gm map[string]any) map[string]any {
+		return map[string]any{"topology": n.value(gm["topology"])}
+	}, func(mm map[string]any) map[string]any {
+		var endpoint any
+		if ep := asMap(mm["userEndpoint"]); ep != nil {
+			endpoint = map[string]any{"host": ep["host"], "port": num(ep["port"])}
+		}
+		md := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "rackId": mm["rackId"]}))
+		md["memberId"], md["memberEpoch"], md["clientId"] = mm["memberId"], num(mm["memberEpoch"]), mm["clientId"]
+		md["topologyEpoch"], md["processId"], md["userEndpoint"] = num(mm["topologyEpoch"]), mm["processId"], endpoint
+		md["assignment"], md["targetAssignment"] = tasks(mm["assignment"]), tasks(mm["targetAssignment"])
+		return md
+	})
 }
