@@ -6,7 +6,9 @@
 // random choice is drawn in a fixed order. Brokers are coordinators over
 // shared partition logs, so a shard moves by unloading on one broker and
 // loading on another. Clients are actors (Kafka Streams instances, KIP-848
-// consumers, share members, simple consumers, an admin). Faults each have a
+// consumers, share members, simple consumers, an admin). A Connect workload
+// runs beside them in package connectsim, which sees the world only through
+// the engine interface connect.go implements. Faults each have a
 // switch and a probability. After every event the checker verifies the
 // invariants of docs/invariants.md (with a replay-equality check every
 // Options.ReplayCheckEvery events and at the end); after the workload the

@@ -7,6 +7,7 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // Options is everything that determines a simulation. The same Options
@@ -51,7 +52,7 @@ type Options struct {
 	// Connect adds producers and Kafka Connect sink connectors (consumer- and
 	// share-group sinks, KIP-1302) over a simulated share-partition broker
 	// layer; nil runs none.
-	Connect *ConnectWorkload `json:",omitempty"`
+	Connect *connectsim.Workload `json:",omitempty"`
 
 	// ReplayCheckEvery runs the replay-equality invariant every N events
 	// (0: only at the end). It costs O(state) each time.
@@ -267,11 +268,6 @@ func (o Options) Validate() error {
 		if err := o.Connect.Validate(o.Duration); err != nil {
 			return err
 		}
-		if _, err := resolveConnectors(o.Connect); err != nil {
-			return err
-		}
 	}
 	return nil
 }
-
-func prob(p float64) bool { return p >= 0 && p <= 1 }

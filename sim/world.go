@@ -14,6 +14,7 @@ import (
 	"github.com/coordsim/coordsim/plugin/faultstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // broker is one simulated broker: a coordinator over the partitions it leads.
@@ -106,7 +107,7 @@ type world struct {
 	dataLoss map[string]bool // "group/epoch" already counted
 
 	sampleEveryMs int64
-	cw            *connectWorld // nil without a Connect workload
+	cw            *connectsim.Sim // nil without a Connect workload
 	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
 	// flight, -1 when none.
 	cycleAt []int
@@ -186,7 +187,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			topics[name] = n
 		}
 		w.topics = topics
-		if w.cw, err = newConnectWorld(w, opts.Connect); err != nil {
+		if w.cw, err = connectsim.New(connectEngine{w}, opts.Connect, opts.Faults.connect(), opts.Mutants); err != nil {
 			return nil, err
 		}
 	}
@@ -321,7 +322,7 @@ func (w *world) route(groupID string) int {
 // schedulePolls arms a poll event at each dirty broker's next deadline.
 func (w *world) schedulePolls() {
 	if w.cw != nil {
-		w.cw.schedulePoll()
+		w.cw.SchedulePoll()
 	}
 	for i, d := range w.dirty {
 		if !d {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 func mustPreset(t *testing.T, p sim.FaultPreset) sim.Faults {
@@ -499,9 +500,9 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.faultFields(&sim.Options{}))...)
 	require.Len(t, keys, 15+16+23)
 	var connectKeys []string
-	connectKeys = append(connectKeys, keysOf(d.connectFields(&sim.ConnectWorkload{}))...)
-	connectKeys = append(connectKeys, keysOf(d.producerFields(&sim.Producer{}))...)
-	connectKeys = append(connectKeys, keysOf(d.connectorFields(&sim.Connector{}))...)
+	connectKeys = append(connectKeys, keysOf(d.connectFields(&connectsim.Workload{}))...)
+	connectKeys = append(connectKeys, keysOf(d.producerFields(&connectsim.Producer{}))...)
+	connectKeys = append(connectKeys, keysOf(d.connectorFields(&connectsim.Connector{}))...)
 	for _, k := range connectKeys {
 		assert.Contains(t, string(schema), "`"+k+"`", "SCHEMA.md documents connect key %s", k)
 	}
