@@ -83,13 +83,3 @@ func (e connectEngine) Violate(invariant, detail string) { e.w.violate(invariant
 
 // AtMs is when the event is due (connectsim.Timer).
 func (ev *event) AtMs() int64 { return ev.atMs }
-
-// connect is the Connect side's share of the fault model.
-func (f Faults) connect() connectsim.Faults {
-	return connectsim.Faults{
-		ShareLeaderMovesPerHour: f.ShareLeaderMovesPerHour,
-		SharePersistFailProb:    f.SharePersistFailProb,
-		ShareDLQFailProb:        f.ShareDLQFailProb,
-		TaskKillsPerHour:        f.TaskKillsPerHour,
-	}
-}

@@ -49,7 +49,7 @@ func (w *world) run() {
 	}
 
 	w.spawnWorkload()
-	w.scheduleRandomMoves(workEnd)
+	w.startFaults(workEnd)
 	w.eng.at(startMs+o.Workload.AdminInterval.Milliseconds(), func() { w.adminLoop(workEnd) })
 	w.eng.at(workEnd, func() {
 		w.heal()
