@@ -17,7 +17,7 @@ import (
 // through the coordinators like every other client's.
 type Workload struct {
 	// Topics are the data topics (name → partitions). They join the
-	// coordinators' metadata image alongside Workload.Topics.
+	// coordinators' metadata image alongside sim.Workload.Topics.
 	Topics map[string]int32
 	// Producers write to the topics during the workload phase.
 	Producers []Producer
