@@ -11,8 +11,9 @@ import (
 )
 
 // Faults holds every fault kind's knobs; a zero probability or rate turns
-// a kind off. Each group of fields belongs to one kind of faultKinds below,
-// which says what the fields mean and where the kind acts.
+// a kind off. Each group of fields belongs to one fault kind, whose file
+// (named in the group's comment) says what the fields mean and where the
+// kind acts.
 type Faults struct {
 	// plugin errors (fault_plugin_errors.go): probabilities per call.
 	PluginTransient        float64
