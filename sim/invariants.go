@@ -23,6 +23,15 @@ const (
 	InvLiveness               = invariants.Liveness
 	InvNoDataLossV2           = invariants.NoPluginSideDataLoss
 	InvReplay                 = invariants.ReplayEquality
+	// Invariants 10–17 (sim/invariants_rules.go).
+	InvReadsCommitted      = invariants.ReadsCommitted
+	InvDeleteOnlyEmpty     = invariants.DeleteOnlyEmpty
+	InvOffsetExpiryOnTime  = invariants.OffsetExpiryOnTime
+	InvGroupExpiry         = invariants.GroupExpiryNothingLeft
+	InvNoLiveMemberFenced  = invariants.NoLiveMemberFenced
+	InvV1LeaksExplained    = invariants.V1LeaksExplained
+	InvRouting             = invariants.Routing
+	InvShareInFlightCapped = invariants.ShareInFlightCap
 	// InvV1LossExplained ties each v1 loss the probe counts to a race event
 	// of its group, as 15 ties leaked rows (issue 27: any loss under v1
 	// counted as the accepted race, so a v1 cleanup bug was invisible).

@@ -11,23 +11,12 @@ import (
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/shard"
-	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Invariants 10–17 state rules that planted bugs once broke without the
 // checker noticing (docs/mutants.md lists each bug and what catches it).
 // They judge with the checker's own copy of each rule (expiry predicate,
 // routing, the committed replica), never with the code under test.
-const (
-	InvReadsCommitted      = invariants.ReadsCommitted
-	InvDeleteOnlyEmpty     = invariants.DeleteOnlyEmpty
-	InvOffsetExpiryOnTime  = invariants.OffsetExpiryOnTime
-	InvGroupExpiry         = invariants.GroupExpiryNothingLeft
-	InvNoLiveMemberFenced  = invariants.NoLiveMemberFenced
-	InvV1LeaksExplained    = invariants.V1LeaksExplained
-	InvRouting             = invariants.Routing
-	InvShareInFlightCapped = invariants.ShareInFlightCap
-)
 
 // ruleState is what invariants 10–17 remember between events.
 type ruleState struct {
