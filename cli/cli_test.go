@@ -267,3 +267,20 @@ func TestSkipInvariantIsNeverSilent(t *testing.T) {
 	assert.Equal(t, sim.InvRouting, res.Skipped[0].Invariant)
 	assert.Zero(t, res.Skipped[0].Violations)
 }
+
+// TestSweepSummaryCountsSkippedViolations proves a sweep with
+// --skip-invariant says, per skipped invariant, how many seeds violated it
+// and the first of them: what a bisect reads.
+func TestSweepSummaryCountsSkippedViolations(t *testing.T) {
+	skipped := func(n int64) []*sim.SkippedInvariant {
+		sk := &sim.SkippedInvariant{Invariant: sim.InvOneOwner, Violations: n}
+		if n > 0 {
+			sk.First = &sim.Violation{Invariant: sim.InvOneOwner, Step: 7}
+		}
+		return []*sim.SkippedInvariant{sk}
+	}
+	lines := []*seedLine{{Seed: 9, Skipped: skipped(2)}, {Seed: 4, Skipped: skipped(1)}, {Seed: 5, Skipped: skipped(0)}}
+	var out strings.Builder
+	assert.Equal(t, exitOK, summarize(lines, nil, &out), "a skipped invariant's violations do not fail the sweep")
+	assert.Contains(t, out.String(), "skipped 9-one-owner: violated in 2 of 3 seeds, the first seed 4\n")
+}
