@@ -243,7 +243,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			// unreleased: only one member can own a partition.
 			unreleased: &consumerUnreleased{v: v, pending: pending},
 			owned:      taskSets{h.owned}, ownedSent: h.owned != nil,
-			skipRevocation: s.cfg.Mutants.SkipRevocation,
+			skipRevocation:     s.cfg.Mutants.SkipRevocation,
+			revokingGetsTarget: s.cfg.Mutants.RevokingMemberGetsTargetEpoch,
 		}
 		next, err := b.build()
 		if err != nil {
@@ -253,7 +254,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 			m.setCurrentAssignment(next)
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
 			v.timers = slices.Grow(v.timers, 2) // the rebalance timer and the session timer below
-			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
+			v.timers = append(v.timers, s.mutateRebalanceTimer(nowMs, rebalanceTimeoutOp(nowMs, Consumer, v.id, m)))
 		}
 	}
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Consumer, v.id, m))

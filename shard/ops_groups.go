@@ -310,6 +310,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
 	s.groups.Ascend(func(g *group) bool {
+		if g.typ == Share && s.cfg.Mutants.LoadDropsShareTimers {
+			return true
+		}
 		for _, id := range g.sortedMemberIDs() {
 			ops = append(ops, TimerOp{
 				Key:        SessionTimeoutKey(g.id, id),
