@@ -232,6 +232,14 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 			cfg.ShareSessionTimeout = ms
 		case "group.consumer.max.size":
 			cfg.ConsumerMaxSize = int(n)
+		case "group.consumer.migration.policy":
+			p, err := shard.ParseMigrationPolicy(v)
+			if err != nil {
+				return err
+			}
+			cfg.Classic.MigrationPolicy = p
+		case "group.classic.max.size":
+			cfg.Classic.MaxSize = int(n)
 		case "offset.metadata.max.bytes":
 			cfg.OffsetMetadataMaxBytes = int(n)
 		case "group.share.max.size":
