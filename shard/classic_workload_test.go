@@ -122,7 +122,7 @@ func (w *workload) doClassic() {
 		req := JoinGroupRequest{GroupID: group, MemberID: member, ClientID: "c", SessionTimeoutMs: 6_000,
 			RebalanceTimeoutMs: int32(1+w.c.intn(3)) * 2_000, ProtocolType: "consumer", RequireKnownMemberID: w.c.intn(3) > 0,
 			Protocols: []ClassicProtocol{{Name: []string{"range", "sticky"}[w.c.intn(2)], Metadata: w.classicMetadata(group, member, w.pick(wlTopics))}},
-			Handle: w.handle}
+			Handle:    w.handle}
 		if w.c.intn(4) == 0 {
 			req.InstanceID = []string{"i0", "i1"}[w.c.intn(2)]
 		}
