@@ -53,8 +53,8 @@ type matrixClient struct {
 	// migrates: a classic kgo client, which the migration scenario mixes
 	// with KIP-848 kgo members.
 	migrates bool
-	kip848 bool // a KIP-848 consumer, described by ConsumerGroupDescribe
-	start  func(t *testing.T, m memberSpec) matrixMember
+	kip848   bool // a KIP-848 consumer, described by ConsumerGroupDescribe
+	start    func(t *testing.T, m memberSpec) matrixMember
 }
 
 // memberSpec is what a member is started with.
@@ -302,7 +302,7 @@ type matrixScenario struct {
 	// migration: the scenario mixes the client with KIP-848 kgo members
 	// (matrixClient.migrates).
 	migration bool
-	run    func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
+	run       func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
 }
 
 func (e *matrixEnv) spec(ks *killSwitch, instanceID string) memberSpec {

@@ -119,7 +119,6 @@ func runMigration(t *testing.T, ctx context.Context, c matrixClient, e *matrixEn
 	return nil
 }
 
-
 // groupType is the group's type as ListGroups (v5) reports it.
 func (e *matrixEnv) groupType(ctx context.Context) (string, error) {
 	ls, err := e.adm.ListGroups(ctx)
