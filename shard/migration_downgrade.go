@@ -17,7 +17,7 @@ import (
 // groups, the plain removal): the members go, or the group downgrades.
 func (v *view) fenceMembers(nowMs int64, ids ...string) {
 	if v.typ == Consumer && v.s.validateOnlineDowngrade(v, ids) {
-		v.s.convertToClassicGroup(nowMs, v, ids)
+		v.s.convertToClassicGroup(nowMs, v, ids, v.epoch, true)
 		return
 	}
 	v.removeMembers(ids...)
@@ -40,16 +40,36 @@ func (s *Shard) validateOnlineDowngrade(v *view, leaving []string) bool {
 	return left > 0 && s.cfg.Classic.MigrationPolicy.downgradeEnabled() && left <= s.cfg.Classic.maxSize()
 }
 
-// convertToClassicGroup is Kafka's convertToClassicGroup for fenced
-// members: ConsumerGroup.createGroupTombstoneRecords (every member's
+// validateOnlineDowngradeWithReplacedMember is Kafka's check of that name:
+// the replaced static member is the group's only consumer-protocol member,
+// the policy allows a downgrade, and group.classic.max.size holds the
+// group.
+func (s *Shard) validateOnlineDowngradeWithReplacedMember(v *view, replaced *member) bool {
+	if replaced.classic != nil {
+		return false
+	}
+	for _, m := range v.members {
+		if m != replaced && m.classic == nil {
+			return false
+		}
+	}
+	return s.cfg.Classic.MigrationPolicy.downgradeEnabled() && len(v.members) <= s.cfg.Classic.maxSize()
+}
+
+// convertToClassicGroup is Kafka's convertToClassicGroup: fenced members
+// leave (leaving), or a joining static member has replaced the last
+// consumer-protocol member in v (its records are in v already, so the
+// tombstones name it, as createGroupTombstoneRecordsWithReplacedMember
+// does). ConsumerGroup.createGroupTombstoneRecords (every member's
 // current assignment, then target, the target epoch, every member's
 // metadata, the resolved regular expressions, the group epoch; Kafka's
 // ConsumerGroupPartitionMetadata tombstone has no counterpart here), then
 // the classic group's GroupMetadata, whose members are the ones left with
 // their targets encoded at their subscription's version, the leader the
-// smallest member id (Kafka: the first of a HashMap). The classic group
-// then prepares a rebalance: a member left, so the others rejoin.
-func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string) {
+// smallest member id (Kafka: the first of a HashMap), at generation. The
+// classic group then prepares a rebalance if rebalance is set: a member
+// left, or the joining member's subscription changed.
+func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, generation int32, rebalance bool) {
 	for _, m := range v.members {
 		v.records = append(v.records, v.currentAssignmentRecord(m, true))
 	}
@@ -70,7 +90,7 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string) {
 	}
 	v.records = append(v.records, &ConsumerGroupMetadata{Group: v.id, Tombstone: true})
 
-	st := &ClassicGroupState{Group: v.id, State: StateStable, PreviousState: StateStable, Generation: v.epoch,
+	st := &ClassicGroupState{Group: v.id, State: StateStable, PreviousState: StateStable, Generation: generation,
 		ProtocolType: ConsumerProtocolType, CurrentStateTimestampMs: nowMs}
 	targets := map[string][]TopicPartitions{}
 	for _, m := range v.members {
@@ -101,7 +121,9 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string) {
 	for i := range st.Members {
 		op.rescheduleHeartbeat(&st.Members[i])
 	}
-	op.prepareRebalance()
+	if rebalance {
+		op.prepareRebalance()
+	}
 	res := finish(op, struct{}{})
 	v.records = res.Records
 	v.timers = append(v.timers, res.Timers...)

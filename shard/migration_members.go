@@ -66,6 +66,15 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 		return Result[JoinGroupResponse]{Response: JoinGroupResponse{MemberID: memberID,
 			Err: kerr.MemberIDRequired.WithMessage("The group member needs to have a valid member id before actually entering a consumer group.")}}
 	}
+	// validateOnlineDowngradeWithReplacedMember: a classic member taking
+	// the instance id of the group's last consumer-protocol member turns
+	// the group back into a classic group.
+	downgrade := false
+	if req.InstanceID != "" {
+		if _, sm := staticMemberOf(v.members, req.InstanceID); sm != nil {
+			downgrade = s.validateOnlineDowngradeWithReplacedMember(v, sm)
+		}
+	}
 	created := false
 	if req.InstanceID == "" {
 		// getOrMaybeSubscribeDynamicConsumerGroupMember(create, classic):
@@ -124,6 +133,9 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	if bump {
 		v.epoch++
 		v.records = append(v.records, v.groupEpochRecord())
+	}
+	if downgrade {
+		return s.classicJoinDowngrade(nowMs, v, i, subsChanged, req)
 	}
 
 	// 2. The target assignment; 3. the member's reconciliation, with the
@@ -362,4 +374,30 @@ func (s *Shard) classicLeaveToConsumerGroup(nowMs int64, g *group, req LeaveGrou
 		res.Records, res.Timers = v.records, v.timers
 	}
 	return res
+}
+
+// classicJoinDowngrade is classicGroupJoinToConsumerGroup's downgrade
+// branch: without a new subscription the joining member first reconciles
+// with the assignment it took over; then the group becomes a classic group
+// (convertToClassicGroup with the joining member), rebalancing only if the
+// subscription changed. The JoinGroup is answered at once, as the
+// consumer group answers it.
+func (s *Shard) classicJoinDowngrade(nowMs int64, v *view, i int, subsChanged bool, req JoinGroupRequest) Result[JoinGroupResponse] {
+	if !subsChanged {
+		owned, _ := decodeSubscription(firstProtocolMetadata(req.Protocols))
+		known := s.knownPartitions(owned.owned)
+		if known == nil {
+			known = []TopicPartitions{}
+		}
+		if err := v.reconcileConsumer(nowMs, i, known, false); err != nil {
+			return Result[JoinGroupResponse]{Response: JoinGroupResponse{MemberID: req.MemberID, Err: err}}
+		}
+	}
+	m := v.members[i]
+	resp := JoinGroupResponse{MemberID: m.id, GenerationID: m.memberEpoch, ProtocolType: ConsumerProtocolType,
+		ProtocolName: m.classic.protocolName()}
+	// The classic group's generation is the stored group's epoch: Kafka
+	// converts the group as it was, before this join's records.
+	s.convertToClassicGroup(nowMs, v, nil, v.g.epoch, subsChanged)
+	return Result[JoinGroupResponse]{Response: resp, Records: v.records, Timers: v.timers}
 }
