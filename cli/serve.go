@@ -21,6 +21,7 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -107,6 +108,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	numPartitions := fs.Int("num-partitions", int(wire.DefaultNumPartitions), "num.partitions: the partition count of auto-created topics and of CreateTopics without one")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
+	migration := fs.String("consumer-migration-policy", "bidirectional", "group.consumer.migration.policy: the online conversions between classic and consumer groups, bidirectional (Kafka's default: a consumer-protocol member joining a classic group upgrades it, the last one leaving downgrades it), upgrade, downgrade or disabled")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
 	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
@@ -133,6 +135,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false
 	}
+	policy, err := shard.ParseMigrationPolicy(*migration)
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: --consumer-migration-policy: %v\n", err)
+		return o, exitUsage, false
+	}
+	cfg.Coordinator.Classic.MigrationPolicy = policy
 	if err := cfg.SetShareAutoOffsetReset(*shareReset); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: --share-auto-offset-reset: %v\n", err)
 		return o, exitUsage, false
