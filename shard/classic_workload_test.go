@@ -5,11 +5,13 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // The classic protocol's operations in the random workloads of
 // property_test.go: joins (new, known, static), syncs by leaders and
 // followers, heartbeats and batch leaves, so that replay equality and the
-// index checks cover classic groups. Half the joins carry consumer-protocol
-// subscriptions (with the partitions the member owns) and the leaders'
-// assignments are then consumer-protocol Assignments, so that consumer
-// heartbeats upgrade classic groups, classic members join consumer groups,
-// and leaves downgrade them (online migration) under the same checks.
+// index checks cover classic groups. In the groups consumerProtocolGroup
+// names, the joins carry consumer-protocol subscriptions (with the
+// partitions the member owns) and the leaders' assignments are
+// consumer-protocol Assignments, so that consumer heartbeats upgrade
+// classic groups, classic members join consumer groups, and leaves
+// downgrade them (online migration) under the same checks; the other
+// groups' bytes are opaque, which refuses an upgrade.
 
 // classicMembers are the classic member ids of group, sorted: a classic
 // group's members and pending members, or a consumer group's members that
@@ -58,7 +60,7 @@ func (w *workload) classicGeneration(group, member string) int32 {
 // classicMetadata is a join's protocol metadata: the topic as bytes, or a
 // consumer-protocol Subscription of it owning what the member holds.
 func (w *workload) classicMetadata(group, member, topic string) []byte {
-	if w.c.intn(2) == 0 {
+	if !consumerProtocolGroup(group) {
 		return []byte(topic)
 	}
 	m := kmsg.NewConsumerMemberMetadata()
@@ -69,6 +71,10 @@ func (w *workload) classicMetadata(group, member, topic string) []byte {
 	}
 	return m.AppendTo(nil)
 }
+
+// consumerProtocolGroup reports whether the workload's classic members of
+// group speak the consumer protocol (g0 and g2) or send opaque bytes.
+func consumerProtocolGroup(group string) bool { return group == "g0" || group == "g2" }
 
 // classicOwned is what a classic member holds: its assignment in a
 // consumer group, or its classic assignment decoded.
@@ -89,9 +95,9 @@ func (w *workload) classicOwned(group, member string) []TopicPartitions {
 // classicAssignments is a leader's SyncGroup assignments: opaque bytes, or
 // the partitions of t0 and t1 dealt round-robin as consumer-protocol
 // Assignments.
-func (w *workload) classicAssignments(members []string) []SyncGroupAssignment {
+func (w *workload) classicAssignments(group string, members []string) []SyncGroupAssignment {
 	out := make([]SyncGroupAssignment, len(members))
-	encoded := w.c.intn(2) == 0
+	encoded := consumerProtocolGroup(group)
 	parts := make([][]TopicPartitions, len(members))
 	if encoded && len(members) > 0 {
 		i := w.c.intn(len(members))
@@ -134,7 +140,7 @@ func (w *workload) doClassic() {
 	case 1:
 		member := w.classicMember(group)
 		req := SyncGroupRequest{GroupID: group, MemberID: member, GenerationID: w.classicGeneration(group, member), Handle: w.handle,
-			Assignments: w.classicAssignments(w.classicMembers(group))}
+			Assignments: w.classicAssignments(group, w.classicMembers(group))}
 		w.note("classic sync %s/%q generation=%d", group, member, req.GenerationID)
 		res, err := pure(w, "SyncGroup", func() (Result[SyncGroupResponse], error) { return h.s.SyncGroup(h.nowMs, req) })
 		if err == nil {
