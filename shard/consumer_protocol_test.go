@@ -56,17 +56,7 @@ func FuzzOnlineUpgrade(f *testing.F) {
 	f.Add(good, withUserData.AppendTo(nil))
 	f.Fuzz(func(t *testing.T, metadata, assignment []byte) {
 		h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
-		h.s.cfg.Classic.InitialRebalanceDelayMs = 0
-		h.cfg = h.s.cfg
-		jres, err := h.s.JoinGroup(h.nowMs, JoinGroupRequest{GroupID: "g", ClientID: "c", SessionTimeoutMs: 10_000,
-			RebalanceTimeoutMs: 10_000, ProtocolType: ConsumerProtocolType, Handle: 1,
-			Protocols: []ClassicProtocol{{Name: "range", Metadata: metadata}}})
-		join := mustApply(h, jres, err)
-		h.advance(h.nowMs + 1)
-		sres, err := h.s.SyncGroup(h.nowMs, SyncGroupRequest{GroupID: "g", MemberID: join.MemberID, GenerationID: 1, Handle: 2,
-			Assignments: []SyncGroupAssignment{{MemberID: join.MemberID, Assignment: assignment}}})
-		sync := mustApply(h, sres, err)
-		require.NoError(t, sync.Err)
+		classicGroupOfOne(t, h, "g", metadata, assignment)
 		before := len(h.log)
 		res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c1", ClientID: "c",
 			RebalanceTimeoutMs: 10_000, SubscribedTopicNames: []string{"t0"}})
@@ -78,4 +68,23 @@ func FuzzOnlineUpgrade(f *testing.F) {
 		require.Greater(t, len(h.log), before)
 		requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay after the upgrade")
 	})
+}
+
+// classicGroupOfOne makes group a Stable classic group of one member (client
+// id "c") that joined with metadata and synced assignment; it returns the
+// member's id.
+func classicGroupOfOne(t *testing.T, h *harness, group string, metadata, assignment []byte) string {
+	t.Helper()
+	h.s.cfg.Classic.InitialRebalanceDelayMs = 0
+	h.cfg = h.s.cfg
+	jres, err := h.s.JoinGroup(h.nowMs, JoinGroupRequest{GroupID: group, ClientID: "c", SessionTimeoutMs: 10_000,
+		RebalanceTimeoutMs: 10_000, ProtocolType: ConsumerProtocolType, Handle: 1,
+		Protocols: []ClassicProtocol{{Name: "range", Metadata: metadata}}})
+	join := mustApply(h, jres, err)
+	h.advance(h.nowMs + 1)
+	sres, err := h.s.SyncGroup(h.nowMs, SyncGroupRequest{GroupID: group, MemberID: join.MemberID, GenerationID: 1, Handle: 2,
+		Assignments: []SyncGroupAssignment{{MemberID: join.MemberID, Assignment: assignment}}})
+	sync := mustApply(h, sres, err)
+	require.NoError(t, sync.Err)
+	return join.MemberID
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestRandomWorkloadsMigrate proves the random workloads of
@@ -85,4 +86,42 @@ func classicAssignments(s *Shard) map[string]map[string][]TopicPartitions {
 		return true
 	})
 	return out
+}
+
+// TestConsumerHeartbeatDropsClassicMetadata proves a consumer-protocol
+// heartbeat from a classic member of a consumer group writes its member
+// record without ClassicMemberMetadata, as Kafka's consumerGroupHeartbeat
+// sets it to null, even when nothing else changed (the steady path must not
+// answer it).
+func TestConsumerHeartbeatDropsClassicMetadata(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
+	sub := kmsg.NewConsumerMemberMetadata()
+	sub.Version, sub.Topics = 3, []string{"t0"}
+	id := classicGroupOfOne(t, h, "g", sub.AppendTo(nil), encodeAssignment([]TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1}}}, 3))
+	h.consumerJoin("g", "c1", "t0") // upgrades the group
+	// The classic member rejoins owning only its new target: it reaches the
+	// group epoch, reconciled, where a heartbeat could take the steady path.
+	m := h.s.lookup("g").members[id]
+	sub.OwnedPartitions = []kmsg.ConsumerMemberMetadataOwnedPartition{{Topic: "t0", Partitions: m.target[0].Partitions}}
+	jres, err := h.s.JoinGroup(h.nowMs, JoinGroupRequest{GroupID: "g", MemberID: id, ClientID: "c", SessionTimeoutMs: 10_000,
+		RebalanceTimeoutMs: 10_000, ProtocolType: ConsumerProtocolType, Handle: 3,
+		Protocols: []ClassicProtocol{{Name: "range", Metadata: sub.AppendTo(nil)}}})
+	require.NoError(t, mustApply(h, jres, err).Err)
+	g := h.s.lookup("g")
+	m = g.members[id]
+	require.NotNil(t, m.classic)
+	require.Equal(t, g.epoch, m.memberEpoch)
+	require.Equal(t, MemberStable, m.state)
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: m.memberEpoch})
+	require.NoError(t, err)
+	var dropped bool
+	for _, r := range res.Records {
+		if r, ok := r.(*ConsumerGroupMemberMetadata); ok && r.MemberID == id && !r.Tombstone {
+			dropped = r.Classic == nil
+		}
+	}
+	require.True(t, dropped, "records: %s", formatRecords(res.Records))
+	applyResult(h, res)
+	require.Nil(t, h.s.lookup("g").members[id].classic)
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay")
 }
