@@ -120,13 +120,17 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	m.classic = &ClassicMemberMetadata{SessionTimeoutMs: req.SessionTimeoutMs, SupportedProtocols: req.Protocols}
 	subsChanged := !slices.Equal(sub.topics, m.subscribedTopics)
 	m.subscribedTopics = sub.topics
-	// Regex subscription is not supported for classic members.
-	v.maybeForgetRegex(m.topicRegex)
+	// Regex subscription is not supported for classic members: a static
+	// member's regex it replaces goes (and with it, when no one else uses
+	// it, the group's resolved regex), which bumps the epoch.
+	droppedRegex := m.topicRegex
 	m.topicRegex, m.regexTopics = "", nil
 	if created || subsChanged || !sameMemberMetadata(&old, m) {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
-	bump := created || subsChanged
+	regexDropped := droppedRegex != ""
+	v.maybeForgetRegex(droppedRegex) // after the member record, as Kafka writes them
+	bump := created || subsChanged || regexDropped
 	if hash := v.metadataHash(); hash != v.hash {
 		v.hash, bump = hash, true
 	}
