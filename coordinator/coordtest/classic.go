@@ -11,19 +11,8 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// The classic protocol's scenario commands:
-//
-//	join group=G as=A [member=@A] [instance=I] [protocols=(range:t1+t2,...)] [session-ms=N] [rebalance-ms=N] [v=N]
-//	sync group=G member=@A generation=N [assign=(@A:bytes,...)] [protocol=P]
-//	classic-heartbeat group=G member=@A generation=N [instance=I]
-//	leave group=G members=(@A,instance:I,...)
-//	classic-encoding consumer|opaque
-//
-// After "classic-encoding consumer" (online migration scenarios) a
-// protocol's metadata is a consumer-protocol Subscription v3 of its topics
-// (range:foo+bar), owning the join's owned=(foo-0,...) at generation
-// gen=N (-1 by default), and a SyncGroup assignment (@A:foo-0+foo-1) a
-// consumer-protocol Assignment v3; both print decoded.
+// The classic protocol's scenario commands: join, sync, classic-heartbeat,
+// leave and classic-encoding.
 //
 // A member id is named by the alias of the join that got it (as=A, then
 // member=@A); the scenario prints aliases, not the generated ids. A parked
@@ -74,114 +63,131 @@ func (c *classicIDs) remember(alias, id string) {
 // id (the join's alias here) or instance id, and a UUID.
 var generatedID = regexp.MustCompile(`\b([A-Za-z0-9_.]+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 
-// runClassic runs a classic command; ok is false for any other command.
-func (s *scenario) runClassic(d *datadriven.TestData) (string, bool, error) {
-	h := s.h
-	if s.classic.byAlias == nil {
-		s.classic.byAlias = map[string]string{}
+// join group=G as=A [member=@A] [instance=I] [protocols=(range:t1+t2,...)]
+// [protocol-type=T] [session-ms=N] [rebalance-ms=N] [v=N] sends a
+// JoinGroup as client A; the member id it gets is named @A from then on.
+func (s *scenario) join(d *datadriven.TestData) (string, error) {
+	h, ids := s.h, &s.classic
+	alias := str(d, "as")
+	req := shard.JoinGroupRequest{GroupID: str(d, "group"), MemberID: ids.resolve(str(d, "member")), InstanceID: str(d, "instance"),
+		ClientID: alias, ClientHost: "/127.0.0.1", SessionTimeoutMs: int32(num(d, "session-ms", 10_000)),
+		RebalanceTimeoutMs: int32(num(d, "rebalance-ms", 30_000)), ProtocolType: "consumer",
+		RequireKnownMemberID: num(d, "v", 9) >= 4}
+	if d.HasArg("protocol-type") {
+		req.ProtocolType = str(d, "protocol-type")
 	}
+	protocols := list(d, "protocols")
+	if protocols == nil {
+		protocols = []string{"range:foo"}
+	}
+	for _, p := range protocols {
+		name, meta, _ := strings.Cut(p, ":")
+		bytes := []byte(meta)
+		if ids.consumerProtocol {
+			var err error
+			if bytes, err = consumerSubscription(d, meta); err != nil {
+				return "", err
+			}
+		}
+		req.Protocols = append(req.Protocols, shard.ClassicProtocol{Name: name, Metadata: bytes})
+	}
+	f := h.Coordinator.JoinGroup(req)
+	h.Poll()
+	return awaitOrPark(s, alias, f, func(r shard.JoinGroupResponse, err error) string {
+		if err == nil && r.MemberID != "" && r.MemberID != req.MemberID {
+			ids.remember(alias, r.MemberID)
+		}
+		return joinLine(ids, r, err)
+	}), nil
+}
+
+// sync group=G member=@A generation=N [assign=(@A:bytes,...)] [protocol=P]
+// [protocol-type=T] [instance=I] sends a SyncGroup; the leader's carries
+// the assignments.
+func (s *scenario) sync(d *datadriven.TestData) (string, error) {
+	h, ids := s.h, &s.classic
+	req := shard.SyncGroupRequest{GroupID: str(d, "group"), MemberID: ids.resolve(str(d, "member")), InstanceID: str(d, "instance"),
+		GenerationID: int32(num(d, "generation", 0)), ProtocolType: str(d, "protocol-type"), ProtocolName: str(d, "protocol")}
+	for _, a := range list(d, "assign") {
+		m, spec, _ := strings.Cut(a, ":")
+		bytes := []byte(spec)
+		if ids.consumerProtocol {
+			var err error
+			if bytes, err = consumerAssignment(spec); err != nil {
+				return "", err
+			}
+		}
+		req.Assignments = append(req.Assignments, shard.SyncGroupAssignment{MemberID: ids.resolve(m), Assignment: bytes})
+	}
+	label := "sync " + str(d, "member")
+	f := h.Coordinator.SyncGroup(req)
+	h.Poll()
+	return awaitOrPark(s, label, f, func(r shard.SyncGroupResponse, err error) string {
+		if err == nil {
+			err = r.Err
+		}
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		if ids.consumerProtocol {
+			return fmt.Sprintf("assignment=%s protocol=%s", decodedAssignment(r.Assignment), r.ProtocolName)
+		}
+		return fmt.Sprintf("assignment=%q protocol=%s", r.Assignment, r.ProtocolName)
+	}), nil
+}
+
+// classic-heartbeat group=G member=@A generation=N [instance=I] sends a
+// classic Heartbeat.
+func (s *scenario) classicHeartbeat(d *datadriven.TestData) (string, error) {
+	req := shard.HeartbeatRequest{GroupID: str(d, "group"), MemberID: s.classic.resolve(str(d, "member")), InstanceID: str(d, "instance"),
+		GenerationID: int32(num(d, "generation", 0))}
+	_, err := Await(s.h, s.h.Coordinator.Heartbeat(req))
+	if err != nil {
+		return "error: " + err.Error(), nil
+	}
+	return "ok", nil
+}
+
+// classic-encoding consumer|opaque switches the scenario's classic bytes.
+// After "classic-encoding consumer" (online migration scenarios) a join's
+// protocol metadata is a consumer-protocol Subscription v3 of its topics
+// (range:foo+bar), owning the join's owned=(foo-0,...) at generation gen=N
+// (-1 by default), and a SyncGroup assignment (@A:foo-0+foo-1) a
+// consumer-protocol Assignment v3; both print decoded.
+func (s *scenario) classicEncoding(d *datadriven.TestData) (string, error) {
+	s.classic.consumerProtocol = len(d.CmdArgs) > 0 && d.CmdArgs[0].Key == "consumer"
+	return "ok", nil
+}
+
+// leave group=G members=(@A,instance:I,...) sends a LeaveGroup, one line
+// per member: "ok" or its error.
+func (s *scenario) leave(d *datadriven.TestData) (string, error) {
 	ids := &s.classic
-	switch d.Cmd {
-	case "join":
-		alias := str(d, "as")
-		req := shard.JoinGroupRequest{GroupID: str(d, "group"), MemberID: ids.resolve(str(d, "member")), InstanceID: str(d, "instance"),
-			ClientID: alias, ClientHost: "/127.0.0.1", SessionTimeoutMs: int32(num(d, "session-ms", 10_000)),
-			RebalanceTimeoutMs: int32(num(d, "rebalance-ms", 30_000)), ProtocolType: "consumer",
-			RequireKnownMemberID: num(d, "v", 9) >= 4}
-		if d.HasArg("protocol-type") {
-			req.ProtocolType = str(d, "protocol-type")
+	req := shard.LeaveGroupRequest{GroupID: str(d, "group")}
+	for _, m := range list(d, "members") {
+		if inst, ok := strings.CutPrefix(m, "instance:"); ok {
+			req.Members = append(req.Members, shard.LeaveGroupMember{InstanceID: inst})
+			continue
 		}
-		protocols := list(d, "protocols")
-		if protocols == nil {
-			protocols = []string{"range:foo"}
-		}
-		for _, p := range protocols {
-			name, meta, _ := strings.Cut(p, ":")
-			bytes := []byte(meta)
-			if ids.consumerProtocol {
-				var err error
-				if bytes, err = consumerSubscription(d, meta); err != nil {
-					return "", true, err
-				}
-			}
-			req.Protocols = append(req.Protocols, shard.ClassicProtocol{Name: name, Metadata: bytes})
-		}
-		f := h.Coordinator.JoinGroup(req)
-		h.Poll()
-		return awaitOrPark(s, alias, f, func(r shard.JoinGroupResponse, err error) string {
-			if err == nil && r.MemberID != "" && r.MemberID != req.MemberID {
-				ids.remember(alias, r.MemberID)
-			}
-			return joinLine(ids, r, err)
-		}), true, nil
-	case "sync":
-		req := shard.SyncGroupRequest{GroupID: str(d, "group"), MemberID: ids.resolve(str(d, "member")), InstanceID: str(d, "instance"),
-			GenerationID: int32(num(d, "generation", 0)), ProtocolType: str(d, "protocol-type"), ProtocolName: str(d, "protocol")}
-		for _, a := range list(d, "assign") {
-			m, spec, _ := strings.Cut(a, ":")
-			bytes := []byte(spec)
-			if ids.consumerProtocol {
-				var err error
-				if bytes, err = consumerAssignment(spec); err != nil {
-					return "", true, err
-				}
-			}
-			req.Assignments = append(req.Assignments, shard.SyncGroupAssignment{MemberID: ids.resolve(m), Assignment: bytes})
-		}
-		label := "sync " + str(d, "member")
-		f := h.Coordinator.SyncGroup(req)
-		h.Poll()
-		return awaitOrPark(s, label, f, func(r shard.SyncGroupResponse, err error) string {
-			if err == nil {
-				err = r.Err
-			}
-			if err != nil {
-				return "error: " + err.Error()
-			}
-			if ids.consumerProtocol {
-				return fmt.Sprintf("assignment=%s protocol=%s", decodedAssignment(r.Assignment), r.ProtocolName)
-			}
-			return fmt.Sprintf("assignment=%q protocol=%s", r.Assignment, r.ProtocolName)
-		}), true, nil
-	case "classic-encoding":
-		ids.consumerProtocol = len(d.CmdArgs) > 0 && d.CmdArgs[0].Key == "consumer"
-		return "ok", true, nil
-	case "classic-heartbeat":
-		req := shard.HeartbeatRequest{GroupID: str(d, "group"), MemberID: ids.resolve(str(d, "member")), InstanceID: str(d, "instance"),
-			GenerationID: int32(num(d, "generation", 0))}
-		_, err := Await(h, h.Coordinator.Heartbeat(req))
-		if err != nil {
-			return "error: " + err.Error(), true, nil
-		}
-		return "ok", true, nil
-	case "leave":
-		req := shard.LeaveGroupRequest{GroupID: str(d, "group")}
-		for _, m := range list(d, "members") {
-			if inst, ok := strings.CutPrefix(m, "instance:"); ok {
-				req.Members = append(req.Members, shard.LeaveGroupMember{InstanceID: inst})
-				continue
-			}
-			req.Members = append(req.Members, shard.LeaveGroupMember{MemberID: ids.resolve(m)})
-		}
-		r, err := Await(h, h.Coordinator.LeaveGroup(req))
-		if err != nil {
-			return "error: " + err.Error(), true, nil
-		}
-		var b strings.Builder
-		for _, m := range r.Members {
-			who := ids.name(m.MemberID)
-			if m.MemberID == "" {
-				who = "instance:" + m.InstanceID
-			}
-			if m.Err != nil {
-				fmt.Fprintf(&b, "%s: error: %v\n", who, m.Err)
-			} else {
-				fmt.Fprintf(&b, "%s: ok\n", who)
-			}
-		}
-		return strings.TrimSuffix(b.String(), "\n"), true, nil
+		req.Members = append(req.Members, shard.LeaveGroupMember{MemberID: ids.resolve(m)})
 	}
-	return "", false, nil
+	r, err := Await(s.h, s.h.Coordinator.LeaveGroup(req))
+	if err != nil {
+		return "error: " + err.Error(), nil
+	}
+	var b strings.Builder
+	for _, m := range r.Members {
+		who := ids.name(m.MemberID)
+		if m.MemberID == "" {
+			who = "instance:" + m.InstanceID
+		}
+		if m.Err != nil {
+			fmt.Fprintf(&b, "%s: error: %v\n", who, m.Err)
+		} else {
+			fmt.Fprintf(&b, "%s: ok\n", who)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // joinLine prints a JoinGroup answer with aliases for member ids.

@@ -3,8 +3,10 @@
 // etcd-io/raft's node.go around its RawNode.
 //
 // A Driver owns the coordinator and one goroutine, the loop (package
-// internal/loop, which txn/txnlive shares). The loop is the only goroutine
-// that ever touches the coordinator. It waits on four things:
+// internal/loop, which txn/txnlive shares). Only the holder of the loop's
+// ownership ever touches the coordinator: the loop's goroutine, or a caller
+// of Do that found the loop idle and runs its function itself (no goroutine
+// switch per request). The loop's goroutine waits on four things:
 //
 //   - a request: a function posted by [Driver.Do] (or a typed helper such as
 //     [Driver.CommitOffsets], which is Do plus a wait for the future);
@@ -35,8 +37,9 @@
 //
 // # What it must never do
 //
-// It never touches the coordinator from any goroutine but the loop: not from
-// a timer callback, not from a plugin goroutine, not from a caller of Do. A
+// It never touches the coordinator without the loop's ownership: not from a
+// timer callback, not from a plugin goroutine, not from a caller of Do
+// outside the function it gave. A
 // function given to Do runs on the loop, so it must not block and must not
 // call back into the Driver (that would deadlock the loop).
 //

@@ -21,25 +21,46 @@ type outcome[T any] struct {
 // NOT_COORDINATOR, which is returned instead).
 func Call[T any](ctx context.Context, d *Driver, op func(*coordinator.Coordinator) *coordinator.Future[T]) (T, error) {
 	var zero T
-	ch := make(chan outcome[T], 1) // the callback never blocks the loop
+	// With no commit delay a write's future completes before op returns:
+	// its outcome is taken on the loop, with no channel to wait on.
+	st := &callState[T]{}
 	if err := d.Do(ctx, func(c *coordinator.Coordinator) {
-		op(c).OnDone(func(v T, err error) { ch <- outcome[T]{v, err} })
+		f := op(c)
+		if f.Done() {
+			st.value, st.err = f.Result()
+			st.done = true
+			return
+		}
+		st.ch = make(chan outcome[T], 1) // the callback never blocks the loop
+		f.OnDone(func(v T, err error) { st.ch <- outcome[T]{v, err} })
 	}); err != nil {
 		return zero, err
 	}
+	if st.done {
+		return st.value, st.err
+	}
 	select {
-	case o := <-ch:
+	case o := <-st.ch:
 		return o.value, o.err
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	case <-d.Done():
 		select {
-		case o := <-ch:
+		case o := <-st.ch:
 			return o.value, o.err
 		default:
 			return zero, ErrStopped
 		}
 	}
+}
+
+// callState is what a Call's function leaves for its caller: the outcome
+// of a future done on the loop, or the channel its outcome will come on.
+type callState[T any] struct {
+	done  bool
+	value T
+	err   error
+	ch    chan outcome[T]
 }
 
 // Read runs a synchronous coordinator read on the loop and returns its

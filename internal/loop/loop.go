@@ -1,20 +1,26 @@
-// Package loop runs a pure state machine in real time on one goroutine
+// Package loop runs a pure state machine in real time, one input at a time
 // (docs/design.md §Time and scheduling), with nothing of any coordinator in
 // it: coordinator/live drives the group coordinator on it and txn/txnlive
 // the transaction coordinator, so both are driven the same way.
 //
-// A Loop owns one goroutine, the only one that touches the core. It waits on
-// a request (a function posted by Do), the outcome of background work
-// started with Go (delivered on the loop), a wake-up from a clock timer armed
-// for the core's NextDeadline, and the end of Start's context or Stop.
-// Before every request or outcome it polls the core, so each input sees the
-// work due at the clock's now already done; after every input it polls until
-// nothing is due and re-arms the timer.
+// A Loop owns the core: whoever touches it holds the loop's ownership, a
+// mutex, so the core only ever sees one input at a time. The loop's own
+// goroutine waits on a request (a function posted by Do) that found the
+// loop busy, the outcome of background work started with Go (delivered on
+// the loop), a wake-up from a clock timer armed for the core's
+// NextDeadline, and the end of Start's context or Stop. A Do that finds the
+// loop idle takes ownership and runs its function on the caller's
+// goroutine instead: a request then costs no goroutine switch, as a
+// Kafka request handler thread runs its coordinator operation itself
+// (CoordinatorRuntime's event processor) without a hop per request. Before
+// every request or outcome the owner polls the core, so each input sees the
+// work due at the clock's now already done; after every input it polls
+// until nothing is due and re-arms the timer.
 //
-// What it must never do: touch the core from any goroutine but the loop
-// (not from a timer callback, not from background work, not from a caller of
-// Do), or be used inside a simulation: it reads a clock and starts
-// goroutines.
+// What it must never do: touch the core without ownership (not from a
+// timer callback, not from background work, not from a function given to
+// Do that calls back into the Loop), or be used inside a simulation: it
+// reads a clock and starts goroutines.
 package loop
 
 import (
@@ -46,7 +52,8 @@ var (
 	ErrAlreadyStarted = errors.New("loop: already started")
 )
 
-// Core is the state machine a Loop drives. Both methods run on the loop.
+// Core is the state machine a Loop drives. Both methods run with the loop's
+// ownership, one call at a time, on whichever goroutine holds it.
 type Core interface {
 	// Poll runs what is due at the clock's now and returns how much ran.
 	Poll() int
@@ -69,10 +76,22 @@ type Loop struct {
 	mu      sync.Mutex
 	started bool
 	stopped bool
+	// running is set once startup has succeeded, until shutdown begins:
+	// Do's way in reads it instead of taking mu.
+	running atomic.Bool
 
 	inflight atomic.Int64
+	// queued counts requests posted to the loop's goroutine that have
+	// neither run nor been abandoned.
+	queued atomic.Int64
 
-	// Owned by the loop.
+	// owner is held by whoever touches the core: the loop's goroutine
+	// while it handles an input, or a caller of Do that found the loop
+	// idle. Everything below is guarded by it.
+	owner sync.Mutex
+	// exited is set when shutdown has begun: nothing touches the core
+	// after that but shutdown and the outcomes it drains.
+	exited  bool
 	timer   *clock.Timer
 	armedAt time.Time
 }
@@ -115,7 +134,7 @@ func (l *Loop) Start(ctx context.Context, startup func() error, shutdown func())
 }
 
 // Stop ends the loop and waits for it; idempotent. It must not be called
-// from the loop.
+// from a function running on the loop.
 func (l *Loop) Stop() {
 	l.mu.Lock()
 	if !l.stopped {
@@ -133,6 +152,9 @@ func (l *Loop) Stop() {
 func (l *Loop) Done() <-chan struct{} { return l.done }
 
 func (l *Loop) usable() error {
+	if l.running.Load() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -145,7 +167,7 @@ func (l *Loop) usable() error {
 	case <-l.done:
 		return ErrStopped
 	default:
-		return nil
+		return nil // starting up: a request waits for startup
 	}
 }
 
@@ -164,6 +186,10 @@ type request struct {
 // Do runs fn on the loop, after a Poll, and returns nil once it has run.
 // If ctx ends first fn never runs and Do returns ctx.Err(); if the loop
 // stops first, ErrStopped. fn must not block or call the Loop.
+//
+// When the loop is idle, fn runs on the caller's goroutine with the loop's
+// ownership; otherwise it is queued for the loop's goroutine. Either way it
+// runs alone with the core.
 func (l *Loop) Do(ctx context.Context, fn func()) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -171,12 +197,31 @@ func (l *Loop) Do(ctx context.Context, fn func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if l.owner.TryLock() {
+		if l.exited {
+			l.owner.Unlock()
+			return ErrStopped
+		}
+		l.core.Poll()
+		fn()
+		l.settle()
+		l.owner.Unlock()
+		return nil
+	}
+	return l.post(ctx, fn)
+}
+
+// post queues fn for the loop's goroutine and waits for it to run.
+func (l *Loop) post(ctx context.Context, fn func()) error {
 	r := &request{fn: fn, ran: make(chan struct{})}
+	l.queued.Add(1)
 	select {
 	case l.requests <- r:
 	case <-l.done:
+		l.queued.Add(-1)
 		return ErrStopped
 	case <-ctx.Done():
+		l.queued.Add(-1)
 		return ctx.Err()
 	}
 	select {
@@ -191,6 +236,7 @@ func (l *Loop) Do(ctx context.Context, fn func()) error {
 		}
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(requestPending, requestAbandoned) {
+			l.queued.Add(-1)
 			return ctx.Err()
 		}
 		<-r.ran
@@ -198,13 +244,14 @@ func (l *Loop) Do(ctx context.Context, fn func()) error {
 	}
 }
 
-// Queued is the number of requests waiting for the loop (tests).
-func (l *Loop) Queued() int { return len(l.requests) }
+// Queued is the number of requests waiting for the loop's goroutine (tests).
+func (l *Loop) Queued() int { return int(l.queued.Load()) }
 
 // Go runs work on a goroutine of its own and delivers the function it
 // returns on the loop: the way a core starts I/O without blocking the loop.
 // An outcome that arrives while the loop shuts down is still delivered
-// (after shutdown), so whatever waits on it completes. Call it from the loop.
+// (after shutdown), so whatever waits on it completes. Call it with the
+// loop's ownership (from the core, or a function given to Do).
 func (l *Loop) Go(work func() (deliver func())) {
 	l.inflight.Add(1)
 	go func() {
@@ -219,37 +266,65 @@ func (l *Loop) Go(work func() (deliver func())) {
 
 func (l *Loop) run(ctx context.Context, startup func() error, shutdown func(), startErr chan<- error) {
 	defer close(l.done)
+	l.owner.Lock()
 	if err := startup(); err != nil {
 		l.shutdown(shutdown)
+		l.owner.Unlock()
 		startErr <- err
 		return
 	}
+	l.settle()
+	l.owner.Unlock()
+	l.running.Store(true)
 	startErr <- nil
 	for {
-		l.settle()
+		var r *request
+		var deliver func()
 		select {
 		case <-ctx.Done():
-			l.shutdown(shutdown)
-			return
 		case <-l.stop:
-			l.shutdown(shutdown)
-			return
-		case r := <-l.requests:
+		case r = <-l.requests:
+		case deliver = <-l.results:
+			l.inflight.Add(-1)
+		case <-l.wake:
+		}
+		l.owner.Lock()
+		switch {
+		case r != nil:
 			if r.state.CompareAndSwap(requestPending, requestRunning) {
+				l.queued.Add(-1)
 				l.core.Poll()
 				r.fn()
 				close(r.ran)
 			}
-		case deliver := <-l.results:
-			l.inflight.Add(-1)
+		case deliver != nil:
 			l.core.Poll()
 			deliver()
-		case <-l.wake:
+		case ctx.Err() != nil || l.isStopping():
+			l.running.Store(false)
+			l.shutdown(shutdown)
+			l.owner.Unlock()
+			return
 		}
+		l.settle()
+		l.owner.Unlock()
 	}
 }
 
+// isStopping reports whether Stop has been called.
+func (l *Loop) isStopping() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// shutdown runs shutdown and then every outcome still in flight. Called
+// with ownership.
 func (l *Loop) shutdown(shutdown func()) {
+	l.exited = true
 	l.disarm()
 	shutdown()
 	for l.inflight.Load() > 0 {
@@ -259,9 +334,9 @@ func (l *Loop) shutdown(shutdown func()) {
 	}
 }
 
-// settle polls until nothing is due at the clock's now, then arms the timer
-// for the next deadline; never for a time already reached (a Mock would not
-// fire it).
+// settle polls until nothing is due at the clock's now, then makes sure a
+// timer will wake the loop by the next deadline; never arms one for a time
+// already reached (a Mock would not fire it). Called with ownership.
 func (l *Loop) settle() {
 	for range settleRoundsMax {
 		next, ok := l.core.NextDeadline()
@@ -269,8 +344,9 @@ func (l *Loop) settle() {
 			l.disarm()
 			return
 		}
-		if wait := l.clock.Until(next); wait > 0 {
-			l.arm(next, wait)
+		now := l.clock.Now()
+		if next.After(now) {
+			l.arm(next, now)
 			return
 		}
 		l.core.Poll()
@@ -279,12 +355,17 @@ func (l *Loop) settle() {
 	l.signalWake()
 }
 
-func (l *Loop) arm(next time.Time, wait time.Duration) {
-	if l.timer != nil && l.armedAt.Equal(next) {
+// arm makes sure a timer fires by next. A timer still pending for an
+// earlier time is kept: when it fires the loop settles and arms again for
+// the deadline of then. A session timeout pushed forward by every
+// heartbeat thus costs a timer once per session timeout, not one per
+// request.
+func (l *Loop) arm(next, now time.Time) {
+	if l.timer != nil && !l.armedAt.After(next) && now.Before(l.armedAt) {
 		return
 	}
 	l.disarm()
-	l.timer = l.clock.AfterFunc(wait, l.signalWake)
+	l.timer = l.clock.AfterFunc(next.Sub(now), l.signalWake)
 	l.armedAt = next
 }
 

@@ -87,3 +87,64 @@ func TestGoOutcomeDeliveredEvenWhileStopping(t *testing.T) {
 	l.Stop()
 	assert.True(t, delivered.Load(), "delivered during shutdown")
 }
+
+// TestConcurrentDoRunsOneAtATime proves that Do's two paths (the caller's
+// goroutine when the loop is idle, the loop's goroutine when it is busy)
+// never run two functions, or a function and a Poll, at once: many
+// goroutines call Do together and a function that saw another inside
+// fails the test (the race detector sees the rest).
+func TestConcurrentDoRunsOneAtATime(t *testing.T) {
+	core := &fakeCore{fired: make(chan struct{})}
+	l := start(t, core, clock.NewMock())
+	var inside atomic.Int32
+	var overlaps atomic.Int32
+	count := 0 // touched only inside Do: the race detector checks that
+	done := make(chan struct{})
+	const callers, calls = 8, 200
+	for range callers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range calls {
+				require.NoError(t, l.Do(context.Background(), func() {
+					if inside.Add(1) != 1 {
+						overlaps.Add(1)
+					}
+					count++
+					inside.Add(-1)
+				}))
+			}
+		}()
+	}
+	for range callers {
+		<-done
+	}
+	var total int
+	require.NoError(t, l.Do(context.Background(), func() { total = count }))
+	assert.Zero(t, overlaps.Load(), "functions overlapped")
+	assert.Equal(t, callers*calls, total)
+}
+
+// TestDeadlineMovedLaterStillFires proves that keeping a timer armed for
+// an earlier deadline loses nothing: the core's deadline moves later, the
+// early timer fires, and the loop arms again and runs the work at the new
+// deadline.
+func TestDeadlineMovedLaterStillFires(t *testing.T) {
+	mock := clock.NewMock()
+	core := &fakeCore{clock: mock, fired: make(chan struct{})}
+	l := start(t, core, mock)
+	require.NoError(t, l.Do(context.Background(), func() { core.deadline = mock.Now().Add(time.Second) }))
+	require.NoError(t, l.Do(context.Background(), func() { core.deadline = mock.Now().Add(3 * time.Second) }))
+	mock.Add(time.Second) // the early timer fires: nothing due yet
+	require.NoError(t, l.Do(context.Background(), func() {}))
+	select {
+	case <-core.fired:
+		t.Fatal("the work ran before its deadline")
+	default:
+	}
+	mock.Add(2 * time.Second)
+	select {
+	case <-core.fired:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not wake at the moved deadline")
+	}
+}
