@@ -16,8 +16,8 @@ import (
 // The matrix's rows: one start function per client and configuration.
 
 var matrixClients = []matrixClient{
-	{name: "kgo-eager-range", static: true, start: kgoMember(kgo.RangeBalancer(), false)},
-	{name: "kgo-cooperative-sticky", static: true, start: kgoMember(kgo.CooperativeStickyBalancer(), false)},
+	{name: "kgo-eager-range", static: true, migrates: true, start: kgoMember(kgo.RangeBalancer(), false)},
+	{name: "kgo-cooperative-sticky", static: true, migrates: true, start: kgoMember(kgo.CooperativeStickyBalancer(), false)},
 	// KIP-848's static member that crashed holds its instance id until its
 	// session expires (UNRELEASED_INSTANCE_ID to its replacement, then a
 	// new epoch), so the static scenario, a classic-protocol promise, is
@@ -50,9 +50,18 @@ func kgoMember(balancer kgo.GroupBalancer, kip848 bool) func(t *testing.T, m mem
 			kgo.SessionTimeout(matrixSession), kgo.HeartbeatInterval(200 * time.Millisecond),
 			kgo.RebalanceTimeout(5 * time.Second), kgo.AutoCommitInterval(100 * time.Millisecond),
 			kgo.Balancers(balancer), kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),
-			kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { m.onRebalance() }),
-			kgo.OnPartitionsRevoked(func(context.Context, *kgo.Client, map[string][]int32) { m.onRebalance() }),
-			kgo.OnPartitionsLost(func(context.Context, *kgo.Client, map[string][]int32) { m.onRebalance() }),
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+				m.onRebalance()
+				m.owners.assign(m.name, ps[m.topic])
+			}),
+			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+				m.onRebalance()
+				m.owners.release(m.name, ps[m.topic])
+			}),
+			kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+				m.onRebalance()
+				m.owners.release(m.name, ps[m.topic])
+			}),
 		}
 		if kip848 {
 			opts = append(opts, kgo.ServerSideBalancer())

@@ -33,6 +33,12 @@ import (
 //   - static: three static members (group.instance.id); one is killed and
 //     restarted with its instance id within its session: it gets its
 //     partitions back and the group's generation does not move.
+//   - migrate: online migration (KIP-848) of a kgo group, the classic
+//     client's rows only. Two classic members share the topic; a KIP-848
+//     kgo member joins, which upgrades the group to a consumer group with
+//     classic members; it leaves, which downgrades it back. Each phase's
+//     records are all consumed, and no partition is ever held by two
+//     members at once (the clients' assigned and revoked callbacks).
 
 const (
 	matrixPartitions = 6
@@ -44,8 +50,11 @@ const (
 type matrixClient struct {
 	name   string
 	static bool // supports group.instance.id
-	kip848 bool // a KIP-848 consumer, described by ConsumerGroupDescribe
-	start  func(t *testing.T, m memberSpec) matrixMember
+	// migrates: a classic kgo client, which the migration scenario mixes
+	// with KIP-848 kgo members.
+	migrates bool
+	kip848   bool // a KIP-848 consumer, described by ConsumerGroupDescribe
+	start    func(t *testing.T, m memberSpec) matrixMember
 }
 
 // memberSpec is what a member is started with.
@@ -59,6 +68,11 @@ type memberSpec struct {
 	// onRebalance is called when the client reports partitions assigned,
 	// revoked or lost.
 	onRebalance func()
+	// name and owners (nil: not tracked) record which member holds each
+	// partition, from the client's assigned, revoked and lost callbacks
+	// (kgo's; the migration scenario's check).
+	name   string
+	owners *partitionOwners
 }
 
 // matrixMember is a running member: stop leaves gracefully, kill cuts its
@@ -285,7 +299,10 @@ func (e *matrixEnv) waitCommitted(ctx context.Context) error {
 type matrixScenario struct {
 	name   string
 	static bool
-	run    func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
+	// migration: the scenario mixes the client with KIP-848 kgo members
+	// (matrixClient.migrates).
+	migration bool
+	run       func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
 }
 
 func (e *matrixEnv) spec(ks *killSwitch, instanceID string) memberSpec {
@@ -417,6 +434,7 @@ var matrixScenarios = []matrixScenario{
 		}
 		return e.waitCommitted(ctx)
 	}},
+	{name: "migrate", migration: true, run: runMigration},
 }
 
 // TestClientCompatibilityMatrix runs every client in every scenario and
@@ -429,7 +447,7 @@ func TestClientCompatibilityMatrix(t *testing.T) {
 	for _, c := range matrixClients {
 		for _, sc := range matrixScenarios {
 			cell := c.name + "/" + sc.name
-			if sc.static && !c.static {
+			if sc.static && !c.static || sc.migration && !c.migrates {
 				results[cell] = "n/a"
 				continue
 			}
