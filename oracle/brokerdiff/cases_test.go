@@ -1,0 +1,346 @@
+package brokerdiff_test
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/oracle/brokerdiff"
+)
+
+// diffCases are the scripted request sequences, in the order they run.
+// Each case uses its own group ids, so cases do not see each other's
+// groups, except listgroups, which runs last and lists them all.
+var diffCases = []diffCase{
+	{"apiversions/group-keys", func(s *session) {
+		resp := kmsg.NewPtrApiVersionsRequest()
+		r, err := resp.RequestWith(s.ctx, s.side.cl)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.record("ranges", brokerdiff.GroupKeyRanges(r))
+	}},
+	{"consumer/join-heartbeat-leave", func(s *session) {
+		g, m := "bd-consumer", "bd-consumer-member-1"
+		r := s.do("join", cgh(g, m, 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		hb := cgh(g, m, r.MemberEpoch, nil)
+		hb.Topics = ownedFrom(r)
+		r = s.do("heartbeat", hb).(*kmsg.ConsumerGroupHeartbeatResponse)
+		s.do("describe", cgDescribe(g))
+		s.do("describegroups", describeGroups(g))
+		s.do("leave", cgh(g, m, -1, nil))
+		s.do("describe-empty", cgDescribe(g))
+		_ = r
+	}},
+	{"consumer/errors", func(s *session) {
+		g := "bd-consumer-errors"
+		noTimeout := cgh(g, "bd-e-1", 0, []string{"orders"})
+		noTimeout.RebalanceTimeoutMillis = -1
+		s.do("missing-rebalance-timeout", noTimeout)
+		s.do("missing-subscription", cgh(g, "bd-e-1", 0, nil))
+		noTopics := cgh(g, "bd-e-1", 0, []string{"orders"})
+		noTopics.Topics = nil
+		s.do("missing-owned-partitions", noTopics)
+		s.do("empty-group-id", cgh("", "bd-e-1", 0, []string{"orders"}))
+		s.do("empty-member-id", cgh(g, "", 0, []string{"orders"}))
+		bad := cgh(g, "bd-e-1", 0, []string{"orders"})
+		bad.ServerAssignor = kmsg.StringPtr("no-such-assignor")
+		s.do("invalid-assignor", bad)
+		s.do("unknown-member-no-group", cgh(g, "bd-e-ghost", 3, nil))
+		s.do("leave-unknown-no-group", cgh(g, "bd-e-ghost", -1, nil))
+		r := s.do("join", cgh(g, "bd-e-1", 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		s.do("unknown-member", cgh(g, "bd-e-ghost", 3, nil))
+		s.do("fenced-epoch-ahead", cgh(g, "bd-e-1", r.MemberEpoch+5, nil))
+		// A member joining a group whose epoch has moved lands above 1, so
+		// an epoch behind it is not a join (epoch 0) on either side.
+		s.do("leave-first", cgh(g, "bd-e-1", -1, nil))
+		r = s.do("join-second", cgh(g, "bd-e-3", 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		s.do("fenced-epoch-behind", cgh(g, "bd-e-3", r.MemberEpoch-1, nil))
+		s.do("leave-second", cgh(g, "bd-e-3", -1, nil))
+		s.do("negative-epoch", cgh(g, "bd-e-1", -3, nil))
+		s.do("leave-static-unknown", func() *kmsg.ConsumerGroupHeartbeatRequest {
+			req := cgh(g, "bd-e-2", -2, nil)
+			req.InstanceID = kmsg.StringPtr("no-such-instance")
+			return req
+		}())
+		s.do("leave", cgh(g, "bd-e-1", -1, nil))
+	}},
+	{"offsets/simple-group", func(s *session) {
+		g := "bd-offsets"
+		s.do("commit", commit(g, "", -1, s.topicID("orders"), "orders", 0, 10))
+		s.do("commit-p1", commit(g, "", -1, s.topicID("orders"), "orders", 1, 20))
+		s.do("commit-unknown-partition", commit(g, "", -1, s.topicID("orders"), "orders", 99, 1))
+		s.do("commit-unknown-topic-id", commit(g, "", -1, [16]byte{1, 2, 3}, "nope", 0, 1))
+		s.do("commit-generation-without-group", commit("bd-offsets-none", "", 4, s.topicID("orders"), "orders", 0, 1))
+		s.do("commit-member-without-group", commit("bd-offsets-none", "ghost", -1, s.topicID("orders"), "orders", 0, 1))
+		s.do("commit-negative-offset", commit(g, "", -1, s.topicID("orders"), "orders", 2, -5))
+		s.record("fetch-all", sortedOffsets(s.send("fetch-all", fetch(g, nil))))
+		s.do("fetch-some", fetch(g, map[string][]int32{"orders": {0, 1, 2}, "payments": {0}}))
+		s.do("fetch-unknown-group", fetch("bd-offsets-none", map[string][]int32{"orders": {0}}))
+		s.record("fetch-unknown-group-all", sortedOffsets(s.send("fetch-unknown-group-all", fetch("bd-offsets-none", nil))))
+		s.do("delete-p0", offsetDelete(g, "orders", 0))
+		s.do("fetch-after-delete", fetch(g, map[string][]int32{"orders": {0, 1}}))
+		s.do("delete-unknown-group", offsetDelete("bd-offsets-none", "orders", 0))
+		s.do("delete-unknown-topic", offsetDelete(g, "no-such-topic", 0))
+		s.do("describegroups-simple", describeGroups(g))
+		s.do("deletegroups", deleteGroups(g))
+		s.record("fetch-after-deletegroups", sortedOffsets(s.send("fetch-after-deletegroups", fetch(g, nil))))
+	}},
+	{"offsets/consumer-group", func(s *session) {
+		g, m := "bd-offsets-consumer", "bd-oc-1"
+		r := s.do("join", cgh(g, m, 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		e := r.MemberEpoch
+		s.do("commit", commit(g, m, e, s.topicID("orders"), "orders", 0, 5))
+		s.do("commit-stale-epoch", commit(g, m, e-1, s.topicID("orders"), "orders", 0, 6))
+		s.do("commit-future-epoch", commit(g, m, e+1, s.topicID("orders"), "orders", 0, 6))
+		s.do("commit-unknown-member", commit(g, "ghost", e, s.topicID("orders"), "orders", 0, 6))
+		s.do("commit-as-simple", commit(g, "", -1, s.topicID("orders"), "orders", 1, 7))
+		s.do("fetch-as-member", fetchAsMember(g, m, e, map[string][]int32{"orders": {0, 1}}))
+		s.do("fetch-stale-member-epoch", fetchAsMember(g, m, e+3, map[string][]int32{"orders": {0}}))
+		s.do("delete-subscribed", offsetDelete(g, "orders", 0))
+		s.do("deletegroups-non-empty", deleteGroups(g))
+		s.do("leave", cgh(g, m, -1, nil))
+		s.do("delete-after-leave", offsetDelete(g, "orders", 0))
+		s.do("deletegroups", deleteGroups(g))
+	}},
+	{"classic/join-sync-heartbeat-leave", func(s *session) {
+		g := "bd-classic"
+		r := s.do("join-member-id-required", join(g, "")).(*kmsg.JoinGroupResponse)
+		m := r.MemberID
+		r = s.do("join", join(g, m)).(*kmsg.JoinGroupResponse)
+		gen := r.Generation
+		s.do("sync", sync(g, m, gen, true))
+		s.do("heartbeat", heartbeat(g, m, gen))
+		s.do("heartbeat-illegal-generation", heartbeat(g, m, gen+7))
+		s.do("heartbeat-unknown-member", heartbeat(g, "ghost", gen))
+		s.do("sync-illegal-generation", sync(g, m, gen+1, false))
+		s.do("sync-unknown-member", sync(g, "ghost", gen, false))
+		s.do("describegroups", describeGroups(g))
+		s.do("consumer-describe-classic", cgDescribe(g))
+		s.do("commit", commit(g, m, gen, s.topicID("orders"), "orders", 0, 3))
+		s.do("commit-illegal-generation", commit(g, m, gen+1, s.topicID("orders"), "orders", 0, 4))
+		s.do("commit-unknown-member", commit(g, "ghost", gen, s.topicID("orders"), "orders", 0, 4))
+		s.do("deletegroups-non-empty", deleteGroups(g))
+		s.do("leave-unknown-member", leave(g, "ghost"))
+		s.do("leave", leave(g, m))
+		s.do("describegroups-empty", describeGroups(g))
+		s.do("heartbeat-after-leave", heartbeat(g, m, gen))
+		s.do("deletegroups", deleteGroups(g))
+		s.do("describegroups-deleted", describeGroups(g))
+	}},
+	{"classic/errors", func(s *session) {
+		g := "bd-classic-errors"
+		bad := join(g, "")
+		bad.ProtocolType = ""
+		s.do("join-empty-protocol-type", bad)
+		bad = join(g, "")
+		bad.Protocols = nil
+		s.do("join-no-protocols", bad)
+		s.do("join-empty-group-id", join("", ""))
+		bad = join(g, "")
+		bad.SessionTimeoutMillis = 1
+		s.do("join-session-timeout-too-small", bad)
+		s.do("join-unknown-member", join(g, "ghost"))
+		s.do("heartbeat-no-group", heartbeat(g, "ghost", 1))
+		s.do("sync-no-group", sync(g, "ghost", 1, false))
+		s.do("leave-no-group", leave(g, "ghost"))
+	}},
+	{"describe/unknown-and-wrong-type", func(s *session) {
+		s.do("describegroups-unknown", describeGroups("bd-none"))
+		s.do("consumer-describe-unknown", cgDescribe("bd-none"))
+		s.do("consumer-describe-empty-id", cgDescribe(""))
+		s.do("deletegroups-unknown", deleteGroups("bd-none"))
+		s.do("deletegroups-empty-id", deleteGroups(""))
+	}},
+	{"listgroups", func(s *session) {
+		g := "bd-list-consumer"
+		s.do("join", cgh(g, "bd-l-1", 0, []string{"payments"}))
+		s.do("commit-simple", commit("bd-list-simple", "", -1, s.topicID("payments"), "payments", 0, 1))
+		lg := kmsg.NewPtrListGroupsRequest()
+		s.record("all", sortedGroups(s.send("all", lg)))
+		lg = kmsg.NewPtrListGroupsRequest()
+		lg.TypesFilter = []string{"consumer"}
+		s.record("type-consumer", sortedGroups(s.send("type-consumer", lg)))
+		lg = kmsg.NewPtrListGroupsRequest()
+		lg.StatesFilter = []string{"Empty"}
+		s.record("state-empty", sortedGroups(s.send("state-empty", lg)))
+		lg = kmsg.NewPtrListGroupsRequest()
+		lg.TypesFilter = []string{"no-such-type"}
+		s.record("type-unknown", sortedGroups(s.send("type-unknown", lg)))
+		s.do("leave", cgh(g, "bd-l-1", -1, nil))
+	}},
+}
+
+// sortedGroups flattens a ListGroups answer with its groups in name order:
+// which coordinator answers first is not part of the contract.
+func sortedGroups(r kmsg.Response) []string {
+	resp := r.(*kmsg.ListGroupsResponse)
+	slices.SortFunc(resp.Groups, func(a, b kmsg.ListGroupsResponseGroup) int { return strings.Compare(a.Group, b.Group) })
+	return brokerdiff.Flatten(resp, brokerdiff.NewNames())
+}
+
+// sortedOffsets flattens an OffsetFetch answer of every committed
+// partition with topics and partitions in order: Kafka lists them in its
+// hash map's order, which is not part of the contract.
+func sortedOffsets(r kmsg.Response) []string {
+	resp := r.(*kmsg.OffsetFetchResponse)
+	for i := range resp.Groups {
+		ts := resp.Groups[i].Topics
+		slices.SortFunc(ts, func(a, b kmsg.OffsetFetchResponseGroupTopic) int { return strings.Compare(a.Topic, b.Topic) })
+		for j := range ts {
+			slices.SortFunc(ts[j].Partitions, func(a, b kmsg.OffsetFetchResponseGroupTopicPartition) int {
+				return int(a.Partition - b.Partition)
+			})
+		}
+	}
+	slices.SortFunc(resp.Topics, func(a, b kmsg.OffsetFetchResponseTopic) int { return strings.Compare(a.Topic, b.Topic) })
+	for j := range resp.Topics {
+		slices.SortFunc(resp.Topics[j].Partitions, func(a, b kmsg.OffsetFetchResponseTopicPartition) int {
+			return int(a.Partition - b.Partition)
+		})
+	}
+	return brokerdiff.Flatten(resp, brokerdiff.NewNames())
+}
+
+// cgh is a ConsumerGroupHeartbeat; at epoch 0 it carries a full join
+// (rebalance timeout, subscription, empty owned partitions).
+func cgh(group, member string, epoch int32, topics []string) *kmsg.ConsumerGroupHeartbeatRequest {
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Group, req.MemberID, req.MemberEpoch = group, member, epoch
+	if epoch == 0 {
+		req.RebalanceTimeoutMillis = 30000
+		req.SubscribedTopicNames = topics
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	}
+	return req
+}
+
+// ownedFrom is the assignment r hands out, as the next heartbeat's owned
+// partitions.
+func ownedFrom(r *kmsg.ConsumerGroupHeartbeatResponse) []kmsg.ConsumerGroupHeartbeatRequestTopic {
+	owned := []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	if r.Assignment == nil {
+		return owned
+	}
+	for _, t := range r.Assignment.Topics {
+		rt := kmsg.NewConsumerGroupHeartbeatRequestTopic()
+		rt.TopicID, rt.Partitions = t.TopicID, t.Partitions
+		owned = append(owned, rt)
+	}
+	return owned
+}
+
+func cgDescribe(group string) *kmsg.ConsumerGroupDescribeRequest {
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = []string{group}
+	return req
+}
+
+func describeGroups(group string) *kmsg.DescribeGroupsRequest {
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = []string{group}
+	return req
+}
+
+func deleteGroups(group string) *kmsg.DeleteGroupsRequest {
+	req := kmsg.NewPtrDeleteGroupsRequest()
+	req.Groups = []string{group}
+	return req
+}
+
+// commit is an OffsetCommit of one partition; topics go by id and by name,
+// so the request reads at any version.
+func commit(group, member string, generation int32, id [16]byte, topic string, partition int32, offset int64) *kmsg.OffsetCommitRequest {
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.MemberID, req.Generation = group, member, generation
+	t := kmsg.NewOffsetCommitRequestTopic()
+	t.Topic, t.TopicID = topic, id
+	p := kmsg.NewOffsetCommitRequestTopicPartition()
+	p.Partition, p.Offset, p.LeaderEpoch = partition, offset, -1
+	p.Metadata = kmsg.StringPtr("bd")
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+// fetch is an OffsetFetch of one group: every committed partition when
+// parts is nil, else the named ones (topic order fixed by diffTopics'
+// names, sorted).
+func fetch(group string, parts map[string][]int32) *kmsg.OffsetFetchRequest {
+	return fetchAsMember(group, "", -1, parts)
+}
+
+func fetchAsMember(group, member string, epoch int32, parts map[string][]int32) *kmsg.OffsetFetchRequest {
+	req := kmsg.NewPtrOffsetFetchRequest()
+	rg := kmsg.NewOffsetFetchRequestGroup()
+	rg.Group = group
+	if member != "" {
+		rg.MemberID, rg.MemberEpoch = kmsg.StringPtr(member), epoch
+	}
+	if parts != nil {
+		names := make([]string, 0, len(parts))
+		for n := range parts {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			t := kmsg.NewOffsetFetchRequestGroupTopic()
+			t.Topic, t.Partitions = n, parts[n]
+			rg.Topics = append(rg.Topics, t)
+		}
+	}
+	req.Groups = append(req.Groups, rg)
+	return req
+}
+
+func offsetDelete(group, topic string, partition int32) *kmsg.OffsetDeleteRequest {
+	req := kmsg.NewPtrOffsetDeleteRequest()
+	req.Group = group
+	t := kmsg.NewOffsetDeleteRequestTopic()
+	t.Topic = topic
+	p := kmsg.NewOffsetDeleteRequestTopicPartition()
+	p.Partition = partition
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+// join is a classic consumer JoinGroup with one range protocol.
+func join(group, member string) *kmsg.JoinGroupRequest {
+	req := kmsg.NewPtrJoinGroupRequest()
+	req.Group, req.MemberID, req.ProtocolType = group, member, "consumer"
+	req.SessionTimeoutMillis, req.RebalanceTimeoutMillis = 45000, 10000
+	p := kmsg.NewJoinGroupRequestProtocol()
+	p.Name, p.Metadata = "range", []byte{0, 1, 2}
+	req.Protocols = append(req.Protocols, p)
+	return req
+}
+
+// sync is a SyncGroup; the leader's carries an assignment for itself.
+func sync(group, member string, generation int32, leader bool) *kmsg.SyncGroupRequest {
+	req := kmsg.NewPtrSyncGroupRequest()
+	req.Group, req.MemberID, req.Generation = group, member, generation
+	req.ProtocolType, req.Protocol = kmsg.StringPtr("consumer"), kmsg.StringPtr("range")
+	if leader {
+		a := kmsg.NewSyncGroupRequestGroupAssignment()
+		a.MemberID, a.MemberAssignment = member, []byte{9, 9}
+		req.GroupAssignment = append(req.GroupAssignment, a)
+	}
+	return req
+}
+
+func heartbeat(group, member string, generation int32) *kmsg.HeartbeatRequest {
+	req := kmsg.NewPtrHeartbeatRequest()
+	req.Group, req.MemberID, req.Generation = group, member, generation
+	return req
+}
+
+func leave(group, member string) *kmsg.LeaveGroupRequest {
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = group
+	m := kmsg.NewLeaveGroupRequestMember()
+	m.MemberID = member
+	req.Members = append(req.Members, m)
+	return req
+}

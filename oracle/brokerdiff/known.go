@@ -1,0 +1,80 @@
+package brokerdiff
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// KnownDifference is a field coordsim answers differently from Kafka on
+// purpose, or one reported and not yet fixed: the comparison accepts it
+// where it matches, and docs/fidelity.md lists it.
+type KnownDifference struct {
+	// Name is the divergence's name in docs/fidelity.md.
+	Name string
+	// Case and Step name where the difference shows; "" matches every
+	// case, or every step of the case.
+	Case, Step string
+	// Field is the flattened path's last field name (".MemberEpoch"
+	// matches every MemberEpoch), or a path prefix ending in "[" or "."
+	// for a whole subtree.
+	Field string
+	// Match, when set, must also hold: the difference has the known shape
+	// (the two values differ only as the divergence says).
+	Match  func(d Difference) bool
+	Reason string
+}
+
+// Known lists the differences the broker comparison accepts.
+var Known = []KnownDifference{
+	{
+		Name: "initial-group-epoch", Field: ".MemberEpoch", Match: kafkaOneAhead,
+		Reason: "Kafka 4.4 starts a consumer group at epoch 1, coordsim at 0: every epoch Kafka answers is coordsim's plus one",
+	},
+	{Name: "initial-group-epoch", Field: ".Epoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
+	{Name: "initial-group-epoch", Field: ".AssignmentEpoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
+	{Name: "initial-group-epoch", Field: ".ErrorMessage", Match: sameButNumbers, Reason: "the epochs in the message, as MemberEpoch"},
+	{
+		Name: "join-group-v0-v1", Case: "apiversions/group-keys", Field: "ApiVersions.JoinGroup",
+		Reason: "Kafka 4.4 still serves JoinGroup v0-1 (0..9); coordsim dropped them with KIP-896 (2..9); " +
+			"serving them needs v0's rebalance timeout = session timeout in wire/11_join_group.go (reported, not fixed here)",
+	},
+}
+
+// Explain returns the reason a difference in step of case c is known, or
+// "".
+func Explain(c, step string, d Difference) string {
+	for _, k := range Known {
+		if (k.Case != "" && k.Case != c) || (k.Step != "" && k.Step != step) {
+			continue
+		}
+		if !fieldMatches(d.Path, k.Field) || (k.Match != nil && !k.Match(d)) {
+			continue
+		}
+		return k.Name + ": " + k.Reason
+	}
+	return ""
+}
+
+func fieldMatches(path, field string) bool {
+	if strings.HasSuffix(field, "[") || strings.HasSuffix(field, ".") {
+		return strings.HasPrefix(path, field)
+	}
+	return path == field || strings.HasSuffix(path, field)
+}
+
+// kafkaOneAhead reports whether both values are numbers and Kafka's is
+// coordsim's plus one.
+func kafkaOneAhead(d Difference) bool {
+	o, err1 := strconv.Atoi(d.Ours)
+	k, err2 := strconv.Atoi(d.Kafka)
+	return err1 == nil && err2 == nil && k == o+1
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// sameButNumbers reports whether the two values read the same once every
+// number is N.
+func sameButNumbers(d Difference) bool {
+	return digits.ReplaceAllString(d.Ours, "N") == digits.ReplaceAllString(d.Kafka, "N")
+}
