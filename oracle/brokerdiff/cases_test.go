@@ -1,6 +1,7 @@
 package brokerdiff_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -25,7 +26,7 @@ var diffCases = []diffCase{
 		g, m := "bd-consumer", "bd-consumer-member-1"
 		r := s.do("join", cgh(g, m, 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
 		hb := cgh(g, m, r.MemberEpoch, nil)
-		hb.Topics = ownedFrom(r)
+		hb.Topics = ownedFrom(r, hb.Topics)
 		r = s.do("heartbeat", hb).(*kmsg.ConsumerGroupHeartbeatResponse)
 		s.do("describe", cgDescribe(g))
 		s.do("describegroups", describeGroups(g))
@@ -65,6 +66,63 @@ var diffCases = []diffCase{
 			return req
 		}())
 		s.do("leave", cgh(g, "bd-e-1", -1, nil))
+	}},
+	{"consumer/two-members-reconcile", func(s *session) {
+		g := "bd-consumer-two"
+		// One topic: with several, Kafka's uniform assignor walks topics
+		// in the order of their ids, which differ between two clusters.
+		r1 := s.do("join-1", cgh(g, "bd-t-1", 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		r2 := s.do("join-2", cgh(g, "bd-t-2", 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
+		// Member 1 owns everything and must revoke half before member 2
+		// gets it: three rounds of heartbeats reach the stable target.
+		owned1, owned2 := ownedFrom(r1, nil), ownedFrom(r2, nil)
+		for i := range 3 {
+			hb := cgh(g, "bd-t-1", r1.MemberEpoch, nil)
+			hb.Topics = owned1
+			r1 = s.do(fmt.Sprintf("heartbeat-1-%d", i), hb).(*kmsg.ConsumerGroupHeartbeatResponse)
+			owned1 = ownedFrom(r1, owned1)
+			hb = cgh(g, "bd-t-2", r2.MemberEpoch, nil)
+			hb.Topics = owned2
+			r2 = s.do(fmt.Sprintf("heartbeat-2-%d", i), hb).(*kmsg.ConsumerGroupHeartbeatResponse)
+			owned2 = ownedFrom(r2, owned2)
+		}
+		s.record("describe", sortedMembers(s.send("describe", cgDescribe(g))))
+		s.do("leave-1", cgh(g, "bd-t-1", -1, nil))
+		s.do("leave-2", cgh(g, "bd-t-2", -1, nil))
+	}},
+	{"share/join-heartbeat-leave-errors", func(s *session) {
+		g := "bd-share"
+		s.do("empty-member-id", sgh(g, "", 0, []string{"orders"}))
+		s.do("member-id-too-long", sgh(g, strings.Repeat("m", 37), 0, []string{"orders"}))
+		s.do("blank-member-id", sgh(g, "  ", 0, []string{"orders"}))
+		s.do("missing-subscription", sgh(g, "bd-s-1", 0, nil))
+		s.do("unknown-member-no-group", sgh(g, "bd-s-ghost", 2, nil))
+		r := s.do("join", sgh(g, "bd-s-1", 0, []string{"orders"})).(*kmsg.ShareGroupHeartbeatResponse)
+		s.do("unknown-member", sgh(g, "bd-s-ghost", 2, nil))
+		s.do("fenced-epoch-ahead", sgh(g, "bd-s-1", r.MemberEpoch+4, nil))
+		s.do("describe-share-as-consumer", cgDescribe(g))
+		s.do("describegroups-share", describeGroups(g))
+		s.do("consumer-join-to-share-group", cgh(g, "bd-s-2", 0, []string{"orders"}))
+		s.do("leave", sgh(g, "bd-s-1", -1, nil))
+		s.do("deletegroups", deleteGroups(g))
+	}},
+	{"streams/errors", func(s *session) {
+		g := "bd-streams"
+		noTopology := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		noTopology.Group, noTopology.MemberID, noTopology.RebalanceTimeoutMillis = g, "bd-st-1", 30000
+		noTopology.ProcessID = kmsg.StringPtr("p1")
+		s.do("join-without-topology", noTopology)
+		empty := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		empty.MemberID = "bd-st-1"
+		s.do("empty-group-id", empty)
+		unknown := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		unknown.Group, unknown.MemberID, unknown.MemberEpoch = g, "bd-st-ghost", 3
+		s.do("unknown-member-no-group", unknown)
+		s.do("streams-describe-unknown", func() *kmsg.StreamsGroupDescribeRequest {
+			req := kmsg.NewPtrStreamsGroupDescribeRequest()
+			req.Groups = []string{g}
+			return req
+		}())
 	}},
 	{"offsets/simple-group", func(s *session) {
 		g := "bd-offsets"
@@ -174,16 +232,33 @@ var diffCases = []diffCase{
 
 // sortedGroups flattens a ListGroups answer with its groups in name order:
 // which coordinator answers first is not part of the contract.
-func sortedGroups(r kmsg.Response) []string {
+func sortedGroups(r kmsg.Response) kmsg.Response {
 	resp := r.(*kmsg.ListGroupsResponse)
 	slices.SortFunc(resp.Groups, func(a, b kmsg.ListGroupsResponseGroup) int { return strings.Compare(a.Group, b.Group) })
-	return brokerdiff.Flatten(resp, brokerdiff.NewNames())
+	return resp
+}
+
+// sortedMembers flattens a ConsumerGroupDescribe answer with members in
+// member-id order and each member's subscribed topics sorted: Kafka lists
+// both in its hash maps' order, which is not part of the contract.
+func sortedMembers(r kmsg.Response) kmsg.Response {
+	resp := r.(*kmsg.ConsumerGroupDescribeResponse)
+	for i := range resp.Groups {
+		ms := resp.Groups[i].Members
+		slices.SortFunc(ms, func(a, b kmsg.ConsumerGroupDescribeResponseGroupMember) int {
+			return strings.Compare(a.MemberID, b.MemberID)
+		})
+		for j := range ms {
+			slices.Sort(ms[j].SubscribedTopics)
+		}
+	}
+	return resp
 }
 
 // sortedOffsets flattens an OffsetFetch answer of every committed
 // partition with topics and partitions in order: Kafka lists them in its
 // hash map's order, which is not part of the contract.
-func sortedOffsets(r kmsg.Response) []string {
+func sortedOffsets(r kmsg.Response) kmsg.Response {
 	resp := r.(*kmsg.OffsetFetchResponse)
 	for i := range resp.Groups {
 		ts := resp.Groups[i].Topics
@@ -200,7 +275,7 @@ func sortedOffsets(r kmsg.Response) []string {
 			return int(a.Partition - b.Partition)
 		})
 	}
-	return brokerdiff.Flatten(resp, brokerdiff.NewNames())
+	return resp
 }
 
 // cgh is a ConsumerGroupHeartbeat; at epoch 0 it carries a full join
@@ -217,18 +292,29 @@ func cgh(group, member string, epoch int32, topics []string) *kmsg.ConsumerGroup
 }
 
 // ownedFrom is the assignment r hands out, as the next heartbeat's owned
-// partitions.
-func ownedFrom(r *kmsg.ConsumerGroupHeartbeatResponse) []kmsg.ConsumerGroupHeartbeatRequestTopic {
-	owned := []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+// partitions; with no assignment in r (nothing changed) the member keeps
+// what it owned.
+func ownedFrom(r *kmsg.ConsumerGroupHeartbeatResponse, owned []kmsg.ConsumerGroupHeartbeatRequestTopic) []kmsg.ConsumerGroupHeartbeatRequestTopic {
 	if r.Assignment == nil {
 		return owned
 	}
+	owned = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
 	for _, t := range r.Assignment.Topics {
 		rt := kmsg.NewConsumerGroupHeartbeatRequestTopic()
 		rt.TopicID, rt.Partitions = t.TopicID, t.Partitions
 		owned = append(owned, rt)
 	}
 	return owned
+}
+
+// sgh is a ShareGroupHeartbeat; at epoch 0 it carries the subscription.
+func sgh(group, member string, epoch int32, topics []string) *kmsg.ShareGroupHeartbeatRequest {
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.GroupID, req.MemberID, req.MemberEpoch = group, member, epoch
+	if epoch == 0 {
+		req.SubscribedTopicNames = topics
+	}
+	return req
 }
 
 func cgDescribe(group string) *kmsg.ConsumerGroupDescribeRequest {

@@ -29,11 +29,15 @@ type KnownDifference struct {
 var Known = []KnownDifference{
 	{
 		Name: "initial-group-epoch", Field: ".MemberEpoch", Match: kafkaOneAhead,
-		Reason: "Kafka 4.4 starts a consumer group at epoch 1, coordsim at 0: every epoch Kafka answers is coordsim's plus one",
+		Reason: "Kafka 4.4 starts a consumer or share group at epoch 1, coordsim at 0: every epoch Kafka answers is coordsim's plus one",
 	},
 	{Name: "initial-group-epoch", Field: ".Epoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
 	{Name: "initial-group-epoch", Field: ".AssignmentEpoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
 	{Name: "initial-group-epoch", Field: ".ErrorMessage", Match: sameButNumbers, Reason: "the epochs in the message, as MemberEpoch"},
+	{
+		Name: "share-initialisation", Case: "share/join-heartbeat-leave-errors", Step: "join", Field: ".Assignment.",
+		Reason: "Kafka assigns a share partition only once its share state is initialised, after the join; coordsim assigns at once",
+	},
 	{
 		Name: "join-group-v0-v1", Case: "apiversions/group-keys", Field: "ApiVersions.JoinGroup",
 		Reason: "Kafka 4.4 still serves JoinGroup v0-1 (0..9); coordsim dropped them with KIP-896 (2..9); " +
