@@ -136,7 +136,7 @@ func TestBrokerDiff(t *testing.T) {
 	}
 
 	var table []string
-	unexplained := 0
+	unexplained, steps := 0, 0
 	for _, c := range diffCases {
 		var runs [2]*session
 		for i, sd := range sides {
@@ -164,9 +164,10 @@ func TestBrokerDiff(t *testing.T) {
 		if verdict == "same" && known > 0 {
 			verdict = fmt.Sprintf("same but %d known", known)
 		}
-		table = append(table, fmt.Sprintf("%-40s %3d steps  %s", c.name, len(runs[0].steps), verdict))
+		table = append(table, fmt.Sprintf("%-46s %3d steps  %s", c.name, len(runs[0].steps), verdict))
+		steps += len(runs[0].steps)
 	}
-	t.Logf("coordsim vs Kafka 4.4.0, %d cases:\n%s", len(diffCases), strings.Join(table, "\n"))
+	t.Logf("coordsim vs Kafka 4.4.0, %d cases, %d steps:\n%s", len(diffCases), steps, strings.Join(table, "\n"))
 	if unexplained > 0 {
 		t.Logf("%d unexplained differences: fix them in coordsim or add them to brokerdiff.Known with a reason", unexplained)
 	}

@@ -124,6 +124,82 @@ var diffCases = []diffCase{
 			return req
 		}())
 	}},
+	{"consumer/static-member", func(s *session) {
+		g := "bd-consumer-static"
+		join := func(member string) *kmsg.ConsumerGroupHeartbeatRequest {
+			req := cgh(g, member, 0, []string{"orders"})
+			req.InstanceID = kmsg.StringPtr("bd-instance-1")
+			return req
+		}
+		r := s.do("join", join("bd-st-a")).(*kmsg.ConsumerGroupHeartbeatResponse)
+		s.do("join-same-instance-other-member", join("bd-st-b"))
+		leave := cgh(g, "bd-st-a", -2, nil)
+		leave.InstanceID = kmsg.StringPtr("bd-instance-1")
+		s.do("temporary-leave", leave)
+		s.record("describe-after-temporary-leave", sortedMembers(s.send("describe-after-temporary-leave", cgDescribe(g))))
+		s.do("rejoin-as-other-member", join("bd-st-b"))
+		s.do("old-member-heartbeat", cgh(g, "bd-st-a", r.MemberEpoch, nil))
+		s.record("describe", sortedMembers(s.send("describe", cgDescribe(g))))
+		s.do("leave", cgh(g, "bd-st-b", -1, nil))
+	}},
+	{"consumer/range-assignor", func(s *session) {
+		g := "bd-consumer-range"
+		join := cgh(g, "bd-r-1", 0, []string{"payments"})
+		join.ServerAssignor = kmsg.StringPtr("range")
+		s.do("join", join)
+		s.record("describe", sortedMembers(s.send("describe", cgDescribe(g))))
+		s.do("leave", cgh(g, "bd-r-1", -1, nil))
+	}},
+	{"offsets/txn-offset-commit-outside-transaction", func(s *session) {
+		// InitProducerId first: it creates the transaction coordinator's
+		// partition, without which Kafka's verification of the commit
+		// answers COORDINATOR_NOT_AVAILABLE. The producer ids the two
+		// sides hand out differ, so only the error is recorded.
+		ipi := kmsg.NewPtrInitProducerIDRequest()
+		ipi.TransactionalID, ipi.TransactionTimeoutMillis = kmsg.StringPtr("bd-txn"), 60000
+		ip := s.send("init-producer-id", ipi).(*kmsg.InitProducerIDResponse)
+		s.record("init-producer-id", []string{fmt.Sprintf(".ErrorCode = %d", ip.ErrorCode)})
+		commit := func(producerID int64, epoch int16, topicID [16]byte) *kmsg.TxnOffsetCommitRequest {
+			req := kmsg.NewPtrTxnOffsetCommitRequest()
+			req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = "bd-txn", "bd-txn-group", producerID, epoch
+			req.Generation = -1
+			t := kmsg.NewTxnOffsetCommitRequestTopic()
+			t.Topic, t.TopicID = "orders", topicID
+			p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+			p.Partition, p.Offset, p.LeaderEpoch = 0, 5, -1
+			t.Partitions = append(t.Partitions, p)
+			req.Topics = append(req.Topics, t)
+			return req
+		}
+		s.do("commit-without-add-offsets", commit(ip.ProducerID, ip.ProducerEpoch, s.topicID("orders")))
+		s.do("commit-unknown-producer-id", commit(ip.ProducerID+4242, 0, s.topicID("orders")))
+		s.do("commit-stale-producer-epoch", commit(ip.ProducerID, ip.ProducerEpoch+3, s.topicID("orders")))
+		s.do("commit-unknown-topic-id", commit(ip.ProducerID, ip.ProducerEpoch, [16]byte{1, 2, 3}))
+		s.do("fetch", fetch("bd-txn-group", map[string][]int32{"orders": {0}}))
+		s.do("deletegroups", deleteGroups("bd-txn-group"))
+	}},
+	{"classic/static-member", func(s *session) {
+		g := "bd-classic-static"
+		static := func(member string) *kmsg.JoinGroupRequest {
+			req := join(g, member)
+			req.InstanceID = kmsg.StringPtr("bd-classic-instance")
+			return req
+		}
+		r := s.do("join", static("")).(*kmsg.JoinGroupResponse)
+		s.do("sync", sync(g, r.MemberID, r.Generation, true))
+		s.do("rejoin-unknown-member-id", static("bd-someone-else"))
+		r2 := s.do("rejoin-empty-member-id", static("")).(*kmsg.JoinGroupResponse)
+		s.do("heartbeat-replaced-member", heartbeat(g, r.MemberID, r.Generation))
+		s.do("describegroups", describeGroups(g))
+		lv := kmsg.NewPtrLeaveGroupRequest()
+		lv.Group = g
+		m := kmsg.NewLeaveGroupRequestMember()
+		m.InstanceID = kmsg.StringPtr("bd-classic-instance")
+		m.MemberID = r2.MemberID
+		lv.Members = append(lv.Members, m)
+		s.do("leave-by-instance", lv)
+		s.do("describegroups-empty", describeGroups(g))
+	}},
 	{"offsets/simple-group", func(s *session) {
 		g := "bd-offsets"
 		s.do("commit", commit(g, "", -1, s.topicID("orders"), "orders", 0, 10))
@@ -223,6 +299,12 @@ var diffCases = []diffCase{
 		lg = kmsg.NewPtrListGroupsRequest()
 		lg.StatesFilter = []string{"Empty"}
 		s.record("state-empty", sortedGroups(s.send("state-empty", lg)))
+		lg = kmsg.NewPtrListGroupsRequest()
+		lg.TypesFilter = []string{"classic", "share"}
+		s.record("type-classic-share", sortedGroups(s.send("type-classic-share", lg)))
+		lg = kmsg.NewPtrListGroupsRequest()
+		lg.StatesFilter = []string{"Stable"}
+		s.record("state-stable", sortedGroups(s.send("state-stable", lg)))
 		lg = kmsg.NewPtrListGroupsRequest()
 		lg.TypesFilter = []string{"no-such-type"}
 		s.record("type-unknown", sortedGroups(s.send("type-unknown", lg)))
