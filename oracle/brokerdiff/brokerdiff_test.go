@@ -42,7 +42,10 @@ func startKafka(ctx context.Context, t testing.TB) *brokerdiff.Broker {
 		t.Skip("SKIPPED, NOT RUN: the real-broker comparison: " + err.Error())
 	}
 	require.NoError(t, err)
-	b, err := brokerdiff.Start(ctx, brokerdiff.Config{Classpath: cp})
+	b, err := brokerdiff.Start(ctx, brokerdiff.Config{Classpath: cp, Props: map[string]string{
+		"group.consumer.heartbeat.interval.ms":     fmt.Sprint(clientHeartbeat.Milliseconds()),
+		"group.consumer.min.heartbeat.interval.ms": fmt.Sprint(clientHeartbeat.Milliseconds()),
+	}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	t.Logf("Kafka broker at %s ready in %s", b.Addr(), b.StartupTime.Round(time.Millisecond))
@@ -53,6 +56,7 @@ func startKafka(ctx context.Context, t testing.TB) *brokerdiff.Broker {
 // the ids of the topics setUp created on it.
 type side struct {
 	name   string
+	seeds  []string
 	cl     *kgo.Client
 	names  *brokerdiff.Names
 	topics map[string][16]byte
@@ -122,6 +126,8 @@ func TestBrokerDiff(t *testing.T) {
 	kb := startKafka(ctx, t)
 	cfg := wire.DefaultConfig()
 	cfg.Brokers = 1 // as the single-node broker, so ListGroups asks one coordinator
+	cfg.Coordinator.ConsumerHeartbeatInterval = clientHeartbeat
+	cfg.Coordinator.ConsumerMinHeartbeatInterval = clientHeartbeat
 	ours, err := wire.Start(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(ours.Close)
@@ -204,7 +210,7 @@ func newSide(t *testing.T, name string, seeds []string, versions *kversion.Versi
 		kgo.ClientID("brokerdiff"), kgo.RequestTimeoutOverhead(30*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
-	return &side{name: name, cl: cl, names: brokerdiff.NewNames(), topics: map[string][16]byte{}}
+	return &side{name: name, seeds: seeds, cl: cl, names: brokerdiff.NewNames(), topics: map[string][16]byte{}}
 }
 
 // diffTopics are the topics setUp creates on each side, with their
@@ -212,7 +218,7 @@ func newSide(t *testing.T, name string, seeds []string, versions *kversion.Versi
 var diffTopics = []struct {
 	name       string
 	partitions int32
-}{{"orders", 3}, {"payments", 2}}
+}{{"orders", 3}, {"payments", 2}, {clientTopic, 3}}
 
 // setUp creates diffTopics on sd and waits until Metadata shows each with
 // a leader for every partition (Kafka's metadata image lags CreateTopics).

@@ -186,7 +186,7 @@ var diffCases = []diffCase{
 			return req
 		}
 		r := s.do("join", static("")).(*kmsg.JoinGroupResponse)
-		s.do("sync", sync(g, r.MemberID, r.Generation, true))
+		s.do("sync", syncGroup(g, r.MemberID, r.Generation, true))
 		s.do("rejoin-unknown-member-id", static("bd-someone-else"))
 		r2 := s.do("rejoin-empty-member-id", static("")).(*kmsg.JoinGroupResponse)
 		s.do("heartbeat-replaced-member", heartbeat(g, r.MemberID, r.Generation))
@@ -244,12 +244,12 @@ var diffCases = []diffCase{
 		m := r.MemberID
 		r = s.do("join", join(g, m)).(*kmsg.JoinGroupResponse)
 		gen := r.Generation
-		s.do("sync", sync(g, m, gen, true))
+		s.do("sync", syncGroup(g, m, gen, true))
 		s.do("heartbeat", heartbeat(g, m, gen))
 		s.do("heartbeat-illegal-generation", heartbeat(g, m, gen+7))
 		s.do("heartbeat-unknown-member", heartbeat(g, "ghost", gen))
-		s.do("sync-illegal-generation", sync(g, m, gen+1, false))
-		s.do("sync-unknown-member", sync(g, "ghost", gen, false))
+		s.do("sync-illegal-generation", syncGroup(g, m, gen+1, false))
+		s.do("sync-unknown-member", syncGroup(g, "ghost", gen, false))
 		s.do("describegroups", describeGroups(g))
 		s.do("consumer-describe-classic", cgDescribe(g))
 		s.do("commit", commit(g, m, gen, s.topicID("orders"), "orders", 0, 3))
@@ -277,7 +277,7 @@ var diffCases = []diffCase{
 		s.do("join-session-timeout-too-small", bad)
 		s.do("join-unknown-member", join(g, "ghost"))
 		s.do("heartbeat-no-group", heartbeat(g, "ghost", 1))
-		s.do("sync-no-group", sync(g, "ghost", 1, false))
+		s.do("sync-no-group", syncGroup(g, "ghost", 1, false))
 		s.do("leave-no-group", leave(g, "ghost"))
 	}},
 	{"describe/unknown-and-wrong-type", func(s *session) {
@@ -287,6 +287,8 @@ var diffCases = []diffCase{
 		s.do("deletegroups-unknown", deleteGroups("bd-none"))
 		s.do("deletegroups-empty-id", deleteGroups(""))
 	}},
+	{"client/kgo-848-two-consumers", kgoGroupScenario("bd-client-848", true)},
+	{"client/kgo-classic-two-consumers", kgoGroupScenario("bd-client-classic", false)},
 	{"listgroups", func(s *session) {
 		g := "bd-list-consumer"
 		s.do("join", cgh(g, "bd-l-1", 0, []string{"payments"}))
@@ -485,8 +487,8 @@ func join(group, member string) *kmsg.JoinGroupRequest {
 	return req
 }
 
-// sync is a SyncGroup; the leader's carries an assignment for itself.
-func sync(group, member string, generation int32, leader bool) *kmsg.SyncGroupRequest {
+// syncGroup is a SyncGroup; the leader's carries an assignment for itself.
+func syncGroup(group, member string, generation int32, leader bool) *kmsg.SyncGroupRequest {
 	req := kmsg.NewPtrSyncGroupRequest()
 	req.Group, req.MemberID, req.Generation = group, member, generation
 	req.ProtocolType, req.Protocol = kmsg.StringPtr("consumer"), kmsg.StringPtr("range")
