@@ -296,3 +296,55 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 		assert.Equal(t, "Group simple is not a share group.", *resp.ErrorMessage)
 	}
 }
+
+// TestAlterShareGroupOffsetsAnswersUnknownPartitionsPerRow proves
+// AlterShareGroupOffsets answers a topic not in the metadata and a
+// partition outside its topic on their own rows, UNKNOWN_TOPIC_OR_PARTITION
+// with Kafka's default message, as the real Kafka 4.4 broker does
+// (oracle/brokerdiff): the other partitions of the request are still
+// altered, and a request naming only unknown ones is no request error.
+func TestAlterShareGroupOffsetsAnswersUnknownPartitionsPerRow(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "a", 2)
+	raw := newClient(t, cl)
+	type row = struct {
+		topic     string
+		partition int32
+	}
+	alter := func(rows ...row) *kmsg.AlterShareGroupOffsetsResponse {
+		req := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+		req.GroupID = "sg-unknown-rows"
+		for _, row := range rows {
+			rt := kmsg.NewAlterShareGroupOffsetsRequestTopic()
+			rt.Topic = row.topic
+			rp := kmsg.NewAlterShareGroupOffsetsRequestTopicPartition()
+			rp.Partition, rp.StartOffset = row.partition, 0
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, raw)
+		require.NoError(t, err)
+		return resp
+	}
+	for _, tc := range []struct {
+		name string
+		rows []row
+		want []int16
+	}{
+		{"unknown topic alone", []row{{"nope", 0}}, []int16{fkerr.UnknownTopicOrPartition.Code}},
+		{"partition outside the topic alone", []row{{"a", 7}}, []int16{fkerr.UnknownTopicOrPartition.Code}},
+		{"with a known partition", []row{{"nope", 0}, {"a", 1}}, []int16{fkerr.UnknownTopicOrPartition.Code, 0}},
+	} {
+		resp := alter(tc.rows...)
+		require.Zero(t, resp.ErrorCode, "%s: %v", tc.name, resp.ErrorMessage)
+		require.Len(t, resp.Topics, len(tc.rows), tc.name)
+		for i, rt := range resp.Topics {
+			assert.Equal(t, tc.want[i], rt.Partitions[0].ErrorCode, "%s: row %d", tc.name, i)
+			if tc.want[i] != 0 {
+				assert.Equal(t, "This server does not host this topic-partition.", *rt.Partitions[0].ErrorMessage, tc.name)
+			}
+		}
+	}
+}

@@ -88,9 +88,9 @@ func (s *session) send(step string, req kmsg.Request) kmsg.Response {
 	var resp kmsg.Response
 	var err error
 	switch req.(type) {
-	case *kmsg.StreamsGroupHeartbeatRequest, *kmsg.StreamsGroupDescribeRequest:
-		// kgo does not route the streams keys to the coordinator; each
-		// side has one broker, which is the coordinator of every group.
+	case *kmsg.StreamsGroupHeartbeatRequest, *kmsg.StreamsGroupDescribeRequest, *kmsg.DeleteShareGroupOffsetsRequest:
+		// kgo does not route these keys to the coordinator; each side has
+		// one broker, which is the coordinator of every group.
 		resp, err = s.side.cl.SeedBrokers()[0].Request(s.ctx, req)
 	default:
 		resp, err = s.side.cl.Request(s.ctx, req)

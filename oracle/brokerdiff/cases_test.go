@@ -106,6 +106,59 @@ var diffCases = []diffCase{
 		s.do("leave", sgh(g, "bd-s-1", -1, nil))
 		s.do("deletegroups", deleteGroups(g))
 	}},
+	{"share/describe-and-offsets-admin", func(s *session) {
+		g := "bd-share-admin"
+		describeOffsets := func(group string) *kmsg.DescribeShareGroupOffsetsRequest {
+			req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+			rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+			rg.GroupID = group
+			rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+			rt.Topic, rt.Partitions = "payments", []int32{0, 1}
+			rg.Topics = append(rg.Topics, rt)
+			req.Groups = append(req.Groups, rg)
+			return req
+		}
+		alter := func(topic string, partition int32, offset int64) *kmsg.AlterShareGroupOffsetsRequest {
+			req := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+			req.GroupID = g
+			rt := kmsg.NewAlterShareGroupOffsetsRequestTopic()
+			rt.Topic = topic
+			rp := kmsg.NewAlterShareGroupOffsetsRequestTopicPartition()
+			rp.Partition, rp.StartOffset = partition, offset
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+			return req
+		}
+		deleteOffsets := func(topic string) *kmsg.DeleteShareGroupOffsetsRequest {
+			req := kmsg.NewPtrDeleteShareGroupOffsetsRequest()
+			req.GroupID = g
+			rt := kmsg.NewDeleteShareGroupOffsetsRequestTopic()
+			rt.Topic = topic
+			req.Topics = append(req.Topics, rt)
+			return req
+		}
+		shareDescribe := func() *kmsg.ShareGroupDescribeRequest {
+			req := kmsg.NewPtrShareGroupDescribeRequest()
+			req.GroupIDs = []string{g}
+			return req
+		}
+		s.do("describe-offsets-unknown-group", describeOffsets("bd-share-none"))
+		s.do("share-describe-unknown", shareDescribe())
+		s.do("alter-unknown-group", alter("payments", 0, 0))
+		s.do("join", sgh(g, "bd-sa-1", 0, []string{"payments"}))
+		s.do("alter-non-empty", alter("payments", 0, 0))
+		s.do("delete-non-empty", deleteOffsets("payments"))
+		s.do("leave", sgh(g, "bd-sa-1", -1, nil))
+		s.do("share-describe-empty", shareDescribe())
+		s.do("alter", alter("payments", 0, 0))
+		s.do("alter-unknown-topic", alter("no-such-topic", 0, 0))
+		s.do("alter-unknown-partition", alter("payments", 7, 0))
+		s.do("describe-offsets", describeOffsets(g))
+		s.do("delete-unknown-topic", deleteOffsets("no-such-topic"))
+		s.do("delete", deleteOffsets("payments"))
+		s.do("describe-offsets-after-delete", describeOffsets(g))
+		s.do("deletegroups", deleteGroups(g))
+	}},
 	{"streams/errors", func(s *session) {
 		g := "bd-streams"
 		noTopology := kmsg.NewPtrStreamsGroupHeartbeatRequest()
