@@ -23,7 +23,7 @@ func ExampleDiff() {
 		return r
 	}
 	ours, kafka := brokerdiff.NewNames(), brokerdiff.NewNames()
-	ours.Topic([16]byte{1}, "orders")  // each cluster's id of the same topic
+	ours.Topic([16]byte{1}, "orders") // each cluster's id of the same topic
 	kafka.Topic([16]byte{7}, "orders")
 	diffs := brokerdiff.Diff(
 		brokerdiff.Flatten(answer("m-1", [16]byte{1}, 1), ours),
