@@ -1,11 +1,15 @@
 package brokerdiff_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/coordsim/coordsim/oracle/brokerdiff"
 )
@@ -342,6 +346,60 @@ var diffCases = []diffCase{
 	}},
 	{"client/kgo-848-two-consumers", kgoGroupScenario("bd-client-848", true)},
 	{"client/kgo-classic-two-consumers", kgoGroupScenario("bd-client-classic", false)},
+	{"findcoordinator/key-types", func(s *session) {
+		find := func(keyType int8, keys ...string) kmsg.Request {
+			req := kmsg.NewPtrFindCoordinatorRequest()
+			req.CoordinatorType, req.CoordinatorKeys = keyType, keys
+			return req
+		}
+		// Sent to the only broker: kgo answers FindCoordinator from its
+		// own cache and splits batched keys.
+		// The same at v3, one key per request, from a client that speaks
+		// FindCoordinator no higher.
+		v3 := kversion.FromApiVersionsResponse(kmsg.NewPtrApiVersionsResponse())
+		v3.SetMaxKeyVersion(int16(kmsg.FindCoordinator), 3)
+		old, err := kgo.NewClient(kgo.SeedBrokers(s.side.seeds...), kgo.MaxVersions(v3))
+		require.NoError(s.t, err)
+		defer old.Close()
+		for _, c := range []struct {
+			step    string
+			keyType int8
+			key     string
+		}{
+			{"v3-group", 0, "bd-find"},
+			{"v3-share", 2, "bd-find:" + topicIDString(s.topicID("orders")) + ":0"},
+			{"v3-unknown-type", 9, "bd-find"},
+		} {
+			req := kmsg.NewPtrFindCoordinatorRequest()
+			req.CoordinatorType, req.CoordinatorKey = c.keyType, c.key
+			resp, err := old.SeedBrokers()[0].Request(s.ctx, req)
+			require.NoError(s.t, err, "%s: %s", s.side.name, c.step)
+			s.record(c.step, resp)
+		}
+		for _, c := range []struct {
+			step    string
+			keyType int8
+			keys    []string
+		}{
+			{"group", 0, []string{"bd-find"}},
+			{"group-empty-key", 0, []string{""}},
+			{"group-several-keys", 0, []string{"bd-find-a", "bd-find-b"}},
+			{"transaction", 1, []string{"bd-find-txn"}},
+			{"share", 2, []string{"bd-find:" + topicIDString(s.topicID("orders")) + ":0"}},
+			{"share-padded-topic-id", 2, []string{"bd-find:" + topicIDString(s.topicID("orders")) + "==:0"}},
+			{"share-bad-topic-id", 2, []string{"bd-find:not-a-uuid:0"}},
+			{"share-bad-partition", 2, []string{"bd-find:" + topicIDString(s.topicID("orders")) + ":x"}},
+			{"share-blank-group", 2, []string{" :" + topicIDString(s.topicID("orders")) + ":0"}},
+			{"share-group-with-colon", 2, []string{"bd:find:" + topicIDString(s.topicID("orders")) + ":0"}},
+			{"share-trailing-colon", 2, []string{"bd-find:" + topicIDString(s.topicID("orders")) + ":0:"}},
+			{"share-malformed", 2, []string{"bd-find"}},
+			{"unknown-type", 9, []string{"bd-find"}},
+		} {
+			resp, err := s.side.cl.SeedBrokers()[0].Request(s.ctx, find(c.keyType, c.keys...))
+			require.NoError(s.t, err, "%s: %s", s.side.name, c.step)
+			s.record(c.step, resp)
+		}
+	}},
 	{"listgroups", func(s *session) {
 		g := "bd-list-consumer"
 		s.do("join", cgh(g, "bd-l-1", 0, []string{"payments"}))
@@ -366,6 +424,9 @@ var diffCases = []diffCase{
 		s.do("leave", cgh(g, "bd-l-1", -1, nil))
 	}},
 }
+
+// topicIDString is Kafka's Uuid.toString: URL-safe base64, no padding.
+func topicIDString(id [16]byte) string { return base64.RawURLEncoding.EncodeToString(id[:]) }
 
 // sortedGroups flattens a ListGroups answer with its groups in name order:
 // which coordinator answers first is not part of the contract.

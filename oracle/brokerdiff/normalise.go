@@ -1,6 +1,7 @@
 package brokerdiff
 
 import (
+	"encoding/base64"
 	"fmt"
 	"reflect"
 	"slices"
@@ -25,19 +26,26 @@ var ignored = map[string]string{
 
 // Names maps the server-generated ids of one side to stable placeholders,
 // so two sides' answers compare: a member id becomes member#N in the
-// order the side first answered it, a topic id becomes topic:NAME.
+// order the side first answered it, a topic id becomes topic:NAME, in its
+// binary fields and written out in strings.
 type Names struct {
 	members map[string]string
 	topics  map[[16]byte]string
+	// inText maps a topic id as Kafka writes it in text (Uuid.toString:
+	// URL-safe base64, as in a share-coordinator key) to its placeholder.
+	inText map[string]string
 }
 
 // NewNames returns an empty mapping.
 func NewNames() *Names {
-	return &Names{members: map[string]string{}, topics: map[[16]byte]string{}}
+	return &Names{members: map[string]string{}, topics: map[[16]byte]string{}, inText: map[string]string{}}
 }
 
 // Topic records that id names topic on this side.
-func (n *Names) Topic(id [16]byte, name string) { n.topics[id] = "topic:" + name }
+func (n *Names) Topic(id [16]byte, name string) {
+	n.topics[id] = "topic:" + name
+	n.inText[base64.RawURLEncoding.EncodeToString(id[:])] = "topic:" + name
+}
 
 // member returns id's placeholder, numbering a new id. The empty id
 // stays empty: Kafka answers it on errors.
@@ -113,7 +121,11 @@ func flatten(v reflect.Value, path, field string, names *Names, lines *[]string)
 			leaf(names.member(v.String()))
 			return
 		}
-		leaf(fmt.Sprintf("%q", v.String()))
+		s := v.String()
+		for id, name := range names.inText { // ids do not overlap: any order gives the same text
+			s = strings.ReplaceAll(s, id, name)
+		}
+		leaf(fmt.Sprintf("%q", s))
 	default:
 		leaf(fmt.Sprint(v.Interface()))
 	}
