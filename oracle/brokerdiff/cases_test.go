@@ -278,6 +278,27 @@ var diffCases = []diffCase{
 		s.do("deletegroups", deleteGroups(g))
 		s.record("fetch-after-deletegroups", sortedOffsets(s.send("fetch-after-deletegroups", fetch(g, nil))))
 	}},
+	{"offsets/edge-cases", func(s *session) {
+		g := "bd-offsets-edge"
+		s.do("commit-empty-group-id", commit("", "", -1, s.topicID("orders"), "orders", 0, 1))
+		big := commit(g, "", -1, s.topicID("orders"), "orders", 0, 1)
+		big.Topics[0].Partitions[0].Metadata = kmsg.StringPtr(strings.Repeat("m", 4097))
+		s.do("commit-metadata-too-large", big)
+		atMax := commit(g, "", -1, s.topicID("orders"), "orders", 1, 1)
+		atMax.Topics[0].Partitions[0].Metadata = kmsg.StringPtr(strings.Repeat("m", 4096))
+		s.do("commit-metadata-at-limit", atMax)
+		noMeta := commit(g, "", -1, s.topicID("orders"), "orders", 2, 1)
+		noMeta.Topics[0].Partitions[0].Metadata = nil
+		s.do("commit-null-metadata", noMeta)
+		s.do("commit-zero-topic-id", commit(g, "", -1, [16]byte{}, "orders", 0, 1))
+		epoch := commit(g, "", -1, s.topicID("orders"), "orders", 0, 9)
+		epoch.Topics[0].Partitions[0].LeaderEpoch = 7
+		s.do("commit-leader-epoch", epoch)
+		s.do("fetch", fetch(g, map[string][]int32{"orders": {0, 1, 2}}))
+		s.do("fetch-empty-group-id", fetch("", map[string][]int32{"orders": {0}}))
+		s.do("offsetdelete-empty-group-id", offsetDelete("", "orders", 0))
+		s.do("deletegroups", deleteGroups(g))
+	}},
 	{"offsets/consumer-group", func(s *session) {
 		g, m := "bd-offsets-consumer", "bd-oc-1"
 		r := s.do("join", cgh(g, m, 0, []string{"orders"})).(*kmsg.ConsumerGroupHeartbeatResponse)
