@@ -21,6 +21,7 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
+	"github.com/coordsim/coordsim/txn"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -105,6 +106,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	maxDataBytes := fs.Int64("max-data-bytes", wire.DefaultMaxDataBytes(), "cap on the record bytes all data partitions hold together (default a quarter of this machine's memory): past it the earliest appended batches go first; -1 is no cap")
 	producerIDExpirationMs := fs.Int64("producer-id-expiration-ms", wire.DefaultConfig().ProducerIDExpiration.Milliseconds(), "producer.id.expiration.ms: an idempotent producer's sequence state on a partition goes this long after its last batch there")
 	numPartitions := fs.Int("num-partitions", int(wire.DefaultNumPartitions), "num.partitions: the partition count of auto-created topics and of CreateTopics without one")
+	transactionVersion := fs.Int("transaction-version", int(txn.LatestTransactionVersion), "transaction.version finalized in ApiVersions: 2 (Kafka 4.x's default, KIP-890 part 2: kgo and Java producers bump the epoch on every commit and add partitions by producing), or 1 or 0 to keep clients on the older protocol")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
@@ -128,6 +130,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	cfg.ProducerIDExpiration = time.Duration(*producerIDExpirationMs) * time.Millisecond
 	cfg.RetentionMs, cfg.MaxDataBytes = *logRetentionMs, *maxDataBytes
 	cfg.NumPartitions = int32(min(max(*numPartitions, math.MinInt32), math.MaxInt32))
+	cfg.Transactions.TransactionVersion = txn.TransactionVersion(min(max(*transactionVersion, math.MinInt16), math.MaxInt16))
 	cfg.Coordinator.TopologyCleanupProtocol = protocol
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)

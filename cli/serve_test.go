@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/coordsim/coordsim/txn"
 )
 
 // served is a `coordsim serve` that startServe started.
@@ -210,4 +212,23 @@ func TestServeBrokerRacks(t *testing.T) {
 	}
 	assert.Equal(t, map[int32]string{0: "r0", 1: "r1", 2: "r2"}, racks)
 	assert.Equal(t, exitOK, s.stop())
+}
+
+// TestServeTransactionVersion proves --transaction-version: 2 by default
+// (Kafka 4.x's transaction.version), 1 to keep clients on the older
+// protocol, and a level Kafka does not know is a usage error.
+func TestServeTransactionVersion(t *testing.T) {
+	o, _, ok := parseServe(nil, io.Discard, io.Discard)
+	require.True(t, ok)
+	assert.Equal(t, txn.TV2, o.cfg.Transactions.TransactionVersion)
+	o, _, ok = parseServe([]string{"--transaction-version", "1"}, io.Discard, io.Discard)
+	require.True(t, ok)
+	assert.Equal(t, txn.TV1, o.cfg.Transactions.TransactionVersion)
+	for _, v := range []string{"3", "-1", "70000"} {
+		var stderr strings.Builder
+		_, code, ok := parseServe([]string{"--transaction-version", v}, io.Discard, &stderr)
+		assert.False(t, ok, v)
+		assert.Equal(t, exitUsage, code, v)
+		assert.Contains(t, stderr.String(), "transaction.version", v)
+	}
 }

@@ -56,32 +56,39 @@ func routedHeartbeat[R any](c *Coordinator, groupID string, fn func(p int32) *Fu
 	return routed(c, groupID, fn)
 }
 
-// ConsumerGroupHeartbeat handles a KIP-848 ConsumerGroupHeartbeat.
-func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatRequest) *Future[shard.ConsumerGroupHeartbeatResponse] {
-	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ConsumerGroupHeartbeatResponse] {
-		return write(c, "consumer-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ConsumerGroupHeartbeatResponse], error) {
-			before, existed := s.GroupEpoch(req.GroupID)
-			res, err := s.ConsumerGroupHeartbeat(now, req)
+// heartbeatWrite is the write of a group heartbeat of type typ, the path
+// the consumer, share and streams heartbeats share: routed as a heartbeat
+// (routedHeartbeat), beat runs on the group's shard, and a heartbeat that
+// succeeded records the rebalance it caused (recordHeartbeatRebalance; a
+// negative member epoch is a leave).
+func heartbeatWrite[R any](c *Coordinator, op string, typ shard.GroupType, groupID string, memberEpoch int32,
+	beat func(p int32, s *shard.Shard, now int64) (shard.Result[R], error)) *Future[R] {
+	return routedHeartbeat(c, groupID, func(p int32) *Future[R] {
+		return write(c, op, p, func(s *shard.Shard, now int64) (shard.Result[R], error) {
+			before, existed := s.GroupEpoch(groupID)
+			res, err := beat(p, s, now)
 			if err == nil {
-				c.metrics.recordHeartbeatRebalance(now, shard.Consumer, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
+				c.metrics.recordHeartbeatRebalance(now, typ, groupID, before, existed, memberEpoch < 0, res.Records)
 			}
 			return res, err
 		})
 	})
 }
 
+// ConsumerGroupHeartbeat handles a KIP-848 ConsumerGroupHeartbeat.
+func (c *Coordinator) ConsumerGroupHeartbeat(req shard.ConsumerGroupHeartbeatRequest) *Future[shard.ConsumerGroupHeartbeatResponse] {
+	return heartbeatWrite(c, "consumer-group-heartbeat", shard.Consumer, req.GroupID, req.MemberEpoch,
+		func(_ int32, s *shard.Shard, now int64) (shard.Result[shard.ConsumerGroupHeartbeatResponse], error) {
+			return s.ConsumerGroupHeartbeat(now, req)
+		})
+}
+
 // ShareGroupHeartbeat handles a KIP-932 ShareGroupHeartbeat.
 func (c *Coordinator) ShareGroupHeartbeat(req shard.ShareGroupHeartbeatRequest) *Future[shard.ShareGroupHeartbeatResponse] {
-	return routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.ShareGroupHeartbeatResponse] {
-		return write(c, "share-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.ShareGroupHeartbeatResponse], error) {
-			before, existed := s.GroupEpoch(req.GroupID)
-			res, err := s.ShareGroupHeartbeat(now, req)
-			if err == nil {
-				c.metrics.recordHeartbeatRebalance(now, shard.Share, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
-			}
-			return res, err
+	return heartbeatWrite(c, "share-group-heartbeat", shard.Share, req.GroupID, req.MemberEpoch,
+		func(_ int32, s *shard.Shard, now int64) (shard.Result[shard.ShareGroupHeartbeatResponse], error) {
+			return s.ShareGroupHeartbeat(now, req)
 		})
-	})
 }
 
 // CommitOffsets handles an OffsetCommit; "" is a group id here.

@@ -140,36 +140,6 @@ func TestLifecycleErrors(t *testing.T) {
 	assert.ErrorIs(t, c.LoadShard(p), kerr.CoordinatorNotAvailable)
 }
 
-// TestUnloadFailsPendingWritesAndDropsTimers proves an unload fails
-// uncommitted writes with NOT_COORDINATOR, truncates the uncommitted tail,
-// and drops the shard's timers; a reload replays only committed records.
-func TestUnloadFailsPendingWritesAndDropsTimers(t *testing.T) {
-	cfg := coordinator.DefaultConfig()
-	cfg.NumPartitions = 1
-	cfg.CommitDelay = time.Second
-	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
-	require.NoError(t, err)
-	_, err = coordtest.Await(h, h.Coordinator.CommitOffsets(simpleCommit("g", 1)))
-	require.NoError(t, err)
-	pending := h.Coordinator.CommitOffsets(simpleCommit("g", 2))
-	require.False(t, pending.Done())
-	require.NotEmpty(t, h.Coordinator.TimerKeys(0))
-
-	require.NoError(t, h.Coordinator.UnloadShard(0))
-	_, err = pending.Result()
-	assert.ErrorIs(t, err, kerr.NotCoordinator)
-	assert.Empty(t, h.Coordinator.TimerKeys(0))
-	assert.Equal(t, int64(1), h.Coordinator.Logs().Partition(0).EndOffset())
-	assert.ErrorIs(t, h.Coordinator.UnloadShard(0), kerr.NotCoordinator)
-
-	require.NoError(t, h.Coordinator.LoadShard(0))
-	offs, err := h.Offsets("g")
-	require.NoError(t, err)
-	require.Len(t, offs, 1)
-	assert.Equal(t, int64(1), offs[0].Offset)
-	assert.Equal(t, []string{shard.SweepTimerKey}, h.Coordinator.TimerKeys(0))
-}
-
 // TestDeleteGroupsAcrossShards proves DeleteGroups answers in request order
 // across partitions, deletes empty groups with their offsets, refuses
 // non-empty and unknown ones, and, as Kafka's GroupCoordinatorShard.deleteGroups,
@@ -448,29 +418,4 @@ func TestBadInputChangesNothing(t *testing.T) {
 		})
 	}
 	require.NoError(t, h.CheckReplay())
-}
-
-// TestRollbackRestoresSessionTimers proves that when a failed append rolls
-// back an uncommitted leave, the restored member gets its session timer
-// back, so it is still fenced when it stops heartbeating.
-func TestRollbackRestoresSessionTimers(t *testing.T) {
-	cfg := coordinator.DefaultConfig()
-	cfg.NumPartitions = 1
-	cfg.CommitDelay = time.Second
-	h, err := coordtest.New(coordtest.WithConfig(cfg), coordtest.WithTopics(map[string]int32{"foo": 1}))
-	require.NoError(t, err)
-	_, err = h.JoinConsumer("g", "m1", "foo")
-	require.NoError(t, err)
-	leave := h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m1", MemberEpoch: -1})
-	require.NotContains(t, h.Coordinator.TimerKeys(0), shard.SessionTimeoutKey("g", "m1"), "the leave cancelled the timer")
-	h.FailNextAppend(kerr.NotEnoughReplicas)
-	_, err = h.Coordinator.CommitOffsets(simpleCommit("other", 1)).Result()
-	require.ErrorIs(t, err, kerr.CoordinatorNotAvailable)
-	_, err = leave.Result()
-	require.ErrorIs(t, err, kerr.CoordinatorNotAvailable, "the uncommitted leave was rolled back")
-	assert.Contains(t, h.Coordinator.TimerKeys(0), shard.SessionTimeoutKey("g", "m1"), "the restored member has a session timer again")
-	h.Advance(46 * time.Second)
-	g, err := h.Group("g")
-	require.NoError(t, err)
-	assert.Empty(t, g.Members, "fenced by the restored timer")
 }

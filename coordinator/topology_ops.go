@@ -43,8 +43,8 @@ func (c *Coordinator) maybeSetTopologyDescriptionRequired(req shard.StreamsGroup
 // StreamsGroupHeartbeat handles a KIP-1071 StreamsGroupHeartbeat, decorated
 // with KIP-1331's TopologyDescriptionRequired when the gates pass.
 func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatRequest) *Future[shard.StreamsGroupHeartbeatResponse] {
-	inner := routedHeartbeat(c, req.GroupID, func(p int32) *Future[shard.StreamsGroupHeartbeatResponse] {
-		return write(c, "streams-group-heartbeat", p, func(s *shard.Shard, now int64) (shard.Result[shard.StreamsGroupHeartbeatResponse], error) {
+	inner := heartbeatWrite(c, "streams-group-heartbeat", shard.Streams, req.GroupID, req.MemberEpoch,
+		func(p int32, s *shard.Shard, now int64) (shard.Result[shard.StreamsGroupHeartbeatResponse], error) {
 			// The shard owns no timers: tell it whether the group's initial
 			// rebalance delay is pending (Kafka's timer.isScheduled).
 			r := req
@@ -55,10 +55,8 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			h, _ := c.shardFor(p)
 			r.GroupEndpointInformationEpoch = h.endpointEpoch(req.GroupID)
 			r.ShutdownRequestMemberID = c.shutdownRequester(p, req.GroupID)
-			before, existed := s.GroupEpoch(req.GroupID)
 			res, err := s.StreamsGroupHeartbeat(now, r)
 			if err == nil {
-				c.metrics.recordHeartbeatRebalance(now, shard.Streams, req.GroupID, before, existed, req.MemberEpoch < 0, res.Records)
 				// Kafka sets it in the heartbeat, before the write, and
 				// does not roll it back when the write fails.
 				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)
@@ -66,7 +64,6 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			c.noteShutdownRequest(p, r, res.Response, err)
 			return res, err
 		})
-	})
 	out := &Future[shard.StreamsGroupHeartbeatResponse]{}
 	inner.OnDone(func(r shard.StreamsGroupHeartbeatResponse, err error) {
 		if err == nil {

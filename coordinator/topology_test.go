@@ -750,69 +750,56 @@ func TestDeleteGroupsWithPlugin(t *testing.T) {
 // the stored epoch advanced and writes -2 again, so the next heartbeat is
 // solicited, the member pushes, and describe says AVAILABLE.
 //
-// v3: the push never overlaps the delete (deleteGuard): the member is not
-// solicited and its push is refused until the finalize, then it is asked,
-// pushes, and describe says AVAILABLE.
+// v3 keeps the push out of the delete's window: that story is the scenario
+// file coordtest/testdata/kip1331_v3_race.txt. The files of v1 and v2 tell
+// the same steps record by record; this test adds the cleanup events.
 func TestV1RaceLosesDescriptionAndV2Recovers(t *testing.T) {
-	protocols(t, func(t *testing.T, p coordinator.CleanupProtocol) {
-		k := newKip(t, withProtocol(p), withManualPlugin())
-		k.exec.Auto = true
-		k.eligible("foo", 4)
-		k.exec.Auto = false
-
-		require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
-		require.Len(t, k.exec.Pending(), 1, "the cycle's delete is parked")
-		require.Equal(t, plugin.OpDelete, k.exec.Pending()[0].Op)
-
-		r := k.join("foo", "new", 5)
-		if p == coordinator.CleanupV3 {
-			// v3 keeps the push out of the delete's window (deleteGuard):
-			// no solicitation, and a push is refused until the finalize.
-			require.False(t, r.TopologyDescriptionRequired, "v3 does not solicit while the delete is in flight")
-			require.ErrorIs(t, k.push("foo", "new", 5), kerr.StreamsTopologyDescriptionUpdateFailed)
-			require.True(t, k.exec.Run(plugin.OpDelete, "foo"))
+	for _, p := range []coordinator.CleanupProtocol{coordinator.CleanupV1, coordinator.CleanupV2} {
+		t.Run(string(p), func(t *testing.T) {
+			k := newKip(t, withProtocol(p), withManualPlugin())
 			k.exec.Auto = true
-			assert.Equal(t, shard.EpochNone, k.stored("foo"), "the delete and the finalize ran undisturbed")
-			require.True(t, k.heartbeat("foo", "new", r.MemberEpoch, 1).TopologyDescriptionRequired, "then the group is asked")
-			require.NoError(t, k.push("foo", "new", 5))
+			k.eligible("foo", 4)
+			k.exec.Auto = false
+
+			require.True(t, k.h.Coordinator.RunTopologyCleanupCycle())
+			require.Len(t, k.exec.Pending(), 1, "the cycle's delete is parked")
+			require.Equal(t, plugin.OpDelete, k.exec.Pending()[0].Op)
+
+			r := k.join("foo", "new", 5)
+			require.True(t, r.TopologyDescriptionRequired)
+			push := k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
+				GroupID: "foo", MemberID: "new", TopologyEpoch: 5, Description: description(5)})
+			require.True(t, k.exec.Run(plugin.OpSet, "foo"))
+			_, err := push.Result()
+			require.NoError(t, err)
+			require.Equal(t, int32(5), k.stored("foo"))
+
+			require.True(t, k.exec.Run(plugin.OpDelete, "foo"), "the parked delete lands after the push")
+			_, _, has := k.storeHas("foo")
+			require.False(t, has, "the row is gone")
+			k.exec.Auto = true // the race has played out; later plugin calls run at once
+
+			// The push cleared epoch 5's back-off and the successful delete the
+			// group's, so only the stored-epoch gate decides the next heartbeat.
+			hb := k.heartbeat("foo", "new", r.MemberEpoch, 1)
 			row, err := k.h.DescribeStreams("foo", true)
 			require.NoError(t, err)
-			assert.Equal(t, coordinator.StatusAvailable, row.TopologyDescriptionStatus)
-			return
-		}
-		require.True(t, r.TopologyDescriptionRequired)
-		push := k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
-			GroupID: "foo", MemberID: "new", TopologyEpoch: 5, Description: description(5)})
-		require.True(t, k.exec.Run(plugin.OpSet, "foo"))
-		_, err := push.Result()
-		require.NoError(t, err)
-		require.Equal(t, int32(5), k.stored("foo"))
-
-		require.True(t, k.exec.Run(plugin.OpDelete, "foo"), "the parked delete lands after the push")
-		_, _, has := k.storeHas("foo")
-		require.False(t, has, "the row is gone")
-		k.exec.Auto = true // the race has played out; later plugin calls run at once
-
-		// The push cleared epoch 5's back-off and the successful delete the
-		// group's, so only the stored-epoch gate decides the next heartbeat.
-		hb := k.heartbeat("foo", "new", r.MemberEpoch, 1)
-		row, err := k.h.DescribeStreams("foo", true)
-		require.NoError(t, err)
-		if p == coordinator.CleanupV1 {
-			assert.Equal(t, 1, k.countEvents(coordinator.EventClearMismatch), "the conditional clear found 5, not 4")
-			assert.Equal(t, int32(5), k.stored("foo"), "metadata still claims epoch 5 is stored")
-			assert.False(t, hb.TopologyDescriptionRequired, "no solicitation follows")
-			assert.Equal(t, coordinator.StatusNotStored, row.TopologyDescriptionStatus, "accepted plugin-side data loss")
-			return
-		}
-		assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
-		assert.Equal(t, shard.EpochUncertain, k.stored("foo"), "finalize saw the advanced epoch and wrote -2 (PR #22777)")
-		require.True(t, hb.TopologyDescriptionRequired, "v2 solicits again")
-		require.NoError(t, k.push("foo", "new", 5))
-		row, err = k.h.DescribeStreams("foo", true)
-		require.NoError(t, err)
-		assert.Equal(t, coordinator.StatusAvailable, row.TopologyDescriptionStatus, "stored again")
-	})
+			if p == coordinator.CleanupV1 {
+				assert.Equal(t, 1, k.countEvents(coordinator.EventClearMismatch), "the conditional clear found 5, not 4")
+				assert.Equal(t, int32(5), k.stored("foo"), "metadata still claims epoch 5 is stored")
+				assert.False(t, hb.TopologyDescriptionRequired, "no solicitation follows")
+				assert.Equal(t, coordinator.StatusNotStored, row.TopologyDescriptionStatus, "accepted plugin-side data loss")
+				return
+			}
+			assert.Equal(t, 1, k.countEvents(coordinator.EventFinalizeReSolicit))
+			assert.Equal(t, shard.EpochUncertain, k.stored("foo"), "finalize saw the advanced epoch and wrote -2 (PR #22777)")
+			require.True(t, hb.TopologyDescriptionRequired, "v2 solicits again")
+			require.NoError(t, k.push("foo", "new", 5))
+			row, err = k.h.DescribeStreams("foo", true)
+			require.NoError(t, err)
+			assert.Equal(t, coordinator.StatusAvailable, row.TopologyDescriptionStatus, "stored again")
+		})
+	}
 }
 
 // TestBackoffDelays proves the back-off follows 30 s × 2^n with ±20 %

@@ -45,6 +45,18 @@ func ParseShareAutoOffsetReset(v string) (strategy share.AutoOffsetReset, durati
 	return 0, 0, fmt.Errorf("unknown auto offset reset strategy: %s", v)
 }
 
+// ShareResetConfig is one share.auto.offset.reset value checked as Parse
+// checks the key (ValidateShareAutoOffsetReset, INVALID_CONFIG with
+// Kafka's message) and, when valid, in the form package share takes
+// (ShareReset). It serves a default set outside a group's config, such as
+// an endpoint's.
+func ShareResetConfig(v string) (strategy share.AutoOffsetReset, durationMs int64, err error) {
+	if reason := ValidateShareAutoOffsetReset(v); reason != "" {
+		return 0, 0, invalidValue(v, ShareAutoOffsetReset, reason)
+	}
+	return ShareReset(v)
+}
+
 // ShareReset is a valid share.auto.offset.reset in the form package share
 // takes: a by_duration below one millisecond starts at the first record
 // stamped from now on, which is latest (share needs a positive duration).

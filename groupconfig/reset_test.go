@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/share"
 )
 
@@ -70,6 +71,25 @@ func TestShareAutoOffsetReset(t *testing.T) {
 		assert.Error(t, err, in)
 		assert.Contains(t, ValidateShareAutoOffsetReset(in), "The value must be either 'earliest', 'latest'", in)
 	}
+}
+
+// TestShareResetConfig proves a default set outside a group's config is
+// checked as Parse checks the key: the same INVALID_CONFIG and message
+// for a bad value, the same share form for a good one.
+func TestShareResetConfig(t *testing.T) {
+	for _, in := range []string{"none", "by_duration:-PT1S"} {
+		_, _, err := ShareResetConfig(in)
+		_, perr := Parse(map[string]string{ShareAutoOffsetReset: in}, Bounds{})
+		require.Error(t, err, in)
+		assert.ErrorIs(t, err, kerr.InvalidConfig, in)
+		assert.Equal(t, perr.Error(), err.Error(), in)
+	}
+	strategy, ms, err := ShareResetConfig("by_duration:PT10M")
+	require.NoError(t, err)
+	p, err := Parse(map[string]string{ShareAutoOffsetReset: "by_duration:PT10M"}, Bounds{})
+	require.NoError(t, err)
+	assert.Equal(t, p.AutoOffsetReset, strategy)
+	assert.Equal(t, p.AutoOffsetResetDurationMs, ms)
 }
 
 // FuzzParseISODurationMs feeds arbitrary text to the duration parser: it

@@ -72,6 +72,12 @@ func configError(format string, args ...any) error {
 	return kerr.InvalidConfig.WithMessage(format, args...)
 }
 
+// invalidValue is ConfigDef's refusal of a String key's value v, with its
+// validator's reason.
+func invalidValue(v, name, reason string) error {
+	return configError("Invalid value %s for configuration %s: %s", v, name, reason)
+}
+
 // Parse is GroupConfig.validate on a group's whole new config: the names
 // (validateNames; a Kafka key coordsim does not model is refused rather
 // than ignored), ConfigDef's parse in definition order, then CheckValues.
@@ -116,7 +122,7 @@ func Parse(props map[string]string, b Bounds) (Parsed, error) {
 			out.RenewDisabled = strings.EqualFold(v, "false")
 		case String:
 			if reason := k.validate(v); reason != "" {
-				return out, configError("Invalid value %s for configuration %s: %s", v, k.Name, reason)
+				return out, invalidValue(v, k.Name, reason)
 			}
 		}
 	}

@@ -240,67 +240,9 @@ func TestCleanupExpiredOffsetsLegacyExpireTimestamp(t *testing.T) {
 	}
 }
 
-// TestCleanupGroupMetadata proves Kafka's testCleanupGroupMetadata: a group
-// whose offsets all expired gets its offset tombstones and then its group
-// tombstone, a group with a remaining offset is left alone, and the sweep
-// timer re-arms itself.
-func TestCleanupGroupMetadata(t *testing.T) {
-	h := newHarness(t, testConfig(), expiryTopics)
-	h.commit("group-id", "", -1, testT, "foo-0", "foo-1")
-	h.commit("other-group-id", "", -1, testT, "foo-0")
-	h.commit("other-group-id", "", -1, testT+30_000, "foo-1")
-	h.commit("third-group-id", "", -1, testT, "foo-2")
-
-	sweep := h.s.CleanupGroupMetadata(testT + 60_000)
-	want := []string{
-		"OffsetCommit group-id/foo-0 <tombstone>",
-		"OffsetCommit group-id/foo-1 <tombstone>",
-		"GroupMetadata group-id <tombstone>",
-		"OffsetCommit other-group-id/foo-0 <tombstone>",
-		"OffsetCommit third-group-id/foo-2 <tombstone>",
-		"GroupMetadata third-group-id <tombstone>",
-	}
-	got := make([]string, len(sweep.Records))
-	for i, r := range sweep.Records {
-		got[i] = Format(r)
-	}
-	assert.Equal(t, want, got)
-	assert.Equal(t, []string{"group-id", "third-group-id"}, sweep.Response.GroupsDeleted)
-	assert.Equal(t, 4, sweep.Response.OffsetsExpired)
-	assert.Equal(t, []GroupCount{{"group-id", 2}, {"other-group-id", 1}, {"third-group-id", 1}}, sweep.Response.ExpiredByGroup)
-
-	timer := h.s.RunTimer(testT+60_000, Task{Kind: TaskSweep})
-	assert.Equal(t, sweep.Records, timer.Records, "the timer task is the sweep")
-	assert.Equal(t, []TimerOp{{Key: SweepTimerKey, DeadlineMs: testT + 61_000, Task: Task{Kind: TaskSweep}}}, timer.Timers)
-	applyResult(h, timer)
-	_, ok := h.s.GroupType("group-id")
-	assert.False(t, ok)
-	_, ok = h.s.GroupType("other-group-id")
-	assert.True(t, ok, "a group with a remaining offset is not deleted")
-	assert.Equal(t, 1, h.s.GroupOffsetCount("other-group-id"))
-}
-
-// TestScheduleCleanupGroupMetadata proves Kafka's
-// testScheduleCleanupGroupMetadata: loading arms expire-group-metadata one
-// interval ahead, and each run re-arms it one interval later.
-func TestScheduleCleanupGroupMetadata(t *testing.T) {
-	h := newHarness(t, testConfig(), expiryTopics)
-	h.timers.apply(h.s.OnLoaded(testT))
-	deadline, ok := h.timers.deadline(SweepTimerKey)
-	require.True(t, ok)
-	assert.Equal(t, testT+1_000, deadline)
-
-	h.advance(testT + 999)
-	deadline, _ = h.timers.deadline(SweepTimerKey)
-	assert.Equal(t, testT+1_000, deadline, "not fired before its deadline")
-	h.advance(testT + 1_000)
-	deadline, ok = h.timers.deadline(SweepTimerKey)
-	require.True(t, ok)
-	assert.Equal(t, testT+2_000, deadline)
-	h.advance(testT + 10_500)
-	deadline, _ = h.timers.deadline(SweepTimerKey)
-	assert.Equal(t, testT+11_000, deadline)
-}
+// Kafka's testCleanupGroupMetadata and testScheduleCleanupGroupMetadata are
+// the scenario files coordinator/coordtest/testdata/cleanup_group_metadata.txt
+// and sweep_and_timers.txt.
 
 // TestCleanupGroupMetadataForShareGroup proves that the sweep skips share
 // groups: an empty share group with nothing left is never tombstoned by it.
@@ -660,7 +602,8 @@ func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 }
 
 // TestSessionTimeoutExpiration proves, for each type (Kafka's
-// testSessionTimeoutExpiration and testSessionTimeoutExpirationForShareMember),
+// testSessionTimeoutExpiration and testSessionTimeoutExpirationForShareMember,
+// whose share story is also coordinator/coordtest/testdata/share_session_timeout.txt),
 // that a member who stops heartbeating is fenced by its session timer
 // exactly at the deadline with the group epoch bumped, and that a heartbeat
 // pushes the deadline back.

@@ -228,13 +228,21 @@ func (s *Shard) applyGroupEpoch(r Record, typ GroupType, epoch int32, hash int64
 	return nil
 }
 
-func (s *Shard) deleteTyped(r Record, typ GroupType) error {
+// tombstonedGroup is the group a tombstone of a typ record names: nil
+// without error when it is absent (replaying a tombstone twice must be a
+// no-op), an error when it is a group of another type.
+func (s *Shard) tombstonedGroup(r Record, typ GroupType) (*group, error) {
 	g := s.lookup(r.GroupID())
-	if g == nil {
-		return nil // deleting an absent group is a no-op, as replaying a tombstone twice must be
+	if g != nil && g.typ != typ {
+		return nil, replayErr(r, "group is a %s group", g.typ)
 	}
-	if g.typ != typ {
-		return replayErr(r, "group is a %s group", g.typ)
+	return g, nil
+}
+
+func (s *Shard) deleteTyped(r Record, typ GroupType) error {
+	g, err := s.tombstonedGroup(r, typ)
+	if g == nil {
+		return err
 	}
 	if len(g.members) > 0 {
 		return replayErr(r, "group still has %d members", len(g.members))
@@ -264,12 +272,9 @@ func (s *Shard) applyStreamsGroupMetadata(r *StreamsGroupMetadata) error {
 
 func (s *Shard) applyAssignmentEpoch(r Record, typ GroupType, epoch int32, tombstone bool) error {
 	if tombstone {
-		g := s.lookup(r.GroupID())
+		g, err := s.tombstonedGroup(r, typ)
 		if g == nil {
-			return nil
-		}
-		if g.typ != typ {
-			return replayErr(r, "group is a %s group", g.typ)
+			return err
 		}
 		epoch = 0
 	}
@@ -287,12 +292,9 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		return replayErr(r, "empty member id")
 	}
 	if tombstone {
-		g := s.lookup(r.GroupID())
+		g, err := s.tombstonedGroup(r, typ)
 		if g == nil {
-			return nil
-		}
-		if g.typ != typ {
-			return replayErr(r, "group is a %s group", g.typ)
+			return err
 		}
 		if old := g.members[memberID]; old != nil {
 			if err := groupKinds[g.typ].checkMemberRemoval(r, g, old); err != nil {

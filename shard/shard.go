@@ -410,22 +410,20 @@ func (s *Shard) refresh(id string) {
 	s.counts[g.typ][g.state]--
 	s.counts[g.typ][state]++
 	g.state = state
-	if deletable != g.deletable {
-		g.deletable = deletable
-		if deletable {
-			s.deletable.ReplaceOrInsert(id)
-		} else {
-			s.deletable.Delete(id)
-		}
+	g.deletable = index(s.deletable, id, g.deletable, deletable)
+	g.eligible = index(s.eligible, id, g.eligible, eligible)
+}
+
+// index keeps group id in an index tree (deletable, eligible) when its
+// flag changes from was to now, and returns now.
+func index(t *btree.BTreeG[string], id string, was, now bool) bool {
+	switch {
+	case now && !was:
+		t.ReplaceOrInsert(id)
+	case was && !now:
+		t.Delete(id)
 	}
-	if eligible != g.eligible {
-		g.eligible = eligible
-		if eligible {
-			s.eligible.ReplaceOrInsert(id)
-		} else {
-			s.eligible.Delete(id)
-		}
-	}
+	return now
 }
 
 func validateTopicName(name string) error {

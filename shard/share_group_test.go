@@ -170,36 +170,6 @@ func TestOffsetCommitOnShareGroup(t *testing.T) {
 	}
 }
 
-// TestShareGroupUnknownMemberIdJoins proves Kafka's
-// testShareGroupUnknownMemberIdJoins: once a first member has created the
-// group, a member id the group does not know with a non-zero epoch is
-// UNKNOWN_MEMBER_ID (a leave too); with no group at all it is
-// GROUP_ID_NOT_FOUND (testShareGroupUnknownGroupId).
-func TestShareGroupUnknownMemberIdJoins(t *testing.T) {
-	tests := []struct {
-		name  string
-		group string
-		req   ShareGroupHeartbeatRequest
-		want  *kerr.Error
-	}{
-		{"epoch 1 with a subscription", "fooup", ShareGroupHeartbeatRequest{MemberEpoch: 1, SubscribedTopicNames: []string{"foo", "bar"}}, kerr.UnknownMemberID},
-		{"epoch 1 without a subscription", "fooup", ShareGroupHeartbeatRequest{MemberEpoch: 1}, kerr.UnknownMemberID},
-		{"epoch beyond the group's", "fooup", ShareGroupHeartbeatRequest{MemberEpoch: 5}, kerr.UnknownMemberID},
-		{"leave", "fooup", ShareGroupHeartbeatRequest{MemberEpoch: -1}, kerr.UnknownMemberID},
-		{"unknown group", "missing", ShareGroupHeartbeatRequest{MemberEpoch: 100, SubscribedTopicNames: []string{"foo", "bar"}}, kerr.GroupIDNotFound},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), map[string]int32{"foo": 1, "bar": 1})
-			require.Equal(t, int32(1), h.shareJoin("fooup", "first", "foo", "bar").MemberEpoch)
-			req := tc.req
-			req.GroupID, req.MemberID = tc.group, "unknown-member"
-			requireRefused(t, h, shareHeartbeatOp(h, req), tc.want, "")
-			assert.False(t, h.s.HasMember("fooup", "unknown-member"))
-		})
-	}
-}
-
 // shareGroupAtEpoch10 replays Kafka's testShareGroupLeavingMemberBumpsGroupEpoch
 // group: epoch 10, assignment epoch 10, m1 (foo, bar) and m2 (foo, bar,
 // zar) at member epoch 10 (previous 9), the metadata hash over foo, bar and
@@ -268,55 +238,6 @@ func TestShareGroupLeavingMemberBumpsGroupEpoch(t *testing.T) {
 			assert.True(t, h.s.HasMember("fooup", "m1"))
 			assert.Equal(t, StateStable, d.State)
 			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
-		})
-	}
-}
-
-// TestSessionTimeoutExpirationForShareMember proves Kafka's
-// testSessionTimeoutExpirationForShareMember: a share member's session
-// timer is armed at join for group.share.session.timeout.ms; it has not
-// fired one millisecond before the deadline, and once Kafka's sleep of
-// timeout+1 ms has passed the member is fenced through the shard's timer
-// task (RunTimer) with the leave's three tombstones and the group epoch
-// bumped from 1 to 2.
-func TestSessionTimeoutExpirationForShareMember(t *testing.T) {
-	tests := []struct {
-		name      string
-		timeoutMs int32
-	}{
-		{"broker default", 45_000},
-		{"group.share.session.timeout.ms=50000", 50_000},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := testConfig()
-			cfg.ShareSessionTimeoutMs = tc.timeoutMs
-			h := newHarness(t, cfg, shareTopics)
-			require.Equal(t, int32(1), h.shareJoin("fooup", "m1", "foo").MemberEpoch)
-			key := SessionTimeoutKey("fooup", "m1")
-			deadline, ok := h.timers.deadline(key)
-			require.True(t, ok, "the join arms the session timer")
-			require.Equal(t, testT+int64(tc.timeoutMs), deadline)
-
-			h.advance(testT + int64(tc.timeoutMs) - 1)
-			require.True(t, h.s.HasMember("fooup", "m1"), "not fenced before the deadline")
-			fencedAt := len(h.log)
-			h.advance(testT + int64(tc.timeoutMs) + 1)
-			require.False(t, h.s.HasMember("fooup", "m1"), "fenced after timeout+1 ms")
-
-			fence := h.log[fencedAt:]
-			require.GreaterOrEqual(t, len(fence), 4, formatRecords(fence))
-			assert.Equal(t, []string{
-				"ShareGroupCurrentMemberAssignment fooup member=m1 <tombstone>",
-				"ShareGroupTargetAssignmentMember fooup member=m1 <tombstone>",
-				"ShareGroupMemberMetadata fooup member=m1 <tombstone>",
-				"ShareGroupMetadata fooup epoch=2",
-			}, []string{Format(fence[0]), Format(fence[1]), Format(fence[2]), Format(fence[3])})
-			d, _ := h.s.DescribeGroup("fooup")
-			assert.Equal(t, int32(2), d.Epoch)
-			assert.Equal(t, StateEmpty, d.State)
-			_, armed := h.timers.deadline(key)
-			assert.False(t, armed, "the fired timer is gone")
 		})
 	}
 }

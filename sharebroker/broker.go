@@ -121,17 +121,21 @@ func checkBrokerBounds(c share.Config) error {
 	return nil
 }
 
-// checkGroupBounds refuses a group config outside Kafka's group ranges.
+// checkGroupBounds refuses a group config outside Kafka's group ranges:
+// groupconfig's rule (GroupConfig.validateValues over the share keys), so a
+// config set here is refused as IncrementalAlterConfigs refuses it.
 func checkGroupBounds(gc GroupConfig) error {
-	switch {
-	case gc.MaxDeliveryCount != 0 && (gc.MaxDeliveryCount < GroupDeliveryCountLimitMin || gc.MaxDeliveryCount > GroupDeliveryCountLimitMax):
-		return kerr.InvalidConfig.WithMessage("sharebroker: share.delivery.count.limit %d outside [%d, %d]", gc.MaxDeliveryCount, GroupDeliveryCountLimitMin, GroupDeliveryCountLimitMax)
-	case gc.RecordLockDurationMs != 0 && (gc.RecordLockDurationMs < GroupRecordLockDurationMin || gc.RecordLockDurationMs > GroupRecordLockDurationMax):
-		return kerr.InvalidConfig.WithMessage("sharebroker: share.record.lock.duration.ms %d outside [%d, %d]", gc.RecordLockDurationMs, GroupRecordLockDurationMin, GroupRecordLockDurationMax)
-	case gc.MaxRecordLocks != 0 && (gc.MaxRecordLocks < GroupMaxRecordLocksMin || gc.MaxRecordLocks > GroupMaxRecordLocksMax):
-		return kerr.InvalidConfig.WithMessage("sharebroker: share.partition.max.record.locks %d outside [%d, %d]", gc.MaxRecordLocks, GroupMaxRecordLocksMin, GroupMaxRecordLocksMax)
+	ints := map[string]int64{}
+	for key, v := range map[string]int64{
+		groupconfig.ShareDeliveryCountLimit:      int64(gc.MaxDeliveryCount),
+		groupconfig.ShareRecordLockDurationMs:    gc.RecordLockDurationMs,
+		groupconfig.SharePartitionMaxRecordLocks: gc.MaxRecordLocks,
+	} {
+		if v != 0 { // zero takes the broker default
+			ints[key] = v
+		}
 	}
-	return nil
+	return groupconfig.CheckValues(ints, groupconfig.Bounds{Ranges: groupconfig.ShareRanges()})
 }
 
 // GroupConfig is the per-group dynamic config (share.* group configs,

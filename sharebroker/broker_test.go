@@ -530,8 +530,9 @@ func TestGroupConfigAppliesToLivePartitions(t *testing.T) {
 // TestGroupConfigKafkaBounds proves Kafka's bounds are the default:
 // share.delivery.count.limit within [2, 10] and
 // share.record.lock.duration.ms within [15000, 60000] for a group, the
-// broker's group.share.* within their ranges; outside them INVALID_CONFIG,
-// nothing changed. WideBounds lifts them to share's own.
+// broker's group.share.* within their ranges; outside them INVALID_CONFIG
+// (a group's with groupconfig's message, as IncrementalAlterConfigs
+// answers), nothing changed. WideBounds lifts them to share's own.
 func TestGroupConfigKafkaBounds(t *testing.T) {
 	b, err := New(Config{})
 	require.NoError(t, err)
@@ -545,6 +546,8 @@ func TestGroupConfigKafkaBounds(t *testing.T) {
 		assert.ErrorIs(t, b.SetGroupConfig(grp, bad), kerr.InvalidConfig, "%+v", bad)
 	}
 	assert.Equal(t, GroupConfig{}, b.GroupConfig(grp))
+	assert.EqualError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 11}),
+		"INVALID_CONFIG: share.delivery.count.limit must be in the range 2 to 10 inclusive.", "groupconfig's rule, Kafka's words")
 	require.NoError(t, b.SetGroupConfig(grp, GroupConfig{MaxDeliveryCount: 10, RecordLockDurationMs: 15_000}))
 	for _, bad := range []share.Config{
 		{MaxDeliveryCount: 11},

@@ -37,13 +37,19 @@ type Config struct {
 	// RemoveExpired
 	// (transaction.remove.expired.transaction.cleanup.interval.ms).
 	RemoveExpiredIntervalMs int64
+	// TransactionVersion is the cluster's finalized transaction.version:
+	// the protocol of the aborts the coordinator starts itself (a fence,
+	// a timeout). A client's requests carry their own (EndTxnVersion,
+	// AddPartitionsVersion). Kafka 4.x finalizes TV2.
+	TransactionVersion TransactionVersion
 }
 
 // DefaultConfig returns Kafka's defaults.
 func DefaultConfig() Config {
 	return Config{NumPartitions: DefaultNumPartitions, MaxTimeoutMs: DefaultMaxTimeoutMs,
 		AbortTimedOutIntervalMs: DefaultAbortTimedOutIntervalMs,
-		IDExpirationMs:          DefaultIDExpirationMs, RemoveExpiredIntervalMs: DefaultRemoveExpiredIntervalMs}
+		IDExpirationMs:          DefaultIDExpirationMs, RemoveExpiredIntervalMs: DefaultRemoveExpiredIntervalMs,
+		TransactionVersion: LatestTransactionVersion}
 }
 
 // Validate refuses a configuration Kafka would refuse at startup.
@@ -60,7 +66,7 @@ func (c Config) Validate() error {
 	case c.RemoveExpiredIntervalMs < 1:
 		return fmt.Errorf("txn: transaction.remove.expired.transaction.cleanup.interval.ms %d must be at least 1", c.RemoveExpiredIntervalMs)
 	}
-	return nil
+	return c.TransactionVersion.Validate()
 }
 
 // Coordinator is every __transaction_state partition of a cluster: each
@@ -93,7 +99,7 @@ func NewCoordinator(cfg Config, newProducerID func() int64, partitionFor Partiti
 	if newProducerID == nil || partitionFor == nil {
 		return nil, errors.New("txn: no producer id allocator or no partitionFor")
 	}
-	c := &Coordinator{cfg: cfg, limits: Limits{MaxTimeoutMs: cfg.MaxTimeoutMs},
+	c := &Coordinator{cfg: cfg, limits: Limits{MaxTimeoutMs: cfg.MaxTimeoutMs, TransactionVersion: cfg.TransactionVersion},
 		shards: make([]*Shard, cfg.NumPartitions), logs: make([][]Record, cfg.NumPartitions),
 		newProducerID: newProducerID, partitionFor: partitionFor}
 	for p := range c.shards {
@@ -142,22 +148,24 @@ func (c *Coordinator) InitProducerID(nowMs int64, req InitProducerIDRequest) (In
 	return res.Response, res.Markers, nil
 }
 
-// AddPartitions handles AddPartitionsToTxn for one transaction.
-func (c *Coordinator) AddPartitions(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition) error {
-	return c.add(nowMs, id, producerID, epoch, ps, "")
+// AddPartitions handles AddPartitionsToTxn for one transaction: a
+// client's (tv TV0) or a broker's for a TV2 produce (tv TV2).
+func (c *Coordinator) AddPartitions(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, tv TransactionVersion) error {
+	return c.add(nowMs, id, producerID, epoch, ps, "", tv)
 }
 
-// AddOffsets handles AddOffsetsToTxn: the group's __consumer_offsets
-// partition (routed over groupPartitions, offsets.topic.num.partitions)
-// joins the transaction.
-func (c *Coordinator) AddOffsets(nowMs int64, id string, producerID int64, epoch int16, group string, groupPartitions int32) error {
+// AddOffsets handles AddOffsetsToTxn (tv TV0), or the implicit add of a
+// TV2 TxnOffsetCommit (tv TV2): the group's __consumer_offsets partition
+// (routed over groupPartitions, offsets.topic.num.partitions) joins the
+// transaction.
+func (c *Coordinator) AddOffsets(nowMs int64, id string, producerID int64, epoch int16, group string, groupPartitions int32, tv TransactionVersion) error {
 	p := TopicPartition{Topic: ConsumerOffsetsTopic, Partition: c.partitionFor(group, groupPartitions)}
-	return c.add(nowMs, id, producerID, epoch, []TopicPartition{p}, group)
+	return c.add(nowMs, id, producerID, epoch, []TopicPartition{p}, group, tv)
 }
 
-func (c *Coordinator) add(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, group string) error {
+func (c *Coordinator) add(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, group string, tv TransactionVersion) error {
 	s := c.shardOf(id)
-	res, err := s.AddPartitions(nowMs, id, producerID, epoch, ps, group)
+	res, err := s.AddPartitions(nowMs, id, producerID, epoch, ps, group, tv)
 	if err != nil {
 		return err
 	}
@@ -170,16 +178,17 @@ func (c *Coordinator) VerifyPartitions(id string, producerID int64, epoch int16,
 	return c.shardOf(id).VerifyPartitions(id, producerID, epoch, ps)
 }
 
-// EndTxn handles EndTxn; the markers are non-nil when the transaction
-// began completing.
-func (c *Coordinator) EndTxn(nowMs int64, id string, producerID int64, epoch int16, commit bool) (*Markers, error) {
+// EndTxn handles EndTxn from a client at protocol tv (EndTxnVersion);
+// the markers are non-nil when the transaction began completing. The
+// response is the producer id and epoch a TV2 producer continues with.
+func (c *Coordinator) EndTxn(nowMs int64, id string, producerID int64, epoch int16, commit bool, tv TransactionVersion) (*Markers, EndTxnResponse, error) {
 	s := c.shardOf(id)
-	res, err := s.EndTxn(nowMs, id, producerID, epoch, commit)
+	res, err := s.EndTxn(nowMs, id, producerID, epoch, commit, tv, c.newProducerID)
 	if err != nil {
-		return nil, err
+		return nil, noEndTxnResponse, err
 	}
 	c.apply(s.partition, res.Records)
-	return res.Markers, nil
+	return res.Markers, res.Response, nil
 }
 
 // CompleteTransaction records that mk's markers are written.
@@ -199,7 +208,7 @@ func (c *Coordinator) AbortTimedOut(nowMs int64) []*Markers {
 	var out []*Markers
 	for _, s := range c.shards {
 		for _, id := range s.TimedOut(nowMs) {
-			res, err := s.AbortTimedOut(nowMs, id)
+			res, err := s.AbortTimedOut(nowMs, c.limits, id)
 			if err != nil || res.Markers == nil {
 				continue // an exhausted epoch cannot be fenced; Kafka logs and skips it too
 			}

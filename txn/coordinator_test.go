@@ -89,24 +89,24 @@ func TestShouldRespondWithInvalidTransactionTimeout(t *testing.T) {
 
 func TestShouldRespondWithInvalidPidMappingOnAddPartitionsToTransactionWhenTransactionalIdNotPresent(t *testing.T) {
 	c := newTestCoordinator(t)
-	assert.ErrorIs(t, c.AddPartitions(0, tid, 0, 1, []TopicPartition{tp1}), kerr.InvalidProducerIDMapping)
+	assert.ErrorIs(t, c.AddPartitions(0, tid, 0, 1, []TopicPartition{tp1}, TV0), kerr.InvalidProducerIDMapping)
 }
 
 func TestShouldRespondWithInvalidRequestAddPartitionsToTransactionWhenTransactionalIdIsEmpty(t *testing.T) {
 	c := newTestCoordinator(t)
-	assert.ErrorIs(t, c.AddPartitions(0, "", 0, 1, []TopicPartition{tp1}), kerr.InvalidRequest)
+	assert.ErrorIs(t, c.AddPartitions(0, "", 0, 1, []TopicPartition{tp1}, TV0), kerr.InvalidRequest)
 }
 
 func TestShouldRespondWithInvalidPidMappingOnAddPartitionsWhenTransactionalIdHasDifferentPid(t *testing.T) {
 	c := newTestCoordinator(t)
 	initPid(t, c, 0)
-	assert.ErrorIs(t, c.AddPartitions(0, tid, 99, 0, []TopicPartition{tp1}), kerr.InvalidProducerIDMapping)
+	assert.ErrorIs(t, c.AddPartitions(0, tid, 99, 0, []TopicPartition{tp1}, TV0), kerr.InvalidProducerIDMapping)
 }
 
 func TestShouldRespondWithProducerFencedOnAddPartitionsWhenEpochsAreDifferent(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	assert.ErrorIs(t, c.AddPartitions(0, tid, resp.ProducerID, resp.ProducerEpoch+1, []TopicPartition{tp1}), kerr.ProducerFenced)
+	assert.ErrorIs(t, c.AddPartitions(0, tid, resp.ProducerID, resp.ProducerEpoch+1, []TopicPartition{tp1}, TV0), kerr.ProducerFenced)
 }
 
 func TestShouldRespondWithConcurrentTransactionOnAddPartitionsWhenStateIsPrepareCommitOrAbort(t *testing.T) {
@@ -114,7 +114,7 @@ func TestShouldRespondWithConcurrentTransactionOnAddPartitionsWhenStateIsPrepare
 		c := newTestCoordinator(t)
 		setState(c, Metadata{TransactionalID: tid, ProducerID: 0, PrevProducerID: -1, ProducerEpoch: 0, LastProducerEpoch: -1,
 			TimeoutMs: 1000, State: st, Partitions: []TopicPartition{tp1}})
-		assert.ErrorIs(t, c.AddPartitions(0, tid, 0, 0, []TopicPartition{tp1}), kerr.ConcurrentTransactions, st.String())
+		assert.ErrorIs(t, c.AddPartitions(0, tid, 0, 0, []TopicPartition{tp1}, TV0), kerr.ConcurrentTransactions, st.String())
 	}
 }
 
@@ -122,9 +122,9 @@ func TestShouldRespondWithSuccessOnAddPartitionsWhenStateIsOngoing(t *testing.T)
 	// The second add of the same partition writes nothing.
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	require.NoError(t, c.AddPartitions(5, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(5, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	n := len(c.Log(c.PartitionFor(tid)))
-	require.NoError(t, c.AddPartitions(9, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(9, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	assert.Len(t, c.Log(c.PartitionFor(tid)), n)
 	m, _ := c.Current(tid)
 	assert.Equal(t, Ongoing, m.State)
@@ -135,7 +135,7 @@ func TestShouldRespondWithSuccessOnAddPartitionsWhenStateIsOngoing(t *testing.T)
 func TestShouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit(t *testing.T) {
 	c := newTestCoordinator(t)
 	setState(c, Metadata{TransactionalID: tid, ProducerID: 0, ProducerEpoch: 1, TimeoutMs: 1000, State: CompleteCommit})
-	mk, err := c.EndTxn(0, tid, 0, 1, true)
+	mk, _, err := c.EndTxn(0, tid, 0, 1, true, TV0)
 	assert.NoError(t, err)
 	assert.Nil(t, mk)
 }
@@ -143,50 +143,50 @@ func TestShouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit(t *te
 func TestShouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteCommitAndResultIsNotCommit(t *testing.T) {
 	c := newTestCoordinator(t)
 	setState(c, Metadata{TransactionalID: tid, ProducerID: 0, ProducerEpoch: 1, TimeoutMs: 1000, State: CompleteCommit})
-	_, err := c.EndTxn(0, tid, 0, 1, false)
+	_, _, err := c.EndTxn(0, tid, 0, 1, false, TV0)
 	assert.ErrorIs(t, err, kerr.InvalidTxnState)
 }
 
 func TestShouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbort(t *testing.T) {
 	c := newTestCoordinator(t)
 	setState(c, Metadata{TransactionalID: tid, ProducerID: 0, ProducerEpoch: 1, TimeoutMs: 1000, State: CompleteAbort})
-	_, err := c.EndTxn(0, tid, 0, 1, false)
+	_, _, err := c.EndTxn(0, tid, 0, 1, false, TV0)
 	assert.NoError(t, err)
-	_, err = c.EndTxn(0, tid, 0, 1, true)
+	_, _, err = c.EndTxn(0, tid, 0, 1, true, TV0)
 	assert.ErrorIs(t, err, kerr.InvalidTxnState)
 }
 
 func TestShouldReturnConcurrentTxnRequestOnEndTxnRequestWhenStatusIsPrepareCommit(t *testing.T) {
 	c := newTestCoordinator(t)
 	setState(c, Metadata{TransactionalID: tid, ProducerID: 0, ProducerEpoch: 1, TimeoutMs: 1000, State: PrepareCommit})
-	_, err := c.EndTxn(0, tid, 0, 1, true)
+	_, _, err := c.EndTxn(0, tid, 0, 1, true, TV0)
 	assert.ErrorIs(t, err, kerr.ConcurrentTransactions)
-	_, err = c.EndTxn(0, tid, 0, 1, false)
+	_, _, err = c.EndTxn(0, tid, 0, 1, false, TV0)
 	assert.ErrorIs(t, err, kerr.InvalidTxnState, "ShouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsPrepareCommit and the result is abort")
 }
 
 func TestShouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsEmpty(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	_, err := c.EndTxn(0, tid, resp.ProducerID, resp.ProducerEpoch, true)
+	_, _, err := c.EndTxn(0, tid, resp.ProducerID, resp.ProducerEpoch, true, TV0)
 	assert.ErrorIs(t, err, kerr.InvalidTxnState)
 }
 
 func TestShouldReturnInvalidEpochOnEndTxnWhenEpochIsLarger(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	_, err := c.EndTxn(0, tid, resp.ProducerID, resp.ProducerEpoch+1, true)
+	_, _, err := c.EndTxn(0, tid, resp.ProducerID, resp.ProducerEpoch+1, true, TV0)
 	assert.ErrorIs(t, err, kerr.ProducerFenced)
-	_, err = c.EndTxn(0, tid, resp.ProducerID+1, resp.ProducerEpoch, true)
+	_, _, err = c.EndTxn(0, tid, resp.ProducerID+1, resp.ProducerEpoch, true, TV0)
 	assert.ErrorIs(t, err, kerr.InvalidProducerIDMapping)
 }
 
 func TestShouldAppendPrepareCommitToLogOnEndTxnWhenStatusIsOngoingAndResultIsCommit(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	require.NoError(t, c.AddPartitions(1, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}))
-	require.NoError(t, c.AddOffsets(2, tid, resp.ProducerID, resp.ProducerEpoch, "g", 50))
-	mk, err := c.EndTxn(3, tid, resp.ProducerID, resp.ProducerEpoch, true)
+	require.NoError(t, c.AddPartitions(1, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0))
+	require.NoError(t, c.AddOffsets(2, tid, resp.ProducerID, resp.ProducerEpoch, "g", 50, TV0))
+	mk, _, err := c.EndTxn(3, tid, resp.ProducerID, resp.ProducerEpoch, true, TV0)
 	require.NoError(t, err)
 	require.NotNil(t, mk)
 	assert.Equal(t, &Markers{TransactionalID: tid, ProducerID: resp.ProducerID, ProducerEpoch: resp.ProducerEpoch,
@@ -214,7 +214,7 @@ func TestShouldRespondWithConcurrentTransactionsOnInitPidWhenInPrepareCommitStat
 func TestShouldAbortTransactionOnHandleInitPidWhenExistingTransactionInOngoingState(t *testing.T) {
 	c := newTestCoordinator(t)
 	first := initPid(t, c, 0)
-	require.NoError(t, c.AddPartitions(1, tid, first.ProducerID, first.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(1, tid, first.ProducerID, first.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	// A new producer with the same id: the ongoing transaction is fenced and
 	// aborted, and the caller told to retry.
 	resp, mk, err := c.InitProducerID(2, InitProducerIDRequest{TransactionalID: tid, TimeoutMs: 1000, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
@@ -224,7 +224,7 @@ func TestShouldAbortTransactionOnHandleInitPidWhenExistingTransactionInOngoingSt
 	assert.False(t, mk.Commit)
 	assert.Equal(t, first.ProducerEpoch+1, mk.ProducerEpoch, "the abort is written at the fenced epoch")
 	// The old producer is fenced at once.
-	_, err = c.EndTxn(3, tid, first.ProducerID, first.ProducerEpoch, true)
+	_, _, err = c.EndTxn(3, tid, first.ProducerID, first.ProducerEpoch, true, TV0)
 	assert.ErrorIs(t, err, kerr.ProducerFenced)
 	// While the markers are in flight the retry is told to wait.
 	_, _, err = c.InitProducerID(3, InitProducerIDRequest{TransactionalID: tid, TimeoutMs: 1000, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
@@ -261,7 +261,7 @@ func TestShouldFenceProducerWithStaleExpectedEpoch(t *testing.T) {
 func TestShouldAbortExpiredTransactionsInOngoingStateAndBumpEpoch(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	require.NoError(t, c.AddPartitions(100, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(100, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	assert.Empty(t, c.AbortTimedOut(1100), "not past the timeout yet")
 	mks := c.AbortTimedOut(1101)
 	require.Len(t, mks, 1)
@@ -270,8 +270,13 @@ func TestShouldAbortExpiredTransactionsInOngoingStateAndBumpEpoch(t *testing.T) 
 	m, _ := c.Current(tid)
 	assert.Equal(t, PrepareAbort, m.State)
 	assert.Empty(t, c.AbortTimedOut(5000), "a transaction already aborting is not aborted twice")
-	// The timed-out producer is fenced.
-	assert.ErrorIs(t, c.AddPartitions(5000, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}), kerr.ProducerFenced)
+	// While the markers are written, any add is CONCURRENT_TRANSACTIONS
+	// (Kafka's pending transition is checked first); then the timed-out
+	// producer is fenced.
+	assert.ErrorIs(t, c.AddPartitions(5000, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0), kerr.ConcurrentTransactions)
+	_, err := c.CompleteTransaction(5001, mks[0])
+	require.NoError(t, err)
+	assert.ErrorIs(t, c.AddPartitions(5002, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0), kerr.ProducerFenced)
 }
 
 func TestFenceProducerNotAllowedIfItWouldOverflow(t *testing.T) {
@@ -283,7 +288,7 @@ func TestFenceProducerNotAllowedIfItWouldOverflow(t *testing.T) {
 func TestVerifyPartitionsAnswersInvalidTxnStateForPartitionsNotAdded(t *testing.T) {
 	c := newTestCoordinator(t)
 	resp := initPid(t, c, 0)
-	require.NoError(t, c.AddPartitions(1, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(1, tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	errs, err := c.VerifyPartitions(tid, resp.ProducerID, resp.ProducerEpoch, []TopicPartition{tp1, {Topic: "other", Partition: 0}})
 	require.NoError(t, err)
 	assert.NoError(t, errs[0])
@@ -298,7 +303,7 @@ func TestListTransactionsFilters(t *testing.T) {
 		require.NoError(t, err)
 		if i > 0 {
 			m, _ := c.Current(id)
-			require.NoError(t, c.AddPartitions(int64(i*10), id, m.ProducerID, m.ProducerEpoch, []TopicPartition{tp1}))
+			require.NoError(t, c.AddPartitions(int64(i*10), id, m.ProducerID, m.ProducerEpoch, []TopicPartition{tp1}, TV0))
 		}
 	}
 	ids := func(ls []Listed) (out []string) {
@@ -327,7 +332,7 @@ func TestRemoveExpiredTransactionalIds(t *testing.T) {
 	_, _, err := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: "busy", TimeoutMs: DefaultMaxTimeoutMs, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
 	require.NoError(t, err)
 	busy, _ := c.Current("busy")
-	require.NoError(t, c.AddPartitions(0, "busy", busy.ProducerID, busy.ProducerEpoch, []TopicPartition{tp1}))
+	require.NoError(t, c.AddPartitions(0, "busy", busy.ProducerID, busy.ProducerEpoch, []TopicPartition{tp1}, TV0))
 	assert.Empty(t, c.RemoveExpired(exp-1), "not quiet long enough")
 	assert.Equal(t, []string{tid}, c.RemoveExpired(exp), "the ongoing transaction's id stays")
 	_, ok := c.Current(tid)

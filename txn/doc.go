@@ -22,8 +22,14 @@
 // CompleteCommit or CompleteAbort. In between, the transactional id answers
 // CONCURRENT_TRANSACTIONS.
 //
-// What it does not model: transaction.version 2 (KIP-890 part 2: the epoch
-// bump on every EndTxn, implicit partition adds), two-phase commit
+// transaction.version 2 (KIP-890 part 2) is modelled as Kafka 4.x runs it:
+// each request carries its client's TransactionVersion (EndTxnVersion,
+// AddPartitionsVersion), a TV2 EndTxn bumps the epoch on every commit and
+// abort and answers the id and epoch to continue with, and the coordinator's
+// own aborts (fences, timeouts) run at Config.TransactionVersion, the
+// cluster's finalized level.
+//
+// What it does not model: two-phase commit
 // (KIP-939), the Dead state (an expired id is tombstoned at once), coordinator epochs and partition
 // emigration (every partition is always loaded), and the pending-state
 // window of an append in flight (appends here commit at once, so only the

@@ -18,9 +18,9 @@ func ExampleCoordinator() {
 	}
 	p, _, _ := c.InitProducerID(0, txn.InitProducerIDRequest{TransactionalID: "orders", TimeoutMs: 60000,
 		ExpectedProducerID: txn.NoProducerID, ExpectedProducerEpoch: txn.NoProducerEpoch})
-	_ = c.AddPartitions(1, "orders", p.ProducerID, p.ProducerEpoch, []txn.TopicPartition{{Topic: "out", Partition: 0}})
-	_ = c.AddOffsets(2, "orders", p.ProducerID, p.ProducerEpoch, "pipeline", 50)
-	mk, _ := c.EndTxn(3, "orders", p.ProducerID, p.ProducerEpoch, true)
+	_ = c.AddPartitions(1, "orders", p.ProducerID, p.ProducerEpoch, []txn.TopicPartition{{Topic: "out", Partition: 0}}, txn.TV0)
+	_ = c.AddOffsets(2, "orders", p.ProducerID, p.ProducerEpoch, "pipeline", 50, txn.TV0)
+	mk, _, _ := c.EndTxn(3, "orders", p.ProducerID, p.ProducerEpoch, true, txn.TV0)
 	fmt.Println("markers:", mk.Commit, mk.Partitions, mk.Groups)
 	// ... the caller writes the markers, then:
 	st, _ := c.CompleteTransaction(4, mk)

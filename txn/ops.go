@@ -63,6 +63,10 @@ type InitProducerIDResponse struct {
 type Limits struct {
 	// MaxTimeoutMs is transaction.max.timeout.ms (15 minutes by default).
 	MaxTimeoutMs int32
+	// TransactionVersion is the cluster's finalized transaction.version
+	// (Kafka's txnManager.transactionVersionLevel): the protocol of the
+	// aborts the coordinator starts itself, a fence or a timeout.
+	TransactionVersion TransactionVersion
 }
 
 // validTimeout is TransactionStateManager.validateTransactionTimeoutMs.
@@ -85,7 +89,7 @@ func (s *Shard) InitProducerID(nowMs int64, l Limits, req InitProducerIDRequest,
 	m, ok := s.Get(req.TransactionalID)
 	if !ok {
 		m = Metadata{TransactionalID: req.TransactionalID, ProducerID: newProducerID(),
-			PrevProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch,
+			PrevProducerID: NoProducerID, NextProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch,
 			LastProducerEpoch: NoProducerEpoch, TimeoutMs: req.TimeoutMs, State: Empty,
 			TxnStartTimestampMs: -1, TxnLastUpdateTimestampMs: nowMs}
 	}
@@ -99,11 +103,11 @@ func (s *Shard) InitProducerID(nowMs int64, l Limits, req InitProducerIDRequest,
 		// Fence the producer and abort its transaction; the epoch of the
 		// fence is never returned. The retry, once the abort is complete,
 		// bumps the epoch again (or rotates the producer id).
-		fenced, err := prepareFence(m)
+		records, mk, err := fenceAndAbort(m, l.TransactionVersion, nowMs)
 		if err != nil {
 			return res, err
 		}
-		res.Records, res.Markers = prepareAbortOrCommit(fenced, PrepareAbort, nowMs)
+		res.Records, res.Markers = records, mk
 		res.Response = InitProducerIDResponse{ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch, Err: kerr.ConcurrentTransactions}
 		return res, nil
 	case Empty, CompleteCommit, CompleteAbort:
@@ -158,15 +162,47 @@ func prepareFence(m Metadata) (Metadata, error) {
 	return next, nil
 }
 
-// prepareAbortOrCommit writes PrepareCommit or PrepareAbort and returns the
-// markers that complete the transaction.
-func prepareAbortOrCommit(m Metadata, state State, nowMs int64) ([]Record, *Markers) {
+// fenceAndAbort fences m's producer and begins aborting its ongoing
+// transaction, as the coordinator does for a new InitProducerId or a
+// timeout (prepareFenceProducerEpoch, then endTransaction from the server
+// at its level tv). At TV0-1 the fence bumps the epoch and the abort
+// keeps it; at TV2 the fence is never written and the abort bumps the
+// epoch, as every TV2 end does. Either way the markers carry one epoch
+// more than the producer's.
+func fenceAndAbort(m Metadata, tv TransactionVersion, nowMs int64) ([]Record, *Markers, error) {
+	fenced, err := prepareFence(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tv.supportsEpochBump() {
+		fenced = m
+	}
+	records, mk := prepareAbortOrCommit(fenced, PrepareAbort, tv, NoProducerID, nowMs, false)
+	return records, mk, nil
+}
+
+// prepareAbortOrCommit is TransactionMetadata.prepareAbortOrCommit: it
+// writes PrepareCommit or PrepareAbort and returns the markers that
+// complete the transaction. A TV2 end bumps the epoch (the previous one
+// becomes LastProducerEpoch) and the markers carry the new one;
+// nextProducerID is the id the completion moves to when the bump
+// exhausted the epochs. An end with no partition added (a TV2 abort of an
+// empty transaction) starts now.
+func prepareAbortOrCommit(m Metadata, state State, tv TransactionVersion, nextProducerID int64, nowMs int64, noPartitionAdded bool) ([]Record, *Markers) {
 	next := m.clone()
 	next.State = state
+	next.ClientTransactionVersion = tv
+	next.NextProducerID = nextProducerID
+	if tv.supportsEpochBump() {
+		next.ProducerEpoch, next.LastProducerEpoch = m.ProducerEpoch+1, m.ProducerEpoch
+	}
+	if noPartitionAdded {
+		next.TxnStartTimestampMs = nowMs
+	}
 	next.TxnLastUpdateTimestampMs = nowMs
-	mk := &Markers{TransactionalID: m.TransactionalID, ProducerID: m.ProducerID,
-		ProducerEpoch: m.ProducerEpoch, Commit: state == PrepareCommit, Groups: slices.Clone(m.Groups)}
-	for _, p := range m.Partitions {
+	mk := &Markers{TransactionalID: next.TransactionalID, ProducerID: next.ProducerID,
+		ProducerEpoch: next.ProducerEpoch, Commit: state == PrepareCommit, Groups: slices.Clone(next.Groups)}
+	for _, p := range next.Partitions {
 		if p.Topic != ConsumerOffsetsTopic {
 			mk.Partitions = append(mk.Partitions, p)
 		}
@@ -191,19 +227,25 @@ func (s *Shard) current(id string, producerID int64, epoch int16) (Metadata, err
 	return m, nil
 }
 
-// AddPartitions is TransactionCoordinator.handleAddPartitionsToTransaction
-// (the client path, AddPartitionsToTxn v0-3 and v4+ without VerifyOnly). It
-// starts the transaction if none is ongoing. group, when not "", is the
-// group whose __consumer_offsets partition is among ps (AddOffsetsToTxn).
-func (s *Shard) AddPartitions(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, group string) (Result[struct{}], error) {
+// AddPartitions is TransactionCoordinator.handleAddPartitionsToTransaction:
+// a client's AddPartitionsToTxn v0-3 or AddOffsetsToTxn (tv TV0), or a
+// broker adding the partition of a TV2 produce or TxnOffsetCommit
+// (AddPartitionsToTxn v4+ without VerifyOnly, tv TV2). It starts the
+// transaction if none is ongoing. group, when not "", is the group whose
+// __consumer_offsets partition is among ps (AddOffsetsToTxn). A
+// transaction completing is CONCURRENT_TRANSACTIONS before any other check,
+// as Kafka's pending transition is: a TV2 producer may already use the
+// producer id the completion moves to.
+func (s *Shard) AddPartitions(nowMs int64, id string, producerID int64, epoch int16, ps []TopicPartition, group string, tv TransactionVersion) (Result[struct{}], error) {
 	var res Result[struct{}]
+	if m, ok := s.Get(id); ok && id != "" && (m.State == PrepareCommit || m.State == PrepareAbort) {
+		return res, kerr.ConcurrentTransactions
+	}
 	m, err := s.current(id, producerID, epoch)
 	if err != nil {
 		return res, err
 	}
 	switch m.State {
-	case PrepareCommit, PrepareAbort:
-		return res, kerr.ConcurrentTransactions
 	case Ongoing:
 		if containsAll(m.Partitions, ps) && (group == "" || slices.Contains(m.Groups, group)) {
 			return res, nil // already in: nothing to write
@@ -217,6 +259,7 @@ func (s *Shard) AddPartitions(nowMs int64, id string, producerID int64, epoch in
 		next.TxnStartTimestampMs = nowMs
 	}
 	next.State = Ongoing
+	next.ClientTransactionVersion = tv
 	next.Partitions = addPartitions(m.Partitions, ps)
 	if group != "" {
 		if i, found := slices.BinarySearch(next.Groups, group); !found {
@@ -246,13 +289,35 @@ func (s *Shard) VerifyPartitions(id string, producerID int64, epoch int16, ps []
 	return out, nil
 }
 
-// EndTxn is TransactionCoordinator.handleEndTransaction from a client
-// (transaction.version 1): it writes PrepareCommit or PrepareAbort and
-// returns the markers. A retry of a completed or completing end is
-// answered as Kafka answers it (NONE, CONCURRENT_TRANSACTIONS); ending a
-// transaction the other way, or one never begun, is INVALID_TXN_STATE.
-func (s *Shard) EndTxn(nowMs int64, id string, producerID int64, epoch int16, commit bool) (Result[struct{}], error) {
-	var res Result[struct{}]
+// EndTxnResponse is what EndTxn answers besides its error: at TV2 (v5+)
+// the producer id and epoch the producer continues with; NoProducerID and
+// NoProducerEpoch otherwise.
+type EndTxnResponse struct {
+	ProducerID    int64
+	ProducerEpoch int16
+}
+
+var noEndTxnResponse = EndTxnResponse{ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}
+
+// EndTxn is TransactionCoordinator.handleEndTransaction from a client: it
+// writes PrepareCommit or PrepareAbort and returns the markers. tv is the
+// client's protocol (EndTxnVersion): TV2 bumps the epoch on every end
+// (endTxnV2), TV0-1 keeps it (endTxnV1).
+func (s *Shard) EndTxn(nowMs int64, id string, producerID int64, epoch int16, commit bool, tv TransactionVersion, newProducerID func() int64) (Result[EndTxnResponse], error) {
+	if tv.supportsEpochBump() {
+		return s.endTxnV2(nowMs, id, producerID, epoch, commit, newProducerID)
+	}
+	res, err := s.endTxnV1(nowMs, id, producerID, epoch, commit)
+	res.Response = noEndTxnResponse
+	return res, err
+}
+
+// endTxnV1 is endTransactionWithTV1. A retry of a completed or completing
+// end is answered as Kafka answers it (NONE, CONCURRENT_TRANSACTIONS);
+// ending a transaction the other way, or one never begun, is
+// INVALID_TXN_STATE.
+func (s *Shard) endTxnV1(nowMs int64, id string, producerID int64, epoch int16, commit bool) (Result[EndTxnResponse], error) {
+	var res Result[EndTxnResponse]
 	m, err := s.current(id, producerID, epoch)
 	if err != nil {
 		return res, err
@@ -263,7 +328,7 @@ func (s *Shard) EndTxn(nowMs int64, id string, producerID int64, epoch int16, co
 	}
 	switch m.State {
 	case Ongoing:
-		res.Records, res.Markers = prepareAbortOrCommit(m, want, nowMs)
+		res.Records, res.Markers = prepareAbortOrCommit(m, want, TV0, NoProducerID, nowMs, false)
 		return res, nil
 	case CompleteCommit, CompleteAbort:
 		if (m.State == CompleteCommit) == commit {
@@ -274,7 +339,91 @@ func (s *Shard) EndTxn(nowMs int64, id string, producerID int64, epoch int16, co
 			return res, kerr.ConcurrentTransactions
 		}
 	}
-	return res, kerr.InvalidTxnState.WithMessage("TransactionalId %s: cannot %s a transaction in state %s", id, endVerb(commit), m.State)
+	return res, invalidEnd(id, commit, m.State)
+}
+
+// endTxnV2 is endTransaction for a TV2 client (KIP-890 part 2). Every end
+// bumps the epoch, so the epoch tells a retry from the next end: a request
+// at the epoch before the current one is a retry of the end that bumped
+// it, answered NONE with the current id and epoch once complete (or
+// INVALID_TXN_STATE if it asked the other way); a request at the current
+// epoch ends the next transaction, and an abort may end one with no
+// partition (from Empty or a completed state). A bump that exhausts the
+// epochs allocates the producer id the completion moves to, at epoch 0.
+// The answer carries the id and epoch the completion leaves.
+func (s *Shard) endTxnV2(nowMs int64, id string, producerID int64, epoch int16, commit bool, newProducerID func() int64) (Result[EndTxnResponse], error) {
+	res := Result[EndTxnResponse]{Response: noEndTxnResponse}
+	if id == "" {
+		return res, kerr.InvalidRequest
+	}
+	m, ok := s.Get(id)
+	switch {
+	case !ok:
+		return res, kerr.InvalidProducerIDMapping
+	case m.State == PrepareCommit || m.State == PrepareAbort:
+		// Kafka's pending transition (the markers being written) is
+		// checked first.
+		return res, kerr.ConcurrentTransactions
+	}
+	// A retry after the bump exhausted the epochs names the previous
+	// producer id at its last epoch.
+	retryOnOverflow := m.PrevProducerID == producerID && epoch == math.MaxInt16-1 && m.ProducerEpoch == 0
+	retryOnEpochBump := m.ProducerEpoch == epoch+1
+	isRetry := retryOnEpochBump || retryOnOverflow
+	validEpoch := epoch == m.ProducerEpoch
+	if m.State == CompleteCommit || m.State == CompleteAbort {
+		validEpoch = validEpoch || isRetry
+	}
+	switch {
+	case m.ProducerID != producerID && !retryOnOverflow:
+		return res, kerr.InvalidProducerIDMapping
+	case !validEpoch:
+		return res, kerr.ProducerFenced
+	}
+	end := func(state State, noPartitionAdded bool) (Result[EndTxnResponse], error) {
+		next := NoProducerID
+		if isEpochExhausted(m.ProducerEpoch) {
+			next = newProducerID()
+		}
+		res.Records, res.Markers = prepareAbortOrCommit(m, state, TV2, next, nowMs, noPartitionAdded)
+		res.Response = EndTxnResponse{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch + 1}
+		if next != NoProducerID {
+			res.Response = EndTxnResponse{ProducerID: next, ProducerEpoch: 0}
+		}
+		return res, nil
+	}
+	switch m.State {
+	case Ongoing:
+		if commit {
+			return end(PrepareCommit, false)
+		}
+		return end(PrepareAbort, false)
+	case CompleteCommit:
+		switch {
+		case commit && isRetry:
+			res.Response = EndTxnResponse{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch}
+			return res, nil
+		case !commit && !isRetry:
+			return end(PrepareAbort, true)
+		}
+	case CompleteAbort:
+		switch {
+		case !commit && isRetry:
+			res.Response = EndTxnResponse{ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch}
+			return res, nil
+		case !commit:
+			return end(PrepareAbort, true)
+		}
+	case Empty:
+		if !commit {
+			return end(PrepareAbort, true)
+		}
+	}
+	return res, invalidEnd(id, commit, m.State)
+}
+
+func invalidEnd(id string, commit bool, state State) error {
+	return kerr.InvalidTxnState.WithMessage("TransactionalId %s: cannot %s a transaction in state %s", id, endVerb(commit), state)
 }
 
 func endVerb(commit bool) string {
@@ -299,6 +448,12 @@ func (s *Shard) CompleteTransaction(nowMs int64, id string, producerID int64, ep
 	if m.State == PrepareCommit {
 		next.State = CompleteCommit
 	}
+	if m.ClientTransactionVersion.supportsEpochBump() && m.NextProducerID != NoProducerID {
+		// prepareComplete: the bump exhausted the epochs; the producer
+		// continues under the id allocated for it, at epoch 0.
+		next.PrevProducerID, next.ProducerID, next.ProducerEpoch = m.ProducerID, m.NextProducerID, 0
+	}
+	next.NextProducerID = NoProducerID
 	next.Partitions, next.Groups = nil, nil
 	next.TxnLastUpdateTimestampMs = nowMs
 	res.Records = []Record{record(next)}
@@ -323,16 +478,16 @@ func (s *Shard) TimedOut(nowMs int64) []string {
 // id: the producer is fenced (its epoch bumped) and the transaction
 // aborted at the new epoch. An id that is no longer timed out writes
 // nothing.
-func (s *Shard) AbortTimedOut(nowMs int64, id string) (Result[struct{}], error) {
+func (s *Shard) AbortTimedOut(nowMs int64, l Limits, id string) (Result[struct{}], error) {
 	var res Result[struct{}]
 	m, ok := s.Get(id)
 	if !ok || m.State != Ongoing || m.TxnStartTimestampMs+int64(m.TimeoutMs) >= nowMs {
 		return res, nil
 	}
-	fenced, err := prepareFence(m)
+	records, mk, err := fenceAndAbort(m, l.TransactionVersion, nowMs)
 	if err != nil {
 		return res, err
 	}
-	res.Records, res.Markers = prepareAbortOrCommit(fenced, PrepareAbort, nowMs)
+	res.Records, res.Markers = records, mk
 	return res, nil
 }

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,19 +19,28 @@ import (
 // the diff). Commands, all at virtual time at=MS (default: the last):
 //
 //	init id=T timeout=MS [expect=PID/EPOCH]   InitProducerId
-//	add id=T pid=P epoch=E partitions=(topic-p,...)
-//	offsets id=T pid=P epoch=E group=G        AddOffsetsToTxn
-//	end id=T pid=P epoch=E commit|abort       EndTxn
+//	add id=T pid=P epoch=E partitions=(topic-p,...) [tv=V]
+//	offsets id=T pid=P epoch=E group=G [tv=V] AddOffsetsToTxn
+//	end id=T pid=P epoch=E commit|abort [tv=V] EndTxn
 //	complete id=T                             the markers of T are written
 //	sweep                                     the timed-out transaction sweep
 //	state id=T                                the metadata of T
+//
+// tv is the client's transaction.version (0 by default); a file whose name
+// starts with tv2_ runs a cluster finalized at transaction.version 2 (its
+// fences and timeouts abort the TV2 way), the others at 0.
 //
 // Every command prints the records it appended and the markers it yields.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var next int64
+		clusterTV := TV0 // a file named tv2_* runs a cluster at transaction.version 2
+		if strings.HasPrefix(filepath.Base(path), "tv2_") {
+			clusterTV = TV2
+		}
 		c, err := NewCoordinator(Config{NumPartitions: 1, MaxTimeoutMs: 60000, AbortTimedOutIntervalMs: 1000,
-			IDExpirationMs: DefaultIDExpirationMs, RemoveExpiredIntervalMs: DefaultRemoveExpiredIntervalMs},
+			IDExpirationMs: DefaultIDExpirationMs, RemoveExpiredIntervalMs: DefaultRemoveExpiredIntervalMs,
+			TransactionVersion: clusterTV},
 			func() int64 { next++; return next - 1 }, coordinator.PartitionFor)
 		if err != nil {
 			t.Fatal(err)
@@ -107,12 +117,17 @@ func (s *txnScenario) run(d *datadriven.TestData) (string, error) {
 				ps = append(ps, TopicPartition{Topic: v[:i], Partition: int32(p)})
 			}
 		}
-		err = s.c.AddPartitions(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), ps)
+		err = s.c.AddPartitions(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), ps, TransactionVersion(s.int(d, "tv")))
 	case "offsets":
-		err = s.c.AddOffsets(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), s.arg(d, "group"), 50)
+		err = s.c.AddOffsets(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), s.arg(d, "group"), 50, TransactionVersion(s.int(d, "tv")))
 	case "end":
 		var mk *Markers
-		mk, err = s.c.EndTxn(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), d.HasArg("commit"))
+		var resp EndTxnResponse
+		tv := TransactionVersion(s.int(d, "tv"))
+		mk, resp, err = s.c.EndTxn(s.nowMs, id, s.int(d, "pid"), int16(s.int(d, "epoch")), d.HasArg("commit"), tv)
+		if err == nil && tv == TV2 {
+			fmt.Fprintf(&b, "continue as producer %d epoch %d\n", resp.ProducerID, resp.ProducerEpoch)
+		}
 		mks = append(mks, mk)
 	case "complete":
 		mk := s.markers[id]

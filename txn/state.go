@@ -77,6 +77,10 @@ type Metadata struct {
 	// so that a retried InitProducerId of the old id is recognised.
 	PrevProducerID int64
 	ProducerEpoch  int16
+	// NextProducerID is the producer id a TV2 EndTxn allocated because its
+	// epoch bump exhausted the current one: the transaction's completion
+	// moves to it at epoch 0 (NoProducerID otherwise).
+	NextProducerID int64
 	// LastProducerEpoch is the epoch before the last bump, so that a
 	// retried bump is answered with the same epoch (KIP-360).
 	LastProducerEpoch int16
@@ -92,6 +96,9 @@ type Metadata struct {
 	Groups                   []string
 	TxnStartTimestampMs      int64
 	TxnLastUpdateTimestampMs int64
+	// ClientTransactionVersion is the protocol of the last transition's
+	// client (the server's level for a fence or a timeout).
+	ClientTransactionVersion TransactionVersion
 }
 
 // clone returns a copy that shares no slice with m.
@@ -104,11 +111,11 @@ func (m Metadata) clone() Metadata {
 // Equal reports whether two metadata values are the same (property tests).
 func (m Metadata) Equal(o Metadata) bool {
 	return m.TransactionalID == o.TransactionalID && m.ProducerID == o.ProducerID &&
-		m.PrevProducerID == o.PrevProducerID && m.ProducerEpoch == o.ProducerEpoch &&
+		m.PrevProducerID == o.PrevProducerID && m.NextProducerID == o.NextProducerID && m.ProducerEpoch == o.ProducerEpoch &&
 		m.LastProducerEpoch == o.LastProducerEpoch && m.TimeoutMs == o.TimeoutMs &&
 		m.State == o.State && slices.Equal(m.Partitions, o.Partitions) &&
 		slices.Equal(m.Groups, o.Groups) && m.TxnStartTimestampMs == o.TxnStartTimestampMs &&
-		m.TxnLastUpdateTimestampMs == o.TxnLastUpdateTimestampMs
+		m.TxnLastUpdateTimestampMs == o.TxnLastUpdateTimestampMs && m.ClientTransactionVersion == o.ClientTransactionVersion
 }
 
 // addPartitions returns ps merged into the sorted set in, without

@@ -26,8 +26,10 @@ import (
 // leader; the batch's own checks. acks=0 gets no response, and when any
 // partition failed the connection is closed instead, so that the producer
 // notices and refreshes its metadata, as Kafka does. A transactional batch
-// is first verified against its transaction (txnProduceCode): only the
-// partitions of the producer's ongoing transaction take one.
+// is first checked against its transaction (txnProduceCode): below v12 only
+// the partitions of the producer's ongoing transaction take one; from v12
+// (transaction.version 2, KIP-890 part 2) the batch adds its partition to
+// the transaction, starting it if needed.
 
 var apiProduce = api{key: 0, min: 3, max: 13, handle: handleProduce}
 
@@ -75,7 +77,7 @@ func handleProduce(r *request) (kmsg.Response, error) {
 				sp.ErrorMessage = &msg
 			default:
 				if pid, epoch, isTxn := transactionalBatch(rp.Records); isTxn {
-					if code, msg := r.txnProduceCode(req.TransactionID, pid, epoch, t.name, rp.Partition); code != 0 {
+					if code, msg := r.txnProduceCode(req.TransactionID, pid, epoch, t.name, rp.Partition, req.Version); code != 0 {
 						sp.ErrorCode = code
 						if msg != "" {
 							sp.ErrorMessage = &msg

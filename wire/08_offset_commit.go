@@ -43,11 +43,7 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	for _, t := range plan.out {
 		st := kmsg.NewOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = t.name, t.id
-		for _, row := range t.rows {
-			sp := kmsg.NewOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = row.partition, row.code
-			st.Partitions = append(st.Partitions, sp)
-		}
+		st.Partitions = commitResponsePartitions[kmsg.OffsetCommitResponseTopicPartition](t)
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil

@@ -11,15 +11,20 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// JoinGroup: v2-9 (Kafka 4.x; KIP-896 removed v0-1). The request goes to
-// the coordinator's JoinGroup as it is; from v4 a new dynamic member is
+// JoinGroup: v0-9, Kafka 4.4's range. The request goes to the
+// coordinator's JoinGroup as it is, except that v0, which has no rebalance
+// timeout, uses the session timeout as one (JoinGroupRequest's
+// maybeOverrideRebalanceTimeout); from v4 a new dynamic member is
 // sent back with MEMBER_ID_REQUIRED first (KIP-394). The answer is parked
 // until the join phase ends, as Kafka's delayed join is; the wait ends
 // early when the client disconnects (nobody would read the answer; the
 // group keeps the member until its join or session timer removes it) and
 // is bounded by joinWaitBound in case an answer never comes.
 
-var apiJoinGroup = api{key: 11, min: 2, max: 9, handle: handleJoinGroup}
+var apiJoinGroup = api{key: 11, min: 0, max: 9, handle: handleJoinGroup}
+
+// joinGroupRebalanceTimeoutVersion is RebalanceTimeoutMs's first version.
+const joinGroupRebalanceTimeoutVersion = 1
 
 // joinGroupKnownMemberIDVersion is JoinGroupRequest.requiresKnownMemberId's
 // first version.
@@ -28,6 +33,9 @@ const joinGroupKnownMemberIDVersion = 4
 func handleJoinGroup(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.JoinGroupRequest)
 	resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
+	if req.Version < joinGroupRebalanceTimeoutVersion {
+		req.RebalanceTimeoutMillis = req.SessionTimeoutMillis
+	}
 	jreq := shard.JoinGroupRequest{
 		GroupID: req.Group, MemberID: req.MemberID, InstanceID: derefOr(req.InstanceID), ClientID: r.clientID,
 		ClientHost: r.conn.host, SessionTimeoutMs: req.SessionTimeoutMillis, RebalanceTimeoutMs: req.RebalanceTimeoutMillis,

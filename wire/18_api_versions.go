@@ -4,7 +4,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/txn"
 )
+
+// transactionVersionFeature is TransactionVersion.FEATURE_NAME.
+const transactionVersionFeature = "transaction.version"
 
 // ApiVersions: v0-5 (Kafka 4.x). Every served key with its version range
 // (Produce advertised from v0, ApiKeys.toApiVersion's KAFKA-18659 special
@@ -42,6 +46,17 @@ func handleApiVersions(r *request) (kmsg.Response, error) {
 		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = f.name, f.level, f.level
 		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
 	}
+	// transaction.version: every level is supported, the configured one
+	// finalized (a level of 0 is not listed, as KRaft leaves out a
+	// feature at 0).
+	sf := kmsg.NewApiVersionsResponseSupportedFeature()
+	sf.Name, sf.MinVersion, sf.MaxVersion = transactionVersionFeature, 0, int16(txn.LatestTransactionVersion)
+	resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
+	if level := int16(r.cl.cfg.Transactions.TransactionVersion); level > 0 {
+		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
+		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = transactionVersionFeature, level, level
+		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)
+	}
 	resp.FinalizedFeaturesEpoch = finalizedFeaturesEpoch
 	return resp, nil
 }
@@ -57,11 +72,12 @@ type feature struct {
 // 0) and finalized at that level: group.version 1 (GroupVersion.GV_1, the
 // KIP-848 consumer protocol), share.version 1 (ShareVersion.SV_1, KIP-932
 // share groups; SV_2, the dead letter queue of KIP-1191, is not served),
-// streams.version 1 (StreamsVersion.SV_1, KIP-1071 streams groups). Left
-// out on purpose: transaction.version, whose level 2 switches kgo's and
-// Java's transactional producers to KIP-890 part 2 (kgo's
-// supportsKIP890p2 reads the finalized level) while coordsim serves no
-// transactions; metadata.version, kraft.version and
+// streams.version 1 (StreamsVersion.SV_1, KIP-1071 streams groups).
+// transaction.version is the configured level
+// (wire.Config.Transactions.TransactionVersion, 2 by default, as Kafka 4.x
+// finalizes): at 2 kgo's and Java's transactional producers run KIP-890
+// part 2 (kgo's supportsKIP890p2 reads the finalized level). Left out on
+// purpose: metadata.version, kraft.version and
 // eligible.leader.replicas.version, which describe a KRaft controller and
 // replication coordsim does not have and no client gates on.
 var servedFeatures = []feature{

@@ -16,7 +16,9 @@ import (
 // and the others OPERATION_NOT_ATTEMPTED; otherwise the transaction
 // coordinator's answer goes to every partition (PRODUCER_FENCED is
 // INVALID_PRODUCER_EPOCH below v2, KIP-588). A transactional id this broker
-// does not coordinate is NOT_COORDINATOR.
+// does not coordinate is NOT_COORDINATOR. v4+ adds (not VerifyOnly) at
+// transaction.version 2, as a broker adds a TV2 produce's partition
+// (TransactionVersion.transactionVersionForAddPartitionsToTxn).
 
 var apiAddPartitionsToTxn = api{key: 24, min: 0, max: 5, handle: handleAddPartitionsToTxn}
 
@@ -135,7 +137,7 @@ func (r *request) addPartitionsToTxn(id string, producerID int64, epoch int16, v
 		})
 		return out
 	}
-	code, _ := txnErrCode(r.cl.txn.AddPartitions(r.ctx, id, producerID, epoch, ps))
+	code, _ := txnErrCode(r.cl.txn.AddPartitions(r.ctx, id, producerID, epoch, ps, txn.AddPartitionsVersion(version)))
 	code = fencedForVersion(code, version, 2)
 	set(func(int, int) int16 { return code })
 	return out

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/txn"
 )
 
 // AddOffsetsToTxn: v0-4 (Kafka 4.x). The group's __consumer_offsets
@@ -21,7 +23,9 @@ func handleAddOffsetsToTxn(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = errNotCoordinator
 		return resp, nil
 	}
-	err := r.cl.txn.AddOffsets(r.ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group, r.cl.cfg.Coordinator.NumPartitions)
+	// KafkaApis passes TV_0: a TV2 client adds its group through
+	// TxnOffsetCommit v5 instead.
+	err := r.cl.txn.AddOffsets(r.ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group, r.cl.cfg.Coordinator.NumPartitions, txn.TV0)
 	code, _ := txnErrCode(err)
 	resp.ErrorCode = fencedForVersion(code, req.Version, 2)
 	return resp, nil

@@ -15,7 +15,8 @@ import (
 // COORDINATOR_NOT_AVAILABLE (KafkaApis.handleTxnOffsetCommitRequest, for
 // producers before KAFKA-7296). The partitions left are checked against the
 // transaction (txnOffsetCommitErr: the producer id and epoch, and the
-// group's partition added by AddOffsetsToTxn), then written pending for the
+// group's partition added by AddOffsetsToTxn, or from v5, transaction.version
+// 2, added by the commit itself), then written pending for the
 // producer id, as Kafka writes them; the transaction's markers commit or
 // abort them (txn.go).
 
@@ -38,7 +39,7 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	}
 	plan := r.planCommit(in, byID)
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
-		if err := r.txnOffsetCommitErr(req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group); err != nil {
+		if err := r.txnOffsetCommitErr(req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group, req.Version); err != nil {
 			plan.committed(shard.OffsetCommitResponse{}, err)
 		} else {
 			plan.committed(live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.OffsetCommitResponse] {
@@ -58,11 +59,7 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			}
 		}
 		st.Topic, st.TopicID = t.name, t.id
-		for _, row := range t.rows {
-			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
-			sp.Partition, sp.ErrorCode = row.partition, row.code
-			st.Partitions = append(st.Partitions, sp)
-		}
+		st.Partitions = commitResponsePartitions[kmsg.TxnOffsetCommitResponseTopicPartition](t)
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil

@@ -28,14 +28,9 @@ var apiAlterConfigs = api{key: 33, min: 0, max: 2, handle: handleAlterConfigs}
 func handleAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.AlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	type id struct {
-		typ  kmsg.ConfigResourceType
-		name string
-	}
-	count := map[id]int{}
-	for _, res := range req.Resources {
-		count[id{res.ResourceType, res.ResourceName}]++
-	}
+	named := countResources(req.Resources, func(res kmsg.AlterConfigsRequestResource) configResource {
+		return configResource{res.ResourceType, res.ResourceName}
+	})
 	for _, res := range req.Resources {
 		row := kmsg.NewAlterConfigsResponseResource()
 		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
@@ -43,7 +38,7 @@ func handleAlterConfigs(r *request) (kmsg.Response, error) {
 		case !knownResourceType(res.ResourceType):
 			row.ErrorCode = fkerr.UnsupportedVersion.Code
 			row.ErrorMessage = kmsg.StringPtr("Unknown resource type " + res.ResourceType.String() + ".")
-		case count[id{res.ResourceType, res.ResourceName}] > 1:
+		case named[configResource{res.ResourceType, res.ResourceName}] > 1:
 			row.ErrorCode, row.ErrorMessage = fkerr.InvalidRequest.Code, kmsg.StringPtr("Duplicate resource.")
 		default:
 			row.ErrorCode, row.ErrorMessage = errCode(r.replaceConfigs(res, req.ValidateOnly))
@@ -51,6 +46,24 @@ func handleAlterConfigs(r *request) (kmsg.Response, error) {
 		resp.Resources = append(resp.Resources, row)
 	}
 	return resp, nil
+}
+
+// configResource is a config resource as a request names it.
+type configResource struct {
+	typ  kmsg.ConfigResourceType
+	name string
+}
+
+// countResources counts how often AlterConfigs or IncrementalAlterConfigs
+// names each resource: one named twice is refused on every row, as Kafka
+// refuses it (ControllerApis.handleLegacyAlterConfigs,
+// ConfigAdminManager.preprocess).
+func countResources[R any](resources []R, of func(R) configResource) map[configResource]int {
+	named := map[configResource]int{}
+	for _, res := range resources {
+		named[of(res)]++
+	}
+	return named
 }
 
 // knownResourceType is whether Kafka's ConfigResource.Type knows t.

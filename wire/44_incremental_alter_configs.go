@@ -32,19 +32,14 @@ var apiIncrementalAlterConfigs = api{key: 44, min: 0, max: 1, handle: handleIncr
 func handleIncrementalAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	type id struct {
-		typ  kmsg.ConfigResourceType
-		name string
-	}
-	count := map[id]int{}
-	for _, res := range req.Resources {
-		count[id{res.ResourceType, res.ResourceName}]++
-	}
+	named := countResources(req.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) configResource {
+		return configResource{res.ResourceType, res.ResourceName}
+	})
 	for _, res := range req.Resources {
 		row := kmsg.NewIncrementalAlterConfigsResponseResource()
 		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
 		var err error
-		if count[id{res.ResourceType, res.ResourceName}] > 1 {
+		if named[configResource{res.ResourceType, res.ResourceName}] > 1 {
 			err = kerr.InvalidRequest.WithMessage("Each resource must appear at most once.")
 		} else {
 			err = r.alterResource(res, req.ValidateOnly)
@@ -85,12 +80,7 @@ func (r *request) alterResource(res kmsg.IncrementalAlterConfigsRequestResource,
 	}
 	return r.cl.alterGroupConfig(r.ctx, res.ResourceName, validateOnly, func(cur map[string]string) (map[string]string, error) {
 		for _, c := range res.Configs {
-			switch c.Op {
-			case kmsg.IncrementalAlterConfigOpSet:
-				cur[c.Name] = *c.Value
-			case kmsg.IncrementalAlterConfigOpDelete:
-				delete(cur, c.Name)
-			default:
+			if !setOrDelete(cur, c) {
 				return nil, kerr.InvalidConfig.WithMessage("Can't %s to key %s because its type is not LIST.", opName(c.Op), c.Name)
 			}
 		}
@@ -99,6 +89,20 @@ func (r *request) alterResource(res kmsg.IncrementalAlterConfigsRequestResource,
 		}
 		return cur, nil
 	})
+}
+
+// setOrDelete applies a SET or DELETE operation to cur; it is false, and
+// changes nothing, for APPEND and SUBTRACT, which only list keys take.
+func setOrDelete(cur map[string]string, c kmsg.IncrementalAlterConfigsRequestResourceConfig) bool {
+	switch c.Op {
+	case kmsg.IncrementalAlterConfigOpSet:
+		cur[c.Name] = *c.Value
+	case kmsg.IncrementalAlterConfigOpDelete:
+		delete(cur, c.Name)
+	default:
+		return false
+	}
+	return true
 }
 
 func opName(op kmsg.IncrementalAlterConfigOp) string {

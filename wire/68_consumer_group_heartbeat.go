@@ -62,12 +62,7 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = &memberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
 	if hb.HasAssignment {
 		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()
-		a.Topics = []kmsg.ConsumerGroupHeartbeatResponseAssignmentTopic{}
-		for _, tp := range hb.Assignment {
-			t := kmsg.NewConsumerGroupHeartbeatResponseAssignmentTopic()
-			t.TopicID, t.Partitions = r.topicID(tp.Topic), tp.Partitions
-			a.Topics = append(a.Topics, t)
-		}
+		a.Topics = assignedTopics[kmsg.ConsumerGroupHeartbeatResponseAssignmentTopic](r, hb.Assignment)
 		resp.Assignment = &a
 	}
 	return resp, nil

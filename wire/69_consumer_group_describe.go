@@ -3,7 +3,6 @@ package wire
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -27,44 +26,36 @@ func handleConsumerGroupDescribe(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ConsumerGroupDescribeRequest)
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
 	described, err := r.describe(req.Groups)
-	for _, i := range typedDescribeOrder(req.Groups, err) {
-		id := req.Groups[i]
+	for _, row := range typedDescribeRows(req.Groups, err, describedAsCheck(described, shard.Consumer)) {
 		g := kmsg.NewConsumerGroupDescribeResponseGroup()
-		g.Group = id
-		if emptyGroupIDRow(id, err) {
-			g.ErrorCode = kerr.InvalidGroupID.Code
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		d, rowErr := describedAs(described, err, i, shard.Consumer)
-		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
-		names := make([]string, len(d.Members))
-		for i, m := range d.Members {
-			names[i] = m.ServerAssignor
-		}
-		g.AssignorName = r.cl.assignors.Preferred(names).Name()
-		for _, m := range d.Members {
-			gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
-			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
-			gm.InstanceID, gm.RackID = nullIfEmpty(m.InstanceID), nullIfEmpty(m.RackID)
-			gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, kmsg.StringPtr(m.SubscribedTopicRegex)
-			gm.Assignment = r.assignment(m.Assignment)
-			gm.TargetAssignment = r.assignment(m.TargetAssignment)
-			gm.MemberType = 1 // consumer protocol (KIP-1099)
-			g.Members = append(g.Members, gm)
+		g.Group, g.ErrorCode, g.ErrorMessage = row.id, row.code, row.msg
+		if row.described {
+			r.fillConsumerGroup(&g, described[row.i].Description)
+			g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, 0, g.AuthorizedOperations)
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	for i := range resp.Groups {
-		g := &resp.Groups[i]
-		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
-	}
 	return resp, nil
+}
+
+// fillConsumerGroup is a described consumer group's row.
+func (r *request) fillConsumerGroup(g *kmsg.ConsumerGroupDescribeResponseGroup, d shard.GroupDescription) {
+	g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
+	names := make([]string, len(d.Members))
+	for i, m := range d.Members {
+		names[i] = m.ServerAssignor
+	}
+	g.AssignorName = r.cl.assignors.Preferred(names).Name()
+	for _, m := range d.Members {
+		gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.InstanceID, gm.RackID = nullIfEmpty(m.InstanceID), nullIfEmpty(m.RackID)
+		gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, kmsg.StringPtr(m.SubscribedTopicRegex)
+		gm.Assignment = r.assignment(m.Assignment)
+		gm.TargetAssignment = r.assignment(m.TargetAssignment)
+		gm.MemberType = 1 // consumer protocol (KIP-1099)
+		g.Members = append(g.Members, gm)
+	}
 }
 
 func (r *request) assignment(tps []shard.TopicPartitions) kmsg.Assignment {

@@ -45,12 +45,7 @@ func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 	resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = &memberID, hb.MemberEpoch, hb.HeartbeatIntervalMs
 	if hb.HasAssignment {
 		a := kmsg.NewShareGroupHeartbeatResponseAssignment()
-		a.TopicPartitions = []kmsg.ShareGroupHeartbeatResponseAssignmentTopicPartition{}
-		for _, tp := range hb.Assignment {
-			t := kmsg.NewShareGroupHeartbeatResponseAssignmentTopicPartition()
-			t.TopicID, t.Partitions = r.topicID(tp.Topic), tp.Partitions
-			a.TopicPartitions = append(a.TopicPartitions, t)
-		}
+		a.TopicPartitions = assignedTopics[kmsg.ShareGroupHeartbeatResponseAssignmentTopicPartition](r, hb.Assignment)
 		resp.Assignment = &a
 	}
 	return resp, nil

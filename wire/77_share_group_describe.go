@@ -3,7 +3,6 @@ package wire
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -24,38 +23,30 @@ func handleShareGroupDescribe(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareGroupDescribeRequest)
 	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
 	described, err := r.describe(req.GroupIDs)
-	for _, i := range typedDescribeOrder(req.GroupIDs, err) {
-		id := req.GroupIDs[i]
+	for _, row := range typedDescribeRows(req.GroupIDs, err, describedAsCheck(described, shard.Share)) {
 		g := kmsg.NewShareGroupDescribeResponseGroup()
-		g.GroupID = id
-		if emptyGroupIDRow(id, err) {
-			g.ErrorCode = kerr.InvalidGroupID.Code
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		d, rowErr := describedAs(described, err, i, shard.Share)
-		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		g.GroupState, g.GroupEpoch, g.AssignmentEpoch, g.Assignor = stateName(d.State), d.Epoch, d.AssignmentEpoch, "simple"
-		for _, m := range d.Members {
-			gm := kmsg.NewShareGroupDescribeResponseGroupMember()
-			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
-			gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
-			for _, tp := range m.Assignment {
-				t := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
-				t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
-				gm.Assignment.TopicPartitions = append(gm.Assignment.TopicPartitions, t)
-			}
-			g.Members = append(g.Members, gm)
+		g.GroupID, g.ErrorCode, g.ErrorMessage = row.id, row.code, row.msg
+		if row.described {
+			r.fillShareGroup(&g, described[row.i].Description)
+			g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, 0, g.AuthorizedOperations)
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	for i := range resp.Groups {
-		g := &resp.Groups[i]
-		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
-	}
 	return resp, nil
+}
+
+// fillShareGroup is a described share group's row.
+func (r *request) fillShareGroup(g *kmsg.ShareGroupDescribeResponseGroup, d shard.GroupDescription) {
+	g.GroupState, g.GroupEpoch, g.AssignmentEpoch, g.Assignor = stateName(d.State), d.Epoch, d.AssignmentEpoch, "simple"
+	for _, m := range d.Members {
+		gm := kmsg.NewShareGroupDescribeResponseGroupMember()
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
+		for _, tp := range m.Assignment {
+			t := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
+			t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
+			gm.Assignment.TopicPartitions = append(gm.Assignment.TopicPartitions, t)
+		}
+		g.Members = append(g.Members, gm)
+	}
 }

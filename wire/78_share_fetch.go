@@ -34,12 +34,12 @@ var apiShareFetch = api{key: 78, min: 1, max: 2, handle: handleShareFetch}
 func handleShareFetch(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareFetchRequest)
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
-	if req.GroupID == nil || req.MemberID == nil {
-		resp.ErrorCode = fkerr.InvalidRequest.Code
+	key, lockTimeoutMs, code := r.shareSession(req.GroupID, req.MemberID)
+	if code != 0 {
+		resp.ErrorCode = code
 		return resp, nil
 	}
-	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
+	resp.AcquisitionLockTimeoutMillis = lockTimeoutMs
 
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)
@@ -138,11 +138,7 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		}
 	}
 	resp.Topics = out.fetchTopics()
-	for _, b := range out.leaderEndpoints() {
-		e := kmsg.NewShareFetchResponseNodeEndpoint()
-		e.NodeID, e.Host, e.Port = b.node, b.host, b.port
-		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
-	}
+	resp.NodeEndpoints = shareNodeEndpoints[kmsg.ShareFetchResponseNodeEndpoint](out)
 	return resp, nil
 }
 

@@ -19,12 +19,12 @@ var apiShareAcknowledge = api{key: 79, min: 1, max: 2, handle: handleShareAcknow
 func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareAcknowledgeRequest)
 	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
-	if req.GroupID == nil || req.MemberID == nil {
-		resp.ErrorCode = fkerr.InvalidRequest.Code
+	key, lockTimeoutMs, code := r.shareSession(req.GroupID, req.MemberID)
+	if code != 0 {
+		resp.ErrorCode = code
 		return resp, nil
 	}
-	key := sessionKey{*req.GroupID, *req.MemberID, r.b.node}
-	resp.AcquisitionLockTimeoutMillis = int32(r.cl.share.lockDurationMs(key.group))
+	resp.AcquisitionLockTimeoutMillis = lockTimeoutMs
 	out := newSharePartitions(r)
 	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
 	var in []sharePartitionIn
@@ -59,10 +59,6 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	}
 	out.addAcks(results)
 	resp.Topics = out.ackTopics()
-	for _, b := range out.leaderEndpoints() {
-		e := kmsg.NewShareAcknowledgeResponseNodeEndpoint()
-		e.NodeID, e.Host, e.Port = b.node, b.host, b.port
-		resp.NodeEndpoints = append(resp.NodeEndpoints, e)
-	}
+	resp.NodeEndpoints = shareNodeEndpoints[kmsg.ShareAcknowledgeResponseNodeEndpoint](out)
 	return resp, nil
 }

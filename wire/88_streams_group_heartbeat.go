@@ -114,19 +114,28 @@ func endpointsToWire(eps []shard.EndpointPartitions) []kmsg.StreamsGroupHeartbea
 	for _, e := range eps {
 		w := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpoint()
 		w.UserEndpoint.Host, w.UserEndpoint.Port = e.UserEndpoint.Host, e.UserEndpoint.Port
-		w.ActivePartitions = []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition{}
-		for _, tp := range e.ActivePartitions {
-			p := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition()
-			p.Topic, p.Partitions = tp.Topic, tp.Partitions
-			w.ActivePartitions = append(w.ActivePartitions, p)
-		}
-		w.StandbyPartitions = []kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointStandbyPartition{}
-		for _, tp := range e.StandbyPartitions {
-			p := kmsg.NewStreamsGroupHeartbeatResponsePartitionsByUserEndpointStandbyPartition()
-			p.Topic, p.Partitions = tp.Topic, tp.Partitions
-			w.StandbyPartitions = append(w.StandbyPartitions, p)
-		}
+		w.ActivePartitions = endpointPartitions[kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointActivePartition](e.ActivePartitions)
+		w.StandbyPartitions = endpointPartitions[kmsg.StreamsGroupHeartbeatResponsePartitionsByUserEndpointStandbyPartition](e.StandbyPartitions)
 		out = append(out, w)
+	}
+	return out
+}
+
+// wireEndpointPartition is a topic of an endpoint's active or standby
+// partitions in a StreamsGroupHeartbeat response (kmsg has one named type
+// for each).
+type wireEndpointPartition = struct {
+	Topic       string
+	Partitions  []int32
+	UnknownTags kmsg.Tags
+}
+
+// endpointPartitions is an endpoint's active or standby partitions: an
+// empty list, never null, when it has none.
+func endpointPartitions[P ~wireEndpointPartition](tps []shard.TopicPartitions) []P {
+	out := make([]P, 0, len(tps))
+	for _, tp := range tps {
+		out = append(out, P(wireEndpointPartition{Topic: tp.Topic, Partitions: tp.Partitions}))
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
-	"github.com/coordsim/coordsim/kerr"
 )
 
 // StreamsGroupDescribe: v0-1 (KIP-1071; v1 adds KIP-1331's
@@ -27,64 +26,53 @@ func handleStreamsGroupDescribe(r *request) (kmsg.Response, error) {
 	rows, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[[]coordinator.StreamsGroupDescription] {
 		return c.DescribeStreamsGroups(req.Groups, include)
 	})
-	for _, i := range typedDescribeOrder(req.Groups, err) {
-		id := req.Groups[i]
+	for _, row := range typedDescribeRows(req.Groups, err, func(i int) error { return rows[i].Err }) {
 		g := kmsg.NewStreamsGroupDescribeResponseGroup()
-		g.Group = id
-		if emptyGroupIDRow(id, err) {
-			g.ErrorCode = kerr.InvalidGroupID.Code
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		rowErr := err
-		if err == nil {
-			rowErr = rows[i].Err
-		}
-		if rowErr != nil {
-			g.ErrorCode, g.ErrorMessage = groupErr(id, rowErr)
-			resp.Groups = append(resp.Groups, g)
-			continue
-		}
-		d := rows[i].Group
-		g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
-		assignor := "sticky" // Kafka's default streams assignor name
-		g.AssignorName = &assignor
-		if topo := rows[i].Topology; topo != nil {
-			// StreamsGroup.asDescribedGroup: the configured topology when
-			// ready, else the stored one; sorted either way.
-			t := kmsg.NewStreamsGroupDescribeResponseGroupTopology()
-			t.Epoch = topo.Epoch
-			for _, s := range topo.Subtopologies {
-				st := kmsg.NewStreamsGroupDescribeResponseGroupTopologySubtopology()
-				st.SubtopologyID, st.SourceTopics, st.RepartitionSinkTopics = s.ID, s.SourceTopics, s.RepartitionSinkTopics
-				st.RepartitionSourceTopics = topicInfosToWire(s.RepartitionSourceTopics)
-				st.StateChangelogTopics = topicInfosToWire(s.StateChangelogTopics)
-				t.Subtopologies = append(t.Subtopologies, st)
-			}
-			g.Topology = &t
-		}
-		for _, m := range d.Members {
-			gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
-			gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
-			gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
-			gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
-			// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
-			gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
-			gm.Assignment.StandbyTasks, gm.Assignment.WarmupTasks = tasksToWire(m.StandbyTasks), tasksToWire(m.WarmupTasks)
-			gm.TargetAssignment.ActiveTasks = tasksToWire(m.TargetActiveTasks)
-			gm.TargetAssignment.StandbyTasks = tasksToWire(m.TargetStandbyTasks)
-			gm.TargetAssignment.WarmupTasks = tasksToWire(m.TargetWarmupTasks)
-			g.Members = append(g.Members, gm)
-		}
-		g.TopologyDescriptionStatus = int8(rows[i].TopologyDescriptionStatus)
-		if rows[i].TopologyDescription != nil {
-			g.TopologyDescription = descriptionToWire(rows[i].TopologyDescription)
+		g.Group, g.ErrorCode, g.ErrorMessage = row.id, row.code, row.msg
+		if row.described {
+			fillStreamsGroup(&g, rows[row.i])
+			g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, 0, g.AuthorizedOperations)
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	for i := range resp.Groups {
-		g := &resp.Groups[i]
-		g.AuthorizedOperations = authorizedOperations(req.IncludeAuthorizedOperations, g.ErrorCode, g.AuthorizedOperations)
-	}
 	return resp, nil
+}
+
+// fillStreamsGroup is a described streams group's row.
+func fillStreamsGroup(g *kmsg.StreamsGroupDescribeResponseGroup, row coordinator.StreamsGroupDescription) {
+	d := row.Group
+	g.State, g.Epoch, g.AssignmentEpoch = stateName(d.State), d.Epoch, d.AssignmentEpoch
+	assignor := "sticky" // Kafka's default streams assignor name
+	g.AssignorName = &assignor
+	if topo := row.Topology; topo != nil {
+		// StreamsGroup.asDescribedGroup: the configured topology when
+		// ready, else the stored one; sorted either way.
+		t := kmsg.NewStreamsGroupDescribeResponseGroupTopology()
+		t.Epoch = topo.Epoch
+		for _, s := range topo.Subtopologies {
+			st := kmsg.NewStreamsGroupDescribeResponseGroupTopologySubtopology()
+			st.SubtopologyID, st.SourceTopics, st.RepartitionSinkTopics = s.ID, s.SourceTopics, s.RepartitionSinkTopics
+			st.RepartitionSourceTopics = topicInfosToWire(s.RepartitionSourceTopics)
+			st.StateChangelogTopics = topicInfosToWire(s.StateChangelogTopics)
+			t.Subtopologies = append(t.Subtopologies, st)
+		}
+		g.Topology = &t
+	}
+	for _, m := range d.Members {
+		gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
+		gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
+		// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
+		gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)
+		gm.Assignment.StandbyTasks, gm.Assignment.WarmupTasks = tasksToWire(m.StandbyTasks), tasksToWire(m.WarmupTasks)
+		gm.TargetAssignment.ActiveTasks = tasksToWire(m.TargetActiveTasks)
+		gm.TargetAssignment.StandbyTasks = tasksToWire(m.TargetStandbyTasks)
+		gm.TargetAssignment.WarmupTasks = tasksToWire(m.TargetWarmupTasks)
+		g.Members = append(g.Members, gm)
+	}
+	g.TopologyDescriptionStatus = int8(row.TopologyDescriptionStatus)
+	if row.TopologyDescription != nil {
+		g.TopologyDescription = descriptionToWire(row.TopologyDescription)
+	}
 }

@@ -72,17 +72,8 @@ var kafka44Versions = map[int16][2]int16{
 	93: {0, 0},  // StreamsGroupTopologyDescriptionUpdate
 }
 
-// knownVersionDeviations are the served keys whose advertised range
-// differs from Kafka 4.4's, each with why.
-var knownVersionDeviations = map[int16][2]int16{
-	// JoinGroup v0-1 carry no rebalance timeout (v0 uses the session
-	// timeout) and are not modelled; Kafka 4.4 still lists them.
-	11: {2, 9},
-}
-
 // TestApiVersionsMatchKafka44 pins the ApiVersions table: every key
-// coordsim advertises, and only those, with Kafka 4.4's range, except the
-// listed deviations.
+// coordsim advertises, and only those, with Kafka 4.4's range.
 func TestApiVersionsMatchKafka44(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
@@ -90,14 +81,7 @@ func TestApiVersionsMatchKafka44(t *testing.T) {
 	for _, k := range apiVersions(t, dial(t, cl.Addrs()[0])).ApiKeys {
 		got[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
 	}
-	want := map[int16][2]int16{}
-	for k, v := range kafka44Versions {
-		want[k] = v
-	}
-	for k, v := range knownVersionDeviations {
-		want[k] = v
-	}
-	assert.Equal(t, want, got)
+	assert.Equal(t, kafka44Versions, got)
 }
 
 // TestAdminV0RoundTrip proves that CreatePartitions, DeleteRecords and

@@ -2,6 +2,7 @@ package wire
 
 import (
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
@@ -49,6 +50,24 @@ type rowsTopic struct {
 type partitionRow struct {
 	partition int32
 	code      int16
+}
+
+// wireCommitPartition is a partition of an OffsetCommit or TxnOffsetCommit
+// response (kmsg has one named type for each).
+type wireCommitPartition = struct {
+	Partition   int32
+	ErrorCode   int16
+	UnknownTags kmsg.Tags
+}
+
+// commitResponsePartitions is a topic's rows as a commit response's
+// partitions, in response order.
+func commitResponsePartitions[P ~wireCommitPartition](t rowsTopic) []P {
+	out := make([]P, 0, len(t.rows))
+	for _, row := range t.rows {
+		out = append(out, P(wireCommitPartition{Partition: row.partition, ErrorCode: row.code}))
+	}
+	return out
 }
 
 // commitPlan is a request resolved: the partitions that go to the

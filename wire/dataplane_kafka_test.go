@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/txn"
 	"github.com/coordsim/coordsim/wire"
 )
 
@@ -319,13 +320,40 @@ func TestFetchCurrentEpochValidation(t *testing.T) {
 // TestApiVersionsRequest is ApiVersionsRequestTest's feature checks
 // (validateApiVersionsResponse) for what coordsim serves: from v3 the
 // supported features group.version 0-1, share.version 0-1 and
-// streams.version 0-1, finalized at 1 with an epoch >= 0; no
-// transaction.version (kgo would switch transactional producers to
-// KIP-890 part 2); Produce advertised from v0 (KAFKA-18659) while a
-// Produce v2 request still closes the connection.
+// streams.version 0-1, finalized at 1 with an epoch >= 0;
+// transaction.version 0-2, finalized at 2 (KIP-890 part 2), or at 1 when
+// the endpoint is configured so, and then kgo stays on the old protocol;
+// Produce advertised from v0 (KAFKA-18659) while a Produce v2 request
+// still closes the connection.
 func TestApiVersionsRequest(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t, func(c *wire.Config) { c.Brokers = 1 })
+	tv1 := startCluster(t, func(c *wire.Config) { c.Brokers = 1; c.Transactions.TransactionVersion = txn.TV1 })
+	for _, v := range []int16{3, 4} {
+		for want, addr := range map[int16]string{2: cl.Addrs()[0], 1: tv1.Addrs()[0]} {
+			c := dial(t, addr)
+			req := kmsg.NewPtrApiVersionsRequest()
+			req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = v, "test", "1.0"
+			_, err := c.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("test")).AppendRequest(nil, req, 1))
+			require.NoError(t, err)
+			resp := kmsg.NewPtrApiVersionsResponse()
+			resp.Version = v
+			require.NoError(t, resp.ReadFrom(readResponse(t, c)[4:]))
+			var supported, finalized [2]int16
+			for _, f := range resp.SupportedFeatures {
+				if f.Name == "transaction.version" {
+					supported = [2]int16{f.MinVersion, f.MaxVersion}
+				}
+			}
+			for _, f := range resp.FinalizedFeatures {
+				if f.Name == "transaction.version" {
+					finalized = [2]int16{f.MinVersionLevel, f.MaxVersionLevel}
+				}
+			}
+			assert.Equal(t, [2]int16{0, 2}, supported, "v%d supported transaction.version", v)
+			assert.Equal(t, [2]int16{want, want}, finalized, "v%d finalized transaction.version", v)
+		}
+	}
 	for _, v := range []int16{3, 4} {
 		c := dial(t, cl.Addrs()[0])
 		req := kmsg.NewPtrApiVersionsRequest()
@@ -349,7 +377,6 @@ func TestApiVersionsRequest(t *testing.T) {
 			assert.Equal(t, [2]int16{0, 1}, supported[name], "v%d supported %s", v, name)
 			assert.Equal(t, [2]int16{1, 1}, finalized[name], "v%d finalized %s", v, name)
 		}
-		assert.NotContains(t, finalized, "transaction.version")
 		assert.GreaterOrEqual(t, resp.FinalizedFeaturesEpoch, int64(0))
 
 		var produce *kmsg.ApiVersionsResponseApiKey

@@ -30,10 +30,10 @@ import (
 // by_duration:<ISO-8601 duration>, validated as the group config is. A
 // bad value is INVALID_CONFIG with Kafka's message and changes nothing.
 func (c *Config) SetShareAutoOffsetReset(v string) error {
-	if reason := groupconfig.ValidateShareAutoOffsetReset(v); reason != "" {
-		return configError("Invalid value %s for configuration %s: %s", v, groupconfig.ShareAutoOffsetReset, reason)
+	reset, durationMs, err := groupconfig.ShareResetConfig(v)
+	if err != nil {
+		return err
 	}
-	reset, durationMs, _ := groupconfig.ShareReset(v) // validated above
 	c.Share.Defaults.AutoOffsetReset, c.Share.Defaults.AutoOffsetResetDurationMs = reset, durationMs
 	return nil
 }
@@ -43,11 +43,6 @@ func (c *Config) SetShareAutoOffsetReset(v string) error {
 type parsedGroupConfig struct {
 	coord coordinator.GroupConfig
 	share sharebroker.GroupConfig
-}
-
-// configError is INVALID_CONFIG with a ConfigException's message.
-func configError(format string, args ...any) error {
-	return kerr.InvalidConfig.WithMessage(format, args...)
 }
 
 // groupConfigBounds are the broker ranges a group config is validated
@@ -139,7 +134,7 @@ func (cl *Cluster) alterGroupConfig(ctx context.Context, group string, validateO
 		return err
 	}
 	if _, ok := s.configs[group]; !ok && len(next) > 0 && len(s.configs) >= maxGroupConfigs {
-		return configError("at most %d groups may have a group config", maxGroupConfigs)
+		return kerr.InvalidConfig.WithMessage("at most %d groups may have a group config", maxGroupConfigs)
 	}
 	if validateOnly {
 		return nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/kerr"
@@ -139,6 +141,15 @@ func describedAs(described []coordinator.DescribedGroup, err error, i int, want 
 	return row.Description, row.Err
 }
 
+// describedAsCheck is typedDescribeRows' check of a describe that
+// succeeded, for a describe API of group type want (describedAs).
+func describedAsCheck(described []coordinator.DescribedGroup, want shard.GroupType) func(i int) error {
+	return func(i int) error {
+		_, err := describedAs(described, nil, i, want)
+		return err
+	}
+}
+
 // groupErr is a describe row's error code and message; GROUP_ID_NOT_FOUND
 // always carries Kafka's message (GroupMetadataManager's "Group X not
 // found.").
@@ -203,6 +214,43 @@ func typedDescribeOrder(ids []string, err error) []int {
 	return order
 }
 
+// describeRow is one row of a typed describe (ConsumerGroupDescribe,
+// ShareGroupDescribe, StreamsGroupDescribe): index i of the request's ids,
+// and either described (the handler fills the row) or the error code and
+// message it answers.
+type describeRow struct {
+	i         int
+	id        string
+	described bool
+	code      int16
+	msg       *string
+}
+
+// typedDescribeRows are a typed describe's rows in typedDescribeOrder: an
+// empty id is INVALID_GROUP_ID without a message (emptyGroupIDRow); else
+// the describe's own error err, or when it succeeded the row's (check), is
+// answered with groupErr's code and message; the others are described.
+func typedDescribeRows(ids []string, err error, check func(i int) error) []describeRow {
+	var rows []describeRow
+	for _, i := range typedDescribeOrder(ids, err) {
+		row := describeRow{i: i, id: ids[i]}
+		switch {
+		case emptyGroupIDRow(row.id, err):
+			row.code = kerr.InvalidGroupID.Code
+		case err != nil:
+			row.code, row.msg = groupErr(row.id, err)
+		default:
+			if rowErr := check(i); rowErr != nil {
+				row.code, row.msg = groupErr(row.id, rowErr)
+			} else {
+				row.described = true
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // emptyGroupIDRow reports whether row id of a typed describe is Kafka's
 // empty-id row: INVALID_GROUP_ID with no message
 // (GroupCoordinatorService.consumerGroupDescribe's isGroupIdNotEmpty
@@ -210,6 +258,25 @@ func typedDescribeOrder(ids []string, err error) []int {
 // error, which takes precedence.
 func emptyGroupIDRow(id string, err error) bool {
 	return id == "" && err == nil
+}
+
+// wireAssignedTopic is a topic of a ConsumerGroupHeartbeat or
+// ShareGroupHeartbeat response's assignment (kmsg has one named type for
+// each).
+type wireAssignedTopic = struct {
+	TopicID     [16]byte
+	Partitions  []int32
+	UnknownTags kmsg.Tags
+}
+
+// assignedTopics is a heartbeat's assignment by topic id: an empty list,
+// never null, when nothing is assigned.
+func assignedTopics[T ~wireAssignedTopic](r *request, tps []shard.TopicPartitions) []T {
+	out := make([]T, 0, len(tps))
+	for _, tp := range tps {
+		out = append(out, T(wireAssignedTopic{TopicID: r.topicID(tp.Topic), Partitions: tp.Partitions}))
+	}
+	return out
 }
 
 // topicName resolves a topic id to its name for a request that names

@@ -153,6 +153,18 @@ func (s *sharePlane) lockDurationMs(group string) int64 {
 	return s.b.RecordLockDurationMs(group)
 }
 
+// shareSession is the session a ShareFetch or ShareAcknowledge names and
+// its group's lock duration, which the response carries as
+// AcquisitionLockTimeoutMs; code is INVALID_REQUEST, and the request goes
+// no further, when GroupID or MemberID is null.
+func (r *request) shareSession(groupID, memberID *string) (key sessionKey, lockTimeoutMs int32, code int16) {
+	if groupID == nil || memberID == nil {
+		return sessionKey{}, 0, fkerr.InvalidRequest.Code
+	}
+	key = sessionKey{*groupID, *memberID, r.b.node}
+	return key, int32(r.cl.share.lockDurationMs(key.group)), 0
+}
+
 // sharePartitionIn is one partition a ShareFetch or ShareAcknowledge
 // request names, its acknowledgement batches validated and converted
 // (wireAckBatches); each handler adapts its own kmsg types to it.
@@ -273,6 +285,26 @@ func (s *sharePartitions) leaderEndpoints() []*broker {
 		}
 	}
 	slices.SortFunc(out, func(a, b *broker) int { return cmp.Compare(a.node, b.node) })
+	return out
+}
+
+// wireNodeEndpoint is a NodeEndpoints entry as ShareFetch and
+// ShareAcknowledge both answer it (kmsg has one named type for each).
+type wireNodeEndpoint = struct {
+	NodeID      int32
+	Host        string
+	Port        int32
+	Rack        *string
+	UnknownTags kmsg.Tags
+}
+
+// shareNodeEndpoints is a share response's NodeEndpoints: the brokers some
+// partition's CurrentLeader names (leaderEndpoints).
+func shareNodeEndpoints[E ~wireNodeEndpoint](s *sharePartitions) []E {
+	var out []E
+	for _, b := range s.leaderEndpoints() {
+		out = append(out, E(wireNodeEndpoint{NodeID: b.node, Host: b.host, Port: b.port}))
+	}
 	return out
 }
 

@@ -71,26 +71,22 @@ func (cl *Cluster) alterTopicConfig(name string, validateOnly bool, change func(
 func incrementalTopicChange(ops []kmsg.IncrementalAlterConfigsRequestResourceConfig) func(cur map[string]string) (map[string]string, error) {
 	return func(cur map[string]string) (map[string]string, error) {
 		for _, c := range ops {
-			switch c.Op {
-			case kmsg.IncrementalAlterConfigOpSet:
-				cur[c.Name] = *c.Value
-			case kmsg.IncrementalAlterConfigOpDelete:
-				delete(cur, c.Name)
-			default:
-				k, known := topicConfigKeyOf(c.Name)
-				if known && k.typ != kmsg.ConfigTypeList {
-					return nil, kerr.InvalidConfig.WithMessage("Can't %s to key %s because its type is not LIST.", opName(c.Op), c.Name)
-				}
-				if !known {
-					cur[c.Name] = *c.Value // refused by validateTopicConfigs
-					continue
-				}
-				old, ok := cur[c.Name]
-				if !ok {
-					old = k.kafkaDefault
-				}
-				cur[c.Name] = strings.Join(listOp(splitList(old), splitList(*c.Value), c.Op == kmsg.IncrementalAlterConfigOpAppend), ",")
+			if setOrDelete(cur, c) {
+				continue
 			}
+			k, known := topicConfigKeyOf(c.Name)
+			if known && k.typ != kmsg.ConfigTypeList {
+				return nil, kerr.InvalidConfig.WithMessage("Can't %s to key %s because its type is not LIST.", opName(c.Op), c.Name)
+			}
+			if !known {
+				cur[c.Name] = *c.Value // refused by validateTopicConfigs
+				continue
+			}
+			old, ok := cur[c.Name]
+			if !ok {
+				old = k.kafkaDefault
+			}
+			cur[c.Name] = strings.Join(listOp(splitList(old), splitList(*c.Value), c.Op == kmsg.IncrementalAlterConfigOpAppend), ",")
 		}
 		return cur, nil
 	}

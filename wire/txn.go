@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
@@ -114,14 +115,31 @@ func (w markerWriter) WriteMarkers(ctx context.Context, mk txn.Markers) error {
 // INVALID_PRODUCER_EPOCH) and KIP-890's verification does (the group's
 // partition is in the ongoing transaction: INVALID_TXN_STATE); an unknown
 // transactional id or another producer id is INVALID_PRODUCER_ID_MAPPING.
-// nil when the offsets may be written.
+// From v5 (transaction.version 2) the group's partition is first added to
+// the transaction, as AddOffsetsToTxn would have
+// (txnOffsetCommitRequestVersionToTransactionSupportedOperation:
+// ADD_PARTITION). nil when the offsets may be written.
 //
 // An invalid group id is left to the group coordinator, which refuses it
 // first (GroupCoordinatorService.commitTransactionalOffsets checks it
 // before it verifies the transaction).
-func (r *request) txnOffsetCommitErr(id string, producerID int64, epoch int16, group string) error {
+func (r *request) txnOffsetCommitErr(id string, producerID int64, epoch int16, group string, version int16) error {
 	if shard.ValidateGroupID(group) != nil {
 		return nil
+	}
+	if version >= txnOffsetCommitAddPartitionVersion {
+		err := r.addRetrying(func() error {
+			return r.cl.txn.AddOffsets(r.ctx, id, producerID, epoch, group, r.cl.cfg.Coordinator.NumPartitions, txn.TV2)
+		})
+		switch {
+		case errors.Is(err, kerr.ProducerFenced):
+			return kerr.InvalidProducerEpoch
+		case err != nil:
+			if code, _ := txnErrCode(err); code == kerr.CoordinatorNotAvailable.Code {
+				return kerr.CoordinatorNotAvailable
+			}
+			return err
+		}
 	}
 	ms, oks, err := r.cl.txn.Current(r.ctx, []string{id})
 	if err != nil {
@@ -140,14 +158,57 @@ func (r *request) txnOffsetCommitErr(id string, producerID int64, epoch int16, g
 	return nil
 }
 
-// txnProduceCode verifies a transactional batch of producerID at epoch for
-// one partition against its transaction (KIP-890 part 1, as Kafka 4.x
-// verifies every transactional produce): 0 when the partition is in the
-// ongoing transaction. A fenced producer gets INVALID_PRODUCER_EPOCH, any
-// other failure INVALID_TXN_STATE.
-func (r *request) txnProduceCode(id *string, producerID int64, epoch int16, topic string, partition int32) (int16, string) {
+// Where a transactional request adds its partition to the transaction
+// (KIP-890 part 2, transaction.version 2): Produce v12+ and TxnOffsetCommit
+// v5+ (AddPartitionsToTxnManager's ADD_PARTITION operation). Below them
+// a produce is only verified.
+const (
+	produceAddPartitionVersion         = 12
+	txnOffsetCommitAddPartitionVersion = 5
+)
+
+// The broker's retry of an implicit add answered CONCURRENT_TRANSACTIONS
+// (ReplicaManager.maybeRetryOnConcurrentTransactions): the previous
+// transaction's markers are usually being written right after a TV2
+// EndTxn, so the broker waits a little rather than fail the produce.
+// Kafka's add.partitions.to.txn.retry.backoff.ms and
+// add.partitions.to.txn.retry.backoff.max.ms.
+const (
+	addPartitionsRetryBackoff    = 20 * time.Millisecond
+	addPartitionsRetryBackoffMax = 100 * time.Millisecond
+)
+
+// addRetrying runs add, again after addPartitionsRetryBackoff while it
+// answers CONCURRENT_TRANSACTIONS, for up to addPartitionsRetryBackoffMax;
+// then the last answer stands.
+func (r *request) addRetrying(add func() error) error {
+	deadline := time.Now().Add(addPartitionsRetryBackoffMax)
+	for {
+		err := add()
+		if !errors.Is(err, kerr.ConcurrentTransactions) || !time.Now().Add(addPartitionsRetryBackoff).Before(deadline) {
+			return err
+		}
+		select {
+		case <-r.ctx.Done():
+			return err
+		case <-time.After(addPartitionsRetryBackoff):
+		}
+	}
+}
+
+// txnProduceCode checks a transactional batch of producerID at epoch for
+// one partition against its transaction: 0 when it may be appended. Below
+// Produce v12 the partition must already be in the ongoing transaction
+// (KIP-890 part 1's verification, as Kafka 4.x verifies every
+// transactional produce); from v12 the produce adds it (txnProduceAddCode).
+// A fenced producer gets INVALID_PRODUCER_EPOCH, any other failure of the
+// verification INVALID_TXN_STATE.
+func (r *request) txnProduceCode(id *string, producerID int64, epoch int16, topic string, partition int32, version int16) (int16, string) {
 	if id == nil {
 		return kerr.InvalidTxnState.Code, "a transactional batch needs the request's transactional id"
+	}
+	if version >= produceAddPartitionVersion {
+		return r.txnProduceAddCode(*id, producerID, epoch, topic, partition)
 	}
 	errs, err := r.cl.txn.VerifyPartitions(r.ctx, *id, producerID, epoch, []txn.TopicPartition{{Topic: topic, Partition: partition}})
 	switch {
@@ -163,6 +224,41 @@ func (r *request) txnProduceCode(id *string, producerID int64, epoch int16, topi
 		return kerr.InvalidTxnState.Code, fmt.Sprintf("partition %s-%d is not in transaction %s", topic, partition, *id)
 	}
 	return 0, ""
+}
+
+// txnProduceAddCode adds a TV2 produce's partition to its transaction,
+// starting the transaction if none is ongoing, as the broker does through
+// AddPartitionsToTxn v4+ (not VerifyOnly), and maps the coordinator's
+// answer as ReplicaManager and AddPartitionsToTxnManager do:
+// PRODUCER_FENCED is INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE says the
+// partition was not added, an unavailable coordinator is
+// NOT_ENOUGH_REPLICAS (which clients retry without a metadata refresh),
+// and CONCURRENT_TRANSACTIONS, after the broker's own retries, stands. A
+// partition that already holds the producer's open transaction at this
+// epoch asks nothing, as UnifiedLog.maybeStartTransactionVerification
+// skips it: only a transaction's first batch on a partition costs a call.
+func (r *request) txnProduceAddCode(id string, producerID int64, epoch int16, topic string, partition int32) (int16, string) {
+	if r.cl.data.hasOngoingTransaction(topic, partition, producerID, epoch) {
+		return 0, ""
+	}
+	err := r.addRetrying(func() error {
+		return r.cl.txn.AddPartitions(r.ctx, id, producerID, epoch, []txn.TopicPartition{{Topic: topic, Partition: partition}}, txn.TV2)
+	})
+	code, _ := txnErrCode(err)
+	switch code {
+	case 0:
+		return 0, ""
+	case kerr.ProducerFenced.Code:
+		return kerr.InvalidProducerEpoch.Code, ""
+	case kerr.InvalidTxnState.Code:
+		return code, "Partition was not added to the transaction"
+	}
+	for _, unavailable := range []*kerr.Error{kerr.CoordinatorNotAvailable, kerr.NotCoordinator, kerr.CoordinatorLoadInProgress} {
+		if code == unavailable.Code {
+			return kerr.NotEnoughReplicas.Code, "Unable to verify the partition has been added to the transaction. Underlying error: " + unavailable.Name
+		}
+	}
+	return code, ""
 }
 
 // errNotCoordinator is NOT_COORDINATOR's code.

@@ -67,6 +67,20 @@ func (m *producerStateManager) txnAppended(producerID, base int64) {
 	}
 }
 
+// hasOngoingTransaction reports whether the partition holds an open
+// transaction of producerID at epoch (UnifiedLog.hasOngoingTransaction):
+// a batch of it needs no word from the transaction coordinator.
+func (d *dataPlane) hasOngoingTransaction(name string, p int32, producerID int64, epoch int16) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl := d.partition(name, p)
+	if pl == nil {
+		return false
+	}
+	e := pl.producers.producers[producerID]
+	return e != nil && e.currentTxnFirstOffset >= 0 && e.epoch == epoch
+}
+
 // lastStableOffset is the first offset of the oldest open transaction, or
 // the high watermark when none is open (Kafka's
 // UnifiedLog.lastStableOffset: read_committed consumers read below it).

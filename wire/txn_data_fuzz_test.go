@@ -12,7 +12,9 @@ import (
 // rely on: the last stable offset is the first offset of the oldest open
 // transaction, or the high watermark; a read_committed fetch never returns
 // a batch at or past it and lists only aborted transactions it overlaps;
-// every control batch decodes with a valid CRC and one marker record; and
+// every control batch decodes with a valid CRC and one marker record; a
+// producer has an ongoing transaction (the TV2 produce's skip) exactly
+// while it has one open, and at its epoch only; and
 // transactionalBatch reads the producer id and epoch kmsg reads, from any
 // bytes, without panicking.
 func FuzzTxnDataPlane(f *testing.F) {
@@ -65,6 +67,12 @@ func FuzzTxnDataPlane(f *testing.F) {
 			}
 			if lso := pl.lastStableOffset(); lso != want {
 				t.Fatalf("last stable offset %d, want %d", lso, want)
+			}
+			for p := range int64(4) {
+				_, isOpen := open[p]
+				if d.hasOngoingTransaction("t", 0, p, 0) != isOpen || d.hasOngoingTransaction("t", 0, p, 1) {
+					t.Fatalf("producer %d: hasOngoingTransaction disagrees with its open transaction (%v) or answers another epoch", p, isOpen)
+				}
 			}
 			res := d.fetchIsolated("t", 0, pl.logStart, 1<<20, true)
 			var b kmsg.RecordBatch

@@ -155,11 +155,13 @@ func TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction(t *testin
 	cut.crash() // gone without a word: no leave, its transaction open
 	t.Cleanup(victim.sess.Close)
 
-	// Two survivors finish the job while more input arrives.
+	// Two survivors finish the job while more input arrives; what they
+	// send is logged.
 	runCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	sent := newRequestLog()
 	for i := range 2 {
-		m := newEOSMember(t, cl, fmt.Sprintf("eos-%d", i))
+		m := newEOSMember(t, cl, fmt.Sprintf("eos-%d", i), kgo.Dialer(sent.dial))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -197,4 +199,14 @@ func TestGroupTransactSessionExactlyOnceWithMemberKilledMidTransaction(t *testin
 	defer cancelAll()
 	assert.Greater(t, len(readAll(t, all, cl, "out", total+100, kgo.ReadUncommitted())), total)
 	assertCommittedAtEnd(t, ctx, adm, "eos", "in", "after the pipeline")
+	// The pipeline ran KIP-890 part 2 (transaction.version 2, the
+	// default): its produces and offset commits added their partitions and
+	// group themselves, and every end bumped the epoch.
+	assert.Empty(t, sent.sent(keyAddPartitionsToTxn))
+	assert.Empty(t, sent.sent(keyAddOffsetsToTxn))
+	assert.Equal(t, []int16{5}, sent.sent(keyEndTxn))
+	for _, v := range sent.sent(keyTxnOffsetCommit) {
+		assert.GreaterOrEqual(t, v, int16(5), "TxnOffsetCommit v5+ adds the group")
+	}
+	assert.NotEmpty(t, sent.sent(keyTxnOffsetCommit))
 }

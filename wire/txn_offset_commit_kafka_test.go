@@ -73,8 +73,8 @@ func TestTxnOffsetCommit(t *testing.T) {
 // without the KIP-890 epoch bump on EndTxn, a commit in the next
 // transaction at the same epoch is accepted. (Its v5+ half, where
 // transaction.version 2 bumps the epoch and the commit is
-// INVALID_PRODUCER_EPOCH, needs transaction.version 2, which coordsim does
-// not finalize.) An epoch older than the transaction's is refused.
+// INVALID_PRODUCER_EPOCH, is TestTxnOffsetCommitV5AddsTheGroupAndRejectsABumpedEpoch.)
+// An epoch older than the transaction's is refused.
 func TestDelayedTxnOffsetCommitWithBumpedEpochIsRejected(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)

@@ -75,8 +75,11 @@ func (c Config) Validate() error {
 // Stats counts a load's records so far.
 type Stats struct {
 	// Sent records were handed to a producer; Acked were acknowledged,
-	// Failed were not (each sent record ends as one of them).
-	Sent, Acked, Failed int64
+	// Failed were refused, and Unfinished were still in flight when Stop
+	// gave up waiting (each sent record ends as one of them). An
+	// unfinished record is not a failure: the endpoint never answered
+	// it, so it may or may not be in the log.
+	Sent, Acked, Failed, Unfinished int64
 	// Consumed records reached a consumer (a record redelivered after a
 	// rebalance counts again).
 	Consumed int64
@@ -94,9 +97,12 @@ type Load struct {
 	producers, consumers []*kgo.Client
 	admin                *kgo.Client
 
-	sent, acked, failed, consumed atomic.Int64
-	errMu                         sync.Mutex
-	firstErr                      error
+	sent, acked, failed, unfinished, consumed atomic.Int64
+	// closing is set when Stop has stopped waiting: a record that fails
+	// after it, because its client closed, was cut short, not refused.
+	closing  atomic.Bool
+	errMu    sync.Mutex
+	firstErr error
 }
 
 // Start creates the topic when missing, then starts the producers and
@@ -200,8 +206,12 @@ func (l *Load) produce(tickCtx, runCtx context.Context, c *kgo.Client, i int, va
 }
 
 func (l *Load) onAck(_ *kgo.Record, err error) {
-	if err == nil {
+	switch {
+	case err == nil:
 		l.acked.Add(1)
+		return
+	case l.closing.Load() && (errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.Canceled)):
+		l.unfinished.Add(1)
 		return
 	}
 	l.failed.Add(1)
@@ -223,7 +233,10 @@ func (l *Load) consume(ctx context.Context, c *kgo.Client) {
 func (l *Load) Stats() Stats {
 	l.errMu.Lock()
 	defer l.errMu.Unlock()
-	return Stats{Sent: l.sent.Load(), Acked: l.acked.Load(), Failed: l.failed.Load(), Consumed: l.consumed.Load(), FirstErr: l.firstErr}
+	return Stats{
+		Sent: l.sent.Load(), Acked: l.acked.Load(), Failed: l.failed.Load(), Unfinished: l.unfinished.Load(),
+		Consumed: l.consumed.Load(), FirstErr: l.firstErr,
+	}
 }
 
 // LogBytes is the size of every partition log the brokers hold, all topics,
@@ -243,10 +256,12 @@ func (l *Load) LogBytes(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
-// Stop stops sending and waits, until ctx ends, for every sent record's
-// acknowledgement; then it fails what is left, closes every client
-// (consumers commit and leave) and returns the final counts, in which
-// Sent = Acked + Failed.
+// Stop stops sending and lets what is in flight finish: it waits, until
+// ctx ends, for every sent record's acknowledgement and then for the group
+// to have consumed as many records as were acknowledged. Then it closes
+// every client (consumers commit and leave); a record still unanswered
+// counts as Unfinished, not Failed. It returns the final counts, in which
+// Sent = Acked + Failed + Unfinished.
 func (l *Load) Stop(ctx context.Context) Stats {
 	l.stopTicks()
 	ticking := make(chan struct{})
@@ -254,12 +269,17 @@ func (l *Load) Stop(ctx context.Context) Stats {
 	select {
 	case <-ticking:
 	case <-ctx.Done():
+		l.closing.Store(true)
 		l.stopAll() // a producer blocked on a full buffer gives up
 		<-ticking
 	}
 	for _, c := range l.producers {
-		_ = c.Flush(ctx) // a timeout leaves the rest to Close, which fails it
+		_ = c.Flush(ctx) // a timeout leaves the rest to Close
 	}
+	if len(l.consumers) > 0 {
+		l.drain(ctx)
+	}
+	l.closing.Store(true)
 	l.stopAll()
 	l.consuming.Wait()
 	for _, c := range l.producers {
@@ -271,4 +291,22 @@ func (l *Load) Stop(ctx context.Context) Stats {
 	l.admin.Close()
 	l.producers, l.consumers = nil, nil
 	return l.Stats()
+}
+
+// drainPoll is how often drain looks at the counters.
+const drainPoll = 20 * time.Millisecond
+
+// drain waits until the consumers have read as many records as were
+// acknowledged, or ctx ends. Consumed can pass Acked (a rebalance
+// redelivers), so it waits for at least, not equal.
+func (l *Load) drain(ctx context.Context) {
+	t := time.NewTicker(drainPoll)
+	defer t.Stop()
+	for l.consumed.Load() < l.acked.Load() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -90,3 +90,30 @@ func TestReadRSS(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, rss, int64(1<<20))
 }
+
+// TestStopCountsUnfinished: records the endpoint never answers are not
+// failures. With the cluster gone mid-load, Stop gives up at its deadline
+// and counts what was in flight as unfinished; none is counted failed, and
+// every sent record is accounted for.
+func TestStopCountsUnfinished(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := wire.Start(ctx, wire.DefaultConfig())
+	require.NoError(t, err)
+	load, err := loadtest.Start(ctx, loadtest.Config{
+		Addrs: cl.Addrs(), Topic: "gone", Partitions: 2, Producers: 1, Rate: 500, RecordBytes: 10,
+	})
+	require.NoError(t, err)
+	for load.Stats().Acked == 0 {
+		require.NoError(t, ctx.Err())
+		time.Sleep(20 * time.Millisecond)
+	}
+	cl.Close()
+	time.Sleep(200 * time.Millisecond) // records pile up unanswered
+	stopCtx, stopCancel := context.WithTimeout(ctx, time.Second)
+	defer stopCancel()
+	final := load.Stop(stopCtx)
+	assert.Zero(t, final.Failed, "first error: %v", final.FirstErr)
+	assert.Positive(t, final.Unfinished)
+	assert.Equal(t, final.Sent, final.Acked+final.Failed+final.Unfinished)
+}

@@ -556,7 +556,7 @@ func (s *Store) Inner() plugin.Store { return s.inner }
 
 // SetTopology decides the call and runs it.
 func (s *Store) SetTopology(ctx context.Context, groupID string, topologyEpoch int32, d *plugin.TopologyDescription) error {
-	return s.set(ctx, s.Decide(plugin.OpSet, groupID), func() error { return s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
+	return s.write(ctx, s.Decide(plugin.OpSet, groupID), func() error { return s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
 }
 
 // SupportsFencing reports whether the inner store is a plugin.FencedStore
@@ -580,7 +580,7 @@ func (s *Store) SetTopologyFenced(ctx context.Context, groupID string, topologyE
 	if !ok {
 		return errNotFenced
 	}
-	return s.set(ctx, s.Decide(plugin.OpSet, groupID), func() error { return inner.SetTopologyFenced(ctx, groupID, topologyEpoch, d, token) })
+	return s.write(ctx, s.Decide(plugin.OpSet, groupID), func() error { return inner.SetTopologyFenced(ctx, groupID, topologyEpoch, d, token) })
 }
 
 // DeleteTopologyFenced decides the call and runs it as the inner store's
@@ -590,7 +590,7 @@ func (s *Store) DeleteTopologyFenced(ctx context.Context, groupID string, token 
 	if !ok {
 		return errNotFenced
 	}
-	return s.del(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return inner.DeleteTopologyFenced(ctx, groupID, token) })
+	return s.write(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return inner.DeleteTopologyFenced(ctx, groupID, token) })
 }
 
 // GetTopology decides the call and runs it.
@@ -600,7 +600,7 @@ func (s *Store) GetTopology(ctx context.Context, groupID string, topologyEpoch i
 
 // DeleteTopology decides the call and runs it.
 func (s *Store) DeleteTopology(ctx context.Context, groupID string) error {
-	return s.del(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return s.inner.DeleteTopology(ctx, groupID) })
+	return s.write(ctx, s.Decide(plugin.OpDelete, groupID), func() error { return s.inner.DeleteTopology(ctx, groupID) })
 }
 
 // Close closes the inner store. Close is never faulted: shutdown is not what the
@@ -639,8 +639,9 @@ func nilError() error {
 	return e
 }
 
-// set runs a decided set (plain or fenced: inner makes the call).
-func (s *Store) set(ctx context.Context, d Decision, inner func() error) error {
+// write runs a decided set or delete (plain or fenced: inner makes the
+// call); the two answer each fault alike.
+func (s *Store) write(ctx context.Context, d Decision, inner func() error) error {
 	if err := s.before(ctx, d); err != nil {
 		return err
 	}
@@ -685,26 +686,6 @@ func (s *Store) get(ctx context.Context, d Decision, groupID string, topologyEpo
 	}
 }
 
-// del runs a decided delete (plain or fenced: inner makes the call).
-func (s *Store) del(ctx context.Context, d Decision, inner func() error) error {
-	if err := s.before(ctx, d); err != nil {
-		return err
-	}
-	switch d.Fault {
-	case FaultNone:
-		return s.forwarded(d.Op, inner())
-	case FaultAppliedTransient:
-		_ = s.forwarded(d.Op, inner())
-		return d.Err
-	case FaultPanic:
-		panic(&InjectedPanic{Decision: d})
-	case FaultNonsense, FaultInvalid:
-		return nilError()
-	default:
-		return d.Err
-	}
-}
-
 // Decided returns a one-shot view of the Store that performs exactly one call, the
 // one d was decided for, with d's outcome instead of a new decision. The simulator
 // uses it to run at virtual time now+d.Latency a call it decided earlier:
@@ -739,7 +720,7 @@ func (v *decided) SetTopology(ctx context.Context, groupID string, topologyEpoch
 	if err := v.claim(plugin.OpSet, groupID); err != nil {
 		return err
 	}
-	return v.s.set(ctx, v.d, func() error { return v.s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
+	return v.s.write(ctx, v.d, func() error { return v.s.inner.SetTopology(ctx, groupID, topologyEpoch, d) })
 }
 
 func (v *decided) GetTopology(ctx context.Context, groupID string, topologyEpoch int32) (*plugin.TopologyDescription, error) {
@@ -753,7 +734,7 @@ func (v *decided) DeleteTopology(ctx context.Context, groupID string) error {
 	if err := v.claim(plugin.OpDelete, groupID); err != nil {
 		return err
 	}
-	return v.s.del(ctx, v.d, func() error { return v.s.inner.DeleteTopology(ctx, groupID) })
+	return v.s.write(ctx, v.d, func() error { return v.s.inner.DeleteTopology(ctx, groupID) })
 }
 
 func (v *decided) Close() error { return nil }

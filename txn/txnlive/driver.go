@@ -181,9 +181,10 @@ func (d *Driver) InitProducerID(ctx context.Context, req txn.InitProducerIDReque
 	return resp, err
 }
 
-// AddPartitions handles AddPartitionsToTxn for one transaction.
-func (d *Driver) AddPartitions(ctx context.Context, id string, producerID int64, epoch int16, ps []txn.TopicPartition) error {
-	return d.run(ctx, func() error { return d.c.AddPartitions(d.nowMs(), id, producerID, epoch, ps) })
+// AddPartitions handles AddPartitionsToTxn for one transaction, at the
+// protocol tv of its client (txn.AddPartitionsVersion).
+func (d *Driver) AddPartitions(ctx context.Context, id string, producerID int64, epoch int16, ps []txn.TopicPartition, tv txn.TransactionVersion) error {
+	return d.run(ctx, func() error { return d.c.AddPartitions(d.nowMs(), id, producerID, epoch, ps, tv) })
 }
 
 // VerifyPartitions answers AddPartitionsToTxn's verify-only path.
@@ -197,19 +198,25 @@ func (d *Driver) VerifyPartitions(ctx context.Context, id string, producerID int
 	return out, err
 }
 
-// AddOffsets handles AddOffsetsToTxn.
-func (d *Driver) AddOffsets(ctx context.Context, id string, producerID int64, epoch int16, group string, groupPartitions int32) error {
-	return d.run(ctx, func() error { return d.c.AddOffsets(d.nowMs(), id, producerID, epoch, group, groupPartitions) })
+// AddOffsets handles AddOffsetsToTxn (tv TV0) or a TV2 TxnOffsetCommit's
+// implicit add (tv TV2).
+func (d *Driver) AddOffsets(ctx context.Context, id string, producerID int64, epoch int16, group string, groupPartitions int32, tv txn.TransactionVersion) error {
+	return d.run(ctx, func() error { return d.c.AddOffsets(d.nowMs(), id, producerID, epoch, group, groupPartitions, tv) })
 }
 
-// EndTxn handles EndTxn; it returns once PrepareCommit or PrepareAbort is
-// written, as Kafka answers, and the markers follow.
-func (d *Driver) EndTxn(ctx context.Context, id string, producerID int64, epoch int16, commit bool) error {
-	return d.run(ctx, func() error {
-		mk, err := d.c.EndTxn(d.nowMs(), id, producerID, epoch, commit)
+// EndTxn handles EndTxn at the client's protocol tv (txn.EndTxnVersion);
+// it returns once PrepareCommit or PrepareAbort is written, as Kafka
+// answers, and the markers follow. The response is the producer id and
+// epoch a TV2 producer continues with.
+func (d *Driver) EndTxn(ctx context.Context, id string, producerID int64, epoch int16, commit bool, tv txn.TransactionVersion) (txn.EndTxnResponse, error) {
+	resp := txn.EndTxnResponse{ProducerID: txn.NoProducerID, ProducerEpoch: txn.NoProducerEpoch}
+	err := d.run(ctx, func() error {
+		mk, r, err := d.c.EndTxn(d.nowMs(), id, producerID, epoch, commit, tv)
+		resp = r
 		d.send(mk)
 		return err
 	})
+	return resp, err
 }
 
 // Current returns the metadata of each id (ok false for an unknown one).

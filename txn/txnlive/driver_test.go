@@ -71,9 +71,10 @@ func TestCommitCompletesOnceMarkersAreWritten(t *testing.T) {
 	resp, err := d.InitProducerID(ctx, txn.InitProducerIDRequest{TransactionalID: "t", TimeoutMs: 60000, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
 	require.NoError(t, err)
 	tp := []txn.TopicPartition{{Topic: "out", Partition: 0}}
-	require.NoError(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, tp))
-	require.NoError(t, d.EndTxn(ctx, "t", resp.ProducerID, resp.ProducerEpoch, true))
-	assert.ErrorIs(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, tp), kerr.ConcurrentTransactions)
+	require.NoError(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, tp, txn.TV0))
+	_, err = d.EndTxn(ctx, "t", resp.ProducerID, resp.ProducerEpoch, true, txn.TV0)
+	require.NoError(t, err)
+	assert.ErrorIs(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, tp, txn.TV0), kerr.ConcurrentTransactions)
 	// The first attempt failed; the retry waits for the backoff on the mock clock.
 	require.Eventually(t, func() bool { clk.Add(MarkerRetryBackoff); return w.count() == 1 }, 5*time.Second, time.Millisecond)
 	require.Eventually(t, func() bool { return state(t, d, "t") == txn.CompleteCommit }, 5*time.Second, time.Millisecond)
@@ -91,11 +92,12 @@ func TestTimedOutTransactionIsAbortedBySweep(t *testing.T) {
 	d := start(t, w, clk)
 	resp, err := d.InitProducerID(ctx, txn.InitProducerIDRequest{TransactionalID: "t", TimeoutMs: 1000, ExpectedProducerID: -1, ExpectedProducerEpoch: -1})
 	require.NoError(t, err)
-	require.NoError(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, []txn.TopicPartition{{Topic: "out", Partition: 0}}))
+	require.NoError(t, d.AddPartitions(ctx, "t", resp.ProducerID, resp.ProducerEpoch, []txn.TopicPartition{{Topic: "out", Partition: 0}}, txn.TV0))
 	clk.Add(txn.DefaultAbortTimedOutIntervalMs * time.Millisecond)
 	require.Eventually(t, func() bool { return state(t, d, "t") == txn.CompleteAbort }, 5*time.Second, time.Millisecond)
 	require.Equal(t, 1, w.count())
 	assert.False(t, w.written[0].Commit)
 	assert.Equal(t, resp.ProducerEpoch+1, w.written[0].ProducerEpoch)
-	assert.ErrorIs(t, d.EndTxn(ctx, "t", resp.ProducerID, resp.ProducerEpoch, true), kerr.ProducerFenced)
+	_, err = d.EndTxn(ctx, "t", resp.ProducerID, resp.ProducerEpoch, true, txn.TV0)
+	assert.ErrorIs(t, err, kerr.ProducerFenced)
 }

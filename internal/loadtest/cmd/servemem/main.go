@@ -8,7 +8,15 @@
 //
 //	go run ./internal/loadtest/cmd/servemem --duration 30m --every 1m
 //
-// Exit status 1 when a sample or the load fails, 2 on a bad flag.
+// Ctrl-C ends the sampling early, and only the sampling: the producers
+// stop sending, the records in flight finish (for up to --drain), the
+// group consumes what was acknowledged, and the table is printed as at the
+// end of --duration. A second Ctrl-C quits at once.
+//
+// Exit status 0 when no record failed and the group consumed every
+// acknowledged record; 1 when a sample or a record failed, or the group
+// fell short; 2 on a bad flag. Records still unanswered after --drain are
+// reported as unfinished, not failed.
 package main
 
 import (
@@ -26,10 +34,16 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	interrupted, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(interrupted, stop, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run measures until --duration or until interrupted ends; then it calls
+// restore (which gives Ctrl-C back its default, quitting) and drains the
+// load. Only the sampling watches interrupted: the cluster and the load
+// run on their own context so that the records in flight can finish.
+func run(interrupted context.Context, restore func(), args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("servemem", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	duration := fs.Duration("duration", 30*time.Minute, "how long the load runs")
@@ -43,15 +57,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	consumers := fs.Int("consumers", 3, "members of the consumer group")
 	rate := fs.Int("rate", 2000, "records per second, all producers together")
 	recordBytes := fs.Int("record-bytes", 1024, "bytes per record value")
+	drain := fs.Duration("drain", 30*time.Second, "at the end, how long the records in flight get to be acknowledged and consumed")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *every <= 0 || *duration < *every || *warmup < 0 {
-		fmt.Fprintln(stderr, "servemem: want 0 < --every <= --duration and --warmup >= 0")
+	if *every <= 0 || *duration < *every || *warmup < 0 || *drain <= 0 {
+		fmt.Fprintln(stderr, "servemem: want 0 < --every <= --duration, --warmup >= 0 and --drain > 0")
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := context.Background()
 
 	cfg := wire.DefaultConfig()
 	cfg.Brokers, cfg.MaxDataBytes, cfg.RetentionBytes = *brokers, *maxDataBytes, *retentionBytes
@@ -83,14 +97,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "servemem:", err)
 		return 1
 	}
-	samples, err := sample(ctx, load, *duration, *every, stderr)
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	samples, err := sample(interrupted, load, *duration, *every, stderr)
+	wasInterrupted := interrupted.Err() != nil // restore ends interrupted too
+	restore()
+	if wasInterrupted {
+		fmt.Fprintf(stderr, "servemem: interrupted; draining for up to %s (Ctrl-C again to quit now)\n", *drain)
+	}
+	stopCtx, cancel := context.WithTimeout(ctx, *drain)
 	defer cancel()
 	final := load.Stop(stopCtx)
 	if werr := loadtest.WriteTable(stdout, samples); werr != nil {
 		return 1
 	}
-	fmt.Fprintf(stdout, "records: sent %d, acked %d, failed %d, consumed %d\n", final.Sent, final.Acked, final.Failed, final.Consumed)
+	fmt.Fprintf(stdout, "records: sent %d, acked %d, failed %d, unfinished %d, consumed %d\n",
+		final.Sent, final.Acked, final.Failed, final.Unfinished, final.Consumed)
 	if pct, spread, ok := loadtest.Growth(samples, *warmup); ok {
 		fmt.Fprintf(stdout, "rss growth after %s: %+.1f%% (spread %.1f MiB)\n", *warmup, pct, float64(spread)/(1<<20))
 	} else {
@@ -102,6 +122,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case final.FirstErr != nil:
 		fmt.Fprintln(stderr, "servemem: a record failed:", final.FirstErr)
+		return 1
+	case final.Consumed < final.Acked:
+		fmt.Fprintf(stderr, "servemem: the group consumed %d of %d acknowledged records within --drain\n", final.Consumed, final.Acked)
 		return 1
 	}
 	return 0
@@ -120,7 +143,10 @@ func sample(ctx context.Context, load *loadtest.Load, duration, every time.Durat
 			return out, err
 		}
 		logBytes, err := load.LogBytes(ctx)
-		if err != nil && ctx.Err() == nil {
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, nil // interrupted mid-sample: no half sample
+			}
 			return out, err
 		}
 		s := loadtest.Sample{Elapsed: time.Since(start), Mem: mem, Stats: load.Stats(), LogBytes: logBytes}
