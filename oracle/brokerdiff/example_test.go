@@ -31,9 +31,10 @@ func ExampleDiff() {
 	)
 	for _, d := range diffs {
 		fmt.Println(d)
-		fmt.Println("known:", brokerdiff.Explain("consumer/join", "join", d) != "")
+		_, entry := brokerdiff.Explain("consumer/join", "join", d)
+		fmt.Println("known:", brokerdiff.Known[entry].Name)
 	}
 	// Output:
 	// .MemberEpoch: coordsim 1, Kafka 2
-	// known: true
+	// known: initial-group-epoch
 }

@@ -61,45 +61,21 @@ var Known = []KnownDifference{
 			"named partition at start offset -1, leader epoch 0, lag -1; coordsim answers GROUP_ID_NOT_FOUND " +
 			"(wire/90_describe_share_group_offsets.go, reported, not fixed here)",
 	},
-	{
-		Name: "txn-offset-commit-implicit-add", Case: "offsets/txn-offset-commit-outside-transaction",
-		Step: "commit-without-add-offsets", Field: ".ErrorCode",
-		Reason: "under transaction.version 2 (KIP-890 part 2) Kafka 4.4 adds the group's partition to the transaction " +
-			"when TxnOffsetCommit v5+ is verified, so a commit without AddOffsetsToTxn is accepted (0); coordsim " +
-			"requires AddOffsetsToTxn and answers INVALID_TXN_STATE (48) (wire/28_txn_offset_commit.go, reported, not fixed here)",
-	},
-	{
-		Name: "txn-offset-commit-implicit-add", Case: "offsets/txn-offset-commit-outside-transaction",
-		Step: "deletegroups", Field: ".ErrorCode",
-		Reason: "the accepted commit above created the group on Kafka (0); on coordsim it does not exist (GROUP_ID_NOT_FOUND)",
-	},
-	{
-		Name: "txn-offset-commit-epoch", Case: "offsets/txn-offset-commit-outside-transaction",
-		Step: "commit-stale-producer-epoch", Field: ".ErrorCode",
-		Reason: "a TxnOffsetCommit at another producer epoch: Kafka's verification answers PRODUCER_FENCED, which " +
-			"AddPartitionsToTxnManager turns into INVALID_PRODUCER_EPOCH (47); coordsim checks the AddOffsetsToTxn " +
-			"partition first and answers INVALID_TXN_STATE (48) (reported, not fixed here)",
-	},
-	{
-		Name: "join-group-v0-v1", Case: "apiversions/group-keys", Field: "ApiVersions.JoinGroup",
-		Reason: "Kafka 4.4 still serves JoinGroup v0-1 (0..9); coordsim dropped them with KIP-896 (2..9); " +
-			"serving them needs v0's rebalance timeout = session timeout in wire/11_join_group.go (reported, not fixed here)",
-	},
 }
 
-// Explain returns the reason a difference in step of case c is known, or
-// "".
-func Explain(c, step string, d Difference) string {
-	for _, k := range Known {
+// Explain returns the reason a difference in step of case c is known and
+// the index in Known of the entry that explains it, or "" and -1.
+func Explain(c, step string, d Difference) (reason string, entry int) {
+	for i, k := range Known {
 		if (k.Case != "" && k.Case != c) || (k.Step != "" && k.Step != step) {
 			continue
 		}
 		if !fieldMatches(d.Path, k.Field) || (k.Match != nil && !k.Match(d)) {
 			continue
 		}
-		return k.Name + ": " + k.Reason
+		return k.Name + ": " + k.Reason, i
 	}
-	return ""
+	return "", -1
 }
 
 func fieldMatches(path, field string) bool {
