@@ -348,3 +348,43 @@ func TestAlterShareGroupOffsetsAnswersUnknownPartitionsPerRow(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeShareGroupOffsetsOfNoShareGroup proves DescribeShareGroupOffsets
+// reads share state without looking the group up, as the real Kafka 4.4
+// broker answers (oracle/brokerdiff): a group that does not exist, or a
+// consumer group, is answered with no error, each named partition at start
+// offset -1, leader epoch 0 and lag -1, and no partition for null topics.
+func TestDescribeShareGroupOffsetsOfNoShareGroup(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "a", 2)
+	committed := kadm.Offsets{}
+	committed.Add(kadm.Offset{Topic: "a", Partition: 0, At: 3})
+	_, err := adm.CommitOffsets(ctx, "a-consumer-group", committed)
+	require.NoError(t, err)
+	raw := newClient(t, cl)
+	for _, group := range []string{"no-such-group", "a-consumer-group"} {
+		req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+		rt.Topic, rt.Partitions = "a", []int32{0, 1}
+		rg.Topics = append(rg.Topics, rt)
+		all := rg
+		all.Topics = nil
+		req.Groups = append(req.Groups, rg, all)
+		resp, err := req.RequestWith(ctx, raw)
+		require.NoError(t, err)
+		require.Len(t, resp.Groups, 2)
+		named, none := resp.Groups[0], resp.Groups[1]
+		assert.Zero(t, named.ErrorCode, "%s: %v", group, named.ErrorMessage)
+		require.Len(t, named.Topics, 1, group)
+		for _, p := range named.Topics[0].Partitions {
+			assert.Equal(t, [3]int64{-1, 0, -1}, [3]int64{p.StartOffset, int64(p.LeaderEpoch), p.Lag}, "%s partition %d", group, p.Partition)
+		}
+		assert.Zero(t, none.ErrorCode, "%s, null topics: %v", group, none.ErrorMessage)
+		assert.Empty(t, none.Topics, "%s, null topics", group)
+	}
+}

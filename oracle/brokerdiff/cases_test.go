@@ -147,6 +147,10 @@ var diffCases = []diffCase{
 			return req
 		}
 		s.do("describe-offsets-unknown-group", describeOffsets("bd-share-none"))
+		allOf := describeOffsets("bd-share-none")
+		allOf.Groups[0].Topics = nil
+		s.do("describe-all-offsets-unknown-group", allOf)
+		s.do("describe-offsets-consumer-group", describeOffsets("bd-consumer"))
 		s.do("share-describe-unknown", shareDescribe())
 		s.do("alter-unknown-group", alter("payments", 0, 0))
 		s.do("join", sgh(g, "bd-sa-1", 0, []string{"payments"}))

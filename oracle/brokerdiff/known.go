@@ -54,13 +54,6 @@ var Known = []KnownDifference{
 			"the error's default message; coordsim's shard says \"Share group <id> is not empty: it has <n> members.\" " +
 			"(shard/ops_share.go, which the simulator reaches: reported, not fixed here)",
 	},
-	{
-		Name: "describe-share-offsets-unknown-group", Case: "share/describe-and-offsets-admin",
-		Step: "describe-offsets-unknown-group", Field: ".Groups[",
-		Reason: "DescribeShareGroupOffsets of a group that does not exist: Kafka answers the group with no error and each " +
-			"named partition at start offset -1, leader epoch 0, lag -1; coordsim answers GROUP_ID_NOT_FOUND " +
-			"(wire/90_describe_share_group_offsets.go, reported, not fixed here)",
-	},
 }
 
 // Explain returns the reason a difference in step of case c is known and
