@@ -47,13 +47,6 @@ var Known = []KnownDifference{
 		Reason: "Kafka initialises the share state of every subscribed partition after the join (at the latest offset, 0 here); " +
 			"coordsim keeps no state for a partition nobody fetched or altered, so its start offset and lag read -1",
 	},
-	{
-		Name: "share-offsets-non-empty-message", Case: "share/describe-and-offsets-admin", Field: ".ErrorMessage",
-		Match: func(d Difference) bool { return d.Kafka == `"The group is not empty."` },
-		Reason: "AlterShareGroupOffsets and DeleteShareGroupOffsets of a group with members: Kafka answers NON_EMPTY_GROUP with " +
-			"the error's default message; coordsim's shard says \"Share group <id> is not empty: it has <n> members.\" " +
-			"(shard/ops_share.go, which the simulator reaches: reported, not fixed here)",
-	},
 }
 
 // Explain returns the reason a difference in step of case c is known and
