@@ -576,3 +576,35 @@ func TestFindCoordinatorShareKeysAndMessagesAsKafka(t *testing.T) {
 			"type %d at v3: %s", keyType, *refused.ErrorMessage)
 	}
 }
+
+// TestListGroupsProtocolTypeOfStreamsGroup proves ListGroups lists a
+// streams group with protocol type "streams" (Kafka 4.4's
+// StreamsGroup.asListedGroup; the real broker answers so, oracle/brokerdiff)
+// and a consumer group with "consumer".
+func TestListGroupsProtocolTypeOfStreamsGroup(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "t", 1)
+	raw := newClient(t, cl)
+	join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+	join.Group, join.MemberID, join.RebalanceTimeoutMillis = "streams-listed", "st1", 30000
+	join.ProcessID, join.Topology = kmsg.StringPtr("p"), oneSubtopology("t")
+	noOwnedTasks(join)
+	resp := coordinatorOf(t, ctx, cl, "streams-listed")(join).(*kmsg.StreamsGroupHeartbeatResponse)
+	require.Zero(t, resp.ErrorCode, "%v", resp.ErrorMessage)
+	cg := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	cg.Group, cg.MemberID, cg.RebalanceTimeoutMillis = "consumer-listed", "c1", 30000
+	cg.SubscribedTopicNames, cg.Topics = []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	cresp, err := cg.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, cresp.ErrorCode)
+	listed, err := kmsg.NewPtrListGroupsRequest().RequestWith(ctx, raw)
+	require.NoError(t, err)
+	types := map[string]string{}
+	for _, g := range listed.Groups {
+		types[g.Group] = g.ProtocolType
+	}
+	assert.Equal(t, "streams", types["streams-listed"])
+	assert.Equal(t, "consumer", types["consumer-listed"])
+}

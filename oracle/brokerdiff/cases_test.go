@@ -185,6 +185,27 @@ var diffCases = []diffCase{
 			return req
 		}())
 	}},
+	{"streams/join-describe-leave", func(s *session) {
+		g := "bd-streams-app"
+		join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		join.Group, join.MemberID, join.RebalanceTimeoutMillis = g, "bd-sa-1", 30000
+		join.ProcessID = kmsg.StringPtr("bd-process-1")
+		topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+		topology.Epoch = 1
+		sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+		sub.SubtopologyID, sub.SourceTopics = "0", []string{"orders"}
+		topology.Subtopologies = append(topology.Subtopologies, sub)
+		join.Topology = &topology
+		join.ActiveTasks, join.StandbyTasks, join.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+		s.do("join", join)
+		describe := kmsg.NewPtrStreamsGroupDescribeRequest()
+		describe.Groups = []string{g}
+		s.do("describe", describe)
+		leave := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+		leave.Group, leave.MemberID, leave.MemberEpoch = g, "bd-sa-1", -1
+		s.do("leave", leave)
+		s.do("describe-empty", describe)
+	}},
 	{"consumer/static-member", func(s *session) {
 		g := "bd-consumer-static"
 		join := func(member string) *kmsg.ConsumerGroupHeartbeatRequest {
