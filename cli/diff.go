@@ -32,8 +32,8 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	reproDir := fs.String("repro-dir", "", "write each unexplained divergence, reduced, as a datadriven file in `dir`")
 	share := fs.Bool("share", false, "add share groups (open divergence share-initialisation)")
 	regex := fs.Bool("regex", false, "add regular-expression subscriptions (open divergence regex-async)")
-	clientIDs := fs.Bool("client-id-changes", false, "let client ids change between heartbeats (open divergence client-id-change)")
 	txnGroups := fs.Bool("txn-other-group", false, "let a transaction span groups (open divergence txn-marker-per-group)")
+	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-target-differs, ...)")
 	showShift := fs.Bool("show-epoch-shift", false, "compare epochs untranslated (open divergence initial-group-epoch shows at every first join)")
 	verbose := fs.Bool("v", false, "print every divergence, known ones too")
 	fs.Usage = func() {
@@ -75,7 +75,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	defer func() { _ = o.Close() }()
 	opts := difftest.Options{
 		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir, ShowEpochShift: *showShift,
-		Gen: difftest.GenConfig{Share: *share, Regex: *regex, ClientIDChanges: *clientIDs, TxnOtherGroup: *txnGroups},
+		Gen: difftest.GenConfig{Share: *share, Regex: *regex, TxnOtherGroup: *txnGroups, Streams: *streams},
 	}
 	if *verbose {
 		opts.Log = stdout

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
@@ -42,7 +43,7 @@ func TestRunPrintsSummaryAndReplayCommand(t *testing.T) {
 // rebalance pauses of a consumer-group sink.
 func TestSummaryPrintsSinks(t *testing.T) {
 	sc := &scenario.Scenario{Name: "connect", Options: sim.DefaultOptions()}
-	r := &sim.Result{Connect: []sim.SinkResult{
+	r := &sim.Result{Connect: []connectsim.SinkResult{
 		{Name: "s3", Kind: "share", Group: "connect-s3", TasksStarted: 2, Produced: 180000, Received: 180240, Unique: 180000,
 			Duplicates: 240, ThroughputPerSec: 100.2},
 		{Name: "s4", Kind: "share", Group: "connect-s4", TasksStarted: 3, TasksKilled: 1, Produced: 10, Received: 10, Unique: 10,

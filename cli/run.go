@@ -13,6 +13,7 @@ import (
 	"github.com/coordsim/coordsim/metrics"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 	"github.com/coordsim/coordsim/sim/report"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
@@ -267,7 +268,7 @@ func printChecks(w io.Writer, r *sim.Result) {
 // sinkLine is one connector's outcome on one line: what it received against
 // what was produced, what went wrong with records, its tasks and throughput;
 // the kill redelivery and rebalance pauses when they happened.
-func sinkLine(c sim.SinkResult) string {
+func sinkLine(c connectsim.SinkResult) string {
 	head := fmt.Sprintf("sink %s (%s, group %s)", c.Name, c.Kind, c.Group)
 	if c.Refused != "" {
 		return head + "  REFUSED: " + c.Refused

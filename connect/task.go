@@ -19,7 +19,7 @@ import (
 // startup, and closes them once at shutdown (KIP-1302: "task.open() once at
 // startup for all topics"). A task that fails is closed and stopped like a
 // stopped one; a task killed hard (a crashed worker) is neither. Users plug
-// in their own SinkTask as they plug in topology stores (sim.Connector's
+// in their own SinkTask as they plug in topology stores (connectsim.Connector's
 // NewTask), and sim/sinktest checks it keeps at-least-once delivery under
 // kills and scaling.
 //

@@ -132,8 +132,9 @@ type hosted struct {
 	timers    *TimerQueue[shard.Task]
 	// endpointEpochs is each streams group's endpoint information epoch
 	// (Kafka's StreamsGroup.endpointInformationEpoch): soft state, never on
-	// the log, -1 when absent, lost with the hosted shard as Kafka's is on
-	// failover. Only groups with a bumped epoch have an entry.
+	// the log, shard.InitialEndpointInformationEpoch when absent, lost with
+	// the hosted shard as Kafka's is on failover. Only groups with a bumped
+	// epoch have an entry.
 	endpointEpochs map[string]int32
 	// shutdownRequests is the soft state of streams groups' application
 	// shutdown: the first requester by group (streams_shutdown.go).
@@ -150,23 +151,23 @@ type hosted struct {
 	dueIndexed bool
 }
 
-// endpointEpoch is a streams group's endpoint information epoch, -1 when
-// the hosted shard has none (or h is nil).
+// endpointEpoch is a streams group's endpoint information epoch, Kafka's
+// initial one when the hosted shard has none (or h is nil).
 func (h *hosted) endpointEpoch(groupID string) int32 {
 	if h == nil {
-		return -1
+		return shard.InitialEndpointInformationEpoch
 	}
 	if e, ok := h.endpointEpochs[groupID]; ok {
 		return e
 	}
-	return -1
+	return shard.InitialEndpointInformationEpoch
 }
 
 func (h *hosted) setEndpointEpoch(groupID string, epoch int32) {
 	if h == nil {
 		return
 	}
-	if epoch == -1 {
+	if epoch == shard.InitialEndpointInformationEpoch {
 		delete(h.endpointEpochs, groupID)
 		return
 	}

@@ -176,7 +176,10 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 
 	// 1. Create or update the member; a new subscription bumps the epoch.
 	changed, bump, subsChanged := created, created, false
-	if join && m.clientID != h.clientID {
+	if m.clientID != h.clientID {
+		// Kafka sets the client id from the request header on every
+		// heartbeat (setClientId(context.clientId())): a change writes
+		// the member record, without an epoch bump.
 		m.clientID, changed = h.clientID, true
 	}
 	if h.rebalanceTimeoutMs > 0 && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {

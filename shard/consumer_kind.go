@@ -100,7 +100,11 @@ func anyMemberSubscribes(g *group, topic string) bool {
 	return false
 }
 
-func (consumerSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { return false }
+// steadyChanged: a consumer member whose client id changed writes its
+// member record (consumer.go).
+func (consumerSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
+	return h.clientID != m.clientID
+}
 
 // checkMemberRemoval: Kafka's removeMember drops the member's partition
 // epochs too.

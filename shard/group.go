@@ -238,13 +238,25 @@ func (m *member) timerKey(groupID string) string {
 
 func newGroup(id string, typ GroupType) *group {
 	return &group{
-		id:          id,
-		typ:         typ,
-		members:     map[string]*member{},
-		storedEpoch: EpochNone,
-		failedEpoch: EpochNone,
-		state:       StateEmpty,
+		id:              id,
+		typ:             typ,
+		members:         map[string]*member{},
+		assignmentEpoch: initialAssignmentEpoch(typ),
+		storedEpoch:     EpochNone,
+		failedEpoch:     EpochNone,
+		state:           StateEmpty,
 	}
+}
+
+// initialAssignmentEpoch is a new group's target assignment epoch before
+// its first target: Kafka 4.4's TargetAssignmentMetadata.INITIAL (1) for
+// streams groups. Consumer and share groups still start at 0 (the open
+// initial-group-epoch divergence, docs/fidelity.md).
+func initialAssignmentEpoch(typ GroupType) int32 {
+	if typ == Streams {
+		return 1
+	}
+	return 0
 }
 
 func (g *group) clone() *group {

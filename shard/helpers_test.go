@@ -166,11 +166,12 @@ func (h *harness) consumerJoin(group, member string, topics ...string) ConsumerG
 }
 
 // consumerHeartbeat sends a heartbeat with epoch (and, if topics is non-nil,
-// a new subscription).
+// a new subscription), from the client that joined: every request carries
+// its client id.
 func (h *harness) consumerHeartbeat(group, member string, epoch int32, topics []string) ConsumerGroupHeartbeatResponse {
 	h.t.Helper()
 	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{
-		GroupID: group, MemberID: member, MemberEpoch: epoch, SubscribedTopicNames: topics,
+		GroupID: group, MemberID: member, MemberEpoch: epoch, SubscribedTopicNames: topics, ClientID: "client-" + member,
 		TopicPartitions: ownedBy(h.s, group, member),
 	})
 	return mustApply(h, res, err)
@@ -186,7 +187,8 @@ func (h *harness) shareJoin(group, member string, topics ...string) ShareGroupHe
 
 func (h *harness) shareHeartbeat(group, member string, epoch int32) ShareGroupHeartbeatResponse {
 	h.t.Helper()
-	res, err := h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch})
+	res, err := h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch,
+		ClientID: "client-" + member})
 	return mustApply(h, res, err)
 }
 

@@ -86,10 +86,15 @@ type view struct {
 	// assignErr is the error of a failed target computation (consumer
 	// groups): the operation must fail with it.
 	assignErr error
+	// removing is set while a member's removal writes the group epoch
+	// record: Kafka's fence (streamsGroupFenceMember) writes the group's
+	// stored validated topology epoch, where a heartbeat writes the one it
+	// just checked.
+	removing bool
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
-	v := &view{s: s, g: g, typ: typ, id: id}
+	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: initialAssignmentEpoch(typ)}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
@@ -429,7 +434,9 @@ func (v *view) removeMember(i int) {
 
 	v.hash = v.metadataHash()
 	v.epoch++
+	v.removing = true
 	v.records = append(v.records, v.groupEpochRecord())
+	v.removing = false
 	if len(v.members) == 0 {
 		v.aEpoch = v.epoch
 		v.records = append(v.records, v.targetEpochRecord())
@@ -662,16 +669,31 @@ func (h *topicHasher) topology(t *Topology) {
 }
 
 // sum is order-independent: the map part is summed, never iterated for
-// output order.
+// output order. Each topic's FNV-1a hash is mixed (fmix64) before it is
+// added: FNV's last step moves a hash by plus or minus the prime when the
+// last byte's low bit flips, so two topics created together (partition
+// counts 0 to 1) could cancel out in a plain sum and hide the change (the
+// differential runner's streams-validated-epoch-bump).
 func (h *topicHasher) sum(s *Shard) int64 {
 	var total uint64
 	for _, t := range h.small[:h.n] {
-		total += s.topicMetadataHash(t)
+		total += fmix64(s.topicMetadataHash(t))
 	}
 	for t := range h.more {
-		total += s.topicMetadataHash(t)
+		total += fmix64(s.topicMetadataHash(t))
 	}
 	return int64(total)
+}
+
+// fmix64 is MurmurHash3's 64-bit finalizer: every input bit reaches every
+// output bit.
+func fmix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb93fe53a87c3
+	k ^= k >> 33
+	return k
 }
 
 func topicHash(t string, partitions int32) uint64 {

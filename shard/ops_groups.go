@@ -180,7 +180,7 @@ type StreamsGroupHeartbeatRequest struct {
 	EndpointInformationEpoch int32
 	// GroupEndpointInformationEpoch is the group's endpoint information
 	// epoch, soft state the coordinator keeps (Kafka's
-	// StreamsGroup.endpointInformationEpoch, -1 until a bump; not on the
+	// StreamsGroup.endpointInformationEpoch, 0 until a bump; not on the
 	// log) and sets here; not on the wire.
 	GroupEndpointInformationEpoch int32
 	// ShutdownApplication is KIP-1071's request that every Streams client
@@ -235,8 +235,8 @@ type StreamsGroupHeartbeatResponse struct {
 	EndpointInformationEpoch int32
 	PartitionsByUserEndpoint []EndpointPartitions
 	// GroupEndpointInformationEpoch is the group's endpoint information
-	// epoch for the coordinator to keep (-1: none, as for a group this
-	// heartbeat created). Not on the wire.
+	// epoch for the coordinator to keep (InitialEndpointInformationEpoch
+	// for a group this heartbeat created). Not on the wire.
 	GroupEndpointInformationEpoch int32
 }
 

@@ -222,6 +222,16 @@ type Endpoint struct {
 
 func (e *Endpoint) String() string { return fmt.Sprintf("%s:%d", e.Host, e.Port) }
 
+// cloneEndpoint copies an optional endpoint, so a member never aliases a
+// request.
+func cloneEndpoint(e *Endpoint) *Endpoint {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	return &c
+}
+
 // sameEndpoint reports whether two optional endpoints are equal.
 func sameEndpoint(a, b *Endpoint) bool {
 	if a == nil || b == nil {

@@ -176,7 +176,7 @@ func TestOffsetCommitOnShareGroup(t *testing.T) {
 // zar.
 func shareGroupAtEpoch10(t *testing.T) *harness {
 	h := newHarness(t, testConfig(), shareTopics)
-	hash := int64(topicHash("foo", 6) + topicHash("bar", 3) + topicHash("zar", 1))
+	hash := int64(fmix64(topicHash("foo", 6)) + fmix64(topicHash("bar", 3)) + fmix64(topicHash("zar", 1)))
 	m1 := []TopicPartitions{{Topic: "bar", Partitions: []int32{0, 1}}, {Topic: "foo", Partitions: []int32{0, 1, 2}}}
 	m2 := []TopicPartitions{{Topic: "bar", Partitions: []int32{2}}, {Topic: "foo", Partitions: []int32{3, 4, 5}}}
 	h.replay(
@@ -225,7 +225,7 @@ func TestShareGroupLeavingMemberBumpsGroupEpoch(t *testing.T) {
 				"ShareGroupTargetAssignmentMember fooup member=m2 <tombstone>",
 				"ShareGroupMemberMetadata fooup member=m2 <tombstone>",
 			}, []string{Format(res.Records[0]), Format(res.Records[1]), Format(res.Records[2])})
-			assert.Equal(t, &ShareGroupMetadata{Group: "fooup", Epoch: 11, MetadataHash: int64(topicHash("foo", 6) + topicHash("bar", 3))}, res.Records[3])
+			assert.Equal(t, &ShareGroupMetadata{Group: "fooup", Epoch: 11, MetadataHash: int64(fmix64(topicHash("foo", 6)) + fmix64(topicHash("bar", 3)))}, res.Records[3])
 			for _, r := range res.Records[4:] {
 				assert.Contains(t, []RecordType{TypeShareGroupTargetAssignmentMember, TypeShareGroupTargetAssignmentMetadata}, r.Type(), Format(r))
 			}

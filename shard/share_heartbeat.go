@@ -39,9 +39,15 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 	out.sendAssignment = h.memberEpoch == 0 || h.fullRequest()
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
 	changed := bump
+	if m.clientID != h.clientID {
+		// Every heartbeat sets the header's client id, as Kafka's
+		// shareGroupHeartbeat does: a change writes the member record,
+		// without an epoch bump.
+		m.clientID, changed = h.clientID, true
+	}
 	if h.memberEpoch == 0 {
-		changed = changed || m.clientID != h.clientID || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
-		m.clientID, m.processID, m.rebalanceTimeoutMs = h.clientID, h.processID, h.rebalanceTimeoutMs
+		changed = changed || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
+		m.processID, m.rebalanceTimeoutMs = h.processID, h.rebalanceTimeoutMs
 	}
 	changed = updateRack(m, h) || changed
 	c, b := updateSubscription(m, h)

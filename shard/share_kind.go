@@ -54,7 +54,11 @@ func (shareSteps) readsTopology() bool { return false }
 
 func (shareSteps) rebalanceTimeouts() bool { return false }
 
-func (shareSteps) steadyChanged(*Shard, *group, *member, *heartbeat) bool { return false }
+// steadyChanged: a share member whose client id changed writes its member
+// record (share_heartbeat.go).
+func (shareSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
+	return h.clientID != m.clientID
+}
 
 func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
 

@@ -11,14 +11,17 @@ import (
 // partitions each endpoint serves, so KafkaStreams.metadataForAllStreamsClients
 // can route a query. Kafka's GroupMetadataManager.streamsGroupHeartbeat:
 //
-//	if (memberEpoch == 0 || hasAssignedTasksChanged(member, updatedMember)) {
-//	    ... if (updatedMember.userEndpoint().isPresent()) bump the group's endpointInformationEpoch
-//	}
+//	if (hasUserEndpointChanged(member, updatedMember) ||
+//	    hasAssignedTasksChanged(member, updatedMember) && updatedMember.userEndpoint().isPresent())
+//	    bump the group's endpointInformationEpoch
+//
+// (a join sets the endpoint as sent, null clearing it; a heartbeat keeps it
+// when it sends none).
 //	if (group.endpointInformationEpoch() != memberEndpointEpoch) → PartitionsByUserEndpoint
 //	if the group existed before the heartbeat → EndpointInformationEpoch = the group's
 //
 // The group's endpoint information epoch is soft state in Kafka
-// (StreamsGroup.endpointInformationEpoch, a plain int starting at -1: not
+// (StreamsGroup.endpointInformationEpoch, a plain int starting at 0: not
 // written to the log, not rolled back, lost on failover). The shard writes
 // nothing for it either and changes nothing outside replay, so the
 // coordinator keeps it per hosted partition and hands it in
@@ -35,14 +38,20 @@ type EndpointPartitions struct {
 	StandbyPartitions []TopicPartitions
 }
 
-// noEndpointEpoch is Kafka's initial StreamsGroup.endpointInformationEpoch.
-const noEndpointEpoch int32 = -1
+// InitialEndpointInformationEpoch is Kafka 4.4's initial
+// StreamsGroup.endpointInformationEpoch (its constructor sets 0), the
+// group's epoch before any bump and after every load. A member that joins
+// a new group with a user endpoint bumps it to 1 and, knowing 0, hears
+// the endpoints in its first answer.
+const InitialEndpointInformationEpoch int32 = 0
 
 // streamsEndpointInformation fills the endpoint fields of a streams
 // heartbeat's response from its outcome: the group's epoch after the
-// heartbeat (bumped when the member joined or its tasks changed and it has
-// an endpoint), and the endpoints' partitions when the member's known epoch
-// differs from the group's.
+// heartbeat (bumped when the member's endpoint changed, or its tasks
+// changed and it has an endpoint: Kafka 4.4's hasUserEndpointChanged ||
+// hasAssignedTasksChanged && userEndpoint.isPresent, against the member
+// before the heartbeat, an empty one for a new member), and the endpoints'
+// partitions when the member's known epoch differs from the group's.
 func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, out *heartbeatResult, resp *StreamsGroupHeartbeatResponse) {
 	if req.MemberEpoch < 0 {
 		// A leave answers only the member id and epoch (streamsGroupLeave).
@@ -51,12 +60,16 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	}
 	v := out.view
 	existed := v.g != nil
-	epoch := noEndpointEpoch
+	epoch := InitialEndpointInformationEpoch
 	if existed {
 		epoch = req.GroupEndpointInformationEpoch
 	}
 	updated := v.endpointMember(req.MemberID)
-	if out.sendAssignment && updated != nil && updated.userEndpoint != nil {
+	var old *member
+	if existed {
+		old = v.g.members[req.MemberID]
+	}
+	if updated != nil && (!sameEndpoint(endpointOf(old), updated.userEndpoint) || updated.userEndpoint != nil && tasksChanged(old, updated)) {
 		epoch++
 	}
 	if epoch != req.EndpointInformationEpoch {
@@ -69,7 +82,7 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	// "If we just created the group, the endpoint information epoch will
 	// not be persisted, so return epoch 0": Kafka's new group object,
 	// which replay replaces, forgets the bump.
-	resp.GroupEndpointInformationEpoch = noEndpointEpoch
+	resp.GroupEndpointInformationEpoch = InitialEndpointInformationEpoch
 	if existed {
 		resp.EndpointInformationEpoch, resp.GroupEndpointInformationEpoch = epoch, epoch
 	}
@@ -189,4 +202,23 @@ func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []
 	}
 	slices.SortStableFunc(out, func(a, b TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
 	return out
+}
+
+// endpointOf is a member's endpoint, nil for no member.
+func endpointOf(m *member) *Endpoint {
+	if m == nil {
+		return nil
+	}
+	return m.userEndpoint
+}
+
+// tasksChanged is Kafka's StreamsGroupMember.hasAssignedTasksChanged: the
+// member's active, standby or warm-up tasks differ from before (a new
+// member had none).
+func tasksChanged(old, updated *member) bool {
+	if old == nil {
+		return len(updated.assigned)+len(updated.standby)+len(updated.warmup) > 0
+	}
+	return !equalAssignment(old.assigned, updated.assigned) || !equalAssignment(old.standby, updated.standby) ||
+		!equalAssignment(old.warmup, updated.warmup)
 }

@@ -45,10 +45,13 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
-	if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		// A (re)join sets the endpoint as sent, null clearing it (Kafka
+		// 4.4's setUserEndpoint when joining): a member metadata change.
+		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
+	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
 		// maybeUpdateUserEndpoint: a member metadata change.
-		e := *h.userEndpoint
-		m.userEndpoint, changed = &e, true
+		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
 	}
 	if h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request

@@ -27,9 +27,10 @@ func (streamsSteps) groupEpochRecord(v *view) Record {
 		r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
 		r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
 	}
-	if v.topo != nil {
+	if v.topo != nil && !v.removing {
 		// Kafka's validatedTopologyEpoch: the topology's epoch once its
-		// topics are configured (ConfiguredTopology.isReady), else -1.
+		// topics are configured (ConfiguredTopology.isReady), else -1. A
+		// removal keeps the stored one (streamsGroupFenceMember).
 		r.ValidatedTopologyEpoch = -1
 		if v.s.topologyReady(v.topo) {
 			r.ValidatedTopologyEpoch = v.topo.Epoch

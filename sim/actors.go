@@ -406,7 +406,7 @@ func (w *world) heartbeat(m *simMember) {
 	if m.gone {
 		return
 	}
-	if !w.healed && w.eng.chance(w.opts.Faults.LostHeartbeatProb) {
+	if w.heartbeatLost() {
 		w.mark("heartbeat-lost")
 		w.eng.after(heartbeatInterval, w.inLoop(m, func() { w.heartbeat(m) }))
 		return
@@ -458,7 +458,7 @@ func (w *world) commitLoop(m *simMember) {
 	if m.gone {
 		return
 	}
-	if !w.healed && w.eng.chance(w.opts.Faults.MemberCrashProb) {
+	if w.memberCrashes() {
 		if m.instance != "" && m.joined && w.eng.chance(0.5) {
 			w.staticBounce(m)
 			return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // BenchmarkSimulation measures the simulator's throughput on the default
@@ -102,10 +103,10 @@ func sinkThroughput(b *testing.B, kind string, tasks int, seed uint64) float64 {
 	if kind == "share" {
 		cfg["consumer.override.group.protocol"] = "share"
 	}
-	o.Connect = &sim.ConnectWorkload{
+	o.Connect = &connectsim.Workload{
 		Topics:    map[string]int32{"orders": 4},
-		Producers: []sim.Producer{{Topic: "orders", RatePerSec: 1000, BatchRecords: 10}},
-		Connectors: []sim.Connector{{Config: cfg, MaxPollRecords: 100,
+		Producers: []connectsim.Producer{{Topic: "orders", RatePerSec: 1000, BatchRecords: 10}},
+		Connectors: []connectsim.Connector{{Config: cfg, MaxPollRecords: 100,
 			PutLatencyMin: time.Second, PutLatencyMax: 3 * time.Second}},
 		Drain: time.Minute,
 	}

@@ -49,7 +49,7 @@ func (w *world) consumerAssign(m *simMember, next []shard.TopicPartitions) {
 	}
 	gen := m.gen
 	delay := w.eng.uniform(0, revokeLatencyMax)
-	if !w.healed && w.eng.chance(w.opts.Faults.LostHeartbeatProb) {
+	if w.heartbeatLost() {
 		// A revocation callback that hangs (blocked on I/O): the client
 		// keeps heartbeating without acknowledging.
 		delay, m.stalled = revokeStall, true

@@ -2,10 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // Invariants 19 and 20 (issue 27) guard protocol rules whose violation once
@@ -18,7 +18,7 @@ const (
 	// only a failed write leaves it archived without a copy. Invariant 8
 	// only bounds the DLQ from above, and its equality holds only without
 	// DLQ faults; this one is exact under faults too.
-	InvDLQConservation = "19-dlq-conservation"
+	InvDLQConservation = connectsim.InvDLQConservation
 	// InvPendingTxnOffsetsKept promises that the sweep never expires an
 	// offset whose partition has a pending transactional offset (a
 	// TxnOffsetCommit not yet committed or aborted). Kafka's
@@ -44,28 +44,5 @@ func (c *checker) checkPendingTxnKept(latest *shard.Shard, records []shard.Recor
 				oc.Group, oc.Topic, oc.Partition))
 			return
 		}
-	}
-}
-
-// checkDLQConservation compares, when the sinks stop, the records in the
-// broker-side dead-letter topics with the records of every dead-letter
-// write the simulator's fault hook let succeed (19). The hook sees every
-// completion before the broker appends, so the two are equal at any event
-// boundary; checking once at the end suffices to catch a lost append.
-func (cw *connectWorld) checkDLQConservation() {
-	var topics []string
-	for _, s := range cw.sinks {
-		if s.brokerDLQ {
-			topics = append(topics, s.spec.BrokerDLQ)
-		}
-	}
-	slices.Sort(topics)
-	var inTopics int64
-	for _, t := range slices.Compact(topics) {
-		inTopics += cw.sb.DLQRecords(t)
-	}
-	if inTopics != cw.dlqWritten {
-		cw.w.violate(InvDLQConservation, fmt.Sprintf("dead-letter topics hold %d records; successful dead-letter writes carried %d",
-			inTopics, cw.dlqWritten))
 	}
 }

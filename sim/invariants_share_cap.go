@@ -7,18 +7,18 @@ import "fmt"
 // soft in Kafka: an acquisition that starts under it takes whole log
 // batches, so the window may pass it by less than one produced batch.
 func (c *checker) checkShareInFlight() {
-	cw := c.w.cw
-	if cw == nil || cw.sb == nil {
+	if c.w.cw == nil {
 		return
 	}
+	sb := c.w.cw.ShareBroker()
 	if c.maxBatch == 0 {
 		c.maxBatch = 1
 		for _, p := range c.w.opts.Connect.Producers {
 			c.maxBatch = max(c.maxBatch, int64(p.BatchRecords))
 		}
 	}
-	for _, k := range cw.sb.Keys() {
-		sp, ok := cw.sb.Partition(k)
+	for _, k := range sb.Keys() {
+		sp, ok := sb.Partition(k)
 		if !ok || !sp.Initialized() {
 			continue
 		}

@@ -1,12 +1,12 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // Options is everything that determines a simulation. The same Options
@@ -51,7 +51,7 @@ type Options struct {
 	// Connect adds producers and Kafka Connect sink connectors (consumer- and
 	// share-group sinks, KIP-1302) over a simulated share-partition broker
 	// layer; nil runs none.
-	Connect *ConnectWorkload `json:",omitempty"`
+	Connect *connectsim.Workload `json:",omitempty"`
 
 	// ReplayCheckEvery runs the replay-equality invariant every N events
 	// (0: only at the end). It costs O(state) each time.
@@ -118,100 +118,6 @@ type Workload struct {
 	Topics map[string]int32
 }
 
-// Faults lists the fault kinds; each has a switch (a zero probability or
-// rate turns it off).
-type Faults struct {
-	// Plugin errors: probabilities per call.
-	PluginTransient        float64
-	PluginPermanent        float64
-	PluginAppliedTransient float64 // the call takes effect but reports a transient error
-	// PluginLatencyMin/Max bound each plugin call's virtual latency.
-	PluginLatencyMin time.Duration
-	PluginLatencyMax time.Duration
-	// PluginLatencyTailProb draws a call's latency from the long tail
-	// [PluginLatencyMin, PluginLatencyTailMax] instead: the heavy preset
-	// keeps some calls slower than the check interval, so cleanup cycles
-	// still overlap and single flight drops ticks (mark tick-dropped).
-	PluginLatencyTailProb float64
-	PluginLatencyTailMax  time.Duration
-	// PluginBurstProb starts a burst of PluginBurstLength failing calls.
-	PluginBurstProb   float64
-	PluginBurstLength int
-	// ShardMovesPerHour moves a random partition to another broker this
-	// often on average; MoveDuringCycleProb additionally moves a partition
-	// with eligible groups right after a cleanup cycle starts.
-	ShardMovesPerHour   float64
-	MoveDuringCycleProb float64
-	// LoadDelay is how long a moved shard takes to load.
-	LoadDelay time.Duration
-	// AppendFailureProb fails an append; CommitDelayMax delays commits by a
-	// uniform [0, max] per append.
-	AppendFailureProb float64
-	CommitDelayMax    time.Duration
-	// MemberCrashProb is the chance an active member crashes at each of its
-	// commits (it then stops heartbeating and is fenced); LostHeartbeatProb
-	// drops a heartbeat.
-	MemberCrashProb   float64
-	LostHeartbeatProb float64
-	// DeletePastMoveProb makes a deleteTopology outlive a shard move: the
-	// call is held for DeletePastMoveLatency and its group's partition moves
-	// to another broker at once, so the old owner's delete can land after
-	// the new owner solicited and stored a fresh description (the KIP-1331
-	// v2 move race; protocol v3 fences it).
-	DeletePastMoveProb    float64
-	DeletePastMoveLatency time.Duration
-
-	// Share faults, used only with a Connect workload. ShareLeaderMovesPerHour
-	// moves a data partition's leadership (share-partitions are rebuilt from
-	// the persister); SharePersistFailProb fails a share-state write;
-	// ShareDLQFailProb fails a dead-letter write; TaskKillsPerHour kills a
-	// random sink task hard inside put() (it restarts a minute later).
-	ShareLeaderMovesPerHour float64
-	SharePersistFailProb    float64
-	ShareDLQFailProb        float64
-	TaskKillsPerHour        float64
-}
-
-// FaultPreset names a fault level.
-type FaultPreset string
-
-// Fault presets.
-const (
-	FaultsNone  FaultPreset = "none"
-	FaultsLight FaultPreset = "light"
-	FaultsHeavy FaultPreset = "heavy"
-)
-
-// PresetFaults returns a preset's faults.
-func PresetFaults(p FaultPreset) (Faults, error) {
-	switch p {
-	case FaultsNone, "":
-		return Faults{}, nil
-	case FaultsLight:
-		return Faults{
-			PluginTransient: 0.05, PluginPermanent: 0.01, PluginAppliedTransient: 0.01,
-			PluginLatencyMin: 5 * time.Millisecond, PluginLatencyMax: 2 * time.Second,
-			PluginBurstProb: 0.002, PluginBurstLength: 5,
-			ShardMovesPerHour: 0.5, MoveDuringCycleProb: 0.05, LoadDelay: 200 * time.Millisecond,
-			AppendFailureProb: 0.002, CommitDelayMax: 50 * time.Millisecond,
-			MemberCrashProb: 0.01, LostHeartbeatProb: 0.01,
-			ShareLeaderMovesPerHour: 1, SharePersistFailProb: 0.001, ShareDLQFailProb: 0.05, TaskKillsPerHour: 1,
-		}, nil
-	case FaultsHeavy:
-		return Faults{
-			PluginTransient: 0.2, PluginPermanent: 0.05, PluginAppliedTransient: 0.05,
-			PluginLatencyMin: 10 * time.Millisecond, PluginLatencyMax: 30 * time.Second,
-			PluginLatencyTailProb: 0.1, PluginLatencyTailMax: 150 * time.Second,
-			PluginBurstProb: 0.01, PluginBurstLength: 20,
-			ShardMovesPerHour: 4, MoveDuringCycleProb: 0.3, LoadDelay: 2 * time.Second,
-			AppendFailureProb: 0.02, CommitDelayMax: 500 * time.Millisecond,
-			MemberCrashProb: 0.05, LostHeartbeatProb: 0.05,
-			ShareLeaderMovesPerHour: 6, SharePersistFailProb: 0.01, ShareDLQFailProb: 0.2, TaskKillsPerHour: 6,
-		}, nil
-	}
-	return Faults{}, fmt.Errorf("unknown fault preset %q (none, light, heavy)", p)
-}
-
 // DefaultOptions is the default scenario: three brokers, 50 partitions, a
 // plugin (memstore), protocol v3, light faults, two virtual days with a one-hour
 // retention so groups are born, idle, expire and are cleaned many times.
@@ -243,21 +149,17 @@ func (o Options) Validate() error {
 		}
 	}
 	w, f := o.Workload, o.Faults
-	checks := []struct {
-		bad  bool
-		keys []string
-		why  string
-	}{
+	checks := []optionRule{
 		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > maxGroups,
 			[]string{"workload.streams_apps", "workload.consumer_groups", "workload.share_groups", "workload.simple_groups"}, "at most 2 000 000 groups in total"},
 		{w.MembersMax < w.MembersMin, []string{"workload.members_min", "workload.members_max"}, "need members_min <= members_max"},
 		{w.LifetimeMax < w.LifetimeMin, []string{"workload.lifetime_min", "workload.lifetime_max"}, "need lifetime_min <= lifetime_max"},
-		{f.PluginTransient+f.PluginPermanent+f.PluginAppliedTransient > 1,
-			[]string{"faults.plugin_transient", "faults.plugin_permanent", "faults.plugin_applied_transient"}, "the plugin fault probabilities add up to more than 1"},
-		{f.PluginLatencyMax < f.PluginLatencyMin, []string{"faults.plugin_latency_min", "faults.plugin_latency_max"}, "need plugin_latency_min <= plugin_latency_max"},
+	}
+	checks = append(checks, faultRules(f)...)
+	checks = append(checks, []optionRule{
 		{o.MaxEvents < 0 || o.StopAt < 0 || o.TraceTail < 0, []string{"limits"}, "MaxEvents, StopAt and TraceTail must be >= 0"},
 		{o.MetricsEvery != 0 && o.MetricsEvery < time.Second, []string{"metrics-every"}, "must be 0 (off) or at least 1s"},
-	}
+	}...)
 	for _, c := range checks {
 		if c.bad {
 			return &OptionError{Keys: c.keys, Why: c.why}
@@ -267,11 +169,6 @@ func (o Options) Validate() error {
 		if err := o.Connect.Validate(o.Duration); err != nil {
 			return err
 		}
-		if _, err := resolveConnectors(o.Connect); err != nil {
-			return err
-		}
 	}
 	return nil
 }
-
-func prob(p float64) bool { return p >= 0 && p <= 1 }

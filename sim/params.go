@@ -29,7 +29,9 @@ const (
 // Param is one scalar option of Options, settable by name. Params is the
 // single table from which the command-line flags, the scenario keys, the
 // range checks of Validate, the swarm and the scenario schema's key tables
-// all derive: adding an option or a fault is one entry here (plus its field).
+// all derive: adding an option is one entry here (plus its field). A fault
+// kind's entries live in its own file and join the table through faultKinds
+// (faults.go).
 type Param struct {
 	// Key is the scenario-file key: "duration", "workload.streams_apps",
 	// "faults.plugin_transient".
@@ -69,8 +71,9 @@ func dur(d time.Duration) float64 { return float64(d) }
 // and the schema lists keys in it. Each entry is built by the constructor
 // of its type (intParam, numParam, probParam, durParam, ...), which sets
 // the type's usual bounds; the modifiers after it (openMin, upTo, whole,
-// swarm) say where an entry departs from them.
-var Params = withFlags([]*Param{
+// swarm) say where an entry departs from them. The fault keys come last,
+// kind by kind in faultKinds' order.
+var Params = withFlags(append([]*Param{
 	durParam("duration", time.Minute, "virtual time of the workload phase; a liveness phase follows",
 		func(o *Options) any { return &o.Duration }).upTo(366 * 24 * time.Hour),
 	intParam("brokers", 1, 64, "number of brokers",
@@ -117,49 +120,7 @@ var Params = withFlags([]*Param{
 		func(o *Options) any { return &o.Workload.RangeProb }),
 	durParam("workload.admin_interval", 0, "how often the admin deletes a dead group or describes a streams group; 0 disables it",
 		func(o *Options) any { return &o.Workload.AdminInterval }),
-
-	probParam("faults.plugin_transient", "a plugin call fails with a transient error",
-		func(o *Options) any { return &o.Faults.PluginTransient }).swarm(scaleHeavy()),
-	probParam("faults.plugin_permanent", "a plugin call fails with a permanent error",
-		func(o *Options) any { return &o.Faults.PluginPermanent }).swarm(scaleHeavy()),
-	probParam("faults.plugin_applied_transient", "a plugin call takes effect but reports a transient error",
-		func(o *Options) any { return &o.Faults.PluginAppliedTransient }).swarm(scaleHeavy()),
-	durParam("faults.plugin_latency_min", 0, "lower bound of a plugin call's virtual latency",
-		func(o *Options) any { return &o.Faults.PluginLatencyMin }).swarm(uniformDur(0, 0, time.Millisecond)),
-	durParam("faults.plugin_latency_max", 0, "upper bound, at least `plugin_latency_min`",
-		func(o *Options) any { return &o.Faults.PluginLatencyMax }).swarm(uniformDur(0, 3*time.Minute, time.Millisecond)),
-	probParam("faults.plugin_latency_tail_prob", "a plugin call's latency is drawn from the long tail, up to `plugin_latency_tail_max`, instead",
-		func(o *Options) any { return &o.Faults.PluginLatencyTailProb }).swarm(scaleHeavy()),
-	durParam("faults.plugin_latency_tail_max", 0, "upper bound of the long tail (a tail shorter than `plugin_latency_max` changes nothing)",
-		func(o *Options) any { return &o.Faults.PluginLatencyTailMax }),
-	probParam("faults.plugin_burst_prob", "a call starts a burst of failing calls",
-		func(o *Options) any { return &o.Faults.PluginBurstProb }).swarm(scaleHeavy()),
-	intParam("faults.plugin_burst_length", 0, 10_000, "failing calls in a burst", func(o *Options) any { return &o.Faults.PluginBurstLength }),
-	rateParam("faults.shard_moves_per_hour", "mean rate at which a random partition moves to another broker",
-		func(o *Options) any { return &o.Faults.ShardMovesPerHour }).swarm(scaleHeavy()),
-	probParam("faults.move_during_cycle_prob", "a partition with eligible groups moves right after a cleanup cycle starts",
-		func(o *Options) any { return &o.Faults.MoveDuringCycleProb }).swarm(scaleHeavy()),
-	durParam("faults.load_delay", 0, "how long a moved partition takes to load",
-		func(o *Options) any { return &o.Faults.LoadDelay }).swarm(uniformDur(0, 2*time.Second, time.Millisecond)),
-	probParam("faults.append_failure_prob", "an append fails (the shard rolls back to its committed state)",
-		func(o *Options) any { return &o.Faults.AppendFailureProb }).swarm(scaleHeavy()),
-	durParam("faults.commit_delay_max", 0, "each append commits after a uniform [0, max] delay",
-		func(o *Options) any { return &o.Faults.CommitDelayMax }).swarm(uniformDur(0, time.Second, time.Millisecond)),
-	probParam("faults.member_crash_prob", "an active member crashes at one of its commits",
-		func(o *Options) any { return &o.Faults.MemberCrashProb }).swarm(scaleHeavy()),
-	probParam("faults.lost_heartbeat_prob", "a heartbeat is dropped", func(o *Options) any { return &o.Faults.LostHeartbeatProb }).swarm(scaleHeavy()),
-	probParam("faults.delete_past_move_prob", "a `deleteTopology` is held past a move of its group's partition to another broker (the KIP-1331 v2 move race)",
-		func(o *Options) any { return &o.Faults.DeletePastMoveProb }),
-	durParam("faults.delete_past_move_latency", 0, "how long such a delete is held", func(o *Options) any { return &o.Faults.DeletePastMoveLatency }),
-	rateParam("faults.share_leader_moves_per_hour", "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)",
-		func(o *Options) any { return &o.Faults.ShareLeaderMovesPerHour }).swarm(scaleHeavy()),
-	probParam("faults.share_persist_fail_prob", "a share-state write fails (an acknowledgement is rolled back; lock expiry stands)",
-		func(o *Options) any { return &o.Faults.SharePersistFailProb }).swarm(scaleHeavy()),
-	probParam("faults.share_dlq_fail_prob", "a KIP-1191 dead-letter write fails (the record is archived anyway)",
-		func(o *Options) any { return &o.Faults.ShareDLQFailProb }).swarm(scaleHeavy()),
-	rateParam("faults.task_kills_per_hour", "mean rate at which a random sink task is killed inside `put()` (it restarts a minute later)",
-		func(o *Options) any { return &o.Faults.TaskKillsPerHour }).swarm(scaleHeavy()),
-})
+}, faultParams()...))
 
 // --- entry builders -----------------------------------------------------------
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/coordsim/coordsim/metrics"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // Result is what one simulation produced. Everything in it is a function of
@@ -53,8 +54,8 @@ type Result struct {
 
 	// Produced counts records the Connect workload's producers wrote;
 	// Connect is each connector's outcome (empty without a Connect workload).
-	Produced int64        `json:"produced,omitempty"`
-	Connect  []SinkResult `json:"connect,omitempty"`
+	Produced int64                   `json:"produced,omitempty"`
+	Connect  []connectsim.SinkResult `json:"connect,omitempty"`
 
 	// Marks counts how often each rare branch was reached.
 	Marks map[string]int64 `json:"marks"`

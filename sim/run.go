@@ -44,22 +44,12 @@ func (w *world) run() {
 	liveEnd := workEnd + o.Retention.Milliseconds() + 4*o.CheckInterval.Milliseconds() + (2 * time.Minute).Milliseconds()
 	if w.cw != nil {
 		// Sinks drain after the workload; their groups then expire like any other.
-		drainEnd := workEnd + o.Connect.drain().Milliseconds()
+		drainEnd := w.cw.Start(workEnd)
 		liveEnd += drainEnd - workEnd
-		w.cw.start(workEnd, drainEnd)
-		every := connectSampleEvery(o.Duration)
-		var sample func()
-		sample = func() {
-			w.cw.sample()
-			if w.nowMs()+every.Milliseconds() <= drainEnd {
-				w.eng.after(every, sample)
-			}
-		}
-		w.eng.at(startMs, sample)
 	}
 
 	w.spawnWorkload()
-	w.scheduleRandomMoves(workEnd)
+	w.startFaults(workEnd)
 	w.eng.at(startMs+o.Workload.AdminInterval.Milliseconds(), func() { w.adminLoop(workEnd) })
 	w.eng.at(workEnd, func() {
 		w.heal()
@@ -99,7 +89,7 @@ func (w *world) run() {
 		fn()
 		w.res.Events++
 		if w.cw != nil {
-			w.cw.afterEvent()
+			w.cw.AfterEvent()
 			w.check.checkShareInFlight()
 		}
 		w.schedulePolls()
@@ -182,8 +172,10 @@ func (w *world) finish() {
 	r.VirtualTime = time.Duration(w.nowMs()-startMs) * time.Millisecond
 	r.TraceHash = w.trace.sum()
 	if w.cw != nil {
-		w.cw.finish()
-		r.Metrics = append(r.Metrics, w.cw.metricSamples()...)
+		r.Connect = w.cw.Finish()
+		r.Series.Sinks = w.cw.Samples()
+		r.Produced = w.cw.Produced()
+		r.Metrics = append(r.Metrics, w.cw.MetricSamples()...)
 	}
 	r.Violation = w.stopErr
 	if w.opts.InspectGroup != "" {

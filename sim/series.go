@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/coordsim/coordsim/sim/connectsim"
+
 // Sample is the state of the simulated cluster at one instant, taken every
 // SampleInterval of virtual time; the report plots these.
 type Sample struct {
@@ -30,5 +32,5 @@ type Series struct {
 	Samples []Sample
 	Cycles  []CycleRecord
 	// Sinks is every connector's progress over time (Connect workloads).
-	Sinks []SinkSample
+	Sinks []connectsim.SinkSample
 }

@@ -265,8 +265,7 @@ func (w *world) onAdminDeleteResult(err error) {
 // there apps are cut short too, shard moves and all, and the ci sweep
 // reaches it (mark streams-app-redeployed).
 func (w *world) maybeRedeploy(g *simGroup) {
-	f := w.opts.Faults
-	moves := f.ShardMovesPerHour > 0 || f.MoveDuringCycleProb > 0
+	moves := w.opts.Faults.movesShards()
 	if g.typ != shard.Streams || w.healed || g.redeployed || (w.opts.Protocol.HasMoveRace() && moves) || !w.eng.chance(0.25) {
 		return
 	}

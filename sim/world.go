@@ -14,6 +14,7 @@ import (
 	"github.com/coordsim/coordsim/plugin/faultstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // broker is one simulated broker: a coordinator over the partitions it leads.
@@ -106,7 +107,7 @@ type world struct {
 	dataLoss map[string]bool // "group/epoch" already counted
 
 	sampleEveryMs int64
-	cw            *connectWorld // nil without a Connect workload
+	cw            *connectsim.Sim // nil without a Connect workload
 	// cycleAt is the index in res.Series.Cycles of each broker's cycle in
 	// flight, -1 when none.
 	cycleAt []int
@@ -127,19 +128,7 @@ type brokerExecutor struct {
 
 func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.Context) coordinator.PluginResult, deliver func(coordinator.PluginResult)) {
 	w := x.w
-	f := w.opts.Faults
-	lat := time.Duration(0)
-	if !w.healed {
-		hi := f.PluginLatencyMax
-		if w.eng.chance(f.PluginLatencyTailProb) {
-			hi = max(hi, f.PluginLatencyTailMax)
-		}
-		lat = w.eng.uniform(f.PluginLatencyMin, hi)
-		if op == plugin.OpDelete && w.eng.chance(f.DeletePastMoveProb) {
-			lat = f.DeletePastMoveLatency
-			w.deletePastMove(x.b, groupID)
-		}
-	}
+	lat := w.pluginLatency(x.b, op, groupID)
 	w.inFlight++
 	w.groupInFlight[groupID]++
 	w.check.onPluginCall(op, groupID)
@@ -186,7 +175,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			topics[name] = n
 		}
 		w.topics = topics
-		if w.cw, err = newConnectWorld(w, opts.Connect); err != nil {
+		if w.cw, err = connectsim.New(connectEngine{w}, opts.Connect, opts.Faults.connect(), opts.Mutants); err != nil {
 			return nil, err
 		}
 	}
@@ -205,12 +194,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		if off, err = w.refuseWeaker(); err != nil {
 			return nil, err
 		}
-		f := opts.Faults
-		rates := faultstore.Rates{Transient: f.PluginTransient, Permanent: f.PluginPermanent, AppliedTransient: f.PluginAppliedTransient}
-		fopts := []faultstore.Option{faultstore.WithRand(w.eng.rng), faultstore.WithRates(faultstore.AnyOp, rates)}
-		if f.PluginBurstProb > 0 && f.PluginBurstLength > 0 {
-			fopts = append(fopts, faultstore.WithBurst(faultstore.Burst{Probability: f.PluginBurstProb, Length: f.PluginBurstLength, Fault: faultstore.FaultTransient}))
-		}
+		fopts := append([]faultstore.Option{faultstore.WithRand(w.eng.rng)}, faultStoreOptions(opts.Faults)...)
 		if w.faults, err = faultstore.New(w.store, fopts...); err != nil {
 			return nil, err
 		}
@@ -221,7 +205,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 	cfg.OffsetsRetention = opts.Retention
 	cfg.OffsetsRetentionCheckInterval = opts.CheckInterval
 	cfg.TopologyCleanupProtocol = opts.Protocol
-	cfg.LoadDelay = opts.Faults.LoadDelay
+	opts.Faults.configure(&cfg)
 	// Rolling topology upgrades need the opt-in that is ahead of Kafka:
 	// Kafka refuses a higher topology epoch ("Topology updates are not
 	// supported yet.").
@@ -272,19 +256,8 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 // hooks wires a broker's coordinator to the fault model and the checker.
 func (w *world) hooks(b int) coordinator.Hooks {
 	return coordinator.Hooks{
-		BeforeAppend: func(p int32, _ []shard.Record) error {
-			if !w.healed && w.eng.chance(w.opts.Faults.AppendFailureProb) {
-				w.mark("append-failed")
-				return kerr.NotEnoughReplicas
-			}
-			return nil
-		},
-		CommitDelay: func(int32) time.Duration {
-			if w.healed || w.opts.Faults.CommitDelayMax <= 0 {
-				return 0
-			}
-			return w.eng.uniform(0, w.opts.Faults.CommitDelayMax)
-		},
+		BeforeAppend: func(p int32, _ []shard.Record) error { return w.appendFault(p) },
+		CommitDelay:  func(int32) time.Duration { return w.commitDelay() },
 		OnWrite: func(p int32, op string, latest *shard.Shard, records []shard.Record) {
 			w.traceWrite(b, p, op, latest, records)
 			w.check.onWrite(b, p, op, latest, records)
@@ -321,7 +294,7 @@ func (w *world) route(groupID string) int {
 // schedulePolls arms a poll event at each dirty broker's next deadline.
 func (w *world) schedulePolls() {
 	if w.cw != nil {
-		w.cw.schedulePoll()
+		w.cw.SchedulePoll()
 	}
 	for i, d := range w.dirty {
 		if !d {
@@ -378,30 +351,6 @@ func (w *world) moveShard(p int32, why string) {
 	w.touch(to)
 }
 
-// deletePastMove is the fault that holds broker b's deleteTopology for the
-// group past a shard move: the group's partition moves away from b right
-// after the call is issued (once the current event ends, so the move never
-// runs inside the coordinator's own call).
-func (w *world) deletePastMove(b int, groupID string) {
-	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
-	w.mark("delete-past-move")
-	w.tr(traceEvent{kind: tMark, broker: int16(b), group: groupID, detail: fmt.Sprintf("deleteTopology held for %s past a move of p%d", w.opts.Faults.DeletePastMoveLatency, p)})
-	w.eng.after(0, func() {
-		if w.owner[p] == b {
-			w.moveShard(p, "delete-past-move")
-		}
-	})
-}
-
-func (w *world) scheduleRandomMoves(endMs int64) {
-	if len(w.brokers) < 2 {
-		return
-	}
-	w.poisson(w.opts.Faults.ShardMovesPerHour, endMs, func() {
-		w.moveShard(int32(w.eng.rng.IntN(int(w.opts.Partitions))), "random")
-	})
-}
-
 // poisson runs fn at exponentially distributed gaps, ratePerHour on
 // average, until endMs or until the faults heal: the fault model's random
 // moves, leader moves and kills.
@@ -437,13 +386,7 @@ func (w *world) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 		w.cycleAt[b] = len(w.res.Series.Cycles)
 		w.res.Series.Cycles = append(w.res.Series.Cycles, CycleRecord{AtMs: w.nowMs() - startMs, Broker: int32(b)})
 		w.tr(traceEvent{kind: tCycle, broker: int16(b), detail: "started"})
-		if !w.healed && w.eng.chance(w.opts.Faults.MoveDuringCycleProb) {
-			ps := w.partitionsOf(b)
-			if len(ps) > 0 {
-				p := ps[w.eng.rng.IntN(len(ps))]
-				w.eng.after(w.eng.uniform(0, w.opts.Faults.PluginLatencyMax), func() { w.moveShard(p, "during-cycle") })
-			}
-		}
+		w.cycleStartedFaults(b)
 	case coordinator.EventCycleFinished, coordinator.EventCyclePanicked:
 		if i := w.cycleAt[b]; i >= 0 {
 			c := &w.res.Series.Cycles[i]

@@ -249,3 +249,22 @@ func TestConfigRefusesAnUnknownTransactionVersion(t *testing.T) {
 	cfg.TransactionVersion = 3
 	assert.Error(t, cfg.Validate())
 }
+
+func TestInitProducerIdWhileAnEndTxnV2RotationCompletes(t *testing.T) {
+	// A producer that got the next id from a TV2 EndTxn and re-initialises
+	// (KIP-360, naming that id) before the markers are written waits with
+	// CONCURRENT_TRANSACTIONS, as Kafka's pending transition answers, rather
+	// than being fenced for an id the coordinator has not moved to yet.
+	c := newTestCoordinator(t)
+	prepared := tv2State(math.MaxInt16, PrepareCommit)
+	prepared.NextProducerID = 20
+	setState(c, prepared)
+	req := InitProducerIDRequest{TransactionalID: tid, TimeoutMs: 1000, ExpectedProducerID: 20, ExpectedProducerEpoch: 0}
+	_, _, err := c.InitProducerID(0, req)
+	assert.ErrorIs(t, err, kerr.ConcurrentTransactions)
+	_, err = c.CompleteTransaction(1, &Markers{TransactionalID: tid, ProducerID: 10, ProducerEpoch: math.MaxInt16})
+	require.NoError(t, err)
+	resp, _, err := c.InitProducerID(2, req)
+	require.NoError(t, err)
+	assert.Equal(t, InitProducerIDResponse{ProducerID: 20, ProducerEpoch: 1}, resp)
+}

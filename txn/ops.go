@@ -93,12 +93,16 @@ func (s *Shard) InitProducerID(nowMs int64, l Limits, req InitProducerIDRequest,
 			LastProducerEpoch: NoProducerEpoch, TimeoutMs: req.TimeoutMs, State: Empty,
 			TxnStartTimestampMs: -1, TxnLastUpdateTimestampMs: nowMs}
 	}
+	if m.State == PrepareCommit || m.State == PrepareAbort {
+		// Completing: Kafka's pending transition answers first, before the
+		// producer id is checked (a TV2 producer may already name the id
+		// the completion moves to).
+		return res, kerr.ConcurrentTransactions
+	}
 	if req.ExpectedProducerID != NoProducerID && !validProducerID(m, req.ExpectedProducerID, req.ExpectedProducerEpoch) {
 		return res, kerr.ProducerFenced
 	}
 	switch m.State {
-	case PrepareCommit, PrepareAbort:
-		return res, kerr.ConcurrentTransactions
 	case Ongoing:
 		// Fence the producer and abort its transaction; the epoch of the
 		// fence is never returned. The retry, once the abort is complete,

@@ -81,6 +81,22 @@ func FuzzHandleFrame(f *testing.F) {
 	apt.Version, apt.TransactionalID, apt.ProducerID = 3, "t", 0
 	apt.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: "t", Partitions: []int32{0}}}
 	seed(apt)
+	// transaction.version 2 (KIP-890 part 2): a Produce v12 transactional
+	// batch adds its partition, a TxnOffsetCommit v5 its group, and EndTxn
+	// v5 bumps the epoch.
+	tb := fuzzBatch(0, 0, 0, 1)
+	tb[22] |= 0x10 // transactional
+	pv12 := kmsg.NewPtrProduceRequest()
+	pv12.Version, pv12.Acks, pv12.TimeoutMillis, pv12.TransactionID = 12, -1, 1000, kmsg.StringPtr("t")
+	pv12.Topics = []kmsg.ProduceRequestTopic{{Topic: "t", Partitions: []kmsg.ProduceRequestTopicPartition{{Partition: 0, Records: fixBatchHeader(tb)}}}}
+	seed(pv12)
+	toc := kmsg.NewPtrTxnOffsetCommitRequest()
+	toc.Version, toc.TransactionalID, toc.Group, toc.Generation = 5, "t", "g", -1
+	toc.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 0, Offset: 1}}}}
+	seed(toc)
+	etv5 := kmsg.NewPtrEndTxnRequest()
+	etv5.Version, etv5.TransactionalID, etv5.Commit = 5, "t", true
+	seed(etv5)
 	cp := kmsg.NewPtrCreatePartitionsRequest()
 	cp.Version = 3
 	cp.Topics = []kmsg.CreatePartitionsRequestTopic{{Topic: "t", Count: 4}, {Topic: "u", Count: 2, Assignment: []kmsg.CreatePartitionsRequestTopicAssignment{{Replicas: []int32{0}}}}}

@@ -27,16 +27,23 @@ func startOracle(ctx context.Context, t *testing.T) *Oracle {
 }
 
 // TestDifferential runs a short differential run against Kafka 4.4's own
-// GroupCoordinatorShard and fails on any divergence no entry of Known
-// explains, printing each (reduced) with its sequence.
+// GroupCoordinatorShard, without and with a streams group, and fails on any
+// divergence no entry of Known explains, printing each (reduced) with its
+// sequence.
 func TestDifferential(t *testing.T) {
 	o := startOracle(context.Background(), t)
+	for _, gen := range []GenConfig{{}, {Streams: true}} {
+		t.Run(map[bool]string{false: "default", true: "streams"}[gen.Streams], func(t *testing.T) { differential(t, o, gen) })
+	}
+}
+
+func differential(t *testing.T, o *Oracle, gen GenConfig) {
 	seeds, ops := 20, 100
 	if testing.Short() {
 		seeds = 5
 	}
 	dir := t.TempDir()
-	rep, err := Run(context.Background(), o, Options{Seeds: seeds, Ops: ops, FirstSeed: 1, ReproDir: dir})
+	rep, err := Run(context.Background(), o, Options{Seeds: seeds, Ops: ops, FirstSeed: 1, ReproDir: dir, Gen: gen})
 	require.NoError(t, err)
 	t.Log(rep.Summary())
 	for _, d := range rep.Unexplained() {

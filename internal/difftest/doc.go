@@ -2,10 +2,11 @@
 // against Kafka's own group coordinator. The oracle (the Maven module in
 // oracle/ at the repository root) runs Kafka 4.4's GroupCoordinatorShard in
 // a JVM behind a JSON-lines pipe; this package generates seeded sequences of
-// typed operations (heartbeats of consumer and share groups, valid and
-// invalid, fencing, leaves, static members, offset commits, fetches and
-// deletes, transactional commits and their markers, DeleteGroups,
-// describes, ListGroups, topic image changes, time advances that fire
+// typed operations (heartbeats of consumer, share and streams groups, valid
+// and invalid, fencing, leaves, static members, streams topologies and the
+// internal topics they ask for, offset commits, fetches and deletes,
+// transactional commits and their markers, DeleteGroups, describes of the
+// three types, ListGroups, topic image changes, time advances that fire
 // timers, reloads), runs each op through both, and compares what a client
 // and the log observe after a small, documented normalisation
 // (normalise.go, epochshift.go, outcome.go). A sequence stops at its first

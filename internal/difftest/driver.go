@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -24,6 +25,7 @@ type driver struct {
 	timers map[string]timer
 	seq    uint64
 	sh     shift
+	soft   streamsSoft
 }
 
 type timer struct {
@@ -36,7 +38,7 @@ func newDriver(cfg shard.Config, sh shift) (*driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh}
+	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh, soft: newStreamsSoft()}
 	d.applyTimers(s.OnLoaded(0))
 	return d, nil
 }
@@ -55,6 +57,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		out = append(out, recordJSON(d.sh, r))
 	}
 	d.applyTimers(timers)
+	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
 	return out
 }
 
@@ -85,6 +88,25 @@ func (d *driver) nextDue(limitMs int64) (timer, bool) {
 		}
 	}
 	return best, found
+}
+
+// assignors is group.consumer.assignors, as the wire checks a heartbeat's
+// ServerAssignor against it.
+func (d *driver) assignors() *assignor.Registry {
+	if d.cfg.ConsumerAssignors != nil {
+		return d.cfg.ConsumerAssignors
+	}
+	return assignor.Default()
+}
+
+// epochIn is a Kafka member epoch sent to group as coordsim counts it:
+// shifted for consumer and share groups, as sent for streams groups, which
+// start at the same epoch on both sides (epochshift.go).
+func (d *driver) epochIn(group string, e int32) int32 {
+	if t, ok := d.s.GroupType(group); ok && t == shard.Streams {
+		return e
+	}
+	return d.sh.in(e)
 }
 
 // errOutcome is the outcome of an operation that failed as a whole: Kafka's
@@ -151,6 +173,15 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 	if owned == nil && o.OwnedSet {
 		owned = []shard.TopicPartitions{}
 	}
+	// The wire's request checks first, on the request with its nulls, as
+	// the oracle runs GroupCoordinatorService's (wire/heartbeat_validation.go).
+	if err := shard.CheckConsumerHeartbeat(shard.ConsumerHeartbeatCheck{
+		Version: 1, GroupID: o.GroupID, MemberID: o.MemberID, InstanceID: o.InstanceID, RackID: o.RackID,
+		MemberEpoch: o.MemberEpoch, RebalanceTimeoutMs: o.RebalanceTimeoutMs, TopicPartitions: shard.ListOf(owned),
+		SubscribedTopicNames: o.Subscribed, SubscribedTopicRegex: o.Regex, ServerAssignor: o.ServerAssignor,
+	}, d.assignors()); err != nil {
+		return errOutcome(err)
+	}
 	res, err := d.s.ConsumerGroupHeartbeat(d.nowMs, shard.ConsumerGroupHeartbeatRequest{
 		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), InstanceID: str(o.InstanceID),
 		ClientID: o.ClientID, RackID: str(o.RackID), RebalanceTimeoutMs: o.RebalanceTimeoutMs,
@@ -192,7 +223,7 @@ func shardCommitTopics(topics []CommitTopic) []shard.OffsetCommitTopic {
 
 func (o OffsetCommit) run(d *driver) Outcome {
 	res, err := d.s.CommitOffsets(d.nowMs, shard.OffsetCommitRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.sh.in(o.MemberEpoch),
+		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch),
 		RetentionTimeMs: shard.DefaultRetentionTimeMs, APIVersion: 9, Topics: shardCommitTopics(o.Topics),
 	})
 	if err != nil {
@@ -204,7 +235,7 @@ func (o OffsetCommit) run(d *driver) Outcome {
 func (o TxnOffsetCommit) run(d *driver) Outcome {
 	res, err := d.s.CommitTransactionalOffsets(d.nowMs, shard.TxnOffsetCommitRequest{
 		TransactionalID: "txn", GroupID: o.GroupID, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
-		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.sh.in(o.MemberEpoch), Topics: shardCommitTopics(o.Topics),
+		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch), Topics: shardCommitTopics(o.Topics),
 	})
 	if err != nil {
 		return errOutcome(err)
@@ -233,7 +264,7 @@ func (o OffsetFetch) run(d *driver) Outcome {
 			}
 		}
 	}
-	got, err := d.s.OffsetFetch(shard.OffsetFetchRequest{GroupID: o.GroupID, MemberID: str(o.MemberID), MemberEpoch: d.sh.in(o.MemberEpoch),
+	got, err := d.s.OffsetFetch(shard.OffsetFetchRequest{GroupID: o.GroupID, MemberID: str(o.MemberID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch),
 		Topics: topics, RequireStable: o.RequireStable})
 	if err != nil {
 		return errOutcome(err)
@@ -321,6 +352,7 @@ func (Reload) run(d *driver) Outcome {
 	}
 	d.s = s
 	d.timers = map[string]timer{}
+	d.soft = newStreamsSoft()
 	d.applyTimers(s.OnLoaded(d.nowMs))
 	return Outcome{Records: []any{}}
 }

@@ -137,6 +137,11 @@ func (n normaliser) value(v any) any {
 				return map[string]any{"topic": n.topic(id), "partitions": sortedInts(ps)}
 			}
 		}
+		if id, ok := v["subtopologyId"]; ok && len(v) == 2 {
+			if ps, ok := v["partitions"]; ok {
+				return map[string]any{"subtopologyId": id, "partitions": sortedInts(ps)}
+			}
+		}
 		out := map[string]any{}
 		for k, x := range v {
 			switch {
@@ -154,9 +159,9 @@ func (n normaliser) value(v any) any {
 		out := make([]any, 0, len(v))
 		for _, x := range v {
 			y := n.value(x)
-			if m, ok := y.(map[string]any); ok && len(m) == 2 && m["topic"] != nil {
+			if m, ok := y.(map[string]any); ok && len(m) == 2 && (m["topic"] != nil || m["subtopologyId"] != nil) {
 				if ps, _ := m["partitions"].([]any); len(ps) == 0 {
-					continue // an empty topic entry says nothing
+					continue // an empty topic or task entry says nothing
 				}
 			}
 			out = append(out, y)
@@ -164,6 +169,11 @@ func (n normaliser) value(v any) any {
 		if len(out) > 0 && isTopicPartitions(out[0]) {
 			slices.SortFunc(out, func(a, b any) int {
 				return strings.Compare(fmt.Sprint(asMap(a)["topic"]), fmt.Sprint(asMap(b)["topic"]))
+			})
+		}
+		if len(out) > 0 && isTasks(out[0]) {
+			slices.SortFunc(out, func(a, b any) int {
+				return strings.Compare(fmt.Sprint(asMap(a)["subtopologyId"]), fmt.Sprint(asMap(b)["subtopologyId"]))
 			})
 		}
 		return out
@@ -174,6 +184,11 @@ func (n normaliser) value(v any) any {
 func isTopicPartitions(v any) bool {
 	m, ok := v.(map[string]any)
 	return ok && len(m) == 2 && m["topic"] != nil && m["partitions"] != nil
+}
+
+func isTasks(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 2 && m["subtopologyId"] != nil && m["partitions"] != nil
 }
 
 func sortedInts(v any) []any {
@@ -300,6 +315,10 @@ func (n normaliser) response(op Op, resp any) any {
 		return out
 	case DescribeGroups:
 		return n.describe(op, resp)
+	case StreamsHeartbeat:
+		return n.streamsHeartbeat(m)
+	case StreamsDescribe:
+		return n.streamsDescribe(resp)
 	}
 	return nil
 }
@@ -309,37 +328,54 @@ func asList(v any) []any {
 	return l
 }
 
+// describeError is a described group's error entry, compared by code, or
+// false when the group was described.
+func describeError(gm map[string]any) (map[string]any, bool) {
+	if code := num(gm["errorCode"]); code != 0 {
+		return map[string]any{"groupId": gm["groupId"], "errorCode": code}, true
+	}
+	return nil, false
+}
+
 func (n normaliser) describe(op DescribeGroups, resp any) any {
+	return describeGroups(resp, func(map[string]any) map[string]any { return map[string]any{} }, func(mm map[string]any) map[string]any {
+		md := map[string]any{
+			"memberId": mm["memberId"], "memberEpoch": num(mm["memberEpoch"]), "clientId": mm["clientId"],
+			"rackId":               asMap(n.value(map[string]any{"rackId": mm["rackId"]}))["rackId"],
+			"subscribedTopicNames": sortedAny(nonNil(asList(mm["subscribedTopicNames"]))),
+			"assignment":           nonNil(asList(n.value(field(asMap(mm["assignment"]), "topicPartitions")))),
+		}
+		if !op.Share {
+			v := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}))
+			md["instanceId"], md["subscribedTopicRegex"] = v["instanceId"], v["subscribedTopicRegex"]
+			md["targetAssignment"] = nonNil(asList(n.value(field(asMap(mm["targetAssignment"]), "topicPartitions"))))
+		}
+		return md
+	})
+}
+
+// describeGroups is a describe answer in the canonical form: a group's
+// error by code, a described group by its id, state and epochs, what group
+// adds of its own, and its members (each as member makes it) by id.
+func describeGroups(resp any, group, member func(map[string]any) map[string]any) any {
 	out := []any{}
 	for _, g := range asList(resp) {
 		gm := asMap(g)
-		if code := num(gm["errorCode"]); code != 0 {
-			out = append(out, map[string]any{"groupId": gm["groupId"], "errorCode": code})
+		if e, ok := describeError(gm); ok {
+			out = append(out, e)
 			continue
 		}
 		members := []any{}
 		for _, m := range asList(gm["members"]) {
-			mm := asMap(m)
-			md := map[string]any{
-				"memberId": mm["memberId"], "memberEpoch": num(mm["memberEpoch"]), "clientId": mm["clientId"],
-				"rackId":               asMap(n.value(map[string]any{"rackId": mm["rackId"]}))["rackId"],
-				"subscribedTopicNames": sortedAny(nonNil(asList(mm["subscribedTopicNames"]))),
-				"assignment":           nonNil(asList(n.value(field(asMap(mm["assignment"]), "topicPartitions")))),
-			}
-			if !op.Share {
-				v := asMap(n.value(map[string]any{"instanceId": mm["instanceId"], "subscribedTopicRegex": mm["subscribedTopicRegex"]}))
-				md["instanceId"], md["subscribedTopicRegex"] = v["instanceId"], v["subscribedTopicRegex"]
-				md["targetAssignment"] = nonNil(asList(n.value(field(asMap(mm["targetAssignment"]), "topicPartitions"))))
-			}
-			members = append(members, md)
+			members = append(members, member(asMap(m)))
 		}
 		slices.SortFunc(members, func(a, b any) int {
 			return strings.Compare(fmt.Sprint(asMap(a)["memberId"]), fmt.Sprint(asMap(b)["memberId"]))
 		})
-		out = append(out, map[string]any{
-			"groupId": gm["groupId"], "errorCode": 0, "groupState": gm["groupState"],
-			"groupEpoch": num(gm["groupEpoch"]), "assignmentEpoch": num(gm["assignmentEpoch"]), "members": members,
-		})
+		d := group(gm)
+		d["groupId"], d["errorCode"], d["groupState"] = gm["groupId"], 0, gm["groupState"]
+		d["groupEpoch"], d["assignmentEpoch"], d["members"] = num(gm["groupEpoch"]), num(gm["assignmentEpoch"]), members
+		out = append(out, d)
 	}
 	return out
 }

@@ -177,6 +177,8 @@ var decoders = map[string]func([]byte) (Op, error){
 	"list_groups":        decodeAs[ListGroups],
 	"consumer_describe":  decodeAs[DescribeGroups],
 	"share_describe":     decodeDescribeShare,
+	"streams_heartbeat":  decodeAs[StreamsHeartbeat],
+	"streams_describe":   decodeAs[StreamsDescribe],
 	"advance":            decodeAs[Advance],
 	"reload":             decodeAs[Reload],
 }

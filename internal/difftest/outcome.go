@@ -70,8 +70,13 @@ func emptyTarget(r any) bool {
 	if !strings.HasSuffix(t, "TargetAssignmentMember") || v == nil {
 		return false
 	}
-	tps, _ := v["topicPartitions"].([]any)
-	return len(tps) == 0
+	// A streams target has three task lists, the others one partition list.
+	for _, k := range []string{"topicPartitions", "activeTasks", "standbyTasks", "warmupTasks"} {
+		if l, _ := v[k].([]any); len(l) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func mustJSON(v any) string {
@@ -227,10 +232,13 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 			"assignedPartitions": assignmentJSON(r.Partitions)}
 		tomb = r.Tombstone
 	default:
-		// Types the generator does not reach yet (streams, classic,
-		// regular expressions): compared by coordsim's own text form.
-		key = map[string]any{"groupId": r.GroupID()}
-		value = map[string]any{"coordsim": shard.Format(r)}
+		var ok bool
+		if key, value, tomb, ok = streamsRecordJSON(r); !ok {
+			// Types the generator does not reach yet (classic, regular
+			// expressions): compared by coordsim's own text form.
+			key = map[string]any{"groupId": r.GroupID()}
+			value = map[string]any{"coordsim": shard.Format(r)}
+		}
 	}
 	out["key"] = key
 	if tomb {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // The Connect part of the report: a table of every connector's outcome and
@@ -38,7 +39,7 @@ var metricHeads = []string{
 
 // metricRows are the sink-task metrics table, one row per started
 // connector.
-func metricRows(conns []sim.SinkResult) []sinkRow {
+func metricRows(conns []connectsim.SinkResult) []sinkRow {
 	rows := make([]sinkRow, 0, len(conns))
 	for _, c := range conns {
 		if c.Refused != "" {
@@ -78,7 +79,7 @@ func hasSinks(r *sim.Result) bool { return len(r.Connect) > 0 || len(r.Series.Si
 
 // sinkRows are the sinks table, one row per connector in the workload's
 // order.
-func sinkRows(conns []sim.SinkResult) []sinkRow {
+func sinkRows(conns []connectsim.SinkResult) []sinkRow {
 	rows := make([]sinkRow, 0, len(conns))
 	for _, c := range conns {
 		rw := sinkRow{Name: c.Name, Kind: c.Kind, Group: c.Group, Refused: c.Refused}
@@ -122,7 +123,7 @@ func sinkRows(conns []sim.SinkResult) []sinkRow {
 
 // lostCell is the lost column: invariant-8 losses (any is a violation),
 // with the archived records no dead-letter queue kept under them.
-func lostCell(c sim.SinkResult) cell {
+func lostCell(c connectsim.SinkResult) cell {
 	l := cell{Value: fmtInt(c.Lost), Class: badIf(c.Lost > 0)}
 	if n := c.LostAtLimit + c.LostRejected; n > 0 {
 		l.Sub = fmtInt(n) + " archived without a DLQ"
@@ -143,7 +144,7 @@ func badIf(b bool) string {
 // sinkSeries is one connector's samples, in time order.
 type sinkSeries struct {
 	name, kind string
-	samples    []sim.SinkSample
+	samples    []connectsim.SinkSample
 }
 
 // label is how the plots' legends name the connector.
@@ -309,7 +310,7 @@ func sinkFigures(r *sim.Result) ([]figure, error) {
 // of each window, and whether it received any duplicates there. A window
 // spans whole sampling intervals: tasks put records in batches, so rates
 // over a single short interval jump with every batch.
-func sinkRates(samples []sim.SinkSample, endMs, windowMs int64, unitMs float64) (unique, received plotter.XYs, dups bool) {
+func sinkRates(samples []connectsim.SinkSample, endMs, windowMs int64, unitMs float64) (unique, received plotter.XYs, dups bool) {
 	for i, j := 0, 1; j < len(samples); j++ {
 		a, b := samples[i], samples[j]
 		if a.AtMs >= endMs {
@@ -347,7 +348,7 @@ func samplePeriodMs(series []sinkSeries) int64 {
 
 // sinkTaskSteps is a connector's running task count as a step line: each
 // count holds until the sample that saw it change.
-func sinkTaskSteps(samples []sim.SinkSample, endMs int64, unitMs float64) plotter.XYs {
+func sinkTaskSteps(samples []connectsim.SinkSample, endMs int64, unitMs float64) plotter.XYs {
 	var xys plotter.XYs
 	for i, s := range samples {
 		if s.AtMs > endMs {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // fakeSinkResult is a Connect run built by hand: a share sink that lost
@@ -20,7 +21,7 @@ func fakeSinkResult() *sim.Result {
 	r := fakeResult(2, false)
 	r.Scenario = "connect-scale"
 	r.Produced = 720_000
-	r.Connect = []sim.SinkResult{
+	r.Connect = []connectsim.SinkResult{
 		{Name: "s3", Kind: "share", Group: "connect-s3", TasksStarted: 7, TasksKilled: 1,
 			Produced: 720_000, Deliveries: 720_040, Redeliveries: 40, Received: 719_997, Unique: 719_997,
 			Lost: 3, KilledInFlight: 40, KilledRedelivered: 40, MaxKillRedeliveryMs: 31_200, ThroughputPerSec: 399.6},
@@ -43,10 +44,10 @@ func fakeSinkResult() *sim.Result {
 			tasks = 2
 		}
 		// The refused connector is sampled too, idle.
-		r.Series.Sinks = append(r.Series.Sinks, sim.SinkSample{AtMs: m * 60_000, Sink: "dup", Kind: "share"})
+		r.Series.Sinks = append(r.Series.Sinks, connectsim.SinkSample{AtMs: m * 60_000, Sink: "dup", Kind: "share"})
 		for i, name := range []string{"s3", "jdbc"} {
 			kind := []string{"share", "consumer"}[i]
-			r.Series.Sinks = append(r.Series.Sinks, sim.SinkSample{AtMs: m * 60_000, Sink: name, Kind: kind,
+			r.Series.Sinks = append(r.Series.Sinks, connectsim.SinkSample{AtMs: m * 60_000, Sink: name, Kind: kind,
 				Tasks: tasks, Received: received[i], Unique: unique[i]})
 			unique[i] += int64(tasks) * 100 * 60
 			received[i] += int64(tasks) * 100 * 60
@@ -114,19 +115,19 @@ func TestWriteHTMLWithoutSinks(t *testing.T) {
 // samples (a run stopped at once) give notes instead of plots, and a run
 // of refused connectors only still renders.
 func TestWriteHTMLSinksWithoutSamples(t *testing.T) {
-	r := &sim.Result{Seed: 5, Connect: []sim.SinkResult{{Name: "x", Kind: "share", Group: "g", Refused: "no"}}}
+	r := &sim.Result{Seed: 5, Connect: []connectsim.SinkResult{{Name: "x", Kind: "share", Group: "g", Refused: "no"}}}
 	page := renderPage(t, r)
 	assert.Equal(t, 0, strings.Count(page, "<svg"))
 	assert.Equal(t, 2, strings.Count(page, "No sink progress was sampled (Series.Sinks is empty)."))
 	contains(t, page, "REFUSED: no")
 
-	r.Series.Sinks = []sim.SinkSample{{Sink: "x", Kind: "share"}, {AtMs: 1000, Sink: "x", Kind: "share"}}
+	r.Series.Sinks = []connectsim.SinkSample{{Sink: "x", Kind: "share"}, {AtMs: 1000, Sink: "x", Kind: "share"}}
 	page = renderPage(t, r)
 	assert.Equal(t, 0, strings.Count(page, "<svg"))
 	assert.Equal(t, 2, strings.Count(page, "Every connector was refused: no task ran."))
 
-	r.Connect = append(r.Connect, sim.SinkResult{Name: "y", Kind: "consumer", Group: "h"})
-	r.Series.Sinks = []sim.SinkSample{{Sink: "x", Kind: "share"}, {Sink: "y", Kind: "consumer", Tasks: 1}}
+	r.Connect = append(r.Connect, connectsim.SinkResult{Name: "y", Kind: "consumer", Group: "h"})
+	r.Series.Sinks = []connectsim.SinkSample{{Sink: "x", Kind: "share"}, {Sink: "y", Kind: "consumer", Tasks: 1}}
 	page = renderPage(t, r)
 	assert.Equal(t, 2, strings.Count(page, "<svg"), "one sample at time zero still draws")
 }
@@ -134,9 +135,9 @@ func TestWriteHTMLSinksWithoutSamples(t *testing.T) {
 // TestSinkPlotsInHours proves sink plots longer than sinkMinutesMax are
 // labelled in hours, like the cluster plots.
 func TestSinkPlotsInHours(t *testing.T) {
-	r := &sim.Result{Seed: 6, Connect: []sim.SinkResult{{Name: "x", Kind: "consumer", Group: "g"}}}
+	r := &sim.Result{Seed: 6, Connect: []connectsim.SinkResult{{Name: "x", Kind: "consumer", Group: "g"}}}
 	for h := int64(0); h <= 8; h++ {
-		r.Series.Sinks = append(r.Series.Sinks, sim.SinkSample{AtMs: h * 3_600_000, Sink: "x", Kind: "consumer", Tasks: 1, Received: h * 1000, Unique: h * 1000})
+		r.Series.Sinks = append(r.Series.Sinks, connectsim.SinkSample{AtMs: h * 3_600_000, Sink: "x", Kind: "consumer", Tasks: 1, Received: h * 1000, Unique: h * 1000})
 	}
 	figs, err := sinkFigures(r)
 	require.NoError(t, err)
@@ -151,13 +152,13 @@ func TestSinkPlotsInHours(t *testing.T) {
 // windows of at least the requested length, and that duplicates are
 // detected only where Received and Unique grew apart.
 func TestSinkRates(t *testing.T) {
-	var samples []sim.SinkSample
+	var samples []connectsim.SinkSample
 	for s := int64(0); s <= 10; s++ { // every 10 s: 100 records/s, 50 duplicates between 40 and 50 s
 		dup := int64(0)
 		if s >= 5 {
 			dup = 500
 		}
-		samples = append(samples, sim.SinkSample{AtMs: s * 10_000, Unique: s * 1000, Received: s*1000 + dup})
+		samples = append(samples, connectsim.SinkSample{AtMs: s * 10_000, Unique: s * 1000, Received: s*1000 + dup})
 	}
 	unique, received, dups := sinkRates(samples, 100_000, 20_000, 1000)
 	assert.True(t, dups)
@@ -179,7 +180,7 @@ func TestSinkSpan(t *testing.T) {
 	assert.Equal(t, int64(32*60_000), end, "the first sample after the last progress (between 30 and 31 minutes)")
 	assert.Equal(t, int64(60*60_000), last)
 
-	idle := []sinkSeries{{name: "x", samples: []sim.SinkSample{{AtMs: 0}, {AtMs: 1000}}}}
+	idle := []sinkSeries{{name: "x", samples: []connectsim.SinkSample{{AtMs: 0}, {AtMs: 1000}}}}
 	end, last = sinkSpanMs(idle)
 	assert.Equal(t, int64(1000), end)
 	assert.Equal(t, int64(1000), last)
@@ -230,7 +231,7 @@ func TestSinkNamesEscaped(t *testing.T) {
 func TestWriteHTMLSinkTaskMetrics(t *testing.T) {
 	r := fakeSinkResult()
 	r.Connect[0].LostAtLimit = 710
-	r.Connect[0].Metrics = sim.SinkTaskMetrics{RecordReadTotal: 720_040, RecordReadRate: 400.5, RecordSendTotal: 719_997,
+	r.Connect[0].Metrics = connectsim.SinkTaskMetrics{RecordReadTotal: 720_040, RecordReadRate: 400.5, RecordSendTotal: 719_997,
 		PutBatchAvgTimeMs: 12.5, PutBatchMaxTimeMs: 480, OffsetCommitCompletionTotal: 1_234, OffsetCommitSkipTotal: 7,
 		AcksAccept: 719_997, AcksRelease: 43, AcksReject: 2, AcksRenew: 9}
 	var b strings.Builder

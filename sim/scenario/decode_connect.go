@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // Limits on the connect section (the simulator's own limits are checked by
@@ -18,7 +18,7 @@ const (
 )
 
 // connectFields are the keys of the connect section.
-func (d *decoder) connectFields(c *sim.ConnectWorkload) []field {
+func (d *decoder) connectFields(c *connectsim.Workload) []field {
 	return []field{
 		{"topics", func(p string, n *yaml.Node) (perr *Error) {
 			c.Topics, perr = d.topics(p, n)
@@ -38,7 +38,7 @@ func (d *decoder) connectFields(c *sim.ConnectWorkload) []field {
 	}
 }
 
-func (d *decoder) producerFields(pr *sim.Producer) []field {
+func (d *decoder) producerFields(pr *connectsim.Producer) []field {
 	return []field{
 		d.strField("topic", &pr.Topic),
 		d.numberField("rate", &pr.RatePerSec),
@@ -48,7 +48,7 @@ func (d *decoder) producerFields(pr *sim.Producer) []field {
 	}
 }
 
-func (d *decoder) connectorFields(k *sim.Connector) []field {
+func (d *decoder) connectorFields(k *connectsim.Connector) []field {
 	return []field{
 		{"worker", func(p string, n *yaml.Node) (perr *Error) {
 			k.Worker, perr = d.props(p, n)
@@ -59,16 +59,16 @@ func (d *decoder) connectorFields(k *sim.Connector) []field {
 			return perr
 		}},
 		d.durField("start_at", &k.StartAt),
-		listField(d, "scale", &k.Scale, func(s *sim.ScaleStep) []field {
+		listField(d, "scale", &k.Scale, func(s *connectsim.ScaleStep) []field {
 			return []field{d.durField("at", &s.At), d.intField("tasks", &s.Tasks, math.MinInt32, math.MaxInt32)}
 		}),
-		listField(d, "kills", &k.Kills, func(kl *sim.TaskKill) []field {
+		listField(d, "kills", &k.Kills, func(kl *connectsim.TaskKill) []field {
 			return []field{d.durField("at", &kl.At), d.intField("task", &kl.Task, math.MinInt32, math.MaxInt32)}
 		}),
-		listField(d, "reset_offsets", &k.ResetOffsets, func(r *sim.OffsetReset) []field {
+		listField(d, "reset_offsets", &k.ResetOffsets, func(r *connectsim.OffsetReset) []field {
 			return []field{d.durField("at", &r.At), d.strField("to", &r.To)}
 		}),
-		listField(d, "group_config_changes", &k.GroupConfigChanges, func(c *sim.GroupConfigChange) []field {
+		listField(d, "group_config_changes", &k.GroupConfigChanges, func(c *connectsim.GroupConfigChange) []field {
 			return []field{d.durField("at", &c.At), d.int32Field("delivery_count_limit", &c.DeliveryCountLimit), d.durField("record_lock_duration", &c.RecordLockDuration)}
 		}),
 		d.int32Field("max_poll_records", &k.MaxPollRecords),
@@ -157,6 +157,6 @@ func (d *decoder) props(path string, n *yaml.Node) (map[string]string, *Error) {
 }
 
 // connectDefaults is what an empty connect: mapping starts from.
-func connectDefaults() *sim.ConnectWorkload {
-	return &sim.ConnectWorkload{}
+func connectDefaults() *connectsim.Workload {
+	return &connectsim.Workload{}
 }

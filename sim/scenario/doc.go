@@ -40,30 +40,14 @@
 //
 //	preset                    none | light | heavy
 //	plugin_transient          probability  a plugin call fails with a transient error
-//	plugin_permanent          probability  a plugin call fails with a permanent error
-//	plugin_applied_transient  probability  a plugin call takes effect but reports a transient error
-//	plugin_latency_min        duration     lower bound of a plugin call's latency
-//	plugin_latency_max        duration     upper bound of a plugin call's latency (>= min)
-//	plugin_latency_tail_prob  probability  a call's latency is drawn from the long tail instead
-//	plugin_latency_tail_max   duration     upper bound of the long tail (heavy: cycles overlap)
-//	plugin_burst_prob         probability  a call starts a burst of failing calls
-//	plugin_burst_length       int          calls in a burst, in [0, 10000]
-//	shard_moves_per_hour      number       mean rate of random partition moves, in [0, 3600]
-//	move_during_cycle_prob    probability  a partition with eligible groups moves right after a cycle starts
-//	load_delay                duration     how long a moved partition takes to load
-//	append_failure_prob       probability  an append fails
-//	commit_delay_max          duration     appends commit after a uniform [0, max] delay
-//	member_crash_prob         probability  an active member crashes at a commit
-//	lost_heartbeat_prob       probability  a heartbeat is lost
-//	delete_past_move_prob     probability  a deleteTopology is held past a move of its group's partition
-//	delete_past_move_latency  duration     how long such a delete is held
-//	share_leader_moves_per_hour  number    mean rate of share-partition leader moves (Connect workloads)
-//	share_persist_fail_prob   probability  a share-state write fails
-//	share_dlq_fail_prob       probability  a KIP-1191 dead-letter write fails
-//	task_kills_per_hour       number       mean rate of sink tasks killed inside put()
+//	...                                    one or more keys per fault kind
 //
-// The three plugin error probabilities may add up to at most 1; every
-// probability is in [0, 1].
+// Each fault kind of the simulator brings its own keys (sim.Params lists
+// them, from the kinds' files in package sim): SCHEMA.md's faults table,
+// generated from it, gives every key with its type, range, presets and
+// swarm draw, and so does `coordsim run -h` (one flag per key). The three
+// plugin error probabilities may add up to at most 1; every probability is
+// in [0, 1].
 //
 // workload describes the groups the simulation creates over its duration:
 //

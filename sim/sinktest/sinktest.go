@@ -23,6 +23,7 @@ import (
 
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // batchRecords is the producer's batch size.
@@ -41,13 +42,13 @@ type Report struct {
 // sink on a four-partition topic.
 func scenarios(seed uint64) map[string]sim.Options {
 	share := connector("share", true)
-	share.Scale = []sim.ScaleStep{{At: 4 * time.Minute, Tasks: 6}, {At: 8 * time.Minute, Tasks: 2}}
-	share.Kills = []sim.TaskKill{{At: 3 * time.Minute, Task: 0}, {At: 6 * time.Minute, Task: 4}}
+	share.Scale = []connectsim.ScaleStep{{At: 4 * time.Minute, Tasks: 6}, {At: 8 * time.Minute, Tasks: 2}}
+	share.Kills = []connectsim.TaskKill{{At: 3 * time.Minute, Task: 0}, {At: 6 * time.Minute, Task: 4}}
 	cons := connector("consumer", false)
-	cons.Scale = []sim.ScaleStep{{At: 4 * time.Minute, Tasks: 4}, {At: 8 * time.Minute, Tasks: 1}}
-	cons.Kills = []sim.TaskKill{{At: 3 * time.Minute, Task: 0}}
+	cons.Scale = []connectsim.ScaleStep{{At: 4 * time.Minute, Tasks: 4}, {At: 8 * time.Minute, Tasks: 1}}
+	cons.Kills = []connectsim.TaskKill{{At: 3 * time.Minute, Task: 0}}
 	out := map[string]sim.Options{}
-	for name, c := range map[string]sim.Connector{"share": share, "consumer": cons} { // order-free: a map out
+	for name, c := range map[string]connectsim.Connector{"share": share, "consumer": cons} { // order-free: a map out
 		o := sim.DefaultOptions()
 		o.Seed, o.Duration = seed, 12*time.Minute
 		o.Retention, o.CheckInterval = 10*time.Minute, 2*time.Minute
@@ -56,20 +57,20 @@ func scenarios(seed uint64) map[string]sim.Options {
 		if name == "share" {
 			o.Faults.ShareLeaderMovesPerHour = 10
 		}
-		o.Connect = &sim.ConnectWorkload{
+		o.Connect = &connectsim.Workload{
 			Topics:    map[string]int32{"t": 4},
-			Producers: []sim.Producer{{Topic: "t", RatePerSec: 40, BatchRecords: batchRecords}},
+			Producers: []connectsim.Producer{{Topic: "t", RatePerSec: 40, BatchRecords: batchRecords}},
 			// Locks shorter than the kills' redelivery bound keep runs short.
 			RecordLockDuration: 15 * time.Second,
-			Connectors:         []sim.Connector{c},
+			Connectors:         []connectsim.Connector{c},
 		}
 		out[name] = o
 	}
 	return out
 }
 
-func connector(name string, share bool) sim.Connector {
-	c := sim.Connector{
+func connector(name string, share bool) connectsim.Connector {
+	c := connectsim.Connector{
 		Config:             map[string]string{"name": name, "topics": "t", "tasks.max": "2"},
 		PutLatencyMin:      10 * time.Millisecond,
 		PutLatencyMax:      2 * time.Second,

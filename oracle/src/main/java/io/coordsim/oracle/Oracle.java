@@ -247,11 +247,16 @@ final class Oracle {
     }
 
     private JsonNode streamsHeartbeat(JsonNode op, List<CoordinatorRecord> out) {
+        StreamsGroupHeartbeatRequestData req = Json.read(StreamsGroupHeartbeatRequestData.class, op.get("request"), version(op));
+        checks.streamsHeartbeat(req);
         var result = run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, () -> shard.streamsGroupHeartbeat(
-            ctx(op, ApiKeys.STREAMS_GROUP_HEARTBEAT), Json.read(StreamsGroupHeartbeatRequestData.class, op.get("request"), version(op))));
+            ctx(op, ApiKeys.STREAMS_GROUP_HEARTBEAT), req));
         ObjectNode n = (ObjectNode) Json.write(result.data(), version(op));
+        // The internal topics the broker would ask the controller to
+        // create after the heartbeat (KafkaApis does it, not the shard).
         ArrayNode creatable = n.putArray("oracleCreatableTopics");
-        new TreeMap<>(result.creatableTopics()).keySet().forEach(creatable::add);
+        new TreeMap<>(result.creatableTopics()).forEach((name, t) ->
+            creatable.addObject().put("name", name).put("partitions", t.numPartitions()));
         return n;
     }
 

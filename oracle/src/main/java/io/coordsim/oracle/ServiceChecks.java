@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.coordinator.group.GroupCoordinatorConfig;
 import org.apache.kafka.coordinator.group.GroupCoordinatorService;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
@@ -25,6 +26,8 @@ final class ServiceChecks {
     private final Object service;
     private final Method consumer;
     private final Method share;
+    private final Method streamsFeatures;
+    private final Method streams;
 
     ServiceChecks(GroupCoordinatorConfig config) {
         try {
@@ -45,6 +48,12 @@ final class ServiceChecks {
             share = GroupCoordinatorService.class.getDeclaredMethod("throwIfShareGroupHeartbeatRequestIsInvalid",
                 ShareGroupHeartbeatRequestData.class);
             share.setAccessible(true);
+            streamsFeatures = GroupCoordinatorService.class.getDeclaredMethod(
+                "throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures", StreamsGroupHeartbeatRequestData.class);
+            streamsFeatures.setAccessible(true);
+            streams = GroupCoordinatorService.class.getDeclaredMethod("throwIfStreamsGroupHeartbeatRequestIsInvalid",
+                StreamsGroupHeartbeatRequestData.class);
+            streams.setAccessible(true);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("GroupCoordinatorService's checks moved; update ServiceChecks", e);
         }
@@ -56,6 +65,13 @@ final class ServiceChecks {
 
     void shareHeartbeat(ShareGroupHeartbeatRequestData req) {
         invoke(share, null, req);
+    }
+
+    // GroupCoordinatorService.streamsGroupHeartbeat's order: the
+    // unsupported features first, then the request's fields.
+    void streamsHeartbeat(StreamsGroupHeartbeatRequestData req) {
+        invoke(streamsFeatures, null, req);
+        invoke(streams, null, req);
     }
 
     private static void invoke(Method m, Object target, Object... args) {

@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"fmt"
@@ -48,13 +48,13 @@ func validateReset(i, j int, r OffsetReset, d time.Duration) error {
 
 // resetOffsets starts a reset: the sink's tasks stop, then the alter is
 // tried until the group coordinator accepts it.
-func (cw *connectWorld) resetOffsets(s *sink, r OffsetReset) {
-	w := cw.w
+func (cw *Sim) resetOffsets(s *sink, r OffsetReset) {
+	w := cw.eng
 	if s.cfg.Kind != connect.ShareSink || s.refused != nil {
 		return
 	}
 	s.resetting = true
-	w.client(tTask, s.cfg.GroupID, s.cfg.Name, "reset-offsets to "+r.To)
+	w.Trace(TraceTask, s.cfg.GroupID, s.cfg.Name, "reset-offsets to "+r.To, 0)
 	for _, t := range s.tasks {
 		if t != nil && t.alive && !t.stopping {
 			cw.stopTask(t)
@@ -66,24 +66,24 @@ func (cw *connectWorld) resetOffsets(s *sink, r OffsetReset) {
 // alterOffsets sends AlterShareGroupOffsets; NON_EMPTY_GROUP (a member's
 // leave not yet committed, or a killed member awaiting its session
 // timeout) and an unavailable coordinator are retried.
-func (cw *connectWorld) alterOffsets(s *sink, r OffsetReset) {
-	w := cw.w
+func (cw *Sim) alterOffsets(s *sink, r OffsetReset) {
+	w := cw.eng
 	retry := func(why string) {
-		w.mark("share-reset-retried-" + why)
-		w.eng.after(retryBackoff, func() { cw.alterOffsets(s, r) })
+		w.Mark("share-reset-retried-" + why)
+		w.After(retryBackoff, func() { cw.alterOffsets(s, r) })
 	}
-	b := w.route(s.cfg.GroupID)
+	coord, b := w.Coordinator(s.cfg.GroupID)
 	if b < 0 {
 		retry("moving")
 		return
 	}
-	w.touch(b)
-	w.brokers[b].c.AlterShareGroupOffsets(s.cfg.GroupID, cw.topicPartitions(s)).OnDone(func(epoch int32, err error) {
+	w.Touch(b)
+	coord.AlterShareGroupOffsets(s.cfg.GroupID, cw.topicPartitions(s)).OnDone(func(epoch int32, err error) {
 		if err != nil {
-			w.client(tResponse, s.cfg.GroupID, s.cfg.Name, "alter-share-offsets "+kerr.Name(err))
+			w.Trace(TraceResponse, s.cfg.GroupID, s.cfg.Name, "alter-share-offsets "+kerr.Name(err), 0)
 			if kerr.As(err) == kerr.GroupIDNotFound { // another group type: refused for good
 				s.resetting = false
-				w.mark("share-reset-refused")
+				w.Mark("share-reset-refused")
 				cw.scale(s, s.desired)
 				return
 			}
@@ -96,11 +96,11 @@ func (cw *connectWorld) alterOffsets(s *sink, r OffsetReset) {
 			return
 		}
 		if err := cw.sb.AlterShareGroupOffsets(s.cfg.GroupID, offs); err != nil {
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: the broker refused the reset after the coordinator accepted it: %v", s.cfg.Name, err))
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s: the broker refused the reset after the coordinator accepted it: %v", s.cfg.Name, err))
 			return
 		}
-		w.mark("share-offsets-reset")
-		w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("offsets reset to %s at group epoch %d", r.To, epoch))
+		w.Mark("share-offsets-reset")
+		w.Trace(TraceTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("offsets reset to %s at group epoch %d", r.To, epoch), 0)
 		for _, o := range offs {
 			key := share.Key{Group: s.cfg.GroupID, Topic: o.Topic, Partition: o.Partition}
 			// The old state, and every lock in it, is gone.
@@ -122,7 +122,7 @@ func (cw *connectWorld) alterOffsets(s *sink, r OffsetReset) {
 }
 
 // topicPartitions lists the sink's partitions for the coordinator.
-func (cw *connectWorld) topicPartitions(s *sink) []shard.TopicPartitions {
+func (cw *Sim) topicPartitions(s *sink) []shard.TopicPartitions {
 	var out []shard.TopicPartitions
 	for _, topic := range slices.Sorted(slices.Values(s.cfg.Topics)) {
 		tps := shard.TopicPartitions{Topic: topic}
@@ -136,15 +136,15 @@ func (cw *connectWorld) topicPartitions(s *sink) []shard.TopicPartitions {
 
 // resetTargets computes the new start offset of each partition; false when
 // the source group's offsets cannot be read right now.
-func (cw *connectWorld) resetTargets(s *sink, r OffsetReset) ([]sharebroker.PartitionOffset, bool) {
-	w := cw.w
+func (cw *Sim) resetTargets(s *sink, r OffsetReset) ([]sharebroker.PartitionOffset, bool) {
+	w := cw.eng
 	committed := map[tp]int64{}
 	if src, ok := strings.CutPrefix(r.To, "group:"); ok {
-		b := w.route(src)
+		coord, b := w.Coordinator(src)
 		if b < 0 {
 			return nil, false
 		}
-		offs, err := w.brokers[b].c.FetchOffsets(src, cw.topicPartitions(s), false)
+		offs, err := coord.FetchOffsets(src, cw.topicPartitions(s), false)
 		if err != nil && kerr.As(err) != kerr.GroupIDNotFound {
 			return nil, false
 		}
@@ -174,9 +174,9 @@ func (cw *connectWorld) resetTargets(s *sink, r OffsetReset) ([]sharebroker.Part
 }
 
 // scheduleResets arms a sink's resets.
-func (cw *connectWorld) scheduleResets(s *sink) {
+func (cw *Sim) scheduleResets(s *sink) {
 	for _, r := range s.spec.ResetOffsets {
 		rr := r
-		cw.w.eng.at(startMs+r.At.Milliseconds(), func() { cw.resetOffsets(s, rr) })
+		cw.eng.At(cw.startMs+r.At.Milliseconds(), func() { cw.resetOffsets(s, rr) })
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"fmt"
@@ -43,17 +43,17 @@ func validateGroupConfigChange(i, j int, c GroupConfigChange, d time.Duration) e
 }
 
 // scheduleGroupConfigChanges arms a share sink's config changes.
-func (cw *connectWorld) scheduleGroupConfigChanges(s *sink) {
+func (cw *Sim) scheduleGroupConfigChanges(s *sink) {
 	for _, c := range s.spec.GroupConfigChanges {
 		cc := c
-		cw.w.eng.at(max(cw.w.nowMs(), startMs+c.At.Milliseconds()), func() { cw.changeGroupConfig(s, cc) })
+		cw.eng.At(max(cw.eng.NowMs(), cw.startMs+c.At.Milliseconds()), func() { cw.changeGroupConfig(s, cc) })
 	}
 }
 
 // changeGroupConfig applies one change through the broker's admin path and
 // makes the checks follow it.
-func (cw *connectWorld) changeGroupConfig(s *sink, c GroupConfigChange) {
-	w := cw.w
+func (cw *Sim) changeGroupConfig(s *sink, c GroupConfigChange) {
+	w := cw.eng
 	gc := cw.sb.GroupConfig(s.cfg.GroupID)
 	if c.DeliveryCountLimit != 0 {
 		gc.MaxDeliveryCount = c.DeliveryCountLimit
@@ -62,7 +62,7 @@ func (cw *connectWorld) changeGroupConfig(s *sink, c GroupConfigChange) {
 		gc.RecordLockDurationMs = c.RecordLockDuration.Milliseconds()
 	}
 	if err := cw.sb.SetGroupConfig(s.cfg.GroupID, gc); err != nil {
-		w.violate("connect-config", fmt.Sprintf("%s: group config change refused: %v", s.cfg.Name, err))
+		w.Violate("connect-config", fmt.Sprintf("%s: group config change refused: %v", s.cfg.Name, err))
 		return
 	}
 	if gc.MaxDeliveryCount != 0 {
@@ -72,8 +72,8 @@ func (cw *connectWorld) changeGroupConfig(s *sink, c GroupConfigChange) {
 	if gc.RecordLockDurationMs != 0 {
 		s.lockMs = gc.RecordLockDurationMs
 	}
-	w.mark("share-group-config-changed")
-	w.client(tTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("group config share.delivery.count.limit=%d share.record.lock.duration.ms=%d", s.limit, s.lockMs))
+	w.Mark("share-group-config-changed")
+	w.Trace(TraceTask, s.cfg.GroupID, s.cfg.Name, fmt.Sprintf("group config share.delivery.count.limit=%d share.record.lock.duration.ms=%d", s.limit, s.lockMs), 0)
 	cw.dirty = true
 	cw.touchGroup(s.cfg.GroupID)
 }

@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"github.com/coordsim/coordsim/metrics"
@@ -82,9 +82,9 @@ func (s *sink) finishMetrics(nowMs int64) {
 	}
 }
 
-// metricSamples exports every started connector's task metrics with the
+// MetricSamples exports every started connector's task metrics with the
 // tag connector=<name>, for the run's metrics export.
-func (cw *connectWorld) metricSamples() []metrics.Sample {
+func (cw *Sim) MetricSamples() []metrics.Sample {
 	var out []metrics.Sample
 	for _, s := range cw.sinks {
 		if !s.started {

@@ -1,4 +1,4 @@
-package sim_test
+package connectsim_test
 
 import (
 	"testing"
@@ -8,7 +8,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
+	"github.com/coordsim/coordsim/sim/scenario"
 )
+
+// builtin returns a built-in scenario's options.
+func builtin(t *testing.T, name string) sim.Options {
+	t.Helper()
+	sc, err := scenario.Builtin(name)
+	require.NoError(t, err)
+	return sc.Options
+}
 
 // runScenario runs a built-in scenario and requires its invariants to hold.
 func runScenario(t *testing.T, name string, seed uint64) *sim.Result {
@@ -21,7 +31,7 @@ func runScenario(t *testing.T, name string, seed uint64) *sim.Result {
 	return r
 }
 
-func sinkNamed(t *testing.T, r *sim.Result, name string) sim.SinkResult {
+func sinkNamed(t *testing.T, r *sim.Result, name string) connectsim.SinkResult {
 	t.Helper()
 	for _, s := range r.Connect {
 		if s.Name == name {
@@ -29,7 +39,7 @@ func sinkNamed(t *testing.T, r *sim.Result, name string) sim.SinkResult {
 		}
 	}
 	t.Fatalf("no sink %q in %+v", name, r.Connect)
-	return sim.SinkResult{}
+	return connectsim.SinkResult{}
 }
 
 // rate is a sink's delivery rate (unique records/s) between two instants,
@@ -84,7 +94,7 @@ func TestShareSinkScalesPastThePartitionCount(t *testing.T) {
 	assert.Greater(t, s6, 1.3*c6)
 	assert.Positive(t, cons.RebalancePauses)
 	assert.Zero(t, share.RebalancePauses, "share sinks have no partition-assignment pauses")
-	for _, s := range []sim.SinkResult{share, cons} {
+	for _, s := range []connectsim.SinkResult{share, cons} {
 		assert.Equal(t, r.Produced, s.Unique, "%s delivered everything after the drain", s.Name)
 		assert.Zero(t, s.Lost)
 	}
@@ -200,7 +210,7 @@ func TestConnectOptionsValidate(t *testing.T) {
 		{"connector on unknown topic", func(o *sim.Options) { o.Connect.Connectors[0].Config["topics"] = "nope" }, "not a data topic"},
 		{"put latency inverted", func(o *sim.Options) { o.Connect.Connectors[0].PutLatencyMin = time.Hour }, "put_latency"},
 		{"scale out of order", func(o *sim.Options) {
-			o.Connect.Connectors[0].Scale = []sim.ScaleStep{{At: 10 * time.Minute, Tasks: 2}, {At: 5 * time.Minute, Tasks: 3}}
+			o.Connect.Connectors[0].Scale = []connectsim.ScaleStep{{At: 10 * time.Minute, Tasks: 2}, {At: 5 * time.Minute, Tasks: 3}}
 		}, "scale[1]"},
 		{"delivery limit", func(o *sim.Options) { o.Connect.DeliveryCountLimit = 11 }, "delivery_count_limit"},
 		{"lock duration", func(o *sim.Options) { o.Connect.RecordLockDuration = time.Millisecond }, "record_lock_duration"},
@@ -221,18 +231,18 @@ func TestConnectOptionsValidate(t *testing.T) {
 }
 
 // connectOptions is a small Connect-only run for the tests below.
-func connectOptions(seed uint64, d time.Duration, topics map[string]int32, producers []sim.Producer, connectors ...sim.Connector) sim.Options {
+func connectOptions(seed uint64, d time.Duration, topics map[string]int32, producers []connectsim.Producer, connectors ...connectsim.Connector) sim.Options {
 	o := sim.DefaultOptions()
 	o.Seed, o.Duration = seed, d
 	o.Retention, o.CheckInterval = 10*time.Minute, 2*time.Minute
 	o.Workload = sim.Workload{MembersMin: 1, MembersMax: 1, LifetimeMin: time.Minute, LifetimeMax: time.Minute, ArrivalWindow: 1, CommitInterval: time.Second}
 	o.Faults = sim.Faults{}
-	o.Connect = &sim.ConnectWorkload{Topics: topics, Producers: producers, Connectors: connectors}
+	o.Connect = &connectsim.Workload{Topics: topics, Producers: producers, Connectors: connectors}
 	return o
 }
 
-func shareSink(name, tasks string) sim.Connector {
-	return sim.Connector{
+func shareSink(name, tasks string) connectsim.Connector {
+	return connectsim.Connector{
 		Config:        map[string]string{"name": name, "topics": "t", "tasks.max": tasks, "consumer.override.group.protocol": "share"},
 		PutLatencyMin: 10 * time.Millisecond, PutLatencyMax: 500 * time.Millisecond,
 	}
@@ -245,8 +255,8 @@ func shareSink(name, tasks string) sim.Connector {
 func TestShareSinkScaledToZeroAndBack(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		c := shareSink("s", "3")
-		c.Scale = []sim.ScaleStep{{At: 5 * time.Minute, Tasks: 0}, {At: 10 * time.Minute, Tasks: 2}}
-		o := connectOptions(seed, 20*time.Minute, map[string]int32{"t": 3}, []sim.Producer{{Topic: "t", RatePerSec: 60, BatchRecords: 5}}, c)
+		c.Scale = []connectsim.ScaleStep{{At: 5 * time.Minute, Tasks: 0}, {At: 10 * time.Minute, Tasks: 2}}
+		o := connectOptions(seed, 20*time.Minute, map[string]int32{"t": 3}, []connectsim.Producer{{Topic: "t", RatePerSec: 60, BatchRecords: 5}}, c)
 		o.Faults.SharePersistFailProb = 0.05 // a lost write must not lose records either
 		r, err := sim.Run(o, nil)
 		require.NoError(t, err)
@@ -266,7 +276,7 @@ func TestShareSinkLatestSkipsTheBacklog(t *testing.T) {
 	c := shareSink("s", "2")
 	c.Config["consumer.override.auto.offset.reset"] = "latest"
 	c.StartAt = 5 * time.Minute
-	r, err := sim.Run(connectOptions(1, 15*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 40, BatchRecords: 4}}, c), nil)
+	r, err := sim.Run(connectOptions(1, 15*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 40, BatchRecords: 4}}, c), nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation, "%+v", r.Violation)
 	s := sinkNamed(t, r, "s")
@@ -281,14 +291,14 @@ func TestShareSinkLatestSkipsTheBacklog(t *testing.T) {
 // offset flush (redelivered as duplicates to the task that takes the
 // partitions over after the session timeout), never records.
 func TestConsumerSinkResumesFromCommittedOffsets(t *testing.T) {
-	c := sim.Connector{
+	c := connectsim.Connector{
 		Config:        map[string]string{"name": "jdbc", "topics": "t", "tasks.max": "2"},
 		PutLatencyMin: 10 * time.Millisecond, PutLatencyMax: 100 * time.Millisecond,
 		FlushInterval: 30 * time.Second,
-		Kills:         []sim.TaskKill{{At: 5 * time.Minute, Task: 0}},
+		Kills:         []connectsim.TaskKill{{At: 5 * time.Minute, Task: 0}},
 	}
 	const rate = 100
-	r, err := sim.Run(connectOptions(1, 15*time.Minute, map[string]int32{"t": 4}, []sim.Producer{{Topic: "t", RatePerSec: rate, BatchRecords: 10}}, c), nil)
+	r, err := sim.Run(connectOptions(1, 15*time.Minute, map[string]int32{"t": 4}, []connectsim.Producer{{Topic: "t", RatePerSec: rate, BatchRecords: 10}}, c), nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation, "%+v", r.Violation)
 	s := sinkNamed(t, r, "jdbc")
@@ -309,7 +319,7 @@ func TestShareDeadLetterQueue(t *testing.T) {
 	c.Config["errors.tolerance"] = "all"
 	c.BrokerDLQ = "dlq.s"
 	c.ConvertFailProb = 0.01
-	o := connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 50, BatchRecords: 5}}, c)
+	o := connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 50, BatchRecords: 5}}, c)
 	o.Connect.DLQWriteDelay = 2 * time.Second
 	r, err := sim.Run(o, nil)
 	require.NoError(t, err)
@@ -344,10 +354,10 @@ func TestConsumerSinkMigratesToShareSink(t *testing.T) {
 // the start (the first ten minutes put twice, nothing lost).
 func TestShareOffsetResetWaitsForEmptyGroup(t *testing.T) {
 	c := shareSink("s", "3")
-	c.ResetOffsets = []sim.OffsetReset{{At: 10 * time.Minute, To: "earliest"}}
-	c.Kills = []sim.TaskKill{{At: 9*time.Minute + 50*time.Second, Task: 1}}
+	c.ResetOffsets = []connectsim.OffsetReset{{At: 10 * time.Minute, To: "earliest"}}
+	c.Kills = []connectsim.TaskKill{{At: 9*time.Minute + 50*time.Second, Task: 1}}
 	c.PutLatencyMin, c.PutLatencyMax = time.Second, 2*time.Second // the kill lands inside a put within seconds
-	o := connectOptions(1, 20*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 2}}, c)
+	o := connectOptions(1, 20*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 2}}, c)
 	r, err := sim.Run(o, nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation, "%+v", r.Violation)

@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ var (
 // simulatedTask is the built-in sink: put() fails with the connector's
 // PutFatalProb and PutRetriableProb, drawn from the run's seeded source.
 type simulatedTask struct {
-	cw *connectWorld
+	cw *Sim
 	s  *sink
 }
 
@@ -34,7 +34,7 @@ func (b *simulatedTask) Stop()                              {}
 
 // Put draws one outcome for the whole batch.
 func (b *simulatedTask) Put([]connect.SinkRecord) error {
-	r := b.cw.w.eng.rng.Float64()
+	r := b.cw.eng.Rand().Float64()
 	switch spec := &b.s.spec; {
 	case r < spec.PutFatalProb:
 		return errSimulatedFatal
@@ -65,7 +65,7 @@ func (c taskContext) Report(r connect.SinkRecord, _ error) {
 
 // newTaskImpl builds, initialises and starts t's SinkTask; false when
 // Start failed (the task is failed).
-func (cw *connectWorld) newTaskImpl(t *sinkTask) bool {
+func (cw *Sim) newTaskImpl(t *sinkTask) bool {
 	s := t.s
 	if s.spec.NewTask != nil {
 		t.impl = s.spec.NewTask()
@@ -102,7 +102,7 @@ func toConnectTPs(ps []tp) []connect.TopicPartition {
 }
 
 // openPartitions calls Open and records the task's open partitions.
-func (cw *connectWorld) openPartitions(t *sinkTask, ps []tp) {
+func (cw *Sim) openPartitions(t *sinkTask, ps []tp) {
 	if len(ps) == 0 || t.impl == nil {
 		return
 	}
@@ -115,11 +115,11 @@ func (cw *connectWorld) openPartitions(t *sinkTask, ps []tp) {
 }
 
 // closePartitions calls Close for ps.
-func (cw *connectWorld) closePartitions(t *sinkTask, ps []tp) {
+func (cw *Sim) closePartitions(t *sinkTask, ps []tp) {
 	cw.closeConnectTPs(t, toConnectTPs(ps))
 }
 
-func (cw *connectWorld) closeConnectTPs(t *sinkTask, cps []connect.TopicPartition) {
+func (cw *Sim) closeConnectTPs(t *sinkTask, cps []connect.TopicPartition) {
 	if t.impl == nil || len(cps) == 0 {
 		return
 	}
@@ -131,7 +131,7 @@ func (cw *connectWorld) closeConnectTPs(t *sinkTask, cps []connect.TopicPartitio
 // stopImpl closes every open partition, then stops the task: Connect closes
 // before it stops (WorkerSinkTask.execute's closeAllPartitions, then
 // close() → task.stop()).
-func (cw *connectWorld) stopImpl(t *sinkTask) {
+func (cw *Sim) stopImpl(t *sinkTask) {
 	if t.impl == nil {
 		return
 	}
@@ -179,7 +179,7 @@ func consumerRecords(s *sink, batch []readRange) []connect.SinkRecord {
 // when configured, REJECTed to the broker's DLQ on a share sink whose group
 // has one, else ACCEPTed. Under errors.tolerance=none the report fails the
 // task (false).
-func (cw *connectWorld) applyReports(t *sinkTask) bool {
+func (cw *Sim) applyReports(t *sinkTask) bool {
 	s := t.s
 	reported := t.reported
 	t.reported = nil
@@ -188,7 +188,7 @@ func (cw *connectWorld) applyReports(t *sinkTask) bool {
 	}
 	d, err := s.cfg.OnConvertFailure(s.brokerDLQ)
 	if err != nil {
-		cw.w.violate("connect-decision", err.Error())
+		cw.eng.Violate("connect-decision", err.Error())
 		return false
 	}
 	if d.FailTask {
@@ -229,7 +229,7 @@ func heldAt(t *sinkTask, p tp, o int64) *heldRange {
 
 // preCommit calls the task's PreCommit with its positions of ps and
 // returns what may be committed: the answer, clamped to what was put.
-func (cw *connectWorld) preCommit(t *sinkTask, ps []tp) map[tp]int64 {
+func (cw *Sim) preCommit(t *sinkTask, ps []tp) map[tp]int64 {
 	cur := make(map[connect.TopicPartition]int64, len(ps))
 	for _, p := range ps {
 		if pos, ok := t.positions[p]; ok {
@@ -254,7 +254,7 @@ func (cw *connectWorld) preCommit(t *sinkTask, ps []tp) map[tp]int64 {
 
 // flushShare lets a share task flush before its acknowledgements are
 // committed; the offsets it returns mean nothing to a share group.
-func (cw *connectWorld) flushShare(t *sinkTask) {
+func (cw *Sim) flushShare(t *sinkTask) {
 	if t.impl == nil || len(t.held) == 0 {
 		return
 	}

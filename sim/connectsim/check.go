@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/share"
+	"github.com/coordsim/coordsim/sharebroker"
 )
 
 // SinkResult is one connector's outcome.
@@ -106,16 +107,25 @@ type SinkSample struct {
 	Unique   int64
 }
 
-// InvSharePartitions is docs/invariants.md invariant 8.
-const InvSharePartitions = "8-share-partitions"
+// The invariants the Connect simulator checks itself, as docs/invariants.md
+// numbers them (package sim lists them with the others).
+const (
+	// InvSharePartitions is invariant 8: share-partitions keep their own
+	// invariants and SPSO never moves back under one leadership, and the
+	// sinks' delivery adds up when they stop.
+	InvSharePartitions = "8-share-partitions"
+	// InvDLQConservation is invariant 19: the dead-letter topics hold
+	// exactly the records of the dead-letter writes that succeeded.
+	InvDLQConservation = "19-dlq-conservation"
+)
 
-// afterEvent runs invariant 8's per-event checks on the share-partitions
+// AfterEvent runs invariant 8's per-event checks on the share-partitions
 // the event touched: the partition's own invariants, and SPSO never moving
 // back while one partition object (one leadership) lives. A new object (a
 // leader move or an eviction rebuilt it from the persister) starts a new
 // record, and for sinks not reading from the earliest offset it raises the
 // partition's reset floor.
-func (cw *connectWorld) afterEvent() {
+func (cw *Sim) AfterEvent() {
 	if len(cw.touched) == 0 {
 		return
 	}
@@ -125,7 +135,7 @@ func (cw *connectWorld) afterEvent() {
 			continue
 		}
 		if err := sp.CheckInvariants(); err != nil {
-			cw.w.violate(InvSharePartitions, fmt.Sprintf("%s: %v", keyString(k), err))
+			cw.eng.Violate(InvSharePartitions, fmt.Sprintf("%s: %v", keyString(k), err))
 			return
 		}
 		if !sp.Initialized() {
@@ -134,7 +144,7 @@ func (cw *connectWorld) afterEvent() {
 		cur := sp.StartOffset()
 		prev := cw.spso[k]
 		if prev.sp == sp && prev.init && cur < prev.spso {
-			cw.w.violate(InvSharePartitions, fmt.Sprintf("%s: SPSO moved back from %d to %d under leader epoch %d", keyString(k), prev.spso, cur, sp.LeaderEpoch()))
+			cw.eng.Violate(InvSharePartitions, fmt.Sprintf("%s: SPSO moved back from %d to %d under leader epoch %d", keyString(k), prev.spso, cur, sp.LeaderEpoch()))
 			return
 		}
 		if prev.sp != sp || !prev.init {
@@ -146,26 +156,26 @@ func (cw *connectWorld) afterEvent() {
 }
 
 // pollBroker expires locks and completes dead-letter writes due now.
-func (cw *connectWorld) pollBroker() {
-	n, err := cw.sb.Poll(cw.w.nowMs())
+func (cw *Sim) pollBroker() {
+	n, err := cw.sb.Poll(cw.eng.NowMs())
 	if err != nil {
-		cw.w.violate(InvSharePartitions, fmt.Sprintf("share broker poll: %v", err))
+		cw.eng.Violate(InvSharePartitions, fmt.Sprintf("share broker poll: %v", err))
 		return
 	}
 	if n > 0 {
-		cw.w.tr(traceEvent{kind: tPoll, broker: -1, detail: "share", n: int64(n)})
+		cw.eng.Trace(TracePoll, "", "", "share", int64(n))
 		for _, k := range cw.sb.Keys() {
 			cw.touched[k] = true
 		}
 		if err := cw.sb.CheckInvariants(); err != nil {
-			cw.w.violate(InvSharePartitions, err.Error())
+			cw.eng.Violate(InvSharePartitions, err.Error())
 		}
 	}
 	cw.dirty = true
 }
 
-// schedulePoll arms the share broker's next poll when its deadline moved.
-func (cw *connectWorld) schedulePoll() {
+// SchedulePoll arms the share broker's next poll when its deadline moved.
+func (cw *Sim) SchedulePoll() {
 	if !cw.dirty {
 		return
 	}
@@ -174,22 +184,22 @@ func (cw *connectWorld) schedulePoll() {
 	if !ok {
 		return
 	}
-	at := max(next, cw.w.nowMs())
+	at := max(next, cw.eng.NowMs())
 	if cw.pollEv != nil {
-		if cw.pollEv.atMs <= at {
+		if cw.pollEv.AtMs() <= at {
 			return
 		}
-		cw.w.eng.cancel(cw.pollEv)
+		cw.eng.Cancel(cw.pollEv)
 	}
-	cw.pollEv = cw.w.eng.at(at, func() {
+	cw.pollEv = cw.eng.At(at, func() {
 		cw.pollEv = nil
 		cw.pollBroker()
 	})
 }
 
 // sample records every connector's progress.
-func (cw *connectWorld) sample() {
-	at := cw.w.nowMs() - startMs
+func (cw *Sim) sample() {
+	at := cw.eng.NowMs() - cw.startMs
 	for _, s := range cw.sinks {
 		n := 0
 		for _, t := range s.tasks {
@@ -197,7 +207,7 @@ func (cw *connectWorld) sample() {
 				n++
 			}
 		}
-		cw.w.res.Series.Sinks = append(cw.w.res.Series.Sinks, SinkSample{AtMs: at, Sink: s.cfg.Name, Kind: s.cfg.Kind.String(), Tasks: n, Received: s.res.Received, Unique: s.res.Unique})
+		cw.samples = append(cw.samples, SinkSample{AtMs: at, Sink: s.cfg.Name, Kind: s.cfg.Kind.String(), Tasks: n, Received: s.res.Received, Unique: s.res.Unique})
 	}
 }
 
@@ -211,7 +221,7 @@ type sinkEnd struct {
 }
 
 // snapshotEnd reads every sink's state before the drain's stop.
-func (cw *connectWorld) snapshotEnd() []sinkEnd {
+func (cw *Sim) snapshotEnd() []sinkEnd {
 	out := make([]sinkEnd, len(cw.sinks))
 	for i, s := range cw.sinks {
 		e := sinkEnd{running: s.running(), spso: map[tp]int64{}}
@@ -246,8 +256,8 @@ func (cw *connectWorld) snapshotEnd() []sinkEnd {
 // checkDelivery runs when the sinks stop: every record of a running share
 // sink's topics ends acknowledged or archived, none is lost, and what the
 // dead-letter queue holds matches what was archived (invariant 8).
-func (cw *connectWorld) checkDelivery(final []sinkEnd) {
-	w := cw.w
+func (cw *Sim) checkDelivery(final []sinkEnd) {
+	w := cw.eng
 	for i, s := range cw.sinks {
 		if !s.started {
 			continue
@@ -271,7 +281,7 @@ func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 				s.res.LostAtLimit += c.lostAtLimit
 				s.res.LostRejected += c.lostRejected
 				if sum := c.done + c.lost + c.undelivered + c.archived + c.skipped; sum != logEnd {
-					w.violate(InvSharePartitions, fmt.Sprintf("sink %s %s-%d: %d offsets classified, %d produced", s.cfg.Name, topic, p, sum, logEnd))
+					w.Violate(InvSharePartitions, fmt.Sprintf("sink %s %s-%d: %d offsets classified, %d produced", s.cfg.Name, topic, p, sum, logEnd))
 				}
 			}
 		}
@@ -287,25 +297,25 @@ func (cw *connectWorld) checkDelivery(final []sinkEnd) {
 			s.res.DeadLettered = cw.sb.DLQRecords(s.spec.BrokerDLQ)
 		}
 		if s.res.Lost > 0 {
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s lost %d records: terminal at the broker, or acknowledged, without a successful put, a skip or a legitimate archive", s.cfg.Name, s.res.Lost))
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s lost %d records: terminal at the broker, or acknowledged, without a successful put, a skip or a legitimate archive", s.cfg.Name, s.res.Lost))
 		}
 		switch {
-		case end.running && s.res.Undelivered > 0 && w.nowMs()-s.lastDeliveryMs > s.stuckAfter(max(cw.lockMs, s.lockMs)):
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d records neither acknowledged nor archived, and nothing delivered for %s", s.cfg.Name, s.res.Undelivered,
-				time.Duration(w.nowMs()-s.lastDeliveryMs)*time.Millisecond))
+		case end.running && s.res.Undelivered > 0 && w.NowMs()-s.lastDeliveryMs > s.stuckAfter(max(cw.lockMs, s.lockMs)):
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s: %d records neither acknowledged nor archived, and nothing delivered for %s", s.cfg.Name, s.res.Undelivered,
+				time.Duration(w.NowMs()-s.lastDeliveryMs)*time.Millisecond))
 		case s.res.Undelivered > 0 && end.running:
-			w.mark("connect-drain-ended-with-backlog")
+			w.Mark("connect-drain-ended-with-backlog")
 		case s.res.Undelivered > 0:
-			w.mark("connect-drain-ended-without-running-tasks")
+			w.Mark("connect-drain-ended-without-running-tasks")
 		}
 		if s.res.DeadLettered > archived {
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d dead-lettered records but only %d archived", s.cfg.Name, s.res.DeadLettered, archived))
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s: %d dead-lettered records but only %d archived", s.cfg.Name, s.res.DeadLettered, archived))
 		}
 		if s.brokerDLQ && notDeadLettered > 0 {
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records never went to the dead-letter queue (no write attempted, none pending)", s.cfg.Name, notDeadLettered))
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records never went to the dead-letter queue (no write attempted, none pending)", s.cfg.Name, notDeadLettered))
 		}
-		if s.brokerDLQ && w.opts.Faults.ShareDLQFailProb == 0 && !end.dlqPending && s.res.DeadLettered != archived {
-			w.violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records but %d in the dead-letter queue", s.cfg.Name, archived, s.res.DeadLettered))
+		if s.brokerDLQ && cw.faults.ShareDLQFailProb == 0 && !end.dlqPending && s.res.DeadLettered != archived {
+			w.Violate(InvSharePartitions, fmt.Sprintf("sink %s: %d archived records but %d in the dead-letter queue", s.cfg.Name, archived, s.res.DeadLettered))
 		}
 	}
 }
@@ -343,7 +353,7 @@ func (c *classified) archivedOffset(brokerDLQ, put bool, f uint8) {
 //   - lost: acknowledged without a successful put(), or terminal without a
 //     put, a conversion skip or an archive;
 //   - undelivered: still pending at the broker (share), or never put (consumer).
-func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64) classified {
+func (cw *Sim) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64) classified {
 	var c classified
 	limit := uint8(s.minLimit)
 	key := share.Key{Group: s.cfg.GroupID, Topic: p.Topic, Partition: p.Partition}
@@ -410,15 +420,51 @@ func (cw *connectWorld) classify(s *sink, p tp, rt *recvTab, logEnd, spso int64)
 	return c
 }
 
-// finishConnect copies the connectors' results into the run's result.
-func (cw *connectWorld) finish() {
+// Finish closes the connectors' metrics and returns their outcomes, in
+// workload order, once the run has ended.
+func (cw *Sim) Finish() []SinkResult {
 	for _, s := range cw.sinks {
-		s.finishMetrics(cw.w.nowMs())
-		cw.w.res.Connect = append(cw.w.res.Connect, s.res)
+		s.finishMetrics(cw.eng.NowMs())
+		cw.results = append(cw.results, s.res)
 	}
+	return cw.results
 }
+
+// Samples is every connector's progress over the run, one sample per
+// connector every sample period (the report's sink charts).
+func (cw *Sim) Samples() []SinkSample { return cw.samples }
+
+// Produced counts the records the producers wrote.
+func (cw *Sim) Produced() int64 { return cw.produced }
+
+// ShareBroker is the partition leaders' side of the share groups, for the
+// checks the engine runs over every share-partition.
+func (cw *Sim) ShareBroker() *sharebroker.Broker { return cw.sb }
 
 // connectSampleEvery is the report's sampling period for sink progress.
 func connectSampleEvery(d time.Duration) time.Duration {
 	return max(d/200, time.Second)
+}
+
+// checkDLQConservation compares, when the sinks stop, the records in the
+// broker-side dead-letter topics with the records of every dead-letter
+// write the simulator's fault hook let succeed (19). The hook sees every
+// completion before the broker appends, so the two are equal at any event
+// boundary; checking once at the end suffices to catch a lost append.
+func (cw *Sim) checkDLQConservation() {
+	var topics []string
+	for _, s := range cw.sinks {
+		if s.brokerDLQ {
+			topics = append(topics, s.spec.BrokerDLQ)
+		}
+	}
+	slices.Sort(topics)
+	var inTopics int64
+	for _, t := range slices.Compact(topics) {
+		inTopics += cw.sb.DLQRecords(t)
+	}
+	if inTopics != cw.dlqWritten {
+		cw.eng.Violate(InvDLQConservation, fmt.Sprintf("dead-letter topics hold %d records; successful dead-letter writes carried %d",
+			inTopics, cw.dlqWritten))
+	}
 }

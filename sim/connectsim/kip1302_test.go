@@ -1,4 +1,4 @@
-package sim_test
+package connectsim_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/connectsim"
 )
 
 // TestRetriableReleaseArchivedAtLimitCountsAsLost proves the loss class of
@@ -19,11 +20,11 @@ import (
 // lost at the delivery limit (not as an invariant-8 loss), every offset is
 // classified once, and a DLQ'd run counts none.
 func TestRetriableReleaseArchivedAtLimitCountsAsLost(t *testing.T) {
-	run := func(dlq string) sim.SinkResult {
+	run := func(dlq string) connectsim.SinkResult {
 		c := shareSink("s", "2")
 		c.PutRetriableProb = 0.6
 		c.BrokerDLQ = dlq
-		o := connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c)
+		o := connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c)
 		o.Connect.DeliveryCountLimit = 3
 		r, err := sim.Run(o, nil)
 		require.NoError(t, err)
@@ -54,7 +55,7 @@ func TestShareLiveGroupConfig(t *testing.T) {
 	t.Logf("no-dlq: unique %d archived %d lost at limit %d; with-dlq: unique %d archived %d dead-lettered %d",
 		noDLQ.Unique, noDLQ.Archived, noDLQ.LostAtLimit, withDLQ.Unique, withDLQ.Archived, withDLQ.DeadLettered)
 	assert.EqualValues(t, 6, r.Marks["share-group-config-changed"])
-	for _, s := range []sim.SinkResult{noDLQ, withDLQ} {
+	for _, s := range []connectsim.SinkResult{noDLQ, withDLQ} {
 		assert.Zero(t, s.Lost+s.Undelivered, s.Name)
 		assert.Equal(t, r.Produced, s.Unique+s.Archived, "%s: put or archived", s.Name)
 	}
@@ -70,12 +71,12 @@ func TestShareLiveGroupConfig(t *testing.T) {
 // fatal_put: fail_task keeps WorkerSinkTask's answer: tasks fail, batches
 // come back, nothing is rejected.
 func TestFatalPutRejectsBatch(t *testing.T) {
-	run := func(policy, dlq string) sim.SinkResult {
+	run := func(policy, dlq string) connectsim.SinkResult {
 		c := shareSink("s", "2")
 		c.PutFatalProb = 0.05
 		c.FatalPut, c.BrokerDLQ = policy, dlq
 		c.RestartFailedAfter = 10 * time.Second
-		r, err := sim.Run(connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c), nil)
+		r, err := sim.Run(connectOptions(1, 10*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c), nil)
 		require.NoError(t, err)
 		require.Nil(t, r.Violation, "%+v", r.Violation)
 		s := sinkNamed(t, r, "s")
@@ -101,13 +102,13 @@ func TestFatalPutRejectsBatch(t *testing.T) {
 // share.record.lock.duration.ms: with 20 s locks a 12–15 s put() renews its
 // locks (every half lock), which the default 30 s lock would not need.
 func TestAcquisitionLockTimeoutMapped(t *testing.T) {
-	run := func(timeout string) sim.SinkResult {
+	run := func(timeout string) connectsim.SinkResult {
 		c := shareSink("s", "2")
 		c.PutLatencyMin, c.PutLatencyMax = 12*time.Second, 15*time.Second
 		if timeout != "" {
 			c.Config["share.acquisition.lock.timeout.ms"] = timeout
 		}
-		r, err := sim.Run(connectOptions(1, 5*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 5, BatchRecords: 5}}, c), nil)
+		r, err := sim.Run(connectOptions(1, 5*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 5, BatchRecords: 5}}, c), nil)
 		require.NoError(t, err)
 		require.Nil(t, r.Violation, "%+v", r.Violation)
 		return sinkNamed(t, r, "s")
@@ -161,24 +162,24 @@ func (r *reportingTask) PreCommit(c map[connect.TopicPartition]int64) map[connec
 // in Connect's order: initialize, start, open (once, every partition of the
 // topic) ... close, stop.
 func TestErrantRecordReporter(t *testing.T) {
-	run := func(edit func(*sim.Connector)) (sim.SinkResult, []string) {
+	run := func(edit func(*connectsim.Connector)) (connectsim.SinkResult, []string) {
 		var calls []string
 		c := shareSink("s", "1")
 		c.NewTask = func() connect.SinkTask { return &reportingTask{calls: &calls} }
 		edit(&c)
-		r, err := sim.Run(connectOptions(1, 5*time.Minute, map[string]int32{"t": 2}, []sim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c), nil)
+		r, err := sim.Run(connectOptions(1, 5*time.Minute, map[string]int32{"t": 2}, []connectsim.Producer{{Topic: "t", RatePerSec: 20, BatchRecords: 5}}, c), nil)
 		require.NoError(t, err)
 		require.Nil(t, r.Violation, "%+v", r.Violation)
 		return sinkNamed(t, r, "s"), calls
 	}
-	broker, calls := run(func(c *sim.Connector) { c.Config["errors.tolerance"] = "all"; c.BrokerDLQ = "dlq.s" })
+	broker, calls := run(func(c *connectsim.Connector) { c.Config["errors.tolerance"] = "all"; c.BrokerDLQ = "dlq.s" })
 	t.Logf("broker DLQ: unique %d reported %d dead-lettered %d", broker.Unique, broker.Reported, broker.DeadLettered)
 	assert.Positive(t, broker.Reported)
 	assert.Equal(t, broker.Reported, broker.DeadLettered, "reported records REJECTed into the broker's DLQ")
 	assert.Equal(t, broker.Produced, broker.Unique+broker.Reported, "the rest ACCEPTed")
 	assert.Equal(t, []string{"initialize", "start", "open", "close", "stop"}, calls, "Connect's order, open once for a share sink")
 
-	connectDLQ, _ := run(func(c *sim.Connector) {
+	connectDLQ, _ := run(func(c *connectsim.Connector) {
 		c.Config["errors.tolerance"] = "all"
 		c.Config["errors.deadletterqueue.topic.name"] = "connect-dlq"
 	})
@@ -186,7 +187,7 @@ func TestErrantRecordReporter(t *testing.T) {
 	assert.Equal(t, connectDLQ.Reported, connectDLQ.ConnectDLQ)
 	assert.Zero(t, connectDLQ.Lost+connectDLQ.Undelivered)
 
-	none, _ := run(func(*sim.Connector) {})
+	none, _ := run(func(*connectsim.Connector) {})
 	assert.Positive(t, none.TasksFailed, "errors.tolerance=none: a report fails the task")
 }
 
@@ -199,7 +200,7 @@ func TestErrantRecordReporter(t *testing.T) {
 func TestRetriablePutPolicies(t *testing.T) {
 	r := runScenario(t, "share-retry-policy", 1)
 	rel, retry, cons := sinkNamed(t, r, "share-release"), sinkNamed(t, r, "share-retry"), sinkNamed(t, r, "consumer-retry")
-	for _, s := range []sim.SinkResult{rel, retry, cons} {
+	for _, s := range []connectsim.SinkResult{rel, retry, cons} {
 		t.Logf("%s: unique %d duplicates %d archived %d lost at limit %d throughput %.0f/s", s.Name, s.Unique, s.Duplicates, s.Archived, s.LostAtLimit, s.ThroughputPerSec)
 		assert.Zero(t, s.Lost+s.Undelivered, s.Name)
 	}
@@ -222,7 +223,7 @@ func TestRetriablePutPolicies(t *testing.T) {
 	assert.Equal(t, r.Produced, cons.Metrics.RecordReadTotal, "a batch put again is not read again")
 	assert.Equal(t, cons.Received, cons.Metrics.RecordSendTotal)
 	assert.Positive(t, cons.Metrics.OffsetCommitCompletionTotal)
-	for _, s := range []sim.SinkResult{rel, retry, cons} {
+	for _, s := range []connectsim.SinkResult{rel, retry, cons} {
 		assert.Positive(t, s.Metrics.PutBatchAvgTimeMs, s.Name)
 		assert.LessOrEqual(t, s.Metrics.PutBatchMaxTimeMs, int64(500), s.Name)
 		assert.Positive(t, s.Metrics.RecordSendRate, s.Name)

@@ -1,4 +1,4 @@
-package sim
+package connectsim
 
 import (
 	"fmt"
@@ -9,15 +9,15 @@ import (
 	"github.com/coordsim/coordsim/connect"
 )
 
-// ConnectWorkload is a Kafka Connect workload on the simulated cluster:
+// Workload is a Kafka Connect workload on the simulated cluster:
 // producers writing to data topics and sink connectors reading them, either
 // as KIP-1302 share sinks (WorkerShareSinkTask on a share group) or as
 // classic WorkerSinkTasks on a consumer group. Share partitions live in a
 // simulated broker layer (package sharebroker); group membership goes
 // through the coordinators like every other client's.
-type ConnectWorkload struct {
+type Workload struct {
 	// Topics are the data topics (name → partitions). They join the
-	// coordinators' metadata image alongside Workload.Topics.
+	// coordinators' metadata image alongside sim.Workload.Topics.
 	Topics map[string]int32
 	// Producers write to the topics during the workload phase.
 	Producers []Producer
@@ -158,8 +158,9 @@ const (
 	maxProducedRecords = 10_000_000
 )
 
-// Validate checks the Connect workload; the error names the field.
-func (c *ConnectWorkload) Validate(d time.Duration) error {
+// Validate checks the Connect workload and resolves every connector's
+// configuration; the error names the field.
+func (c *Workload) Validate(d time.Duration) error {
 	bad := func(field, why string, args ...any) error {
 		return fmt.Errorf("sim: invalid connect.%s: %s", field, fmt.Sprintf(why, args...))
 	}
@@ -265,11 +266,14 @@ func (c *ConnectWorkload) Validate(d time.Duration) error {
 	case c.ConnectionIdleTimeout < 0 || c.ConnectionIdleTimeout > 24*time.Hour:
 		return bad("connection_idle_timeout", "must be in [0, 24h]")
 	}
-	return nil
+	_, err := resolveConnectors(c)
+	return err
 }
 
+func prob(p float64) bool { return p >= 0 && p <= 1 }
+
 // drain returns the drain period, defaulted.
-func (c *ConnectWorkload) drain() time.Duration {
+func (c *Workload) drain() time.Duration {
 	if c.Drain == 0 {
 		return defaultDrain
 	}
