@@ -450,23 +450,21 @@ var diffCases = []diffCase{
 		g := "bd-list-consumer"
 		s.do("join", cgh(g, "bd-l-1", 0, []string{"payments"}))
 		s.do("commit-simple", commit("bd-list-simple", "", -1, s.topicID("payments"), "payments", 0, 1))
-		lg := kmsg.NewPtrListGroupsRequest()
-		s.record("all", sortedGroups(s.send("all", lg)))
-		lg = kmsg.NewPtrListGroupsRequest()
-		lg.TypesFilter = []string{"consumer"}
-		s.record("type-consumer", sortedGroups(s.send("type-consumer", lg)))
-		lg = kmsg.NewPtrListGroupsRequest()
-		lg.StatesFilter = []string{"Empty"}
-		s.record("state-empty", sortedGroups(s.send("state-empty", lg)))
-		lg = kmsg.NewPtrListGroupsRequest()
-		lg.TypesFilter = []string{"classic", "share"}
-		s.record("type-classic-share", sortedGroups(s.send("type-classic-share", lg)))
-		lg = kmsg.NewPtrListGroupsRequest()
-		lg.StatesFilter = []string{"Stable"}
-		s.record("state-stable", sortedGroups(s.send("state-stable", lg)))
-		lg = kmsg.NewPtrListGroupsRequest()
-		lg.TypesFilter = []string{"no-such-type"}
-		s.record("type-unknown", sortedGroups(s.send("type-unknown", lg)))
+		for _, l := range []struct {
+			step          string
+			types, states []string
+		}{
+			{"all", nil, nil},
+			{"type-consumer", []string{"consumer"}, nil},
+			{"state-empty", nil, []string{"Empty"}},
+			{"type-classic-share", []string{"classic", "share"}, nil},
+			{"state-stable", nil, []string{"Stable"}},
+			{"type-unknown", []string{"no-such-type"}, nil},
+		} {
+			lg := kmsg.NewPtrListGroupsRequest()
+			lg.TypesFilter, lg.StatesFilter = l.types, l.states
+			s.record(l.step, sortedGroups(s.send(l.step, lg)))
+		}
 		s.do("leave", cgh(g, "bd-l-1", -1, nil))
 	}},
 }
