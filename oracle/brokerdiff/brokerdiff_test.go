@@ -147,6 +147,7 @@ func TestBrokerDiff(t *testing.T) {
 	for _, c := range diffCases {
 		var runs [2]*session
 		for i, sd := range sides {
+			sd.names.ResetMembers()
 			runs[i] = &session{t: t, ctx: ctx, side: sd, lines: map[string][]string{}}
 			c.script(runs[i])
 		}

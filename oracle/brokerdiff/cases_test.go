@@ -366,6 +366,38 @@ var diffCases = []diffCase{
 		s.do("deletegroups", deleteGroups(g))
 		s.do("describegroups-deleted", describeGroups(g))
 	}},
+	{"migration/classic-to-consumer-and-back", func(s *session) {
+		// KIP-848's online migration (group.consumer.migration.policy
+		// bidirectional, Kafka's default): a consumer-protocol member
+		// joins a classic group, which becomes a consumer group keeping
+		// the classic member; when the last consumer-protocol member
+		// leaves, it goes back to classic.
+		g := "bd-migration"
+		meta := consumerProtocolMetadata("orders")
+		classicJoin := func(member string) *kmsg.JoinGroupRequest {
+			req := join(g, member)
+			req.Protocols[0].Metadata = meta
+			return req
+		}
+		r := s.do("classic-join-member-id-required", classicJoin("")).(*kmsg.JoinGroupResponse)
+		r = s.do("classic-join", classicJoin(r.MemberID)).(*kmsg.JoinGroupResponse)
+		a, gen := r.MemberID, r.Generation
+		sync := syncGroup(g, a, gen, true)
+		assignment := kmsg.NewConsumerMemberAssignment()
+		at := kmsg.NewConsumerMemberAssignmentTopic()
+		at.Topic, at.Partitions = "orders", []int32{0, 1, 2}
+		assignment.Topics = append(assignment.Topics, at)
+		sync.GroupAssignment[0].MemberAssignment = assignment.AppendTo(nil)
+		s.do("classic-sync", sync)
+		s.do("consumer-join", cgh(g, "bd-mig-b", 0, []string{"orders"}))
+		s.do("classic-heartbeat", heartbeat(g, a, gen))
+		s.record("consumer-describe", sortedMembers(s.send("consumer-describe", cgDescribe(g))))
+		s.do("describegroups", describeGroups(g))
+		s.do("consumer-leave", cgh(g, "bd-mig-b", -1, nil))
+		s.do("describegroups-after-consumer-leave", describeGroups(g))
+		s.do("classic-leave", leave(g, a))
+		s.do("deletegroups", deleteGroups(g))
+	}},
 	{"classic/errors", func(s *session) {
 		g := "bd-classic-errors"
 		bad := join(g, "")
@@ -643,6 +675,15 @@ func join(group, member string) *kmsg.JoinGroupRequest {
 	p.Name, p.Metadata = "range", []byte{0, 1, 2}
 	req.Protocols = append(req.Protocols, p)
 	return req
+}
+
+// consumerProtocolMetadata is a classic consumer's JoinGroup protocol
+// metadata (ConsumerProtocolSubscription v0) subscribing to topics, which
+// Kafka decodes when the group converts to the consumer protocol.
+func consumerProtocolMetadata(topics ...string) []byte {
+	m := kmsg.NewConsumerMemberMetadata()
+	m.Version, m.Topics = 0, topics
+	return m.AppendTo(nil)
 }
 
 // syncGroup is a SyncGroup; the leader's carries an assignment for itself.

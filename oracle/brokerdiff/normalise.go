@@ -47,6 +47,11 @@ func (n *Names) Topic(id [16]byte, name string) {
 	n.inText[base64.RawURLEncoding.EncodeToString(id[:])] = "topic:" + name
 }
 
+// ResetMembers forgets the member ids seen so far, so the next one is
+// member#1 again: each case numbers its own, and a difference in one case
+// does not shift the numbers of the next.
+func (n *Names) ResetMembers() { clear(n.members) }
+
 // member returns id's placeholder, numbering a new id. The empty id
 // stays empty: Kafka answers it on errors.
 func (n *Names) member(id string) string {
