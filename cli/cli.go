@@ -15,6 +15,7 @@
 //	coordsim replay    [flags]   rerun a seed, stopping at a step, and print the state and trace there
 //	coordsim sweep     [flags]   many seeds in parallel; one JSON line per seed and a summary
 //	coordsim scenarios [-v]      list the built-in scenarios
+//	coordsim invariants [-v]     list the invariants the simulator checks, with their mutants
 //	coordsim serve     [flags]   serve Kafka's wire protocol on loopback for real clients
 //	coordsim version             print the version
 //
@@ -137,6 +138,7 @@ commands:
   replay     rerun a seed, stop at a step, print the state and trace there
   sweep      run many seeds in parallel
   scenarios  list the built-in scenarios
+  invariants list the invariants the simulator checks, with their mutants
   serve      serve Kafka's wire protocol on loopback for real clients
   diff       compare the shard with Kafka's own group coordinator (needs Java and Maven)
   version    print the version
@@ -204,6 +206,8 @@ func (a *app) command(args []string, stdout, stderr io.Writer) int {
 		return a.sweepCmd(args[1:], stdout, stderr)
 	case "scenarios":
 		return a.scenariosCmd(args[1:], stdout, stderr)
+	case "invariants":
+		return a.invariantsCmd(args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
 	case "diff":
@@ -238,7 +242,7 @@ func (a *app) helpCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "run", "replay", "sweep", "scenarios", "serve", "diff":
+	case "run", "replay", "sweep", "scenarios", "invariants", "serve", "diff":
 		return a.run([]string{args[0], "-h"}, stdout, stderr)
 	case "version", "help":
 		fmt.Fprint(stdout, usage)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/memstore"
+	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // TestCLIRefusesBadInputNamingTheFlag proves each bad value is refused with
@@ -35,6 +38,9 @@ func TestCLIRefusesBadInputNamingTheFlag(t *testing.T) {
 		{[]string{"run", "--plugin-transient", "0.7", "--plugin-permanent", "0.7"}, "--plugin-transient 0.7, --plugin-permanent 0.7: the plugin fault probabilities add up to more than 1"},
 		{[]string{"sweep", "--seed", "4"}, "--seed is not used by sweep"},
 		{[]string{"sweep", "--require-marks", "tick-droped"}, `--require-marks: unknown mark "tick-droped"`},
+		{[]string{"run", "--skip-invariant", "9-one-ownr"}, `no invariant "9-one-ownr"`},
+		{[]string{"sweep", "--skip-invariant", "9-one-owner,nope"}, `no invariant "nope"`},
+		{[]string{"replay", "--skip-invariant", "nope"}, `no invariant "nope"`},
 	} {
 		code, _, errs := runCLI(c.args...)
 		assert.Equal(t, exitUsage, code, "%v", c.args)
@@ -206,7 +212,7 @@ func TestMetricsTimeSeries(t *testing.T) {
 // asked for with help, -h or --help goes to stdout with exit 0, for every
 // command; an unknown command is refused on stderr.
 func TestHelpGoesToStdoutPerCommand(t *testing.T) {
-	for _, cmd := range []string{"run", "replay", "sweep", "scenarios", "serve"} {
+	for _, cmd := range []string{"run", "replay", "sweep", "scenarios", "invariants", "serve"} {
 		for _, args := range [][]string{{"help", cmd}, {cmd, "-h"}, {cmd, "--help"}} {
 			code, out, errs := runCLI(args...)
 			assert.Equal(t, exitOK, code, "%v", args)
@@ -225,4 +231,56 @@ func TestHelpGoesToStdoutPerCommand(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errs, `unknown command "frobnicate"`)
+}
+
+// TestInvariantsListsTheRegistry proves `coordsim invariants` lists every
+// invariant of the registry with its mutants, -v adds the rule, and
+// --markdown prints docs/invariants.md's table.
+func TestInvariantsListsTheRegistry(t *testing.T) {
+	code, out, errs := runCLI("invariants")
+	require.Equal(t, exitOK, code, errs)
+	for _, inv := range invariants.All() {
+		assert.Contains(t, out, inv.Name+"\n  "+inv.Promise+"\n  mutants: "+strings.Join(inv.Mutants, ", ")+"\n")
+	}
+	assert.NotContains(t, out, "rule:")
+	_, out, _ = runCLI("invariants", "-v")
+	assert.Contains(t, out, "  rule:    "+invariants.All()[0].Rule)
+	_, out, _ = runCLI("invariants", "--markdown")
+	assert.Equal(t, invariants.Markdown(), out)
+}
+
+// TestSkipInvariantIsNeverSilent proves a run with --skip-invariant says so
+// in its summary and JSON, and that its replay command keeps the flag, so
+// a rerun checks no more than the run did.
+func TestSkipInvariantIsNeverSilent(t *testing.T) {
+	code, out, errs := runCLI(append([]string{"run", "--skip-invariant", sim.InvRouting, "--skip-invariant", sim.InvOneOwner}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "9-one-owner (skipped (--skip-invariant)")
+	assert.Contains(t, out, "WARNING         skipped by --skip-invariant (Options.SkipInvariants): 16-routing, 9-one-owner")
+	assert.Contains(t, out, "skipped         16-routing: no violation")
+	assert.Contains(t, out, "--skip-invariant 16-routing --skip-invariant 9-one-owner")
+	code, out, errs = runCLI(append([]string{"run", "--json", "--skip-invariant", sim.InvRouting}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	var res sim.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res.Skipped, 1)
+	assert.Equal(t, sim.InvRouting, res.Skipped[0].Invariant)
+	assert.Zero(t, res.Skipped[0].Violations)
+}
+
+// TestSweepSummaryCountsSkippedViolations proves a sweep with
+// --skip-invariant says, per skipped invariant, how many seeds violated it
+// and the first of them: what a bisect reads.
+func TestSweepSummaryCountsSkippedViolations(t *testing.T) {
+	skipped := func(n int64) []*sim.SkippedInvariant {
+		sk := &sim.SkippedInvariant{Invariant: sim.InvOneOwner, Violations: n}
+		if n > 0 {
+			sk.First = &sim.Violation{Invariant: sim.InvOneOwner, Step: 7}
+		}
+		return []*sim.SkippedInvariant{sk}
+	}
+	lines := []*seedLine{{Seed: 9, Skipped: skipped(2)}, {Seed: 4, Skipped: skipped(1)}, {Seed: 5, Skipped: skipped(0)}}
+	var out strings.Builder
+	assert.Equal(t, exitOK, summarize(lines, nil, &out), "a skipped invariant's violations do not fail the sweep")
+	assert.Contains(t, out.String(), "skipped 9-one-owner: violated in 2 of 3 seeds, the first seed 4\n")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/invariants"
 	"github.com/coordsim/coordsim/sim/scenario"
 )
 
@@ -33,6 +34,9 @@ type optionFlags struct {
 	// allowUnchecked runs a store without plugin.Lister, recording the
 	// checks it skips, instead of refusing it (sim.Options.AllowUnchecked).
 	allowUnchecked bool
+	// skip are the --skip-invariant names, validated as given
+	// (sim.Options.SkipInvariants).
+	skip []string
 	// params holds the table flags given, by flag name.
 	params map[string]string
 }
@@ -83,6 +87,17 @@ func (a *app) addOptionFlags(fs *flag.FlagSet) *optionFlags {
 	fs.BoolVar(&o.swarm, "swarm", false, "draw the seed's own knobs (sizes, retention, protocol, fault mix) from the seed, before the other flags apply")
 	fs.StringVar(&o.emit, "emit-scenario", "", "write the resolved options as a scenario `file` (replayable with --scenario file)")
 	fs.BoolVar(&o.allowUnchecked, "allow-unchecked", false, "run a --store without plugin.Lister instead of refusing it: the checks that read the store's rows are skipped, and the summary, JSON and report say which")
+	fs.Func("skip-invariant", "do not stop at violations of invariant `NAME` (repeatable; `coordsim invariants` lists them), for bisecting: the run still checks it, and the summary, JSON and report count its violations and say it was skipped", func(s string) error {
+		for _, name := range strings.Split(s, ",") {
+			if err := invariants.Validate([]string{name}); err != nil {
+				return err
+			}
+			if !slices.Contains(o.skip, name) {
+				o.skip = append(o.skip, name)
+			}
+		}
+		return nil
+	})
 	placeholder := map[sim.ParamType]string{sim.TypeInt: "N", sim.TypeNumber: "X", sim.TypeProb: "P", sim.TypeDuration: "D"}
 	for _, p := range sim.Params {
 		p := p
@@ -161,6 +176,7 @@ func (o *optionFlags) apply(sc *scenario.Scenario, seed uint64) (*scenario.Scena
 		opts.Store = f
 	}
 	opts.AllowUnchecked = o.allowUnchecked
+	opts.SkipInvariants = o.skip
 	if err := opts.Validate(); err != nil {
 		return nil, o.flagError(err)
 	}
@@ -313,6 +329,9 @@ func (o *optionFlags) replayCommand(base, sc *scenario.Scenario, extra string) s
 	}
 	if o.allowUnchecked {
 		args = append(args, "--allow-unchecked")
+	}
+	for _, name := range o.skip {
+		args = append(args, "--skip-invariant", name)
 	}
 	return strings.Join(args, " ") + extra
 }

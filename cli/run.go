@@ -263,6 +263,14 @@ func printChecks(w io.Writer, r *sim.Result) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  WARNING         %s\n", warn)
 	}
+	for _, sk := range r.Skipped {
+		line := fmt.Sprintf("%s: no violation", sk.Invariant)
+		if sk.First != nil {
+			line = fmt.Sprintf("%s: %d violations went unstopped, the first at step %d (t=%s): %s",
+				sk.Invariant, sk.Violations, sk.First.Step, fmtVirtual(time.Duration(sk.First.AtMs)*time.Millisecond), sk.First.Detail)
+		}
+		fmt.Fprintf(w, "  skipped         %s\n", line)
+	}
 }
 
 // sinkLine is one connector's outcome on one line: what it received against

@@ -21,6 +21,7 @@ import (
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/plugin/boltstore"
 	"github.com/coordsim/coordsim/plugin/memstore"
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/txn"
 	"github.com/coordsim/coordsim/wire"
 )
@@ -109,6 +110,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	transactionVersion := fs.Int("transaction-version", int(txn.LatestTransactionVersion), "transaction.version finalized in ApiVersions: 2 (Kafka 4.x's default, KIP-890 part 2: kgo and Java producers bump the epoch on every commit and add partitions by producing), or 1 or 0 to keep clients on the older protocol")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
+	migration := fs.String("consumer-migration-policy", "bidirectional", "group.consumer.migration.policy: the online conversions between classic and consumer groups, bidirectional (Kafka's default: a consumer-protocol member joining a classic group upgrades it, the last one leaving downgrades it), upgrade, downgrade or disabled")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
 	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
@@ -136,6 +138,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false
 	}
+	policy, err := shard.ParseMigrationPolicy(*migration)
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: --consumer-migration-policy: %v\n", err)
+		return o, exitUsage, false
+	}
+	cfg.Coordinator.Classic.MigrationPolicy = policy
 	if err := cfg.SetShareAutoOffsetReset(*shareReset); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: --share-auto-offset-reset: %v\n", err)
 		return o, exitUsage, false

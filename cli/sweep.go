@@ -43,6 +43,9 @@ type seedLine struct {
 	// Warnings are the seed's sim.Result.Warnings: what it checked less
 	// of than asked (--allow-unchecked).
 	Warnings []string `json:"warnings,omitempty"`
+	// Skipped are the seed's sim.Result.Skipped: the violations of the
+	// --skip-invariant invariants it went on past.
+	Skipped []*sim.SkippedInvariant `json:"skipped,omitempty"`
 }
 
 // sinkLoss is one connector's record accounting in a sweep line: lost
@@ -300,7 +303,7 @@ func runSeed(of *optionFlags, base *scenario.Scenario, seed uint64, required []s
 		Events: res.Events, TraceHash: res.TraceHash, Cycles: res.Cycles, DeletesOK: res.DeletesOK,
 		DeletesFailed: res.DeletesFailed, AcceptedDataLoss: res.AcceptedDataLoss, LeakedRows: res.LeakedRows,
 		Marks: res.Marks, Violation: res.Violation, Replay: of.replayCommand(base, sc, extra), RequiredMarks: required,
-		Sinks: sinkLosses(res), Warnings: res.Warnings}, nil
+		Sinks: sinkLosses(res), Warnings: res.Warnings, Skipped: res.Skipped}, nil
 }
 
 // clearBar erases the progress bar, if any, so the summary starts on a
@@ -433,6 +436,7 @@ func summarize(lines []*seedLine, required []string, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "marks reached: %s\n", joinCounts64(marks))
 	printSweepWarnings(w, lines)
+	printSweepSkipped(w, lines)
 	code := exitOK
 	if violations > 0 {
 		code = exitViolation
@@ -574,6 +578,40 @@ func (a *app) scenariosCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nRun one with: %s run --scenario NAME (or a path to your own YAML file; schema: sim/scenario/SCHEMA.md)\n", a.prog)
 	return exitOK
+}
+
+// printSweepSkipped prints, per --skip-invariant invariant, how many seeds
+// violated it and the first of them: what a bisect needs to know.
+func printSweepSkipped(w io.Writer, lines []*seedLine) {
+	type tally struct {
+		seeds int
+		first *seedLine
+	}
+	count := map[string]*tally{}
+	var order []string
+	for _, l := range lines {
+		for _, sk := range l.Skipped {
+			t := count[sk.Invariant]
+			if t == nil {
+				t = &tally{}
+				count[sk.Invariant] = t
+				order = append(order, sk.Invariant)
+			}
+			if sk.Violations > 0 {
+				if t.seeds++; t.first == nil || l.Seed < t.first.Seed {
+					t.first = l
+				}
+			}
+		}
+	}
+	for _, name := range order {
+		t := count[name]
+		line := fmt.Sprintf("skipped %s: violated in %d of %d seeds", name, t.seeds, len(lines))
+		if t.first != nil {
+			line += fmt.Sprintf(", the first seed %d", t.first.Seed)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // printSweepWarnings prints each distinct warning of the seeds once, with

@@ -101,7 +101,8 @@ type Config struct {
 	ShareMaxSize int
 	// Classic is the classic protocol's group.classic.min/max.session.timeout.ms,
 	// group.classic.max.size and group.initial.rebalance.delay.ms
-	// (milliseconds; a zero field is Kafka's default, see shard.ClassicConfig).
+	// (milliseconds; a zero field is Kafka's default, see shard.ClassicConfig),
+	// and group.consumer.migration.policy (BIDIRECTIONAL by default).
 	Classic shard.ClassicConfig
 
 	// TopologyCleanupProtocol is the KIP-1331 cleanup protocol, CleanupV3 by

@@ -525,6 +525,17 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 		return completed(zero, err)
 	}
 	f := &Future[R]{staged: res.Response}
+	if cs := res.Completions; len(cs) > 0 {
+		// An online upgrade answers the classic group's parked requests
+		// once its records are committed.
+		c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
+			f.settle(err)
+			if err == nil {
+				h.deliverCompletions(cs)
+			}
+		}))
+		return f
+	}
 	c.appendRecords(h, name, res.Records, res.Timers, f)
 	return f
 }
@@ -852,7 +863,8 @@ func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 		name = shard.SweepTimerKey // Kafka's "expire-group-metadata"
 	case shard.TaskRebalanceTimeout:
 		name = "rebalance-timeout"
-	case shard.TaskClassicJoin, shard.TaskClassicInitialJoin, shard.TaskClassicSync, shard.TaskClassicHeartbeat:
+	case shard.TaskClassicJoin, shard.TaskClassicInitialJoin, shard.TaskClassicSync, shard.TaskClassicHeartbeat,
+		shard.TaskClassicMemberJoin, shard.TaskClassicMemberSync:
 		name = task.Key()
 	}
 	c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {

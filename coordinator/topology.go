@@ -248,7 +248,7 @@ func (c *Coordinator) pluginToken(loadEpoch int32) int32 {
 // earlier one never did (a v2 finalize landing there turns a re-solicited -2
 // into -1 while the store holds a row). v1 and v2 write as Kafka does.
 func fencedWrite[R any](c *Coordinator, name string, p int32, token int32, op func(s *shard.Shard, nowMs int64) (shard.Result[R], error)) *Future[R] {
-	if c.topology.protocol.RefusesStaleLoadWrites() {
+	if c.topology.protocol.RefusesStaleLoadWrites() && !c.mutants.SkipCoordinatorFence {
 		if h := c.shards[p]; h != nil && h.loadEpoch != token {
 			var zero R
 			return completed(zero, kerr.NotCoordinator.WithMessage("partition %d was reloaded at epoch %d since the read at epoch %d", p, h.loadEpoch, token))

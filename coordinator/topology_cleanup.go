@@ -143,7 +143,7 @@ func (c *Coordinator) cleanupV1(p int32, eligible []shard.GroupEpoch, token int3
 			c.topology.backoff.ClearGroup(ge.GroupID)
 			cleared = append(cleared, ge)
 		}
-		if len(cleared) == 0 {
+		if len(cleared) == 0 || c.mutants.V1SkipsClearAfterDelete {
 			settle()
 			return
 		}

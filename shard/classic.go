@@ -37,7 +37,7 @@ func (s *Shard) newClassicOp(nowMs int64, groupID string) *classicOp {
 	switch {
 	case g == nil:
 		op.isNew = true
-		op.st = &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, CurrentStateTimestampMs: -1}
+		op.st = newClassicGroupState(groupID)
 	case g.classic == nil:
 		// A simple group (offsets only): what its GroupMetadata gave.
 		op.st = &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, Generation: g.epoch,
@@ -46,6 +46,11 @@ func (s *Shard) newClassicOp(nowMs int64, groupID string) *classicOp {
 		op.st = g.classic.clone()
 	}
 	return op
+}
+
+// newClassicGroupState is a new classic group's state: Empty.
+func newClassicGroupState(groupID string) *ClassicGroupState {
+	return &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, CurrentStateTimestampMs: -1}
 }
 
 // finish returns the records (the state snapshot last), timers and
@@ -233,20 +238,31 @@ func (s *Shard) JoinGroup(nowMs int64, req JoinGroupRequest) (Result[JoinGroupRe
 	if req.SessionTimeoutMs < c.MinSessionTimeoutMs || (c.MaxSessionTimeoutMs > 0 && req.SessionTimeoutMs > c.MaxSessionTimeoutMs) {
 		return fail(req.MemberID, kerr.InvalidSessionTimeout.WithMessage("The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms)."))
 	}
-	if g := s.lookup(req.GroupID); g != nil && g.typ != Classic {
-		// A consumer group that is empty would be converted to a classic
-		// group by Kafka, and a non-empty one would take the member under
-		// migration (classicGroupJoinToConsumerGroup): neither is modelled
-		// yet; a streams or share group is INCONSISTENT_GROUP_PROTOCOL.
-		return fail("", inconsistentProtocol())
-	}
 	isUnknown := req.MemberID == ""
-	if s.lookup(req.GroupID) == nil && !isUnknown {
+	// classicGroupJoin: a consumer group with members takes the member
+	// (migration_members.go); an empty consumer or streams group is
+	// tombstoned and replaced by a new classic group; any other group is
+	// INCONSISTENT_GROUP_PROTOCOL.
+	var replaced *group
+	if g := s.lookup(req.GroupID); g != nil && g.typ != Classic {
+		switch {
+		case g.typ == Consumer && g.notEmpty():
+			return s.classicJoinToConsumerGroup(nowMs, g, req), nil
+		case (g.typ == Consumer || g.typ == Streams) && !g.notEmpty():
+			replaced = g
+		default:
+			return fail("", inconsistentProtocol())
+		}
+	}
+	if (s.lookup(req.GroupID) == nil || replaced != nil) && !isUnknown {
 		// getOrMaybeCreateClassicGroup: a known member id for a group that
 		// does not exist.
 		return fail(req.MemberID, kerr.GroupIDNotFound.WithMessage("Classic group %s not found.", req.GroupID))
 	}
 	op := s.newClassicOp(nowMs, req.GroupID)
+	if replaced != nil {
+		op.isNew, op.st = true, newClassicGroupState(req.GroupID)
+	}
 	var resp JoinGroupResponse
 	switch {
 	case !op.acceptJoiningMember(req.MemberID):
@@ -265,7 +281,15 @@ func (s *Shard) JoinGroup(nowMs int64, req JoinGroupRequest) (Result[JoinGroupRe
 		// (newEmptyGroupMetadataRecord).
 		op.records = append(op.records, &GroupMetadata{Group: req.GroupID, ProtocolType: req.ProtocolType, CurrentStateTimestampMs: -1})
 	}
-	return finish(op, resp), nil
+	res := finish(op, resp)
+	if replaced != nil {
+		// "Converted the empty <type> group to a classic group": its
+		// tombstones first (maybeDeleteEmptyConsumerGroup,
+		// maybeDeleteEmptyStreamsGroup).
+		res.Records = append(s.appendGroupTombstones(nil, replaced), res.Records...)
+		res.Timers = append(appendGroupTimerCancels(nil, replaced), res.Timers...)
+	}
+	return res, nil
 }
 
 // acceptJoiningMember is Kafka's acceptJoiningMember (group.classic.max.size).

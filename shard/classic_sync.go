@@ -22,7 +22,7 @@ func (s *Shard) SyncGroup(nowMs int64, req SyncGroupRequest) (Result[SyncGroupRe
 	}
 	g := s.lookup(req.GroupID)
 	if g != nil && g.typ == Consumer && g.notEmpty() {
-		return answer(consumerGroupClassicMemberErr(g, req.MemberID))
+		return s.classicSyncToConsumerGroup(nowMs, g, req), nil
 	}
 	if g == nil || !g.notEmpty() || g.typ != Classic {
 		// Kafka: a group not found, an empty group, and a group of another
@@ -114,10 +114,9 @@ func (s *Shard) Heartbeat(nowMs int64, req HeartbeatRequest) (Result[HeartbeatRe
 		return Result[HeartbeatResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
 	if g.typ != Classic {
-		// A consumer group's classic members are migration (not modelled):
-		// no classic member is ever found in one.
+		// A consumer group's classic members (migration_members.go).
 		if g.typ == Consumer {
-			return Result[HeartbeatResponse]{}, consumerGroupClassicMemberErr(g, req.MemberID)
+			return s.classicHeartbeatToConsumerGroup(nowMs, g, req)
 		}
 		return Result[HeartbeatResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
 	}
@@ -161,14 +160,7 @@ func (s *Shard) LeaveGroup(nowMs int64, req LeaveGroupRequest) (Result[LeaveGrou
 	}
 	g := s.lookup(req.GroupID)
 	if g != nil && g.typ == Consumer {
-		// classicGroupLeaveToConsumerGroup: each member is looked up, and
-		// none uses the classic protocol here.
-		var resp LeaveGroupResponse
-		for _, lm := range req.Members {
-			resp.Members = append(resp.Members, LeaveGroupMemberResponse{MemberID: lm.MemberID, InstanceID: lm.InstanceID,
-				Err: consumerGroupClassicMemberErr(g, lm.MemberID)})
-		}
-		return Result[LeaveGroupResponse]{Response: resp}, nil
+		return s.classicLeaveToConsumerGroup(nowMs, g, req), nil
 	}
 	if g == nil || g.typ != Classic {
 		return Result[LeaveGroupResponse]{}, kerr.UnknownMemberID.WithMessage("Group %s not found.", req.GroupID)
@@ -236,17 +228,4 @@ func (op *classicOp) removeMemberAndUpdateGroup(id string) {
 			op.completeClassicGroupJoin()
 		}
 	}
-}
-
-// consumerGroupClassicMemberErr is Kafka's answer to a classic request for
-// a member of a consumer group: the member must exist
-// (getOrMaybeCreateMember) and use the classic protocol
-// (throwIfMemberDoesNotUseClassicProtocol). coordsim's consumer groups
-// have no classic members yet (online migration comes later), so the
-// answer is always UNKNOWN_MEMBER_ID.
-func consumerGroupClassicMemberErr(g *group, memberID string) error {
-	if _, ok := g.members[memberID]; ok {
-		return kerr.UnknownMemberID.WithMessage("Member %s does not use the classic protocol.", memberID)
-	}
-	return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, g.id)
 }

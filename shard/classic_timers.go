@@ -15,6 +15,10 @@ func classicTaskKey(t Task) (string, bool) {
 		return ClassicJoinKey(t.GroupID), true
 	case TaskClassicSync:
 		return ClassicSyncKey(t.GroupID), true
+	case TaskClassicMemberJoin:
+		return ClassicMemberJoinKey(t.GroupID, t.MemberID), true
+	case TaskClassicMemberSync:
+		return ClassicMemberSyncKey(t.GroupID, t.MemberID), true
 	}
 	return "", false
 }
@@ -23,6 +27,12 @@ func classicTaskKey(t Task) (string, bool) {
 func (s *Shard) runClassicTimer(nowMs int64, t Task) (Result[struct{}], bool) {
 	if _, ok := classicTaskKey(t); !ok {
 		return Result[struct{}]{}, false
+	}
+	if t.Kind == TaskClassicMemberJoin || t.Kind == TaskClassicMemberSync {
+		// consumerGroupFenceMemberOperation: a no-op once the group is not
+		// a consumer group or the member is gone.
+		res, _ := s.fenceMember(nowMs, Consumer, t.GroupID, t.MemberID, -1)
+		return res, true
 	}
 	g := s.lookup(t.GroupID)
 	if g == nil || g.typ != Classic || g.classic == nil {

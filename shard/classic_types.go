@@ -24,6 +24,11 @@ type ClassicConfig struct {
 	// (5 minutes, not configurable there): a new member whose JoinGroup is
 	// still parked after it is removed.
 	NewMemberJoinTimeoutMs int32
+	// MigrationPolicy is group.consumer.migration.policy: the online
+	// conversions between classic and consumer groups the coordinator
+	// performs (migration_types.go). The zero value is Kafka's default,
+	// BIDIRECTIONAL.
+	MigrationPolicy MigrationPolicy
 }
 
 // DefaultClassicConfig is Kafka's defaults.

@@ -119,7 +119,7 @@ func instanceFenced(memberID, instanceID, owner string) error {
 func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
 	if h.memberEpoch < 0 {
-		return s.consumerLeave(v, h)
+		return s.consumerLeave(nowMs, v, h)
 	}
 	join := h.memberEpoch == 0
 	if join && h.owned == nil {
@@ -189,6 +189,11 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		m.instanceID, changed = h.instanceID, true
 	}
 	changed = updateRack(m, h) || changed
+	if m.classic != nil {
+		// A consumer-protocol heartbeat drops the classic metadata
+		// (setClassicMemberMetadata(null)).
+		m.classic, changed = nil, true
+	}
 	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
 		m.serverAssignor, changed = *h.serverAssignor, true
@@ -232,35 +237,52 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	}
 
 	// 3. Reconcile the member toward its target (maybeReconcile).
-	cur := m.currentAssignment()
-	if subsChanged || !cur.isReconciledTo(v.aEpoch) {
-		pending := cur.pending[roleActive]
-		b := currentAssignmentBuilder{
-			member: cur, targetEpoch: v.aEpoch, target: taskSets{m.target},
-			subscribed:                     m.subscribes,
-			enforceSubscriptionConsistency: subsChanged,
-			// A partition this member is itself revoking does not count as
-			// unreleased: only one member can own a partition.
-			unreleased: &consumerUnreleased{v: v, pending: pending},
-			owned:      taskSets{h.owned}, ownedSent: h.owned != nil,
-			skipRevocation: s.cfg.Mutants.SkipRevocation,
-		}
-		next, err := b.build()
-		if err != nil {
-			return out, kerr.FencedMemberEpoch.WithMessage("%s", err.Error())
-		}
-		if !next.equal(&cur) {
-			m.setCurrentAssignment(next)
-			v.records = append(v.records, v.currentAssignmentRecord(m, false))
-			v.timers = slices.Grow(v.timers, 2) // the rebalance timer and the session timer below
-			v.timers = append(v.timers, rebalanceTimeoutOp(nowMs, Consumer, v.id, m))
-		}
+	if err := v.reconcileConsumer(nowMs, i, h.owned, subsChanged); err != nil {
+		return out, err
 	}
+	m = v.members[i]
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Consumer, v.id, m))
 	// The assignment goes out on a join, on a full request and on a change.
 	out.sendAssignment = join || replaced || h.fullRequest() || !equalAssignment(before, m.assigned)
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
 	return out, nil
+}
+
+// reconcileConsumer is Kafka's maybeReconcile for member i of a consumer
+// group: the member moves toward its target (CurrentAssignmentBuilder,
+// reconcile.go) given the partitions it says it owns (nil: not sent), and
+// a change writes its current assignment and arms its rebalance timer.
+// subsChanged forces the assignment to follow a new subscription.
+func (v *view) reconcileConsumer(nowMs int64, i int, owned []TopicPartitions, subsChanged bool) error {
+	m := v.members[i]
+	cur := m.currentAssignment()
+	if !subsChanged && cur.isReconciledTo(v.aEpoch) {
+		return nil
+	}
+	pending := cur.pending[roleActive]
+	b := currentAssignmentBuilder{
+		member: cur, targetEpoch: v.aEpoch, target: taskSets{m.target},
+		subscribed:                     m.subscribes,
+		enforceSubscriptionConsistency: subsChanged,
+		// A partition this member is itself revoking does not count as
+		// unreleased: only one member can own a partition.
+		unreleased: &consumerUnreleased{v: v, pending: pending},
+		owned:      taskSets{owned}, ownedSent: owned != nil,
+		skipRevocation:     v.s.cfg.Mutants.SkipRevocation,
+		revokingGetsTarget: v.s.cfg.Mutants.RevokingMemberGetsTargetEpoch,
+	}
+	next, err := b.build()
+	if err != nil {
+		return kerr.FencedMemberEpoch.WithMessage("%s", err.Error())
+	}
+	if !next.equal(&cur) {
+		m = v.own(i)
+		m.setCurrentAssignment(next)
+		v.records = append(v.records, v.currentAssignmentRecord(m, false))
+		v.timers = slices.Grow(v.timers, 2) // the rebalance timer and the session timer after it
+		v.timers = append(v.timers, v.s.mutateRebalanceTimer(nowMs, rebalanceTimeoutOp(nowMs, Consumer, v.id, m)))
+	}
+	return nil
 }
 
 // fullRequest reports a heartbeat a client sends in full (on joining, or
@@ -312,7 +334,7 @@ func (v *view) replaceStaticMember(i int, memberID string) {
 // temporarily (-2) keeps its assignment at epoch -2 with nothing pending
 // revocation, and its session timer, already running, fences it unless a
 // new member with its instance id replaces it first.
-func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
+func (s *Shard) consumerLeave(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
 	var i int
 	var m *member
@@ -335,7 +357,7 @@ func (s *Shard) consumerLeave(v *view, h *heartbeat) (heartbeatResult, error) {
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
 		return out, nil
 	}
-	v.removeMember(i)
+	v.fenceMembers(nowMs, m.id) // may downgrade the group (migration_downgrade.go)
 	return out, nil
 }
 

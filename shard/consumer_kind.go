@@ -16,7 +16,7 @@ func (consumerSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Re
 	}
 	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, RackID: m.rackID,
 		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
-		RebalanceTimeoutMs: m.rebalanceTimeoutMs}
+		RebalanceTimeoutMs: m.rebalanceTimeoutMs, Classic: m.classic}
 }
 
 func (consumerSteps) groupEpochRecord(v *view) Record {

@@ -83,8 +83,7 @@
 // the record (they are derived on replay, as for consumers) and no in-place
 // promotion of a standby or warm-up task to active (a newer Kafka
 // development: here the standby is revoked and the active granted through
-// the ordinary steps); classic members inside consumer groups (online
-// migration) are not modelled. Racks are (racks.go): a member's RackId is on its record, the
+// the ordinary steps). Racks are (racks.go): a member's RackId is on its record, the
 // topic image carries each partition's replica racks (SetTopicImage, in
 // place of Kafka's broker registrations), the range assignor reads both
 // (uniform ignores them, as trunk's does), and the racks are part of each topic's metadata hash. Go has no null: an
@@ -135,6 +134,23 @@
 // the first member's preference and the smallest member id. Member ids are
 // the client id and a UUID-shaped hash of the request handle and the time,
 // where Kafka draws a random UUID.
+//
+// Online migration (migration_*.go, group.consumer.migration.policy in
+// ClassicConfig.MigrationPolicy): a consumer-protocol join upgrades a
+// classic group with members (convertToConsumerGroup: the classic group's
+// tombstone, then the consumer group's records, each classic member STABLE
+// at the generation with its assignment decoded from the consumer
+// protocol, consumer_protocol.go, and ClassicMemberMetadata on its member
+// record); the classic requests of a consumer group's classic members run
+// Kafka's classicGroup*ToConsumerGroup paths over the consumer group's
+// assignment and reconciliation, with join and sync timeouts
+// ("join-<group>-<member>", "sync-<group>-<member>"); fencing that leaves
+// only classic members, or a classic member replacing the last
+// consumer-protocol static member, downgrades the group
+// (convertToClassicGroup). A Kafka conversion updates its in-memory groups
+// directly; here it is records, replayed like any others. Member ids a
+// consumer group gives classic members are Kafka's Uuid form, hashed from
+// the request's handle and the time.
 //
 // Delayed responses. A JoinGroup or SyncGroup that must wait (Kafka parks
 // its response future on the member) answers Pending; its request's Handle,

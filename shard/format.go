@@ -49,7 +49,8 @@ func Format(r Record) string {
 					if i > 0 {
 						b.WriteByte(' ')
 					}
-					fmt.Fprintf(&b, "%s%s subscription=%q assignment=%q", m.MemberID, instanceSuffix(m.InstanceID), m.Subscription, m.Assignment)
+					fmt.Fprintf(&b, "%s%s subscription=%s assignment=%s", m.MemberID, instanceSuffix(m.InstanceID),
+						formatSubscriptionBytes(m.Subscription), formatAssignmentBytes(m.Assignment))
 				}
 				b.WriteByte(']')
 			}
@@ -87,6 +88,7 @@ func Format(r Record) string {
 			if r.ServerAssignor != "" {
 				fmt.Fprintf(&b, " assignor=%s", r.ServerAssignor)
 			}
+			formatClassicMember(&b, r.Classic)
 		})
 	case *ShareGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
@@ -270,7 +272,7 @@ func formatClassicGroupState(b *strings.Builder, r *ClassicGroupState) {
 			flags = append(flags, "new")
 		}
 		if len(m.Assignment) > 0 {
-			flags = append(flags, fmt.Sprintf("assignment=%q", m.Assignment))
+			flags = append(flags, "assignment="+formatAssignmentBytes(m.Assignment))
 		}
 		if len(flags) > 0 {
 			fmt.Fprintf(b, "{%s}", strings.Join(flags, ","))

@@ -199,6 +199,10 @@ type member struct {
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
+	// classic is the metadata of a consumer group member that uses the
+	// classic protocol (online migration, migration_types.go); nil for a
+	// consumer-protocol member and for other group types. Immutable.
+	classic *ClassicMemberMetadata
 	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
 	// regexTopics the topics the group resolved it to (derived from the
 	// group's regexes); the member subscribes to subscribedTopics and

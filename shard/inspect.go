@@ -170,6 +170,16 @@ func (s *Shard) MemberState(groupID, memberID string) (MemberState, bool) {
 	return g.members[memberID].state, true
 }
 
+// MemberEpoch returns a consumer, streams or share member's epoch, or
+// false if the member does not exist.
+func (s *Shard) MemberEpoch(groupID, memberID string) (int32, bool) {
+	g := s.lookup(groupID)
+	if g == nil || g.members[memberID] == nil {
+		return 0, false
+	}
+	return g.members[memberID].memberEpoch, true
+}
+
 // GroupListing is one row of ListGroups.
 type GroupListing struct {
 	GroupID string

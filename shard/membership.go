@@ -86,6 +86,10 @@ type view struct {
 	// assignErr is the error of a failed target computation (consumer
 	// groups): the operation must fail with it.
 	assignErr error
+	// completions answer parked classic requests: an online upgrade
+	// answers the classic group's parked JoinGroup and SyncGroup
+	// requests (migration_upgrade.go).
+	completions []Completion
 	// removing is set while a member's removal writes the group epoch
 	// record: Kafka's fence (streamsGroupFenceMember) writes the group's
 	// stored validated topology epoch, where a heartbeat writes the one it
@@ -218,6 +222,14 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
+		if g.typ == Classic && g.notEmpty() && h.memberEpoch == 0 && classicUpgrades[h.typ] != nil {
+			// An online upgrade (migration_upgrade.go).
+			v, err := classicUpgrades[h.typ](s, nowMs, g)
+			if err != nil {
+				return out, err
+			}
+			return heartbeatPaths[h.typ](s, nowMs, v, h)
+		}
 		if g.typ == Classic && !g.notEmpty() && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
 			// "Converted the empty classic group to a <type> group": its
 			// tombstone goes first; offsets, keyed by group id, stay.
@@ -255,7 +267,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
-		m.state != MemberStable || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
+		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
 		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
 		return out, false
 	}
@@ -423,15 +435,31 @@ func (s *Shard) sessionTimer(nowMs int64, typ GroupType, groupID string, m *memb
 // one exception is the last member's removal: Kafka 4.4 then writes the
 // target assignment epoch at the new group epoch (an empty group's target is
 // empty), so that the group reads EMPTY, not ASSIGNING, at once.
-func (v *view) removeMember(i int) {
-	m := v.members[i]
-	v.records = append(v.records,
-		v.currentAssignmentRecord(m, true),
-		v.targetMemberRecord(m.id, nil, true),
-		v.memberMetadataRecord(m, true))
-	v.members = slices.Delete(v.members, i, i+1)
-	v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+func (v *view) removeMember(i int) { v.removeMembers(v.members[i].id) }
 
+// removeMembers removes several members at once, each with its tombstones
+// and timers, and bumps the group epoch once (a classic LeaveGroup of
+// several members of a consumer group, consumerGroupFenceMembers).
+func (v *view) removeMembers(ids ...string) {
+	for _, id := range ids {
+		i, m := v.find(id)
+		if m == nil {
+			continue
+		}
+		v.records = append(v.records,
+			v.currentAssignmentRecord(m, true),
+			v.targetMemberRecord(m.id, nil, true),
+			v.memberMetadataRecord(m, true))
+		v.members = slices.Delete(v.members, i, i+1)
+		v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+		v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
+		if groupKinds[v.typ].rebalanceTimeouts() {
+			v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
+		}
+		if m.classic != nil {
+			v.timers = append(v.timers, classicMemberTimerCancels(v.id, m.id)...)
+		}
+	}
 	v.hash = v.metadataHash()
 	v.epoch++
 	v.removing = true
@@ -440,10 +468,6 @@ func (v *view) removeMember(i int) {
 	if len(v.members) == 0 {
 		v.aEpoch = v.epoch
 		v.records = append(v.records, v.targetEpochRecord())
-	}
-	v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
-	if groupKinds[v.typ].rebalanceTimeouts() {
-		v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
 	}
 }
 
@@ -566,18 +590,18 @@ func (v *view) currentAssignmentRecord(m *member, tombstone bool) Record {
 // (Kafka's consumerGroupFenceMemberOperation). With epoch >= 0 it is the
 // rebalance-timeout path, which fences the member only if it is still at
 // that epoch (scheduleConsumerGroupRebalanceTimeout).
-func (s *Shard) fenceMember(typ GroupType, groupID, memberID string, epoch int32) (Result[struct{}], bool) {
+func (s *Shard) fenceMember(nowMs int64, typ GroupType, groupID, memberID string, epoch int32) (Result[struct{}], bool) {
 	var res Result[struct{}]
 	g := s.lookup(groupID)
 	if g == nil || g.typ != typ {
 		return res, false
 	}
 	v := s.newView(g, typ, groupID)
-	i, m := v.find(memberID)
+	_, m := v.find(memberID)
 	if m == nil || epoch >= 0 && m.memberEpoch != epoch {
 		return res, false
 	}
-	v.removeMember(i)
+	v.fenceMembers(nowMs, m.id)
 	res.Records, res.Timers = v.records, v.timers
 	return res, true
 }

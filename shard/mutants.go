@@ -41,3 +41,12 @@ func (s *Shard) removeAllMembers(records []Record, id string) []Record {
 	}
 	return append(records, v.records...)
 }
+
+// mutateRebalanceTimer applies mutant.RebalanceTimerTooLate to a rebalance
+// timer just armed: ten times its timeout instead of one.
+func (s *Shard) mutateRebalanceTimer(nowMs int64, op TimerOp) TimerOp {
+	if s.cfg.Mutants.RebalanceTimerTooLate && !op.Cancel {
+		op.DeadlineMs = nowMs + 10*(op.DeadlineMs-nowMs)
+	}
+	return op
+}

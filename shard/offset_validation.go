@@ -98,10 +98,17 @@ func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator
 	if m == nil {
 		return nil, kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", req.memberID, g.id)
 	}
+	// A member of a consumer group that speaks the classic protocol
+	// (online migration) commits with its generation, which must be its
+	// member epoch (ConsumerGroup.validateMemberEpoch for classic members).
+	if m.classic != nil {
+		if req.memberEpoch != m.memberEpoch {
+			return nil, classicEpochMismatch(req.memberEpoch, m.memberEpoch)
+		}
+		return noPartitionCheck, nil
+	}
 	// A KIP-848 or KIP-1071 member must commit with OffsetCommit v9 or
 	// later; the check comes after the member lookup and before the epoch.
-	// (coordsim has no classic-protocol members in consumer groups, which
-	// Kafka exempts.)
 	if req.beforeVersion9() {
 		protocol := "modern"
 		if g.typ == Streams {
@@ -188,10 +195,20 @@ func validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
 		return kerr.UnknownMemberID.WithMessage("Member %s is not a member of group %s.", memberID, g.id)
 	}
 	if memberEpoch != m.memberEpoch {
+		if m.classic != nil {
+			return classicEpochMismatch(memberEpoch, m.memberEpoch)
+		}
 		return kerr.StaleMemberEpoch.WithMessage("The received member epoch %d does not match the expected member epoch %d.",
 			memberEpoch, m.memberEpoch)
 	}
 	return nil
+}
+
+// classicEpochMismatch is ConsumerGroup.validateMemberEpoch's answer to a
+// classic member: ILLEGAL_GENERATION, where a consumer-protocol member
+// gets STALE_MEMBER_EPOCH.
+func classicEpochMismatch(received, expected int32) error {
+	return kerr.IllegalGeneration.WithMessage("The received generation id %d does not match the expected member epoch %d.", received, expected)
 }
 
 // assignmentEpoch returns the epoch at which the member was assigned

@@ -66,7 +66,7 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	if err != nil {
 		return res, err
 	}
-	res.Records, res.Timers = out.view.records, out.view.timers
+	res.Records, res.Timers, res.Completions = out.view.records, out.view.timers, out.view.completions
 	res.Response = ConsumerGroupHeartbeatResponse{
 		MemberID: req.MemberID, MemberEpoch: out.memberEpoch,
 		HeartbeatIntervalMs: s.answerIntervalMs(Consumer, req.GroupID, req.MemberEpoch),
@@ -310,6 +310,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
 	s.groups.Ascend(func(g *group) bool {
+		if g.typ == Share && s.cfg.Mutants.LoadDropsShareTimers {
+			return true
+		}
 		for _, id := range g.sortedMemberIDs() {
 			ops = append(ops, TimerOp{
 				Key:        SessionTimeoutKey(g.id, id),
@@ -357,7 +360,11 @@ func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 	s.groups.Ascend(func(g *group) bool {
 		for id, m := range g.members {
 			key := SessionTimeoutKey(g.id, id)
-			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),
+			sessionMs := s.sessionTimeoutMs(g.typ, g.id)
+			if m.classic != nil {
+				sessionMs = m.classic.SessionTimeoutMs
+			}
+			out[key] = TimerOp{Key: key, DeadlineMs: nowMs + int64(sessionMs),
 				Task: Task{Kind: TaskSessionTimeout, Type: g.typ, GroupID: g.id, MemberID: id}}
 			if op, ok := rebalanceTimer(nowMs, g, m); ok {
 				out[op.Key] = op
@@ -379,10 +386,10 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		res.Timers = append(res.Timers, TimerOp{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: t})
 		return Result[struct{}]{Records: res.Records, Timers: res.Timers}
 	case TaskSessionTimeout:
-		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID, -1)
+		res, _ := s.fenceMember(nowMs, t.Type, t.GroupID, t.MemberID, -1)
 		return res
 	case TaskRebalanceTimeout:
-		res, _ := s.fenceMember(t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
+		res, _ := s.fenceMember(nowMs, t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
 	case TaskStreamsInitialRebalance:
 		return s.computeDelayedTargetAssignment(t.GroupID)

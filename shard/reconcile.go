@@ -219,6 +219,8 @@ type currentAssignmentBuilder struct {
 	// partitions (tasks) it must revoke without waiting for the
 	// acknowledgement.
 	skipRevocation bool
+	// revokingGetsTarget is mutant.RevokingMemberGetsTargetEpoch.
+	revokingGetsTarget bool
 }
 
 // errUnknownMemberState is build's FencedMemberEpochException for a member
@@ -341,6 +343,9 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned t
 	case !newPending.empty() && b.ownsRevokedPartitions(&newPending):
 		// Revoke first: the member stays at its epoch until it acknowledges.
 		next := m.withEpoch(epoch)
+		if b.revokingGetsTarget {
+			next = m.withEpoch(b.targetEpoch)
+		}
 		next.state, next.assigned, next.pending = MemberUnrevokedPartitions, newAssigned, newPending
 		return next
 	case !pendingAssignment.empty():

@@ -139,7 +139,10 @@ type ConsumerGroupMemberMetadata struct {
 	ClientID             string
 	SubscribedTopics     []string // sorted, deduplicated
 	RebalanceTimeoutMs   int32
-	Tombstone            bool
+	// Classic is the member's ClassicMemberMetadata when it uses the
+	// classic protocol (online migration), nil otherwise.
+	Classic   *ClassicMemberMetadata
+	Tombstone bool
 }
 
 // ConsumerGroupTargetAssignmentMetadata carries the target assignment epoch.

@@ -102,7 +102,7 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
 			m.instanceID, m.rackID = r.InstanceID, r.RackID
-			m.serverAssignor = r.ServerAssignor
+			m.serverAssignor, m.classic = r.ServerAssignor, r.Classic
 			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
 			if r.SubscribedTopicRegex != "" {
 				m.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics

@@ -50,6 +50,14 @@ const (
 	// TaskClassicSync removes the members that have not synced in the
 	// generation MemberEpoch (expirePendingSync).
 	TaskClassicSync
+	// TaskClassicMemberJoin fences a classic member of a consumer group
+	// told to rejoin that did not within its rebalance timeout (Kafka's
+	// consumerGroupJoinKey timer, migration_members.go).
+	TaskClassicMemberJoin
+	// TaskClassicMemberSync fences a classic member of a consumer group
+	// that did not sync within its rebalance timeout after its join
+	// (consumerGroupSyncKey).
+	TaskClassicMemberSync
 )
 
 // Task is a timer's payload: what to run when it fires.

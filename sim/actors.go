@@ -558,10 +558,13 @@ func (w *world) adminLoop(endMs int64) {
 	if b := w.route(g.id); b >= 0 && (w.nowMs() > g.diesMs || w.eng.chance(0.3)) {
 		w.touch(b)
 		w.client(tAdminDelete, g.id, "", "")
+		w.check.adminDeleteStarted(g.id)
 		w.brokers[b].c.DeleteGroups([]string{g.id}).OnDone(func(rs []shard.DeleteGroupResult, err error) {
 			if err == nil && len(rs) == 1 {
 				w.onAdminDeleteResult(rs[0].Err)
+				err = rs[0].Err
 			}
+			w.check.adminDeleteDone(g.id, err)
 		})
 	}
 	s := w.groups[w.eng.rng.IntN(len(w.groups))]

@@ -96,6 +96,8 @@ func (w *world) checks(off map[string]string) []Check {
 	for _, name := range Invariants {
 		c := Check{Name: name, Ran: true}
 		switch {
+		case w.skipped[name] != nil:
+			c.Ran, c.Why = false, "skipped (--skip-invariant): its violations are counted in skipped, not stopped at"
 		case off[name] != "":
 			c.Ran, c.Why = false, off[name]
 		case !w.opts.Plugin && (name == InvNoTombstoneWhileStored || name == InvNoDataLossV2 || name == InvV1LeaksExplained):
@@ -142,4 +144,36 @@ func Preflight(opts Options) error {
 func CheckStore(opts Options, store plugin.Store) error {
 	_, _, err := storeCapabilities(opts, store)
 	return err
+}
+
+// SkippedInvariant is an invariant Options.SkipInvariants named: the run
+// kept checking it but did not stop at its violations, which it counts.
+type SkippedInvariant struct {
+	Invariant string `json:"invariant"`
+	// Violations counts the times the check failed; First is the first
+	// failure (without a trace: the run went on past it).
+	Violations int64      `json:"violations"`
+	First      *Violation `json:"first,omitempty"`
+}
+
+// skipInvariants sets up Options.SkipInvariants: a skipped invariant is
+// never silent, its name is in Result.Warnings and its count in
+// Result.Skipped.
+func (w *world) skipInvariants() {
+	if len(w.opts.SkipInvariants) == 0 {
+		return
+	}
+	w.skipped = map[string]*SkippedInvariant{}
+	var names []string
+	for _, name := range w.opts.SkipInvariants {
+		if w.skipped[name] != nil {
+			continue
+		}
+		sk := &SkippedInvariant{Invariant: name}
+		w.skipped[name] = sk
+		w.res.Skipped = append(w.res.Skipped, sk)
+		names = append(names, name)
+	}
+	w.res.Warnings = append(w.res.Warnings, fmt.Sprintf("skipped by --skip-invariant (Options.SkipInvariants): %s; their violations were counted, not stopped at",
+		strings.Join(names, ", ")))
 }

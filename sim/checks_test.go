@@ -123,3 +123,40 @@ func TestTraceWriteErrorIsReported(t *testing.T) {
 	require.NotNil(t, res, "the result of the completed run comes with the error")
 	assert.Positive(t, res.Events)
 }
+
+// TestSkipInvariantGoesOnAndSays proves --skip-invariant's contract: a
+// planted bug that a check catches no longer stops the run when that
+// invariant is skipped, and the result says so (the check is marked not
+// run, a warning names it, Skipped counts its violations); an unknown name
+// is refused before anything runs.
+func TestSkipInvariantGoesOnAndSays(t *testing.T) {
+	o := small(t)
+	o.Duration = time.Hour
+	o.Mutants.PlainAbsPartitionFor = true
+	caught, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.NotNil(t, caught.Violation, "the mutant is caught when nothing is skipped")
+	require.Equal(t, sim.InvRouting, caught.Violation.Invariant)
+
+	o.SkipInvariants = []string{sim.InvRouting}
+	res, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	if res.Violation != nil {
+		assert.NotEqual(t, sim.InvRouting, res.Violation.Invariant)
+	}
+	assert.Greater(t, res.Events, caught.Events, "the run went past the skipped violation")
+	require.Len(t, res.Skipped, 1)
+	assert.Equal(t, sim.InvRouting, res.Skipped[0].Invariant)
+	assert.Positive(t, res.Skipped[0].Violations)
+	require.NotNil(t, res.Skipped[0].First)
+	assert.Equal(t, caught.Violation.Step, res.Skipped[0].First.Step, "the first skipped violation is where the unskipped run stopped")
+	assert.Contains(t, res.ChecksOff(), sim.InvRouting+" (skipped (--skip-invariant): its violations are counted in skipped, not stopped at)")
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], sim.InvRouting)
+
+	o.SkipInvariants = []string{"16-routng"}
+	_, err = sim.Run(o, nil)
+	var oe *sim.OptionError
+	require.ErrorAs(t, err, &oe)
+	assert.Contains(t, oe.Why, `no invariant "16-routng"`)
+}

@@ -21,8 +21,11 @@
 // through the coordinator's OnWrite hook; the plugin-side data-loss probe
 // checks a group only when no plugin call for it and no cleanup cycle on its
 // broker is in flight; under v1 a loss is counted as "accepted" (the race
-// of docs/kip1331.md §1.8), under v2 it is a violation. Switching a fault off
-// does not keep the random stream of the others unchanged.
+// of docs/kip1331.md §1.8) when a race event of the group explains it, and
+// is a violation otherwise, as under v2 and v3. The invariants are listed,
+// with their promises and mutants, by the registry in sim/invariants.
+// Switching a fault off does not keep the random stream of the others
+// unchanged.
 //
 // Fault kinds: each kind is one row of faultKinds (faults.go) and a file of
 // its own, fault_<name>.go, which holds everything else about it: its

@@ -5,6 +5,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // InvOneOwner is KIP-848's and KIP-1071's core guarantee, checked on the
@@ -15,7 +16,7 @@ import (
 // coordinator has already fenced (a zombie that has not heard yet) is not
 // counted, since Kafka's guarantee is about members. Standby and warm-up
 // tasks may have several holders and are not checked.
-const InvOneOwner = "9-one-owner"
+const InvOneOwner = invariants.OneOwner
 
 // checkOneOwner runs when member m takes partitions: a client's holdings
 // only grow there, so checking each take checks the invariant after every

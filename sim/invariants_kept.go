@@ -6,6 +6,7 @@ import (
 	"github.com/coordsim/coordsim/offsets"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sim/connectsim"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Invariants 19 and 20 (issue 27) guard protocol rules whose violation once
@@ -25,7 +26,7 @@ const (
 	// OffsetMetadataManager.cleanupExpiredOffsets skips such partitions
 	// (hasPendingTransactionalOffsets), since the transaction's commit
 	// marker would otherwise revive an offset the group already lost.
-	InvPendingTxnOffsetsKept = "20-pending-txn-offsets-kept"
+	InvPendingTxnOffsetsKept = invariants.PendingTxnOffsetsKept
 )
 
 // checkPendingTxnKept holds one sweep's offset tombstones to the rule that

@@ -17,16 +17,6 @@ import (
 // checker noticing (docs/mutants.md lists each bug and what catches it).
 // They judge with the checker's own copy of each rule (expiry predicate,
 // routing, the committed replica), never with the code under test.
-const (
-	InvReadsCommitted      = "10-reads-committed"
-	InvDeleteOnlyEmpty     = "11-delete-only-empty"
-	InvOffsetExpiryOnTime  = "12-offset-expiry-on-time"
-	InvGroupExpiry         = "13-group-expiry-nothing-left"
-	InvNoLiveMemberFenced  = "14-no-live-member-fenced"
-	InvV1LeaksExplained    = "15-v1-leaks-explained"
-	InvRouting             = "16-routing"
-	InvShareInFlightCapped = "17-share-in-flight-cap"
-)
 
 // ruleState is what invariants 10–17 remember between events.
 type ruleState struct {
@@ -45,6 +35,17 @@ type ruleState struct {
 	setsInFlight    map[string]int
 	deletesInFlight map[string]int
 	raced           map[string]string
+	// lossRaced lists the groups with a v1 event that can lose a row but
+	// not leak one: a delete that failed and may have applied, a clear
+	// that found a newer epoch, a clear write that failed (24).
+	lossRaced map[string]string
+	// adminDeleting counts the DeleteGroups calls in flight per group, and
+	// adminRowDeleted the groups whose row one of them deleted (24).
+	adminDeleting   map[string]int
+	adminRowDeleted map[string]bool
+	// deleted are, per broker, the groups whose delete its current cycle
+	// issued, by partition: a failed clear write explains their loss (24).
+	deleted []map[int32][]string
 }
 
 // memberKey names a member of a group (a map key that, unlike a joined
@@ -58,7 +59,8 @@ type replica struct {
 
 func newRuleState() ruleState {
 	return ruleState{heartbeatOK: map[memberKey]int64{}, replicas: map[int32]*replica{},
-		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}}
+		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}, lossRaced: map[string]string{},
+		adminDeleting: map[string]int{}, adminRowDeleted: map[string]bool{}}
 }
 
 // offsetExpired is the checker's own statement of Kafka's expiry predicate
@@ -361,6 +363,9 @@ func (c *checker) onPluginCall(op plugin.Op, groupID string) {
 			c.raced(groupID, "delete issued while a setTopology of the group was in flight")
 		}
 		r.deletesInFlight[groupID]++
+		if r.adminDeleting[groupID] > 0 {
+			r.adminRowDeleted[groupID] = true
+		}
 	}
 }
 
@@ -375,6 +380,9 @@ func (c *checker) onPluginDone(op plugin.Op, groupID string, err error) {
 			c.raced(groupID, "setTopology failed and may have applied")
 		}
 	case plugin.OpDelete:
+		if err != nil {
+			c.lossRaced(groupID, "deleteTopology failed and may have applied")
+		}
 		if r.deletesInFlight[groupID]--; r.deletesInFlight[groupID] <= 0 {
 			delete(r.deletesInFlight, groupID)
 		}
@@ -388,9 +396,44 @@ func (c *checker) raced(groupID, why string) {
 	}
 }
 
-// explainLeak reports whether a v1 leaked row of groupID has an accepted
+// adminDeleteStarted and adminDeleteDone follow the admin's DeleteGroups
+// of a group: one that issued a deleteTopology and then failed (its
+// tombstone did not land: the partition moved, the append failed, a member
+// joined) leaves the group with a stored epoch whose row is gone, which v1
+// accepts (24).
+func (c *checker) adminDeleteStarted(groupID string) { c.rules.adminDeleting[groupID]++ }
+
+func (c *checker) adminDeleteDone(groupID string, err error) {
+	r := &c.rules
+	if r.adminDeleting[groupID]--; r.adminDeleting[groupID] > 0 {
+		return
+	}
+	delete(r.adminDeleting, groupID)
+	if r.adminRowDeleted[groupID] && err != nil {
+		c.lossRaced(groupID, "DeleteGroups deleted the row, then failed: "+err.Error())
+	}
+	delete(r.adminRowDeleted, groupID)
+}
+
+// lossRaced records a v1 event that explains a lost row of groupID (24).
+func (c *checker) lossRaced(groupID, why string) {
+	if _, seen := c.rules.lossRaced[groupID]; !seen && c.w.opts.Protocol.AcceptsDataLossRace() {
+		c.rules.lossRaced[groupID] = why
+		c.w.mark("v1-loss-event")
+	}
+}
+
+// explainedLoss reports whether a v1 lost row of groupID has an accepted
+// race event behind it (24): any event that explains a leak, or one that
+// can only lose a row.
+func (c *checker) explainedLoss(groupID string) bool {
+	_, ok := c.rules.lossRaced[groupID]
+	return ok || c.explained(groupID)
+}
+
+// explained reports whether a v1 leaked row of groupID has an accepted
 // race event behind it (15).
-func (c *checker) explainLeak(groupID string) bool {
+func (c *checker) explained(groupID string) bool {
 	_, ok := c.rules.raced[groupID]
 	return ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/sim"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // mutantCase is one planted bug: the mutant.Set field that plants it, the
@@ -97,6 +98,17 @@ func mutantCases() []mutantCase {
 		}},
 		{field: "DropDLQWrites", invariant: sim.InvDLQConservation, opts: func(t *testing.T) sim.Options { return builtin(t, "share-faults") }},
 		{field: "ExpirePendingTxnOffsets", invariant: sim.InvPendingTxnOffsetsKept, opts: short(time.Hour, small)},
+		// A shard move without a share member's session timer.
+		{field: "LoadDropsShareTimers", invariant: sim.InvMemberTimers, opts: short(time.Hour, small)},
+		// A consumer member asked to revoke that jumps to the target epoch.
+		{field: "RevokingMemberGetsTargetEpoch", invariant: sim.InvMemberEpochs, opts: short(time.Hour, small)},
+		// The store fences too: only the coordinator's own check of the
+		// finalize that follows a delete held past two moves catches it.
+		{field: "SkipCoordinatorFence", invariant: sim.InvCoordinatorFence, opts: moveRaceV3, seeds: 3},
+		{field: "V1SkipsClearAfterDelete", invariant: sim.InvV1LossExplained, opts: v1(small)},
+		// A consumer member whose revocation hangs (the revocation-stalled
+		// fault) is fenced ten rebalance timeouts late.
+		{field: "RebalanceTimerTooLate", invariant: sim.InvRevocationBounded, opts: small},
 	}
 }
 
@@ -113,8 +125,9 @@ var notYetCaught = map[string]string{}
 
 // TestMutationScore is the checker's mutation score: every mutant in
 // internal/mutant, planted alone, makes a short simulation violate the
-// invariant the table names, within a few seeds. A mutant without a case,
-// or an invariant no mutant proves, fails the test.
+// invariant the registry (sim/invariants) ties it to, within a few seeds. A
+// mutant without a case, a case the registry does not list under its
+// invariant, or an invariant no mutant proves, fails the test.
 func TestMutationScore(t *testing.T) {
 	cases := mutantCases()
 	byField := map[string]bool{}
@@ -135,6 +148,17 @@ func TestMutationScore(t *testing.T) {
 	}
 	for _, inv := range sim.Invariants {
 		require.True(t, covered[inv], "invariant %s has no mutant case", inv)
+	}
+	trips := map[string]string{} // mutant -> the invariant the registry ties it to
+	for _, inv := range invariants.All() {
+		for _, m := range inv.Mutants {
+			require.Empty(t, trips[m], "the registry lists mutant %s under %s and %s", m, trips[m], inv.Name)
+			trips[m] = inv.Name
+			require.True(t, byField[m], "the registry lists mutant %s under %s, which has no case", m, inv.Name)
+		}
+	}
+	for _, tc := range cases {
+		require.Equal(t, trips[tc.field], tc.invariant, "mutant %s: the registry and the case name different invariants", tc.field)
 	}
 	for _, tc := range cases {
 		t.Run(tc.field, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/plugin"
 	"github.com/coordsim/coordsim/sim/connectsim"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Options is everything that determines a simulation. The same Options
@@ -45,6 +46,12 @@ type Options struct {
 	// it; the checks it skips are marked in Result.Checks and named in
 	// Result.Warnings. Default false: such a store is refused.
 	AllowUnchecked bool `json:",omitempty"`
+	// SkipInvariants names invariants (sim/invariants, `coordsim
+	// invariants`) whose violations do not stop the run, for bisecting:
+	// each is still checked, marked not run in Result.Checks, named in
+	// Result.Warnings, and its violations are counted in Result.Skipped.
+	// Validate refuses a name not in the registry.
+	SkipInvariants []string `json:",omitempty"`
 
 	Workload Workload
 	Faults   Faults
@@ -164,6 +171,9 @@ func (o Options) Validate() error {
 		if c.bad {
 			return &OptionError{Keys: c.keys, Why: c.why}
 		}
+	}
+	if err := invariants.Validate(o.SkipInvariants); err != nil {
+		return &OptionError{Keys: []string{"skip-invariant"}, Why: err.Error()}
 	}
 	if o.Connect != nil {
 		if err := o.Connect.Validate(o.Duration); err != nil {

@@ -20,6 +20,9 @@ type Result struct {
 	// (Options.AllowUnchecked). A run with warnings is not a clean run.
 	Checks   []Check  `json:"checks"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Skipped are the invariants Options.SkipInvariants named, each with
+	// the violations the run went on past.
+	Skipped []*SkippedInvariant `json:"skipped,omitempty"`
 
 	Events      int64         `json:"events"`
 	VirtualTime time.Duration `json:"virtual_time_ns"`

@@ -92,6 +92,8 @@ func (w *world) run() {
 			w.cw.AfterEvent()
 			w.check.checkShareInFlight()
 		}
+		w.check.checkMemberTimers()
+		w.check.checkRevocationBounded()
 		w.schedulePolls()
 		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {
 			w.check.checkReplay()

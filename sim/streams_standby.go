@@ -5,6 +5,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // Standby tasks (KIP-1071). A share of the streams apps (Workload.StandbyProb)
@@ -45,7 +46,7 @@ import (
 // may rightly hold its old active task as a standby (Kafka's predicates read
 // only current members; Kafka Streams keeps the zombie and its mate apart
 // with the task's state-directory lock, not through the coordinator).
-const InvStandbyApart = "18-standby-apart"
+const InvStandbyApart = invariants.StandbyApart
 
 // standbyReplicasFor returns the streams.num.standby.replicas of the i-th
 // streams app: 0 (no group config) for a share 1-prob of the apps, else 1

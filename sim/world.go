@@ -99,10 +99,13 @@ type world struct {
 	groups []*simGroup
 	dirty  []bool // brokers touched by the current event
 
-	trace    *tracer
-	check    *checker
-	res      *Result
-	stopErr  *Violation
+	trace   *tracer
+	check   *checker
+	res     *Result
+	stopErr *Violation
+	// skipped are Options.SkipInvariants by name: their violations are
+	// counted there instead of stopping the run.
+	skipped  map[string]*SkippedInvariant
 	marks    map[string]int64
 	dataLoss map[string]bool // "group/epoch" already counted
 
@@ -132,6 +135,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 	w.inFlight++
 	w.groupInFlight[groupID]++
 	w.check.onPluginCall(op, groupID)
+	d := w.issued(x.b, op, groupID)
 	w.tr(traceEvent{kind: tPluginCall, broker: int16(x.b), group: groupID, detail: fmt.Sprintf("%s lands in %s", op, lat)})
 	w.eng.after(lat, func() {
 		w.inFlight--
@@ -141,7 +145,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 		r := call(context.Background())
 		w.check.onPluginDone(op, groupID, r.Err)
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
-		deliver(r)
+		w.check.delivering(d, func() { deliver(r) })
 		w.touch(x.b)
 	})
 }
@@ -156,6 +160,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 			GroupsCreated: map[string]int{}, GroupsFinal: map[string]int{}},
 		sampleEveryMs: max(opts.Duration.Milliseconds()/400, 60_000),
 	}
+	w.skipInvariants()
 	w.trace = newTracer(opts.TraceTail, traceOut)
 	w.topics = opts.Workload.Topics
 	if w.topics == nil {
@@ -256,8 +261,14 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 // hooks wires a broker's coordinator to the fault model and the checker.
 func (w *world) hooks(b int) coordinator.Hooks {
 	return coordinator.Hooks{
-		BeforeAppend: func(p int32, _ []shard.Record) error { return w.appendFault(p) },
-		CommitDelay:  func(int32) time.Duration { return w.commitDelay() },
+		BeforeAppend: func(p int32, _ []shard.Record) error {
+			err := w.appendFault(p)
+			if err != nil {
+				w.check.timersDue(p, "rollback") // the append fails: the shard rolls back
+			}
+			return err
+		},
+		CommitDelay: func(int32) time.Duration { return w.commitDelay() },
 		OnWrite: func(p int32, op string, latest *shard.Shard, records []shard.Record) {
 			w.traceWrite(b, p, op, latest, records)
 			w.check.onWrite(b, p, op, latest, records)
@@ -336,6 +347,7 @@ func (w *world) moveShard(p int32, why string) {
 		return
 	}
 	w.owner[p] = to
+	w.check.timersDue(p, "load")
 	if err := w.brokers[to].c.LoadShard(p); err != nil {
 		w.violate("shard-move", fmt.Sprintf("loading partition %d on broker %d failed: %v", p, to, err))
 		return
@@ -447,6 +459,13 @@ func (w *world) heal() {
 
 func (w *world) violate(invariant, detail string) {
 	if w.stopErr != nil {
+		return
+	}
+	if sk := w.skipped[invariant]; sk != nil {
+		// Skipped for bisecting: counted, not traced, the run goes on.
+		if sk.Violations++; sk.First == nil {
+			sk.First = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}
+		}
 		return
 	}
 	w.stopErr = &Violation{Invariant: invariant, Step: w.eng.step, AtMs: w.nowMs() - startMs, Detail: detail}

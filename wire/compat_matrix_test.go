@@ -33,19 +33,32 @@ import (
 //   - static: three static members (group.instance.id); one is killed and
 //     restarted with its instance id within its session: it gets its
 //     partitions back and the group's generation does not move.
+//   - migrate: online migration (KIP-848) of a kgo group, the classic
+//     client's rows only. Two classic members share the topic; a KIP-848
+//     kgo member joins, which upgrades the group to a consumer group with
+//     classic members; it leaves, which downgrades it back. Each phase's
+//     records are all consumed, and no partition is ever held by two
+//     members at once (the clients' assigned and revoked callbacks).
 
 const (
 	matrixPartitions = 6
 	matrixBatch      = 60
 	matrixSession    = 3 * time.Second // short, yet long enough for a loaded CI machine
+	// matrixStaticSession is the static cell's session: its member must be
+	// restarted within it, which on a loaded machine can take longer than
+	// matrixSession (then Kafka too would rebalance the others).
+	matrixStaticSession = 15 * time.Second
 )
 
 // matrixClient is one row: how to start a consumer-group member.
 type matrixClient struct {
 	name   string
 	static bool // supports group.instance.id
-	kip848 bool // a KIP-848 consumer, described by ConsumerGroupDescribe
-	start  func(t *testing.T, m memberSpec) matrixMember
+	// migrates: a classic kgo client, which the migration scenario mixes
+	// with KIP-848 kgo members.
+	migrates bool
+	kip848   bool // a KIP-848 consumer, described by ConsumerGroupDescribe
+	start    func(t *testing.T, m memberSpec) matrixMember
 }
 
 // memberSpec is what a member is started with.
@@ -54,11 +67,19 @@ type memberSpec struct {
 	group      string
 	topic      string
 	instanceID string
-	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
-	onRecord   func(value string)
+	// session is the client's session timeout (classic clients; KIP-848
+	// sessions are the cluster's).
+	session  time.Duration
+	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+	onRecord func(value string)
 	// onRebalance is called when the client reports partitions assigned,
 	// revoked or lost.
 	onRebalance func()
+	// name and owners (nil: not tracked) record which member holds each
+	// partition, from the client's assigned, revoked and lost callbacks
+	// (kgo's; the migration scenario's check).
+	name   string
+	owners *partitionOwners
 }
 
 // matrixMember is a running member: stop leaves gracefully, kill cuts its
@@ -157,17 +178,18 @@ type matrixEnv struct {
 	seen  *seen
 	// rebalances counts each member's assignment callbacks by instance id.
 	rebalances *seen
+	session    time.Duration
 }
 
-func newMatrixEnv(t *testing.T, ctx context.Context, cell string) *matrixEnv {
+func newMatrixEnv(t *testing.T, ctx context.Context, cell string, session time.Duration) *matrixEnv {
 	cl := startCluster(t, func(c *wire.Config) {
 		c.Coordinator.Classic.MinSessionTimeoutMs = 500
 		c.Coordinator.Classic.InitialRebalanceDelayMs = 200
-		c.Coordinator.ConsumerMinSessionTimeout, c.Coordinator.ConsumerSessionTimeout = matrixSession, matrixSession
+		c.Coordinator.ConsumerMinSessionTimeout, c.Coordinator.ConsumerSessionTimeout = min(session, matrixSession), session
 		c.Coordinator.ConsumerMinHeartbeatInterval, c.Coordinator.ConsumerHeartbeatInterval = 200*time.Millisecond, 200*time.Millisecond
 	})
 	e := &matrixEnv{cl: cl, adm: newAdmin(t, cl), prod: newClient(t, cl), topic: "t-" + cell, group: "g-" + cell,
-		seen: &seen{counts: map[string]int{}}, rebalances: &seen{counts: map[string]int{}}}
+		seen: &seen{counts: map[string]int{}}, rebalances: &seen{counts: map[string]int{}}, session: session}
 	createTopic(t, ctx, e.adm, e.topic, matrixPartitions)
 	return e
 }
@@ -285,11 +307,14 @@ func (e *matrixEnv) waitCommitted(ctx context.Context) error {
 type matrixScenario struct {
 	name   string
 	static bool
-	run    func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
+	// migration: the scenario mixes the client with KIP-848 kgo members
+	// (matrixClient.migrates).
+	migration bool
+	run       func(t *testing.T, ctx context.Context, c matrixClient, e *matrixEnv) error
 }
 
 func (e *matrixEnv) spec(ks *killSwitch, instanceID string) memberSpec {
-	return memberSpec{addrs: e.cl.Addrs(), group: e.group, topic: e.topic, instanceID: instanceID, dial: ks.dial, onRecord: e.seen.add,
+	return memberSpec{addrs: e.cl.Addrs(), group: e.group, topic: e.topic, instanceID: instanceID, session: e.session, dial: ks.dial, onRecord: e.seen.add,
 		onRebalance: func() { e.rebalances.add(instanceID) }}
 }
 
@@ -417,6 +442,7 @@ var matrixScenarios = []matrixScenario{
 		}
 		return e.waitCommitted(ctx)
 	}},
+	{name: "migrate", migration: true, run: runMigration},
 }
 
 // TestClientCompatibilityMatrix runs every client in every scenario and
@@ -429,7 +455,7 @@ func TestClientCompatibilityMatrix(t *testing.T) {
 	for _, c := range matrixClients {
 		for _, sc := range matrixScenarios {
 			cell := c.name + "/" + sc.name
-			if sc.static && !c.static {
+			if sc.static && !c.static || sc.migration && !c.migrates {
 				results[cell] = "n/a"
 				continue
 			}
@@ -437,7 +463,11 @@ func TestClientCompatibilityMatrix(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 				defer cancel()
 				start := time.Now()
-				e := newMatrixEnv(t, ctx, strings.NewReplacer("/", "-").Replace(cell))
+				session := matrixSession
+				if sc.static {
+					session = matrixStaticSession
+				}
+				e := newMatrixEnv(t, ctx, strings.NewReplacer("/", "-").Replace(cell), session)
 				err := sc.run(t, ctx, c, e)
 				if err != nil {
 					results[cell] = "FAIL"

@@ -62,6 +62,12 @@ func (s *scenario) reset(args []datadriven.CmdArg) error {
 		switch a.Key {
 		case "partitions", "offsets.topic.num.partitions":
 			cfg.NumPartitions = int32(n)
+		case "group.consumer.migration.policy":
+			p, err := shard.ParseMigrationPolicy(v)
+			if err != nil {
+				return err
+			}
+			cfg.Classic.MigrationPolicy = p
 		case "commit-delay":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -151,6 +157,7 @@ func intKeys(cfg *coordinator.Config) map[string]*int {
 		"offset.metadata.max.bytes":          &cfg.OffsetMetadataMaxBytes,
 		"group.share.max.size":               &cfg.ShareMaxSize,
 		"group.streams.max.size":             &cfg.StreamsMaxSize,
+		"group.classic.max.size":             &cfg.Classic.MaxSize,
 	}
 }
 

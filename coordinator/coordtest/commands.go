@@ -57,5 +57,6 @@ var commands = map[string]handler{
 	"join":              (*scenario).join,
 	"sync":              (*scenario).sync,
 	"classic-heartbeat": (*scenario).classicHeartbeat,
+	"classic-encoding":  (*scenario).classicEncoding,
 	"leave":             (*scenario).leave,
 }

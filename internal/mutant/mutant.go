@@ -126,4 +126,26 @@ type Set struct {
 	// its partition has a pending transactional offset
 	// (20-pending-txn-offsets-kept).
 	ExpirePendingTxnOffsets bool
+	// LoadDropsShareTimers makes a freshly loaded shard arm no session
+	// timer for share members, so a share member that stops heartbeating
+	// after a shard move is never fenced (21-member-timers).
+	LoadDropsShareTimers bool
+	// RevokingMemberGetsTargetEpoch makes consumer reconciliation move a
+	// member that must still revoke partitions to the target epoch at
+	// once, instead of keeping its epoch until it acknowledges the
+	// revocation (22-member-epochs).
+	RevokingMemberGetsTargetEpoch bool
+	// SkipCoordinatorFence makes a v3 coordinator apply a KIP-1331 write
+	// that follows a read made under an earlier load of its partition, as
+	// v2 does: only the store's fence is left (23-coordinator-fence).
+	SkipCoordinatorFence bool
+	// V1SkipsClearAfterDelete makes the v1 cycle write no conditional
+	// clear after its deletes succeed: the groups keep a stored epoch whose
+	// row is gone, a loss no race explains (24-v1-loss-explained).
+	V1SkipsClearAfterDelete bool
+	// RebalanceTimerTooLate makes the shard arm a revoking member's
+	// rebalance timer at ten times its rebalance timeout, so a member that
+	// never acknowledges holds its partitions far too long
+	// (25-revocation-bounded).
+	RebalanceTimerTooLate bool
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/coordsim/coordsim/connect"
 	"github.com/coordsim/coordsim/share"
 	"github.com/coordsim/coordsim/sharebroker"
+	"github.com/coordsim/coordsim/sim/invariants"
 )
 
 // SinkResult is one connector's outcome.
@@ -107,16 +108,16 @@ type SinkSample struct {
 	Unique   int64
 }
 
-// The invariants the Connect simulator checks itself, as docs/invariants.md
-// numbers them (package sim lists them with the others).
+// The invariants the Connect simulator checks itself, from the registry
+// (sim/invariants), which package sim lists with the others.
 const (
 	// InvSharePartitions is invariant 8: share-partitions keep their own
 	// invariants and SPSO never moves back under one leadership, and the
 	// sinks' delivery adds up when they stop.
-	InvSharePartitions = "8-share-partitions"
+	InvSharePartitions = invariants.SharePartitions
 	// InvDLQConservation is invariant 19: the dead-letter topics hold
 	// exactly the records of the dead-letter writes that succeeded.
-	InvDLQConservation = "19-dlq-conservation"
+	InvDLQConservation = invariants.DLQConservation
 )
 
 // AfterEvent runs invariant 8's per-event checks on the share-partitions

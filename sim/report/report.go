@@ -143,7 +143,14 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		FontCSS:   fontCSS,
 	}
 	pg.Summary = summaryRows(r)
-	pg.Warnings = r.Warnings
+	pg.Warnings = slices.Clone(r.Warnings)
+	for _, sk := range r.Skipped {
+		line := fmt.Sprintf("skipped %s: no violation", sk.Invariant)
+		if sk.First != nil {
+			line = fmt.Sprintf("skipped %s: %d violations went unstopped, the first at step %d: %s", sk.Invariant, sk.Violations, sk.First.Step, sk.First.Detail)
+		}
+		pg.Warnings = append(pg.Warnings, line)
+	}
 	if len(r.Checks) > 0 {
 		pg.Checks = fmt.Sprintf("%d of %d invariants checked", r.ChecksRan(), len(r.Checks))
 		for _, c := range r.Checks {

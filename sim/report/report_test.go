@@ -431,3 +431,17 @@ func TestPageOrderSummaryPlotsTables(t *testing.T) {
 		at(`id="` + id + `"`)
 	}
 }
+
+// TestSkippedInvariantsShowInTheHeader proves a run with --skip-invariant
+// says so in the report's header, with the violations it went past: a
+// report is never silently weaker than its run.
+func TestSkippedInvariantsShowInTheHeader(t *testing.T) {
+	r := fakeResult(48, false)
+	r.Skipped = []*sim.SkippedInvariant{
+		{Invariant: "9-one-owner", Violations: 3, First: &sim.Violation{Invariant: "9-one-owner", Step: 1234, Detail: "m1 took t-0, which m0 still holds"}},
+		{Invariant: "16-routing"},
+	}
+	page := renderPage(t, r)
+	assert.Contains(t, page, "WARNING: skipped 9-one-owner: 3 violations went unstopped, the first at step 1234: m1 took t-0, which m0 still holds")
+	assert.Contains(t, page, "WARNING: skipped 16-routing: no violation")
+}
