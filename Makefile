@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 30s
 
-.PHONY: build test bench lint fuzz ci run
+.PHONY: build test bench lint fuzz ci run broker-oracle broker-diff
 
 build:
 	$(GO) build ./...
@@ -44,6 +44,17 @@ fuzz:
 
 run:
 	$(GO) run ./cmd/coordsim run
+
+# The real-broker oracle (docs/fidelity.md): Maven resolves Kafka's broker
+# (kafka_2.13 and its runtime dependencies) into a classpath file, which
+# oracle/brokerdiff's test and wire's benchmarks find; without it they skip.
+broker-oracle:
+	mvn -q -f oracle/broker/pom.xml dependency:build-classpath
+
+# Starts a single-node Kafka broker and diffs coordsim's wire answers
+# against it, printing a table of cases and verdicts; fails when it cannot run.
+broker-diff: broker-oracle
+	COORDSIM_KAFKA_REQUIRED=1 $(GO) test -count=1 -run TestBrokerDiff -v ./oracle/brokerdiff/
 
 ci:
 	bash .ci/run
