@@ -30,11 +30,13 @@ bench:
 # PKGS names packages one by one here (./sim ./coordinator). Then
 #   benchstat -col commit $(BENCHOUT)
 # compares them, and bench-md puts them in BENCHMARKS.md.
+# HEAD=REV compares two revisions instead of BASE and this tree.
 BASE ?= main
+HEAD ?=
 BENCHTIME ?=
 bench-compare:
-	$(GO) run ./internal/benchtab/cmd/benchtab compare -base $(BASE) -bench '$(BENCH)' -count $(COUNT) \
-		$(if $(BENCHTIME),-benchtime $(BENCHTIME)) -o $(BENCHOUT) $(PKGS)
+	$(GO) run ./internal/benchtab/cmd/benchtab compare -base $(BASE) $(if $(HEAD),-head $(HEAD)) -bench '$(BENCH)' \
+		-count $(COUNT) $(if $(BENCHTIME),-benchtime $(BENCHTIME)) -o $(BENCHOUT) $(PKGS)
 
 # Rewrites BENCHMARKS.md's generated tables (<!-- benchtab file=... -->
 # regions) from the results files they name, under bench/.

@@ -3,12 +3,13 @@
 // internal/benchtab says how). The Makefile's bench-compare and bench-md
 // targets call it.
 //
-//	benchtab compare -base main -bench BenchmarkSimulation -count 6 -o bench.txt ./sim
+//	benchtab compare -base main [-head REV] -bench BenchmarkSimulation -count 6 -o bench.txt ./sim
 //	benchtab table [-match RE] [-units a,b] bench.txt
 //	benchtab update BENCHMARKS.md
 //
 // compare builds each package's test binary in a temporary git worktree of
-// the base revision and in the current tree, then runs them in rounds,
+// the base revision and in the current tree (or a worktree of -head), then
+// runs them in rounds,
 // every side once per round, each run after a "commit: <label>" line: the
 // file is benchstat's input as it is (benchstat -col commit bench.txt) and
 // the two sides shared the machine's load.
@@ -37,7 +38,7 @@ func main() {
 }
 
 const usage = `usage:
-  benchtab compare -base REV [-bench RE] [-count N] [-benchtime T] -o FILE PKG...
+  benchtab compare -base REV [-head REV] [-bench RE] [-count N] [-benchtime T] -o FILE PKG...
   benchtab table [-match RE] [-units a,b] FILE
   benchtab update FILE.md`
 
@@ -122,6 +123,7 @@ func update(args []string) error {
 func compare(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	base := fs.String("base", "main", "the git revision to compare with")
+	head := fs.String("head", "", "the git revision to compare (default this tree, uncommitted changes included)")
 	bench := fs.String("bench", ".", "benchmarks to run (go test -bench)")
 	count := fs.Int("count", 6, "rounds; each runs every side once")
 	benchtime := fs.String("benchtime", "", "go test -benchtime (default go test's)")
@@ -148,6 +150,13 @@ func compare(args []string, stderr io.Writer) error {
 	headTree, err := os.Getwd()
 	if err != nil {
 		return err
+	}
+	if *head != "" {
+		headTree = filepath.Join(tmp, "head")
+		if err := command(stderr, "", "git", "worktree", "add", "--detach", headTree, *head).Run(); err != nil {
+			return fmt.Errorf("git worktree add %s: %w", *head, err)
+		}
+		defer command(stderr, "", "git", "worktree", "remove", "--force", headTree).Run()
 	}
 	sides := []struct{ label, tree string }{
 		{label: revLabel(baseTree, *base), tree: baseTree},
