@@ -18,8 +18,7 @@ import (
 // committed offsets, and the replay invariant (coordtest.CheckReplay, which
 // restores from the snapshot too) holds on both brokers.
 func TestLogFoldsIntoSnapshotAndReloads(t *testing.T) {
-	cfg := coordinator.DefaultConfig()
-	cfg.NumPartitions = 1
+	cfg := onePartition()
 	logs, err := coordinator.NewLogs(1)
 	require.NoError(t, err)
 	require.NoError(t, logs.SetSnapshotEvery(4))
@@ -59,11 +58,7 @@ func TestLogRestoreRefusesAnotherConfiguration(t *testing.T) {
 	logs, err := coordinator.NewLogs(1)
 	require.NoError(t, err)
 	require.NoError(t, logs.SetSnapshotEvery(1))
-	h, err := coordtest.New(coordtest.WithLogs(logs), coordtest.WithPartitions(0), coordtest.WithConfig(func() coordinator.Config {
-		c := coordinator.DefaultConfig()
-		c.NumPartitions = 1
-		return c
-	}()), coordtest.WithTopics(map[string]int32{"foo": 1}))
+	h, err := coordtest.New(coordtest.WithLogs(logs), coordtest.WithPartitions(0), coordtest.WithConfig(onePartition()), coordtest.WithTopics(map[string]int32{"foo": 1}))
 	require.NoError(t, err)
 	_, err = coordtest.Await(h, h.Coordinator.CommitOffsets(simpleCommit("g", 1)))
 	require.NoError(t, err)
@@ -88,15 +83,17 @@ func TestSetSnapshotEveryRefusesNegative(t *testing.T) {
 	require.ErrorAs(t, logs.SetSnapshotEvery(-1), &cerr)
 	require.NoError(t, logs.SetSnapshotEvery(1))
 	require.NoError(t, logs.SetSnapshotEvery(0)) // replaces 1: never fold
-	h, err := coordtest.New(coordtest.WithLogs(logs), coordtest.WithConfig(func() coordinator.Config {
-		c := coordinator.DefaultConfig()
-		c.NumPartitions = 1
-		return c
-	}()), coordtest.WithTopics(map[string]int32{"foo": 1}))
+	h, err := coordtest.New(coordtest.WithLogs(logs), coordtest.WithConfig(onePartition()), coordtest.WithTopics(map[string]int32{"foo": 1}))
 	require.NoError(t, err)
 	for i := range int64(12) {
 		_, err = coordtest.Await(h, h.Coordinator.CommitOffsets(simpleCommit("g", i)))
 		require.NoError(t, err)
 	}
 	assert.Zero(t, logs.Partition(0).StartOffset())
+}
+
+func onePartition() coordinator.Config {
+	c := coordinator.DefaultConfig()
+	c.NumPartitions = 1
+	return c
 }
