@@ -13,15 +13,16 @@ test:
 # Benchmarks, in the format benchstat reads, to BENCHOUT (and the terminal):
 # COUNT runs of the benchmarks matching BENCH in PKGS, after a "commit:" line
 # naming the tree, so files from several commits compare with
-# `benchstat -col commit`. For example:
+# `benchstat -col commit`; BENCHTIME is go test's -benchtime. For example:
 #   make bench BENCH=BenchmarkSimulation PKGS=./sim BENCHOUT=sim.txt
 BENCH ?= .
 PKGS ?= ./...
 COUNT ?= 6
 BENCHOUT ?= bench.txt
+BENCHTIME ?=
 bench:
 	{ echo "commit: $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo -dirty)"; \
-		$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKGS); } > $(BENCHOUT); \
+		$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(if $(BENCHTIME),-benchtime $(BENCHTIME)) $(PKGS); } > $(BENCHOUT); \
 		status=$$?; cat $(BENCHOUT); exit $$status
 
 # Before and after a change from one run: builds PKGS' test binaries at BASE
@@ -33,7 +34,6 @@ bench:
 # HEAD=REV compares two revisions instead of BASE and this tree.
 BASE ?= main
 HEAD ?=
-BENCHTIME ?=
 bench-compare:
 	$(GO) run ./internal/benchtab/cmd/benchtab compare -base $(BASE) $(if $(HEAD),-head $(HEAD)) -bench '$(BENCH)' \
 		-count $(COUNT) $(if $(BENCHTIME),-benchtime $(BENCHTIME)) -o $(BENCHOUT) $(PKGS)
