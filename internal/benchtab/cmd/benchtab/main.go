@@ -176,7 +176,13 @@ func compare(args []string, stderr io.Writer) error {
 			bins[[2]int{s, p}] = bin
 		}
 	}
-	var results bytes.Buffer
+	// Each run is written as it ends, so an interrupted comparison keeps
+	// the rounds it finished.
+	results, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	defer results.Close()
 	for round := range *count {
 		fmt.Fprintf(stderr, "round %d of %d\n", round+1, *count)
 		for s, side := range sides {
@@ -191,12 +197,13 @@ func compare(args []string, stderr io.Writer) error {
 				if err := cmd.Run(); err != nil {
 					return fmt.Errorf("%s at %s: %w\n%s", pkg, side.label, err, o.String())
 				}
-				fmt.Fprintf(&results, "commit: %s\n", side.label)
-				results.Write(o.Bytes())
+				if _, err := fmt.Fprintf(results, "commit: %s\n%s", side.label, o.Bytes()); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return os.WriteFile(*out, results.Bytes(), 0o644)
+	return results.Close()
 }
 
 func command(stderr io.Writer, dir, name string, args ...string) *exec.Cmd {
