@@ -219,6 +219,7 @@ func exactP(u float64, n1, n2 int) float64 {
 // Table renders the benchmarks matching match in the given units (all of a
 // benchmark's units when units is empty) as a Markdown table: one column
 // per label, then, with exactly two labels, the change and its p-value.
+// Rows follow units' order, else the order the benchmark printed them.
 func (r *Results) Table(match *regexp.Regexp, units []string) (string, error) {
 	var b strings.Builder
 	two := len(r.Labels) == 2
@@ -242,10 +243,16 @@ func (r *Results) Table(match *regexp.Regexp, units []string) (string, error) {
 		if !match.MatchString(name) {
 			continue
 		}
-		for _, unit := range r.Units[name] {
-			if len(units) > 0 && !slices.Contains(units, unit) {
-				continue
+		shown := r.Units[name]
+		if len(units) > 0 {
+			shown = nil
+			for _, u := range units { // in the order the region asks for
+				if slices.Contains(r.Units[name], u) {
+					shown = append(shown, u)
+				}
 			}
+		}
+		for _, unit := range shown {
 			fmt.Fprintf(&b, "| %s | %s |", strings.TrimPrefix(name, "Benchmark"), unit)
 			for _, l := range r.Labels {
 				s := Summarize(r.Values[Key{l, name, unit}])
@@ -290,8 +297,9 @@ func change(before, after []float64) string {
 	return fmt.Sprintf(" %+.1f%% | %.3f |", (ma-mb)/math.Abs(mb)*100, p)
 }
 
-// formatValue prints a value with three significant digits and thin groups
-// of thousands, as BENCHMARKS.md writes figures (4 096, 2.65).
+// formatValue prints a value as BENCHMARKS.md writes figures: whole
+// numbers from 1 000 on, no decimals from 100, two below (allocs/event
+// moves in the second), and thousands grouped with spaces (4 096, 11.12).
 func formatValue(v float64) string {
 	av := math.Abs(v)
 	var s string
@@ -300,8 +308,6 @@ func formatValue(v float64) string {
 		s = strconv.FormatFloat(math.Round(v), 'f', -1, 64)
 	case av >= 100:
 		s = strconv.FormatFloat(v, 'f', 0, 64)
-	case av >= 10:
-		s = strconv.FormatFloat(v, 'f', 1, 64)
 	default:
 		s = strconv.FormatFloat(v, 'f', 2, 64)
 	}
