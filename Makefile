@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 30s
 
-.PHONY: build test bench lint fuzz ci run
+.PHONY: build test bench bench-compare bench-md lint fuzz ci run broker-oracle broker-diff
 
 build:
 	$(GO) build ./...
@@ -10,10 +10,38 @@ build:
 test:
 	$(GO) test ./...
 
-# Benchmarks print ns/op and allocs/op; BENCHMARKS.md records the figures
-# and the commands that produced them.
+# Benchmarks, in the format benchstat reads, to BENCHOUT (and the terminal):
+# COUNT runs of the benchmarks matching BENCH in PKGS, after a "commit:" line
+# naming the tree, so files from several commits compare with
+# `benchstat -col commit`; BENCHTIME is go test's -benchtime. For example:
+#   make bench BENCH=BenchmarkSimulation PKGS=./sim BENCHOUT=sim.txt
+BENCH ?= .
+PKGS ?= ./...
+COUNT ?= 6
+BENCHOUT ?= bench.txt
+BENCHTIME ?=
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	{ echo "commit: $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo -dirty)"; \
+		$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(if $(BENCHTIME),-benchtime $(BENCHTIME)) $(PKGS); } > $(BENCHOUT); \
+		status=$$?; cat $(BENCHOUT); exit $$status
+
+# Before and after a change from one run: builds PKGS' test binaries at BASE
+# (a temporary git worktree) and in this tree, then runs them in COUNT
+# rounds, both sides once per round, so both see the same machine load.
+# PKGS names packages one by one here (./sim ./coordinator). Then
+#   benchstat -col commit $(BENCHOUT)
+# compares them, and bench-md puts them in BENCHMARKS.md.
+# HEAD=REV compares two revisions instead of BASE and this tree.
+BASE ?= main
+HEAD ?=
+bench-compare:
+	$(GO) run ./internal/benchtab/cmd/benchtab compare -base $(BASE) $(if $(HEAD),-head $(HEAD)) -bench '$(BENCH)' \
+		-count $(COUNT) $(if $(BENCHTIME),-benchtime $(BENCHTIME)) -o $(BENCHOUT) $(PKGS)
+
+# Rewrites BENCHMARKS.md's generated tables (<!-- benchtab file=... -->
+# regions) from the results files they name, under bench/.
+bench-md:
+	$(GO) run ./internal/benchtab/cmd/benchtab update BENCHMARKS.md
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -44,6 +72,17 @@ fuzz:
 
 run:
 	$(GO) run ./cmd/coordsim run
+
+# The real-broker oracle (docs/fidelity.md): Maven resolves Kafka's broker
+# (kafka_2.13 and its runtime dependencies) into a classpath file, which
+# oracle/brokerdiff's test and wire's benchmarks find; without it they skip.
+broker-oracle:
+	mvn -q -f oracle/broker/pom.xml dependency:build-classpath
+
+# Starts a single-node Kafka broker and diffs coordsim's wire answers
+# against it, printing a table of cases and verdicts; fails when it cannot run.
+broker-diff: broker-oracle
+	COORDSIM_KAFKA_REQUIRED=1 $(GO) test -count=1 -run TestBrokerDiff -v ./oracle/brokerdiff/
 
 ci:
 	bash .ci/run

@@ -189,3 +189,51 @@ func BenchmarkOffsetCommit(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkShardMove is a shard move after a long history on a constant
+// state: 1 000 simple groups commit one offset each, over and over, so the
+// state stays at 1 000 offsets while the log grows to history records.
+// Each op unloads the shard and loads it again, as a move to another
+// broker does. With snapshots (the default, DefaultSnapshotEvery) the load
+// copies the snapshot and replays a tail of fewer than that many records,
+// whatever the history; with SetSnapshotEvery(0) it replays the whole
+// history (issue 25 item 5: move cost must not grow with virtual time).
+// tail-records is what the last load replayed.
+func BenchmarkShardMove(b *testing.B) {
+	for _, history := range []int{10_000, 100_000} {
+		for _, every := range []int64{DefaultSnapshotEvery, 0} {
+			b.Run(fmt.Sprintf("history=%d/snapshot-every=%d", history, every), func(b *testing.B) {
+				clock := &benchClock{ms: 1_700_000_000_000}
+				cfg := DefaultConfig()
+				cfg.NumPartitions = 1
+				c := newBenchCoordinatorWith(b, cfg, clock)
+				if err := c.logs.SetSnapshotEvery(every); err != nil {
+					b.Fatal(err)
+				}
+				reqs := benchCommitRequests(1000, 1, "move")
+				for i := range history {
+					req := reqs[i%len(reqs)]
+					req.Topics[0].Partitions[0].Offset = int64(i)
+					clock.ms++
+					mustCommit(b, c, req)
+				}
+				l := c.logs.Partition(0)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if err := c.UnloadShard(0); err != nil {
+						b.Fatal(err)
+					}
+					if err := c.LoadShard(0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(l.HighWatermark()-l.StartOffset()), "tail-records")
+				if _, err := c.CommittedShard(0); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}

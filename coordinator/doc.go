@@ -6,7 +6,8 @@
 // String.hashCode, bit for bit); runs write operations against a shard's
 // latest state, appends their records to the partition's Log, replays them
 // and releases the response as a Future when the high watermark passes them;
-// runs reads against committed state; loads a shard by replaying its log and
+// runs reads against committed state; loads a shard by replaying its log
+// (a snapshot of its older records plus the tail: log.go, snapshot.go) and
 // unloads it (NOT_COORDINATOR after, COORDINATOR_LOAD_IN_PROGRESS while
 // loading); owns the keyed timers (TimerQueue: same key replaces, fire at
 // deadline <= now, FIFO among equal deadlines); records Kafka's coordinator

@@ -443,24 +443,17 @@ func (c *Coordinator) finishLoad(h *hosted) {
 	// A new leader starts from the committed prefix; an uncommitted tail
 	// left by the previous leader is gone, as after a leader change.
 	h.log.truncate()
-	s, err := shard.New(h.partition, c.shardCfg)
-	if err == nil {
-		s.SetPreparedTopicImage(c.image)
-	}
-	if err == nil {
-		err = s.SetStreamsGroupConfigs(c.streamsStandbys)
-	}
-	if err == nil {
-		err = s.SetGroupTimeouts(c.groupTimeouts)
-	}
-	if err == nil {
-		err = s.ReplayAll(0, h.log.Committed())
-	}
+	s, err := h.log.Restore(c.shardCfg, c.prepareShard)
 	if err != nil {
 		h.status = statusFailed
 		c.reindexDue(h)
 		c.log.Error("failed to load shard", "partition", h.partition, "err", err)
 		return
+	}
+	if c.snapshots() && h.log.snapshotDue() {
+		// The loaded shard is the log replayed and nothing else yet: its
+		// copy is the snapshot for free.
+		h.log.setSnapshot(s.Clone())
 	}
 	h.latest, h.committed = s, s
 	h.timers = NewTimerQueue[shard.Task]()
@@ -671,6 +664,7 @@ func (c *Coordinator) commit(h *hosted, end int64) {
 		clear(h.pending[:i])
 		h.pending = append(h.pending[:0], h.pending[i:]...)
 	}
+	c.maybeSnapshot(h.log)
 	n := 0
 	for n < len(h.waiters) && h.waiters[n].end <= hw {
 		n++

@@ -128,7 +128,9 @@ func (s *Shard) validateShareOffsetsAdmin(groupID string, topics []TopicPartitio
 	case g.typ != Share:
 		return nil, 0, notTypeErr(groupID, Share)
 	case len(g.members) > 0:
-		return nil, 0, kerr.NonEmptyGroup.WithMessage("Share group %s is not empty: it has %d members.", groupID, len(g.members))
+		// Errors.NON_EMPTY_GROUP's default message, as Kafka 4.4's broker
+		// answers it (oracle/brokerdiff).
+		return nil, 0, kerr.NonEmptyGroup.WithMessage("The group is not empty.")
 	}
 	type topicPartition struct {
 		topic     string

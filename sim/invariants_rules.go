@@ -318,6 +318,11 @@ func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending
 	log := w.logs.Partition(p)
 	pending = log.HighWatermark() < log.EndOffset()
 	rp = c.rules.replicas[p]
+	if rp != nil && rp.applied < log.StartOffset() {
+		// The log folded records the replica has not seen into its
+		// snapshot: start again from the snapshot.
+		rp = nil
+	}
 	if rp == nil {
 		cfg := shard.DefaultConfig()
 		if s, e := w.brokers[0].c.LatestShard(p); e == nil {
@@ -328,23 +333,23 @@ func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending
 			}
 		}
 		cfg.Mutants = mutant.Set{} // a correct replay: a mutant must not hide in both
-		s, e := shard.New(p, cfg)
-		if e == nil {
+		s, e := log.Restore(cfg, func(s *shard.Shard) error {
 			s.SetPreparedTopicImage(w.image) // the image the coordinators hold
-		}
+			return nil
+		})
 		if e != nil {
 			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))
 			return nil, false
 		}
-		rp = &replica{s: s}
+		rp = &replica{s: s, applied: log.HighWatermark()}
 		c.rules.replicas[p] = rp
 	}
-	committed := log.Committed()
-	if err := rp.s.ReplayAll(rp.applied, committed[rp.applied:]); err != nil {
+	start, committed := log.StartOffset(), log.Committed()
+	if err := rp.s.ReplayAll(rp.applied, committed[rp.applied-start:]); err != nil {
 		w.violate(InvReadsCommitted, fmt.Sprintf("replaying partition %d's committed log: %v", p, err))
 		return nil, false
 	}
-	rp.applied = int64(len(committed))
+	rp.applied = log.HighWatermark()
 	return rp, pending
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -19,6 +20,12 @@ var apiShareGroupHeartbeat = api{key: 76, min: 1, max: 1, handle: handleShareGro
 func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareGroupHeartbeatRequest)
 	resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
+	if !memberIDValid(req.MemberID) {
+		// KafkaApis answers before the coordinator's checks, through
+		// getErrorResponse, which keeps the code and drops the message.
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp, nil
+	}
 	if err := shareHeartbeatInvalid(req); err != nil {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err)
 		return resp, nil
@@ -42,4 +49,15 @@ func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.Assignment = &a
 	}
 	return resp, nil
+}
+
+// memberIDMaxChars is the longest member id KafkaApis.isMemberIdValid
+// takes: a UUID's string form.
+const memberIDMaxChars = 36
+
+// memberIDValid is KafkaApis.isMemberIdValid, which the broker runs on a
+// ShareGroupHeartbeat's member id before the group coordinator sees it:
+// non-empty and at most 36 characters.
+func memberIDValid(memberID string) bool {
+	return memberID != "" && len(memberID) <= memberIDMaxChars
 }

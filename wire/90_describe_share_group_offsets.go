@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"errors"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sharebroker"
 )
@@ -11,8 +14,12 @@ import (
 // start offset and lag of each share-partition the group has state for,
 // from sharebroker (ListShareGroupOffsets); null topics mean all of them.
 // A named partition without state answers start offset -1, as Kafka's
-// share coordinator does for an uninitialised partition. The group must
-// exist: the coordinator's describe decides GROUP_ID_NOT_FOUND.
+// share coordinator does for an uninitialised partition. Kafka reads the
+// share state without looking the group up, so a group that does not
+// exist, or is of another type, answers as one with no state (each named
+// partition at -1, no partition for null topics), not GROUP_ID_NOT_FOUND:
+// the real broker's answer (oracle/brokerdiff). The coordinator's describe
+// still runs, for its id check and its coordinator errors.
 
 var apiDescribeShareGroupOffsets = api{key: 90, min: 0, max: 1, handle: handleDescribeShareGroupOffsets}
 
@@ -23,7 +30,7 @@ func handleDescribeShareGroupOffsets(r *request) (kmsg.Response, error) {
 		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
 		g.GroupID = rg.GroupID
 		described, err := r.describe([]string{rg.GroupID})
-		if _, err = describedAs(described, err, 0, shard.Share); err != nil {
+		if _, err = describedAs(described, err, 0, shard.Share); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 			g.ErrorCode, g.ErrorMessage = errCode(err)
 			resp.Groups = append(resp.Groups, g)
 			continue

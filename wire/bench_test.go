@@ -16,8 +16,9 @@ import (
 
 // The benchmarks run every peer in the same run, side by side, so their
 // ratios hold under whatever load the machine has: coordsim's endpoint
-// and franz-go's kfake, both three brokers on loopback with a topic
-// "bench" of benchPartitions partitions, each driven by kgo clients.
+// and franz-go's kfake, both three brokers on loopback, and a real Kafka
+// broker (one node) when it is available, each with a topic "bench" of
+// benchPartitions partitions, each driven by kgo clients.
 const (
 	benchTopic      = "bench"
 	benchPartitions = 6
@@ -49,6 +50,9 @@ var benchPeers = []struct {
 		b.Cleanup(kf.Close)
 		return kf.ListenAddrs()
 	}},
+	// The real thing: a single-node Kafka broker (bench_kafka_test.go),
+	// skipped unless the broker oracle is resolved (make broker-oracle).
+	{"kafka", kafkaPeer},
 }
 
 // roundTripPeers are benchPeers plus a ceiling for the single-request

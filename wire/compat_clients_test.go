@@ -47,7 +47,7 @@ func kgoMember(balancer kgo.GroupBalancer, kip848 bool) func(t *testing.T, m mem
 		opts := []kgo.Opt{
 			kgo.SeedBrokers(m.addrs...), kgo.ConsumerGroup(m.group), kgo.ConsumeTopics(m.topic),
 			kgo.Dialer(m.dial), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-			kgo.SessionTimeout(matrixSession), kgo.HeartbeatInterval(200 * time.Millisecond),
+			kgo.SessionTimeout(m.session), kgo.HeartbeatInterval(200 * time.Millisecond),
 			kgo.RebalanceTimeout(5 * time.Second), kgo.AutoCommitInterval(100 * time.Millisecond),
 			kgo.Balancers(balancer), kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),
 			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
@@ -126,7 +126,7 @@ func saramaMember(t *testing.T, m memberSpec) matrixMember {
 	cfg.Net.Proxy.Enable, cfg.Net.Proxy.Dialer = true, dialerFunc(m.dial)
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	cfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
-	cfg.Consumer.Group.Session.Timeout = matrixSession
+	cfg.Consumer.Group.Session.Timeout = m.session
 	cfg.Consumer.Group.Heartbeat.Interval = 200 * time.Millisecond
 	cfg.Consumer.Group.Rebalance.Timeout = 5 * time.Second
 	cfg.Consumer.Group.Rebalance.Retry.Backoff = 100 * time.Millisecond
@@ -170,7 +170,7 @@ func kafkaGoMember(t *testing.T, m memberSpec) matrixMember {
 		Dialer:   &kafkago.Dialer{DialFunc: m.dial, Timeout: 5 * time.Second},
 		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond,
 		CommitInterval: 100 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
-		SessionTimeout: matrixSession, RebalanceTimeout: 5 * time.Second, JoinGroupBackoff: 200 * time.Millisecond,
+		SessionTimeout: m.session, RebalanceTimeout: 5 * time.Second, JoinGroupBackoff: 200 * time.Millisecond,
 		StartOffset: kafkago.FirstOffset, GroupBalancers: []kafkago.GroupBalancer{kafkago.RangeGroupBalancer{}},
 		ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: 200 * time.Millisecond,
 	})

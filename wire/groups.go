@@ -96,14 +96,18 @@ func stateName(s shard.GroupState) string {
 }
 
 // protocolType is the protocol type ListGroups reports for a group type:
-// ConsumerProtocol.PROTOCOL_TYPE ("consumer") for consumer and streams
-// groups (ConsumerGroup.asListedGroup and StreamsGroup.asListedGroup both
-// set it), ShareGroup.PROTOCOL_TYPE ("share") for share groups; coordsim's
-// classic groups are simple groups with none.
+// ConsumerProtocol.PROTOCOL_TYPE ("consumer") for consumer groups
+// (ConsumerGroup.asListedGroup), StreamsGroup.PROTOCOL_TYPE ("streams")
+// for streams groups (Kafka 4.4's StreamsGroup.asListedGroup; the real
+// broker lists them so, oracle/brokerdiff), ShareGroup.PROTOCOL_TYPE
+// ("share") for share groups; coordsim's classic groups are simple groups
+// with none.
 func protocolType(t shard.GroupType) string {
 	switch t {
-	case shard.Consumer, shard.Streams:
+	case shard.Consumer:
 		return "consumer"
+	case shard.Streams:
+		return "streams"
 	case shard.Share:
 		return "share"
 	}

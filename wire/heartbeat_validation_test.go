@@ -175,8 +175,9 @@ func TestConsumerHeartbeatRequestValidation(t *testing.T) {
 
 // TestShareGroupHeartbeatRequestValidation reproduces Kafka's
 // GroupCoordinatorServiceTest.testShareGroupHeartbeatRequestValidation over
-// the wire: the member id first, then the group id and rack, then the
-// epoch's rules (share members leave with -1 only, so -2 is invalid).
+// the wire, after KafkaApis' own member-id check: the member id first, then
+// the group id and rack, then the epoch's rules (share members leave with
+// -1 only, so -2 is invalid).
 func TestShareGroupHeartbeatRequestValidation(t *testing.T) {
 	t.Parallel()
 	cl := startCluster(t)
@@ -210,9 +211,13 @@ func TestShareGroupHeartbeatRequestValidation(t *testing.T) {
 
 	invalid := kerr.InvalidRequest.Code
 	for _, tc := range []hbInvalid[kmsg.ShareGroupHeartbeatRequest]{
-		{"empty request", func(*kmsg.ShareGroupHeartbeatRequest) {}, invalid, "MemberId can't be empty."},
+		// KafkaApis.isMemberIdValid runs first on an empty or over-long
+		// member id and answers with no message (the real broker's answer,
+		// oracle/brokerdiff); a blank one reaches the service's checks.
+		{"empty request", func(*kmsg.ShareGroupHeartbeatRequest) {}, invalid, "<nil>"},
+		{"member id over 36 chars", func(r *kmsg.ShareGroupHeartbeatRequest) { beat(r); r.MemberID = strings.Repeat("m", 37) }, invalid, "<nil>"},
 		{"blank member id", func(r *kmsg.ShareGroupHeartbeatRequest) { beat(r); r.MemberID = "  " }, invalid, "MemberId can't be empty."},
-		{"empty member and group: member first", func(r *kmsg.ShareGroupHeartbeatRequest) { join(r); r.MemberID, r.GroupID = "", "" }, invalid, "MemberId can't be empty."},
+		{"empty member and group: member first", func(r *kmsg.ShareGroupHeartbeatRequest) { join(r); r.MemberID, r.GroupID = "", "" }, invalid, "<nil>"},
 		{"empty group", func(r *kmsg.ShareGroupHeartbeatRequest) { beat(r); r.GroupID = "" }, invalid, "GroupId can't be empty."},
 		{"whitespace group", func(r *kmsg.ShareGroupHeartbeatRequest) { beat(r); r.GroupID = " \n" }, invalid, "GroupId can't be empty."},
 		{"empty rack", func(r *kmsg.ShareGroupHeartbeatRequest) { beat(r); r.RackID = ptr("") }, invalid, "RackId can't be empty."},

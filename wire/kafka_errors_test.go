@@ -519,3 +519,92 @@ func TestFetchSessions(t *testing.T) {
 	assert.NotZero(t, again.SessionID)
 	assert.NotEqual(t, id, again.SessionID, "a new session, a new id")
 }
+
+// TestFindCoordinatorShareKeysAndMessagesAsKafka proves FindCoordinator's
+// share keys and messages as the real Kafka 4.4 broker answers them
+// (oracle/brokerdiff): a share key is checked as
+// SharePartitionKey.getInstance checks it and only at v6; a v4+ key's
+// message is "" found or refused; a v3 answer says "NONE" when found and
+// INVALID_REQUEST's default message when refused.
+func TestFindCoordinatorShareKeysAndMessagesAsKafka(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	c := dial(t, cl.Addrs()[0])
+	const id = "AAAAAAAAAAAAAAAAAAAAAQ" // a topic id as Uuid.toString writes it
+	find := func(version int16, keyType int8, key string) kmsg.FindCoordinatorResponseCoordinator {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorType, req.CoordinatorKeys = version, keyType, []string{key}
+		resp := roundTrip(t, c, req).(*kmsg.FindCoordinatorResponse)
+		require.Len(t, resp.Coordinators, 1)
+		return resp.Coordinators[0]
+	}
+	for _, tc := range []struct {
+		key  string
+		code int16
+	}{
+		{"g:" + id + ":0", 0},
+		{"g:" + id + "==:0", 0}, // padded
+		{"g:h:" + id + ":0", 0}, // the group is every part but the last two
+		{"g:" + id + ":0:", 0},  // Java's split drops the trailing empty part
+		{" :" + id + ":0", 42},  // blank group
+		{"g:not-a-uuid:0", 42},  // topic id
+		{"g:" + id + ":x", 42},  // partition
+		{"g:" + id + ":99999999999", 42},
+		{"g", 42},
+		{"", 42},
+	} {
+		got := find(6, 2, tc.key)
+		assert.Equal(t, tc.code, got.ErrorCode, "share key %q", tc.key)
+		require.NotNil(t, got.ErrorMessage, tc.key)
+		assert.Equal(t, "", *got.ErrorMessage, "share key %q: Kafka never sets a v4+ key's message", tc.key)
+	}
+	assert.Equal(t, int16(42), find(5, 2, "g:"+id+":0").ErrorCode, "a share key below v6")
+	assert.Equal(t, "", *find(4, 0, "g").ErrorMessage, "a group key found at v4")
+
+	old := func(keyType int8, key string) *kmsg.FindCoordinatorResponse {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorType, req.CoordinatorKey = 3, keyType, key
+		return roundTrip(t, c, req).(*kmsg.FindCoordinatorResponse)
+	}
+	found := old(0, "g")
+	assert.Zero(t, found.ErrorCode)
+	assert.Equal(t, "NONE", *found.ErrorMessage, "Errors.NONE.message()")
+	for _, keyType := range []int8{2, 9} {
+		refused := old(keyType, "g:"+id+":0")
+		assert.Equal(t, int16(42), refused.ErrorCode, "type %d at v3", keyType)
+		assert.True(t, strings.HasPrefix(*refused.ErrorMessage, "This most likely occurs because of a request being malformed"),
+			"type %d at v3: %s", keyType, *refused.ErrorMessage)
+	}
+}
+
+// TestListGroupsProtocolTypeOfStreamsGroup proves ListGroups lists a
+// streams group with protocol type "streams" (Kafka 4.4's
+// StreamsGroup.asListedGroup; the real broker answers so, oracle/brokerdiff)
+// and a consumer group with "consumer".
+func TestListGroupsProtocolTypeOfStreamsGroup(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "t", 1)
+	raw := newClient(t, cl)
+	join := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+	join.Group, join.MemberID, join.RebalanceTimeoutMillis = "streams-listed", "st1", 30000
+	join.ProcessID, join.Topology = kmsg.StringPtr("p"), oneSubtopology("t")
+	noOwnedTasks(join)
+	resp := coordinatorOf(t, ctx, cl, "streams-listed")(join).(*kmsg.StreamsGroupHeartbeatResponse)
+	require.Zero(t, resp.ErrorCode, "%v", resp.ErrorMessage)
+	cg := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	cg.Group, cg.MemberID, cg.RebalanceTimeoutMillis = "consumer-listed", "c1", 30000
+	cg.SubscribedTopicNames, cg.Topics = []string{"t"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	cresp, err := cg.RequestWith(ctx, raw)
+	require.NoError(t, err)
+	require.Zero(t, cresp.ErrorCode)
+	listed, err := kmsg.NewPtrListGroupsRequest().RequestWith(ctx, raw)
+	require.NoError(t, err)
+	types := map[string]string{}
+	for _, g := range listed.Groups {
+		types[g.Group] = g.ProtocolType
+	}
+	assert.Equal(t, "streams", types["streams-listed"])
+	assert.Equal(t, "consumer", types["consumer-listed"])
+}

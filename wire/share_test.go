@@ -296,3 +296,95 @@ func TestDeleteShareGroupOffsets(t *testing.T) {
 		assert.Equal(t, "Group simple is not a share group.", *resp.ErrorMessage)
 	}
 }
+
+// TestAlterShareGroupOffsetsAnswersUnknownPartitionsPerRow proves
+// AlterShareGroupOffsets answers a topic not in the metadata and a
+// partition outside its topic on their own rows, UNKNOWN_TOPIC_OR_PARTITION
+// with Kafka's default message, as the real Kafka 4.4 broker does
+// (oracle/brokerdiff): the other partitions of the request are still
+// altered, and a request naming only unknown ones is no request error.
+func TestAlterShareGroupOffsetsAnswersUnknownPartitionsPerRow(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	createTopic(t, ctx, newAdmin(t, cl), "a", 2)
+	raw := newClient(t, cl)
+	type row = struct {
+		topic     string
+		partition int32
+	}
+	alter := func(rows ...row) *kmsg.AlterShareGroupOffsetsResponse {
+		req := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+		req.GroupID = "sg-unknown-rows"
+		for _, row := range rows {
+			rt := kmsg.NewAlterShareGroupOffsetsRequestTopic()
+			rt.Topic = row.topic
+			rp := kmsg.NewAlterShareGroupOffsetsRequestTopicPartition()
+			rp.Partition, rp.StartOffset = row.partition, 0
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, raw)
+		require.NoError(t, err)
+		return resp
+	}
+	for _, tc := range []struct {
+		name string
+		rows []row
+		want []int16
+	}{
+		{"unknown topic alone", []row{{"nope", 0}}, []int16{fkerr.UnknownTopicOrPartition.Code}},
+		{"partition outside the topic alone", []row{{"a", 7}}, []int16{fkerr.UnknownTopicOrPartition.Code}},
+		{"with a known partition", []row{{"nope", 0}, {"a", 1}}, []int16{fkerr.UnknownTopicOrPartition.Code, 0}},
+	} {
+		resp := alter(tc.rows...)
+		require.Zero(t, resp.ErrorCode, "%s: %v", tc.name, resp.ErrorMessage)
+		require.Len(t, resp.Topics, len(tc.rows), tc.name)
+		for i, rt := range resp.Topics {
+			assert.Equal(t, tc.want[i], rt.Partitions[0].ErrorCode, "%s: row %d", tc.name, i)
+			if tc.want[i] != 0 {
+				assert.Equal(t, "This server does not host this topic-partition.", *rt.Partitions[0].ErrorMessage, tc.name)
+			}
+		}
+	}
+}
+
+// TestDescribeShareGroupOffsetsOfNoShareGroup proves DescribeShareGroupOffsets
+// reads share state without looking the group up, as the real Kafka 4.4
+// broker answers (oracle/brokerdiff): a group that does not exist, or a
+// consumer group, is answered with no error, each named partition at start
+// offset -1, leader epoch 0 and lag -1, and no partition for null topics.
+func TestDescribeShareGroupOffsetsOfNoShareGroup(t *testing.T) {
+	t.Parallel()
+	cl := startCluster(t)
+	ctx := testContext(t)
+	adm := newAdmin(t, cl)
+	createTopic(t, ctx, adm, "a", 2)
+	committed := kadm.Offsets{}
+	committed.Add(kadm.Offset{Topic: "a", Partition: 0, At: 3})
+	_, err := adm.CommitOffsets(ctx, "a-consumer-group", committed)
+	require.NoError(t, err)
+	raw := newClient(t, cl)
+	for _, group := range []string{"no-such-group", "a-consumer-group"} {
+		req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+		rt.Topic, rt.Partitions = "a", []int32{0, 1}
+		rg.Topics = append(rg.Topics, rt)
+		all := rg
+		all.Topics = nil
+		req.Groups = append(req.Groups, rg, all)
+		resp, err := req.RequestWith(ctx, raw)
+		require.NoError(t, err)
+		require.Len(t, resp.Groups, 2)
+		named, none := resp.Groups[0], resp.Groups[1]
+		assert.Zero(t, named.ErrorCode, "%s: %v", group, named.ErrorMessage)
+		require.Len(t, named.Topics, 1, group)
+		for _, p := range named.Topics[0].Partitions {
+			assert.Equal(t, [3]int64{-1, 0, -1}, [3]int64{p.StartOffset, int64(p.LeaderEpoch), p.Lag}, "%s partition %d", group, p.Partition)
+		}
+		assert.Zero(t, none.ErrorCode, "%s, null topics: %v", group, none.ErrorMessage)
+		assert.Empty(t, none.Topics, "%s, null topics", group)
+	}
+}
