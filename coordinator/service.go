@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/btree"
@@ -694,14 +693,20 @@ func (c *Coordinator) rollback(h *hosted, err error) {
 	c.failWaiters(h, err)
 }
 
-// reconcileSessionTimers makes the session timers match the members of the
-// rolled-back state: a rolled-back leave had cancelled a timer the restored
-// member needs, and a rolled-back join had armed one for a member that is
-// gone. Existing timers keep their deadlines.
+// reconcileSessionTimers makes the timers the group state decides
+// (shard.Task.FromState: sessions, rebalance timeouts, a classic group's
+// heartbeats, join and sync) match the rolled-back state: a rolled-back
+// leave had cancelled a timer the restored member needs, a rolled-back join
+// had armed one for a member that is gone, and a rolled-back rebalance had
+// re-armed a classic group's join or sync timer for a phase that is undone.
+// An existing timer keeps its deadline unless it would run another task or
+// fence another epoch (a sync timer of a generation the rollback undid, a
+// rebalance timer of an undone member epoch, which would fence no one).
 func (c *Coordinator) reconcileSessionTimers(h *hosted) {
 	want := h.latest.SessionTimers(c.nowMs())
 	for _, key := range h.timers.Keys() {
-		if _, ok := want[key]; !ok && (strings.HasPrefix(key, "session-timeout-") || strings.HasPrefix(key, "rebalance-timeout-")) {
+		t, _ := h.timers.Payload(key)
+		if _, ok := want[key]; !ok && t.FromState() {
 			h.timers.Cancel(key)
 		}
 	}
@@ -712,6 +717,10 @@ func (c *Coordinator) reconcileSessionTimers(h *hosted) {
 	slices.Sort(keys) // scheduling order decides ties: keep it deterministic
 	for _, k := range keys {
 		op := want[k]
+		if t, ok := h.timers.Payload(op.Key); ok && (t.Kind != op.Task.Kind || t.MemberEpoch != op.Task.MemberEpoch) {
+			h.timers.Schedule(op.Key, op.DeadlineMs, op.Task)
+			continue
+		}
 		h.timers.ScheduleIfAbsent(op.Key, op.DeadlineMs, op.Task)
 	}
 }

@@ -167,6 +167,16 @@ func (q *TimerQueue[T]) Has(key string) bool {
 	return ok
 }
 
+// Payload returns the payload of key's timer and whether key has a timer.
+func (q *TimerQueue[T]) Payload(key string) (T, bool) {
+	e, ok := q.byKey[key]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return e.payload, true
+}
+
 // Deadline returns the deadline of key's timer, in milliseconds of the caller's clock, and
 // whether key has a timer.
 func (q *TimerQueue[T]) Deadline(key string) (int64, bool) {

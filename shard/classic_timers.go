@@ -121,3 +121,51 @@ func (op *classicOp) expirePendingSync(generation int32) {
 	}
 	op.prepareRebalance()
 }
+
+// classicGroupTimers are the timers a classic group's state needs when no
+// operation armed them: after a load (Kafka's onLoaded) and after a
+// rollback undid the writes that armed or cancelled them.
+//   - Every member's heartbeat at its session timeout
+//     (rescheduleClassicGroupMemberHeartbeat, as onLoaded does).
+//   - A KIP-394 pending member's heartbeat now: Kafka keeps pending members
+//     in memory only and forgets them on a load, and the session timeout
+//     their JoinGroup asked for is not recorded, so they expire at once
+//     (a later join with the id is UNKNOWN_MEMBER_ID, as in Kafka).
+//   - The join timer of a group still preparing a rebalance and the sync
+//     timer of one waiting for SyncGroups. Kafka rebuilds a loaded group
+//     from GroupMetadata, Empty or Stable, so it has neither; coordsim's
+//     ClassicGroupState snapshot keeps the rebalance in progress, and
+//     without these timers it would wait forever on members whose parked
+//     requests died with the previous owner. They are armed as
+//     prepareRebalance and completeClassicGroupJoin arm them.
+func (s *Shard) classicGroupTimers(nowMs int64, g *group) []TimerOp {
+	st := g.classic
+	if g.typ != Classic || st == nil || st.State == StateDead {
+		return nil
+	}
+	heartbeat := func(memberID string, deadlineMs int64) TimerOp {
+		t := Task{Kind: TaskClassicHeartbeat, Type: Classic, GroupID: st.Group, MemberID: memberID}
+		return TimerOp{Key: t.Key(), DeadlineMs: deadlineMs, Task: t}
+	}
+	var ops []TimerOp
+	for i := range st.Members {
+		ops = append(ops, heartbeat(st.Members[i].MemberID, nowMs+int64(st.Members[i].SessionTimeoutMs)))
+	}
+	for _, id := range st.PendingMembers {
+		ops = append(ops, heartbeat(id, nowMs))
+	}
+	switch {
+	case st.State == StatePreparingRebalance && st.PreviousState == StateEmpty:
+		delay := int64(s.cfg.Classic.InitialRebalanceDelayMs)
+		t := Task{Kind: TaskClassicInitialJoin, Type: Classic, GroupID: st.Group,
+			DelayMs: delay, RemainingMs: max(st.rebalanceTimeoutMs()-delay, 0)}
+		ops = append(ops, TimerOp{Key: t.Key(), DeadlineMs: nowMs + delay, Task: t})
+	case st.State == StatePreparingRebalance:
+		t := Task{Kind: TaskClassicJoin, Type: Classic, GroupID: st.Group}
+		ops = append(ops, TimerOp{Key: t.Key(), DeadlineMs: nowMs + st.rebalanceTimeoutMs(), Task: t})
+	case len(st.PendingSyncMembers) > 0 && (st.State == StateCompletingRebalance || st.State == StateStable):
+		t := Task{Kind: TaskClassicSync, Type: Classic, GroupID: st.Group, MemberEpoch: st.Generation}
+		ops = append(ops, TimerOp{Key: t.Key(), DeadlineMs: nowMs + st.rebalanceTimeoutMs(), Task: t})
+	}
+	return ops
+}

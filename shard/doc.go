@@ -129,7 +129,12 @@
 // every change is a ClassicGroupState record (coordsim's), written after
 // Kafka's GroupMetadata where Kafka writes that one, so replay stays the
 // only mutator. A replayed GroupMetadata alone (a load) gives what Kafka's
-// load gives: Empty, or Stable with the recorded members. Kafka breaks a
+// load gives: Empty, or Stable with the recorded members. A replayed
+// ClassicGroupState keeps a rebalance in progress, which Kafka's load
+// forgets: OnLoaded (and SessionTimers, after a rollback) arms every
+// member's heartbeat as Kafka's onLoaded does, and the join or sync timer
+// the rebalance needs; KIP-394 pending members expire at once
+// (classic_timers.go). Kafka breaks a
 // protocol-vote tie and picks a new leader by HashMap order; coordsim by
 // the first member's preference and the smallest member id. Member ids are
 // the client id and a UUID-shaped hash of the request handle and the time,

@@ -306,10 +306,12 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 
 // OnLoaded returns the timers a freshly loaded shard needs (Kafka's
 // onLoaded): the sweep, and a session timeout for every member, counted
-// from now since the previous owner's heartbeats are unknown.
+// from now since the previous owner's heartbeats are unknown (a classic
+// group's: classicGroupTimers).
 func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
 	s.groups.Ascend(func(g *group) bool {
+		ops = append(ops, s.classicGroupTimers(nowMs, g)...)
 		if g.typ == Share && s.cfg.Mutants.LoadDropsShareTimers {
 			return true
 		}
@@ -351,13 +353,18 @@ func rebalanceTimeoutOp(nowMs int64, typ GroupType, groupID string, m *member) T
 }
 
 // SessionTimers returns the session timer every member of the shard needs,
-// and the rebalance timer of every consumer or streams member asked to revoke, keyed by
-// timer key, with deadlines now + the timeout. The coordinator reconciles
-// its timers with it after a rollback, which may have undone the writes
-// that scheduled or cancelled them.
+// the rebalance timer of every consumer or streams member asked to revoke,
+// and a classic group's heartbeat, join and sync timers
+// (classicGroupTimers), keyed by timer key, with deadlines now + the
+// timeout: every timer whose task FromState reports. The coordinator
+// reconciles its timers with it after a rollback, which may have undone
+// the writes that scheduled or cancelled them.
 func (s *Shard) SessionTimers(nowMs int64) map[string]TimerOp {
 	out := map[string]TimerOp{}
 	s.groups.Ascend(func(g *group) bool {
+		for _, op := range s.classicGroupTimers(nowMs, g) {
+			out[op.Key] = op
+		}
 		for id, m := range g.members {
 			key := SessionTimeoutKey(g.id, id)
 			sessionMs := s.sessionTimeoutMs(g.typ, g.id)

@@ -91,6 +91,20 @@ func (t Task) Key() string {
 	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }
 
+// FromState reports whether the group state alone says if this task's
+// timer must exist (Shard.SessionTimers lists all of those): a member's
+// session, rebalance or classic heartbeat timer, a classic group's join or
+// sync timer. Others (the sweep, a streams group's initial delay, a classic
+// member of a consumer group asked to rejoin or sync) are not rebuilt
+// after a rollback.
+func (t Task) FromState() bool {
+	switch t.Kind {
+	case TaskSessionTimeout, TaskRebalanceTimeout, TaskClassicHeartbeat, TaskClassicJoin, TaskClassicInitialJoin, TaskClassicSync:
+		return true
+	}
+	return false
+}
+
 // TimerOp schedules (or, with Cancel, cancels) the keyed timer Key. Keys
 // follow Kafka's: "expire-group-metadata", "session-timeout-<group>-<member>",
 // "rebalance-timeout-<group>-<member>", "initial-rebalance-timeout-<group>".

@@ -3,6 +3,7 @@ package wire
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -188,6 +189,8 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.consumer.heartbeat.interval.ms", ms(cc.ConsumerHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.heartbeat.interval.ms", ms(cc.ConsumerMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.session.timeout.ms", ms(cc.ConsumerMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
+		// Kafka's ConsumerGroupMigrationPolicy.toString is the lower-case name.
+		entry("group.consumer.migration.policy", strings.ToLower(cc.Classic.MigrationPolicy.String()), "bidirectional", kmsg.ConfigTypeString),
 		entry("group.consumer.min.heartbeat.interval.ms", ms(cc.ConsumerMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.consumer.min.session.timeout.ms", ms(cc.ConsumerMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.consumer.session.timeout.ms", ms(cc.ConsumerSessionTimeout), "45000", kmsg.ConfigTypeInt),

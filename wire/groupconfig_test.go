@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
 	"github.com/coordsim/coordsim/kerr"
+	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/share"
 	"github.com/coordsim/coordsim/wire"
 )
@@ -363,6 +365,35 @@ func TestDescribeTopicAndBrokerConfigs(t *testing.T) {
 	}
 	assert.Equal(t, "1", values["broker.id"])
 	assert.Equal(t, "45000", values["group.consumer.session.timeout.ms"])
+}
+
+// TestDescribeBrokerConfigsMigrationPolicy proves a broker lists
+// group.consumer.migration.policy as Kafka 4.4 does: Kafka's default,
+// "bidirectional" (ConsumerGroupMigrationPolicy.toString), as
+// DEFAULT_CONFIG; a policy serve was started with as STATIC_BROKER_CONFIG.
+func TestDescribeBrokerConfigsMigrationPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		policy shard.MigrationPolicy
+		value  string
+		source kmsg.ConfigSource
+	}{
+		{shard.MigrationBidirectional, "bidirectional", kmsg.ConfigSourceDefaultConfig},
+		{shard.MigrationUpgrade, "upgrade", kmsg.ConfigSourceStaticBrokerConfig},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			cl := startCluster(t, func(c *wire.Config) { c.Coordinator.Classic.MigrationPolicy = tc.policy })
+			ctx := testContext(t)
+			bcs, err := newAdmin(t, cl).DescribeBrokerConfigs(ctx, 1)
+			require.NoError(t, err)
+			require.Len(t, bcs, 1)
+			require.NoError(t, bcs[0].Err)
+			i := slices.IndexFunc(bcs[0].Configs, func(c kadm.Config) bool { return c.Key == "group.consumer.migration.policy" })
+			require.GreaterOrEqual(t, i, 0, "group.consumer.migration.policy listed")
+			got := bcs[0].Configs[i]
+			assert.Equal(t, tc.value, got.MaybeValue())
+			assert.Equal(t, tc.source, got.Source)
+		})
+	}
 }
 
 // shareFetchOffsets sends one ShareFetch for partition 0 of topic to its

@@ -159,8 +159,9 @@ func (s *scenario) classicEncoding(d *datadriven.TestData) (string, error) {
 	return "ok", nil
 }
 
-// leave group=G members=(@A,instance:I,...) sends a LeaveGroup, one line
-// per member: "ok" or its error.
+// leave group=G members=(@A,instance:I,...) [async] sends a LeaveGroup,
+// one line per member: "ok" or its error. async does not wait for the
+// write, as commit's.
 func (s *scenario) leave(d *datadriven.TestData) (string, error) {
 	ids := &s.classic
 	req := shard.LeaveGroupRequest{GroupID: str(d, "group")}
@@ -171,23 +172,29 @@ func (s *scenario) leave(d *datadriven.TestData) (string, error) {
 		}
 		req.Members = append(req.Members, shard.LeaveGroupMember{MemberID: ids.resolve(m)})
 	}
-	r, err := Await(s.h, s.h.Coordinator.LeaveGroup(req))
-	if err != nil {
-		return "error: " + err.Error(), nil
-	}
-	var b strings.Builder
-	for _, m := range r.Members {
-		who := ids.name(m.MemberID)
-		if m.MemberID == "" {
-			who = "instance:" + m.InstanceID
+	describe := func(r shard.LeaveGroupResponse, err error) string {
+		if err != nil {
+			return "error: " + err.Error()
 		}
-		if m.Err != nil {
-			fmt.Fprintf(&b, "%s: error: %v\n", who, m.Err)
-		} else {
-			fmt.Fprintf(&b, "%s: ok\n", who)
+		var b strings.Builder
+		for _, m := range r.Members {
+			who := ids.name(m.MemberID)
+			if m.MemberID == "" {
+				who = "instance:" + m.InstanceID
+			}
+			if m.Err != nil {
+				fmt.Fprintf(&b, "%s: error: %v\n", who, m.Err)
+			} else {
+				fmt.Fprintf(&b, "%s: ok\n", who)
+			}
 		}
+		return strings.TrimSuffix(b.String(), "\n")
 	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	f := s.h.Coordinator.LeaveGroup(req)
+	if d.HasArg("async") {
+		return awaitOrPark(s, "leave "+strings.Join(list(d, "members"), ","), f, describe), nil
+	}
+	return describe(Await(s.h, f)), nil
 }
 
 // joinLine prints a JoinGroup answer with aliases for member ids.

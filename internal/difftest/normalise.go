@@ -30,8 +30,7 @@ import (
 //   - the ConsumerGroupPartitionMetadata tombstone Kafka writes for logs
 //     of older brokers when it deletes a group is dropped;
 //   - record fields coordsim does not model are dropped: clientHost (a
-//     connection property), classicMemberMetadata (no classic upgrades),
-//     the KIP-1251 assignmentEpochs (derived on replay), and the share
+//     connection property), the KIP-1251 assignmentEpochs (derived on replay), and the share
 //     coordinator's ShareGroupStatePartitionMetadata record (share-partition
 //     initialisation, an open divergence whose effect shows in
 //     assignments);
@@ -50,7 +49,7 @@ var dropFields = map[string]bool{"metadataHash": true, "assignmentTimestamp": tr
 	// GroupMetadataValue's classic-group fields: coordsim's GroupMetadata
 	// record carries the simple group's protocol type, generation and state
 	// timestamp only.
-	"protocol": true, "leader": true, "members": true, "clientHost": true, "classicMemberMetadata": true, "assignmentEpochs": true, "throttleTimeMs": true, "topicName": true}
+	"protocol": true, "leader": true, "members": true, "clientHost": true, "assignmentEpochs": true, "throttleTimeMs": true, "topicName": true}
 
 // nullAsEmpty are string fields whose null Go spells "".
 var nullAsEmpty = map[string]bool{"instanceId": true, "rackId": true, "serverAssignor": true, "subscribedTopicRegex": true}
