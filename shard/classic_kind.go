@@ -14,3 +14,18 @@ type classicSteps struct{ consumerSteps }
 // subscriptions are consumer-protocol bytes it does not parse), an empty
 // one none.
 func (classicSteps) subscribesTo(g *group, _ string) bool { return g.classicKeepsOffsets() }
+
+// deriveState: a classic group's state is its classic state
+// (ClassicGroup's own state machine, classic_state.go).
+func (classicSteps) deriveState(g *group, _ readiness) GroupState { return g.classicState() }
+
+func (classicSteps) validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	return validateClassicOffsetCommit(g, req)
+}
+
+// validateOffsetFetch: classic simple groups have no members to check.
+func (classicSteps) validateOffsetFetch(*group, string, int32) error { return nil }
+
+func (classicSteps) appendTombstones(records []Record, id string) []Record {
+	return append(records, &GroupMetadata{Group: id, Tombstone: true})
+}

@@ -98,7 +98,7 @@ type view struct {
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
-	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: initialAssignmentEpoch(typ)}
+	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: groupKinds[typ].initialAssignmentEpoch()}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
@@ -366,6 +366,38 @@ type groupSteps interface {
 	// same id to this type ("Converted the empty classic group to a
 	// <type> group"); share groups do not.
 	convertsEmptyClassic() bool
+
+	// The steps below are asked by the shard's shared code outside the
+	// heartbeat paths (state, describe, offsets, deletion, the KIP-1331
+	// cleanup).
+
+	// deriveState is Kafka's maybeUpdateGroupState for the type; ready is
+	// topologyReady over the shard's metadata image.
+	deriveState(g *group, ready readiness) GroupState
+	// initialAssignmentEpoch is a new group's target assignment epoch
+	// before its first target.
+	initialAssignmentEpoch() int32
+	// describeMember fills the type's own fields of a member's
+	// description (streams: tasks in place of partitions).
+	describeMember(md *MemberDescription, m *member)
+	// validateOffsetCommit, validateOffsetFetch and validateOffsetDelete
+	// are the type's Group.validateOffsetCommit, validateOffsetFetch and
+	// validateOffsetDelete.
+	validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error)
+	validateOffsetFetch(g *group, memberID string, memberEpoch int32) error
+	validateOffsetDelete(groupID string) error
+	// appendTombstones is Kafka's createGroupTombstoneRecords for the
+	// type; appendTimerCancels the timers a deleted group leaves behind
+	// (its cancelTimers).
+	appendTombstones(records []Record, groupID string) []Record
+	appendTimerCancels(ops []TimerOp, groupID string) []TimerOp
+	// shouldExpire is Kafka's Group.shouldExpire: the sweep expires the
+	// group's offsets and deletes it when empty (share groups: never).
+	shouldExpire() bool
+	// keepsDescriptionEpochs: the group stores KIP-1331 description
+	// epochs, so the topology cleanup cycle lists, defers and clears it
+	// (streams).
+	keepsDescriptionEpochs() bool
 }
 
 // groupKinds are the group types' steps.
