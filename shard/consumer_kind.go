@@ -157,3 +157,7 @@ func (consumerSteps) appendTimerCancels(ops []TimerOp, _ string) []TimerOp { ret
 func (consumerSteps) shouldExpire() bool { return true }
 
 func (consumerSteps) keepsDescriptionEpochs() bool { return false }
+
+func (consumerSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}

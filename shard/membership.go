@@ -222,22 +222,14 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && g.notEmpty() && h.memberEpoch == 0 && classicUpgrades[h.typ] != nil {
-			// An online upgrade (migration_upgrade.go).
-			v, err := classicUpgrades[h.typ](s, nowMs, g)
-			if err != nil {
-				return out, err
-			}
-			return heartbeatPaths[h.typ](s, nowMs, v, h)
+		v, ok, err := groupKinds[g.typ].convertTo(s, nowMs, g, h)
+		if err != nil {
+			return out, err
 		}
-		if g.typ == Classic && !g.notEmpty() && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
-			// "Converted the empty classic group to a <type> group": its
-			// tombstone goes first; offsets, keyed by group id, stay.
-			v := s.newView(nil, h.typ, h.groupID)
-			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
-			return heartbeatPaths[h.typ](s, nowMs, v, h)
+		if !ok {
+			return out, notTypeErr(h.groupID, h.typ)
 		}
-		return out, notTypeErr(h.groupID, h.typ)
+		return heartbeatPaths[h.typ](s, nowMs, v, h)
 	}
 	if g == nil && h.memberEpoch != 0 {
 		// Kafka looks the group up first, for a leave too; a leave (-1,
@@ -398,6 +390,11 @@ type groupSteps interface {
 	// epochs, so the topology cleanup cycle lists, defers and clears it
 	// (streams).
 	keepsDescriptionEpochs() bool
+	// convertTo answers a heartbeat of another type (h.typ) to a group of
+	// this type: the view h's path goes on with when the group converts
+	// (classic: an online upgrade, or an empty group's conversion), ok
+	// false when the heartbeat finds a group of another type.
+	convertTo(s *Shard, nowMs int64, g *group, h *heartbeat) (v *view, ok bool, err error)
 }
 
 // groupKinds are the group types' steps.

@@ -104,3 +104,7 @@ func (shareSteps) appendTimerCancels(ops []TimerOp, _ string) []TimerOp { return
 func (shareSteps) shouldExpire() bool { return false }
 
 func (shareSteps) keepsDescriptionEpochs() bool { return false }
+
+func (shareSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}

@@ -167,3 +167,7 @@ func (streamsSteps) appendTimerCancels(ops []TimerOp, id string) []TimerOp {
 func (streamsSteps) shouldExpire() bool { return true }
 
 func (streamsSteps) keepsDescriptionEpochs() bool { return true }
+
+func (streamsSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}
