@@ -14,3 +14,42 @@ type classicSteps struct{ consumerSteps }
 // subscriptions are consumer-protocol bytes it does not parse), an empty
 // one none.
 func (classicSteps) subscribesTo(g *group, _ string) bool { return g.classicKeepsOffsets() }
+
+// deriveState: a classic group's state is its classic state
+// (ClassicGroup's own state machine, classic_state.go).
+func (classicSteps) deriveState(g *group, _ readiness) GroupState { return g.classicState() }
+
+func (classicSteps) validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	return validateClassicOffsetCommit(g, req)
+}
+
+// validateOffsetFetch: classic simple groups have no members to check.
+func (classicSteps) validateOffsetFetch(*group, string, int32) error { return nil }
+
+func (classicSteps) appendTombstones(records []Record, id string) []Record {
+	return append(records, &GroupMetadata{Group: id, Tombstone: true})
+}
+
+// convertTo: a join (epoch 0) of a type that takes over classic groups
+// converts this one, online when it has members (classicUpgrades,
+// migration_upgrade.go), or, empty, by writing its tombstone first
+// ("Converted the empty classic group to a <type> group"; offsets, keyed
+// by group id, stay).
+func (classicSteps) convertTo(s *Shard, nowMs int64, g *group, h *heartbeat) (*view, bool, error) {
+	if h.memberEpoch != 0 {
+		return nil, false, nil
+	}
+	if g.notEmpty() {
+		if classicUpgrades[h.typ] == nil {
+			return nil, false, nil
+		}
+		v, err := classicUpgrades[h.typ](s, nowMs, g)
+		return v, err == nil, err
+	}
+	if !groupKinds[h.typ].convertsEmptyClassic() {
+		return nil, false, nil
+	}
+	v := s.newView(nil, h.typ, h.groupID)
+	v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
+	return v, true, nil
+}

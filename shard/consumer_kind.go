@@ -124,3 +124,40 @@ func (consumerSteps) checkRequest(s *Shard, h *heartbeat) error {
 }
 
 func (consumerSteps) convertsEmptyClassic() bool { return true }
+
+func (consumerSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
+
+// initialAssignmentEpoch: consumer groups still start at 0, not Kafka
+// 4.4's TargetAssignmentMetadata.INITIAL (the open initial-group-epoch
+// divergence, docs/fidelity.md).
+func (consumerSteps) initialAssignmentEpoch() int32 { return 0 }
+
+func (consumerSteps) describeMember(*MemberDescription, *member) {}
+
+func (consumerSteps) validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	return validateModernOffsetCommit(g, req, "modern", func(_ *group, m *member, epoch int32) (partitionValidator, error) {
+		return consumerAssignmentEpochValidator(m, epoch), nil
+	})
+}
+
+func (consumerSteps) validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
+	return validateModernOffsetFetch(g, memberID, memberEpoch)
+}
+
+func (consumerSteps) validateOffsetDelete(string) error { return nil }
+
+func (consumerSteps) appendTombstones(records []Record, id string) []Record {
+	return append(records,
+		&ConsumerGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
+		&ConsumerGroupMetadata{Group: id, Tombstone: true})
+}
+
+func (consumerSteps) appendTimerCancels(ops []TimerOp, _ string) []TimerOp { return ops }
+
+func (consumerSteps) shouldExpire() bool { return true }
+
+func (consumerSteps) keepsDescriptionEpochs() bool { return false }
+
+func (consumerSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}

@@ -105,6 +105,14 @@
 // "session-timeout-<group>-<member>", "rebalance-timeout-<group>-<member>",
 // "initial-rebalance-timeout-<group>").
 //
+// Each group type keeps its behaviour in its own files: its heartbeat
+// pipeline (consumer.go, streams_heartbeat.go, share_heartbeat.go, looked
+// up in heartbeatPaths) and its groupSteps (consumer_kind.go,
+// streams_kind.go, share_kind.go, classic_kind.go, looked up in
+// groupKinds), which the shared code asks by name for the type's records,
+// state, member description, offset checks, tombstones and expiry. A new
+// type is a new entry in those tables, not a new arm in shared switches.
+//
 // Heartbeats check a known member's epoch the same way for all three types,
 // with Kafka's messages (validateMemberEpoch, Kafka trunk's
 // throwIf{Consumer,Share,Streams}GroupMemberEpochIsInvalid): epoch 0 is a

@@ -17,18 +17,14 @@ const (
 	numGroupTypes
 )
 
+// groupTypeNames are the types' names, as Kafka's group.type spells them.
+var groupTypeNames = [numGroupTypes]string{Classic: "classic", Consumer: "consumer", Streams: "streams", Share: "share"}
+
 func (t GroupType) String() string {
-	switch t {
-	case Classic:
-		return "classic"
-	case Consumer:
-		return "consumer"
-	case Streams:
-		return "streams"
-	case Share:
-		return "share"
+	if t >= numGroupTypes {
+		return "unknown"
 	}
-	return "unknown"
+	return groupTypeNames[t]
 }
 
 // GroupTypes lists every group type in a fixed order.
@@ -245,22 +241,11 @@ func newGroup(id string, typ GroupType) *group {
 		id:              id,
 		typ:             typ,
 		members:         map[string]*member{},
-		assignmentEpoch: initialAssignmentEpoch(typ),
+		assignmentEpoch: groupKinds[typ].initialAssignmentEpoch(),
 		storedEpoch:     EpochNone,
 		failedEpoch:     EpochNone,
 		state:           StateEmpty,
 	}
-}
-
-// initialAssignmentEpoch is a new group's target assignment epoch before
-// its first target: Kafka 4.4's TargetAssignmentMetadata.INITIAL (1) for
-// streams groups. Consumer and share groups still start at 0 (the open
-// initial-group-epoch divergence, docs/fidelity.md).
-func initialAssignmentEpoch(typ GroupType) int32 {
-	if typ == Streams {
-		return 1
-	}
-	return 0
 }
 
 func (g *group) clone() *group {
@@ -361,12 +346,15 @@ type readiness interface {
 	topologyReady(t *Topology) bool
 }
 
-// deriveState is Kafka's maybeUpdateGroupState for each type; ready is
-// topologyReady over the shard's metadata image.
+// deriveState is Kafka's maybeUpdateGroupState for the group's type; ready
+// is topologyReady over the shard's metadata image.
 func (g *group) deriveState(ready readiness) GroupState {
-	if g.typ == Classic {
-		return g.classicState()
-	}
+	return groupKinds[g.typ].deriveState(g, ready)
+}
+
+// modernState is maybeUpdateGroupState of the KIP-848 types (consumer,
+// streams, share): empty, the type's early state, then the epochs.
+func (g *group) modernState(ready readiness) GroupState {
 	if len(g.members) == 0 {
 		return StateEmpty
 	}

@@ -101,15 +101,7 @@ func describe(g *group) GroupDescription {
 			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
 			InstanceID: m.instanceID, RackID: m.rackID, UserEndpoint: m.userEndpoint, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
 		}
-		if g.typ == Streams {
-			md.Assignment, md.TargetAssignment = nil, nil
-			md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
-			md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.standby), partitionsToTasks(m.warmup)
-			md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.targetStandby), partitionsToTasks(m.targetWarmup)
-			md.ActiveTasksPendingRevocation = partitionsToTasks(m.pending)
-			md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.pendingStandby), partitionsToTasks(m.pendingWarmup)
-			md.PartitionsPendingRevocation = nil
-		}
+		groupKinds[g.typ].describeMember(&md, m)
 		d.Members = append(d.Members, md)
 	}
 	d.RegularExpressions = describeRegexes(g.regexes)

@@ -98,7 +98,7 @@ type view struct {
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
-	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: initialAssignmentEpoch(typ)}
+	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: groupKinds[typ].initialAssignmentEpoch()}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
@@ -222,22 +222,14 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 		return out, nil
 	}
 	if g != nil && g.typ != h.typ {
-		if g.typ == Classic && g.notEmpty() && h.memberEpoch == 0 && classicUpgrades[h.typ] != nil {
-			// An online upgrade (migration_upgrade.go).
-			v, err := classicUpgrades[h.typ](s, nowMs, g)
-			if err != nil {
-				return out, err
-			}
-			return heartbeatPaths[h.typ](s, nowMs, v, h)
+		v, ok, err := groupKinds[g.typ].convertTo(s, nowMs, g, h)
+		if err != nil {
+			return out, err
 		}
-		if g.typ == Classic && !g.notEmpty() && h.memberEpoch == 0 && groupKinds[h.typ].convertsEmptyClassic() {
-			// "Converted the empty classic group to a <type> group": its
-			// tombstone goes first; offsets, keyed by group id, stay.
-			v := s.newView(nil, h.typ, h.groupID)
-			v.records = append(v.records, &GroupMetadata{Group: h.groupID, Tombstone: true})
-			return heartbeatPaths[h.typ](s, nowMs, v, h)
+		if !ok {
+			return out, notTypeErr(h.groupID, h.typ)
 		}
-		return out, notTypeErr(h.groupID, h.typ)
+		return heartbeatPaths[h.typ](s, nowMs, v, h)
 	}
 	if g == nil && h.memberEpoch != 0 {
 		// Kafka looks the group up first, for a leave too; a leave (-1,
@@ -366,6 +358,43 @@ type groupSteps interface {
 	// same id to this type ("Converted the empty classic group to a
 	// <type> group"); share groups do not.
 	convertsEmptyClassic() bool
+
+	// The steps below are asked by the shard's shared code outside the
+	// heartbeat paths (state, describe, offsets, deletion, the KIP-1331
+	// cleanup).
+
+	// deriveState is Kafka's maybeUpdateGroupState for the type; ready is
+	// topologyReady over the shard's metadata image.
+	deriveState(g *group, ready readiness) GroupState
+	// initialAssignmentEpoch is a new group's target assignment epoch
+	// before its first target.
+	initialAssignmentEpoch() int32
+	// describeMember fills the type's own fields of a member's
+	// description (streams: tasks in place of partitions).
+	describeMember(md *MemberDescription, m *member)
+	// validateOffsetCommit, validateOffsetFetch and validateOffsetDelete
+	// are the type's Group.validateOffsetCommit, validateOffsetFetch and
+	// validateOffsetDelete.
+	validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error)
+	validateOffsetFetch(g *group, memberID string, memberEpoch int32) error
+	validateOffsetDelete(groupID string) error
+	// appendTombstones is Kafka's createGroupTombstoneRecords for the
+	// type; appendTimerCancels the timers a deleted group leaves behind
+	// (its cancelTimers).
+	appendTombstones(records []Record, groupID string) []Record
+	appendTimerCancels(ops []TimerOp, groupID string) []TimerOp
+	// shouldExpire is Kafka's Group.shouldExpire: the sweep expires the
+	// group's offsets and deletes it when empty (share groups: never).
+	shouldExpire() bool
+	// keepsDescriptionEpochs: the group stores KIP-1331 description
+	// epochs, so the topology cleanup cycle lists, defers and clears it
+	// (streams).
+	keepsDescriptionEpochs() bool
+	// convertTo answers a heartbeat of another type (h.typ) to a group of
+	// this type: the view h's path goes on with when the group converts
+	// (classic: an online upgrade, or an empty group's conversion), ok
+	// false when the heartbeat finds a group of another type.
+	convertTo(s *Shard, nowMs int64, g *group, h *heartbeat) (v *view, ok bool, err error)
 }
 
 // groupKinds are the group types' steps.

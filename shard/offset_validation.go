@@ -37,13 +37,13 @@ func (s *Shard) validateOffsetCommit(req commitRequest) (partitionValidator, err
 		}
 		return nil, kerr.GroupIDNotFound.WithMessage("Group %s not found.", req.groupID)
 	}
-	switch g.typ {
-	case Share:
-		return nil, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
-	case Classic:
-		return validateClassicOffsetCommit(g, req)
-	}
-	return validateModernOffsetCommit(g, req)
+	return groupKinds[g.typ].validateOffsetCommit(g, req)
+}
+
+// notConsumerGroup is a share group's answer to the offset requests of
+// consumer groups (ShareGroup.validateOffsetCommit and its siblings).
+func notConsumerGroup(groupID string) error {
+	return kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", groupID)
 }
 
 // validateClassicOffsetCommit is ClassicGroup.validateOffsetCommit. A
@@ -82,7 +82,9 @@ func validateClassicOffsetCommit(g *group, req commitRequest) (partitionValidato
 
 // validateModernOffsetCommit is ConsumerGroup.validateOffsetCommit and
 // StreamsGroup.validateOffsetCommit (KIP-848, KIP-1071, KIP-1251).
-func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+// protocol names the members' protocol in the version error ("modern",
+// "streams"); epochValidator is the type's createAssignmentEpochValidator.
+func validateModernOffsetCommit(g *group, req commitRequest, protocol string, epochValidator func(g *group, m *member, epoch int32) (partitionValidator, error)) (partitionValidator, error) {
 	// An admin or a consumer outside group management may commit to an
 	// empty group.
 	if req.memberEpoch < 0 && len(g.members) == 0 {
@@ -110,10 +112,6 @@ func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator
 	// A KIP-848 or KIP-1071 member must commit with OffsetCommit v9 or
 	// later; the check comes after the member lookup and before the epoch.
 	if req.beforeVersion9() {
-		protocol := "modern"
-		if g.typ == Streams {
-			protocol = "streams"
-		}
 		return nil, kerr.UnsupportedVersion.WithMessage("OffsetCommit version 9 or above must be used by members using the %s group protocol", protocol)
 	}
 	switch {
@@ -125,10 +123,7 @@ func validateModernOffsetCommit(g *group, req commitRequest) (partitionValidator
 	}
 	// An older epoch: each partition must have been assigned to the member
 	// at that epoch or before (createAssignmentEpochValidator).
-	if g.typ == Streams {
-		return streamsAssignmentEpochValidator(g, m, req.memberEpoch)
-	}
-	return consumerAssignmentEpochValidator(m, req.memberEpoch), nil
+	return epochValidator(g, m, req.memberEpoch)
 }
 
 // consumerAssignmentEpochValidator is ConsumerGroup's
@@ -179,12 +174,12 @@ func streamsAssignmentEpochValidator(g *group, m *member, epoch int32) (partitio
 // groups check the member when the request names one; classic simple groups
 // have no members to check; share groups do not serve OffsetFetch.
 func validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
-	switch g.typ {
-	case Share:
-		return kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", g.id)
-	case Classic:
-		return nil
-	}
+	return groupKinds[g.typ].validateOffsetFetch(g, memberID, memberEpoch)
+}
+
+// validateModernOffsetFetch is ConsumerGroup.validateOffsetFetch and
+// StreamsGroup.validateOffsetFetch.
+func validateModernOffsetFetch(g *group, memberID string, memberEpoch int32) error {
 	// Kafka accepts a null member id with a negative epoch (an admin, or a
 	// client that does not say who it is); "" stands for null here.
 	if memberID == "" && memberEpoch < 0 {

@@ -612,8 +612,8 @@ func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[
 	if g == nil {
 		return Result[OffsetDeleteResponse]{}, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
 	}
-	if g.typ == Share {
-		return Result[OffsetDeleteResponse]{}, kerr.GroupIDNotFound.WithMessage("Group %s is not a consumer group.", groupID)
+	if err := groupKinds[g.typ].validateOffsetDelete(groupID); err != nil {
+		return Result[OffsetDeleteResponse]{}, err
 	}
 	seen := map[offsets.Key]bool{}
 	for _, t := range known {
@@ -762,31 +762,13 @@ func (s *Shard) pendingOnlyKeys(groupID string) []offsets.Key {
 // a streams group's initial rebalance delay (Kafka's
 // createGroupTombstoneRecordsAndCancelTimers, StreamsGroup.cancelTimers).
 func appendGroupTimerCancels(ops []TimerOp, g *group) []TimerOp {
-	if g == nil || g.typ != Streams {
+	if g == nil {
 		return ops
 	}
-	return append(ops, TimerOp{Key: StreamsInitialRebalanceKey(g.id), Cancel: true})
+	return groupKinds[g.typ].appendTimerCancels(ops, g.id)
 }
 
 // appendGroupTombstones is Kafka's createGroupTombstoneRecords for an empty group.
 func (s *Shard) appendGroupTombstones(records []Record, g *group) []Record {
-	id := g.id
-	switch g.typ {
-	case Classic:
-		return append(records, &GroupMetadata{Group: id, Tombstone: true})
-	case Consumer:
-		return append(records,
-			&ConsumerGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
-			&ConsumerGroupMetadata{Group: id, Tombstone: true})
-	case Streams:
-		return append(records,
-			&StreamsGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
-			&StreamsGroupMetadata{Group: id, Tombstone: true},
-			&StreamsGroupTopology{Group: id, Tombstone: true})
-	case Share:
-		return append(records,
-			&ShareGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
-			&ShareGroupMetadata{Group: id, Tombstone: true})
-	}
-	return records
+	return groupKinds[g.typ].appendTombstones(records, g.id)
 }

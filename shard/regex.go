@@ -216,11 +216,9 @@ func (s *Shard) applyRegularExpression(r *ConsumerGroupRegularExpression) error 
 	}
 	var g *group
 	if r.Tombstone {
-		if g = s.lookup(r.Group); g == nil {
-			return nil
-		}
-		if g.typ != Consumer {
-			return replayErr(r, "group is a %s group", g.typ)
+		var err error
+		if g, err = s.existingGroup(r, Consumer); g == nil {
+			return err
 		}
 		g = s.mutableGroup(g.id)
 	} else {

@@ -191,9 +191,9 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
 	// No check of the group id: a commit can create the simple group "",
 	// whose tombstone comes here.
-	g := s.lookup(r.Group)
-	if g != nil && g.typ != Classic {
-		return replayErr(r, "group is a %s group", g.typ)
+	g, err := s.existingGroup(r, Classic)
+	if err != nil {
+		return err
 	}
 	if r.Tombstone {
 		s.removeGroup(r.Group)
@@ -228,10 +228,10 @@ func (s *Shard) applyGroupEpoch(r Record, typ GroupType, epoch int32, hash int64
 	return nil
 }
 
-// tombstonedGroup is the group a tombstone of a typ record names: nil
+// existingGroup is the group a typ record names, without creating it: nil
 // without error when it is absent (replaying a tombstone twice must be a
 // no-op), an error when it is a group of another type.
-func (s *Shard) tombstonedGroup(r Record, typ GroupType) (*group, error) {
+func (s *Shard) existingGroup(r Record, typ GroupType) (*group, error) {
 	g := s.lookup(r.GroupID())
 	if g != nil && g.typ != typ {
 		return nil, replayErr(r, "group is a %s group", g.typ)
@@ -240,7 +240,7 @@ func (s *Shard) tombstonedGroup(r Record, typ GroupType) (*group, error) {
 }
 
 func (s *Shard) deleteTyped(r Record, typ GroupType) error {
-	g, err := s.tombstonedGroup(r, typ)
+	g, err := s.existingGroup(r, typ)
 	if g == nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (s *Shard) applyStreamsGroupMetadata(r *StreamsGroupMetadata) error {
 
 func (s *Shard) applyAssignmentEpoch(r Record, typ GroupType, epoch int32, tombstone bool) error {
 	if tombstone {
-		g, err := s.tombstonedGroup(r, typ)
+		g, err := s.existingGroup(r, typ)
 		if g == nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		return replayErr(r, "empty member id")
 	}
 	if tombstone {
-		g, err := s.tombstonedGroup(r, typ)
+		g, err := s.existingGroup(r, typ)
 		if g == nil {
 			return err
 		}
@@ -346,12 +346,9 @@ func (s *Shard) applyMemberPart(r Record, typ GroupType, memberID string, set fu
 
 func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
 	if r.Tombstone {
-		g := s.lookup(r.Group)
+		g, err := s.existingGroup(r, Streams)
 		if g == nil {
-			return nil
-		}
-		if g.typ != Streams {
-			return replayErr(r, "group is a %s group", g.typ)
+			return err
 		}
 		g = s.mutableGroup(r.Group)
 		s.indexTopology(g.id, g.topology, false)
@@ -402,9 +399,9 @@ func (s *Shard) applyConsumerCurrentAssignment(r *ConsumerGroupCurrentMemberAssi
 	if r.MemberID == "" {
 		return replayErr(r, "empty member id")
 	}
-	g := s.lookup(r.Group)
-	if g != nil && g.typ != Consumer {
-		return replayErr(r, "group is a %s group", g.typ)
+	g, err := s.existingGroup(r, Consumer)
+	if err != nil {
+		return err
 	}
 	var old *member
 	if g != nil {

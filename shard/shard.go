@@ -317,7 +317,7 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 	s.topicNames, s.topicNamesHash = p.topicNames, p.topicNamesHash
 	s.imageID = p.id
 	for _, id := range changed {
-		if g := s.lookup(id); g != nil && g.typ == Streams && len(g.members) > 0 {
+		if g := s.lookup(id); g != nil && groupKinds[g.typ].readsTopology() && len(g.members) > 0 {
 			s.refresh(id)
 		}
 	}
@@ -401,8 +401,9 @@ func (s *Shard) refresh(id string) {
 	}
 	state := g.deriveState(s)
 	noOffsets := s.offsets.GroupHasNoOffsets(id)
-	deletable := g.typ != Share && state == StateEmpty && noOffsets
-	eligible := g.typ == Streams && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets
+	kind := groupKinds[g.typ]
+	deletable := kind.shouldExpire() && state == StateEmpty && noOffsets
+	eligible := kind.keepsDescriptionEpochs() && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets
 	if state == g.state && deletable == g.deletable && eligible == g.eligible {
 		return
 	}

@@ -72,3 +72,39 @@ func (shareSteps) checkRequest(_ *Shard, h *heartbeat) error {
 }
 
 func (shareSteps) convertsEmptyClassic() bool { return false }
+
+func (shareSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
+
+// initialAssignmentEpoch: share groups still start at 0 (the open
+// initial-group-epoch divergence, docs/fidelity.md).
+func (shareSteps) initialAssignmentEpoch() int32 { return 0 }
+
+func (shareSteps) describeMember(*MemberDescription, *member) {}
+
+// A share group serves none of a consumer group's offset requests.
+func (shareSteps) validateOffsetCommit(g *group, _ commitRequest) (partitionValidator, error) {
+	return nil, notConsumerGroup(g.id)
+}
+
+func (shareSteps) validateOffsetFetch(g *group, _ string, _ int32) error {
+	return notConsumerGroup(g.id)
+}
+
+func (shareSteps) validateOffsetDelete(id string) error { return notConsumerGroup(id) }
+
+func (shareSteps) appendTombstones(records []Record, id string) []Record {
+	return append(records,
+		&ShareGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
+		&ShareGroupMetadata{Group: id, Tombstone: true})
+}
+
+func (shareSteps) appendTimerCancels(ops []TimerOp, _ string) []TimerOp { return ops }
+
+// shouldExpire is ShareGroup.shouldExpire: false.
+func (shareSteps) shouldExpire() bool { return false }
+
+func (shareSteps) keepsDescriptionEpochs() bool { return false }
+
+func (shareSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}

@@ -123,3 +123,51 @@ func (streamsSteps) checkRequest(_ *Shard, h *heartbeat) error {
 }
 
 func (streamsSteps) convertsEmptyClassic() bool { return true }
+
+func (streamsSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
+
+// initialAssignmentEpoch is Kafka 4.4's TargetAssignmentMetadata.INITIAL.
+func (streamsSteps) initialAssignmentEpoch() int32 { return 1 }
+
+// describeMember: a streams member's description names tasks, not
+// partitions.
+func (streamsSteps) describeMember(md *MemberDescription, m *member) {
+	md.Assignment, md.TargetAssignment = nil, nil
+	md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
+	md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.standby), partitionsToTasks(m.warmup)
+	md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.targetStandby), partitionsToTasks(m.targetWarmup)
+	md.ActiveTasksPendingRevocation = partitionsToTasks(m.pending)
+	md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.pendingStandby), partitionsToTasks(m.pendingWarmup)
+	md.PartitionsPendingRevocation = nil
+}
+
+func (streamsSteps) validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
+	return validateModernOffsetCommit(g, req, "streams", streamsAssignmentEpochValidator)
+}
+
+func (streamsSteps) validateOffsetFetch(g *group, memberID string, memberEpoch int32) error {
+	return validateModernOffsetFetch(g, memberID, memberEpoch)
+}
+
+func (streamsSteps) validateOffsetDelete(string) error { return nil }
+
+func (streamsSteps) appendTombstones(records []Record, id string) []Record {
+	return append(records,
+		&StreamsGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
+		&StreamsGroupMetadata{Group: id, Tombstone: true},
+		&StreamsGroupTopology{Group: id, Tombstone: true})
+}
+
+// appendTimerCancels cancels the initial rebalance delay
+// (StreamsGroup.cancelTimers).
+func (streamsSteps) appendTimerCancels(ops []TimerOp, id string) []TimerOp {
+	return append(ops, TimerOp{Key: StreamsInitialRebalanceKey(id), Cancel: true})
+}
+
+func (streamsSteps) shouldExpire() bool { return true }
+
+func (streamsSteps) keepsDescriptionEpochs() bool { return true }
+
+func (streamsSteps) convertTo(*Shard, int64, *group, *heartbeat) (*view, bool, error) {
+	return nil, false, nil
+}

@@ -120,7 +120,7 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 	var slab []OffsetCommit
 	for _, id := range groupIDs {
 		g := s.lookup(id)
-		if g == nil || g.typ == Share { // Kafka: !group.shouldExpire()
+		if g == nil || !groupKinds[g.typ].shouldExpire() {
 			continue
 		}
 		res.Response.GroupsVisited++
@@ -140,7 +140,7 @@ func (s *Shard) sweepWith(nowMs int64, groupIDs []string, expire func(g *group, 
 		if !allExpired || g.notEmpty() {
 			continue
 		}
-		if s.cfg.TopologyPluginConfigured && g.typ == Streams && g.storedEpoch != EpochNone && !s.cfg.Mutants.SkipSweepDeferral {
+		if s.cfg.TopologyPluginConfigured && groupKinds[g.typ].keepsDescriptionEpochs() && g.storedEpoch != EpochNone && !s.cfg.Mutants.SkipSweepDeferral {
 			res.Response.GroupsDeferred = append(res.Response.GroupsDeferred, id)
 			continue
 		}

@@ -30,7 +30,7 @@ func (s *Shard) ListStreamsGroupsNeedingTopologyCleanup() []GroupEpoch {
 	})
 	if s.cfg.Mutants.ListNonEmptyForCleanup {
 		s.groups.Ascend(func(g *group) bool {
-			if g.typ == Streams && len(g.members) > 0 && g.storedEpoch >= 0 {
+			if groupKinds[g.typ].keepsDescriptionEpochs() && len(g.members) > 0 && g.storedEpoch >= 0 {
 				out = append(out, GroupEpoch{GroupID: g.id, Epoch: g.storedEpoch})
 			}
 			return true
@@ -53,7 +53,7 @@ func (s *Shard) listStreamsGroupsNeedingTopologyCleanupFullScan() []GroupEpoch {
 }
 
 func (s *Shard) eligibleForCleanup(g *group) bool {
-	return g != nil && g.typ == Streams && len(g.members) == 0 && g.storedEpoch != EpochNone &&
+	return g != nil && groupKinds[g.typ].keepsDescriptionEpochs() && len(g.members) == 0 && g.storedEpoch != EpochNone &&
 		s.offsets.GroupHasNoOffsets(g.id)
 }
 
@@ -93,7 +93,7 @@ func (s *Shard) ClearStoredDescriptionTopologyEpochBatch(observed []GroupEpoch) 
 	}
 	if s.cfg.Mutants.ClearUnobservedGroups && len(res.Records) > 0 {
 		s.groups.Ascend(func(g *group) bool {
-			if g.typ == Streams && g.storedEpoch >= 0 && !containsGroupID(observed, g.id) {
+			if groupKinds[g.typ].keepsDescriptionEpochs() && g.storedEpoch >= 0 && !containsGroupID(observed, g.id) {
 				res.Records = append(res.Records, streamsMetadataWith(g, EpochNone, g.failedEpoch))
 			}
 			return true
