@@ -199,7 +199,7 @@ func (s *Shard) MarkStoredDescriptionTopologyEpochUncertain(groupID string) (Res
 	if g == nil {
 		return res, kerr.GroupIDNotFound.WithMessage("Streams group %s not found.", groupID)
 	}
-	if g.storedEpoch == EpochNone {
+	if g.storedEpoch == EpochNone && !s.cfg.Mutants.V2PushSkipsMark {
 		res.Records = []Record{streamsMetadataWith(g, EpochUncertain, g.failedEpoch)}
 	}
 	return res, nil

@@ -144,6 +144,7 @@ func (x brokerExecutor) Execute(op plugin.Op, groupID string, call func(context.
 		}
 		r := call(context.Background())
 		w.check.onPluginDone(op, groupID, r.Err)
+		w.check.onV2PluginLanded(d, r.Err)
 		w.tr(traceEvent{kind: tPluginDone, broker: int16(x.b), group: groupID, detail: op.String() + " " + kerr.Name(r.Err)})
 		w.check.delivering(d, func() { deliver(r) })
 		w.touch(x.b)

@@ -148,4 +148,10 @@ type Set struct {
 	// never acknowledges holds its partitions far too long
 	// (25-revocation-bounded).
 	RebalanceTimerTooLate bool
+	// V2PushSkipsMark makes v2's push path skip its first write, the -2
+	// mark of a group with nothing stored: a setTopology that fails after
+	// the store applied it leaves a row the group does not know of, and
+	// the row outlives the group (6-liveness), with none of v2's known
+	// holes to explain it.
+	V2PushSkipsMark bool
 }

@@ -26,6 +26,7 @@
 //	retention           duration  offsets.retention.minutes, whole minutes, at least 1m (default 1h)
 //	check_interval      duration  offsets.retention.check.interval.ms and the cleanup cycle's interval, at least 1s (default 10m)
 //	protocol            string    KIP-1331 cleanup protocol: v1, v2 or v3 (default v3)
+//	v2_known_holes      bool      under v2, excuse a lost or leaked row only when an event of its group ties it to a hole v2 keeps (default false; the swarm sets it with v2)
 //	plugin              bool      configure a topology store (default true)
 //	faults              preset or mapping, see below (default the light preset)
 //	workload            mapping, see below
