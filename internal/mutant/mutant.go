@@ -148,4 +148,12 @@ type Set struct {
 	// never acknowledges holds its partitions far too long
 	// (25-revocation-bounded).
 	RebalanceTimerTooLate bool
+
+	// The bug below was planted for issue 24's rolling upgrade.
+
+	// UpgradeDropsAssignment makes the online upgrade of a classic group
+	// convert its first member with no assignment, so the consumer group
+	// hands that member's partitions to others while the classic client
+	// still holds them (9-one-owner).
+	UpgradeDropsAssignment bool
 }
