@@ -215,7 +215,9 @@ func (w *world) classicFailed(m *simMember, err error) {
 		w.classicJoin(m)
 	case kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.FencedInstanceID:
 		w.mark("classic-fenced-rejoin")
-		m.classic.known = kerr.As(err) != kerr.UnknownMemberID && m.classic.known
+		if kerr.As(err) == kerr.UnknownMemberID {
+			m.classic.known = false // the coordinator forgot it: join anew
+		}
 		w.classicLost(m)
 		m.loop++
 		w.eng.after(retryBackoff, w.inLoop(m, func() { w.classicJoin(m) }))
