@@ -289,7 +289,7 @@ func (o *optionFlags) preflightSweep(sc *scenario.Scenario) error {
 
 // scaleGroups sets the total group count, keeping the scenario's mix.
 func scaleGroups(w *sim.Workload, total int) {
-	counts := []*int{&w.StreamsApps, &w.ConsumerGroups, &w.ShareGroups, &w.SimpleGroups}
+	counts := []*int{&w.StreamsApps, &w.ConsumerGroups, &w.ShareGroups, &w.RollingUpgradeGroups, &w.SimpleGroups}
 	sum := 0
 	for _, c := range counts {
 		sum += *c
@@ -347,7 +347,7 @@ func shellQuote(s string) string {
 }
 
 func total(w sim.Workload) int {
-	return w.StreamsApps + w.ConsumerGroups + w.ShareGroups + w.SimpleGroups
+	return w.StreamsApps + w.ConsumerGroups + w.ShareGroups + w.RollingUpgradeGroups + w.SimpleGroups
 }
 
 // tempBoltStore is a boltstore in its own temporary directory, removed when

@@ -58,6 +58,7 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.mutateUpgradedMember(i, m)
 		for _, tp := range m.assigned {
 			for _, p := range tp.Partitions {
 				k := topicPartition{tp.Topic, p}

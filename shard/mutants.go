@@ -50,3 +50,13 @@ func (s *Shard) mutateRebalanceTimer(nowMs int64, op TimerOp) TimerOp {
 	}
 	return op
 }
+
+// mutateUpgradedMember applies mutant.UpgradeDropsAssignment to the i-th
+// classic member an online upgrade converts: the first one's assignment
+// is dropped, so the consumer group thinks its partitions free while the
+// client still holds them.
+func (s *Shard) mutateUpgradedMember(i int, m *member) {
+	if s.cfg.Mutants.UpgradeDropsAssignment && i == 0 {
+		m.assigned, m.target = nil, nil
+	}
+}

@@ -44,6 +44,9 @@ type simGroup struct {
 	rangeAssignor bool
 	freeInstances []string
 	nextInstance  int
+	// rolling is a rolling-upgrade application's state (nil for the
+	// others; rolling_upgrade.go).
+	rolling *rollingApp
 }
 
 // simMember is one client instance: a Kafka Streams instance, a KIP-848
@@ -81,6 +84,9 @@ type simMember struct {
 	process  string // streams: the instance's process id (streams_standby.go)
 	rack     string // client.rack ("" for none; racks.go)
 	bounced  bool   // took over the instance of a member that left with -2
+	// classic is a classic consumer's protocol state (nil for a member that
+	// speaks a KIP-848 protocol; classic_actor.go).
+	classic *classicClient
 }
 
 const (
@@ -99,7 +105,8 @@ func (w *world) spawnWorkload() {
 		label string
 	}
 	kinds := []kind{{shard.Streams, wl.StreamsApps, "streams"}, {shard.Consumer, wl.ConsumerGroups, "consumer"},
-		{shard.Share, wl.ShareGroups, "share"}, {shard.Classic, wl.SimpleGroups, "simple"}}
+		{shard.Share, wl.ShareGroups, "share"}, {shard.Classic, wl.SimpleGroups, "simple"},
+		{shard.Consumer, wl.RollingUpgradeGroups, rollingLabel}}
 	for _, k := range kinds {
 		for i := range k.n {
 			g := &simGroup{
@@ -115,7 +122,11 @@ func (w *world) spawnWorkload() {
 			withInternalTopics(g, i, topics)
 			withCopartitionedJoin(g, i, topics)
 			w.configureStandbys(g, i)
+			if k.label == rollingLabel {
+				rollingGroup(g, i)
+			}
 			g.rangeAssignor = k.typ == shard.Consumer && usesRange(w.opts.Seed, i, wl.RangeProb)
+			g.rangeAssignor = g.rangeAssignor && g.rolling == nil
 			g.bornMs = startMs + w.eng.rng.Int64N(max(window, 1))
 			g.diesMs = g.bornMs + w.eng.uniform(wl.LifetimeMin, wl.LifetimeMax).Milliseconds()
 			if k.typ == shard.Streams && w.eng.chance(wl.TopologyUpgradeProb) {
@@ -150,6 +161,9 @@ func (w *world) birth(g *simGroup) {
 	if g.upgradeAtMs > 0 {
 		w.eng.at(g.upgradeAtMs, func() { w.upgrade(g) })
 	}
+	if g.rolling != nil {
+		w.scheduleRolls(g)
+	}
 	w.eng.at(g.diesMs, func() { w.death(g) })
 }
 
@@ -174,6 +188,11 @@ func (w *world) addMember(g *simGroup) *simMember {
 	}
 	m.rack = w.memberRack(g.id, host)
 	g.members = append(g.members, m)
+	if g.rolling != nil && g.rolling.classic {
+		m.classic = &classicClient{cooperative: g.rolling.cooperative}
+		w.eng.after(w.eng.uniform(0, time.Second), func() { w.classicJoin(m) })
+		return m
+	}
 	w.eng.after(w.eng.uniform(0, time.Second), func() { w.join(m) })
 	return m
 }
@@ -201,7 +220,7 @@ func (w *world) upgrade(g *simGroup) {
 func (w *world) death(g *simGroup) {
 	for _, m := range g.members {
 		if !m.gone {
-			w.leave(m)
+			w.stop(m)
 		}
 	}
 	w.maybeRedeploy(g)

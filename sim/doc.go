@@ -6,7 +6,10 @@
 // which every random choice is drawn in a fixed order. Brokers are
 // coordinators over shared partition logs, so a shard moves by unloading on
 // one broker and loading on another. Clients are actors (Kafka Streams
-// instances, KIP-848 consumers, share members, simple consumers, an admin).
+// instances, KIP-848 consumers, share members, simple consumers, an admin,
+// and the classic consumers of rolling-upgrade applications, which speak
+// JoinGroup/SyncGroup/Heartbeat and assign on the leader: classic_actor.go,
+// rolling_upgrade.go).
 // A Connect workload runs beside them in package connectsim, which sees the
 // world only through the engine interface connect.go implements. Faults each
 // have a switch and a probability (see Fault kinds below). After every event

@@ -42,7 +42,8 @@ func (w *world) checkOneOwner(m *simMember, added []shard.TopicPartitions) {
 }
 
 // isMember reports whether the group's coordinator (its committed state)
-// still has the member; while the group's shard moves it is assumed to.
+// still has the member, as a member of a consumer or streams group or of
+// a classic group; while the group's shard moves it is assumed to.
 func (w *world) isMember(groupID, memberID string) bool {
 	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
 	b := w.owner[p]
@@ -50,6 +51,21 @@ func (w *world) isMember(groupID, memberID string) bool {
 		return true
 	}
 	member := true
-	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) { member = s.HasMember(groupID, memberID) })
+	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+		member = s.HasMember(groupID, memberID) || isClassicMember(s, groupID, memberID)
+	})
 	return member
+}
+
+func isClassicMember(s *shard.Shard, groupID, memberID string) bool {
+	d, ok := s.DescribeGroup(groupID)
+	if !ok || d.Classic == nil {
+		return false
+	}
+	for _, cm := range d.Classic.Members {
+		if cm.MemberID == memberID {
+			return true
+		}
+	}
+	return false
 }

@@ -112,6 +112,9 @@ func mutantCases() []mutantCase {
 		// A consumer member whose revocation hangs (the revocation-stalled
 		// fault) is fenced ten rebalance timeouts late.
 		{field: "RebalanceTimerTooLate", invariant: sim.InvRevocationBounded, opts: small},
+		// An online upgrade that forgets a classic member's assignment: the
+		// consumer group hands its partitions on while the client holds them.
+		{field: "UpgradeDropsAssignment", invariant: sim.InvOneOwner, opts: short(2*time.Hour, func(t *testing.T) sim.Options { return builtin(t, "rolling-upgrade") })},
 	}
 }
 

@@ -102,6 +102,10 @@ type Workload struct {
 	ConsumerGroups int
 	ShareGroups    int
 	SimpleGroups   int
+	// RollingUpgradeGroups are consumer applications that start on the
+	// classic protocol and roll onto the consumer protocol and back
+	// (sim/rolling_upgrade.go).
+	RollingUpgradeGroups int
 	// MembersMin/MembersMax bound the members per streams, consumer or share group.
 	MembersMin int
 	MembersMax int
@@ -164,7 +168,7 @@ func (o Options) Validate() error {
 	}
 	w, f := o.Workload, o.Faults
 	checks := []optionRule{
-		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups > maxGroups,
+		{w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups+w.RollingUpgradeGroups > maxGroups,
 			[]string{"workload.streams_apps", "workload.consumer_groups", "workload.share_groups", "workload.simple_groups"}, "at most 2 000 000 groups in total"},
 		{w.MembersMax < w.MembersMin, []string{"workload.members_min", "workload.members_max"}, "need members_min <= members_max"},
 		{w.LifetimeMax < w.LifetimeMin, []string{"workload.lifetime_min", "workload.lifetime_max"}, "need lifetime_min <= lifetime_max"},

@@ -107,6 +107,8 @@ var Params = withFlags(append([]*Param{
 	groupsParam("workload.share_groups", "share groups", func(o *Options) any { return &o.Workload.ShareGroups }),
 	groupsParam("workload.simple_groups", "groups that only commit offsets; at most 2 000 000 groups in all",
 		func(o *Options) any { return &o.Workload.SimpleGroups }),
+	groupsParam("workload.rolling_upgrade_groups", "consumer applications whose classic clients restart one at a time onto the consumer protocol and back (an online upgrade and downgrade)",
+		func(o *Options) any { return &o.Workload.RollingUpgradeGroups }),
 	intParam("workload.members_min", 1, 100, "fewest members of a streams, consumer or share group",
 		func(o *Options) any { return &o.Workload.MembersMin }),
 	intParam("workload.members_max", 1, 100, "most members, at least `members_min`", func(o *Options) any { return &o.Workload.MembersMax }),

@@ -154,4 +154,12 @@ type Set struct {
 	// the row outlives the group (6-liveness), with none of v2's known
 	// holes to explain it.
 	V2PushSkipsMark bool
+
+	// The bug below was planted for issue 24's rolling upgrade.
+
+	// UpgradeDropsAssignment makes the online upgrade of a classic group
+	// convert its first member with no assignment, so the consumer group
+	// hands that member's partitions to others while the classic client
+	// still holds them (9-one-owner).
+	UpgradeDropsAssignment bool
 }

@@ -9,6 +9,6 @@ func oneOwner() Invariant {
 		Promise: "No partition is held by two members of one consumer group, and no active task by two members of one streams group, as the clients hold them.",
 		Rule:    "KIP-848 and KIP-1071 reconciliation (CurrentAssignmentBuilder): a partition or task goes to a new member only once its previous owner has revoked it.",
 		Check:   "sim/invariant_owner.go: world.checkOneOwner, whenever a client takes partitions or tasks",
-		Mutants: []string{"SkipRevocation", "SkipTaskRevocation"},
+		Mutants: []string{"SkipRevocation", "SkipTaskRevocation", "UpgradeDropsAssignment"},
 	}
 }

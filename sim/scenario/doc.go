@@ -56,6 +56,7 @@
 //	consumer_groups        int          KIP-848 consumer groups, >= 0
 //	share_groups           int          share groups, >= 0
 //	simple_groups          int          groups that only commit offsets, >= 0 (at most 2 000 000 groups in all)
+//	rolling_upgrade_groups int          classic consumer applications rolled onto the consumer protocol and back, >= 0
 //	members_min            int          fewest members of a streams, consumer or share group (>= 1)
 //	members_max            int          most members (>= members_min, <= 100)
 //	lifetime_min           duration     shortest time a group has members (> 0)
@@ -104,6 +105,8 @@
 // (protocol v1 tuned to make the accepted plugin-side data-loss race likely),
 // v2-move-race (deletes held past a shard move while streams instances rejoin:
 // the v2 move race, which protocol v3 fences),
+// rolling-upgrade (classic consumer applications rolled onto the consumer
+// protocol and back: online upgrade and downgrade under faults),
 // heavy (the heavy fault preset), no-plugin (streams groups expire through the
 // sweep alone, KAFKA-21141) and large (100 000 groups); and the Connect
 // scenarios of KIP-1302's test plan: share-sink (every record delivered),

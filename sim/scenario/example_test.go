@@ -52,7 +52,7 @@ func ExampleBuiltins() {
 			sinks = len(sc.Options.Connect.Connectors)
 		}
 		fmt.Printf("%-19s %s %6d groups %d sinks\n", sc.Name, sc.Options.Protocol,
-			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups, sinks)
+			w.StreamsApps+w.ConsumerGroups+w.ShareGroups+w.SimpleGroups+w.RollingUpgradeGroups, sinks)
 	}
 	// Output:
 	// ci                  v3    120 groups 0 sinks
@@ -61,6 +61,7 @@ func ExampleBuiltins() {
 	// large               v3 100000 groups 0 sinks
 	// no-plugin           v3   1000 groups 0 sinks
 	// quick               v3    400 groups 0 sinks
+	// rolling-upgrade     v3     40 groups 0 sinks
 	// share-at-least-once v3      0 groups 1 sinks
 	// share-collision     v3      0 groups 3 sinks
 	// share-faults        v3     17 groups 3 sinks

@@ -40,7 +40,7 @@ func TestBuiltinsParseAndValidate(t *testing.T) {
 	for _, sc := range scs {
 		names = append(names, sc.Name)
 	}
-	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick",
+	require.Equal(t, []string{"ci", "default", "heavy", "large", "no-plugin", "quick", "rolling-upgrade",
 		"share-at-least-once", "share-collision", "share-faults", "share-kill", "share-live-config", "share-migration", "share-mixed-sinks", "share-retry-policy", "share-rollback", "share-scaling", "share-sink",
 		"v1-race", "v2-move-race"}, names)
 
@@ -469,7 +469,7 @@ func TestLoadAndResolve(t *testing.T) {
 
 	_, err = Resolve("no-such-scenario")
 	assert.ErrorIs(t, err, ErrUnknown)
-	assert.ErrorContains(t, err, "ci, default, heavy, large, no-plugin, quick, share-at-least-once")
+	assert.ErrorContains(t, err, "ci, default, heavy, large, no-plugin, quick, rolling-upgrade, share-at-least-once")
 
 	for _, name := range []string{"", "../scenario", "builtin/quick", "quick.yaml"} {
 		_, err = Builtin(name)
@@ -498,7 +498,7 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Options{}))...)
 	faultKeys := keysOf(d.faultFields(&sim.Options{}))
-	require.Len(t, keys, 16+16)
+	require.Len(t, keys, 16+17)
 	require.Greater(t, len(faultKeys), 20, "the faults section lost its keys")
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&connectsim.Workload{}))...)
