@@ -86,6 +86,9 @@ func (w *world) refuseWeaker() (map[string]string, error) {
 		return nil, err
 	}
 	w.res.Warnings = append(w.res.Warnings, warnings...)
+	if w.opts.V2KnownHoles && !w.opts.v2HolesExcused() {
+		w.res.Warnings = append(w.res.Warnings, fmt.Sprintf("v2_known_holes (--v2-known-holes) applies only to protocol v2; this run uses %s, so it changes nothing", w.opts.Protocol))
+	}
 	return off, nil
 }
 

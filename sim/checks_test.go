@@ -160,3 +160,16 @@ func TestSkipInvariantGoesOnAndSays(t *testing.T) {
 	require.ErrorAs(t, err, &oe)
 	assert.Contains(t, oe.Why, `no invariant "16-routng"`)
 }
+
+// TestV2KnownHolesOutsideV2Warns: the knob only excuses v2's holes, so a
+// run under another protocol says it changes nothing instead of taking it
+// silently.
+func TestV2KnownHolesOutsideV2Warns(t *testing.T) {
+	o := small(t)
+	o.Duration = time.Hour
+	o.V2KnownHoles = true
+	res, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "applies only to protocol v2")
+}
