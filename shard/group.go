@@ -300,7 +300,7 @@ func (g *group) partitionOwned(topic string, p int32) bool {
 	return ok
 }
 
-// staticMember returns the member with the instance id, or nil (Kafka's
+// staticMemberOf returns the member with the instance id, or nil (Kafka's
 // ConsumerGroup.staticMember). It scans the members: only joins and errors
 // of static members need it.
 func staticMemberOf(members []*member, instanceID string) (int, *member) {
@@ -310,6 +310,18 @@ func staticMemberOf(members []*member, instanceID string) (int, *member) {
 		}
 	}
 	return -1, nil
+}
+
+// staticMember is staticMemberOf over the group's member map. Instance
+// ids are unique within a group, so the map's order cannot change the
+// answer.
+func (g *group) staticMember(instanceID string) *member {
+	for _, m := range g.members {
+		if m.instanceID == instanceID {
+			return m
+		}
+	}
+	return nil
 }
 
 func (g *group) sortedMemberIDs() []string {

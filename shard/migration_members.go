@@ -238,7 +238,7 @@ func classicMemberOf(g *group, memberID, instanceID string) (*member, error) {
 			return nil, memberUnknown(memberID, g.id)
 		}
 	} else {
-		_, m = staticMemberOf(membersByID(g), instanceID)
+		m = g.staticMember(instanceID)
 		if m == nil {
 			return nil, instanceUnknown(instanceID)
 		}
@@ -250,14 +250,6 @@ func classicMemberOf(g *group, memberID, instanceID string) (*member, error) {
 		return nil, kerr.UnknownMemberID.WithMessage("Member %s does not use the classic protocol.", m.id)
 	}
 	return m, nil
-}
-
-func membersByID(g *group) []*member {
-	out := make([]*member, 0, len(g.members))
-	for _, id := range g.sortedMemberIDs() {
-		out = append(out, g.members[id])
-	}
-	return out
 }
 
 // throwIfGenerationIdUnmatched.
@@ -357,7 +349,7 @@ func (s *Shard) classicLeaveToConsumerGroup(nowMs int64, g *group, req LeaveGrou
 		case lm.InstanceID == "":
 			m, err = classicMemberOf(g, lm.MemberID, "")
 		case lm.MemberID == "":
-			if _, m = staticMemberOf(membersByID(g), lm.InstanceID); m == nil {
+			if m = g.staticMember(lm.InstanceID); m == nil {
 				err = instanceUnknown(lm.InstanceID)
 			}
 		default:
