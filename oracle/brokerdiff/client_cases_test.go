@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ const clientHeartbeat = time.Second
 // and records what they observed.
 func kgoGroupScenario(group string, kip848 bool) func(s *session) {
 	return func(s *session) {
-		produceClientRecords(s)
+		produceClientRecords(s, group)
 		ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
 		defer cancel()
 		var (
@@ -65,23 +66,32 @@ func kgoGroupScenario(group string, kip848 bool) func(s *session) {
 			go func() {
 				defer wg.Done()
 				for ctx.Err() == nil {
-					fs := c.PollFetches(ctx)
+					// A short poll, so that a commit a rebalance refused
+					// is retried even when no record is left to read.
+					pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+					fs := c.PollFetches(pctx)
+					pcancel()
 					fs.EachRecord(func(r *kgo.Record) {
+						if !strings.HasPrefix(string(r.Value), group+"/") {
+							return // an earlier scenario's record on the shared topic
+						}
 						mu.Lock()
 						seen[string(r.Value)]++
 						mu.Unlock()
 					})
-					if fs.NumRecords() > 0 {
-						_ = c.CommitUncommittedOffsets(ctx)
-					}
+					_ = c.CommitUncommittedOffsets(ctx)
 				}
 			}()
 		}
 		total := len(diffTopicsNamed(clientTopic)) * clientRecordsPerPartition
+		// Settled also waits for every partition's commit to land: a
+		// consumer commits after it has read, so "every record seen" alone
+		// races the last commit, which made the committed step flaky.
 		settled := waitSettled(ctx, s, group, kip848, func() bool {
 			mu.Lock()
-			defer mu.Unlock()
-			return len(seen) == total
+			all := len(seen) == total
+			mu.Unlock()
+			return all && committedToEnd(s, group)
 		})
 		cancel()
 		wg.Wait()
@@ -105,9 +115,42 @@ func kgoGroupScenario(group string, kip848 bool) func(s *session) {
 	}
 }
 
+// committedToEnd reports whether group has committed the end offset of
+// every partition of clientTopic. The end offset is asked, not assumed:
+// every client scenario produces to the same topic.
+func committedToEnd(s *session, group string) bool {
+	parts := diffTopicsNamed(clientTopic)
+	lreq := kmsg.NewPtrListOffsetsRequest()
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = clientTopic
+	for _, p := range parts {
+		lp := kmsg.NewListOffsetsRequestTopicPartition()
+		lp.Partition, lp.Timestamp = p, -1 // latest
+		lt.Partitions = append(lt.Partitions, lp)
+	}
+	lreq.Topics = append(lreq.Topics, lt)
+	end := map[int32]int64{}
+	for _, t := range s.send("end-offsets", lreq).(*kmsg.ListOffsetsResponse).Topics {
+		for _, p := range t.Partitions {
+			end[p.Partition] = p.Offset
+		}
+	}
+	n := 0
+	for _, g := range s.send("committed", fetch(group, nil)).(*kmsg.OffsetFetchResponse).Groups {
+		for _, t := range g.Topics {
+			for _, p := range t.Partitions {
+				if t.Topic == clientTopic && p.Offset == end[p.Partition] {
+					n++
+				}
+			}
+		}
+	}
+	return n == len(parts)
+}
+
 // waitSettled polls until done reports every record consumed and the
 // group is stable with two members, then returns the group's shape; after
-// ctx's deadline it returns the shape as it is, which the diff shows.
+// ctx's deadline it fails the test and returns the shape as it is.
 func waitSettled(ctx context.Context, s *session, group string, kip848 bool, done func() bool) []string {
 	for {
 		shape := groupShape(s, group, kip848)
@@ -116,6 +159,8 @@ func waitSettled(ctx context.Context, s *session, group string, kip848 bool, don
 		}
 		select {
 		case <-ctx.Done():
+			// Both sides timing out the same way is no agreement.
+			s.t.Errorf("%s: group %s did not settle: %v", s.side.name, group, shape)
 			return append(shape, "timed out before settling")
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -157,14 +202,14 @@ func groupShape(s *session, group string, kip848 bool) []string {
 
 // produceClientRecords writes clientRecordsPerPartition records to each
 // partition of clientTopic, each value unique on the side.
-func produceClientRecords(s *session) {
+func produceClientRecords(s *session, group string) {
 	p, err := kgo.NewClient(kgo.SeedBrokers(s.side.seeds...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	require.NoError(s.t, err)
 	defer p.Close()
 	var rs []*kgo.Record
 	for _, part := range diffTopicsNamed(clientTopic) {
 		for i := range clientRecordsPerPartition {
-			rs = append(rs, &kgo.Record{Topic: clientTopic, Partition: part, Value: fmt.Appendf(nil, "%d-%d", part, i)})
+			rs = append(rs, &kgo.Record{Topic: clientTopic, Partition: part, Value: fmt.Appendf(nil, "%s/%d-%d", group, part, i)})
 		}
 	}
 	require.NoError(s.t, p.ProduceSync(s.ctx, rs...).FirstErr())
