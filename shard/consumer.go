@@ -182,6 +182,10 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		// the member record, without an epoch bump.
 		m.clientID, changed = h.clientID, true
 	}
+	if m.clientHost != h.clientHost {
+		// And the client host (setClientHost(context.clientAddress())).
+		m.clientHost, changed = h.clientHost, true
+	}
 	if h.rebalanceTimeoutMs > 0 && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}

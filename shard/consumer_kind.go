@@ -14,8 +14,8 @@ func (consumerSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Re
 	if tombstone {
 		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, RackID: m.rackID,
-		ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
+		RackID: m.rackID, ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
 		RebalanceTimeoutMs: m.rebalanceTimeoutMs, Classic: m.classic}
 }
 
@@ -100,10 +100,10 @@ func anyMemberSubscribes(g *group, topic string) bool {
 	return false
 }
 
-// steadyChanged: a consumer member whose client id changed writes its
-// member record (consumer.go).
+// steadyChanged: a consumer member whose client id or host changed writes
+// its member record (consumer.go).
 func (consumerSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
-	return h.clientID != m.clientID
+	return h.clientID != m.clientID || h.clientHost != m.clientHost
 }
 
 // checkMemberRemoval: Kafka's removeMember drops the member's partition

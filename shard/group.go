@@ -170,8 +170,13 @@ type group struct {
 }
 
 type member struct {
-	id                  string
-	clientID            string
+	id       string
+	clientID string
+	// clientHost is a consumer member's address ("/127.0.0.1"), from its
+	// last heartbeat or JoinGroup, or its classic member's on an upgrade;
+	// consumer groups only (Kafka keeps one for every modern member, which
+	// coordsim's streams and share describes do not show).
+	clientHost          string
 	processID           string
 	subscribedTopics    []string
 	rebalanceTimeoutMs  int32

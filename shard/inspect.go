@@ -9,8 +9,11 @@ import (
 
 // MemberDescription is a member as Describe shows it.
 type MemberDescription struct {
-	MemberID         string
-	ClientID         string
+	MemberID string
+	ClientID string
+	// ClientHost is a consumer member's address ("/127.0.0.1"), "" when
+	// unknown.
+	ClientHost       string
 	ProcessID        string
 	SubscribedTopics []string
 	ServerAssignor   string
@@ -46,6 +49,11 @@ type MemberDescription struct {
 	AssignmentEpochs [][]int32
 	// PendingRevocationEpochs is aligned with PartitionsPendingRevocation.
 	PendingRevocationEpochs [][]int32
+	// Classic is the metadata of a consumer group member that uses the
+	// classic protocol (online migration), nil for a consumer-protocol
+	// member: ConsumerGroupDescribe types the first CLASSIC, the second
+	// CONSUMER (KIP-1099). Read it, never modify it.
+	Classic *ClassicMemberMetadata
 }
 
 // GroupDescription is a group as Describe shows it. Every replayed field is
@@ -94,7 +102,7 @@ func describe(g *group) GroupDescription {
 	for _, id := range g.sortedMemberIDs() {
 		m := g.members[id]
 		md := MemberDescription{
-			MemberID: m.id, ClientID: m.clientID, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
+			MemberID: m.id, ClientID: m.clientID, ClientHost: m.clientHost, Classic: m.classic, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,

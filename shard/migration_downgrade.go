@@ -104,7 +104,7 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, ge
 		}
 		// v.members is sorted by id, so the classic members are too.
 		st.Members = append(st.Members, ClassicMember{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, SessionTimeoutMs: m.classic.SessionTimeoutMs,
+			ClientHost: m.clientHost, RebalanceTimeoutMs: m.rebalanceTimeoutMs, SessionTimeoutMs: m.classic.SessionTimeoutMs,
 			Protocols: m.classic.SupportedProtocols})
 		targets[m.id] = m.target
 	}

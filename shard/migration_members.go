@@ -116,7 +116,7 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	if req.RebalanceTimeoutMs > 0 {
 		m.rebalanceTimeoutMs = req.RebalanceTimeoutMs
 	}
-	m.clientID = req.ClientID
+	m.clientID, m.clientHost = req.ClientID, req.ClientHost
 	m.classic = &ClassicMemberMetadata{SessionTimeoutMs: req.SessionTimeoutMs, SupportedProtocols: req.Protocols}
 	subsChanged := !slices.Equal(sub.topics, m.subscribedTopics)
 	m.subscribedTopics = sub.topics
@@ -168,7 +168,7 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 // record are unchanged (Kafka compares the members: ConsumerGroupMember.equals).
 func sameMemberMetadata(a, b *member) bool {
 	return a.instanceID == b.instanceID && a.rackID == b.rackID && a.rebalanceTimeoutMs == b.rebalanceTimeoutMs &&
-		a.clientID == b.clientID && a.topicRegex == b.topicRegex && a.serverAssignor == b.serverAssignor &&
+		a.clientID == b.clientID && a.clientHost == b.clientHost && a.topicRegex == b.topicRegex && a.serverAssignor == b.serverAssignor &&
 		slices.Equal(a.subscribedTopics, b.subscribedTopics) && sameClassicMetadata(a.classic, b.classic)
 }
 

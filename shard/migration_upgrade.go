@@ -141,7 +141,7 @@ func (s *Shard) memberFromClassic(groupID string, st *ClassicGroupState, cm *Cla
 		id: cm.MemberID, sessionKey: SessionTimeoutKey(groupID, cm.MemberID), hasMetadata: true,
 		memberEpoch: st.Generation, previousMemberEpoch: st.Generation, state: MemberStable,
 		instanceID: cm.InstanceID, rackID: sub.rackID, rebalanceTimeoutMs: cm.RebalanceTimeoutMs, clientID: cm.ClientID,
-		subscribedTopics: sub.topics, assigned: assigned, target: assigned,
+		clientHost: cm.ClientHost, subscribedTopics: sub.topics, assigned: assigned, target: assigned,
 		classic: &ClassicMemberMetadata{SessionTimeoutMs: cm.SessionTimeoutMs, SupportedProtocols: cm.Protocols},
 	}, nil
 }

@@ -13,6 +13,12 @@ type ConsumerGroupHeartbeatRequest struct {
 	// replaced by a new member id with the same instance id.
 	InstanceID string
 	ClientID   string
+	// ClientHost is the client's address as Kafka's request context shows
+	// it ("/127.0.0.1"; the wire endpoint fills it from the connection).
+	// Kafka sets it on every heartbeat, so a change writes the member's
+	// record; ConsumerGroupDescribe shows it, and a downgrade to a classic
+	// group keeps it.
+	ClientHost string
 	// RackID is client.rack: "" (Kafka's null) leaves the member's rack as
 	// it is. The consumer assignors place partitions on replicas in the
 	// member's rack when the topic image carries racks (see SetTopicImage).
@@ -55,8 +61,8 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 	var res Result[ConsumerGroupHeartbeatResponse]
 	h := &heartbeat{
 		typ: Consumer, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
-		clientID: req.ClientID, rebalanceTimeoutMs: req.RebalanceTimeoutMs, subscribedTopics: req.SubscribedTopicNames,
-		instanceID: req.InstanceID, rackID: req.RackID, owned: req.TopicPartitions,
+		clientID: req.ClientID, clientHost: req.ClientHost, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
+		subscribedTopics: req.SubscribedTopicNames, instanceID: req.InstanceID, rackID: req.RackID, owned: req.TopicPartitions,
 		serverAssignor: req.ServerAssignor, topicRegex: req.SubscribedTopicRegex,
 	}
 	out, err := s.doHeartbeat(nowMs, h)

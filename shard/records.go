@@ -137,8 +137,12 @@ type ConsumerGroupMemberMetadata struct {
 	// SubscribedTopicRegex is the member's regular expression, "" for none.
 	SubscribedTopicRegex string
 	ClientID             string
-	SubscribedTopics     []string // sorted, deduplicated
-	RebalanceTimeoutMs   int32
+	// ClientHost is the member's address as Kafka's request context shows
+	// it ("/127.0.0.1"), "" when the caller gave none. Describes show it,
+	// and a downgrade gives it to the member's classic incarnation.
+	ClientHost         string
+	SubscribedTopics   []string // sorted, deduplicated
+	RebalanceTimeoutMs int32
 	// Classic is the member's ClassicMemberMetadata when it uses the
 	// classic protocol (online migration), nil otherwise.
 	Classic   *ClassicMemberMetadata

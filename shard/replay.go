@@ -101,7 +101,7 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
-			m.instanceID, m.rackID = r.InstanceID, r.RackID
+			m.clientHost, m.instanceID, m.rackID = r.ClientHost, r.InstanceID, r.RackID
 			m.serverAssignor, m.classic = r.ServerAssignor, r.Classic
 			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
 			if r.SubscribedTopicRegex != "" {

@@ -14,9 +14,11 @@ import (
 // Kafka's message from v6 and state Dead before, as Kafka's
 // GroupMetadataManager.describeGroups answers (its classicGroup lookup
 // throws GroupIdNotFoundException for a non-classic group). A classic
-// group shows its protocol name and its members; a Stable group's members
-// with their metadata in that protocol and their assignment, any other
-// state's with neither (ClassicGroupMember.describeNoMetadata). From
+// group shows its members with their client host and their assignment;
+// a Stable group also its protocol name and each member's metadata in
+// that protocol (ClassicGroupMember.describe), any other state neither
+// (describeNoMetadata: the protocol is "" and the metadata empty, but the
+// assignment the member last got, or a downgrade gave it, shows). From
 // v3, IncludeAuthorizedOperations fills each row without error with
 // groupAuthorizedOperations.
 
@@ -84,7 +86,10 @@ func describeClassicMembers(g *kmsg.DescribeGroupsResponseGroup, d shard.GroupDe
 	if st == nil {
 		return
 	}
-	g.Protocol = st.ProtocolName
+	stable := d.State == shard.StateStable
+	if stable {
+		g.Protocol = st.ProtocolName
+	}
 	for _, m := range st.Members {
 		rm := kmsg.NewDescribeGroupsResponseGroupMember()
 		rm.MemberID, rm.ClientID, rm.ClientHost = m.MemberID, m.ClientID, m.ClientHost
@@ -92,11 +97,11 @@ func describeClassicMembers(g *kmsg.DescribeGroupsResponseGroup, d shard.GroupDe
 			rm.InstanceID = nullIfEmpty(m.InstanceID)
 		}
 		rm.ProtocolMetadata, rm.MemberAssignment = []byte{}, []byte{}
-		if d.State == shard.StateStable {
+		if stable {
 			rm.ProtocolMetadata = classicMetadata(m, st.ProtocolName)
-			if m.Assignment != nil {
-				rm.MemberAssignment = m.Assignment
-			}
+		}
+		if m.Assignment != nil {
+			rm.MemberAssignment = m.Assignment
 		}
 		g.Members = append(g.Members, rm)
 	}

@@ -16,7 +16,8 @@ import (
 // to revoke, static membership the second, and the range assignor places
 // partitions on members in their replicas' racks by the third. A null
 // instance id or rack is "" (for the rack: unchanged, as Kafka's
-// maybeUpdateRackId reads it). Kafka's request checks run first
+// maybeUpdateRackId reads it). The connection's address is the member's
+// client host, as Kafka's setClientHost(context.clientAddress()). Kafka's request checks run first
 // (consumerHeartbeatInvalid); a v0 join without a member id gets one
 // generated here, as Kafka's coordinator generates it.
 
@@ -40,7 +41,7 @@ func handleConsumerGroupHeartbeat(r *request) (kmsg.Response, error) {
 	}
 	assignorName := serverAssignorOf(req)
 	creq := shard.ConsumerGroupHeartbeatRequest{
-		GroupID: req.Group, MemberID: memberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
+		GroupID: req.Group, MemberID: memberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID, ClientHost: r.conn.host,
 		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, SubscribedTopicNames: req.SubscribedTopicNames,
 		ServerAssignor: assignorName, SubscribedTopicRegex: req.SubscribedTopicRegex,
 	}

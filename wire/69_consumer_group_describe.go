@@ -18,7 +18,9 @@ import (
 // asConsumerGroupDescribeMember passes it through. An empty group id is
 // INVALID_GROUP_ID without a message, answered before the other rows
 // (typedDescribeOrder); IncludeAuthorizedOperations fills each row without
-// error with groupAuthorizedOperations.
+// error with groupAuthorizedOperations. A member's client host is the one
+// its last heartbeat or JoinGroup came from, and its MemberType (KIP-1099)
+// is CLASSIC while it speaks the classic protocol.
 
 var apiConsumerGroupDescribe = api{key: 69, min: 0, max: 1, handle: handleConsumerGroupDescribe}
 
@@ -48,14 +50,31 @@ func (r *request) fillConsumerGroup(g *kmsg.ConsumerGroupDescribeResponseGroup, 
 	g.AssignorName = r.cl.assignors.Preferred(names).Name()
 	for _, m := range d.Members {
 		gm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
-		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.InstanceID, gm.RackID = nullIfEmpty(m.InstanceID), nullIfEmpty(m.RackID)
 		gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, kmsg.StringPtr(m.SubscribedTopicRegex)
 		gm.Assignment = r.assignment(m.Assignment)
 		gm.TargetAssignment = r.assignment(m.TargetAssignment)
-		gm.MemberType = 1 // consumer protocol (KIP-1099)
+		gm.MemberType = memberType(m)
 		g.Members = append(g.Members, gm)
 	}
+}
+
+// KIP-1099's ConsumerGroupDescribe MemberType (Kafka's
+// ConsumerGroupMember.MemberType codes).
+const (
+	memberTypeClassic  int8 = 0
+	memberTypeConsumer int8 = 1
+)
+
+// memberType is asConsumerGroupDescribeMember's: a member that joined with
+// the classic protocol, or came from a classic group converted online, is
+// CLASSIC until its first ConsumerGroupHeartbeat (useClassicProtocol).
+func memberType(m shard.MemberDescription) int8 {
+	if m.Classic != nil {
+		return memberTypeClassic
+	}
+	return memberTypeConsumer
 }
 
 func (r *request) assignment(tps []shard.TopicPartitions) kmsg.Assignment {

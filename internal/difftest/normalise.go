@@ -29,8 +29,10 @@ import (
 //     (shard/topic_deletion.go);
 //   - the ConsumerGroupPartitionMetadata tombstone Kafka writes for logs
 //     of older brokers when it deletes a group is dropped;
-//   - record fields coordsim does not model are dropped: clientHost (a
-//     connection property), the KIP-1251 assignmentEpochs (derived on replay), and the share
+//   - record fields coordsim does not model, or this driver does not
+//     send, are dropped: clientHost (a connection property: the oracle's
+//     request context is its loopback address, the driver sends none),
+//     the KIP-1251 assignmentEpochs (derived on replay), and the share
 //     coordinator's ShareGroupStatePartitionMetadata record (share-partition
 //     initialisation, an open divergence whose effect shows in
 //     assignments);

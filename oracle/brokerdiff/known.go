@@ -47,22 +47,6 @@ var Known = []KnownDifference{
 		Reason: "Kafka initialises the share state of every subscribed partition after the join (at the latest offset, 0 here); " +
 			"coordsim keeps no state for a partition nobody fetched or altered, so its start offset and lag read -1",
 	},
-	{
-		Name: "online-migration-member-type", Case: "migration/classic-to-consumer-and-back", Step: "consumer-describe",
-		Field: ".Groups[0].Members[1].MemberType",
-		Reason: "ConsumerGroupDescribe of a group converted from classic: Kafka types the classic member CLASSIC (0), " +
-			"coordsim CONSUMER (1) (KIP-1099's MemberType; reported to the migration work, not fixed here)",
-	},
-	{
-		Name: "online-migration-downgrade", Case: "migration/classic-to-consumer-and-back", Step: "describegroups-after-consumer-leave",
-		Field: ".Groups[0].",
-		Match: func(d Difference) bool {
-			return strings.HasSuffix(d.Path, ".Protocol") || strings.HasSuffix(d.Path, ".ClientHost") || strings.HasSuffix(d.Path, ".MemberAssignment")
-		},
-		Reason: "DescribeGroups of the group converted back to classic when the last consumer-protocol member left: Kafka " +
-			"shows protocol \"\", the member's client host \"/127.0.0.1\" and its assignment as ConsumerProtocol bytes; " +
-			"coordsim shows protocol \"range\", an empty host and an empty assignment (reported to the migration work, not fixed here)",
-	},
 }
 
 // Explain returns the reason a difference in step of case c is known and
