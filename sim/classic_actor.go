@@ -155,6 +155,7 @@ func (w *world) classicAssigned(m *simMember, next []shard.TopicPartitions) {
 		w.commitPartitions(m, revoked)
 	}
 	m.assigned = next
+	w.check.forgetUpgradeHole(m) // the coordinator knows what it holds now
 	w.checkOneOwner(m, added)
 	if first := !m.joined; first {
 		m.joined = true
@@ -229,6 +230,7 @@ func (w *world) classicFailed(m *simMember, err error) {
 
 // classicLost is onPartitionsLost.
 func (w *world) classicLost(m *simMember) {
+	w.check.forgetUpgradeHole(m)
 	m.assigned, m.classic.generation, m.epoch = nil, -1, -1
 	m.gen++
 }

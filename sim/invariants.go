@@ -72,11 +72,15 @@ type checker struct {
 	// keeps, with the event, under Options.V2KnownHoles
 	// (sim/invariant_v2_holes.go).
 	v2Holes map[string]string
+	// upgradeForgot are, by group, the classic members the group's last
+	// online upgrade converted with an empty assignment, until each client
+	// next completes an assignment (invariant_owner_upgrade.go, 9).
+	upgradeForgot map[string]map[string]bool
 }
 
 func newChecker(w *world) *checker {
 	c := &checker{w: w, observed: map[string]int32{}, inCycle: make([]int, w.opts.Brokers), cycleOwned: make([]map[int32]bool, w.opts.Brokers),
-		rules: newRuleState(), v2Holes: map[string]string{}}
+		rules: newRuleState(), v2Holes: map[string]string{}, upgradeForgot: map[string]map[string]bool{}}
 	c.rules.deleted = make([]map[int32][]string, w.opts.Brokers)
 	c.revocationDueMs = math.MaxInt64
 	return c
@@ -91,6 +95,7 @@ func (c *checker) onWrite(b int, p int32, op string, latest *shard.Shard, record
 	c.onWriteRules(op, latest, records)
 	c.checkMemberEpochs(latest, records)
 	c.checkCoordinatorFence(b, p, op)
+	c.noteUpgrade(latest, records)
 	switch op {
 	case shard.SweepTimerKey:
 		for _, r := range records {

@@ -27,3 +27,45 @@ func TestRollingUpgradeKeepsOneOwner(t *testing.T) {
 	}
 	require.Equal(t, r.Marks["rolling-upgraded"], r.Marks["group-upgraded"], "every finished roll upgraded its group")
 }
+
+// TestUpgradeAfterKafkaResetIsKafkasHole proves the one-owner check names
+// Kafka 4.4's online-upgrade hole for what it is, and nothing else: in
+// rolling-upgrade seed 58 under heavy faults a rolling restart's LeaveGroup
+// reaches the group while it is CompletingRebalance, Kafka's
+// resetAndPropagateAssignmentWithError empties every assignment, the next
+// consumer-protocol join upgrades the group, and the new member takes
+// clicks-3, which a cooperative classic client still holds (issue 24;
+// coordtest online_migration.txt, group h, is the same story request by
+// request). The take is counted as the hole, not a violation; the mutant
+// UpgradeDropsAssignment, which drops an assignment the classic group did
+// have, stays a violation (TestMutationScore).
+func TestUpgradeAfterKafkaResetIsKafkasHole(t *testing.T) {
+	o := builtin(t, "rolling-upgrade")
+	faults, err := sim.PresetFaults(sim.FaultsHeavy)
+	require.NoError(t, err)
+	o.Faults, o.Seed = faults, 58
+	r, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.Violation)
+	require.Positive(t, r.Marks["upgrade-reset-hole"], "the seed no longer reaches the hole: pick another")
+}
+
+// TestUpgradeDropsAssignmentCaughtUnderHeavyFaults proves the hole's
+// excuse does not hide coordsim's own upgrade bug: with the mutant
+// UpgradeDropsAssignment planted, every one of the first heavy seeds of
+// rolling-upgrade still violates 9-one-owner.
+func TestUpgradeDropsAssignmentCaughtUnderHeavyFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20 seeds of rolling-upgrade")
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		o := builtin(t, "rolling-upgrade")
+		faults, err := sim.PresetFaults(sim.FaultsHeavy)
+		require.NoError(t, err)
+		o.Faults, o.Seed, o.Mutants.UpgradeDropsAssignment = faults, seed, true
+		r, err := sim.Run(o, nil)
+		require.NoError(t, err)
+		require.NotNil(t, r.Violation, "seed %d", seed)
+		require.Equal(t, sim.InvOneOwner, r.Violation.Invariant, "seed %d: %s", seed, r.Violation.Detail)
+	}
+}
