@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunComparesRollingUpgradeWithAllKIP848 proves `coordsim run` of a
+// rolling-upgrade workload also runs the all-KIP-848 baseline and prints
+// both side by side, saying which run is which, in the summary and in the
+// JSON; that --compare-kip848=false skips it; and that a workload without
+// rolling-upgrade applications is not compared.
+func TestRunComparesRollingUpgradeWithAllKIP848(t *testing.T) {
+	args := []string{"run", "--scenario", "rolling-upgrade", "--seed", "1", "--duration", "2h"}
+	code, out, errs := runCLI(args...)
+	require.Equal(t, exitOK, code, errs)
+	for _, want := range []string{
+		"  KIP-848 comparison  the same seed, faults and applications, run twice:",
+		"    rolling upgrade  classic clients rolled onto the consumer protocol and back",
+		"    all KIP-848      the same applications on the consumer protocol from the start, never rolled; 0 rolls",
+		"rolling upgrade            all KIP-848                ratio",
+		"    during the upgrade rolls (", "    during the downgrade rolls (", "    whole run (40 applications, ",
+		"      records consumed twice  ", "      partition pause (longest)  ",
+	} {
+		assert.Contains(t, out, want)
+	}
+
+	code, out, errs = runCLI(append(args, "--json")...)
+	require.Equal(t, exitOK, code, errs)
+	var res struct {
+		TraceHash string `json:"trace_hash"`
+		KIP848    *struct {
+			Rolling struct {
+				TraceHash string `json:"trace_hash"`
+				Rolls     int64  `json:"rolls"`
+			} `json:"rolling_upgrade_run"`
+			Baseline struct {
+				TraceHash string `json:"trace_hash"`
+				Rolls     int64  `json:"rolls"`
+			} `json:"all_kip848_run"`
+			Scopes []struct {
+				Name     string           `json:"name"`
+				Rolling  map[string]int64 `json:"rolling_upgrade"`
+				Baseline map[string]int64 `json:"all_kip848"`
+			} `json:"scopes"`
+		} `json:"kip848_comparison"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.NotNil(t, res.KIP848)
+	assert.Equal(t, res.TraceHash, res.KIP848.Rolling.TraceHash, "the first run is the rolling upgrade")
+	assert.NotEqual(t, res.TraceHash, res.KIP848.Baseline.TraceHash)
+	assert.Positive(t, res.KIP848.Rolling.Rolls)
+	assert.Zero(t, res.KIP848.Baseline.Rolls)
+	require.Len(t, res.KIP848.Scopes, 3)
+	for _, s := range res.KIP848.Scopes {
+		for _, k := range []string{"duplicates", "pause_ms", "longest_pause_ms"} {
+			assert.Contains(t, s.Rolling, k, s.Name)
+			assert.Contains(t, s.Baseline, k, s.Name)
+		}
+	}
+	assert.Positive(t, res.KIP848.Scopes[2].Rolling["pause_ms"])
+
+	code, out, errs = runCLI(append(args, "--compare-kip848=false")...)
+	require.Equal(t, exitOK, code, errs)
+	assert.NotContains(t, out, "KIP-848 comparison")
+
+	code, out, errs = runCLI(append([]string{"run"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.NotContains(t, out, "KIP-848 comparison", "no rolling-upgrade applications, nothing to compare")
+}
