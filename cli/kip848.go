@@ -14,15 +14,24 @@ import (
 // protocol from the start, never rolled) and sets res.KIP848. A run that
 // stopped early (a violation, --stop-at, Ctrl-C) is not compared: its
 // figures cover less than the baseline's would. The baseline runs apart
-// from the first: the first's trace, hash and files are its own.
+// from the first: the first's trace, hash and files are its own. Ctrl-C
+// stops the baseline too, and the run is then printed uncompared.
 func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Writer) {
 	if res.Stopped || res.Violation != nil || res.Consumption == nil {
 		fmt.Fprintf(stderr, "coordsim run: no KIP-848 comparison: the run stopped early\n")
 		return
 	}
-	base, err := sim.Run(sim.KIP848Baseline(sc.Options), nil)
+	stop, progress := a.interruptible(stderr)
+	o := sim.KIP848Baseline(sc.Options)
+	o.Progress = progress
+	base, err := sim.Run(o, nil)
+	stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: the all-KIP-848 run: %v\n", err)
+		return
+	}
+	if base.Interrupted {
+		fmt.Fprintf(stderr, "coordsim run: no KIP-848 comparison: the all-KIP-848 run was interrupted at step %d\n", base.Events)
 		return
 	}
 	cmp, err := sim.CompareKIP848(res, base)

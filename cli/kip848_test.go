@@ -71,3 +71,24 @@ func TestRunComparesRollingUpgradeWithAllKIP848(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.NotContains(t, out, "KIP-848 comparison", "no rolling-upgrade applications, nothing to compare")
 }
+
+// TestCtrlCDuringTheBaselineLeavesTheRunUncompared proves Ctrl-C during
+// the all-KIP-848 run stops it and prints the finished first run without
+// a comparison, saying why, with the first run's exit code.
+func TestCtrlCDuringTheBaselineLeavesTheRunUncompared(t *testing.T) {
+	args := []string{"run", "--scenario", "rolling-upgrade", "--seed", "1", "--duration", "2h", "--json"}
+	code, out, errs := runCLI(args...)
+	require.Equal(t, exitOK, code, errs)
+	var res struct {
+		Events int64 `json:"events"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	// The first run polls once per 32768 events; the next poll is the
+	// baseline's first.
+	f := &fakeHost{interruptAt: res.Events/32768 + 1}
+	code, out, errs = runWith(f, args[:len(args)-1]...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "coordsim run: no KIP-848 comparison: the all-KIP-848 run was interrupted at step 32768\n")
+	assert.NotContains(t, out, "KIP-848 comparison")
+	assert.Contains(t, out, "invariants      held")
+}
