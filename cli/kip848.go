@@ -15,14 +15,18 @@ import (
 // stopped early (a violation, --stop-at, Ctrl-C) is not compared: its
 // figures cover less than the baseline's would. The baseline runs apart
 // from the first: the first's trace, hash and files are its own. Ctrl-C
-// stops the baseline too, and the run is then printed uncompared.
-func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Writer) {
+// stops the baseline too, and the run is then printed uncompared. replay
+// gives the command that reruns a scenario's options: the baseline's is in
+// the comparison, so it can be rerun, traced and reported on its own.
+func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Writer, replay func(*scenario.Scenario) string) {
 	if res.Stopped || res.Violation != nil || res.Consumption == nil {
 		fmt.Fprintf(stderr, "coordsim run: no KIP-848 comparison: the run stopped early\n")
 		return
 	}
+	bsc := *sc
+	bsc.Options = sim.KIP848Baseline(sc.Options)
 	stop, progress := a.interruptible(stderr)
-	o := sim.KIP848Baseline(sc.Options)
+	o := bsc.Options
 	o.Progress = progress
 	base, err := sim.Run(o, nil)
 	stop()
@@ -39,9 +43,10 @@ func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Wr
 		fmt.Fprintf(stderr, "coordsim run: the KIP-848 comparison: %v\n", err)
 		return
 	}
+	cmp.Rolling.Replay, cmp.Baseline.Replay = res.Replay, replay(&bsc)
 	if v := base.Violation; v != nil {
-		fmt.Fprintf(stderr, "coordsim run: WARNING: the all-KIP-848 run VIOLATED %s at step %d (t=%s): %s; its figures stop there\n",
-			v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail)
+		fmt.Fprintf(stderr, "coordsim run: WARNING: the all-KIP-848 run VIOLATED %s at step %d (t=%s): %s; its figures stop there; replay: %s --stop-at %d\n",
+			v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail, cmp.Baseline.Replay, v.Step)
 	}
 	res.KIP848 = cmp
 }
@@ -60,6 +65,9 @@ func printKIP848(w io.Writer, c *sim.KIP848Comparison) {
 			line += ", VIOLATED " + r.run.Violation + " (its figures stop there)"
 		}
 		fmt.Fprintln(w, line)
+		if r.name == sim.BaselineRunName && r.run.Replay != "" {
+			fmt.Fprintf(w, "    %-16s rerun it alone: %s\n", "", r.run.Replay)
+		}
 	}
 	fmt.Fprintf(w, "    %-30s %-26s %-26s %s\n", "", sim.RollingRunName, sim.BaselineRunName, "ratio")
 	for _, s := range c.Scopes {

@@ -11,7 +11,10 @@ import (
 // TestRunComparesRollingUpgradeWithAllKIP848 proves `coordsim run` of a
 // rolling-upgrade workload also runs the all-KIP-848 baseline and prints
 // both side by side, saying which run is which, in the summary and in the
-// JSON; that --compare-kip848=false skips it; and that a workload without
+// JSON; that --compare-kip848=false skips it and that the first run's
+// trace hash is the same either way (the second run cannot change the
+// first); that --rolling-upgrade-baseline runs the baseline alone, with
+// the hash the comparison gave it; and that a workload without
 // rolling-upgrade applications is not compared.
 func TestRunComparesRollingUpgradeWithAllKIP848(t *testing.T) {
 	args := []string{"run", "--scenario", "rolling-upgrade", "--seed", "1", "--duration", "2h"}
@@ -66,6 +69,12 @@ func TestRunComparesRollingUpgradeWithAllKIP848(t *testing.T) {
 	code, out, errs = runCLI(append(args, "--compare-kip848=false")...)
 	require.Equal(t, exitOK, code, errs)
 	assert.NotContains(t, out, "KIP-848 comparison")
+	assert.Contains(t, out, "  trace hash      "+res.TraceHash+"\n")
+
+	code, out, errs = runCLI(append(args, "--rolling-upgrade-baseline")...)
+	require.Equal(t, exitOK, code, errs)
+	assert.NotContains(t, out, "KIP-848 comparison", "the baseline alone is not compared with itself")
+	assert.Contains(t, out, "  trace hash      "+res.KIP848.Baseline.TraceHash+"\n")
 
 	code, out, errs = runCLI(append([]string{"run"}, small...)...)
 	require.Equal(t, exitOK, code, errs)
@@ -91,4 +100,31 @@ func TestCtrlCDuringTheBaselineLeavesTheRunUncompared(t *testing.T) {
 	assert.Contains(t, errs, "coordsim run: no KIP-848 comparison: the all-KIP-848 run was interrupted at step 32768\n")
 	assert.NotContains(t, out, "KIP-848 comparison")
 	assert.Contains(t, out, "invariants      held")
+}
+
+// TestBooleanOptionsReplay proves a printed replay command that sets a
+// boolean parameter reruns its run: it was printed "--plugin false", which
+// the flag parser refuses ("unexpected argument"), so a run without a
+// topology store, or the all-KIP-848 baseline, could not be replayed.
+func TestBooleanOptionsReplay(t *testing.T) {
+	code, out, errs := runCLI(append([]string{"run", "--plugin=false"}, small...)...)
+	require.Equal(t, exitOK, code, errs)
+	line := replayLineRE.FindStringSubmatch(out)
+	require.NotNil(t, line, out)
+	assert.Contains(t, line[1], " --plugin=false")
+	assert.Equal(t, hashRE.FindStringSubmatch(out)[1], replayHash(t, line[1]))
+
+	code, out, errs = runCLI("run", "--scenario", "rolling-upgrade", "--seed", "1", "--duration", "1h", "--json")
+	require.Equal(t, exitOK, code, errs)
+	var res struct {
+		KIP848 struct {
+			Baseline struct {
+				TraceHash string `json:"trace_hash"`
+				Replay    string `json:"replay"`
+			} `json:"all_kip848_run"`
+		} `json:"kip848_comparison"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Contains(t, res.KIP848.Baseline.Replay, " --rolling-upgrade-baseline=true")
+	assert.Equal(t, res.KIP848.Baseline.TraceHash, replayHash(t, res.KIP848.Baseline.Replay), "the baseline's command reruns the baseline")
 }

@@ -137,8 +137,8 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 			fmt.Fprintf(stderr, "determinism: two runs, trace hash %s both times\n", res.TraceHash)
 		}
 	}
-	if *compare && sc.Options.Workload.RollingUpgradeGroups > 0 {
-		a.compareKIP848(sc, res, stderr)
+	if *compare && sc.Options.Workload.RollingUpgradeGroups > 0 && !sc.Options.Workload.RollingUpgradeBaseline {
+		a.compareKIP848(sc, res, stderr, func(s *scenario.Scenario) string { return of.replayCommand(base, s, "") })
 	}
 	if f := outs["report"]; f != nil {
 		if err := f.writeAndClose(func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {

@@ -123,7 +123,7 @@ func (w *world) spawnWorkload() {
 			withCopartitionedJoin(g, i, topics)
 			w.configureStandbys(g, i)
 			if k.label == rollingLabel {
-				rollingGroup(g, i, w.opts.RollingBaseline)
+				rollingGroup(g, i, w.opts.Workload.RollingUpgradeBaseline)
 			}
 			g.rangeAssignor = k.typ == shard.Consumer && usesRange(w.opts.Seed, i, wl.RangeProb)
 			g.rangeAssignor = g.rangeAssignor && g.rolling == nil

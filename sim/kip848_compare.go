@@ -10,7 +10,7 @@ import (
 // KIP848Comparison sets a rolling-upgrade run beside its all-KIP-848
 // baseline: the same options and seed, every rolling-upgrade application
 // on the consumer protocol from its first member and never rolled
-// (Options.RollingBaseline). Both runs draw the same groups, births,
+// (Workload.RollingUpgradeBaseline). Both runs draw the same groups, births,
 // lifetimes, members and fault rates; past the first roll their random
 // streams part, as the two protocols send different requests. Each scope
 // measures both runs in the rolling run's windows (consumption.Compare).
@@ -34,6 +34,9 @@ type ComparedRun struct {
 	// Violation names the invariant that stopped the run, when one did:
 	// its figures then stop there.
 	Violation string `json:"violation,omitempty"`
+	// Replay is the command that reruns this run alone (the caller, which
+	// resolved the options, fills it in).
+	Replay string `json:"replay,omitempty"`
 }
 
 // The two runs, as summaries and reports name them.
@@ -44,7 +47,7 @@ const (
 
 // KIP848Baseline returns the options of o's all-KIP-848 baseline.
 func KIP848Baseline(o Options) Options {
-	o.RollingBaseline = true
+	o.Workload.RollingUpgradeBaseline = true
 	o.StopAt = 0
 	return o
 }

@@ -12,7 +12,7 @@ import (
 // it draws nothing, schedules nothing and traces nothing, so a run's trace
 // is the same with it (the rolling-upgrade hash is pinned).
 //
-// Options.RollingBaseline runs the same applications on the consumer
+// Workload.RollingUpgradeBaseline runs the same applications on the consumer
 // protocol from the start, never rolled: the all-KIP-848 run that
 // CompareKIP848 measures a rolling upgrade against.
 

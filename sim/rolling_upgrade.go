@@ -33,7 +33,7 @@ type rollingApp struct {
 
 // rollingGroup makes g a rolling-upgrade application: dynamic members, no
 // idle variant, eager for even indexes, cooperative for odd. The baseline
-// (Options.RollingBaseline) starts it on the consumer protocol instead.
+// (Workload.RollingUpgradeBaseline) starts it on the consumer protocol instead.
 func rollingGroup(g *simGroup, i int, baseline bool) {
 	g.rolling = &rollingApp{classic: !baseline, cooperative: i%2 == 1}
 	g.static, g.variant = false, variantPlain
@@ -42,7 +42,7 @@ func rollingGroup(g *simGroup, i int, baseline bool) {
 // scheduleRolls plans the upgrade and the downgrade; the baseline never
 // rolls.
 func (w *world) scheduleRolls(g *simGroup) {
-	if w.opts.RollingBaseline {
+	if w.opts.Workload.RollingUpgradeBaseline {
 		return
 	}
 	life := g.diesMs - g.bornMs
