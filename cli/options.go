@@ -323,7 +323,7 @@ func (o *optionFlags) replayCommand(base, sc *scenario.Scenario, extra string) s
 	if src == "" {
 		src = sc.Name
 	}
-	args := append([]string{o.app.prog, "replay", "--scenario", shellQuote(src)}, sim.ReplayArgs(base.Options, sc.Options)...)
+	args := append([]string{o.app.prog, "replay", "--scenario", shellQuote(src)}, boolFlagsJoined(sim.ReplayArgs(base.Options, sc.Options))...)
 	if o.store != "memstore" {
 		args = append(args, "--store", shellQuote(o.store))
 	}
@@ -334,6 +334,23 @@ func (o *optionFlags) replayCommand(base, sc *scenario.Scenario, extra string) s
 		args = append(args, "--skip-invariant", name)
 	}
 	return strings.Join(args, " ") + extra
+}
+
+// boolFlagsJoined writes each boolean parameter of flag-value pairs as
+// --flag=value: a boolean flag takes no separate argument, so
+// "--plugin false" made the printed replay command fail with "unexpected
+// argument".
+func boolFlagsJoined(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if p := sim.ParamByFlag(strings.TrimPrefix(args[i], "--")); p != nil && p.Type == sim.TypeBool && i+1 < len(args) {
+			out = append(out, args[i]+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -27,6 +27,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 	metricsPath := fs.String("metrics", "", "write the brokers' metrics in Prometheus text format to `file`")
 	metricsEvery := fs.Duration("metrics-every", 0, "with --metrics, write a time series: every broker's metrics each `D` of virtual time (e.g. the check interval), then the end state")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the trace hashes")
+	compare := fs.Bool("compare-kip848", true, "with rolling_upgrade_groups, also run the same workload with every member on the consumer protocol from the start and compare duplicates and pause time (false: skip that second run)")
 	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -136,6 +137,9 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 			fmt.Fprintf(stderr, "determinism: two runs, trace hash %s both times\n", res.TraceHash)
 		}
 	}
+	if *compare && sc.Options.Workload.RollingUpgradeGroups > 0 && !sc.Options.Workload.RollingUpgradeBaseline {
+		a.compareKIP848(sc, res, stderr, func(s *scenario.Scenario) string { return of.replayCommand(base, s, "") })
+	}
 	if f := outs["report"]; f != nil {
 		if err := f.writeAndClose(func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
 			failIO(err)
@@ -224,6 +228,9 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 		fmt.Fprintf(w, "  accepted plugin-side data loss (v1 race)  %d, leaked rows %d\n", r.AcceptedDataLoss, r.LeakedRows)
 	}
 	fmt.Fprintf(w, "  marks reached   %s\n", joinCounts64(r.Marks))
+	if r.KIP848 != nil {
+		printKIP848(w, r.KIP848)
+	}
 	fmt.Fprintf(w, "  trace hash      %s\n", r.TraceHash)
 	if r.InvariantsHeld() {
 		fmt.Fprintf(w, "  invariants      held (the %d checks that ran)\n", r.ChecksRan())

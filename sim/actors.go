@@ -123,7 +123,7 @@ func (w *world) spawnWorkload() {
 			withCopartitionedJoin(g, i, topics)
 			w.configureStandbys(g, i)
 			if k.label == rollingLabel {
-				rollingGroup(g, i)
+				rollingGroup(g, i, w.opts.Workload.RollingUpgradeBaseline)
 			}
 			g.rangeAssignor = k.typ == shard.Consumer && usesRange(w.opts.Seed, i, wl.RangeProb)
 			g.rangeAssignor = g.rangeAssignor && g.rolling == nil
@@ -133,6 +133,7 @@ func (w *world) spawnWorkload() {
 				g.upgradeAtMs = g.bornMs + (g.diesMs-g.bornMs)/2
 			}
 			w.groups = append(w.groups, g)
+			w.costs.add(w, g)
 			w.res.GroupsCreated[k.label]++
 			gg := g
 			w.eng.at(g.bornMs, func() { w.birth(gg) })
@@ -541,6 +542,7 @@ func (w *world) commitWith(g *simGroup, member string, epoch int32, retentionMs 
 	}
 	w.touch(b)
 	w.client(tCommit, g.id, member, "")
+	cost := w.costs.commitSent(g, member, parts, w.nowMs())
 	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{
 		GroupID: g.id, MemberID: member, MemberEpoch: epoch, RetentionTimeMs: retentionMs,
 		Topics: []shard.OffsetCommitTopic{{Topic: g.topic, Partitions: parts}},
@@ -548,6 +550,7 @@ func (w *world) commitWith(g *simGroup, member string, epoch int32, retentionMs 
 		if err == nil {
 			w.res.OffsetCommits += int64(r.Committed)
 		}
+		cost.done(r, err)
 	})
 	if w.eng.chance(0.1) {
 		w.readBack(g, b)

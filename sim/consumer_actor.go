@@ -81,6 +81,7 @@ func (w *world) consumerLost(m *simMember) {
 // to revoke, at its current epoch (the coordinator accepts it: the member
 // keeps its epoch until it acknowledges).
 func (w *world) commitPartitions(m *simMember, tps []shard.TopicPartitions) {
+	w.costs.stop(m, tps, w.nowMs()) // it fetches them no more (pending revocation)
 	var parts []shard.OffsetCommitPartition
 	for _, tp := range tps {
 		if m.g.typ != shard.Streams && tp.Topic != m.g.topic {
@@ -100,6 +101,7 @@ func (w *world) commitPartitions(m *simMember, tps []shard.TopicPartitions) {
 	// Not traced: the response that asked for the revocation may arrive in
 	// a poll with others, and the trace keeps at most one line per event.
 	w.touch(b)
+	cost := w.costs.commitSent(m.g, m.id, parts, w.nowMs())
 	w.brokers[b].c.CommitOffsets(shard.OffsetCommitRequest{
 		GroupID: m.g.id, MemberID: m.id, MemberEpoch: m.epoch, RetentionTimeMs: -1,
 		Topics: []shard.OffsetCommitTopic{{Topic: m.g.topic, Partitions: parts}},
@@ -107,6 +109,7 @@ func (w *world) commitPartitions(m *simMember, tps []shard.TopicPartitions) {
 		if err == nil {
 			w.res.OffsetCommits += int64(r.Committed)
 		}
+		cost.done(r, err)
 	})
 }
 

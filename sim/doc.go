@@ -9,7 +9,10 @@
 // instances, KIP-848 consumers, share members, simple consumers, an admin,
 // and the classic consumers of rolling-upgrade applications, which speak
 // JoinGroup/SyncGroup/Heartbeat and assign on the leader: classic_actor.go,
-// rolling_upgrade.go).
+// rolling_upgrade.go; what their rolls cost the applications' records, in
+// pauses and duplicates, is measured after every event by package
+// consumption, rolling_costs.go, and CompareKIP848 sets a run beside its
+// all-KIP-848 baseline, Workload.RollingUpgradeBaseline).
 // A Connect workload runs beside them in package connectsim, which sees the
 // world only through the engine interface connect.go implements. Faults each
 // have a switch and a probability (see Fault kinds below). After every event

@@ -106,6 +106,11 @@ type Workload struct {
 	// classic protocol and roll onto the consumer protocol and back
 	// (sim/rolling_upgrade.go).
 	RollingUpgradeGroups int
+	// RollingUpgradeBaseline starts the rolling-upgrade applications on
+	// the consumer protocol and never rolls them: the all-KIP-848 run a
+	// rolling upgrade is compared with (KIP848Baseline, CompareKIP848,
+	// `coordsim run --compare-kip848`).
+	RollingUpgradeBaseline bool
 	// MembersMin/MembersMax bound the members per streams, consumer or share group.
 	MembersMin int
 	MembersMax int

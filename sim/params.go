@@ -109,6 +109,8 @@ var Params = withFlags(append([]*Param{
 		func(o *Options) any { return &o.Workload.SimpleGroups }),
 	groupsParam("workload.rolling_upgrade_groups", "consumer applications whose classic clients restart one at a time onto the consumer protocol and back (an online upgrade and downgrade)",
 		func(o *Options) any { return &o.Workload.RollingUpgradeGroups }),
+	boolParam("workload.rolling_upgrade_baseline", "start the rolling-upgrade applications on the consumer protocol and never roll them: the all-KIP-848 run `coordsim run` compares a rolling upgrade with (docs/rolling-upgrade.md)",
+		func(o *Options) any { return &o.Workload.RollingUpgradeBaseline }),
 	intParam("workload.members_min", 1, 100, "fewest members of a streams, consumer or share group",
 		func(o *Options) any { return &o.Workload.MembersMin }),
 	intParam("workload.members_max", 1, 100, "most members, at least `members_min`", func(o *Options) any { return &o.Workload.MembersMax }),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/coordsim/coordsim/metrics"
 	"github.com/coordsim/coordsim/sim/connectsim"
+	"github.com/coordsim/coordsim/sim/consumption"
 )
 
 // Result is what one simulation produced. Everything in it is a function of
@@ -72,6 +73,14 @@ type Result struct {
 	// option; the caller that resolved the options fills it in (reports
 	// print it).
 	Replay string `json:"replay,omitempty"`
+	// Consumption is what the rolling-upgrade applications' rebalances
+	// cost their records: pauses and duplicates, with each roll's window
+	// (nil without rolling-upgrade groups; sim/rolling_costs.go).
+	// Consumption.Total() sums it; CompareKIP848 compares two runs.
+	Consumption *consumption.Log `json:"-"`
+	// KIP848 compares this run with its all-KIP-848 baseline, when the
+	// caller ran one (CompareKIP848; `coordsim run --compare-kip848`).
+	KIP848 *KIP848Comparison `json:"kip848_comparison,omitempty"`
 	// Group is Options.InspectGroup's state where the run ended.
 	Group *GroupDetail `json:"group_detail,omitempty"`
 

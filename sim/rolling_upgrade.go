@@ -16,7 +16,8 @@ import (
 // speaking the classic protocol. Past five eighths of its life they roll
 // back one at a time: the last consumer-protocol member's leave downgrades
 // the group to a classic one. The one-owner invariant is checked on every
-// take throughout, across both conversions.
+// take throughout, across both conversions. What the rolls cost the
+// application's records is measured in rolling_costs.go.
 
 const rollingLabel = "rolling"
 
@@ -31,14 +32,19 @@ type rollingApp struct {
 }
 
 // rollingGroup makes g a rolling-upgrade application: dynamic members, no
-// idle variant, eager for even indexes, cooperative for odd.
-func rollingGroup(g *simGroup, i int) {
-	g.rolling = &rollingApp{classic: true, cooperative: i%2 == 1}
+// idle variant, eager for even indexes, cooperative for odd. The baseline
+// (Workload.RollingUpgradeBaseline) starts it on the consumer protocol instead.
+func rollingGroup(g *simGroup, i int, baseline bool) {
+	g.rolling = &rollingApp{classic: !baseline, cooperative: i%2 == 1}
 	g.static, g.variant = false, variantPlain
 }
 
-// scheduleRolls plans the upgrade and the downgrade.
+// scheduleRolls plans the upgrade and the downgrade; the baseline never
+// rolls.
 func (w *world) scheduleRolls(g *simGroup) {
+	if w.opts.Workload.RollingUpgradeBaseline {
+		return
+	}
 	life := g.diesMs - g.bornMs
 	w.eng.at(g.bornMs+life/4, func() { w.startRoll(g, false) })
 	w.eng.at(g.bornMs+life*5/8, func() { w.startRoll(g, true) })
@@ -51,6 +57,7 @@ func (w *world) startRoll(g *simGroup, toClassic bool) {
 		return
 	}
 	g.rolling.classic = toClassic
+	w.costs.window(g, toClassic, true, w.nowMs())
 	protocol := "group.protocol=consumer"
 	if toClassic {
 		protocol = "group.protocol=classic"
@@ -87,6 +94,7 @@ func (w *world) rollNext(g *simGroup) {
 // markConverted marks a group the coordinator converted to the protocol
 // its instances now all speak.
 func (w *world) markConverted(g *simGroup, toClassic bool) {
+	w.costs.window(g, toClassic, false, w.nowMs()) // the roll's window: the group has settled
 	p := coordinator.PartitionFor(g.id, w.opts.Partitions)
 	b := w.owner[p]
 	if b < 0 {

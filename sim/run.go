@@ -88,6 +88,7 @@ func (w *world) run() {
 		}
 		fn()
 		w.res.Events++
+		w.costs.afterEvent(w.nowMs())
 		if w.cw != nil {
 			w.cw.AfterEvent()
 			w.check.checkShareInFlight()
@@ -180,6 +181,7 @@ func (w *world) finish() {
 		r.Metrics = append(r.Metrics, w.cw.MetricSamples()...)
 	}
 	r.Violation = w.stopErr
+	r.Consumption = w.costs.finish(w.nowMs())
 	if w.opts.InspectGroup != "" {
 		r.Group = w.inspectGroup(w.opts.InspectGroup)
 	}

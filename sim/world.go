@@ -116,6 +116,9 @@ type world struct {
 	cycleAt []int
 	// minValueIDs counts the ids hashing to Integer.MIN_VALUE handed out.
 	minValueIDs int
+	// costs measures the rolling-upgrade applications' pauses and
+	// duplicates (rolling_costs.go; nil without any).
+	costs *rollingCosts
 	// joins counts join heartbeats: every fourth is described at once
 	// (describeBack), by count rather than by a draw so the random stream,
 	// and so every other choice of the run, stays as it was.
@@ -186,6 +189,7 @@ func newWorld(opts Options, traceOut io.Writer) (*world, error) {
 		}
 	}
 	w.pick = sortedTopicNames(w.topics)
+	w.costs = newRollingCosts(w)
 	w.check = newChecker(w)
 	var off map[string]string
 	if opts.Plugin {

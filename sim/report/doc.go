@@ -16,7 +16,11 @@
 // produced, received, duplicated, redelivered, archived, dead-lettered,
 // lost; tasks; throughput; the longest redelivery after a kill) and plots of
 // each connector's throughput and running tasks over virtual time. A run
-// without one renders exactly as if the section did not exist.
+// without one renders exactly as if the section did not exist. A run
+// compared with its all-KIP-848 baseline (Result.KIP848, `coordsim run`
+// of a rolling-upgrade workload) gets a section after the summary: which
+// run is which, and each scope's duplicates and pause time in both runs
+// with their ratio.
 //
 // The plots are drawn by gonum.org/v1/plot through its vg/vgsvg backend and
 // inlined into the page as SVG; the one font they use (Liberation Sans, which

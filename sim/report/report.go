@@ -92,6 +92,9 @@ type page struct {
 
 	// Sinks is the Connect section, nil for a run without a Connect workload.
 	Sinks *sinks
+	// KIP848 compares a rolling upgrade with its all-KIP-848 baseline, nil
+	// when the run was not compared.
+	KIP848 *kip848
 }
 
 // sinks is the Connect section: the connectors' table and their plots.
@@ -141,6 +144,7 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 		StoppedBy: stoppedBy(r),
 		Figures:   figs,
 		FontCSS:   fontCSS,
+		KIP848:    kip848Section(r.KIP848),
 	}
 	pg.Summary = summaryRows(r)
 	pg.Warnings = slices.Clone(r.Warnings)
@@ -362,7 +366,8 @@ table.sinks td.warn{background:#fff6dd}
 <nav class="toc" aria-label="Contents"><b>Contents</b>
 <ol>
 <li><a href="#summary">Summary</a></li>
-{{if .Violation}}<li><a href="#violation">Invariant violation</a></li>
+{{if .KIP848}}<li><a href="#kip848">Rolling upgrade against all KIP-848</a></li>
+{{end}}{{if .Violation}}<li><a href="#violation">Invariant violation</a></li>
 {{end}}<li><a href="#plots">Over virtual time</a><ol>
 {{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}</ol></li>
@@ -382,7 +387,16 @@ table.sinks td.warn{background:#fff6dd}
 {{range .Summary}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td>{{.Name}}</td><td class="num">{{.Value}}</td></tr>
 {{end}}</tbody>
 </table>
-{{with .Violation}}
+{{with .KIP848}}
+<h2 id="kip848">Rolling upgrade against all KIP-848</h2>
+<p class="meta">The same seed, faults and applications, run twice. Each scope measures both runs in the rolling run's windows (a window runs from a roll's first restart to a minute after its last), group by group; the whole run counts every application's life. Records are produced at {{.RecordsPerSecond}}/s per partition; a pause is partition-time with no member consuming.</p>
+<table class="summary"><tbody>
+{{range .Runs}}<tr{{if .Class}} class="{{.Class}}"{{end}}><td>{{.Name}}</td><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
+<table><thead><tr><th>scope</th><th>measure</th><th>{{.RollingName}}</th><th>{{.BaselineName}}</th><th>ratio</th></tr></thead><tbody>
+{{range .Rows}}<tr>{{if .First}}<td rowspan="{{.ScopeRows}}">{{.Scope}}</td>{{end}}<td>{{.Measure}}</td><td class="num">{{.Rolling}}</td><td class="num">{{.Baseline}}</td><td class="num">{{.Ratio}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{with .Violation}}
 <h2 id="violation">Invariant violation</h2>
 <table class="summary"><tbody>
 <tr class="bad"><td>Invariant</td><td>{{.Invariant}}</td></tr>

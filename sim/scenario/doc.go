@@ -57,6 +57,7 @@
 //	share_groups           int          share groups, >= 0
 //	simple_groups          int          groups that only commit offsets, >= 0 (at most 2 000 000 groups in all)
 //	rolling_upgrade_groups int          classic consumer applications rolled onto the consumer protocol and back, >= 0
+//	rolling_upgrade_baseline bool       those applications on the consumer protocol from the start, never rolled (the all-KIP-848 baseline)
 //	members_min            int          fewest members of a streams, consumer or share group (>= 1)
 //	members_max            int          most members (>= members_min, <= 100)
 //	lifetime_min           duration     shortest time a group has members (> 0)

@@ -498,7 +498,7 @@ func TestSchemaIsDocumented(t *testing.T) {
 	keys = append(keys, keysOf(d.topFields(&Scenario{}))...)
 	keys = append(keys, keysOf(d.workloadFields(&sim.Options{}))...)
 	faultKeys := keysOf(d.faultFields(&sim.Options{}))
-	require.Len(t, keys, 16+17)
+	require.Len(t, keys, 16+18)
 	require.Greater(t, len(faultKeys), 20, "the faults section lost its keys")
 	var connectKeys []string
 	connectKeys = append(connectKeys, keysOf(d.connectFields(&connectsim.Workload{}))...)
