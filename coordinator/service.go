@@ -514,6 +514,17 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 	}
 	res, err := op(h.latest, c.nowMs())
 	if err != nil {
+		if len(res.Records) > 0 {
+			// A heartbeat that failed after an online upgrade began: its
+			// error is answered now, the classic group's parked requests
+			// the upgrade answered once the state clearing them commits.
+			cs := res.Completions
+			c.appendRecords(h, name, res.Records, res.Timers, doneFunc(func(err error) {
+				if err == nil {
+					h.deliverCompletions(cs)
+				}
+			}))
+		}
 		return completed(zero, err)
 	}
 	f := &Future[R]{staged: res.Response}

@@ -66,15 +66,18 @@ func (op *classicOp) expireHeartbeat(memberID string) {
 		return
 	}
 	m := st.member(memberID)
-	if m == nil || m.hasSatisfiedHeartbeat() {
+	if m == nil || m.HasSatisfiedHeartbeat() {
 		return
 	}
 	op.removeMemberAndUpdateGroup(memberID)
 }
 
-// hasSatisfiedHeartbeat is ClassicGroupMember.hasSatisfiedHeartbeat: a new
-// member can expire while parked; any other parked member is alive.
-func (m *ClassicMember) hasSatisfiedHeartbeat() bool {
+// HasSatisfiedHeartbeat is ClassicGroupMember.hasSatisfiedHeartbeat: a new
+// member can expire while parked; any other parked member is alive. Its
+// heartbeat timer firing then does nothing and is not re-armed, as in
+// Kafka: the group's join or sync phase answers the parked request and
+// re-arms it (completeClassicGroupJoin, propagateAssignment).
+func (m *ClassicMember) HasSatisfiedHeartbeat() bool {
 	if m.IsNew {
 		return false
 	}

@@ -91,6 +91,10 @@ type view struct {
 	// answers the classic group's parked JoinGroup and SyncGroup
 	// requests (migration_upgrade.go).
 	completions []Completion
+	// answeredUpgrade is what an online upgrade that answered parked
+	// requests writes when the heartbeat fails after it: the classic
+	// group's state without them (convertToConsumerGroup).
+	answeredUpgrade []Record
 	// removing is set while a member's removal writes the group epoch
 	// record: Kafka's fence (streamsGroupFenceMember) writes the group's
 	// stored validated topology epoch, where a heartbeat writes the one it
@@ -205,6 +209,10 @@ type heartbeatResult struct {
 	// memberTopologyEpoch is the streams member's topology epoch, for the
 	// STALE_TOPOLOGY detail.
 	memberTopologyEpoch int32
+	// converted is the view a conversion of another type's group started
+	// from, nil without one; when the heartbeat fails, what it answered
+	// stays (view.answeredUpgrade).
+	converted *view
 	// assignmentDelayed: the streams group's initial rebalance delay held
 	// back its target assignment (ASSIGNMENT_DELAYED).
 	assignmentDelayed bool
@@ -225,12 +233,14 @@ func (s *Shard) doHeartbeat(nowMs int64, h *heartbeat) (heartbeatResult, error) 
 	if g != nil && g.typ != h.typ {
 		v, ok, err := groupKinds[g.typ].convertTo(s, nowMs, g, h)
 		if err != nil {
-			return out, err
+			return heartbeatResult{converted: v}, err
 		}
 		if !ok {
 			return out, notTypeErr(h.groupID, h.typ)
 		}
-		return heartbeatPaths[h.typ](s, nowMs, v, h)
+		out, err = heartbeatPaths[h.typ](s, nowMs, v, h)
+		out.converted = v
+		return out, err
 	}
 	if g == nil && h.memberEpoch != 0 {
 		// Kafka looks the group up first, for a leave too; a leave (-1,

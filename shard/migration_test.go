@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/coordsim/coordsim/kerr"
 )
 
 // TestRandomWorkloadsMigrate proves the random workloads of
@@ -124,4 +126,78 @@ func TestConsumerHeartbeatDropsClassicMetadata(t *testing.T) {
 	applyResult(h, res)
 	require.Nil(t, h.s.lookup("g").members[id].classic)
 	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay")
+}
+
+// TestUpgradeAnswersParkedRequests proves an online upgrade answers the
+// classic group's parked requests REBALANCE_IN_PROGRESS, as Kafka's
+// convertToConsumerGroup does with completeAllJoinFutures and
+// completeAllSyncFutures before anything else: a JoinGroup waiting for the
+// rebalance and a SyncGroup waiting for the leader when the upgrade
+// succeeds, and the same answers when it fails afterwards (here, members
+// whose metadata is not the consumer protocol), when the heartbeat's error
+// comes with them and with the classic group's state in which no request
+// is parked any more.
+func TestUpgradeAnswersParkedRequests(t *testing.T) {
+	sub := kmsg.NewConsumerMemberMetadata()
+	sub.Version, sub.Topics = 3, []string{"t0"}
+	subscription := sub.AppendTo(nil)
+	join := func(h *harness, group, client string, handle uint64, metadata []byte) JoinGroupResponse {
+		t.Helper()
+		res, err := h.s.JoinGroup(h.nowMs, JoinGroupRequest{GroupID: group, ClientID: client, SessionTimeoutMs: 10_000,
+			RebalanceTimeoutMs: 10_000, ProtocolType: ConsumerProtocolType, Handle: handle,
+			Protocols: []ClassicProtocol{{Name: "range", Metadata: metadata}}})
+		return mustApply(h, res, err)
+	}
+	rebalancing := Completion{Handle: 1, Join: &JoinGroupResponse{Err: rebalanceInProgress()}}
+	for _, tc := range []struct {
+		name     string
+		metadata []byte
+		sync     bool // the follower B has synced and waits for its leader
+		fails    bool
+		want     []Completion
+	}{
+		{name: "join parked, upgraded", metadata: subscription, want: []Completion{rebalancing, {Handle: 2, Join: &JoinGroupResponse{Err: rebalanceInProgress()}}}},
+		{name: "sync parked, upgraded", metadata: subscription, sync: true, want: []Completion{{Handle: 3, Sync: &SyncGroupResponse{Err: rebalanceInProgress()}}}},
+		{name: "join parked, malformed", metadata: []byte("t0"), fails: true, want: []Completion{rebalancing, {Handle: 2, Join: &JoinGroupResponse{Err: rebalanceInProgress()}}}},
+		{name: "sync parked, malformed", metadata: []byte("t0"), sync: true, fails: true, want: []Completion{{Handle: 3, Sync: &SyncGroupResponse{Err: rebalanceInProgress()}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
+			require.True(t, join(h, "g", "a", 1, tc.metadata).Pending)
+			require.True(t, join(h, "g", "b", 2, tc.metadata).Pending)
+			ids := map[uint64]string{} // by their JoinGroup's handle
+			for _, m := range h.s.lookup("g").classic.Members {
+				ids[m.JoinHandle] = m.MemberID
+			}
+			if tc.sync {
+				h.advance(h.nowMs + 10_000) // the initial rebalance delay ends
+				res, err := h.s.SyncGroup(h.nowMs, SyncGroupRequest{GroupID: "g", MemberID: ids[2], GenerationID: 1, Handle: 3})
+				require.True(t, mustApply(h, res, err).Pending)
+			}
+			for i := range tc.want {
+				if j := tc.want[i].Join; j != nil {
+					j.MemberID = ids[tc.want[i].Handle]
+				}
+			}
+			res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c1",
+				SubscribedTopicNames: []string{"t0"}, RebalanceTimeoutMs: 10_000})
+			require.Equal(t, tc.want, res.Completions)
+			if !tc.fails {
+				require.NoError(t, err)
+				applyResult(h, res)
+				require.Equal(t, Consumer, h.s.lookup("g").typ)
+				return
+			}
+			require.ErrorIs(t, err, kerr.GroupIDNotFound)
+			require.Len(t, res.Records, 1, "records: %s", formatRecords(res.Records))
+			applyResult(h, res)
+			st := h.s.lookup("g").classic
+			require.Len(t, st.Members, 2)
+			for _, m := range st.Members {
+				require.Zero(t, m.JoinHandle, "%s is parked", m.MemberID)
+				require.Zero(t, m.SyncHandle, "%s is parked", m.MemberID)
+			}
+			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay")
+		})
+	}
 }

@@ -44,9 +44,22 @@ func (s *Shard) validateOnlineUpgrade(g *group) error {
 // epoch, every member's target, the target epoch, every member's current
 // assignment). The returned view holds the converted group, not yet in the
 // shard, with those records, for the joining heartbeat to go on from.
+//
+// Kafka answers the parked requests first, so a conversion that fails
+// after validateOnlineUpgrade (a malformed embedded protocol, a custom
+// assignor, a partition assigned twice), or a joining heartbeat that fails
+// after it, has answered them all the same: the view, returned with the
+// error too, then carries the answers and the classic group's state
+// without them (answeredUpgrade).
 func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 	if err := s.validateOnlineUpgrade(g); err != nil {
 		return nil, err
+	}
+	answered := s.answerParkedRequests(nowMs, g.id)
+	fail := func(err error) (*view, error) {
+		v := s.newView(g, Consumer, g.id)
+		v.completions, v.answeredUpgrade = answered.Completions, answered.Records
+		return v, err
 	}
 	st := g.classic
 	cg := newGroup(g.id, Consumer)
@@ -56,7 +69,7 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 	for i := range st.Members {
 		m, err := s.memberFromClassic(g.id, st, &st.Members[i])
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		s.mutateUpgradedMember(i, m)
 		for _, tp := range m.assigned {
@@ -65,7 +78,7 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 				if _, taken := cg.partitionEpochs[k]; taken {
 					// ConsumerGroup.updateMember's IllegalStateException: a
 					// leader gave one partition to two members.
-					return nil, kerr.UnknownServerError.WithMessage("Cannot upgrade classic group %s: partition %s-%d is assigned to two members.", g.id, tp.Topic, p)
+					return fail(kerr.UnknownServerError.WithMessage("Cannot upgrade classic group %s: partition %s-%d is assigned to two members.", g.id, tp.Topic, p))
 				}
 				cg.partitionEpochs[k] = st.Generation
 			}
@@ -90,20 +103,13 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
 	}
 
-	// completeAllJoinFutures and completeAllSyncFutures with
-	// REBALANCE_IN_PROGRESS; the classic timers are cancelled (Kafka leaves
-	// them to find the group converted), the members' sessions restart
-	// under the consumer group's keys with their classic session timeouts.
+	// The parked requests' answers; the classic timers are cancelled
+	// (Kafka leaves them to find the group converted), the members'
+	// sessions restart under the consumer group's keys with their classic
+	// session timeouts.
+	v.completions, v.answeredUpgrade = answered.Completions, answered.Records
 	for i := range st.Members {
-		cm := &st.Members[i]
-		if cm.JoinHandle != 0 {
-			v.completions = append(v.completions, Completion{Handle: cm.JoinHandle,
-				Join: &JoinGroupResponse{MemberID: cm.MemberID, Err: rebalanceInProgress()}})
-		}
-		if cm.SyncHandle != 0 {
-			v.completions = append(v.completions, Completion{Handle: cm.SyncHandle, Sync: &SyncGroupResponse{Err: rebalanceInProgress()}})
-		}
-		v.timers = append(v.timers, TimerOp{Key: ClassicHeartbeatKey(g.id, cm.MemberID), Cancel: true})
+		v.timers = append(v.timers, TimerOp{Key: ClassicHeartbeatKey(g.id, st.Members[i].MemberID), Cancel: true})
 	}
 	for _, id := range st.PendingMembers {
 		v.timers = append(v.timers, TimerOp{Key: ClassicHeartbeatKey(g.id, id), Cancel: true})
@@ -174,4 +180,20 @@ func (s *Shard) knownPartitions(in []TopicPartitions) []TopicPartitions {
 func (s *Shard) classicSessionTimer(nowMs int64, groupID string, m *member) TimerOp {
 	return TimerOp{Key: m.timerKey(groupID), DeadlineMs: nowMs + int64(m.classic.SessionTimeoutMs),
 		Task: Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: groupID, MemberID: m.id}}
+}
+
+// answerParkedRequests is convertToConsumerGroup's completeAllJoinFutures
+// and completeAllSyncFutures with REBALANCE_IN_PROGRESS: the answers of
+// the classic group's parked JoinGroup and SyncGroup requests, and, when
+// there were any, the group's state without them, which is what stays if
+// the upgrade then fails (Kafka's ClassicGroup keeps its members with no
+// future to complete; nothing re-arms their heartbeats, as in Kafka).
+func (s *Shard) answerParkedRequests(nowMs int64, groupID string) Result[struct{}] {
+	op := s.newClassicOp(nowMs, groupID)
+	for i := range op.st.Members {
+		m := &op.st.Members[i]
+		op.completeJoin(m, JoinGroupResponse{MemberID: m.MemberID, Err: rebalanceInProgress()})
+		op.completeSync(m, SyncGroupResponse{Err: rebalanceInProgress()})
+	}
+	return finish(op, struct{}{})
 }

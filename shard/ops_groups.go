@@ -57,6 +57,10 @@ type ConsumerGroupHeartbeatResponse struct {
 // heartbeat (current epoch, or the previous one with owned partitions that
 // are a subset of the assignment), leave (-1) or a static member's
 // temporary leave (-2). Kafka's GroupMetadataManager.consumerGroupHeartbeat.
+// A failed heartbeat changes nothing, but for one that failed after it
+// began an online upgrade: its Result still carries the answers to the
+// classic group's parked requests and the record that clears them, which
+// the caller writes (as convertToConsumerGroup answers them first).
 func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRequest) (Result[ConsumerGroupHeartbeatResponse], error) {
 	var res Result[ConsumerGroupHeartbeatResponse]
 	h := &heartbeat{
@@ -70,6 +74,12 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 		err = out.view.assignErr
 	}
 	if err != nil {
+		if v := out.converted; v != nil {
+			// A failed online upgrade had answered the classic group's
+			// parked requests: the answers and the classic group's state
+			// without them come with the error.
+			res.Records, res.Completions = v.answeredUpgrade, v.completions
+		}
 		return res, err
 	}
 	res.Records, res.Timers, res.Completions = out.view.records, out.view.timers, out.view.completions

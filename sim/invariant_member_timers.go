@@ -65,7 +65,15 @@ func (c *checker) checkMemberTimers() {
 }
 
 // missingTimer names the first member of s without the timer it needs
-// among keys (sorted), or "".
+// among keys (sorted), or "". A classic member parked in JoinGroup or
+// SyncGroup (ClassicMember.HasSatisfiedHeartbeat) may have none: its
+// heartbeat expiring while it is parked does nothing and arms nothing
+// (Kafka's expireClassicGroupMemberHeartbeat), and the group's join or
+// sync timer is what answers it and re-arms its heartbeat
+// (completeClassicGroupJoin, propagateAssignment). Issue 27's seeds 18, 29
+// and 171: a crashed leader's expiry failed its append, and the followers
+// parked in SyncGroup, whose timers were due at the same instant, expired
+// right after the rollback; the retried expiry 500 ms later answers them.
 func missingTimer(s *shard.Shard, keys []string) string {
 	has := func(key string) bool {
 		_, found := slices.BinarySearch(keys, key)
@@ -79,8 +87,19 @@ func missingTimer(s *shard.Shard, keys []string) string {
 				return true
 			}
 			for _, m := range d.Classic.Members {
-				if key := shard.ClassicHeartbeatKey(gl.GroupID, m.MemberID); !has(key) {
+				key := shard.ClassicHeartbeatKey(gl.GroupID, m.MemberID)
+				if has(key) {
+					continue
+				}
+				if !m.HasSatisfiedHeartbeat() {
 					missing = fmt.Sprintf("classic member %s of %s has no heartbeat timer (%s)", m.MemberID, gl.GroupID, key)
+					return false
+				}
+				// Parked, its heartbeat's expiry was a no-op that armed
+				// nothing, in Kafka too; the phase's timer answers it.
+				if phase := classicPhaseTimer(d.Classic); phase == "" || !has(phase) {
+					missing = fmt.Sprintf("classic member %s of %s is parked in the %s state with no heartbeat timer (%s) and no join or sync timer (%s) to answer it",
+						m.MemberID, gl.GroupID, d.Classic.State, key, phase)
 					return false
 				}
 			}
@@ -100,4 +119,18 @@ func missingTimer(s *shard.Shard, keys []string) string {
 		return true
 	})
 	return missing
+}
+
+// classicPhaseTimer is the key of the timer that ends the phase a classic
+// group's parked requests wait in: the join timer while it prepares a
+// rebalance, the pending-sync timer while it waits for SyncGroups; "" in
+// any other state, where no request stays parked.
+func classicPhaseTimer(st *shard.ClassicGroupState) string {
+	switch st.State {
+	case shard.StatePreparingRebalance:
+		return shard.ClassicJoinKey(st.Group)
+	case shard.StateCompletingRebalance:
+		return shard.ClassicSyncKey(st.Group)
+	}
+	return ""
 }

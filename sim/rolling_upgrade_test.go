@@ -13,12 +13,9 @@ import (
 // system test in the simulator: classic applications (eager and
 // cooperative) roll onto the consumer protocol and back, and every group is
 // upgraded online and downgraded again with no partition held twice.
-// 21-member-timers is skipped: a classic member's heartbeat timer is not
-// yet re-armed when its shard loads (shard/classic_timers.go's work).
 func TestRollingUpgradeKeepsOneOwner(t *testing.T) {
 	o := builtin(t, "rolling-upgrade")
 	o.Duration = 3 * time.Hour
-	o.SkipInvariants = []string{"21-member-timers"}
 	r, err := sim.Run(o, nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation)
