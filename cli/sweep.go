@@ -112,14 +112,8 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
-	base, err := of.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
-		return exitUsage
-	}
-	first, err := of.apply(base, *start)
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+	base, first, ok := of.loadFor("sweep", stderr, func(*scenario.Scenario) uint64 { return *start })
+	if !ok {
 		return exitUsage
 	}
 	required := splitMarks(*require)
