@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -510,13 +511,7 @@ func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
 		return exitUsage
 	}
 	slices.SortFunc(lines, func(a, b *seedLine) int {
-		switch {
-		case a.Seed < b.Seed:
-			return -1
-		case a.Seed > b.Seed:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Seed, b.Seed)
 	})
 	return summarize(lines, required, stdout)
 }
