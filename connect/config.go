@@ -2,6 +2,7 @@ package connect
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,12 +21,7 @@ type Props map[string]string
 // SortedKeys returns p's keys in ascending order: the only order in which
 // a caller should iterate p when the result reaches an output.
 func (p Props) SortedKeys() []string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(p))
 }
 
 // SinkKind is which Connect task class runs a sink connector's tasks. The
