@@ -43,7 +43,7 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	for _, t := range plan.out {
 		st := kmsg.NewOffsetCommitResponseTopic()
 		st.Topic, st.TopicID = t.name, t.id
-		st.Partitions = commitResponsePartitions[kmsg.OffsetCommitResponseTopicPartition](t)
+		st.Partitions = responsePartitions[kmsg.OffsetCommitResponseTopicPartition](t)
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil

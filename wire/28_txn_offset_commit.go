@@ -59,7 +59,7 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			}
 		}
 		st.Topic, st.TopicID = t.name, t.id
-		st.Partitions = commitResponsePartitions[kmsg.TxnOffsetCommitResponseTopicPartition](t)
+		st.Partitions = responsePartitions[kmsg.TxnOffsetCommitResponseTopicPartition](t)
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp, nil
