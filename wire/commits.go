@@ -71,6 +71,26 @@ func responsePartitions[P ~wirePartitionCode](t rowsTopic) []P {
 	return out
 }
 
+// wireCommitTopic is a topic of an OffsetCommit or TxnOffsetCommit
+// response, P its partition type (kmsg has one named type for each).
+type wireCommitTopic[P ~wirePartitionCode] = struct {
+	Topic       string
+	TopicID     [16]byte
+	Partitions  []P
+	UnknownTags kmsg.Tags
+}
+
+// commitResponseTopics is a commit's answered topics (commitPlan.out) as
+// its response's, each named by name and id (the version decides which
+// reaches the wire), in response order.
+func commitResponseTopics[T ~wireCommitTopic[P], P ~wirePartitionCode](topics []rowsTopic) []T {
+	out := make([]T, 0, len(topics))
+	for _, t := range topics {
+		out = append(out, T(wireCommitTopic[P]{Topic: t.name, TopicID: t.id, Partitions: responsePartitions[P](t)}))
+	}
+	return out
+}
+
 // commitPlan is a request resolved: the partitions that go to the
 // coordinator, and the response builder with the rows answered here.
 type commitPlan struct {
