@@ -1,6 +1,8 @@
 package share
 
 import (
+	"cmp"
+
 	"github.com/coordsim/coordsim/internal/enumname"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
@@ -127,18 +129,10 @@ type Config struct {
 
 // resolve returns cfg with defaults applied, or INVALID_REQUEST.
 func (cfg Config) resolve() (Config, error) {
-	if cfg.MaxDeliveryCount == 0 {
-		cfg.MaxDeliveryCount = DefaultMaxDeliveryCount
-	}
-	if cfg.RecordLockDurationMs == 0 {
-		cfg.RecordLockDurationMs = DefaultRecordLockDurationMs
-	}
-	if cfg.MaxInFlightRecords == 0 {
-		cfg.MaxInFlightRecords = DefaultMaxInFlightRecords
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
-	}
+	cfg.MaxDeliveryCount = cmp.Or(cfg.MaxDeliveryCount, DefaultMaxDeliveryCount)
+	cfg.RecordLockDurationMs = cmp.Or(cfg.RecordLockDurationMs, DefaultRecordLockDurationMs)
+	cfg.MaxInFlightRecords = cmp.Or(cfg.MaxInFlightRecords, DefaultMaxInFlightRecords)
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultBatchSize)
 	switch {
 	case cfg.MaxDeliveryCount < MinMaxDeliveryCount || cfg.MaxDeliveryCount > MaxMaxDeliveryCount:
 		return cfg, kerr.InvalidRequest.WithMessage("share: max delivery count %d outside [%d, %d]", cfg.MaxDeliveryCount, MinMaxDeliveryCount, MaxMaxDeliveryCount)
