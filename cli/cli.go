@@ -45,6 +45,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -101,12 +102,7 @@ func newApp(opts ...Option) *app {
 
 // storeNames lists the selectable stores, sorted.
 func (a *app) storeNames() []string {
-	names := make([]string, 0, len(a.stores))
-	for n := range a.stores {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(a.stores))
 }
 
 // Main runs the program on the process's arguments and returns its exit

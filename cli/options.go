@@ -183,13 +183,42 @@ func (o *optionFlags) apply(sc *scenario.Scenario, seed uint64) (*scenario.Scena
 	return &out, nil
 }
 
-// resolve loads the scenario and applies the flags for --seed.
-func (o *optionFlags) resolve() (*scenario.Scenario, error) {
-	sc, err := o.load()
-	if err != nil {
-		return nil, err
+// loadFor is load then apply for the seed seed picks from the loaded
+// scenario, each failure printed as command cmd's usage error: run, replay
+// and sweep start alike, differing only in the seed (--seed or the
+// scenario's for one run, --start for a sweep).
+func (o *optionFlags) loadFor(cmd string, stderr io.Writer, seed func(base *scenario.Scenario) uint64) (base, sc *scenario.Scenario, ok bool) {
+	base, err := o.load()
+	if err == nil {
+		sc, err = o.apply(base, seed(base))
 	}
-	return o.apply(sc, o.seedOr(sc.Options.Seed))
+	if err != nil {
+		fmt.Fprintf(stderr, "coordsim %s: %v\n", cmd, err)
+		return nil, nil, false
+	}
+	return base, sc, true
+}
+
+// flagSeed is one run's seed: --seed when given, else base's own.
+func (o *optionFlags) flagSeed(base *scenario.Scenario) uint64 {
+	return o.seedOr(base.Options.Seed)
+}
+
+// startOne is run's and replay's last step before their simulation, once
+// every flag is checked: nothing more when the command only checks its
+// words (app.checkOnly: ok false, code exitOK), else preflight, a refusal
+// printed as cmd's usage error. The caller defers release.
+func (a *app) startOne(of *optionFlags, sc *scenario.Scenario, cmd string, stderr io.Writer) (release func(), code int, ok bool) {
+	if a.checkOnly {
+		return nil, exitOK, false
+	}
+	release, err := of.preflight(sc)
+	if err != nil {
+		release()
+		fmt.Fprintf(stderr, "coordsim %s: %v\n", cmd, err)
+		return nil, exitUsage, false
+	}
+	return release, 0, true
 }
 
 // seedOr is --seed when given, else def.

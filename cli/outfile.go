@@ -17,8 +17,9 @@ type outFile struct {
 	flag, path string
 	f          *os.File
 	buf        *bufio.Writer
-	// err is the first write error; Write returns it from then on.
-	err    error
+	// stickyWriter writes through buf; its err is the first write error,
+	// which Write returns from then on.
+	stickyWriter
 	closed bool
 }
 
@@ -28,17 +29,8 @@ func createOut(flag, path string) (*outFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
-	return &outFile{flag: flag, path: path, f: f, buf: bufio.NewWriterSize(f, 64<<10)}, nil
-}
-
-// Write buffers p; the first failure sticks.
-func (o *outFile) Write(p []byte) (int, error) {
-	if o.err != nil {
-		return 0, o.err
-	}
-	n, err := o.buf.Write(p)
-	o.err = err
-	return n, err
+	buf := bufio.NewWriterSize(f, 64<<10)
+	return &outFile{flag: flag, path: path, f: f, buf: buf, stickyWriter: stickyWriter{w: buf}}, nil
 }
 
 // close flushes and closes the file and reports the first failure of any

@@ -21,20 +21,15 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d --window %d: --stop-at must be >= 0 and --window in [1, 100000]\n", *stopAt, *window)
 		return exitUsage
 	}
-	sc, err := of.resolve()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
+	_, sc, ok := of.loadFor("replay", stderr, of.flagSeed)
+	if !ok {
 		return exitUsage
 	}
-	if a.checkOnly {
-		return exitOK
+	release, code, ok := a.startOne(of, sc, "replay", stderr)
+	if !ok {
+		return code
 	}
-	release, err := of.preflight(sc)
 	defer release()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim replay: %v\n", err)
-		return exitUsage
-	}
 	if err := of.emitScenario(sc); err != nil {
 		fmt.Fprintf(stderr, "coordsim replay: --emit-scenario %s: %v\n", of.emit, err)
 		return exitIO

@@ -36,25 +36,15 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "coordsim run: --metrics-every %s: needs --metrics FILE and a duration of at least 1s\n", *metricsEvery)
 		return exitUsage
 	}
-	base, err := of.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
+	base, sc, ok := of.loadFor("run", stderr, of.flagSeed)
+	if !ok {
 		return exitUsage
 	}
-	sc, err := of.apply(base, of.seedOr(base.Options.Seed))
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
-		return exitUsage
+	release, code, ok := a.startOne(of, sc, "run", stderr)
+	if !ok {
+		return code
 	}
-	if a.checkOnly {
-		return exitOK
-	}
-	release, err := of.preflight(sc)
 	defer release()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim run: %v\n", err)
-		return exitUsage
-	}
 	// Every output file is created before the simulation starts, so a bad
 	// path fails at once rather than after minutes of simulation; every
 	// write and close is checked after it (outFile).

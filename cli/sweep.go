@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -112,14 +113,8 @@ func (a *app) sweepCmd(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
 		return exitUsage
 	}
-	base, err := of.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
-		return exitUsage
-	}
-	first, err := of.apply(base, *start)
-	if err != nil {
-		fmt.Fprintf(stderr, "coordsim sweep: %v\n", err)
+	base, first, ok := of.loadFor("sweep", stderr, func(*scenario.Scenario) uint64 { return *start })
+	if !ok {
 		return exitUsage
 	}
 	required := splitMarks(*require)
@@ -516,13 +511,7 @@ func mergeCmd(files []string, stdout, stderr io.Writer, extra []string) int {
 		return exitUsage
 	}
 	slices.SortFunc(lines, func(a, b *seedLine) int {
-		switch {
-		case a.Seed < b.Seed:
-			return -1
-		case a.Seed > b.Seed:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.Seed, b.Seed)
 	})
 	return summarize(lines, required, stdout)
 }

@@ -2,12 +2,14 @@ package connect
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/coordsim/coordsim/groupconfig"
+	"github.com/coordsim/coordsim/internal/enumname"
 	"github.com/coordsim/coordsim/internal/topicname"
 )
 
@@ -19,12 +21,7 @@ type Props map[string]string
 // SortedKeys returns p's keys in ascending order: the only order in which
 // a caller should iterate p when the result reaches an output.
 func (p Props) SortedKeys() []string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(p))
 }
 
 // SinkKind is which Connect task class runs a sink connector's tasks. The
@@ -42,16 +39,10 @@ const (
 	ShareSink
 )
 
+var sinkKinds = enumname.New("SinkKind", ConsumerSink, "consumer", "share")
+
 // String returns "consumer" or "share", the words a Connect log would use.
-func (k SinkKind) String() string {
-	switch k {
-	case ConsumerSink:
-		return "consumer"
-	case ShareSink:
-		return "share"
-	}
-	return fmt.Sprintf("SinkKind(%d)", int8(k))
-}
+func (k SinkKind) String() string { return sinkKinds.String(k) }
 
 func (k SinkKind) valid() bool { return k == ConsumerSink || k == ShareSink }
 
@@ -69,16 +60,10 @@ const (
 	ToleranceAll
 )
 
+var tolerances = enumname.New("Tolerance", ToleranceNone, "none", "all")
+
 // String returns Kafka's spelling, "none" or "all".
-func (t Tolerance) String() string {
-	switch t {
-	case ToleranceNone:
-		return "none"
-	case ToleranceAll:
-		return "all"
-	}
-	return fmt.Sprintf("Tolerance(%d)", int8(t))
-}
+func (t Tolerance) String() string { return tolerances.String(t) }
 
 // Config keys, spelled as Kafka spells them, so a Kafka engineer can grep.
 const (

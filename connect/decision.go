@@ -1,9 +1,9 @@
 package connect
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/coordsim/coordsim/internal/enumname"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/share"
 )
@@ -21,16 +21,10 @@ const (
 	ConvertFailed
 )
 
+var convertOutcomes = enumname.New("ConvertOutcome", ConvertOK, "ConvertOK", "ConvertFailed")
+
 // String names the outcome for traces.
-func (o ConvertOutcome) String() string {
-	switch o {
-	case ConvertOK:
-		return "ConvertOK"
-	case ConvertFailed:
-		return "ConvertFailed"
-	}
-	return fmt.Sprintf("ConvertOutcome(%d)", int8(o))
-}
+func (o ConvertOutcome) String() string { return convertOutcomes.String(o) }
 
 // PutOutcome is how one SinkTask.put(batch) call ended. The zero value is
 // invalid, as for ConvertOutcome.
@@ -46,18 +40,10 @@ const (
 	PutFatal
 )
 
+var putOutcomes = enumname.New("PutOutcome", PutOK, "PutOK", "PutRetriable", "PutFatal")
+
 // String names the outcome for traces.
-func (o PutOutcome) String() string {
-	switch o {
-	case PutOK:
-		return "PutOK"
-	case PutRetriable:
-		return "PutRetriable"
-	case PutFatal:
-		return "PutFatal"
-	}
-	return fmt.Sprintf("PutOutcome(%d)", int8(o))
-}
+func (o PutOutcome) String() string { return putOutcomes.String(o) }
 
 // Decision says what a task does with a record or a batch after an outcome
 // (§4.2's outcome mapping). The zero Decision means "carry on": the record
@@ -179,24 +165,18 @@ const (
 	FatalPutFailTask
 )
 
+var fatalPutPolicies = enumname.New("FatalPutPolicy", FatalPutReject, "reject", "fail_task")
+
 // String names the policy as the scenario files spell it.
-func (p FatalPutPolicy) String() string {
-	switch p {
-	case FatalPutReject:
-		return "reject"
-	case FatalPutFailTask:
-		return "fail_task"
-	}
-	return fmt.Sprintf("FatalPutPolicy(%d)", int8(p))
-}
+func (p FatalPutPolicy) String() string { return fatalPutPolicies.String(p) }
 
 // ParseFatalPutPolicy reads "reject" or "fail_task" ("" is reject).
 func ParseFatalPutPolicy(s string) (FatalPutPolicy, error) {
-	switch s {
-	case "", "reject":
-		return FatalPutReject, nil
-	case "fail_task":
-		return FatalPutFailTask, nil
+	if s == "" {
+		s = "reject"
+	}
+	if p, ok := fatalPutPolicies.Parse(s); ok {
+		return p, nil
 	}
 	return 0, kerr.InvalidRequest.WithMessage("connect: fatal put policy %q is not reject or fail_task", s)
 }
@@ -218,24 +198,18 @@ const (
 	RetriablePutRetry
 )
 
+var retriablePutPolicies = enumname.New("RetriablePutPolicy", RetriablePutRelease, "release", "retry")
+
 // String names the policy as the scenario files spell it.
-func (p RetriablePutPolicy) String() string {
-	switch p {
-	case RetriablePutRelease:
-		return "release"
-	case RetriablePutRetry:
-		return "retry"
-	}
-	return fmt.Sprintf("RetriablePutPolicy(%d)", int8(p))
-}
+func (p RetriablePutPolicy) String() string { return retriablePutPolicies.String(p) }
 
 // ParseRetriablePutPolicy reads "release" or "retry" ("" is release).
 func ParseRetriablePutPolicy(s string) (RetriablePutPolicy, error) {
-	switch s {
-	case "", "release":
-		return RetriablePutRelease, nil
-	case "retry":
-		return RetriablePutRetry, nil
+	if s == "" {
+		s = "release"
+	}
+	if p, ok := retriablePutPolicies.Parse(s); ok {
+		return p, nil
 	}
 	return 0, kerr.InvalidRequest.WithMessage("connect: retriable put policy %q is not release or retry", s)
 }

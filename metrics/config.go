@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 )
@@ -58,14 +59,8 @@ func (c Config) Validate() error {
 
 // withDefaults fills zero fields with Kafka's defaults.
 func (c Config) withDefaults() Config {
-	if c.Samples == 0 {
-		c.Samples = DefaultSamples
-	}
-	if c.TimeWindowMs == 0 {
-		c.TimeWindowMs = DefaultTimeWindowMs
-	}
-	if c.EventWindow == 0 {
-		c.EventWindow = DefaultEventWindow
-	}
+	c.Samples = cmp.Or(c.Samples, DefaultSamples)
+	c.TimeWindowMs = cmp.Or(c.TimeWindowMs, DefaultTimeWindowMs)
+	c.EventWindow = cmp.Or(c.EventWindow, DefaultEventWindow)
 	return c
 }

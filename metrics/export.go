@@ -87,7 +87,7 @@ func WritePrometheus(w io.Writer, samples []Sample, prefix string) error {
 		b.WriteString("# HELP ")
 		b.WriteString(fam)
 		b.WriteByte(' ')
-		writeHelpEscaped(&b, help)
+		_, _ = helpEscaper.WriteString(&b, help)
 		b.WriteString("\n# TYPE ")
 		b.WriteString(fam)
 		b.WriteByte(' ')
@@ -168,19 +168,8 @@ func checkPrefix(p string) error {
 	return nil
 }
 
-// writeHelpEscaped escapes a HELP text: backslash and newline.
-func writeHelpEscaped(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-}
+// helpEscaper is Prometheus' HELP escaping: backslash and newline.
+var helpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
 
 // formatValue prints a float as Prometheus and Go read it back exactly: the
 // shortest 'g' form, "NaN", "+Inf" or "-Inf".

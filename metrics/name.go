@@ -70,7 +70,7 @@ func (t Tags) String() string {
 		}
 		b.WriteString(tag.Key)
 		b.WriteString(`="`)
-		writeEscaped(&b, tag.Value)
+		_, _ = labelEscaper.WriteString(&b, tag.Value)
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')
@@ -231,19 +231,6 @@ func checkSensorName(s string) error {
 	return nil
 }
 
-// writeEscaped writes s with Prometheus label-value escaping: backslash, double
+// labelEscaper is Prometheus' label-value escaping: backslash, double
 // quote and newline.
-func writeEscaped(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-}
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

@@ -65,10 +65,7 @@ func (s *Sensor) Add(name MetricName, stat Stat) error {
 	if stat.inUse() {
 		return newError(ErrStatInUse, n.String(), "the stat is already added to a sensor")
 	}
-	stat.bind(&s.reg.cfg)
-	e := &sensorEntry{rec: stat, live: 1}
-	s.entries = append(s.entries, e)
-	s.reg.insert(&metric{name: n, key: n.String(), kind: stat.Kind(), stat: stat, sensor: s, entry: e})
+	s.attach(stat, metric{name: n, kind: stat.Kind(), stat: stat})
 	return nil
 }
 
@@ -101,12 +98,25 @@ func (s *Sensor) AddMeter(base MetricName, m *Meter) error {
 	if m.inUse() {
 		return newError(ErrStatInUse, base.String(), "the meter is already added to a sensor")
 	}
-	m.bind(&s.reg.cfg)
-	e := &sensorEntry{rec: m, live: 2}
-	s.entries = append(s.entries, e)
-	s.reg.insert(&metric{name: rn, key: rn.String(), kind: KindGauge, stat: m.rate, sensor: s, entry: e})
-	s.reg.insert(&metric{name: cn, key: cn.String(), kind: KindCounter, stat: meterTotal{m}, sensor: s, entry: e})
+	s.attach(m, metric{name: rn, kind: KindGauge, stat: m.rate}, metric{name: cn, kind: KindCounter, stat: meterTotal{m}})
 	return nil
+}
+
+// attach is Add's and AddMeter's last step, once every check passed: rec
+// is bound to the registry's config and recorded into as one entry, which
+// lives while any of its metrics does, and its metrics (name, kind and
+// stat set) are registered, in order, as the sensor's.
+func (s *Sensor) attach(rec interface {
+	recorder
+	bind(cfg *Config)
+}, metrics ...metric) {
+	rec.bind(&s.reg.cfg)
+	e := &sensorEntry{rec: rec, live: len(metrics)}
+	s.entries = append(s.entries, e)
+	for _, m := range metrics {
+		m.key, m.sensor, m.entry = m.name.String(), s, e
+		s.reg.insert(&m)
+	}
 }
 
 // statIsNil reports a nil interface or a typed nil pointer of one of the

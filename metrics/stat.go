@@ -198,46 +198,29 @@ func (s *sampledStat) measure(cfg *Config, nowMs int64) float64 {
 	return s.combine()
 }
 
+// combine folds the retained samples as Kafka's SampledStat subclasses do:
+// Max and Min the extreme value (from -Inf and Double.MAX_VALUE), Avg the
+// total over the event count, WindowedSum and WindowedCount the total. Max,
+// Min and Avg are NaN when no sample saw an event. One pass serves every
+// kind; the total adds the samples in the same order for each.
 func (s *sampledStat) combine() float64 {
-	var count int64
-	switch s.kind {
-	case sampledMax:
-		v := math.Inf(-1)
-		for _, smp := range s.samples {
-			v = math.Max(v, smp.value)
-			count += smp.eventCount
-		}
-		if count == 0 {
-			return math.NaN()
-		}
-		return v
-	case sampledMin:
-		v := math.MaxFloat64
-		for _, smp := range s.samples {
-			v = math.Min(v, smp.value)
-			count += smp.eventCount
-		}
-		if count == 0 {
-			return math.NaN()
-		}
-		return v
-	case sampledAvg:
-		var total float64
-		for _, smp := range s.samples {
-			total += smp.value
-			count += smp.eventCount
-		}
-		if count == 0 {
-			return math.NaN()
-		}
-		return total / float64(count)
-	default:
-		var total float64
-		for _, smp := range s.samples {
-			total += smp.value
-		}
-		return total
+	maxV, minV, total, count := math.Inf(-1), math.MaxFloat64, 0.0, int64(0)
+	for _, smp := range s.samples {
+		maxV, minV = math.Max(maxV, smp.value), math.Min(minV, smp.value)
+		total += smp.value
+		count += smp.eventCount
 	}
+	switch {
+	case s.kind == sampledSum || s.kind == sampledCount:
+		return total
+	case count == 0:
+		return math.NaN()
+	case s.kind == sampledMax:
+		return maxV
+	case s.kind == sampledMin:
+		return minV
+	}
+	return total / float64(count)
 }
 
 // WindowedSum is the sum of the values recorded in the retained samples.

@@ -1,8 +1,9 @@
 package share
 
 import (
-	"fmt"
+	"cmp"
 
+	"github.com/coordsim/coordsim/internal/enumname"
 	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/kerr"
 )
@@ -20,21 +21,9 @@ const (
 	Archived     RecordState = 4 // rejected, delivery limit hit, below log start, or a gap; terminal
 )
 
-func (s RecordState) String() string {
-	switch s {
-	case Available:
-		return "AVAILABLE"
-	case Acquired:
-		return "ACQUIRED"
-	case Acknowledged:
-		return "ACKNOWLEDGED"
-	case Archiving:
-		return "ARCHIVING"
-	case Archived:
-		return "ARCHIVED"
-	}
-	return fmt.Sprintf("RecordState(%d)", int8(s))
-}
+var recordStates = enumname.New("RecordState", Available, "AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVING", "ARCHIVED")
+
+func (s RecordState) String() string { return recordStates.String(s) }
 
 // Terminal reports whether no transition leaves s.
 func (s RecordState) Terminal() bool { return s == Acknowledged || s == Archived }
@@ -70,21 +59,9 @@ const (
 	AckRenew   AcknowledgeType = 4 // KIP-1222: no state change, the lock restarts
 )
 
-func (t AcknowledgeType) String() string {
-	switch t {
-	case AckGap:
-		return "GAP"
-	case AckAccept:
-		return "ACCEPT"
-	case AckRelease:
-		return "RELEASE"
-	case AckReject:
-		return "REJECT"
-	case AckRenew:
-		return "RENEW"
-	}
-	return fmt.Sprintf("AcknowledgeType(%d)", int8(t))
-}
+var acknowledgeTypes = enumname.New("AcknowledgeType", AckGap, "GAP", "ACCEPT", "RELEASE", "REJECT", "RENEW")
+
+func (t AcknowledgeType) String() string { return acknowledgeTypes.String(t) }
 
 // AutoOffsetReset is the group config share.auto.offset.reset (§1.8). The
 // zero value is Kafka's default, latest.
@@ -152,18 +129,10 @@ type Config struct {
 
 // resolve returns cfg with defaults applied, or INVALID_REQUEST.
 func (cfg Config) resolve() (Config, error) {
-	if cfg.MaxDeliveryCount == 0 {
-		cfg.MaxDeliveryCount = DefaultMaxDeliveryCount
-	}
-	if cfg.RecordLockDurationMs == 0 {
-		cfg.RecordLockDurationMs = DefaultRecordLockDurationMs
-	}
-	if cfg.MaxInFlightRecords == 0 {
-		cfg.MaxInFlightRecords = DefaultMaxInFlightRecords
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
-	}
+	cfg.MaxDeliveryCount = cmp.Or(cfg.MaxDeliveryCount, DefaultMaxDeliveryCount)
+	cfg.RecordLockDurationMs = cmp.Or(cfg.RecordLockDurationMs, DefaultRecordLockDurationMs)
+	cfg.MaxInFlightRecords = cmp.Or(cfg.MaxInFlightRecords, DefaultMaxInFlightRecords)
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultBatchSize)
 	switch {
 	case cfg.MaxDeliveryCount < MinMaxDeliveryCount || cfg.MaxDeliveryCount > MaxMaxDeliveryCount:
 		return cfg, kerr.InvalidRequest.WithMessage("share: max delivery count %d outside [%d, %d]", cfg.MaxDeliveryCount, MinMaxDeliveryCount, MaxMaxDeliveryCount)
@@ -325,15 +294,9 @@ const (
 	DLQDeliveryCountExceeded DLQCause = 2 // "Offset delivery count exceeded the threshold."
 )
 
-func (c DLQCause) String() string {
-	switch c {
-	case DLQRejected:
-		return "Offset rejected by client."
-	case DLQDeliveryCountExceeded:
-		return "Offset delivery count exceeded the threshold."
-	}
-	return fmt.Sprintf("DLQCause(%d)", int8(c))
-}
+var dlqCauses = enumname.New("DLQCause", DLQRejected, "Offset rejected by client.", "Offset delivery count exceeded the threshold.")
+
+func (c DLQCause) String() string { return dlqCauses.String(c) }
 
 // DLQWrite asks the caller to copy [FirstOffset, LastOffset] to the
 // dead-letter queue, then report the outcome with CompleteDLQWrite.

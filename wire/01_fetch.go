@@ -101,10 +101,7 @@ func anyFetchError(answers []kmsg.FetchResponseTopicPartition) bool {
 func requestedParts(req *kmsg.FetchRequest, byID bool) []fetchPart {
 	var out []fetchPart
 	for _, rt := range req.Topics {
-		k := fetchKey{topic: rt.Topic}
-		if byID {
-			k = fetchKey{id: rt.TopicID}
-		}
+		k := topicFetchKey(byID, rt.Topic, rt.TopicID)
 		for _, rp := range rt.Partitions {
 			k.partition = rp.Partition
 			out = append(out, fetchPart{fetchKey: k, offset: rp.FetchOffset, maxBytes: rp.PartitionMaxBytes, currentLeaderEpoch: rp.CurrentLeaderEpoch})
@@ -113,14 +110,20 @@ func requestedParts(req *kmsg.FetchRequest, byID bool) []fetchPart {
 	return out
 }
 
+// topicFetchKey is the key of a topic a fetch names, before its partition:
+// by id from v13 (byID), by name below, as the request names it.
+func topicFetchKey(byID bool, name string, id [16]byte) fetchKey {
+	if byID {
+		return fetchKey{id: id}
+	}
+	return fetchKey{topic: name}
+}
+
 // forgottenParts lists the partitions an incremental request forgets.
 func forgottenParts(req *kmsg.FetchRequest, byID bool) []fetchKey {
 	var out []fetchKey
 	for _, ft := range req.ForgottenTopics {
-		k := fetchKey{topic: ft.Topic}
-		if byID {
-			k = fetchKey{id: ft.TopicID}
-		}
+		k := topicFetchKey(byID, ft.Topic, ft.TopicID)
 		for _, p := range ft.Partitions {
 			k.partition = p
 			out = append(out, k)

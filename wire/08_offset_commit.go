@@ -40,11 +40,6 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
 		plan.committed(r.driver().CommitOffsets(r.ctx, creq))
 	}
-	for _, t := range plan.out {
-		st := kmsg.NewOffsetCommitResponseTopic()
-		st.Topic, st.TopicID = t.name, t.id
-		st.Partitions = commitResponsePartitions[kmsg.OffsetCommitResponseTopicPartition](t)
-		resp.Topics = append(resp.Topics, st)
-	}
+	resp.Topics = commitResponseTopics[kmsg.OffsetCommitResponseTopic](plan.out)
 	return resp, nil
 }

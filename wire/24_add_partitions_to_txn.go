@@ -29,12 +29,7 @@ func handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 		codes := r.addPartitionsToTxn(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, v3Topics(req.Topics), req.Version)
 		for _, t := range codes {
 			rt := kmsg.NewAddPartitionsToTxnResponseTopic()
-			rt.Topic = t.topic
-			for _, p := range t.partitions {
-				rp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
-				rp.Partition, rp.ErrorCode = p.partition, p.code
-				rt.Partitions = append(rt.Partitions, rp)
-			}
+			rt.Topic, rt.Partitions = t.name, responsePartitions[kmsg.AddPartitionsToTxnResponseTopicPartition](t)
 			resp.Topics = append(resp.Topics, rt)
 		}
 		return resp, nil
@@ -49,12 +44,7 @@ func handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 		rt.TransactionalID = t.TransactionalID
 		for _, tc := range codes {
 			tt := kmsg.NewAddPartitionsToTxnResponseTransactionTopic()
-			tt.Topic = tc.topic
-			for _, p := range tc.partitions {
-				tp := kmsg.NewAddPartitionsToTxnResponseTransactionTopicPartition()
-				tp.Partition, tp.ErrorCode = p.partition, p.code
-				tt.Partitions = append(tt.Partitions, tp)
-			}
+			tt.Topic, tt.Partitions = tc.name, responsePartitions[kmsg.AddPartitionsToTxnResponseTransactionTopicPartition](tc)
 			rt.Topics = append(rt.Topics, tt)
 		}
 		resp.Transactions = append(resp.Transactions, rt)
@@ -76,43 +66,33 @@ func v3Topics(in []kmsg.AddPartitionsToTxnRequestTopic) []txnTopic {
 	return out
 }
 
-type txnPartitionCode struct {
-	partition int32
-	code      int16
-}
-
-type txnTopicCodes struct {
-	topic      string
-	partitions []txnPartitionCode
-}
-
 // addPartitionsToTxn answers one transaction of an AddPartitionsToTxn.
-func (r *request) addPartitionsToTxn(id string, producerID int64, epoch int16, verifyOnly bool, topics []txnTopic, version int16) []txnTopicCodes {
-	out := make([]txnTopicCodes, len(topics))
+func (r *request) addPartitionsToTxn(id string, producerID int64, epoch int16, verifyOnly bool, topics []txnTopic, version int16) []rowsTopic {
+	out := make([]rowsTopic, len(topics))
 	var ps []txn.TopicPartition
 	unknown := false
 	for i, t := range topics {
-		out[i].topic = t.topic
+		out[i].name = t.topic
 		info, ok := r.cl.data.lookup(t.topic)
 		for _, p := range t.partitions {
 			code := int16(0)
 			if !ok || p < 0 || p >= info.partitions {
 				code, unknown = kerr.UnknownTopicOrPartition.Code, true
 			}
-			out[i].partitions = append(out[i].partitions, txnPartitionCode{partition: p, code: code})
+			out[i].rows = append(out[i].rows, partitionRow{partition: p, code: code})
 			ps = append(ps, txn.TopicPartition{Topic: t.topic, Partition: p})
 		}
 	}
 	set := func(f func(i, j int) int16) {
 		for i := range out {
-			for j := range out[i].partitions {
-				out[i].partitions[j].code = f(i, j)
+			for j := range out[i].rows {
+				out[i].rows[j].code = f(i, j)
 			}
 		}
 	}
 	if unknown {
 		set(func(i, j int) int16 {
-			if c := out[i].partitions[j].code; c != 0 {
+			if c := out[i].rows[j].code; c != 0 {
 				return c
 			}
 			return kerr.OperationNotAttempted.Code

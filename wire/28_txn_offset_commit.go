@@ -47,20 +47,17 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			}))
 		}
 	}
-	for _, t := range plan.out {
-		st := kmsg.NewTxnOffsetCommitResponseTopic()
-		if req.Version < 2 {
-			// KafkaApis.handleTxnOffsetCommitRequest: producers before 2.0
-			// (KAFKA-7296) could not handle the loading error.
+	if req.Version < 2 {
+		// KafkaApis.handleTxnOffsetCommitRequest: producers before 2.0
+		// (KAFKA-7296) could not handle the loading error.
+		for _, t := range plan.out {
 			for j := range t.rows {
 				if t.rows[j].code == fkerr.CoordinatorLoadInProgress.Code {
 					t.rows[j].code = fkerr.CoordinatorNotAvailable.Code
 				}
 			}
 		}
-		st.Topic, st.TopicID = t.name, t.id
-		st.Partitions = commitResponsePartitions[kmsg.TxnOffsetCommitResponseTopicPartition](t)
-		resp.Topics = append(resp.Topics, st)
 	}
+	resp.Topics = commitResponseTopics[kmsg.TxnOffsetCommitResponseTopic](plan.out)
 	return resp, nil
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/kerr"
@@ -28,23 +27,17 @@ var apiAlterConfigs = api{key: 33, min: 0, max: 2, handle: handleAlterConfigs}
 func handleAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.AlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	named := countResources(req.Resources, func(res kmsg.AlterConfigsRequestResource) configResource {
+	resp.Resources = configResourceRows[kmsg.AlterConfigsResponseResource](req.Resources, func(res kmsg.AlterConfigsRequestResource) configResource {
 		return configResource{res.ResourceType, res.ResourceName}
-	})
-	for _, res := range req.Resources {
-		row := kmsg.NewAlterConfigsResponseResource()
-		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
+	}, func(res kmsg.AlterConfigsRequestResource, namedTwice bool) error {
 		switch {
 		case !knownResourceType(res.ResourceType):
-			row.ErrorCode = fkerr.UnsupportedVersion.Code
-			row.ErrorMessage = kmsg.StringPtr("Unknown resource type " + res.ResourceType.String() + ".")
-		case named[configResource{res.ResourceType, res.ResourceName}] > 1:
-			row.ErrorCode, row.ErrorMessage = fkerr.InvalidRequest.Code, kmsg.StringPtr("Duplicate resource.")
-		default:
-			row.ErrorCode, row.ErrorMessage = errCode(r.replaceConfigs(res, req.ValidateOnly))
+			return kerr.UnsupportedVersion.WithMessage("Unknown resource type %s.", res.ResourceType.String())
+		case namedTwice:
+			return kerr.InvalidRequest.WithMessage("Duplicate resource.")
 		}
-		resp.Resources = append(resp.Resources, row)
-	}
+		return r.replaceConfigs(res, req.ValidateOnly)
+	})
 	return resp, nil
 }
 
@@ -54,16 +47,34 @@ type configResource struct {
 	name string
 }
 
-// countResources counts how often AlterConfigs or IncrementalAlterConfigs
-// names each resource: one named twice is refused on every row, as Kafka
-// refuses it (ControllerApis.handleLegacyAlterConfigs,
-// ConfigAdminManager.preprocess).
-func countResources[R any](resources []R, of func(R) configResource) map[configResource]int {
+// wireConfigResourceRow is a resource row of an AlterConfigs or
+// IncrementalAlterConfigs response (kmsg has one named type for each).
+type wireConfigResourceRow = struct {
+	ErrorCode    int16
+	ErrorMessage *string
+	ResourceType kmsg.ConfigResourceType
+	ResourceName string
+	UnknownTags  kmsg.Tags
+}
+
+// configResourceRows answers each resource of an AlterConfigs or
+// IncrementalAlterConfigs, in request order, with the error answer gives
+// it. answer is told whether the request names the resource (of) more than
+// once: Kafka refuses such a resource on every row
+// (ControllerApis.handleLegacyAlterConfigs, ConfigAdminManager.preprocess),
+// each API with its message and in its order of checks.
+func configResourceRows[T ~wireConfigResourceRow, R any](resources []R, of func(R) configResource, answer func(res R, namedTwice bool) error) []T {
 	named := map[configResource]int{}
 	for _, res := range resources {
 		named[of(res)]++
 	}
-	return named
+	out := make([]T, 0, len(resources))
+	for _, res := range resources {
+		k := of(res)
+		code, msg := errCode(answer(res, named[k] > 1))
+		out = append(out, T(wireConfigResourceRow{ErrorCode: code, ErrorMessage: msg, ResourceType: k.typ, ResourceName: k.name}))
+	}
+	return out
 }
 
 // knownResourceType is whether Kafka's ConfigResource.Type knows t.

@@ -32,22 +32,14 @@ var apiIncrementalAlterConfigs = api{key: 44, min: 0, max: 1, handle: handleIncr
 func handleIncrementalAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	named := countResources(req.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) configResource {
+	resp.Resources = configResourceRows[kmsg.IncrementalAlterConfigsResponseResource](req.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) configResource {
 		return configResource{res.ResourceType, res.ResourceName}
-	})
-	for _, res := range req.Resources {
-		row := kmsg.NewIncrementalAlterConfigsResponseResource()
-		row.ResourceType, row.ResourceName = res.ResourceType, res.ResourceName
-		var err error
-		if named[configResource{res.ResourceType, res.ResourceName}] > 1 {
-			err = kerr.InvalidRequest.WithMessage("Each resource must appear at most once.")
-		} else {
-			err = r.alterResource(res, req.ValidateOnly)
+	}, func(res kmsg.IncrementalAlterConfigsRequestResource, namedTwice bool) error {
+		if namedTwice {
+			return kerr.InvalidRequest.WithMessage("Each resource must appear at most once.")
 		}
-		code, msg := errCode(err)
-		row.ErrorCode, row.ErrorMessage = code, msg
-		resp.Resources = append(resp.Resources, row)
-	}
+		return r.alterResource(res, req.ValidateOnly)
+	})
 	return resp, nil
 }
 

@@ -79,10 +79,6 @@ func memberType(m shard.MemberDescription) int8 {
 
 func (r *request) assignment(tps []shard.TopicPartitions) kmsg.Assignment {
 	a := kmsg.NewAssignment()
-	for _, tp := range tps {
-		t := kmsg.NewAssignmentTopicPartition()
-		t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
-		a.TopicPartitions = append(a.TopicPartitions, t)
-	}
+	a.TopicPartitions = memberAssignment[kmsg.AssignmentTopicPartition](r, tps)
 	return a
 }

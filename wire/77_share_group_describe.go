@@ -42,11 +42,7 @@ func (r *request) fillShareGroup(g *kmsg.ShareGroupDescribeResponseGroup, d shar
 		gm := kmsg.NewShareGroupDescribeResponseGroupMember()
 		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
 		gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
-		for _, tp := range m.Assignment {
-			t := kmsg.NewShareGroupDescribeResponseGroupMemberAssignmentTopicPartition()
-			t.Topic, t.TopicID, t.Partitions = tp.Topic, r.topicID(tp.Topic), tp.Partitions
-			gm.Assignment.TopicPartitions = append(gm.Assignment.TopicPartitions, t)
-		}
+		gm.Assignment.TopicPartitions = memberAssignment[kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition](r, m.Assignment)
 		g.Members = append(g.Members, gm)
 	}
 }

@@ -35,11 +35,10 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareFetchRequest)
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
 	key, lockTimeoutMs, code := r.shareSession(req.GroupID, req.MemberID)
+	resp.ErrorCode, resp.AcquisitionLockTimeoutMillis = code, lockTimeoutMs // 0 with an error
 	if code != 0 {
-		resp.ErrorCode = code
 		return resp, nil
 	}
-	resp.AcquisitionLockTimeoutMillis = lockTimeoutMs
 
 	// Translate partitions and acks; answer what cannot go to sharebroker.
 	out := newSharePartitions(r)

@@ -20,11 +20,10 @@ func handleShareAcknowledge(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.ShareAcknowledgeRequest)
 	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
 	key, lockTimeoutMs, code := r.shareSession(req.GroupID, req.MemberID)
+	resp.ErrorCode, resp.AcquisitionLockTimeoutMillis = code, lockTimeoutMs // 0 with an error
 	if code != 0 {
-		resp.ErrorCode = code
 		return resp, nil
 	}
-	resp.AcquisitionLockTimeoutMillis = lockTimeoutMs
 	out := newSharePartitions(r)
 	areq := sharebroker.AckRequest{GroupID: key.group, MemberID: key.brokerMember()}
 	var in []sharePartitionIn

@@ -52,20 +52,41 @@ type partitionRow struct {
 	code      int16
 }
 
-// wireCommitPartition is a partition of an OffsetCommit or TxnOffsetCommit
-// response (kmsg has one named type for each).
-type wireCommitPartition = struct {
+// wirePartitionCode is a partition row, its error code alone, of an
+// OffsetCommit, TxnOffsetCommit or AddPartitionsToTxn response (kmsg has one
+// named type for each, and two for AddPartitionsToTxn: v3's and v4's).
+type wirePartitionCode = struct {
 	Partition   int32
 	ErrorCode   int16
 	UnknownTags kmsg.Tags
 }
 
-// commitResponsePartitions is a topic's rows as a commit response's
-// partitions, in response order.
-func commitResponsePartitions[P ~wireCommitPartition](t rowsTopic) []P {
+// responsePartitions is a topic's rows as a response's partitions, in
+// response order.
+func responsePartitions[P ~wirePartitionCode](t rowsTopic) []P {
 	out := make([]P, 0, len(t.rows))
 	for _, row := range t.rows {
-		out = append(out, P(wireCommitPartition{Partition: row.partition, ErrorCode: row.code}))
+		out = append(out, P(wirePartitionCode{Partition: row.partition, ErrorCode: row.code}))
+	}
+	return out
+}
+
+// wireCommitTopic is a topic of an OffsetCommit or TxnOffsetCommit
+// response, P its partition type (kmsg has one named type for each).
+type wireCommitTopic[P ~wirePartitionCode] = struct {
+	Topic       string
+	TopicID     [16]byte
+	Partitions  []P
+	UnknownTags kmsg.Tags
+}
+
+// commitResponseTopics is a commit's answered topics (commitPlan.out) as
+// its response's, each named by name and id (the version decides which
+// reaches the wire), in response order.
+func commitResponseTopics[T ~wireCommitTopic[P], P ~wirePartitionCode](topics []rowsTopic) []T {
+	out := make([]T, 0, len(topics))
+	for _, t := range topics {
+		out = append(out, T(wireCommitTopic[P]{Topic: t.name, TopicID: t.id, Partitions: responsePartitions[P](t)}))
 	}
 	return out
 }

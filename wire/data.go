@@ -214,14 +214,19 @@ func (t *topic) info() topicInfo {
 	return topicInfo{t.name, t.id, int32(len(t.partitions))}
 }
 
-func (d *dataPlane) lookup(name string) (topicInfo, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t := d.topics[name]
+// found is a looked-up topic's info, or false when the lookup missed (t
+// nil).
+func (t *topic) found() (topicInfo, bool) {
 	if t == nil {
 		return topicInfo{}, false
 	}
 	return t.info(), true
+}
+
+func (d *dataPlane) lookup(name string) (topicInfo, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.topics[name].found()
 }
 
 // configsOf returns the configs set on topic name (nil when none); ok
@@ -258,11 +263,7 @@ func (d *dataPlane) colliding(name string) string {
 func (d *dataPlane) lookupID(id [16]byte) (topicInfo, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t := d.byID[id]
-	if t == nil {
-		return topicInfo{}, false
-	}
-	return t.info(), true
+	return d.byID[id].found()
 }
 
 // all lists every topic, sorted by name.

@@ -105,12 +105,7 @@ func (s *groupConfigStore) get(group string) map[string]string {
 func (s *groupConfigStore) groups() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.configs))
-	for g := range s.configs {
-		out = append(out, g)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(s.configs))
 }
 
 // alterGroupConfig validates a group's new config and, unless

@@ -283,6 +283,26 @@ func assignedTopics[T ~wireAssignedTopic](r *request, tps []shard.TopicPartition
 	return out
 }
 
+// wireDescribedTopic is a topic of a ConsumerGroupDescribe or
+// ShareGroupDescribe member's assignment (kmsg has one named type for
+// each).
+type wireDescribedTopic = struct {
+	TopicID     [16]byte
+	Topic       string
+	Partitions  []int32
+	UnknownTags kmsg.Tags
+}
+
+// memberAssignment is a described member's assignment, by topic id and name
+// (nil when nothing is assigned, as the describes always answered it).
+func memberAssignment[T ~wireDescribedTopic](r *request, tps []shard.TopicPartitions) []T {
+	var out []T
+	for _, tp := range tps {
+		out = append(out, T(wireDescribedTopic{TopicID: r.topicID(tp.Topic), Topic: tp.Topic, Partitions: tp.Partitions}))
+	}
+	return out
+}
+
 // topicName resolves a topic id to its name for a request that names
 // topics by id; ok is false for an unknown id.
 func (r *request) topicName(id [16]byte) (string, bool) {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -169,13 +170,7 @@ func (m *producerStateManager) activeProducers() []producerStateEntry {
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b producerStateEntry) int {
-		switch {
-		case a.producerID < b.producerID:
-			return -1
-		case a.producerID > b.producerID:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.producerID, b.producerID)
 	})
 	return out
 }

@@ -204,10 +204,5 @@ func DefaultMaxDataBytes() int64 {
 
 // retentionMsOverride is the topic's own retention.ms, if set.
 func retentionMsOverride(set map[string]string) (int64, bool) {
-	v, ok := set["retention.ms"]
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	return n, err == nil
+	return longOverride(set, "retention.ms")
 }

@@ -357,7 +357,14 @@ func (cl *Cluster) createTopicsConfigs(set map[string]string) []kmsg.CreateTopic
 // retentionOverride is the topic's own retention.bytes, if set: the limit
 // its partitions keep instead of the cluster's.
 func retentionOverride(set map[string]string) (int64, bool) {
-	v, ok := set["retention.bytes"]
+	return longOverride(set, "retention.bytes")
+}
+
+// longOverride is a LONG topic config the topic sets itself, read from its
+// own configs (set), already validated when stored; false when it is not
+// set (or, which validation prevents, unreadable).
+func longOverride(set map[string]string, key string) (int64, bool) {
+	v, ok := set[key]
 	if !ok {
 		return 0, false
 	}

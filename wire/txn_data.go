@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -130,13 +131,7 @@ func (pl *partitionLog) abortedBetween(start, end int64) []abortedTxn {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b abortedTxn) int {
-		switch {
-		case a.first < b.first:
-			return -1
-		case a.first > b.first:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.first, b.first)
 	})
 	return out
 }

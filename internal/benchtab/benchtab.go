@@ -2,6 +2,7 @@ package benchtab
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -126,13 +127,7 @@ func MannWhitneyP(a, b []float64) float64 {
 		all = append(all, obs{v, false})
 	}
 	slices.SortFunc(all, func(x, y obs) int {
-		switch {
-		case x.v < y.v:
-			return -1
-		case x.v > y.v:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x.v, y.v)
 	})
 	// Midranks; ties is the sum of t^3-t over tied groups.
 	rankSumA, ties := 0.0, 0.0

@@ -88,57 +88,57 @@ func StreamsJoin(group, id string) shard.StreamsGroupHeartbeatRequest {
 // ConsumerBeat sends m's heartbeat with its owned partitions and applies
 // the answer to m; it reports whether m's epoch or assignment changed.
 func ConsumerBeat(be Backend, m *Member) (bool, error) {
-	owned := m.Owned
-	if owned == nil {
-		owned = []shard.TopicPartitions{}
-	}
 	resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{
-		GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, TopicPartitions: owned,
+		GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, TopicPartitions: nonNil(m.Owned),
 	})
 	if err != nil {
 		return false, fmt.Errorf("heartbeat of %s/%s at epoch %d: %w", m.Group, m.ID, m.Epoch, err)
 	}
-	changed := resp.MemberEpoch != m.Epoch
-	m.Epoch = resp.MemberEpoch
-	if resp.HasAssignment && !equalPartitions(resp.Assignment, m.Owned) {
-		m.Owned, changed = resp.Assignment, true
-	}
-	return changed, nil
+	return applyBeat(m, resp.MemberEpoch, resp.HasAssignment, resp.Assignment, &m.Owned, samePartitions), nil
 }
 
 // StreamsBeat is ConsumerBeat for a streams member: it sends its active
 // tasks and empty standby and warm-up tasks (all three, so that a
 // revocation is acknowledged).
 func StreamsBeat(be Backend, m *Member) (bool, error) {
-	active := m.Tasks
-	if active == nil {
-		active = []shard.TaskIDs{}
-	}
 	resp, err := be.StreamsHeartbeat(shard.StreamsGroupHeartbeatRequest{
 		GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, Version: 1,
-		ActiveTasks: active, StandbyTasks: []shard.TaskIDs{}, WarmupTasks: []shard.TaskIDs{},
+		ActiveTasks: nonNil(m.Tasks), StandbyTasks: []shard.TaskIDs{}, WarmupTasks: []shard.TaskIDs{},
 	})
 	if err != nil {
 		return false, fmt.Errorf("streams heartbeat of %s/%s at epoch %d: %w", m.Group, m.ID, m.Epoch, err)
 	}
-	changed := resp.MemberEpoch != m.Epoch
-	m.Epoch = resp.MemberEpoch
-	if resp.HasAssignment && !equalTasks(resp.ActiveTasks, m.Tasks) {
-		m.Tasks, changed = resp.ActiveTasks, true
+	return applyBeat(m, resp.MemberEpoch, resp.HasAssignment, resp.ActiveTasks, &m.Tasks, sameTasks), nil
+}
+
+// applyBeat applies a heartbeat's answer to m, for ConsumerBeat and
+// StreamsBeat alike: the member epoch, and the assignment (into *owned,
+// m's partitions or tasks) when the answer carries one that differs. It
+// reports whether either changed, the question Settle asks.
+func applyBeat[A any](m *Member, epoch int32, hasAssignment bool, assignment []A, owned *[]A, same func(A, A) bool) bool {
+	changed := epoch != m.Epoch
+	m.Epoch = epoch
+	if hasAssignment && !slices.EqualFunc(assignment, *owned, same) {
+		*owned, changed = assignment, true
 	}
-	return changed, nil
+	return changed
 }
 
-func equalPartitions(a, b []shard.TopicPartitions) bool {
-	return slices.EqualFunc(a, b, func(x, y shard.TopicPartitions) bool {
-		return x.Topic == y.Topic && slices.Equal(x.Partitions, y.Partitions)
-	})
+// nonNil is s, or an empty slice for nil: a heartbeat that owns nothing
+// says so with an empty list (null means "unchanged").
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
-func equalTasks(a, b []shard.TaskIDs) bool {
-	return slices.EqualFunc(a, b, func(x, y shard.TaskIDs) bool {
-		return x.SubtopologyID == y.SubtopologyID && slices.Equal(x.Partitions, y.Partitions)
-	})
+func samePartitions(x, y shard.TopicPartitions) bool {
+	return x.Topic == y.Topic && slices.Equal(x.Partitions, y.Partitions)
+}
+
+func sameTasks(x, y shard.TaskIDs) bool {
+	return x.SubtopologyID == y.SubtopologyID && slices.Equal(x.Partitions, y.Partitions)
 }
 
 // Settle heartbeats every member, in order, round after round, until a

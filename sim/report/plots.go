@@ -121,24 +121,13 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 	var figs []figure
 	marks := runMarkers(r)
 
-	noSamples := "No samples were recorded (Series.Samples is empty)."
-
 	// (1) Groups by type and state.
 	f := figure{ID: "plot-groups", Title: "Groups by type and state",
 		Caption: "Number of groups in each type/STATE at every sample (simple groups are Kafka's member-less classic groups).", markers: marks}
-	switch keys := sampleKeys(s.Samples, func(x sim.Sample) map[string]int { return x.Groups }); {
-	case len(s.Samples) == 0:
-		f.Note = noSamples
-	case len(keys) == 0:
-		f.Note = "The samples hold no group counts."
-	default:
-		lines := make([]namedXYs, 0, len(keys))
-		for _, k := range keys {
-			lines = append(lines, namedXYs{name: groupLabel(k), xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.Groups[k] })})
-		}
-		if err := f.draw(lines, nil, hoursAxis(xMax), "groups"); err != nil {
-			return nil, err
-		}
+	groups := func(x sim.Sample) map[string]int { return x.Groups }
+	if err := f.drawCounts(s.Samples, sampleKeys(s.Samples, groups), groups, func(k string) namedXYs { return namedXYs{name: groupLabel(k)} },
+		"The samples hold no group counts.", xMax, "groups"); err != nil {
+		return nil, err
 	}
 	figs = append(figs, f)
 
@@ -156,20 +145,10 @@ func buildFigures(r *sim.Result) ([]figure, error) {
 	// (3) Stored-epoch classes.
 	f = figure{ID: "plot-epochs", Title: "Stored description epochs of streams groups",
 		Caption: `Streams groups by stored topology-description epoch: "none" (-1, nothing stored or cleared), "uncertain" (-2), "stored" (≥ 0).`, markers: marks}
-	switch keys := epochKeys(s.Samples); {
-	case len(s.Samples) == 0:
-		f.Note = noSamples
-	case len(keys) == 0:
-		f.Note = "The samples hold no stored-epoch counts (no streams groups)."
-	default:
-		lines := make([]namedXYs, 0, len(keys))
-		for _, k := range keys {
-			lines = append(lines, namedXYs{name: k, color: epochColor(k),
-				xys: sampleXYs(s.Samples, func(x sim.Sample) int { return x.StoredEpochs[k] })})
-		}
-		if err := f.draw(lines, nil, hoursAxis(xMax), "streams groups"); err != nil {
-			return nil, err
-		}
+	if err := f.drawCounts(s.Samples, epochKeys(s.Samples), func(x sim.Sample) map[string]int { return x.StoredEpochs },
+		func(k string) namedXYs { return namedXYs{name: k, color: epochColor(k)} },
+		"The samples hold no stored-epoch counts (no streams groups).", xMax, "streams groups"); err != nil {
+		return nil, err
 	}
 	if len(epochKeys(s.Samples)) > 0 {
 		figs = append(figs, f)
@@ -304,6 +283,31 @@ func minutesAxis(xMax float64) timeAxis {
 
 // draw renders lines and points into f.SVG: x in virtual time from 0 to
 // x.max, y (labelled yLabel) from 0, and a legend.
+// noSamples is the note of a figure of samples when there are none.
+const noSamples = "No samples were recorded (Series.Samples is empty)."
+
+// drawCounts draws f with a line per key of keys, the count counts gives it
+// in each sample, over virtual hours; line names and colours a key's line.
+// Without samples, or without keys, f is left undrawn with a note saying
+// which (noKeys for the latter).
+func (f *figure) drawCounts(samples []sim.Sample, keys []string, counts func(sim.Sample) map[string]int, line func(key string) namedXYs, noKeys string, xMax float64, yLabel string) error {
+	switch {
+	case len(samples) == 0:
+		f.Note = noSamples
+	case len(keys) == 0:
+		f.Note = noKeys
+	default:
+		lines := make([]namedXYs, 0, len(keys))
+		for _, k := range keys {
+			l := line(k)
+			l.xys = sampleXYs(samples, func(x sim.Sample) int { return counts(x)[k] })
+			lines = append(lines, l)
+		}
+		return f.draw(lines, nil, hoursAxis(xMax), yLabel)
+	}
+	return nil
+}
+
 func (f *figure) draw(lines []namedXYs, points []namedPoints, x timeAxis, yLabel string) error {
 	if len(lines) > maxSeries {
 		f.Caption += fmt.Sprintf(" Only the first %d of %d series are drawn.", maxSeries, len(lines))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -188,7 +189,7 @@ func newPage(r *sim.Result, figs []figure, fontCSS template.CSS) page {
 	for _, l := range r.DataLoss {
 		pg.DataLoss = append(pg.DataLoss, row{Name: l.Group, Value: fmt.Sprintf("%s (stored epoch %d)", fmtAtMs(l.AtMs), l.StoredEpoch), Class: "warn"})
 	}
-	for _, k := range sortedKeys(r.Marks) {
+	for _, k := range slices.Sorted(maps.Keys(r.Marks)) {
 		n := r.Marks[k]
 		rw := row{Name: k, Value: fmtInt(n)}
 		if n == 0 {
@@ -257,19 +258,10 @@ func warnIf(b bool) string {
 // countRows lists a map of counts as rows sorted by key.
 func countRows(m map[string]int) []row {
 	rows := make([]row, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		rows = append(rows, row{Name: k, Value: fmtInt(int64(m[k]))})
 	}
 	return rows
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // fontFaceCSS embeds the font of the plots' text once for the whole page,
