@@ -13,7 +13,7 @@ import (
 // segmentio/kafka-go sends; v1 only changed throttling), the legacy call that
 // replaces a resource's whole config set, as ControllerApis.handleLegacyAlterConfigs
 // and ConfigurationControlManager.legacyAlterConfigs answer it: an unknown
-// resource type UNSUPPORTED_VERSION "Unknown resource type N."; a resource
+// resource type UNSUPPORTED_VERSION "Unknown resource type N." (N the raw byte); a resource
 // named twice INVALID_REQUEST "Duplicate resource." on each, untouched; a
 // key named twice keeps its last value (Kafka's HashMap). A TOPIC
 // resource's new set is checked and installed as IncrementalAlterConfigs'
@@ -32,7 +32,7 @@ func handleAlterConfigs(r *request) (kmsg.Response, error) {
 	}, func(res kmsg.AlterConfigsRequestResource, namedTwice bool) error {
 		switch {
 		case !knownResourceType(res.ResourceType):
-			return kerr.UnsupportedVersion.WithMessage("Unknown resource type %s.", res.ResourceType.String())
+			return kerr.UnsupportedVersion.WithMessage("Unknown resource type %d.", int8(res.ResourceType)) // the raw byte, as ControllerApis concatenates it
 		case namedTwice:
 			return kerr.InvalidRequest.WithMessage("Duplicate resource.")
 		}

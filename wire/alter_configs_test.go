@@ -44,9 +44,9 @@ func TestAlterConfigsResourceErrors(t *testing.T) {
 		prefix string
 	}{
 		{fkerr.InvalidRequest, "Duplicate resource."},
-		{fkerr.UnsupportedVersion, "Unknown resource type "},
+		{fkerr.UnsupportedVersion, "Unknown resource type 99."},
 		{fkerr.InvalidRequest, "Duplicate resource."},
-		{fkerr.UnsupportedVersion, "Unknown resource type "},
+		{fkerr.UnsupportedVersion, "Unknown resource type 99."},
 		{nil, ""},
 	} {
 		row := resp.Resources[i]
