@@ -89,6 +89,9 @@ func mutantCases() []mutantCase {
 		{field: "PlainAbsPartitionFor", invariant: sim.InvRouting, opts: short(time.Hour, small)},
 		{field: "DeleteNonEmptyGroups", invariant: sim.InvDeleteOnlyEmpty, opts: short(time.Hour, small)},
 		{field: "HeartbeatKeepsSessionTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, small)},
+		// A classic member that keeps heartbeating is removed by its
+		// heartbeat timer: only the rolling upgrade runs classic clients.
+		{field: "ClassicHeartbeatKeepsTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, func(t *testing.T) sim.Options { return builtin(t, "rolling-upgrade") })},
 		{field: "V1FailedDeletesSucceed", invariant: sim.InvV1LeaksExplained, opts: v1(small)},
 		{field: "ExpireSubscribed", invariant: sim.InvOffsetRetention, opts: short(time.Hour, small)},
 		{field: "ShareIgnoresMaxInFlight", invariant: sim.InvShareInFlightCapped, opts: func(t *testing.T) sim.Options {
