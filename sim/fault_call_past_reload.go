@@ -18,7 +18,8 @@ import (
 // works on the old load's call. The call's outcome then reaches a later
 // load of its partition on the same broker, which v3's coordinator fence
 // must refuse (23-coordinator-fence, mark plugin-done-after-reload); the
-// store's fence cannot tell, since the token is that broker's own. Without
+// store's fence often cannot: when no other owner called for the group
+// meanwhile, the call's token is still the newest the store saw. Without
 // it a coordinator-side fence is exercised only by the v2-move-race
 // scenario, where a held delete may ride two moves back to its broker.
 func faultCallPastReload() faultKind {
