@@ -140,7 +140,9 @@ func (s *Shard) Heartbeat(nowMs int64, req HeartbeatRequest) (Result[HeartbeatRe
 		op.rescheduleHeartbeat(st.member(req.MemberID))
 		return Result[HeartbeatResponse]{Timers: op.timers, Response: HeartbeatResponse{Err: rebalanceInProgress()}}, nil
 	}
-	op.rescheduleHeartbeat(st.member(req.MemberID))
+	if !s.cfg.Mutants.ClassicHeartbeatKeepsTimer {
+		op.rescheduleHeartbeat(st.member(req.MemberID))
+	}
 	return Result[HeartbeatResponse]{Timers: op.timers}, nil
 }
 

@@ -187,10 +187,15 @@ func (w *world) classicHeartbeat(m *simMember) {
 		return
 	}
 	w.client(tHeartbeat, m.g.id, m.id, "classic")
-	loop := m.loop
+	loop, id, sentMs := m.loop, m.id, w.nowMs()
 	w.touch(b)
 	w.brokers[b].c.Heartbeat(shard.HeartbeatRequest{GroupID: m.g.id, MemberID: m.id, GenerationID: m.classic.generation}).
 		OnDone(func(_ struct{}, err error) {
+			if err == nil {
+				// Accepted: the member's session restarts (14), whatever
+				// the client does with the answer.
+				w.check.onClassicHeartbeatAccepted(m.g.id, id, sentMs, classicSessionTimeout.Milliseconds())
+			}
 			if m.gone || m.loop != loop {
 				return
 			}

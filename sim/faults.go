@@ -44,6 +44,9 @@ type Faults struct {
 	// the KIP-1331 v2 move race (fault_delete_past_move.go).
 	DeletePastMoveProb    float64
 	DeletePastMoveLatency time.Duration
+	// plugin calls held past a leader bounce (fault_call_past_reload.go).
+	CallPastReloadProb    float64
+	CallPastReloadLatency time.Duration
 
 	// Share faults, used only with a Connect workload, which runs them
 	// (fault_share_*.go, fault_task_kills.go; connectsim.Faults).
@@ -138,6 +141,7 @@ var faultKinds = []faultKind{
 	faultSharePersistFail(),
 	faultShareDLQFail(),
 	faultTaskKills(),
+	faultCallPastReload(),
 }
 
 // faultParams is every kind's keys, in table order.

@@ -213,13 +213,15 @@ func (c *checker) onTopologyEvent(b int, ev coordinator.TopologyEvent) {
 
 // settled reports whether nothing in flight can still change what the store
 // or the metadata says about a group: no plugin call for it from any broker
-// (the current owner or any earlier owner of its partition), and no cleanup
+// (the current owner or any earlier owner of its partition), no DeleteGroups
+// of it (between its deleteTopology and its tombstone's commit the row is
+// gone while the committed metadata still names it), and no cleanup
 // cycle on the broker that owns it or on a broker that owned it when its
 // cycle started (a cycle's writes settle before it ends). Then the store and
 // the metadata must agree.
 func (c *checker) settled(groupID string) bool {
 	w := c.w
-	if w.groupInFlight[groupID] > 0 {
+	if w.groupInFlight[groupID] > 0 || c.rules.adminDeleting[groupID] > 0 {
 		return false
 	}
 	b := w.route(groupID)

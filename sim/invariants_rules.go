@@ -20,9 +20,9 @@ import (
 
 // ruleState is what invariants 10–17 remember between events.
 type ruleState struct {
-	// heartbeatOK is, per member, the send time of the member's
-	// latest heartbeat the coordinator accepted (14).
-	heartbeatOK map[memberKey]int64
+	// heartbeatOK is, per member, its latest heartbeat the coordinator
+	// accepted (14).
+	heartbeatOK map[memberKey]heartbeatSeen
 	// replicas are committed replicas of the partitions the workload read,
 	// built from the committed log alone (10).
 	replicas map[int32]*replica
@@ -58,7 +58,7 @@ type replica struct {
 }
 
 func newRuleState() ruleState {
-	return ruleState{heartbeatOK: map[memberKey]int64{}, replicas: map[int32]*replica{},
+	return ruleState{heartbeatOK: map[memberKey]heartbeatSeen{}, replicas: map[int32]*replica{},
 		setsInFlight: map[string]int{}, deletesInFlight: map[string]int{}, raced: map[string]string{}, lossRaced: map[string]string{},
 		adminDeleting: map[string]int{}, adminRowDeleted: map[string]bool{}}
 }
@@ -111,7 +111,7 @@ func (c *checker) checkRouting(groupID string) {
 // onWriteRules checks a write against the latest state it ran on: the
 // sweep expires exactly what is due (5, 12) and tombstones only groups with
 // nothing left (13); DeleteGroups deletes only empty groups (11); a session
-// timeout fences only a member that stopped heartbeating (14).
+// timer removes only a member that stopped heartbeating (14).
 func (c *checker) onWriteRules(op string, latest *shard.Shard, records []shard.Record) {
 	switch op {
 	case shard.SweepTimerKey:
@@ -125,26 +125,8 @@ func (c *checker) onWriteRules(op string, latest *shard.Shard, records []shard.R
 				}
 			}
 		}
-	case "session-timeout":
-		cfg := latest.Config()
-		for _, r := range records {
-			g, m, typ, ok := memberTombstone(r)
-			if !ok {
-				continue
-			}
-			timeout := int64(cfg.ConsumerSessionTimeoutMs)
-			switch typ {
-			case shard.Streams:
-				timeout = int64(cfg.StreamsSessionTimeoutMs)
-			case shard.Share:
-				timeout = int64(cfg.ShareSessionTimeoutMs)
-			}
-			if at, seen := c.rules.heartbeatOK[memberKey{g, m}]; seen && c.w.nowMs()-at < timeout {
-				c.w.violate(InvNoLiveMemberFenced, fmt.Sprintf("member %s of %s fenced %dms after a heartbeat the coordinator accepted (session timeout %dms)",
-					m, g, c.w.nowMs()-at, timeout))
-			}
-		}
 	}
+	c.checkNoLiveMemberFenced(op, latest, records)
 }
 
 // checkSweep compares one sweep with the checker's own statement of what is
@@ -236,15 +218,6 @@ func memberTombstone(r shard.Record) (group, member string, typ shard.GroupType,
 		return r.Group, r.MemberID, shard.Share, r.Tombstone
 	}
 	return "", "", 0, false
-}
-
-// onHeartbeatAccepted records that the coordinator accepted a heartbeat the
-// member sent at sentMs: its session timer runs from there (14).
-func (c *checker) onHeartbeatAccepted(group, member string, sentMs int64) {
-	k := memberKey{group, member}
-	if sentMs > c.rules.heartbeatOK[k] {
-		c.rules.heartbeatOK[k] = sentMs
-	}
 }
 
 // checkRead compares an OffsetFetch the coordinator answered with the same

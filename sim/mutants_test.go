@@ -89,6 +89,9 @@ func mutantCases() []mutantCase {
 		{field: "PlainAbsPartitionFor", invariant: sim.InvRouting, opts: short(time.Hour, small)},
 		{field: "DeleteNonEmptyGroups", invariant: sim.InvDeleteOnlyEmpty, opts: short(time.Hour, small)},
 		{field: "HeartbeatKeepsSessionTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, small)},
+		// A classic member that keeps heartbeating is removed by its
+		// heartbeat timer: only the rolling upgrade runs classic clients.
+		{field: "ClassicHeartbeatKeepsTimer", invariant: sim.InvNoLiveMemberFenced, opts: short(time.Hour, func(t *testing.T) sim.Options { return builtin(t, "rolling-upgrade") })},
 		{field: "V1FailedDeletesSucceed", invariant: sim.InvV1LeaksExplained, opts: v1(small)},
 		{field: "ExpireSubscribed", invariant: sim.InvOffsetRetention, opts: short(time.Hour, small)},
 		{field: "ShareIgnoresMaxInFlight", invariant: sim.InvShareInFlightCapped, opts: func(t *testing.T) sim.Options {
@@ -103,8 +106,11 @@ func mutantCases() []mutantCase {
 		// A consumer member asked to revoke that jumps to the target epoch.
 		{field: "RevokingMemberGetsTargetEpoch", invariant: sim.InvMemberEpochs, opts: short(time.Hour, small)},
 		// The store fences too: only the coordinator's own check of the
-		// finalize that follows a delete held past two moves catches it.
-		{field: "SkipCoordinatorFence", invariant: sim.InvCoordinatorFence, opts: moveRaceV3, seeds: 3},
+		// write that follows a plugin call held past a reload of its
+		// partition on the same broker catches it. The heavy preset's
+		// call-past-reload fault (a leader bounce) reaches that in the ci
+		// scenario: 30 of the first 40 heavy seeds, seed 1 among them.
+		{field: "SkipCoordinatorFence", invariant: sim.InvCoordinatorFence, opts: heavyCI, seeds: 40},
 		{field: "V1SkipsClearAfterDelete", invariant: sim.InvV1LossExplained, opts: v1(small)},
 		// The knobs of the swarm's first v2 draw (TestSwarmV2DrawsCatchV2Mutant): v2's
 		// known holes are excused there, this leak has no hole event.
@@ -116,6 +122,16 @@ func mutantCases() []mutantCase {
 		// consumer group hands its partitions on while the client holds them.
 		{field: "UpgradeDropsAssignment", invariant: sim.InvOneOwner, opts: short(2*time.Hour, func(t *testing.T) sim.Options { return builtin(t, "rolling-upgrade") })},
 	}
+}
+
+// heavyCI is the ci scenario under the heavy fault preset, as `coordsim
+// sweep --scenario ci --faults heavy` runs it.
+func heavyCI(t *testing.T) sim.Options {
+	o := builtin(t, "ci")
+	var err error
+	o.Faults, err = sim.PresetFaults(sim.FaultsHeavy)
+	require.NoError(t, err)
+	return o
 }
 
 func moveRaceV3(t *testing.T) sim.Options {

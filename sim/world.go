@@ -347,7 +347,16 @@ func (w *world) moveShard(p int32, why string) {
 	if from < 0 || len(w.brokers) < 2 {
 		return
 	}
-	to := (from + 1 + w.eng.rng.IntN(len(w.brokers)-1)) % len(w.brokers)
+	w.moveShardTo(p, (from+1+w.eng.rng.IntN(len(w.brokers)-1))%len(w.brokers), why)
+}
+
+// moveShardTo moves partition p from its owner to broker to (a leader
+// change: unload, then load on to after the load delay).
+func (w *world) moveShardTo(p int32, to int, why string) {
+	from := w.owner[p]
+	if from < 0 || from == to {
+		return
+	}
 	if err := w.brokers[from].c.UnloadShard(p); err != nil {
 		return
 	}

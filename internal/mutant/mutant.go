@@ -106,6 +106,11 @@ type Set struct {
 	// session timer where it was, so live members are fenced
 	// (14-no-live-member-fenced).
 	HeartbeatKeepsSessionTimer bool
+	// ClassicHeartbeatKeepsTimer makes a classic Heartbeat in a Stable or
+	// CompletingRebalance classic group leave the member's heartbeat timer
+	// where it was, so a classic member that keeps heartbeating is removed
+	// a session timeout after it last joined (14-no-live-member-fenced).
+	ClassicHeartbeatKeepsTimer bool
 	// V1FailedDeletesSucceed makes the v1 cycle clear the stored epoch of a
 	// group whose delete failed, leaking its row (15-v1-leaks-explained).
 	V1FailedDeletesSucceed bool
