@@ -200,7 +200,7 @@ var Known = []KnownDivergence{
 	},
 	{
 		Name: "consumer-target-differs",
-		Why:  "on some heterogeneous subscriptions and topic changes Kafka 4.4's server assignors and target refresh give another target than coordsim's (open: not yet reduced to its cause)",
+		Why:  "Kafka 4.4's uniform assignor orders topics by topic id where coordsim, which has names only, orders them by name: UniformHomogeneousAssignmentBuilder.maybeRevokePartitions keeps a member's partitions up to its quota visiting its topics in HashMap<Uuid> order, and the heterogeneous builder breaks ties between topics with Uuid.compareTo (reduced: two members joining the same topics); rarer ones (members rejoining during a revocation) are not reduced yet",
 		Match: func(d Divergence) bool {
 			switch d.Ops[d.Step].(type) {
 			case ConsumerHeartbeat, DescribeGroups:
