@@ -99,18 +99,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "commit-assignment-epochs",
-		Why:  "a commit at an older member epoch is checked against each partition's KIP-1251 assignment epoch: Kafka records them, coordsim derives them on replay, and after some reconciliations the two differ, so Kafka refuses (ILLEGAL_GENERATION for TxnOffsetCommit v5, STALE_MEMBER_EPOCH) a commit coordsim accepts",
-		Match: func(d Divergence) bool {
-			switch d.Ops[d.Step].(type) {
-			case OffsetCommit, TxnOffsetCommit:
-			default:
-				return false
-			}
-			return (d.Kafka.Error == "ILLEGAL_GENERATION" || d.Kafka.Error == "STALE_MEMBER_EPOCH") && d.Ours.Error == ""
-		},
-	},
-	{
 		Name: "txn-commit-order",
 		Why:  "when two producers' pending offsets for one partition commit, Kafka keeps the one written later in the log (OffsetMetadataManager compares record offsets); coordsim's offsets store keeps the last to commit",
 		Match: func(d Divergence) bool {
