@@ -176,7 +176,7 @@ var Known = []KnownDivergence{
 	},
 	{
 		Name: "streams-answers-differ",
-		Why:  "not yet reduced to causes, the streams answers around an equal target: the status Kafka 4.4 reports for internal topics of the wrong size (which topic it names), the endpoint-to-partitions lists of a task id beyond a source topic's partition count, describe's internal topic partition counts for a group without a configured topology, a shutdown request's status; the target assignments themselves are equal (the sticky assignor is Kafka's, ties included)",
+		Why:  "not yet reduced to causes, the streams answers around an equal target: the status Kafka 4.4 reports for internal topics of the wrong size (which topic it names), describe's internal topic partition counts (Kafka's come from its configured topology, which lags the topic image or is absent), a shutdown request's status, a member epoch one apart after topic changes; the target assignments themselves are equal (the sticky assignor is Kafka's, ties included)",
 		Match: func(d Divergence) bool {
 			switch d.Ops[d.Step].(type) {
 			case StreamsHeartbeat, Advance, StreamsDescribe:
