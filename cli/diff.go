@@ -33,7 +33,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	share := fs.Bool("share", false, "add share groups (open divergence share-initialisation)")
 	regex := fs.Bool("regex", false, "add regular-expression subscriptions (open divergence regex-async)")
 	txnGroups := fs.Bool("txn-other-group", false, "let a transaction span groups (open divergence txn-marker-per-group)")
-	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-target-differs, ...)")
+	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-answers-differ, ...)")
 	showShift := fs.Bool("show-epoch-shift", false, "compare epochs untranslated (open divergence initial-group-epoch shows at every first join)")
 	verbose := fs.Bool("v", false, "print every divergence, known ones too")
 	fs.Usage = func() {

@@ -3,6 +3,7 @@ package shard
 import (
 	"github.com/coordsim/coordsim/assignor"
 	"github.com/coordsim/coordsim/kerr"
+	"slices"
 )
 
 // The consumer-group target assignment through the broker's server
@@ -26,11 +27,8 @@ var defaultAssignors = assignor.Default() // immutable
 // ties to the one listed first), else the broker's default. The spec holds
 // the topics of the metadata image the members subscribe to (a subscribed
 // topic that does not exist is left out, as Kafka's topic-id resolution
-// does) and each member's current target for stickiness; the assignor
-// derives homogeneous or heterogeneous from those existing topics, where
-// Kafka's ConsumerGroup.subscriptionType also counts names that do not
-// exist (a member naming a missing topic makes Kafka's group heterogeneous,
-// ours not). An assignor's
+// does) and each member's current target for stickiness; homogeneous or
+// heterogeneous is decided on the names (subscriptionType). An assignor's
 // error is Kafka's "Failed to compute a new target assignment" as
 // UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {
@@ -76,6 +74,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 		}
 		spec.Members[i] = am
 	}
+	spec.SubscriptionType = subscriptionType(v.members)
 	a := v.s.consumerAssignors().Preferred(names)
 	target, err := a.Assign(&spec)
 	if err != nil {
@@ -110,4 +109,20 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 		out[i] = mine
 	}
 	return out, nil
+}
+
+// subscriptionType is Kafka's ModernGroup.subscriptionType: homogeneous
+// when every member subscribes to every topic name any member subscribes to
+// (regex-resolved names included), names that do not exist counted too. So
+// a member that also names a missing topic makes the group heterogeneous
+// although the existing topics every member gets are the same, and the
+// heterogeneous builder, which moves whole topics when it balances, gives
+// another target than the homogeneous one would.
+func subscriptionType(members []*member) assignor.SubscriptionType {
+	for _, m := range members[min(1, len(members)):] {
+		if !slices.Equal(m.topics(), members[0].topics()) {
+			return assignor.Heterogeneous
+		}
+	}
+	return assignor.Homogeneous
 }

@@ -136,6 +136,12 @@ func (consumerSteps) describeMember(*MemberDescription, *member) {}
 
 func (consumerSteps) validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error) {
 	return validateModernOffsetCommit(g, req, "modern", func(_ *group, m *member, epoch int32) (partitionValidator, error) {
+		if req.kind == transactionalCommit && !req.topicIDs {
+			// The validator looks partitions up by topic id, and a
+			// TxnOffsetCommit by name reaches it with Uuid.ZERO_UUID
+			// (KafkaApis resolves no ids for it): no partition is found.
+			return unknownTopicIDValidator, nil
+		}
 		return consumerAssignmentEpochValidator(m, epoch), nil
 	})
 }

@@ -126,6 +126,12 @@ func validateModernOffsetCommit(g *group, req commitRequest, protocol string, ep
 	return epochValidator(g, m, req.memberEpoch)
 }
 
+// unknownTopicIDValidator is ConsumerGroup's createAssignmentEpochValidator
+// given a partition of topic id Uuid.ZERO_UUID, which no member holds.
+func unknownTopicIDValidator(topic string, partition int32) error {
+	return kerr.StaleMemberEpoch.WithMessage("Partition %s-%d is not assigned or pending revocation for member.", topic, partition)
+}
+
 // consumerAssignmentEpochValidator is ConsumerGroup's
 // createAssignmentEpochValidator.
 func consumerAssignmentEpochValidator(m *member, epoch int32) partitionValidator {

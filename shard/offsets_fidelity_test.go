@@ -324,3 +324,30 @@ func TestOffsetMetadataMaxSizeCountsJavaChars(t *testing.T) {
 	}
 	assert.Equal(t, 3, javaStringLength("a\xffb"), "an invalid byte is one U+FFFD")
 }
+
+// TestTxnOffsetCommitByNameAtOlderEpochIsRefused proves Kafka 4.4's answer
+// to a TxnOffsetCommit at an older member epoch of a consumer-protocol
+// member: by topic name (v0-5) it is ILLEGAL_GENERATION even for a
+// partition assigned at that epoch (the assignment-epoch check looks the
+// partition up by topic id, and a request by name reaches it with
+// Uuid.ZERO_UUID); by topic id (v6+) the KIP-1251 check applies, as for
+// OffsetCommit. The difftest's txn-commit-by-name-older-epoch has Kafka's
+// own answer.
+func TestTxnOffsetCommitByNameAtOlderEpochIsRefused(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"foo": 2, "bar": 4})
+	first := h.consumerJoin("g", "m1", "foo")
+	require.Len(t, first.Assignment, 1, "m1 owns foo at its first epoch")
+	h.consumerJoin("g", "m2", "bar")
+	second := h.consumerHeartbeat("g", "m1", first.MemberEpoch, nil)
+	require.Greater(t, second.MemberEpoch, first.MemberEpoch, "m1 moved to the new epoch, keeping foo")
+
+	err := tryTxnCommit(t, h, TxnOffsetCommitRequest{GroupID: "g", MemberID: "m1", MemberEpoch: first.MemberEpoch}, 5)
+	assert.Equal(t, "ILLEGAL_GENERATION", errName(err), "by name, at the older epoch")
+	err = tryTxnCommit(t, h, TxnOffsetCommitRequest{GroupID: "g", MemberID: "m1", MemberEpoch: first.MemberEpoch, TopicIDs: true}, 5)
+	assert.NoError(t, err, "by id, foo-0 was assigned at that epoch")
+	err = tryTxnCommit(t, h, TxnOffsetCommitRequest{GroupID: "g", MemberID: "m1", MemberEpoch: second.MemberEpoch}, 6)
+	assert.NoError(t, err, "by name at the current epoch: no partition check")
+	err = tryCommit(t, h, OffsetCommitRequest{GroupID: "g", MemberID: "m1", MemberEpoch: first.MemberEpoch}, 7)
+	assert.NoError(t, err, "OffsetCommit by name: KafkaApis fills the topic ids in")
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
+}

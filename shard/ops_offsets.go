@@ -129,7 +129,9 @@ type commitRequest struct {
 	emptyInstanceID bool
 	memberEpoch     int32
 	apiVersion      int16 // OffsetCommit's; 0 (latest) for TxnOffsetCommit
-	topics          []OffsetCommitTopic
+	// topicIDs: a TxnOffsetCommit that named its topics by id (v6+).
+	topicIDs bool
+	topics   []OffsetCommitTopic
 }
 
 // beforeVersion9 reports whether a regular commit came with an OffsetCommit
@@ -447,7 +449,14 @@ type TxnOffsetCommitRequest struct {
 	GroupInstanceID      string
 	EmptyGroupInstanceID bool
 	MemberEpoch          int32
-	Topics               []OffsetCommitTopic
+	// TopicIDs reports that the request named its topics by id
+	// (TxnOffsetCommit v6+; the caller resolved them to the names in
+	// Topics). Kafka 4.4's consumer-group check of a commit at an older
+	// member epoch finds each partition by topic id, and KafkaApis fills no
+	// ids into a request by name (v0-5), as it does for OffsetCommit: such a
+	// request is refused, ILLEGAL_GENERATION, whatever its partitions.
+	TopicIDs bool
+	Topics   []OffsetCommitTopic
 }
 
 // CommitTransactionalOffsets is Kafka's TxnOffsetCommit (KafkaApis' topic
@@ -465,7 +474,7 @@ func (s *Shard) CommitTransactionalOffsets(nowMs int64, req TxnOffsetCommitReque
 	return s.commit(nowMs, commitRequest{
 		kind: transactionalCommit, groupID: req.GroupID, memberID: req.MemberID, instanceID: req.GroupInstanceID,
 		emptyInstanceID: req.EmptyGroupInstanceID && req.GroupInstanceID == "",
-		memberEpoch:     req.MemberEpoch, topics: req.Topics,
+		memberEpoch:     req.MemberEpoch, topicIDs: req.TopicIDs, topics: req.Topics,
 	}, offsets.NoExpireTimestamp, req.ProducerID)
 }
 

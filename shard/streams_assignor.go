@@ -87,7 +87,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	// The members' task lists share one array, sized first.
 	ntasks := 0
 	for _, m := range v.members {
-		ntasks += len(m.target) + len(m.targetStandby) + len(m.targetWarmup)
+		ntasks += len(m.assigned) + len(m.standby) + len(m.warmup)
 	}
 	taskBuf := make([]taskassignor.Tasks, 0, ntasks)
 	toTasks := func(a []TopicPartitions) []taskassignor.Tasks {
@@ -100,8 +100,13 @@ func (v *view) assignStreams() ([]taskSets, error) {
 		}
 		return taskBuf[from:len(taskBuf):len(taskBuf)]
 	}
+	// Every member, whatever topology epoch it runs: Kafka 4.4's
+	// TargetAssignmentBuilder puts all of the group's members into the
+	// GroupSpec (a member on an older epoch gets tasks and a status). With
+	// Config.StreamsTopologyUpdates, ahead of Kafka, a member still on an
+	// older topology gets nothing until it rejoins with the group's.
 	for _, m := range v.members {
-		if m.topologyEpoch != v.topo.Epoch {
+		if v.s.cfg.StreamsTopologyUpdates && m.topologyEpoch != v.topo.Epoch {
 			continue
 		}
 		// Kafka requires a process id on join; a member without one (the
@@ -110,9 +115,14 @@ func (v *view) assignStreams() ([]taskSets, error) {
 		if proc == "" {
 			proc = "member:" + m.id
 		}
+		// The tasks the member holds now, not its target: Kafka 4.4's
+		// TargetAssignmentBuilder.createMemberMetadataAndState reads
+		// StreamsGroupMember.assignedTasks, so a task still being revoked
+		// from one member or not yet acknowledged by another counts for
+		// stickiness where the member last had it.
 		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
-			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.target),
-			StandbyTasks: toTasks(m.targetStandby), WarmupTasks: toTasks(m.targetWarmup),
+			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.assigned),
+			StandbyTasks: toTasks(m.standby), WarmupTasks: toTasks(m.warmup),
 		})
 	}
 	if len(spec.Members) == 0 {

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -167,9 +168,9 @@ func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *
 
 // taskSourcePartitions is EndpointToPartitionsManager.topicPartitions: for
 // each subtopology of the tasks, each of its source and repartition-source
-// topics with the task ids as partitions, cut to the topic's partition
-// count when it has fewer partitions than there are tasks (Kafka keeps the
-// first ones of the sorted ids). Topics are in name order. Where Kafka
+// topics with the task ids as partitions, those below the topic's partition
+// count only (topicPartitionListForTask filters id < partitionCount), a
+// topic left with none omitted. Topics are in name order. Where Kafka
 // would throw (a topology that is not ready, a subtopology the topology
 // lacks, a topic missing from the image) the tasks are left out.
 func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []TopicPartitions {
@@ -193,9 +194,10 @@ func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []
 			if n <= 0 {
 				continue
 			}
-			parts := ids
-			if int(n) < len(ids) {
-				parts = ids[:n]
+			// ids is sorted: the ones below the count are a prefix.
+			parts := ids[:sort.Search(len(ids), func(k int) bool { return ids[k] >= n })]
+			if len(parts) == 0 {
+				continue
 			}
 			out = append(out, TopicPartitions{Topic: topic, Partitions: slices.Clone(parts)})
 		}

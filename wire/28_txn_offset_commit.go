@@ -29,7 +29,7 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	creq := shard.TxnOffsetCommitRequest{TransactionalID: req.TransactionalID, GroupID: req.Group,
 		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
 		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation,
-		EmptyGroupInstanceID: req.InstanceID != nil && *req.InstanceID == ""}
+		EmptyGroupInstanceID: req.InstanceID != nil && *req.InstanceID == "", TopicIDs: byID}
 	in := make([]commitTopicIn, len(req.Topics))
 	for i, rt := range req.Topics {
 		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}

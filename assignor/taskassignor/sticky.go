@@ -2,6 +2,7 @@ package taskassignor
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -21,53 +22,69 @@ func (Sticky) Assign(spec *GroupSpec, topology TopologyDescriber) (GroupAssignme
 		return nil, err
 	}
 	st := newState(m)
-	var stateful, stateless []int
-	for s, sub := range m.subs {
-		for p := range int(sub.NumTasks) {
-			if sub.Stateful {
-				stateful = append(stateful, m.first[s]+p)
-			} else {
-				stateless = append(stateless, m.first[s]+p)
-			}
-		}
+	// doAssign: every task, stateful or not, in one active pass; standbys
+	// for the stateful ones.
+	tasks := make([]int, m.numTasks)
+	for t := range tasks {
+		tasks[t] = t
 	}
-	// Stateful tasks are placed first: the stateful quota check reads a
-	// member's task count as its stateful active count, true only while
-	// nothing else is assigned.
-	if err := st.assignActive(slices.Clone(stateful), true); err != nil {
-		return nil, err
-	}
-	if err := st.assignActive(stateless, false); err != nil {
+	if err := st.assignActive(tasks); err != nil {
 		return nil, err
 	}
 	if m.standbys > 0 {
+		var stateful []int
+		for s, sub := range m.subs {
+			if sub.Stateful {
+				for p := range int(sub.NumTasks) {
+					stateful = append(stateful, m.first[s]+p)
+				}
+			}
+		}
 		st.assignStandby(stateful)
 	}
 	return st.result(), nil
 }
 
-// procState is Kafka's ProcessState: the members of one process and the
-// tasks they were given.
+// procState is Kafka's ProcessState.
 type procState struct {
-	members         []int // member indices, ascending (so by member id)
-	taskCount       int   // active and standby
-	statelessActive int
+	// members is the process's memberToTaskCounts keys in that HashMap's
+	// iteration order.
+	members   []int
+	taskCount int // active and standby
+	// byLoad is membersByLoad, the cached PriorityQueue of (member, task
+	// count) entries; nil when a direct addTask invalidated it.
+	byLoad *javaPQ[memberLoad]
+}
+
+// memberLoad is one entry of membersByLoad: a copy of a member's task
+// count, updated only through the queue.
+type memberLoad struct {
+	member, count int
+}
+
+// load is ProcessState.load: tasks per member, as a double.
+func (st *state) load(p int) float64 {
+	ps := &st.procs[p]
+	return float64(ps.taskCount) / float64(len(ps.members))
 }
 
 // state is Kafka's LocalState.
 type state struct {
-	m       *model
-	procs   []procState
-	count   []int   // tasks per member (memberToTaskCounts)
-	active  [][]int // task indices per member
-	standby [][]int
+	m     *model
+	procs []procState
+	// procOrder is processIdToState.values() in that HashMap's iteration
+	// order: the order the load queues are filled in.
+	procOrder []int
+	count     []int   // tasks per member (memberToTaskCounts)
+	active    [][]int // task indices per member
+	standby   [][]int
 	// holders lists, per task, the processes that hold it (active or
 	// standby): ProcessState.hasTask.
 	holders [][]int32
 
-	totalStatefulActive, totalActive, totalTasks                int
-	membersStatefulActive, membersActive, membersTotal          int
-	statefulActivePerMember, activePerMember, totalTasksPerMmbr int
+	totalActiveTasks, totalTasks                                 int
+	totalMembersWithActiveCapacity, totalMembersWithTaskCapacity int
+	activeTasksPerMember, totalTasksPerMember                    int
 }
 
 func newState(m *model) *state {
@@ -79,8 +96,35 @@ func newState(m *model) *state {
 		standby: make([][]int, len(m.members)),
 		holders: make([][]int32, m.numTasks),
 	}
+	// initialize: the members in GroupSpec.memberIds order (a HashMap of
+	// member ids), each put into its process's state, the processes into
+	// processIdToState (a HashMap sized for the member count).
+	ids := make([]string, len(m.members))
 	for i, x := range m.members {
-		st.procs[x.proc].members = append(st.procs[x.proc].members, i)
+		ids[i] = x.id
+	}
+	var procIDs []string
+	var procIdx []int
+	for _, i := range javaHashMapOrder(ids, 0, put) {
+		p := m.members[i].proc
+		st.procs[p].members = append(st.procs[p].members, i)
+		procIDs = append(procIDs, m.procs[p])
+		procIdx = append(procIdx, p)
+	}
+	for _, k := range javaHashMapOrder(procIDs, len(m.members), computeIfAbsent) {
+		st.procOrder = append(st.procOrder, procIdx[k])
+	}
+	for p := range st.procs {
+		members := st.procs[p].members
+		pids := make([]string, len(members))
+		for k, i := range members {
+			pids[k] = m.members[i].id
+		}
+		ordered := make([]int, 0, len(members))
+		for _, k := range javaHashMapOrder(pids, 0, put) {
+			ordered = append(ordered, members[k])
+		}
+		st.procs[p].members = ordered
 	}
 	// The per-task holder lists and the per-member active lists start in
 	// one array each, sized for the usual case (a task held by its active
@@ -103,17 +147,15 @@ func newState(m *model) *state {
 	for _, s := range m.subs {
 		n := int(s.NumTasks)
 		st.totalTasks += n
-		st.totalActive += n
+		st.totalActiveTasks += n
 		if s.Stateful {
-			st.totalStatefulActive += n
 			st.totalTasks += n * m.standbys
 		}
 	}
 	n := len(m.members)
-	st.membersStatefulActive, st.membersActive, st.membersTotal = n, n, n
-	st.statefulActivePerMember = tasksPerMember(st.totalStatefulActive, n)
-	st.activePerMember = tasksPerMember(st.totalActive, n)
-	st.totalTasksPerMmbr = tasksPerMember(st.totalTasks, n)
+	st.totalMembersWithActiveCapacity, st.totalMembersWithTaskCapacity = n, n
+	st.activeTasksPerMember = tasksPerMember(st.totalActiveTasks, n)
+	st.totalTasksPerMember = tasksPerMember(st.totalTasks, n)
 	return st
 }
 
@@ -126,33 +168,17 @@ func tasksPerMember(tasks, members int) int {
 	return (tasks + members - 1) / members
 }
 
-// compareLoad orders processes by load, tasks per member, exactly.
-func (st *state) compareLoad(a, b int) int {
-	pa, pb := &st.procs[a], &st.procs[b]
-	return cmp.Compare(pa.taskCount*len(pb.members), pb.taskCount*len(pa.members))
-}
-
-// compareStatelessLoad orders processes by stateless active tasks per member.
-func (st *state) compareStatelessLoad(a, b int) int {
-	pa, pb := &st.procs[a], &st.procs[b]
-	return cmp.Compare(pa.statelessActive*len(pb.members), pb.statelessActive*len(pa.members))
-}
-
 func (st *state) hasTask(proc, task int) bool {
 	return slices.Contains(st.holders[task], int32(proc))
 }
 
-// addTask is ProcessState.addTask: gives task to member and returns the
-// member's new task count.
-func (st *state) addTask(member, task int, active, stateful bool) int {
+// addTaskInternal is ProcessState.addTaskInternal: gives task to member and
+// returns the member's new task count.
+func (st *state) addTaskInternal(member, task int, active bool) int {
 	p := st.m.members[member].proc
-	ps := &st.procs[p]
-	ps.taskCount++
+	st.procs[p].taskCount++
 	if active {
 		st.active[member] = append(st.active[member], task)
-		if !stateful {
-			ps.statelessActive++
-		}
 	} else {
 		st.standby[member] = append(st.standby[member], task)
 	}
@@ -161,64 +187,60 @@ func (st *state) addTask(member, task int, active, stateful bool) int {
 	return st.count[member]
 }
 
+// addTask is ProcessState.addTask: addTaskInternal, and the process's
+// membersByLoad queue is dropped (it no longer matches the counts).
+func (st *state) addTask(member, task int, active bool) int {
+	n := st.addTaskInternal(member, task, active)
+	st.procs[st.m.members[member].proc].byLoad = nil
+	return n
+}
+
 // addTaskToLeastLoadedMember is ProcessState.addTaskToLeastLoadedMember: the
-// member of proc with the fewest tasks (ties to the smaller member id).
-func (st *state) addTaskToLeastLoadedMember(proc, task int, active, stateful bool) int {
-	best := -1
-	for _, i := range st.procs[proc].members {
-		if best < 0 || st.count[i] < st.count[best] {
-			best = i
+// only member, or the head of membersByLoad (built on first use from
+// memberToTaskCounts in its HashMap order, compared by count alone), which
+// goes back in with its new count.
+func (st *state) addTaskToLeastLoadedMember(proc, task int, active bool) int {
+	ps := &st.procs[proc]
+	if len(ps.members) == 1 {
+		return st.addTaskInternal(ps.members[0], task, active)
+	}
+	if ps.byLoad == nil {
+		ps.byLoad = &javaPQ[memberLoad]{cmp: func(a, b memberLoad) int { return cmp.Compare(a.count, b.count) }}
+		for _, i := range ps.members {
+			ps.byLoad.add(memberLoad{member: i, count: st.count[i]})
 		}
 	}
-	return st.addTask(best, task, active, stateful)
+	e, _ := ps.byLoad.poll()
+	e.count = st.addTaskInternal(e.member, task, active)
+	ps.byLoad.add(e)
+	return e.count
 }
 
-func (st *state) maybeUpdateStatefulActivePerMember(n int) {
-	if n == st.statefulActivePerMember {
-		st.membersStatefulActive--
-		st.totalStatefulActive -= n
-		st.statefulActivePerMember = tasksPerMember(st.totalStatefulActive, st.membersStatefulActive)
+func (st *state) maybeUpdateActiveTasksPerMember(n int) {
+	if n == st.activeTasksPerMember {
+		st.totalMembersWithActiveCapacity--
+		st.totalActiveTasks -= n
+		st.activeTasksPerMember = tasksPerMember(st.totalActiveTasks, st.totalMembersWithActiveCapacity)
 	}
 }
 
-func (st *state) maybeUpdateActivePerMember(n int) {
-	if n == st.activePerMember {
-		st.membersActive--
-		st.totalActive -= n
-		st.activePerMember = tasksPerMember(st.totalActive, st.membersActive)
-	}
-}
-
-func (st *state) maybeUpdateTotalPerMember(n int) {
-	if n == st.totalTasksPerMmbr {
-		st.membersTotal--
+func (st *state) maybeUpdateTotalTasksPerMember(n int) {
+	if n == st.totalTasksPerMember {
+		st.totalMembersWithTaskCapacity--
 		st.totalTasks -= n
-		st.totalTasksPerMmbr = tasksPerMember(st.totalTasks, st.membersTotal)
+		st.totalTasksPerMember = tasksPerMember(st.totalTasks, st.totalMembersWithTaskCapacity)
 	}
 }
 
-// hasActiveQuota is hasUnfulfilledActiveTaskQuota. During the stateful pass
-// nothing else is assigned yet, so the task count is the stateful count.
-func (st *state) hasActiveQuota(member int, stateful bool) bool {
-	quota := st.activePerMember
-	if stateful {
-		quota = st.statefulActivePerMember
-	}
-	return st.count[member] < quota
+// hasUnfulfilledActiveTaskQuota: the member's count (all its tasks) is
+// under the active quota.
+func (st *state) hasUnfulfilledActiveTaskQuota(member int) bool {
+	return st.count[member] < st.activeTasksPerMember
 }
 
-// hasTotalQuota is hasUnfulfilledTaskQuota.
-func (st *state) hasTotalQuota(member int) bool { return st.count[member] < st.totalTasksPerMmbr }
-
-// addActiveTask assigns an active task to member and updates every quota
-// it counts towards.
-func (st *state) addActiveTask(member, task int, stateful bool) {
-	n := st.addTask(member, task, true, stateful)
-	if stateful {
-		st.maybeUpdateStatefulActivePerMember(n)
-	}
-	st.maybeUpdateActivePerMember(n)
-	st.maybeUpdateTotalPerMember(n)
+// hasUnfulfilledTaskQuota: the member's count is under the total quota.
+func (st *state) hasUnfulfilledTaskQuota(member int) bool {
+	return st.count[member] < st.totalTasksPerMember
 }
 
 // subtopologyOf returns the subtopology index of task.
@@ -226,13 +248,25 @@ func (st *state) subtopologyOf(task int) int { return int(st.m.subOf[task]) }
 
 // byPartitionThenSubtopology is Kafka's
 // Comparator.comparing(TaskId::partition).thenComparing(TaskId::subtopologyId).
+// Subtopologies are indexed in id order, so comparing indices compares ids.
 func (st *state) byPartitionThenSubtopology(a, b int) int {
 	sa, sb := st.subtopologyOf(a), st.subtopologyOf(b)
 	return cmp.Or(cmp.Compare(a-st.m.first[sa], b-st.m.first[sb]), cmp.Compare(sa, sb))
 }
 
-// assignActive is StickyTaskAssignor.assignActive for one flavour.
-func (st *state) assignActive(tasks []int, stateful bool) error {
+// processQueue is the PriorityQueue<ProcessState> of assignActive and
+// assignStandby: Comparator.comparingDouble(ProcessState::load), filled
+// with processIdToState.values().
+func (st *state) processQueue() *javaPQ[int] {
+	q := &javaPQ[int]{cmp: func(a, b int) int { return cmp.Compare(st.load(a), st.load(b)) }}
+	for _, p := range st.procOrder {
+		q.add(p)
+	}
+	return q
+}
+
+// assignActive is StickyTaskAssignor.assignActive.
+func (st *state) assignActive(tasks []int) error {
 	// Previous assignments are assumed range-like, so visit by partition
 	// first.
 	slices.SortFunc(tasks, st.byPartitionThenSubtopology)
@@ -240,19 +274,24 @@ func (st *state) assignActive(tasks []int, stateful bool) error {
 	// 1. The previous active owner, while under quota.
 	rest := tasks[:0]
 	for _, t := range tasks {
-		if o := st.m.prevActive[t]; o >= 0 && st.hasActiveQuota(int(o), stateful) {
-			st.addActiveTask(int(o), t, stateful)
+		if o := st.m.prevActive[t]; o >= 0 && st.hasUnfulfilledActiveTaskQuota(int(o)) {
+			n := st.addTask(int(o), t, true)
+			st.maybeUpdateActiveTasksPerMember(n)
+			st.maybeUpdateTotalTasksPerMember(n)
 			continue
 		}
 		rest = append(rest, t)
 	}
 	tasks = rest
 
-	// 2. The least-loaded previous standby or warm-up holder under quota.
+	// 2. The least-loaded previous standby, if it is under quota (the
+	// quota is checked on the one chosen, not while choosing).
 	rest = tasks[:0]
 	for _, t := range tasks {
-		if o := st.findPrevMemberWithLeastLoad(st.candidatesOf(t), -1, func(i int) bool { return st.hasActiveQuota(i, stateful) }); o >= 0 {
-			st.addActiveTask(o, t, stateful)
+		if o := st.findPrevMemberWithLeastLoad(st.candidatesOf(t), -1); o >= 0 && st.hasUnfulfilledActiveTaskQuota(o) {
+			n := st.addTask(o, t, true)
+			st.maybeUpdateActiveTasksPerMember(n)
+			st.maybeUpdateTotalTasksPerMember(n)
 			continue
 		}
 		rest = append(rest, t)
@@ -260,23 +299,18 @@ func (st *state) assignActive(tasks []int, stateful bool) error {
 	tasks = rest
 
 	// 3. The rest, range-like (subtopology then partition: task index
-	// order), to the least-loaded process; ties to fewer stateless active
-	// tasks per member, then to the smaller process id.
+	// order), each to the least-loaded member of the least-loaded process.
 	slices.Sort(tasks)
-	h := procHeap{st: st, less: func(a, b int) bool {
-		return cmp.Or(st.compareLoad(a, b), st.compareStatelessLoad(a, b), cmp.Compare(a, b)) < 0
-	}}
-	h.init(len(st.procs))
+	q := st.processQueue()
 	for _, t := range tasks {
-		if len(h.items) == 0 {
+		p, ok := q.poll()
+		if !ok {
 			return assignorError("No process available to assign active task %s.", st.m.taskID(t))
 		}
-		p := h.pop()
-		n := st.addTaskToLeastLoadedMember(p, t, true, stateful)
-		// The stateful quota is only read in steps 1 and 2.
-		st.maybeUpdateActivePerMember(n)
-		st.maybeUpdateTotalPerMember(n)
-		h.push(p)
+		n := st.addTaskToLeastLoadedMember(p, t, true)
+		st.maybeUpdateActiveTasksPerMember(n)
+		st.maybeUpdateTotalTasksPerMember(n)
+		q.add(p)
 	}
 	return nil
 }
@@ -289,23 +323,21 @@ func (st *state) candidatesOf(task int) []int32 {
 }
 
 // findPrevMemberWithLeastLoad is Kafka's method of that name: among members
-// (in rank order) that canAssign allows and, when standbyTask >= 0, whose
-// process does not hold it yet, the first one, replaced by a later one only
-// when both its process load and its own task count are strictly lower. -1
-// when none qualifies.
-func (st *state) findPrevMemberWithLeastLoad(members []int32, standbyTask int, canAssign func(int) bool) int {
+// (in rank order) whose process does not hold standbyTask yet (when >= 0),
+// the first one, replaced by a later one only when both its process load
+// and its own task count are strictly lower. -1 when none qualifies.
+func (st *state) findPrevMemberWithLeastLoad(members []int32, standbyTask int) int {
 	best := -1
+	bestLoad, bestCount := math.MaxFloat64, math.MaxFloat64
 	for _, x := range members {
 		i := int(x)
 		p := st.m.members[i].proc
 		if standbyTask >= 0 && st.hasTask(p, standbyTask) {
 			continue
 		}
-		if !canAssign(i) {
-			continue
-		}
-		if best < 0 || (st.compareLoad(p, st.m.members[best].proc) < 0 && st.count[i] < st.count[best]) {
-			best = i
+		load, count := st.load(p), float64(st.count[i])
+		if best < 0 || (load < bestLoad && count < bestCount) {
+			best, bestLoad, bestCount = i, load, count
 		}
 	}
 	return best
@@ -327,14 +359,14 @@ func (st *state) assignStandby(tasks []int) {
 			// The previous active owner, if its process does not hold the
 			// task now and it is under the total quota.
 			if o := st.m.prevActive[t]; o >= 0 {
-				if !st.hasTask(st.m.members[o].proc, t) && st.hasTotalQuota(int(o)) {
-					st.maybeUpdateTotalPerMember(st.addTask(int(o), t, false, true))
+				if !st.hasTask(st.m.members[o].proc, t) && st.hasUnfulfilledTaskQuota(int(o)) {
+					st.maybeUpdateTotalTasksPerMember(st.addTask(int(o), t, false))
 					continue
 				}
 			}
-			// The least-loaded previous standby or warm-up holder.
-			if o := st.findPrevMemberWithLeastLoad(st.candidatesOf(t), t, st.hasTotalQuota); o >= 0 {
-				st.maybeUpdateTotalPerMember(st.addTask(o, t, false, true))
+			// The least-loaded previous standby, if under the total quota.
+			if o := st.findPrevMemberWithLeastLoad(st.candidatesOf(t), t); o >= 0 && st.hasUnfulfilledTaskQuota(o) {
+				st.maybeUpdateTotalTasksPerMember(st.addTask(o, t, false))
 				continue
 			}
 			toLeastLoaded = append(toLeastLoaded, standbyToAssign{task: t, remaining: n - i})
@@ -343,31 +375,31 @@ func (st *state) assignStandby(tasks []int) {
 	}
 	// Range-like again: subtopology then partition, reversed.
 	slices.SortFunc(toLeastLoaded, func(a, b standbyToAssign) int { return cmp.Compare(b.task, a.task) })
-	h := procHeap{st: st, less: func(a, b int) bool {
-		return cmp.Or(st.compareLoad(a, b), cmp.Compare(a, b)) < 0
-	}}
-	h.init(len(st.procs))
-	var skipped []int
+	q := st.processQueue()
+	var polled []int
 	for _, x := range toLeastLoaded {
 		for range x.remaining {
-			// assignStandbyToMemberWithLeastLoad: the least-loaded process
-			// that does not hold the task. Fewer copies than asked when none
-			// is left (Kafka logs "There is not enough available capacity").
-			skipped = skipped[:0]
+			// assignStandbyToMemberWithLeastLoad, a recursion unrolled: poll
+			// processes until one does not hold the task, give it to its
+			// least-loaded member, then put the polled processes back, the
+			// last polled first. Fewer copies than asked when none is left
+			// (Kafka logs "There is not enough available capacity").
+			polled = polled[:0]
 			placed := false
-			for len(h.items) > 0 {
-				p := h.pop()
-				if st.hasTask(p, x.task) {
-					skipped = append(skipped, p)
-					continue
+			for {
+				p, ok := q.poll()
+				if !ok {
+					break
 				}
-				st.maybeUpdateTotalPerMember(st.addTaskToLeastLoadedMember(p, x.task, false, true))
-				h.push(p)
-				placed = true
-				break
+				polled = append(polled, p)
+				if !st.hasTask(p, x.task) {
+					st.maybeUpdateTotalTasksPerMember(st.addTaskToLeastLoadedMember(p, x.task, false))
+					placed = true
+					break
+				}
 			}
-			for _, p := range skipped {
-				h.push(p)
+			for k := len(polled) - 1; k >= 0; k-- {
+				q.add(polled[k])
 			}
 			if !placed {
 				break
@@ -417,65 +449,4 @@ func (st *state) compact(tasks []int) []Tasks {
 		out[len(out)-1].Partitions = parts[from : k+1 : k+1]
 	}
 	return out
-}
-
-// procHeap is a binary min-heap of process indices: Kafka's
-// PriorityQueue<ProcessState>, with a total order so ties are fixed.
-type procHeap struct {
-	st    *state
-	less  func(a, b int) bool
-	items []int
-}
-
-func (h *procHeap) init(n int) {
-	h.items = make([]int, n)
-	for i := range h.items {
-		h.items[i] = i
-	}
-	for i := n/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *procHeap) push(p int) {
-	h.items = append(h.items, p)
-	i := len(h.items) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !h.less(h.items[i], h.items[parent]) {
-			break
-		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
-		i = parent
-	}
-}
-
-func (h *procHeap) pop() int {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	if last > 0 {
-		h.down(0)
-	}
-	return top
-}
-
-func (h *procHeap) down(i int) {
-	n := len(h.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		small := l
-		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
-			small = r
-		}
-		if !h.less(h.items[small], h.items[i]) {
-			return
-		}
-		h.items[i], h.items[small] = h.items[small], h.items[i]
-		i = small
-	}
 }

@@ -56,10 +56,11 @@ type AssignmentMemberSpec struct {
 	// ProcessID is the member's process (one Kafka Streams instance); every
 	// member must have one. Members of one process share its load.
 	ProcessID string
-	// ActiveTasks, StandbyTasks and WarmupTasks are the member's current
-	// target assignment, the base for stickiness. Tasks of unknown
-	// subtopologies or beyond a subtopology's task count are ignored; an
-	// active task may appear under one member only.
+	// ActiveTasks, StandbyTasks and WarmupTasks are the tasks the member
+	// holds now (Kafka's StreamsGroupMember.assignedTasks), the base for
+	// stickiness; WarmupTasks is not read (nor is it by Kafka 4.4). Tasks of
+	// unknown subtopologies or beyond a subtopology's task count are
+	// ignored; an active task may appear under one member only.
 	ActiveTasks  []Tasks
 	StandbyTasks []Tasks
 	WarmupTasks  []Tasks
@@ -282,9 +283,16 @@ func newModel(spec *GroupSpec, topology TopologyDescriber) (*model, error) {
 		}
 		cands[task] = append(cands[task], c)
 	}
+	ids := make([]string, len(members))
 	for i, x := range members {
 		p, _ := slices.BinarySearch(m.procs, x.ProcessID)
 		m.members[i] = memberIn{id: x.MemberID, proc: p}
+		ids[i] = x.MemberID
+	}
+	// Kafka's initialize visits GroupSpec.memberIds, a HashMap's key set:
+	// its order ranks standby candidates that tie.
+	for _, i := range javaHashMapOrder(ids, 0, put) {
+		x := members[i]
 		for _, ts := range x.ActiveTasks {
 			for _, part := range ts.Partitions {
 				t, ok := m.task(ts.SubtopologyID, part)
@@ -297,10 +305,10 @@ func newModel(spec *GroupSpec, topology TopologyDescriber) (*model, error) {
 				m.prevActive[t] = int32(i)
 			}
 		}
-		// Kafka's collectStandbyCandidates: standbys, then warm-ups (both
-		// current holders, with the offset sum they report, 0 when none),
-		// then tasks the member reports an offset for but does not hold as
-		// standby or warm-up.
+		// Kafka's collectStandbyCandidates: standbys (current holders,
+		// with the offset sum they report, 0 when none), then tasks the
+		// member reports an offset for but does not hold as standby.
+		// Kafka 4.4 does not read warm-ups here.
 		var offs map[int]int64 // looked up only; the last report of a task wins
 		var reported []int     // tasks with a report, ascending
 		for _, o := range x.TaskOffsets {
@@ -318,19 +326,17 @@ func newModel(spec *GroupSpec, topology TopologyDescriber) (*model, error) {
 		}
 		slices.Sort(reported)
 		var held map[int]bool // looked up only
-		for _, list := range [][]Tasks{x.StandbyTasks, x.WarmupTasks} {
-			for _, ts := range list {
-				for _, part := range ts.Partitions {
-					t, ok := m.task(ts.SubtopologyID, part)
-					if !ok {
-						continue
-					}
-					add(t, candidate{member: int32(i), prevStandby: true, offsetSum: offs[t]})
-					if held == nil {
-						held = map[int]bool{}
-					}
-					held[t] = true
+		for _, ts := range x.StandbyTasks {
+			for _, part := range ts.Partitions {
+				t, ok := m.task(ts.SubtopologyID, part)
+				if !ok || held[t] {
+					continue
 				}
+				add(t, candidate{member: int32(i), prevStandby: true, offsetSum: offs[t]})
+				if held == nil {
+					held = map[int]bool{}
+				}
+				held[t] = true
 			}
 		}
 		for _, t := range reported {

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -83,23 +84,18 @@ var Known = []KnownDivergence{
 		Match: func(d Divergence) bool {
 			switch d.Ops[d.Step].(type) {
 			case Advance:
-				return extraStreamsTargets(d)
+				// Either way round: coordsim computes a target the lagging
+				// configured topology hides from Kafka's timer, or Kafka
+				// computes one from a configured topology a topic change
+				// made stale (coordsim sees the group not ready).
+				// Or the target differs after a topic change no heartbeat
+				// has shown Kafka yet (its tasks are the old partition
+				// counts).
+				return extraStreamsTargets(d.Kafka, d.Ours) || extraStreamsTargets(d.Ours, d.Kafka) || topicsChangedSinceStreamsHeartbeat(d)
 			case ListGroups, StreamsDescribe:
 				return blurStreams(d.Kafka.Response) == blurStreams(d.Ours.Response)
 			}
 			return false
-		},
-	},
-	{
-		Name: "commit-assignment-epochs",
-		Why:  "a commit at an older member epoch is checked against each partition's KIP-1251 assignment epoch: Kafka records them, coordsim derives them on replay, and after some reconciliations the two differ, so Kafka refuses (ILLEGAL_GENERATION for TxnOffsetCommit v5, STALE_MEMBER_EPOCH) a commit coordsim accepts",
-		Match: func(d Divergence) bool {
-			switch d.Ops[d.Step].(type) {
-			case OffsetCommit, TxnOffsetCommit:
-			default:
-				return false
-			}
-			return (d.Kafka.Error == "ILLEGAL_GENERATION" || d.Kafka.Error == "STALE_MEMBER_EPOCH") && d.Ours.Error == ""
 		},
 	},
 	{
@@ -179,21 +175,20 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "streams-target-differs",
-		Why:  "Kafka 4.4's sticky task assignor (StickyTaskAssignor) breaks ties among equally loaded members in another order than coordsim's: reduced, two members of one process joining a new group get the alternating tasks the other way round (its tie-break not yet read from Kafka's code)",
+		Name: "streams-answers-differ",
+		Why:  "not yet reduced to causes, the streams answers around an equal target: the status Kafka 4.4 reports for internal topics of the wrong size (which topic it names), describe's internal topic partition counts (Kafka's come from its configured topology, which lags the topic image or is absent), a shutdown request's status, a member epoch one apart after topic changes; the target assignments themselves are equal (the sticky assignor is Kafka's, ties included)",
 		Match: func(d Divergence) bool {
 			switch d.Ops[d.Step].(type) {
 			case StreamsHeartbeat, Advance, StreamsDescribe:
 			default:
 				return false
 			}
-			return d.Kafka.Error == "" && d.Ours.Error == "" && (hasRecordSuffix(d.Kafka, "StreamsGroupTargetAssignmentMember") ||
-				hasRecordSuffix(d.Ours, "StreamsGroupTargetAssignmentMember") || isStreamsDescribe(d))
+			return d.Kafka.Error == "" && d.Ours.Error == "" && streamsTargets(d.Kafka) == streamsTargets(d.Ours)
 		},
 	},
 	{
 		Name: "consumer-target-differs",
-		Why:  "on some heterogeneous subscriptions and topic changes Kafka 4.4's server assignors and target refresh give another target than coordsim's (open: not yet reduced to its cause)",
+		Why:  "Kafka 4.4's uniform assignor orders topics by topic id where coordsim, which has names only, orders them by name: UniformHomogeneousAssignmentBuilder.maybeRevokePartitions keeps a member's partitions up to its quota visiting its topics in HashMap<Uuid> order, and the heterogeneous builder breaks ties between topics with Uuid.compareTo (reduced: two members joining the same topics); rarer ones (members rejoining during a revocation) are not reduced yet",
 		Match: func(d Divergence) bool {
 			switch d.Ops[d.Step].(type) {
 			case ConsumerHeartbeat, DescribeGroups:
@@ -207,9 +202,31 @@ var Known = []KnownDivergence{
 	},
 }
 
-func isStreamsDescribe(d Divergence) bool {
-	_, ok := d.Ops[d.Step].(StreamsDescribe)
-	return ok
+// topicsChangedSinceStreamsHeartbeat reports whether the topic image
+// changed after the last streams heartbeat before d's op.
+func topicsChangedSinceStreamsHeartbeat(d Divergence) bool {
+	for i := d.Step - 1; i >= 0; i-- {
+		switch d.Ops[i].(type) {
+		case SetTopics:
+			return i > 0 // the opening image is not a change
+		case StreamsHeartbeat:
+			return false
+		}
+	}
+	return false
+}
+
+// streamsTargets is o's streams target assignment records, canonical: a
+// divergence in them is an assignment difference no catch-all may hide.
+func streamsTargets(o Outcome) string {
+	var recs []string
+	for _, r := range o.Records {
+		if t, _ := asMap(r)["type"].(string); t == "StreamsGroupTargetAssignmentMember" && !emptyTarget(r) {
+			recs = append(recs, mustJSON(r))
+		}
+	}
+	slices.Sort(recs)
+	return strings.Join(recs, ",")
 }
 
 func isDescribe(d Divergence) bool {
@@ -306,15 +323,22 @@ func stripAssignment(v any) any {
 	return v
 }
 
-// extraStreamsTargets reports whether coordsim wrote what Kafka wrote plus
+// extraStreamsTargets reports whether more wrote what less wrote plus
 // streams target assignment records only.
-func extraStreamsTargets(d Divergence) bool {
+func extraStreamsTargets(less, more Outcome) bool {
 	kafka := map[string]int{}
-	for _, r := range d.Kafka.Records {
-		kafka[mustJSON(r)]++
+	for _, r := range less.Records {
+		// An empty target is no state (emptyTarget): Kafka's record of one
+		// for a new member has no counterpart to find.
+		if !emptyTarget(r) {
+			kafka[mustJSON(r)]++
+		}
 	}
 	extra := 0
-	for _, r := range d.Ours.Records {
+	for _, r := range more.Records {
+		if emptyTarget(r) {
+			continue
+		}
 		if k := mustJSON(r); kafka[k] > 0 {
 			kafka[k]--
 			continue

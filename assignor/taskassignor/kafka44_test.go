@@ -1,29 +1,32 @@
 package taskassignor_test
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	ta "github.com/coordsim/coordsim/assignor/taskassignor"
 )
 
-// Behaviour of trunk's StickyTaskAssignor beyond the cases above: stateful
-// and stateless tasks balanced separately, previous warm-ups and reported
-// offsets as standby candidates. Kafka's tests of these are not reproduced
+// Behaviour of Kafka 4.4's StickyTaskAssignor beyond the cases above:
+// one quota for stateful and stateless tasks, reported offsets as standby
+// candidates, warm-ups ignored. Kafka's tests of these are not reproduced
 // by name; each test says what it proves.
 
-func TestSticky_StatefulAndStatelessTasksAreBalancedSeparately(t *testing.T) {
-	// Two processes, 2 stateful and 2 stateless tasks: each process gets one
-	// of each, even though the first process held both stateful tasks
-	// before (a flavour's quota is ceil(2/2) = 1).
+func TestSticky_StatefulAndStatelessTasksShareOneQuota(t *testing.T) {
+	// Two processes, 2 stateful and 2 stateless tasks, the first process
+	// held both stateful tasks: Kafka 4.4 balances all active tasks under
+	// one quota, ceil(4/2) = 2, so it keeps them and the other process
+	// gets both stateless tasks (trunk's later split would give each
+	// process one of each).
 	tp := ta.Topology{{ID: "s", NumTasks: 2, Stateful: true}, {ID: "x", NumTasks: 2}}
 	a := assign(t, 0, tp, mem("m1", "p1", ts("s", 0, 1), nil), mem("m2", "p2", nil, nil))
-	assert.Len(t, active(t, a, "s", "m1"), 1)
-	assert.Len(t, active(t, a, "s", "m2"), 1)
-	assert.Len(t, active(t, a, "x", "m1"), 1)
-	assert.Len(t, active(t, a, "x", "m2"), 1)
-	assert.Equal(t, ints(0), active(t, a, "s", "m1"), "the previous owner keeps the first task it had")
+	assert.Equal(t, ints(0, 1), active(t, a, "s", "m1"))
+	assert.Empty(t, active(t, a, "x", "m1"))
+	assert.Equal(t, ints(0, 1), active(t, a, "x", "m2"))
 }
 
 func TestSticky_StandbysOnlyForStatefulSubtopologies(t *testing.T) {
@@ -33,16 +36,30 @@ func TestSticky_StandbysOnlyForStatefulSubtopologies(t *testing.T) {
 	assert.Empty(t, standby(t, a, "x", ids(a)...))
 }
 
-func TestSticky_PreviousWarmupTakesTheActiveTask(t *testing.T) {
-	// A warm-up is a member restoring the state of a task moving to it: for
-	// stickiness it counts as a previous standby, so a task without a
-	// previous active owner goes to it.
-	tp := topo(2, true, "s")
-	a := assign(t, 0, tp,
-		ta.AssignmentMemberSpec{MemberID: "m1", ProcessID: "p1", WarmupTasks: ts("s", 1)},
-		mem("m2", "p2", nil, nil))
-	assert.Equal(t, ints(1), active(t, a, "s", "m1"))
-	assert.Equal(t, ints(0), active(t, a, "s", "m2"))
+func TestSticky_WarmupsAreNotStandbyCandidates(t *testing.T) {
+	// Kafka 4.4's collectStandbyCandidates reads a member's standbys and
+	// task offsets, not its warm-ups: random groups get the same
+	// assignment with and without warm-ups added to their members.
+	differs := 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 1251))
+		spec, tp := randomGroup(r, false)
+		a, err := ta.Sticky{}.Assign(&spec, tp)
+		require.NoError(t, err)
+		warm := spec
+		warm.Members = slices.Clone(spec.Members)
+		for i := range warm.Members {
+			s := tp[r.IntN(len(tp))]
+			if s.NumTasks > 0 {
+				warm.Members[i].WarmupTasks = ts(s.ID, int32(r.IntN(int(s.NumTasks))))
+				differs++
+			}
+		}
+		b, err := ta.Sticky{}.Assign(&warm, tp)
+		require.NoError(t, err)
+		require.Equal(t, a, b, "seed %d", seed)
+	}
+	require.Greater(t, differs, 100, "warm-ups added")
 }
 
 func TestSticky_MostCaughtUpStandbyTakesTheActiveTask(t *testing.T) {
