@@ -32,10 +32,7 @@ func startOracle(ctx context.Context, t *testing.T) *Oracle {
 // sequence.
 func TestDifferential(t *testing.T) {
 	o := startOracle(context.Background(), t)
-	// The streams run leaves the classic protocol out: its sequences end
-	// within a few ops in streams divergences, and two classic findings
-	// its draws reach are open (docs/fidelity.md, "found, not triaged").
-	for _, gen := range []GenConfig{{}, {Streams: true, NoClassic: true}} {
+	for _, gen := range []GenConfig{{}, {Streams: true}} {
 		t.Run(map[bool]string{false: "default", true: "streams"}[gen.Streams], func(t *testing.T) { differential(t, o, gen) })
 	}
 }

@@ -105,6 +105,13 @@ func classicJoinDropsEmptyConsumerGroup(d Divergence) bool {
 	default:
 		groups[opGroup(op)] = true
 	}
+	// An op of no group (a time advance's sweep) names the groups its
+	// records are for.
+	for _, r := range append(slices.Clone(d.Kafka.Records), d.Ours.Records...) {
+		if g, ok := asMap(asMap(r)["key"])["groupId"].(string); ok {
+			groups[g] = true
+		}
+	}
 	s, err := newOursOnly(shift{})
 	if err != nil {
 		return false
