@@ -37,7 +37,7 @@ func (s *Shard) newClassicOp(nowMs int64, groupID string) *classicOp {
 	switch {
 	case g == nil:
 		op.isNew = true
-		op.st = newClassicGroupState(groupID)
+		op.st = newClassicGroupState(groupID, nowMs)
 	case g.classic == nil:
 		// A simple group (offsets only): what its GroupMetadata gave.
 		op.st = &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, Generation: g.epoch,
@@ -48,9 +48,10 @@ func (s *Shard) newClassicOp(nowMs int64, groupID string) *classicOp {
 	return op
 }
 
-// newClassicGroupState is a new classic group's state: Empty.
-func newClassicGroupState(groupID string) *ClassicGroupState {
-	return &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, CurrentStateTimestampMs: -1}
+// newClassicGroupState is a new classic group's state: Empty since nowMs
+// (ClassicGroup's constructor sets its state timestamp to the time).
+func newClassicGroupState(groupID string, nowMs int64) *ClassicGroupState {
+	return &ClassicGroupState{Group: groupID, State: StateEmpty, PreviousState: StateEmpty, CurrentStateTimestampMs: nowMs}
 }
 
 // finish returns the records (the state snapshot last), timers and
@@ -257,11 +258,11 @@ func (s *Shard) JoinGroup(nowMs int64, req JoinGroupRequest) (Result[JoinGroupRe
 	if (s.lookup(req.GroupID) == nil || replaced != nil) && !isUnknown {
 		// getOrMaybeCreateClassicGroup: a known member id for a group that
 		// does not exist.
-		return fail(req.MemberID, kerr.GroupIDNotFound.WithMessage("Classic group %s not found.", req.GroupID))
+		return fail(req.MemberID, kerr.UnknownMemberID)
 	}
 	op := s.newClassicOp(nowMs, req.GroupID)
 	if replaced != nil {
-		op.isNew, op.st = true, newClassicGroupState(req.GroupID)
+		op.isNew, op.st = true, newClassicGroupState(req.GroupID, nowMs)
 	}
 	var resp JoinGroupResponse
 	switch {
@@ -279,7 +280,9 @@ func (s *Shard) JoinGroup(nowMs int64, req JoinGroupRequest) (Result[JoinGroupRe
 	if op.isNew && len(op.records) == 0 {
 		// A new group is committed with its empty GroupMetadata
 		// (newEmptyGroupMetadataRecord).
-		op.records = append(op.records, &GroupMetadata{Group: req.GroupID, ProtocolType: req.ProtocolType, CurrentStateTimestampMs: -1})
+		// Its protocol type is "" and its state timestamp the group's, as
+		// newEmptyGroupMetadataRecord writes them.
+		op.records = append(op.records, &GroupMetadata{Group: req.GroupID, CurrentStateTimestampMs: op.st.CurrentStateTimestampMs})
 	}
 	res := finish(op, resp)
 	if replaced != nil {

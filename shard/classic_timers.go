@@ -61,8 +61,13 @@ func (op *classicOp) expireHeartbeat(memberID string) {
 		return
 	}
 	if st.isPendingMember(memberID) {
+		// removePendingMemberAndUpdateClassicGroup: the join phase
+		// completes once every member joined, the initial rebalance's too
+		// (no previous-state check, unlike maybeCompleteJoinPhase).
 		op.remove(memberID)
-		op.maybeCompleteJoinPhase()
+		if st.State == StatePreparingRebalance && st.hasAllMembersJoined() {
+			op.completeClassicGroupJoin()
+		}
 		return
 	}
 	m := st.member(memberID)

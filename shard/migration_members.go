@@ -286,9 +286,11 @@ func (s *Shard) classicSyncToConsumerGroup(nowMs int64, g *group, req SyncGroupR
 		return answer(kerr.InconsistentGroupProtocol.WithMessage("The protocol name %s from member %s request is not equal to the protocol name %s returned in the join response.",
 			req.ProtocolName, m.id, name))
 	}
-	// throwIfRebalanceInProgress: a member revoking keeps its epoch and
+	// throwIfRebalanceInProgress: a member behind the group's assignment
+	// epoch (not its group epoch: a leave bumps that before the next
+	// target exists) must rejoin; a member revoking keeps its epoch and
 	// syncs to get what it keeps.
-	if g.epoch > m.memberEpoch && m.state != MemberUnrevokedPartitions {
+	if g.assignmentEpoch > m.memberEpoch && m.state != MemberUnrevokedPartitions {
 		return answer(kerr.RebalanceInProgress.WithMessage("A new rebalance is triggered in group %s and member %s should rejoin to catch up.", g.id, m.id),
 			classicMemberTimeout(nowMs, TaskClassicMemberJoin, g.id, m.id, m.rebalanceTimeoutMs))
 	}
@@ -300,7 +302,7 @@ func (s *Shard) classicSyncToConsumerGroup(nowMs int64, g *group, req SyncGroupR
 }
 
 // classicHeartbeatToConsumerGroup is classicGroupHeartbeatToConsumerGroup:
-// the session restarts; the member must rejoin when the group epoch passed
+// the session restarts; the member must rejoin when the assignment epoch passed
 // its epoch, when it must revoke, or when the partitions it waited for are
 // free.
 func (s *Shard) classicHeartbeatToConsumerGroup(nowMs int64, g *group, req HeartbeatRequest) (Result[HeartbeatResponse], error) {
@@ -312,7 +314,7 @@ func (s *Shard) classicHeartbeatToConsumerGroup(nowMs int64, g *group, req Heart
 		return Result[HeartbeatResponse]{}, err
 	}
 	res := Result[HeartbeatResponse]{Timers: []TimerOp{s.classicSessionTimer(nowMs, g.id, m)}}
-	if m.memberEpoch < g.epoch || m.state == MemberUnrevokedPartitions ||
+	if m.memberEpoch < g.assignmentEpoch || m.state == MemberUnrevokedPartitions ||
 		m.state == MemberUnreleasedPartitions && !waitingOnUnreleasedPartition(g, m) {
 		res.Response.Err = kerr.RebalanceInProgress.WithMessage("The group is rebalancing, so a rejoin is needed.")
 		res.Timers = append(res.Timers, classicMemberTimeout(nowMs, TaskClassicMemberJoin, g.id, m.id, m.rebalanceTimeoutMs))

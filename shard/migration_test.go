@@ -201,3 +201,37 @@ func TestUpgradeAnswersParkedRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestClassicMemberBehindGroupEpochOnlySyncs proves that a classic member
+// of a consumer group is told to rejoin (REBALANCE_IN_PROGRESS) only once
+// the group's assignment epoch passed its epoch, as Kafka's
+// throwIfRebalanceInProgress and classicGroupHeartbeatToConsumerGroup
+// compare: a consumer member's leave bumps the group epoch before any new
+// target exists, and the classic member still syncs and heartbeats.
+// Found by the differential runner (seed 46 of the classic ops).
+func TestClassicMemberBehindGroupEpochOnlySyncs(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
+	sub := kmsg.NewConsumerMemberMetadata()
+	sub.Version, sub.Topics = 3, []string{"t0"}
+	id := classicGroupOfOne(t, h, "g", sub.AppendTo(nil), encodeAssignment([]TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1}}}, 3))
+	h.consumerJoin("g", "c1", "t0") // upgrades the group
+	h.consumerJoin("g", "c2", "t0")
+	m := h.s.lookup("g").members[id]
+	sub.OwnedPartitions = []kmsg.ConsumerMemberMetadataOwnedPartition{{Topic: "t0", Partitions: m.target[0].Partitions}}
+	jres, err := h.s.JoinGroup(h.nowMs, JoinGroupRequest{GroupID: "g", MemberID: id, ClientID: "c", SessionTimeoutMs: 10_000,
+		RebalanceTimeoutMs: 10_000, ProtocolType: ConsumerProtocolType, Handle: 3,
+		Protocols: []ClassicProtocol{{Name: "range", Metadata: sub.AppendTo(nil)}}})
+	joined := mustApply(h, jres, err)
+	require.NoError(t, joined.Err)
+	before := h.s.lookup("g").epoch
+	lres, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c2", MemberEpoch: LeaveGroupMemberEpoch})
+	mustApply(h, lres, err)
+	g := h.s.lookup("g")
+	require.Less(t, before, g.epoch, "the leave bumps the group epoch")
+	require.Equal(t, g.members[id].memberEpoch, g.assignmentEpoch, "no new target yet")
+	sres, err := h.s.SyncGroup(h.nowMs, SyncGroupRequest{GroupID: "g", MemberID: id, GenerationID: joined.GenerationID,
+		ProtocolType: ConsumerProtocolType, ProtocolName: joined.ProtocolName, Handle: 4})
+	require.NoError(t, mustApply(h, sres, err).Err)
+	hres, err := h.s.Heartbeat(h.nowMs, HeartbeatRequest{GroupID: "g", MemberID: id, GenerationID: joined.GenerationID})
+	require.NoError(t, mustApply(h, hres, err).Err)
+}

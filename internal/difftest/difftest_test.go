@@ -67,3 +67,17 @@ func TestRepros(t *testing.T) {
 		datadriven.RunTest(t, path, func(_ *testing.T, td *datadriven.TestData) string { return replay(td) })
 	})
 }
+
+// TestClassicCoverage proves that a default run reaches the classic
+// protocol on both sides alike: joins and syncs answered without error
+// (completed rebalances), and groups upgraded and downgraded online.
+func TestClassicCoverage(t *testing.T) {
+	o := startOracle(context.Background(), t)
+	rep, err := Run(context.Background(), o, Options{Seeds: 60, Ops: 200, FirstSeed: 1})
+	require.NoError(t, err)
+	t.Log(rep.Summary())
+	for _, k := range []string{"joins", "joined", "syncs", "synced", "upgrades", "downgrades"} {
+		require.Positive(t, rep.Classic[k], "classic %s", k)
+	}
+	require.Empty(t, rep.Unexplained())
+}

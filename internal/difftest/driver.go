@@ -26,6 +26,15 @@ type driver struct {
 	seq    uint64
 	sh     shift
 	soft   streamsSoft
+	// parked are the classic requests (by number) whose answer comes
+	// later; completed the answers released since the op began.
+	parked    map[int]string
+	completed []any
+	// native are the groups whose epochs are the same on both sides: a
+	// group born classic (or streams) keeps Kafka's numbering through an
+	// upgrade, and one born consumer keeps the epoch shift through a
+	// downgrade, in its classic generations too (epochshift.go).
+	native map[string]bool
 }
 
 type timer struct {
@@ -38,7 +47,7 @@ func newDriver(cfg shard.Config, sh shift) (*driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh, soft: newStreamsSoft()}
+	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh, soft: newStreamsSoft(), native: map[string]bool{}}
 	d.applyTimers(s.OnLoaded(0))
 	return d, nil
 }
@@ -46,7 +55,24 @@ func newDriver(cfg shard.Config, sh shift) (*driver, error) {
 // commit replays a result's records and applies its timers.
 func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 	out := make([]any, 0, len(records))
+	gone := map[string]bool{}      // groups a record of this batch deleted
+	populated := map[string]bool{} // groups that had members before the batch
 	for _, r := range records {
+		g := r.GroupID()
+		_, existed := d.s.GroupType(g)
+		if _, seen := populated[g]; !seen {
+			populated[g] = d.hasMembers(g)
+		}
+		if r.Type() == shard.TypeClassicGroupState {
+			// coordsim's own snapshot of a classic group beside Kafka's
+			// GroupMetadata: no Kafka record to compare it with.
+			if err := d.s.Replay(int64(len(d.log)), r); err != nil {
+				out = append(out, map[string]any{"replayError": err.Error()})
+				continue
+			}
+			d.log = append(d.log, r)
+			continue
+		}
 		if err := d.s.Replay(int64(len(d.log)), r); err != nil {
 			// A record the shard produced and cannot replay is a coordsim
 			// bug; report it as an outcome so the runner shows it.
@@ -54,7 +80,17 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 			continue
 		}
 		d.log = append(d.log, r)
-		out = append(out, recordJSON(d.sh, r))
+		typ, exists := d.s.GroupType(g)
+		switch {
+		case existed && !exists:
+			gone[g] = true
+		case !existed && exists && !(gone[g] && populated[g]):
+			// A new group. One that takes the members of the group this
+			// batch deleted (an upgrade or downgrade) keeps its
+			// numbering; one that replaces an empty group starts afresh.
+			d.native[g] = typ == shard.Classic || typ == shard.Streams
+		}
+		out = append(out, recordJSON(d.shiftFor(g), r))
 	}
 	d.applyTimers(timers)
 	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
@@ -106,7 +142,28 @@ func (d *driver) epochIn(group string, e int32) int32 {
 	if t, ok := d.s.GroupType(group); ok && t == shard.Streams {
 		return e
 	}
-	return d.sh.in(e)
+	return d.shiftFor(group).in(e)
+}
+
+// hasMembers reports whether group exists with members (a classic
+// group's pending members count).
+func (d *driver) hasMembers(group string) bool {
+	g, ok := d.s.DescribeGroup(group)
+	if !ok {
+		return false
+	}
+	if g.Classic != nil && (len(g.Classic.Members) > 0 || len(g.Classic.PendingMembers) > 0) {
+		return true
+	}
+	return len(g.Members) > 0
+}
+
+// shiftFor is the epoch translation of group's epochs and generations.
+func (d *driver) shiftFor(group string) shift {
+	if d.native[group] {
+		return shift{off: true}
+	}
+	return d.sh
 }
 
 // errOutcome is the outcome of an operation that failed as a whole: Kafka's
@@ -146,6 +203,7 @@ func (o SetTopics) run(d *driver) Outcome {
 			return errOutcome(err)
 		}
 		out.Records = d.commit(res.Records, res.Timers)
+		d.deliver(res.Completions)
 	}
 	return out
 }
@@ -183,7 +241,7 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		return errOutcome(err)
 	}
 	res, err := d.s.ConsumerGroupHeartbeat(d.nowMs, shard.ConsumerGroupHeartbeatRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), InstanceID: str(o.InstanceID),
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.shiftFor(o.GroupID).in(o.MemberEpoch), InstanceID: str(o.InstanceID),
 		ClientID: o.ClientID, RackID: str(o.RackID), RebalanceTimeoutMs: o.RebalanceTimeoutMs,
 		SubscribedTopicNames: o.Subscribed, TopicPartitions: owned, ServerAssignor: o.ServerAssignor,
 		SubscribedTopicRegex: o.Regex,
@@ -192,8 +250,12 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		return errOutcome(err)
 	}
 	r := res.Response
-	return Outcome{Response: heartbeatJSON(d.sh, r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment),
-		Records: d.commit(res.Records, res.Timers)}
+	// The records first: a heartbeat that replaces an empty classic group
+	// numbers the new consumer group afresh (driver.native).
+	out := Outcome{Records: d.commit(res.Records, res.Timers)}
+	out.Response = heartbeatJSON(d.shiftFor(o.GroupID), r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment)
+	d.deliver(res.Completions)
+	return out
 }
 
 func (o ShareHeartbeat) run(d *driver) Outcome {
@@ -290,7 +352,9 @@ func (o DeleteGroups) run(d *driver) Outcome {
 		results = append(results, fmt.Sprintf("%s: %d", r.GroupID, kerr.Code(r.Err)))
 	}
 	slices.SortFunc(results, func(a, b any) int { return compareStrings(a.(string), b.(string)) })
-	return Outcome{Response: results, Records: d.commit(res.Records, res.Timers)}
+	out := Outcome{Response: results, Records: d.commit(res.Records, res.Timers)}
+	d.deliver(res.Completions)
+	return out
 }
 
 func (ListGroups) run(d *driver) Outcome {
@@ -314,7 +378,7 @@ func (o DescribeGroups) run(d *driver) Outcome {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
 		}
-		out = append(out, describeJSON(d.sh, g))
+		out = append(out, describeJSON(d.shiftFor(id), g))
 	}
 	return Outcome{Response: out, Records: []any{}}
 }
@@ -334,12 +398,14 @@ func (o Advance) run(d *driver) Outcome {
 		d.nowMs = max(d.nowMs, t.op.DeadlineMs)
 		res := d.s.RunTimer(d.nowMs, t.op.Task)
 		out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)
+		d.deliver(res.Completions)
 	}
 	d.nowMs = target
 	return out
 }
 
 func (Reload) run(d *driver) Outcome {
+	d.unloaded()
 	s, err := shard.New(0, d.cfg)
 	if err != nil {
 		return Outcome{Bad: err.Error()}

@@ -25,6 +25,10 @@ type GenConfig struct {
 	// streams sequences end in a known divergence within a few ops; a
 	// default run leaves them out to compare the rest to the end.
 	Streams bool
+	// NoClassic leaves out the classic group protocol (JoinGroup,
+	// SyncGroup, Heartbeat, LeaveGroup, DescribeGroups) and with it the
+	// online migration between classic and consumer groups.
+	NoClassic bool
 }
 
 // memberState is what the generator believes of a member, learnt from the
@@ -63,6 +67,14 @@ type generator struct {
 	// heartbeats asked the broker to create.
 	streamsTopology int
 	pendingInternal []Topic
+	// classics are the classic members (gen_classic.go); lastClassic the
+	// one the last op was for, left the others its LeaveGroup named;
+	// reqs numbers JoinGroups and SyncGroups, reqOwner says whose each is.
+	classics    []*classicMember
+	lastClassic *classicMember
+	left        []*classicMember
+	reqs        int
+	reqOwner    map[int]*classicMember
 }
 
 var topicNames = []string{"t0", "t1", "t2", "t3"}
@@ -87,6 +99,9 @@ func newGenerator(seed uint64, cfg GenConfig) *generator {
 	if cfg.Streams {
 		g.addStreamsMembers()
 	}
+	if !cfg.NoClassic {
+		g.addClassicMembers()
+	}
 	return g
 }
 
@@ -109,6 +124,9 @@ func (g *generator) next() Op {
 	g.last = nil
 	if len(g.pendingInternal) > 0 && g.chance(0.3) {
 		return g.createInternalTopics()
+	}
+	if len(g.classics) > 0 && g.chance(0.25) {
+		return g.classic()
 	}
 	switch r := g.rng.IntN(100); {
 	case r < 40:
@@ -137,6 +155,12 @@ func (g *generator) next() Op {
 	case r < 96:
 		return g.changeTopics()
 	default:
+		if !g.classicSettled() {
+			// A reload now would drop a classic rebalance in flight on
+			// Kafka's side alone (classic-inflight-reload): time passes
+			// instead.
+			return g.advance()
+		}
 		return Reload{}
 	}
 }
@@ -420,6 +444,7 @@ func (g *generator) offsetDelete() Op {
 
 // observe updates the generator's beliefs from the reference's answer.
 func (g *generator) observe(op Op, out Outcome) {
+	g.observeClassic(op, out)
 	m := g.last
 	if m == nil {
 		return

@@ -175,6 +175,31 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
+		Name:  "classic-inflight-reload",
+		Why:   "Kafka loads a classic group from its last GroupMetadata record (Stable with its members, or Empty), so a reload drops pending members, parked joins and syncs and a rebalance in progress; coordsim replays its ClassicGroupState snapshot and keeps them",
+		Match: classicInflightReload,
+	},
+	{
+		Name:  "classic-join-drops-empty-consumer-group",
+		Why:   "Kafka 4.4's JoinGroup with a member id to an empty consumer group removes the group from memory (maybeDeleteEmptyConsumerGroup) and then answers UNKNOWN_MEMBER_ID with EMPTY_RESULT, dropping its tombstones: later writes find no group until a reload; a Kafka bug coordsim does not copy",
+		Match: classicJoinDropsEmptyConsumerGroup,
+	},
+	{
+		Name:  "classic-upgrade-without-protocol",
+		Why:   "Kafka 4.4 throws NoSuchElementException (UNKNOWN_SERVER_ERROR) upgrading a classic group that has not chosen a protocol yet (its first rebalance still in progress): ConsumerGroup.fromClassicGroup reads classicGroup.protocolName().get(); a Kafka bug coordsim does not copy, it upgrades the group",
+		Match: classicUpgradeWithoutProtocol,
+	},
+	{
+		Name:  "classic-subscribed-topics",
+		Why:   "Kafka's classic group knows its members' subscribed topics from their consumer-protocol subscriptions (ClassicGroup.computeSubscribedTopics) and deletes the offsets of another topic; coordsim's classic group with members counts as subscribed to every topic and answers OffsetDelete GROUP_SUBSCRIBED_TO_TOPIC",
+		Match: classicSubscribedTopics,
+	},
+	{
+		Name:  "classic-member-id-order",
+		Why:   "a consumer group with a member whose id the coordinator generated (a classic member's): Kafka's server assignors visit members in hash-map order of their ids and Kafka draws the ids at random, so partitions are dealt in another order than coordsim's",
+		Match: classicMemberIDOrder,
+	},
+	{
 		Name: "streams-answers-differ",
 		Why:  "not yet reduced to causes, the streams answers around an equal target: the status Kafka 4.4 reports for internal topics of the wrong size (which topic it names), describe's internal topic partition counts (Kafka's come from its configured topology, which lags the topic image or is absent), a shutdown request's status, a member epoch one apart after topic changes; the target assignments themselves are equal (the sticky assignor is Kafka's, ties included)",
 		Match: func(d Divergence) bool {

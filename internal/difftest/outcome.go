@@ -25,7 +25,10 @@ type Outcome struct {
 	Message  string `json:"message,omitempty"`
 	Response any    `json:"response,omitempty"`
 	Records  []any  `json:"records"`
-	Bad      string `json:"bad,omitempty"`
+	// Completed are the answers to earlier parked classic requests
+	// (JoinGroup, SyncGroup) this operation released, by request number.
+	Completed []any  `json:"completed,omitempty"`
+	Bad       string `json:"bad,omitempty"`
 }
 
 // canonical is the outcome as one line of JSON: map keys sorted, records in
@@ -172,8 +175,8 @@ func sortedStrings(s []string) []string {
 // classicMemberJSON is a consumer group member's ClassicMemberMetadata as
 // Kafka's JsonConverter writes it: null for a consumer-protocol member,
 // the protocols' metadata as base64 (encoding/json's []byte, Jackson's
-// BinaryNode). The differential runner drives no classic member yet, so
-// today both sides write null; the field is compared all the same.
+// BinaryNode): a classic member of a consumer group has one, a
+// consumer-protocol member null.
 func classicMemberJSON(c *shard.ClassicMemberMetadata) any {
 	if c == nil {
 		return nil
@@ -205,7 +208,7 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.GroupMetadata:
 		key = map[string]any{"group": r.Group}
-		value = map[string]any{"protocolType": r.ProtocolType, "generation": r.Generation, "currentStateTimestamp": r.CurrentStateTimestampMs}
+		value = map[string]any{"protocolType": r.ProtocolType, "generation": sh.out(r.Generation), "currentStateTimestamp": r.CurrentStateTimestampMs}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMetadata:
 		key = map[string]any{"groupId": r.Group}
@@ -255,7 +258,7 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 	default:
 		var ok bool
 		if key, value, tomb, ok = streamsRecordJSON(r); !ok {
-			// Types the generator does not reach yet (classic, regular
+			// Types the generator does not reach yet (regular
 			// expressions): compared by coordsim's own text form.
 			key = map[string]any{"groupId": r.GroupID()}
 			value = map[string]any{"coordsim": shard.Format(r)}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
-
-	"github.com/coordsim/coordsim/shard"
 )
 
 // A reproduction file is a cockroachdb/datadriven file: a paragraph on the
@@ -44,16 +42,13 @@ func WriteRepro(dir string, d Divergence) (string, error) {
 // compared each op before the last and found them equal, so coordsim's
 // outcome stands for Kafka's there; the last is Kafka's own.
 func startedOracleOutcomes(d Divergence) ([]string, error) {
-	sh := shift{}
-	drv, err := newDriver(shard.DefaultConfig(), sh)
+	s, err := newOursOnly(shift{})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(d.Ops))
 	for i, op := range d.Ops {
-		got := op.run(drv)
-		got.Message = sh.message(got.Message)
-		out[i] = got.canonical()
+		out[i] = s.step(op).canonical()
 	}
 	out[len(out)-1] = d.Kafka.canonical()
 	return out, nil
@@ -63,11 +58,11 @@ func startedOracleOutcomes(d Divergence) ([]string, error) {
 // op on a fresh coordsim shard (one per file) and returns coordsim's
 // canonical outcome, which datadriven compares with Kafka's.
 func ReplayRepro(path string) func(*datadriven.TestData) string {
-	var drv *driver
+	var s *oursOnly
 	return func(td *datadriven.TestData) string {
-		if drv == nil {
+		if s == nil {
 			var err error
-			if drv, err = newDriver(shard.DefaultConfig(), shift{}); err != nil {
+			if s, err = newOursOnly(shift{}); err != nil {
 				return err.Error()
 			}
 		}
@@ -84,12 +79,7 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 		if err != nil {
 			return err.Error()
 		}
-		got := op.run(drv)
-		got.Message = shift{}.message(got.Message)
-		if !carriesMessage(op) {
-			got.Message = "" // as the runner compares (session.step)
-		}
-		return got.canonical()
+		return s.step(op).canonical()
 	}
 }
 

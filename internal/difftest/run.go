@@ -60,6 +60,9 @@ type Report struct {
 	Known map[string]int
 	// Repros are the files written for unexplained divergences.
 	Repros []string
+	// Classic counts what the classic ops did on both sides alike
+	// (countClassic): joins, syncs, their successes, conversions.
+	Classic map[string]int
 }
 
 // Unexplained returns the divergences no known entry explains.
@@ -77,6 +80,10 @@ func (r Report) Unexplained() []Divergence {
 func (r Report) Summary() string {
 	s := fmt.Sprintf("%d sequences, %d ops compared in %s: %d divergences, %d unexplained",
 		r.Sequences, r.Ops, r.Elapsed.Round(time.Millisecond), len(r.Divergences), len(r.Unexplained()))
+	if c := r.Classic; c["joins"] > 0 {
+		s += fmt.Sprintf("\n  classic: %d joins (%d joined), %d syncs (%d synced: completed rebalances), %d upgrades, %d downgrades",
+			c["joins"], c["joined"], c["syncs"], c["synced"], c["upgrades"], c["downgrades"])
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Known)) {
 		s += fmt.Sprintf("\n  known %s: %d", k, r.Known[k])
 	}
@@ -88,13 +95,13 @@ func (r Report) Summary() string {
 // there on); an unexplained one is reduced and, with ReproDir, written out.
 func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
 	start := time.Now()
-	rep := Report{Known: map[string]int{}}
+	rep := Report{Known: map[string]int{}, Classic: map[string]int{}}
 	for i := range opts.Seeds {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		seed := opts.FirstSeed + uint64(i)
-		div, n, err := runSequence(o, seed, opts)
+		div, n, err := runSequence(o, seed, opts, rep.Classic)
 		rep.Sequences++
 		rep.Ops += n
 		if err != nil {
@@ -133,7 +140,7 @@ func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
 
 // runSequence generates and runs one sequence, returning its first
 // divergence (nil if none) and the number of ops run.
-func runSequence(o *Oracle, seed uint64, opts Options) (*Divergence, int, error) {
+func runSequence(o *Oracle, seed uint64, opts Options, classic map[string]int) (*Divergence, int, error) {
 	g := newGenerator(seed, opts.Gen)
 	s, err := newSession(o, shift{off: opts.ShowEpochShift})
 	if err != nil {
@@ -160,6 +167,7 @@ func runSequence(o *Oracle, seed uint64, opts Options) (*Divergence, int, error)
 			d.Known = explain(*d)
 			return d, i + 1, nil
 		}
+		countClassic(op, kafka, classic)
 		g.observe(op, kafka)
 	}
 	return nil, len(ops), nil
@@ -171,6 +179,9 @@ type session struct {
 	d   *driver
 	sh  shift
 	ids topicIDs
+	// kafkaIDs and ourIDs are the member ids each side generated
+	// (memberids.go).
+	kafkaIDs, ourIDs idTable
 }
 
 func newSession(o *Oracle, sh shift) (*session, error) {
@@ -202,12 +213,17 @@ func OracleProps() map[string]string {
 }
 
 func (s *session) step(op Op) (kafka, ours Outcome, err error) {
-	line, err := s.o.apply(op, s.ids)
+	kop, oop := s.kafkaIDs.resolve(op), s.ourIDs.resolve(op)
+	line, err := s.o.apply(kop, s.ids)
 	if err != nil {
 		return kafka, ours, err
 	}
-	kafka = normalise(op, line, s.ids.names)
-	ours = op.run(s.d)
+	kafka = s.kafkaIDs.relabel(normalise(kop, line, s.ids.names))
+	ours = oop.run(s.d)
+	if c := s.d.takeCompleted(); len(c) > 0 {
+		ours.Completed = c
+	}
+	ours = s.ourIDs.relabel(ours)
 	kafka.Message, ours.Message = s.sh.message(kafka.Message), s.sh.message(ours.Message)
 	if !carriesMessage(op) {
 		// OffsetCommit, TxnOffsetCommit, OffsetFetch (per group, v8+ has

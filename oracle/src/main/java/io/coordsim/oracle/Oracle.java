@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,11 +21,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.metadata.PartitionRecord;
 import org.apache.kafka.common.metadata.RemoveTopicRecord;
@@ -90,11 +99,22 @@ final class Oracle {
     private final List<LogEntry> log = new ArrayList<>();
     private long lastOffset;
 
+    /** A classic JoinGroup or SyncGroup whose answer has not come yet. */
+    private record Parked(CompletableFuture<?> future, short version) {
+    }
+
+    // Classic requests by their number ("req" of the op line): the shard
+    // parks a JoinGroup or SyncGroup on the future it is given and
+    // completes it at a later operation or timer (the delayed join), or at
+    // unload with NOT_COORDINATOR. Every answer reports the ones completed.
+    private final TreeMap<Integer, Parked> parked = new TreeMap<>();
+
     Oracle(Map<String, Object> props) {
         this.config = GroupCoordinatorConfig.fromProps(props);
         this.shareConfig = ShareGroupConfig.fromProps(props);
         this.groupConfigs = new GroupConfigManager(config, shareConfig);
         this.checks = new ServiceChecks(config);
+        OracleUuids.reseed();
         build();
         shard.onLoaded(new KRaftCoordinatorMetadataImage(image));
     }
@@ -144,6 +164,11 @@ final class Oracle {
                 case "streams_describe" -> listOf(shard.streamsGroupDescribe(strings(op.get("groups")), committed()).describedGroups(), (short) 0);
                 case "advance" -> advance(op.get("ms").asLong(), records);
                 case "reload" -> reload();
+                case "classic_join" -> classicJoin(op, records);
+                case "classic_sync" -> classicSync(op, records);
+                case "classic_heartbeat" -> classicHeartbeat(op, records);
+                case "classic_leave" -> classicLeave(op, records);
+                case "classic_describe" -> listOf(shard.describeGroups(ctx(op, ApiKeys.DESCRIBE_GROUPS), strings(op.get("groups")), committed()), version(op));
                 default -> throw new Json.BadOperation("unknown op " + name);
             };
             out.set("response", resp);
@@ -156,7 +181,111 @@ final class Oracle {
         }
         out.put("nowMs", time.milliseconds());
         out.set("records", Json.records(records));
+        ArrayNode completed = completed();
+        if (!completed.isEmpty()) {
+            out.set("completed", completed);
+        }
         return out;
+    }
+
+    // The parked classic requests this operation answered, by number.
+    private ArrayNode completed() {
+        ArrayNode a = Json.MAPPER.createArrayNode();
+        for (var it = parked.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            // getNow, never join: the oracle must not wait on a future
+            // only a later operation can complete.
+            Object resp = e.getValue().future().getNow(null);
+            if (resp == null) {
+                continue;
+            }
+            it.remove();
+            ObjectNode c = a.addObject();
+            c.put("req", e.getKey());
+            c.set("response", Json.write(resp, e.getValue().version()));
+        }
+        return a;
+    }
+
+    // A classic request's own answer: the response if its future is done,
+    // else {"pending": true} and the future is parked under the request's
+    // number until an operation or timer completes it.
+    private JsonNode answer(JsonNode op, CompletableFuture<?> f) {
+        Object resp = f.getNow(null);
+        if (resp != null) {
+            return Json.write(resp, version(op));
+        }
+        parked.put(op.get("req").asInt(), new Parked(f, version(op)));
+        ObjectNode n = Json.MAPPER.createObjectNode();
+        n.put("pending", true);
+        return n;
+    }
+
+    // GroupCoordinatorService.joinGroup: the group id and session timeout
+    // checks, then the shard's classicGroupJoin with the future the answer
+    // comes through. The last argument is the service's
+    // !isPluginConfigured (no topology description plugin here): the
+    // KIP-1331 cleanup of an empty streams group is not needed first. An
+    // exception is answered in the future with the request's member id
+    // (the service's exceptionally).
+    private JsonNode classicJoin(JsonNode op, List<CoordinatorRecord> out) {
+        JoinGroupRequestData req = Json.read(JoinGroupRequestData.class, op.get("request"), version(op));
+        CompletableFuture<JoinGroupResponseData> f = new CompletableFuture<>();
+        if (req.groupId() == null || req.groupId().isEmpty()) {
+            f.complete(new JoinGroupResponseData().setMemberId(req.memberId()).setErrorCode(Errors.INVALID_GROUP_ID.code()));
+        } else if (req.sessionTimeoutMs() < config.classicGroupMinSessionTimeoutMs() || req.sessionTimeoutMs() > config.classicGroupMaxSessionTimeoutMs()) {
+            f.complete(new JoinGroupResponseData().setMemberId(req.memberId()).setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()));
+        } else {
+            try {
+                run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
+                    () -> shard.classicGroupJoin(ctx(op, ApiKeys.JOIN_GROUP), req, f, true));
+            } catch (ApiException e) {
+                f.complete(new JoinGroupResponseData().setMemberId(req.memberId()).setErrorCode(Errors.forException(e).code()));
+            }
+        }
+        return answer(op, f);
+    }
+
+    private JsonNode classicSync(JsonNode op, List<CoordinatorRecord> out) {
+        SyncGroupRequestData req = Json.read(SyncGroupRequestData.class, op.get("request"), version(op));
+        CompletableFuture<SyncGroupResponseData> f = new CompletableFuture<>();
+        if (req.groupId() == null || req.groupId().isEmpty()) {
+            f.complete(new SyncGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
+        } else {
+            try {
+                run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
+                    () -> shard.classicGroupSync(ctx(op, ApiKeys.SYNC_GROUP), req, f));
+            } catch (ApiException e) {
+                f.complete(new SyncGroupResponseData().setErrorCode(Errors.forException(e).code()));
+            }
+        }
+        return answer(op, f);
+    }
+
+    // Heartbeat and LeaveGroup answer at once; the service turns an
+    // exception into the answer's error code.
+    private JsonNode classicHeartbeat(JsonNode op, List<CoordinatorRecord> out) {
+        HeartbeatRequestData req = Json.read(HeartbeatRequestData.class, op.get("request"), version(op));
+        if (req.groupId() == null || req.groupId().isEmpty()) {
+            return Json.write(new HeartbeatResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()), version(op));
+        }
+        try {
+            return write(out, () -> shard.classicGroupHeartbeat(ctx(op, ApiKeys.HEARTBEAT), req), version(op));
+        } catch (ApiException e) {
+            return Json.write(new HeartbeatResponseData().setErrorCode(Errors.forException(e).code()), version(op));
+        }
+    }
+
+    private JsonNode classicLeave(JsonNode op, List<CoordinatorRecord> out) {
+        LeaveGroupRequestData req = Json.read(LeaveGroupRequestData.class, op.get("request"), version(op));
+        if (req.groupId() == null || req.groupId().isEmpty()) {
+            return Json.write(new LeaveGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()), version(op));
+        }
+        try {
+            return write(out, () -> shard.classicGroupLeave(ctx(op, ApiKeys.LEAVE_GROUP), req), version(op));
+        } catch (ApiException e) {
+            return Json.write(new LeaveGroupResponseData().setErrorCode(Errors.forException(e).code()), version(op));
+        }
     }
 
     private static short version(JsonNode op) {
@@ -198,13 +327,27 @@ final class Oracle {
             registry.revertToSnapshot(lastOffset);
             throw e;
         }
-        if (res.replayRecords()) {
-            for (CoordinatorRecord r : res.records()) {
+        for (CoordinatorRecord r : res.records()) {
+            if (res.replayRecords()) {
                 append(producerId, producerEpoch, r);
+            } else {
+                // Written but not replayed: the operation already applied
+                // it (a new classic group's empty GroupMetadata commits the
+                // group created in memory). The runtime still appends it,
+                // so reads see it once committed, and a reload replays it.
+                log.add(new LogEntry(producerId, producerEpoch, r, null));
+                lastOffset++;
             }
         }
         out.addAll(res.records());
         registry.deleteSnapshotsUpTo(lastOffset);
+        // The runtime completes a write's append future once its records
+        // are committed (here: at once); classic operations park work on it
+        // (a SyncGroup's assignment propagation, a classic member's join of
+        // a consumer group).
+        if (res.appendFuture() != null) {
+            res.appendFuture().complete(null);
+        }
         return res.response();
     }
 

@@ -1,0 +1,254 @@
+package difftest
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/coordsim/coordsim/shard"
+)
+
+// The known divergences of the classic protocol's ops (known.go's table
+// holds their rows; docs/fidelity.md their reproductions).
+
+// classicInflightReload reports whether a Reload before the diverging op
+// found a classic group in a state its GroupMetadata record does not
+// hold: Kafka rebuilds a loaded classic group from its last GroupMetadata
+// (Stable with those members, or Empty), losing pending members, parked
+// joins and syncs and a rebalance in progress; coordsim replays its own
+// ClassicGroupState snapshot and keeps them. It replays the ops on
+// coordsim's side alone to look at each reload.
+func classicInflightReload(d Divergence) bool {
+	if !slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { _, ok := op.(Reload); return ok }) {
+		return false
+	}
+	s, err := newOursOnly(shift{})
+	if err != nil {
+		return false
+	}
+	for _, op := range d.Ops[:d.Step] {
+		if _, ok := op.(Reload); ok && classicInflight(s.d) {
+			return true
+		}
+		s.step(op)
+	}
+	return false
+}
+
+// classicInflight reports whether some classic group of the driver's
+// shard differs from what its last GroupMetadata record says.
+func classicInflight(dr *driver) bool {
+	last := map[string]*shard.GroupMetadata{}
+	for _, r := range dr.log {
+		if gm, ok := r.(*shard.GroupMetadata); ok {
+			last[gm.Group] = gm
+		}
+	}
+	inflight := false
+	dr.s.ListGroups(func(l shard.GroupListing) bool {
+		if l.Type != shard.Classic {
+			return true
+		}
+		g, ok := dr.s.DescribeGroup(l.GroupID)
+		if !ok || g.Classic == nil {
+			return true
+		}
+		st, gm := g.Classic, last[l.GroupID]
+		if gm == nil || gm.Tombstone {
+			inflight = true
+			return false
+		}
+		want := StateOfMetadata(gm)
+		var have []string
+		for _, m := range st.Members {
+			have = append(have, m.MemberID)
+		}
+		var persisted []string
+		for _, m := range gm.Members {
+			persisted = append(persisted, m.MemberID)
+		}
+		slices.Sort(have)
+		slices.Sort(persisted)
+		if st.State != want || st.Generation != gm.Generation || len(st.PendingMembers) > 0 || !slices.Equal(have, persisted) {
+			inflight = true
+			return false
+		}
+		return true
+	})
+	return inflight
+}
+
+// StateOfMetadata is the state Kafka loads a classic group in from its
+// GroupMetadata record: Stable with members, Empty without.
+func StateOfMetadata(gm *shard.GroupMetadata) shard.GroupState {
+	if len(gm.Members) > 0 {
+		return shard.StateStable
+	}
+	return shard.StateEmpty
+}
+
+// classicJoinDropsEmptyConsumerGroup matches Kafka 4.4's classic JoinGroup
+// with a member id to an empty consumer group: classicGroupJoinToClassicGroup
+// removes the group from memory (maybeDeleteEmptyConsumerGroup) before
+// getOrMaybeCreateClassicGroup refuses a known member id for a group it
+// does not find, and answers UNKNOWN_MEMBER_ID with EMPTY_RESULT, dropping
+// the tombstones: later writes find no group (GROUP_ID_NOT_FOUND, nothing
+// to tombstone or fetch), a reload brings it back. coordsim leaves the
+// group alone. It replays the ops on coordsim's side to find such a join
+// (and no reload after it) on the group the diverging op names.
+func classicJoinDropsEmptyConsumerGroup(d Divergence) bool {
+	groups := map[string]bool{}
+	switch op := d.Ops[d.Step].(type) {
+	case DeleteGroups:
+		for _, g := range op.Groups {
+			groups[g] = true
+		}
+	default:
+		groups[opGroup(op)] = true
+	}
+	// An op of no group (a time advance's sweep) names the groups its
+	// records are for.
+	for _, r := range append(slices.Clone(d.Kafka.Records), d.Ours.Records...) {
+		if g, ok := asMap(asMap(r)["key"])["groupId"].(string); ok {
+			groups[g] = true
+		}
+	}
+	s, err := newOursOnly(shift{})
+	if err != nil {
+		return false
+	}
+	dropped := map[string]bool{}
+	for _, op := range d.Ops[:d.Step] {
+		switch op := op.(type) {
+		case Reload:
+			clear(dropped)
+		case ClassicJoin:
+			if t, ok := s.d.s.GroupType(op.GroupID); ok && t == shard.Consumer && op.MemberID != "" && !s.d.hasMembers(op.GroupID) {
+				dropped[op.GroupID] = true
+			}
+		}
+		s.step(op)
+	}
+	for g := range groups {
+		if dropped[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// opGroup is the group an op names, "" for none or several.
+func opGroup(op Op) string {
+	switch op := op.(type) {
+	case ConsumerHeartbeat:
+		return op.GroupID
+	case OffsetCommit:
+		return op.GroupID
+	case TxnOffsetCommit:
+		return op.GroupID
+	case OffsetFetch:
+		return op.GroupID
+	case OffsetDelete:
+		return op.GroupID
+	case ClassicJoin:
+		return op.GroupID
+	case ClassicSync:
+		return op.GroupID
+	case ClassicHeartbeat:
+		return op.GroupID
+	case ClassicLeave:
+		return op.GroupID
+	}
+	return ""
+}
+
+// classicMemberIDOrder matches a divergence in which only assignments
+// differ, in a consumer group with a member whose id the coordinator
+// generated (a classic member's, "@m<n>"): Kafka's server assignors visit
+// members in the order of a hash map keyed by member id, and Kafka draws
+// those ids at random where coordsim hashes the request, so the two deal
+// partitions in different orders. Compared without the assignment
+// records and with every partition list of the answer blurred.
+func classicMemberIDOrder(d Divergence) bool {
+	if d.Kafka.Error != "" || d.Ours.Error != "" || withoutAssignments(d.Kafka) != withoutAssignments(d.Ours) {
+		return false
+	}
+	if strings.Contains(d.Kafka.canonical(), "@m") {
+		return true
+	}
+	// A consumer member's assignment moved in a group a classic member
+	// joined (the classic member's id orders the others too).
+	groups := map[string]bool{opGroup(d.Ops[d.Step]): true}
+	for _, r := range append(slices.Clone(d.Kafka.Records), d.Ours.Records...) {
+		if g, ok := asMap(asMap(r)["key"])["groupId"].(string); ok {
+			groups[g] = true
+		}
+	}
+	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && groups[j.GroupID] })
+}
+
+// assignmentFields are the answer fields holding dealt partitions.
+var assignmentFields = map[string]bool{"assignment": true, "targetAssignment": true, "assignedPartitions": true,
+	"partitionsPendingRevocation": true, "topicPartitions": true}
+
+func withoutAssignments(o Outcome) string {
+	c := o
+	c.Response = blurFields(o.Response, assignmentFields)
+	c.Completed = asList(blurFields(anyList(o.Completed), assignmentFields))
+	c.Records = nil
+	for _, r := range o.Records {
+		t, _ := asMap(r)["type"].(string)
+		if strings.HasSuffix(t, "TargetAssignmentMember") || strings.HasSuffix(t, "CurrentMemberAssignment") {
+			continue
+		}
+		c.Records = append(c.Records, r)
+	}
+	return c.canonical()
+}
+
+func blurFields(v any, fields map[string]bool) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if fields[k] {
+				out[k] = "?"
+				continue
+			}
+			out[k] = blurFields(x, fields)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = blurFields(x, fields)
+		}
+		return out
+	}
+	return v
+}
+
+// classicUpgradeWithoutProtocol matches Kafka's crash upgrading a classic
+// group whose first rebalance has not chosen a protocol: a consumer
+// heartbeat to a group classic members joined, answered
+// UNKNOWN_SERVER_ERROR (NoSuchElementException) by Kafka alone.
+func classicUpgradeWithoutProtocol(d Divergence) bool {
+	h, ok := d.Ops[d.Step].(ConsumerHeartbeat)
+	if !ok || d.Kafka.Error != "UNKNOWN_SERVER_ERROR" || !strings.Contains(d.Kafka.Message, "NoSuchElementException") || d.Ours.Error != "" {
+		return false
+	}
+	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && j.GroupID == h.GroupID })
+}
+
+// classicSubscribedTopics matches an OffsetDelete coordsim refuses
+// (GROUP_SUBSCRIBED_TO_TOPIC) and Kafka does not, on a group classic
+// members joined: Kafka's ClassicGroup.isSubscribedToTopic parses the
+// members' consumer-protocol subscriptions (computeSubscribedTopics);
+// coordsim's classic group with members counts as subscribed to every
+// topic (shard/classic_kind.go, subscribesTo).
+func classicSubscribedTopics(d Divergence) bool {
+	del, ok := d.Ops[d.Step].(OffsetDelete)
+	if !ok || !strings.Contains(mustJSON(d.Ours.Response), ": 86") || strings.Contains(mustJSON(d.Kafka.Response), ": 86") {
+		return false
+	}
+	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && j.GroupID == del.GroupID })
+}
