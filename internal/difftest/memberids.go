@@ -177,6 +177,9 @@ func (s *oursOnly) step(op Op) Outcome {
 	}
 	out = s.ids.relabel(out)
 	out.Message = s.sh.message(out.Message)
+	if !carriesMessage(op) {
+		out.Message = "" // as the runner compares (session.step)
+	}
 	return out
 }
 
