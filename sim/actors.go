@@ -440,8 +440,14 @@ func (w *world) heartbeat(m *simMember) {
 	w.heartbeatWith(b, m, m.epoch)
 }
 
+// leave is a graceful close: the member sends the leave heartbeat (epoch
+// -1). A KIP-848 consumer commits what it owns first (consumerClose); a
+// crash (commitLoop) does neither.
 func (w *world) leave(m *simMember) {
 	m.gone = true
+	if m.g.typ == shard.Consumer {
+		w.consumerClose(m)
+	}
 	b := w.route(m.g.id)
 	w.client(tLeave, m.g.id, m.id, "")
 	if b < 0 {

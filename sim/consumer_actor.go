@@ -14,7 +14,8 @@ import (
 // revokes what it lost (commits their offsets, runs onPartitionsRevoked),
 // and only then takes what it gained; its next heartbeat's owned
 // partitions acknowledge the revocation. A fence loses every partition
-// (onPartitionsLost) before the rejoin.
+// (onPartitionsLost) before the rejoin. A close commits what the member
+// owns before its leave heartbeat (consumerClose); a crash does not.
 
 // revokeLatencyMax bounds how long a client spends in onPartitionsRevoked
 // (committing the revoked partitions) before it lets them go.
@@ -75,6 +76,22 @@ func (w *world) consumerLost(m *simMember) {
 	m.assigned, m.target, m.revoking, m.stalled = nil, nil, false, false
 	m.standby, m.warmup = nil, nil
 	m.gen++
+}
+
+// consumerClose is the KIP-848 consumer's close before its leave
+// heartbeat, as Kafka's AsyncKafkaConsumer.close runs autoCommitOnClose
+// (every consumed position) and runRebalanceCallbacksOnClose
+// (onPartitionsRevoked for everything it owns) before leaveGroupOnClose:
+// one commit of every owned partition at the member's current epoch, which
+// the coordinator accepts while the member is in the group at that epoch.
+// The classic consumer does the same before its LeaveGroup (classicLeave).
+// The commit and the leave are sent in one event, commit first, and the
+// coordinator runs them in that order: the commit never meets a member that
+// already left.
+func (w *world) consumerClose(m *simMember) {
+	if len(m.assigned) > 0 {
+		w.commitPartitions(m, m.assigned)
+	}
 }
 
 // commitPartitions commits the client's position of partitions it is about
