@@ -269,3 +269,25 @@ func TestReplayGroupMetadataComputesSubscribedTopics(t *testing.T) {
 	require.True(t, h.s.lookup("foo").isSubscribedToTopic("baz"))
 	require.False(t, h.s.lookup("foo").isSubscribedToTopic("qux"))
 }
+
+// TestDowngradeComputesSubscribedTopics proves that a consumer group
+// downgraded to a classic group knows its classic members' topics at once,
+// as Kafka's ClassicGroup.fromConsumerGroup sets
+// computeSubscribedTopics() after choosing the protocol, and that a
+// replayed shard has them too.
+func TestDowngradeComputesSubscribedTopics(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"t0": 2, "t1": 1})
+	classicGroupOfOne(t, h, "g", subscription("t0"), encodeAssignment([]TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1}}}, 3))
+	h.consumerJoin("g", "c1", "t1") // upgrades the group
+	require.Equal(t, Consumer, h.s.lookup("g").typ)
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c1",
+		MemberEpoch: LeaveGroupMemberEpoch})
+	mustApply(h, res, err)
+	g := h.s.lookup("g")
+	require.Equal(t, Classic, g.typ, "the last consumer member's leave downgrades the group")
+	require.True(t, g.classic.SubscribedTopicsKnown)
+	require.Equal(t, []string{"t0"}, g.classic.SubscribedTopics)
+	require.True(t, g.isSubscribedToTopic("t0"))
+	require.False(t, g.isSubscribedToTopic("t1"), "the leaving consumer member's topic")
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay after the downgrade")
+}
