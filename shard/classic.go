@@ -649,5 +649,6 @@ func (op *classicOp) initNextGeneration() {
 		st.ProtocolName = ""
 		op.transitionTo(StateEmpty)
 	}
+	st.setSubscribedTopics()
 	st.PendingSyncMembers = nil
 }

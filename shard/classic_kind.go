@@ -1,5 +1,7 @@
 package shard
 
+import "github.com/coordsim/coordsim/kerr"
+
 // classicSteps is the classic group's entry of groupKinds. Classic members
 // never take the KIP-848 heartbeat paths: JoinGroup, SyncGroup, Heartbeat
 // and LeaveGroup run classicOp (classic*.go), and the group's state comes
@@ -9,11 +11,27 @@ package shard
 // converts an empty classic group into.
 type classicSteps struct{ consumerSteps }
 
-// subscribesTo is ClassicGroup.isSubscribedToTopic as coordsim keeps it:
-// a classic group with members keeps every offset (the members'
-// subscriptions are consumer-protocol bytes it does not parse), an empty
-// one none.
-func (classicSteps) subscribesTo(g *group, _ string) bool { return g.classicKeepsOffsets() }
+// subscribesTo is ClassicGroup.isSubscribedToTopic: the subscribed topics
+// computed from the members' consumer-protocol subscriptions
+// (classic_subscriptions.go).
+func (classicSteps) subscribesTo(g *group, topic string) bool {
+	return g.classicIsSubscribedToTopic(topic)
+}
+
+// expiresOffsets is ClassicGroup.offsetExpirationCondition's presence: a
+// rebalancing group, or a Stable one whose subscriptions are unknown,
+// keeps all its offsets.
+func (classicSteps) expiresOffsets(g *group) bool { return g.classicHasOffsetExpirationCondition() }
+
+// validateOffsetDelete is ClassicGroup.validateOffsetDelete: a group with
+// members (not Empty) of another protocol type than "consumer" is
+// NON_EMPTY_GROUP (Errors.NON_EMPTY_GROUP's default message).
+func (classicSteps) validateOffsetDelete(g *group) error {
+	if g.notEmpty() && (g.classic == nil || !g.classic.usesConsumerGroupProtocol()) {
+		return kerr.NonEmptyGroup.WithMessage("The group is not empty.")
+	}
+	return nil
+}
 
 // deriveState: a classic group's state is its classic state
 // (ClassicGroup's own state machine, classic_state.go).

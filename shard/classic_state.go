@@ -69,6 +69,7 @@ func classicStateFromMetadata(r *GroupMetadata) *ClassicGroupState {
 	if len(st.Members) > 0 {
 		st.State = StateStable
 	}
+	st.setSubscribedTopics()
 	return st
 }
 
@@ -254,17 +255,4 @@ func removeSorted(list []string, id string) []string {
 		return list
 	}
 	return slices.Delete(list, i, i+1)
-}
-
-// classicKeepsOffsets stands in for Kafka's classic offset expiration
-// condition while the group is not Empty: Kafka expires no offset of a
-// PreparingRebalance or CompletingRebalance group, and in a Stable group
-// only those of topics no member's consumer-protocol subscription names.
-// coordsim does not parse the subscriptions yet, so a classic group with
-// members keeps all its offsets (it never expires a subscribed one, and
-// may keep an unsubscribed one longer than Kafka). An Empty group's
-// offsets expire by their commit time (Kafka bases them on the group's
-// current state timestamp when it has one).
-func (g *group) classicKeepsOffsets() bool {
-	return g.notEmpty()
 }

@@ -241,6 +241,13 @@ type ClassicGroupState struct {
 	// in this generation.
 	PendingMembers     []string
 	PendingSyncMembers []string
+	// SubscribedTopics are Kafka's ClassicGroup.subscribedTopics (sorted),
+	// when SubscribedTopicsKnown (Kafka's Optional is present): the
+	// topics of the members' consumer-protocol subscriptions as
+	// computeSubscribedTopics found them at the group's last generation,
+	// downgrade or load (classic_subscriptions.go).
+	SubscribedTopics      []string
+	SubscribedTopicsKnown bool
 }
 
 // GroupMetadataMember is one member of Kafka's GroupMetadataValue.

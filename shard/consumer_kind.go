@@ -78,6 +78,10 @@ func assignConsumerTargets(v *view) {
 
 func (consumerSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
 
+// expiresOffsets: a consumer group's offsets expire by their commit time
+// (ConsumerGroup.offsetExpirationCondition is always present).
+func (consumerSteps) expiresOffsets(*group) bool { return true }
+
 func (consumerSteps) earlyState(*group, readiness) (GroupState, bool) { return 0, false }
 
 // setting: any type without its own keys (classic) reads the consumer's,
@@ -150,7 +154,7 @@ func (consumerSteps) validateOffsetFetch(g *group, memberID string, memberEpoch 
 	return validateModernOffsetFetch(g, memberID, memberEpoch)
 }
 
-func (consumerSteps) validateOffsetDelete(string) error { return nil }
+func (consumerSteps) validateOffsetDelete(*group) error { return nil }
 
 func (consumerSteps) appendTombstones(records []Record, id string) []Record {
 	return append(records,

@@ -146,7 +146,11 @@
 // protocol-vote tie and picks a new leader by HashMap order; coordsim by
 // the first member's preference and the smallest member id. Member ids are
 // the client id and a UUID-shaped hash of the request handle and the time,
-// where Kafka draws a random UUID.
+// where Kafka draws a random UUID. A classic group's subscribed topics
+// (what OffsetDelete refuses and the sweep keeps) are Kafka's
+// computeSubscribedTopics over the members' consumer-protocol
+// subscriptions, computed at each generation, downgrade and load and kept
+// in the snapshot (classic_subscriptions.go).
 //
 // Online migration (migration_*.go, group.consumer.migration.policy in
 // ClassicConfig.MigrationPolicy): a consumer-protocol join upgrades a

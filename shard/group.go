@@ -355,6 +355,14 @@ func (g *group) isSubscribedToTopic(topic string) bool {
 	return groupKinds[g.typ].subscribesTo(g, topic)
 }
 
+// keepsOffsetsOf is cleanupExpiredOffsets' test of a topic before it looks
+// at the offsets' deadlines: the group has no offset expiration condition
+// (nothing of it expires) or subscribes to the topic.
+func (g *group) keepsOffsetsOf(topic string) bool {
+	k := groupKinds[g.typ]
+	return !k.expiresOffsets(g) || k.subscribesTo(g, topic)
+}
+
 // readiness answers topologyReady over a metadata image: the shard (its
 // memo), or a test's fresh computation. An interface rather than a func, so
 // refresh, which runs on every replayed record, passes the shard without

@@ -18,13 +18,14 @@ import (
 
 var expiryTopics = map[string]int32{"firstTopic": 2, "secondTopic": 2, "otherTopic": 1, "foo": 3, "bar": 2, "baz": 1, "qux": 1}
 
-// subscribedFn is the group's isSubscribedToTopic, the predicate Kafka's
-// cleanupExpiredOffsets consults.
+// subscribedFn is the group's keepsOffsetsOf, the predicate Kafka's
+// cleanupExpiredOffsets consults (isSubscribedToTopic, after the group's
+// offset expiration condition).
 func subscribedFn(t *testing.T, s *Shard, group string) func(string) bool {
 	t.Helper()
 	g := s.lookup(group)
 	require.NotNil(t, g, "group %s", group)
-	return g.isSubscribedToTopic
+	return g.keepsOffsetsOf
 }
 
 // TestCleanupExpiredOffsets proves Kafka's testCleanupExpiredOffsets for

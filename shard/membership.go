@@ -339,6 +339,10 @@ type groupSteps interface {
 	currentAssignmentRecord(v *view, m *member, tombstone bool) Record
 	// subscribesTo is Kafka's Group.isSubscribedToTopic for the type.
 	subscribesTo(g *group, topic string) bool
+	// expiresOffsets reports whether Kafka's Group.offsetExpirationCondition
+	// is present: without one, cleanupExpiredOffsets expires none of the
+	// group's offsets (a classic group in a rebalance).
+	expiresOffsets(g *group) bool
 	// earlyState is the state maybeUpdateGroupState settles before the
 	// epochs are compared (a share group with members is STABLE, a
 	// streams group without a ready topology NOT_READY), ok false when the
@@ -388,7 +392,7 @@ type groupSteps interface {
 	// validateOffsetDelete.
 	validateOffsetCommit(g *group, req commitRequest) (partitionValidator, error)
 	validateOffsetFetch(g *group, memberID string, memberEpoch int32) error
-	validateOffsetDelete(groupID string) error
+	validateOffsetDelete(g *group) error
 	// appendTombstones is Kafka's createGroupTombstoneRecords for the
 	// type; appendTimerCancels the timers a deleted group leaves behind
 	// (its cancelTimers).

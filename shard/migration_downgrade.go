@@ -110,6 +110,7 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, ge
 	}
 	st.Leader = st.Members[0].MemberID
 	st.ProtocolName = st.selectProtocol()
+	st.setSubscribedTopics()
 	for i := range st.Members {
 		cm := &st.Members[i]
 		cm.Assignment = encodeAssignment(targets[cm.MemberID], subscriptionVersion(cm.metadata(st.ProtocolName)))

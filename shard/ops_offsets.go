@@ -591,9 +591,13 @@ type OffsetDeleteResponse struct {
 // DeleteOffsets is Kafka's OffsetDelete (KafkaApis' partition check, then
 // OffsetMetadataManager.deleteOffsets): a partition not in the metadata
 // image is answered UNKNOWN_TOPIC_OR_PARTITION; every partition of a topic
-// the group is subscribed to (while it has members) GROUP_SUBSCRIBED_TO_TOPIC;
-// the others get a tombstone when they have a committed or pending offset.
-// A missing group fails the request with GROUP_ID_NOT_FOUND.
+// the group is subscribed to (isSubscribedToTopic: a classic group's are
+// its last generation's consumer-protocol subscriptions)
+// GROUP_SUBSCRIBED_TO_TOPIC; the others get a tombstone when they have a
+// committed or pending offset. A missing group fails the request with
+// GROUP_ID_NOT_FOUND, a group that refuses (validateOffsetDelete: a share
+// group, a classic group with members of another protocol type) with its
+// error.
 func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[OffsetDeleteResponse], error) {
 	var res Result[OffsetDeleteResponse]
 	if err := ValidateGroupID(groupID); err != nil {
@@ -621,7 +625,7 @@ func (s *Shard) DeleteOffsets(groupID string, topics []TopicPartitions) (Result[
 	if g == nil {
 		return Result[OffsetDeleteResponse]{}, kerr.GroupIDNotFound.WithMessage("Group %s not found.", groupID)
 	}
-	if err := groupKinds[g.typ].validateOffsetDelete(groupID); err != nil {
+	if err := groupKinds[g.typ].validateOffsetDelete(g); err != nil {
 		return Result[OffsetDeleteResponse]{}, err
 	}
 	seen := map[offsets.Key]bool{}

@@ -42,6 +42,10 @@ func (shareSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Re
 
 func (shareSteps) subscribesTo(g *group, topic string) bool { return anyMemberSubscribes(g, topic) }
 
+// expiresOffsets: never asked (shouldExpire is false), present as Kafka's
+// ShareGroup.offsetExpirationCondition is.
+func (shareSteps) expiresOffsets(*group) bool { return true }
+
 // earlyState: a share group with members is STABLE (share groups are EMPTY
 // or STABLE only).
 func (shareSteps) earlyState(*group, readiness) (GroupState, bool) {
@@ -90,7 +94,7 @@ func (shareSteps) validateOffsetFetch(g *group, _ string, _ int32) error {
 	return notConsumerGroup(g.id)
 }
 
-func (shareSteps) validateOffsetDelete(id string) error { return notConsumerGroup(id) }
+func (shareSteps) validateOffsetDelete(g *group) error { return notConsumerGroup(g.id) }
 
 func (shareSteps) appendTombstones(records []Record, id string) []Record {
 	return append(records,

@@ -65,6 +65,10 @@ func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) 
 		ActiveTasksPendingRevocation: pActive, StandbyTasksPendingRevocation: pStandby, WarmupTasksPendingRevocation: pWarmup}
 }
 
+// expiresOffsets: a streams group's offsets expire by their commit time
+// (StreamsGroup.offsetExpirationCondition is always present).
+func (streamsSteps) expiresOffsets(*group) bool { return true }
+
 // subscribesTo: once empty a streams group subscribes to nothing
 // (KAFKA-19372), otherwise to its topology's source topics.
 func (streamsSteps) subscribesTo(g *group, topic string) bool {
@@ -149,7 +153,7 @@ func (streamsSteps) validateOffsetFetch(g *group, memberID string, memberEpoch i
 	return validateModernOffsetFetch(g, memberID, memberEpoch)
 }
 
-func (streamsSteps) validateOffsetDelete(string) error { return nil }
+func (streamsSteps) validateOffsetDelete(*group) error { return nil }
 
 func (streamsSteps) appendTombstones(records []Record, id string) []Record {
 	return append(records,

@@ -73,7 +73,7 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		openTxn := s.offsets.HasOpenTransaction(g.id) // only then can a partition be pending
 		for ; next < len(expired) && expired[next].Group == g.id; next++ {
 			k := expired[next]
-			if (!g.isSubscribedToTopic(k.Topic) || s.cfg.Mutants.ExpireSubscribed) && (!openTxn || !s.offsets.HasPending(k) || s.cfg.Mutants.ExpirePendingTxnOffsets) {
+			if (!g.keepsOffsetsOf(k.Topic) || s.cfg.Mutants.ExpireSubscribed) && (!openTxn || !s.offsets.HasPending(k) || s.cfg.Mutants.ExpirePendingTxnOffsets) {
 				out = append(out, k)
 			}
 		}
@@ -108,7 +108,7 @@ func (s *Shard) cleanupGroupMetadataFullScan(nowMs int64) Result[SweepResponse] 
 // with cleanupExpiredOffsets.
 func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse] {
 	return s.sweepWith(nowMs, groupIDs, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
-		return s.offsets.CleanupExpiredOffsets(g.id, nowMs, g.isSubscribedToTopic, out)
+		return s.offsets.CleanupExpiredOffsets(g.id, nowMs, g.keepsOffsetsOf, out)
 	})
 }
 

@@ -13,7 +13,8 @@ import (
 // UNKNOWN_TOPIC_OR_PARTITION first; the coordinator answers the rest per
 // partition (GROUP_SUBSCRIBED_TO_TOPIC, as
 // OffsetMetadataManager.deleteOffsets), merged after them. A group error
-// (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND) is the response's only content:
+// (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP for a classic group
+// with members of another protocol type) is the response's only content:
 // OffsetDeleteRequest.getErrorResponse has no topics.
 
 var apiOffsetDelete = api{key: 47, min: 0, max: 0, handle: handleOffsetDelete}

@@ -190,11 +190,6 @@ var Known = []KnownDivergence{
 		Match: classicUpgradeWithoutProtocol,
 	},
 	{
-		Name:  "classic-subscribed-topics",
-		Why:   "Kafka's classic group knows its members' subscribed topics from their consumer-protocol subscriptions (ClassicGroup.computeSubscribedTopics) and deletes the offsets of another topic; coordsim's classic group with members counts as subscribed to every topic and answers OffsetDelete GROUP_SUBSCRIBED_TO_TOPIC",
-		Match: classicSubscribedTopics,
-	},
-	{
 		Name:  "classic-member-id-order",
 		Why:   "a consumer group with a member whose id the coordinator generated (a classic member's): Kafka's server assignors visit members in hash-map order of their ids and Kafka draws the ids at random, so partitions are dealt in another order than coordsim's",
 		Match: classicMemberIDOrder,

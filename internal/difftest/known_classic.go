@@ -238,17 +238,3 @@ func classicUpgradeWithoutProtocol(d Divergence) bool {
 	}
 	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && j.GroupID == h.GroupID })
 }
-
-// classicSubscribedTopics matches an OffsetDelete coordsim refuses
-// (GROUP_SUBSCRIBED_TO_TOPIC) and Kafka does not, on a group classic
-// members joined: Kafka's ClassicGroup.isSubscribedToTopic parses the
-// members' consumer-protocol subscriptions (computeSubscribedTopics);
-// coordsim's classic group with members counts as subscribed to every
-// topic (shard/classic_kind.go, subscribesTo).
-func classicSubscribedTopics(d Divergence) bool {
-	del, ok := d.Ops[d.Step].(OffsetDelete)
-	if !ok || !strings.Contains(mustJSON(d.Ours.Response), ": 86") || strings.Contains(mustJSON(d.Kafka.Response), ": 86") {
-		return false
-	}
-	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && j.GroupID == del.GroupID })
-}
