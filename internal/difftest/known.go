@@ -200,6 +200,11 @@ var Known = []KnownDivergence{
 		Match: consumerTimersSurviveDowngrade,
 	},
 	{
+		Name:  "classic-downgrade-leader",
+		Why:   "a consumer group downgraded to a classic group gets as leader the member ClassicGroup.fromConsumerGroup adds first, in the order of the consumer group's TimelineHashMap of members by id; Kafka draws a classic member's id at random, coordsim hashes it and adds members in id order, so with two members or more the GroupMetadata record can name another leader (the rest of the record equal)",
+		Match: classicDowngradeLeader,
+	},
+	{
 		Name:  "classic-subscribed-topics",
 		Why:   "Kafka's classic group knows its members' subscribed topics from their consumer-protocol subscriptions (ClassicGroup.computeSubscribedTopics) and deletes the offsets of another topic; coordsim's classic group with members counts as subscribed to every topic and answers OffsetDelete GROUP_SUBSCRIBED_TO_TOPIC",
 		Match: classicSubscribedTopics,

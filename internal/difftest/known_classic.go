@@ -326,6 +326,51 @@ func consumerTimersSurviveDowngrade(d Divergence) bool {
 	return true
 }
 
+// classicDowngradeLeader matches outcomes that are equal but for the
+// leader of a GroupMetadata record written by a downgrade (with its
+// consumer group's ConsumerGroupMetadata tombstone) of two members or
+// more, each side's leader one of them.
+func classicDowngradeLeader(d Divergence) bool {
+	if d.Kafka.Error != "" || d.Ours.Error != "" {
+		return false
+	}
+	downgraded := map[string]bool{}
+	for _, r := range d.Kafka.Records {
+		if m := asMap(r); m["type"] == "ConsumerGroupMetadata" && m["value"] == nil {
+			downgraded[recordGroup(r)] = true
+		}
+	}
+	differs := false
+	blur := func(o Outcome) Outcome {
+		c := o
+		c.Records = make([]any, 0, len(o.Records))
+		for _, r := range o.Records {
+			m := asMap(r)
+			v := asMap(m["value"])
+			if m["type"] != "GroupMetadata" || v == nil || !downgraded[recordGroup(r)] {
+				c.Records = append(c.Records, r)
+				continue
+			}
+			members := asList(v["members"])
+			leaderIsMember := slices.ContainsFunc(members, func(x any) bool { return asMap(x)["memberId"] == v["leader"] })
+			if len(members) < 2 || !leaderIsMember {
+				c.Records = append(c.Records, r)
+				continue
+			}
+			differs = true
+			nv := map[string]any{}
+			for k, x := range v {
+				nv[k] = x
+			}
+			nv["leader"] = ""
+			c.Records = append(c.Records, map[string]any{"type": m["type"], "key": m["key"], "value": nv})
+		}
+		return c
+	}
+	k, o := blur(d.Kafka), blur(d.Ours)
+	return differs && k.canonical() == o.canonical()
+}
+
 // recordGroup is a canonical record's group id (GroupMetadata's and
 // OffsetCommit's key names it "group", the others "groupId").
 func recordGroup(r any) string {
