@@ -190,6 +190,21 @@ var Known = []KnownDivergence{
 		Match: classicUpgradeWithoutProtocol,
 	},
 	{
+		Name:  "classic-upgrade-member-lacks-protocol",
+		Why:   "Kafka 4.4 throws IllegalArgumentException (UNKNOWN_SERVER_ERROR) upgrading a classic group one of whose members does not support the group's current protocol (a member that joined the rebalance in progress with another common protocol): ConsumerGroup.fromClassicGroup reads each member's ClassicGroupMember.metadata(protocolName), which throws, and convertToConsumerGroup catches only SchemaException; a Kafka bug coordsim does not copy, it refuses the upgrade as a malformed embedded protocol (GROUP_ID_NOT_FOUND)",
+		Match: classicUpgradeMemberLacksProtocol,
+	},
+	{
+		Name:  "consumer-timers-survive-downgrade",
+		Why:   "Kafka 4.4's convertToClassicGroup cancels no timer of the members that stay (only the leaving member's): a classic member's consumer-group sync timeout (consumerGroupSyncKey, armed by its JoinGroup for the rebalance timeout) outlives the downgrade, and if the group is upgraded again before it fires, consumerGroupFenceMemberOperation fences the member then; coordsim cancels every member's consumer-group timers at the downgrade (shard/migration_downgrade.go)",
+		Match: consumerTimersSurviveDowngrade,
+	},
+	{
+		Name:  "classic-downgrade-leader",
+		Why:   "a consumer group downgraded to a classic group gets as leader the member ClassicGroup.fromConsumerGroup adds first, in the order of the consumer group's TimelineHashMap of members by id; Kafka draws a classic member's id at random, coordsim hashes it and adds members in id order, so with two members or more the GroupMetadata record can name another leader (the rest of the record equal)",
+		Match: classicDowngradeLeader,
+	},
+	{
 		Name:  "classic-member-id-order",
 		Why:   "a consumer group with a member whose id the coordinator generated (a classic member's): Kafka's server assignors visit members in hash-map order of their ids and Kafka draws the ids at random, so partitions are dealt in another order than coordsim's",
 		Match: classicMemberIDOrder,
@@ -201,6 +216,12 @@ var Known = []KnownDivergence{
 			switch d.Ops[d.Step].(type) {
 			case StreamsHeartbeat, Advance, StreamsDescribe:
 			default:
+				return false
+			}
+			// Only where a streams group exists: an Advance of a
+			// sequence without one (--share seed 128) is not a streams
+			// answer.
+			if !slices.ContainsFunc(d.Ops[:d.Step+1], func(op Op) bool { _, ok := op.(StreamsHeartbeat); return ok }) {
 				return false
 			}
 			return d.Kafka.Error == "" && d.Ours.Error == "" && streamsTargets(d.Kafka) == streamsTargets(d.Ours)
@@ -223,14 +244,19 @@ var Known = []KnownDivergence{
 }
 
 // topicsChangedSinceStreamsHeartbeat reports whether the topic image
-// changed after the last streams heartbeat before d's op.
+// changed after the last streams heartbeat before d's op. Without a
+// streams heartbeat before the change there is no configured topology to
+// lag, so it is false: a sequence with no streams group (it once hid the
+// oracle's misnumbered JoinGroup answer of --share seed 94) is never
+// explained by it.
 func topicsChangedSinceStreamsHeartbeat(d Divergence) bool {
+	changed := false
 	for i := d.Step - 1; i >= 0; i-- {
 		switch d.Ops[i].(type) {
 		case SetTopics:
-			return i > 0 // the opening image is not a change
+			changed = changed || i > 0 // the opening image is not a change
 		case StreamsHeartbeat:
-			return false
+			return changed
 		}
 	}
 	return false

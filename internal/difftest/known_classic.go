@@ -238,3 +238,146 @@ func classicUpgradeWithoutProtocol(d Divergence) bool {
 	}
 	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { j, ok := op.(ClassicJoin); return ok && j.GroupID == h.GroupID })
 }
+
+// classicUpgradeMemberLacksProtocol matches a consumer heartbeat that
+// upgrades a classic group where Kafka throws because a member does not
+// support the group's protocol (ClassicGroupMember.metadata's
+// IllegalArgumentException, which ConsumerGroup.fromClassicGroup lets
+// through) and coordsim refuses the upgrade as malformed, neither writing
+// anything; an earlier JoinGroup to the group must have offered protocols
+// without the one Kafka names.
+func classicUpgradeMemberLacksProtocol(d Divergence) bool {
+	const thrown = "IllegalArgumentException: Member does not support protocol "
+	h, ok := d.Ops[d.Step].(ConsumerHeartbeat)
+	if !ok || d.Kafka.Error != "UNKNOWN_SERVER_ERROR" || d.Ours.Error != "GROUP_ID_NOT_FOUND" ||
+		!strings.Contains(d.Ours.Message, "embedded consumer protocol is malformed") || len(d.Kafka.Records) > 0 || len(d.Ours.Records) > 0 {
+		return false
+	}
+	_, protocol, found := strings.Cut(d.Kafka.Message, thrown)
+	if !found {
+		return false
+	}
+	return slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool {
+		j, ok := op.(ClassicJoin)
+		return ok && j.GroupID == h.GroupID &&
+			!slices.ContainsFunc(j.Protocols, func(p ClassicProtocol) bool { return p.Name == protocol })
+	})
+}
+
+// consumerTimersSurviveDowngrade matches a time advance at which Kafka
+// fences members of a consumer group (their member metadata tombstoned)
+// and coordsim writes nothing for that group, where the group was
+// downgraded to a classic group and upgraded again before (replayed on
+// coordsim's side: a GroupMetadata written with the consumer group's
+// tombstone, then a GroupMetadata tombstone): a timer Kafka left armed
+// across the downgrade fired in the upgraded group.
+func consumerTimersSurviveDowngrade(d Divergence) bool {
+	if _, ok := d.Ops[d.Step].(Advance); !ok {
+		return false
+	}
+	fenced := map[string]bool{}
+	for _, r := range d.Kafka.Records {
+		m := asMap(r)
+		if m["type"] == "ConsumerGroupMemberMetadata" && m["value"] == nil {
+			g, _ := asMap(m["key"])["groupId"].(string)
+			fenced[g] = true
+		}
+	}
+	if len(fenced) == 0 {
+		return false
+	}
+	for _, r := range d.Ours.Records {
+		if fenced[recordGroup(r)] {
+			return false
+		}
+	}
+	s, err := newOursOnly(shift{})
+	if err != nil {
+		return false
+	}
+	downgraded, again := map[string]bool{}, map[string]bool{}
+	for _, op := range d.Ops[:d.Step] {
+		out := s.step(op)
+		dropped := map[string]bool{}
+		for _, r := range out.Records {
+			if m := asMap(r); m["type"] == "ConsumerGroupMetadata" && m["value"] == nil {
+				dropped[recordGroup(r)] = true
+			}
+		}
+		for _, r := range out.Records {
+			m := asMap(r)
+			if m["type"] != "GroupMetadata" {
+				continue
+			}
+			g := recordGroup(r)
+			switch {
+			case m["value"] != nil && dropped[g]:
+				downgraded[g] = true
+			case m["value"] == nil && downgraded[g]:
+				again[g] = true
+			}
+		}
+	}
+	for g := range fenced {
+		if !again[g] {
+			return false
+		}
+	}
+	return true
+}
+
+// classicDowngradeLeader matches outcomes that are equal but for the
+// leader of a GroupMetadata record written by a downgrade (with its
+// consumer group's ConsumerGroupMetadata tombstone) of two members or
+// more, each side's leader one of them.
+func classicDowngradeLeader(d Divergence) bool {
+	if d.Kafka.Error != "" || d.Ours.Error != "" {
+		return false
+	}
+	downgraded := map[string]bool{}
+	for _, r := range d.Kafka.Records {
+		if m := asMap(r); m["type"] == "ConsumerGroupMetadata" && m["value"] == nil {
+			downgraded[recordGroup(r)] = true
+		}
+	}
+	differs := false
+	blur := func(o Outcome) Outcome {
+		c := o
+		c.Records = make([]any, 0, len(o.Records))
+		for _, r := range o.Records {
+			m := asMap(r)
+			v := asMap(m["value"])
+			if m["type"] != "GroupMetadata" || v == nil || !downgraded[recordGroup(r)] {
+				c.Records = append(c.Records, r)
+				continue
+			}
+			members := asList(v["members"])
+			leaderIsMember := slices.ContainsFunc(members, func(x any) bool { return asMap(x)["memberId"] == v["leader"] })
+			if len(members) < 2 || !leaderIsMember {
+				c.Records = append(c.Records, r)
+				continue
+			}
+			differs = true
+			nv := map[string]any{}
+			for k, x := range v {
+				nv[k] = x
+			}
+			nv["leader"] = ""
+			c.Records = append(c.Records, map[string]any{"type": m["type"], "key": m["key"], "value": nv})
+		}
+		return c
+	}
+	k, o := blur(d.Kafka), blur(d.Ours)
+	return differs && k.canonical() == o.canonical()
+}
+
+// recordGroup is a canonical record's group id (GroupMetadata's and
+// OffsetCommit's key names it "group", the others "groupId").
+func recordGroup(r any) string {
+	k := asMap(asMap(r)["key"])
+	if g, ok := k["groupId"].(string); ok {
+		return g
+	}
+	g, _ := k["group"].(string)
+	return g
+}

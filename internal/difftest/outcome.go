@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,7 +209,15 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.GroupMetadata:
 		key = map[string]any{"group": r.Group}
-		value = map[string]any{"protocolType": r.ProtocolType, "generation": sh.out(r.Generation), "currentStateTimestamp": r.CurrentStateTimestampMs}
+		members := []any{}
+		for _, m := range r.Members {
+			// clientHost is not compared (normalise.go's dropFields).
+			members = append(members, map[string]any{"memberId": m.MemberID, "groupInstanceId": m.InstanceID, "clientId": m.ClientID,
+				"rebalanceTimeout": m.RebalanceTimeoutMs, "sessionTimeout": m.SessionTimeoutMs,
+				"subscription": base64.StdEncoding.EncodeToString(m.Subscription), "assignment": assignmentBytesJSON(m.Assignment)})
+		}
+		value = map[string]any{"protocolType": r.ProtocolType, "generation": sh.out(r.Generation), "currentStateTimestamp": r.CurrentStateTimestampMs,
+			"protocol": r.Protocol, "leader": r.Leader, "members": members}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMetadata:
 		key = map[string]any{"groupId": r.Group}

@@ -43,6 +43,7 @@ func TestRecordRepros(t *testing.T) {
 			epoch(-3),
 			ShareHeartbeat{ClientID: "c", GroupID: "s", MemberID: "member-a-xxxxxxxxxxxxxxx", MemberEpoch: -2},
 		}},
+		{"parked-join-request-numbers", "Three parked JoinGroups in two groups; g2's initial delay ends first, so\nthe middle request (2) is answered alone, then 1 and 3 together.", threeParkedJoins()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
 		require.NoError(t, err)

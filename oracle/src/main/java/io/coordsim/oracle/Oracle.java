@@ -193,16 +193,22 @@ final class Oracle {
         ArrayNode a = Json.MAPPER.createArrayNode();
         for (var it = parked.entrySet().iterator(); it.hasNext(); ) {
             var e = it.next();
+            // Read the entry before it.remove(): TreeMap deletes a node
+            // with two children by moving its successor's key and value
+            // into it, so e would then name the next parked request (the
+            // oracle once reported a JoinGroup under a later number).
+            int req = e.getKey();
+            Parked p = e.getValue();
             // getNow, never join: the oracle must not wait on a future
             // only a later operation can complete.
-            Object resp = e.getValue().future().getNow(null);
+            Object resp = p.future().getNow(null);
             if (resp == null) {
                 continue;
             }
             it.remove();
             ObjectNode c = a.addObject();
-            c.put("req", e.getKey());
-            c.set("response", Json.write(resp, e.getValue().version()));
+            c.put("req", req);
+            c.set("response", Json.write(resp, p.version()));
         }
         return a;
     }
