@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -362,7 +363,7 @@ func failedSet(failures []DeleteFailure) map[string]bool {
 // once every each has called its finish (at once when m is empty): the shape
 // of an operation that writes to several shards and answers when all have.
 func fanOut[V any](m map[int32]V, done func(), each func(p int32, v V, finish func())) {
-	parts := sortedKeys(m)
+	parts := slices.Sorted(maps.Keys(m))
 	if len(parts) == 0 {
 		done()
 		return
