@@ -300,23 +300,7 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 // give. All members share one array of partitions and one of topics.
 func (m *model) setCurrent() {
 	n := len(m.members)
-	parts, groups, totalParts, totalGroups := countOwned(m.currentOwners, n)
-	if totalParts == 0 {
-		return
-	}
-	partBuf := make([]int32, totalParts)
-	groupBuf := make([]owned, totalGroups)
-	// parts[i] becomes member i's next free slot in partBuf.
-	pNext, gNext := 0, 0
-	for i := range n {
-		np, ng := parts[i], groups[i]
-		parts[i] = pNext
-		if ng > 0 {
-			m.members[i].current = groupBuf[gNext : gNext : gNext+ng]
-		}
-		pNext += np
-		gNext += ng
-	}
+	parts, partBuf := layOut(m.currentOwners, n, func(i int, topics []owned) { m.members[i].current = topics })
 	for t, row := range m.currentOwners {
 		for p, o := range row {
 			if o < 0 {
@@ -365,22 +349,7 @@ func (m *model) target(owners [][]int32) Target {
 	for i, x := range m.members {
 		out[i].MemberID = x.id
 	}
-	parts, groups, totalParts, totalGroups := countOwned(owners, n)
-	if totalParts == 0 {
-		return out
-	}
-	partBuf := make([]int32, totalParts)
-	groupBuf := make([]TopicPartitions, totalGroups)
-	pNext, gNext := 0, 0
-	for i := range n {
-		np, ng := parts[i], groups[i]
-		parts[i] = pNext
-		if ng > 0 {
-			out[i].Partitions = groupBuf[gNext : gNext : gNext+ng]
-		}
-		pNext += np
-		gNext += ng
-	}
+	parts, partBuf := layOut(owners, n, func(i int, topics []TopicPartitions) { out[i].Partitions = topics })
 	for j, t := range m.topics {
 		for p, o := range owners[j] {
 			if o < 0 {
@@ -405,7 +374,33 @@ func subscribed(subs []int, t int) bool {
 	return ok
 }
 
-// countOwned is the first pass of setCurrent and target over an owner
+// layOut sizes the shared arrays of setCurrent and target for an owner
+// table of n members: it hands member i (through set, and only when it
+// owns a partition) an empty slice of one array of topic entries T, capped
+// at the number of topics it owns, and returns the array of partitions
+// with parts[i] member i's first slot in it (the next free one as the
+// caller fills it). No member owning a partition gives a nil partBuf.
+func layOut[T any](owners [][]int32, n int, set func(i int, topics []T)) (parts []int, partBuf []int32) {
+	parts, groups, totalParts, totalGroups := countOwned(owners, n)
+	if totalParts == 0 {
+		return parts, nil
+	}
+	partBuf = make([]int32, totalParts)
+	groupBuf := make([]T, totalGroups)
+	pNext, gNext := 0, 0
+	for i := range n {
+		np, ng := parts[i], groups[i]
+		parts[i] = pNext
+		if ng > 0 {
+			set(i, groupBuf[gNext:gNext:gNext+ng])
+		}
+		pNext += np
+		gNext += ng
+	}
+	return parts, partBuf
+}
+
+// countOwned is the first pass of layOut over an owner
 // table of n members: per member, the partitions it owns and the topics
 // they span (topics are rows, so a member's topics are counted once each),
 // and the totals that size the shared arrays.

@@ -200,52 +200,60 @@ func wholeMillis(key string, d time.Duration) error {
 	return nil
 }
 
+// groupLiveness checks a group type's session timeout and heartbeat
+// interval (the keys group.<group>.[min.|max.]session.timeout.ms and
+// group.<group>.[min.|max.]heartbeat.interval.ms) as GroupCoordinatorConfig
+// does for consumer, streams and share groups alike: each bound at least a
+// millisecond, the value within its bounds and in whole milliseconds, and
+// the heartbeat below the session timeout.
+func groupLiveness(group string, session, minSession, maxSession, heartbeat, minHeartbeat, maxHeartbeat time.Duration) []error {
+	key := func(k string) string { return "group." + group + "." + k }
+	return []error{
+		atLeast(key("min.session.timeout.ms"), minSession, time.Millisecond),
+		atLeast(key("max.session.timeout.ms"), maxSession, minSession),
+		within(key("session.timeout.ms"), session, minSession, maxSession),
+		wholeMillis(key("session.timeout.ms"), session),
+		atLeast(key("min.heartbeat.interval.ms"), minHeartbeat, time.Millisecond),
+		atLeast(key("max.heartbeat.interval.ms"), maxHeartbeat, minHeartbeat),
+		within(key("heartbeat.interval.ms"), heartbeat, minHeartbeat, maxHeartbeat),
+		wholeMillis(key("heartbeat.interval.ms"), heartbeat),
+		below(key("heartbeat.interval.ms"), heartbeat, session, key("session.timeout.ms")),
+	}
+}
+
 // Validate checks every field against Kafka's bounds; the error is a
 // *ConfigError naming the key.
 func (c Config) Validate() error {
-	checks := []error{
-		atLeast("offsets.topic.num.partitions", c.NumPartitions, 1),
-		atLeast("offsets.retention.minutes", c.OffsetsRetention, time.Minute),
-		atLeast("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval, time.Millisecond),
-		wholeMillis("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval),
-		atLeast("offset.metadata.max.bytes", c.OffsetMetadataMaxBytes, 0),
-		atLeast("group.consumer.min.session.timeout.ms", c.ConsumerMinSessionTimeout, time.Millisecond),
-		atLeast("group.consumer.max.session.timeout.ms", c.ConsumerMaxSessionTimeout, c.ConsumerMinSessionTimeout),
-		within("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout, c.ConsumerMinSessionTimeout, c.ConsumerMaxSessionTimeout),
-		wholeMillis("group.consumer.session.timeout.ms", c.ConsumerSessionTimeout),
-		atLeast("group.consumer.min.heartbeat.interval.ms", c.ConsumerMinHeartbeatInterval, time.Millisecond),
-		atLeast("group.consumer.max.heartbeat.interval.ms", c.ConsumerMaxHeartbeatInterval, c.ConsumerMinHeartbeatInterval),
-		within("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, c.ConsumerMinHeartbeatInterval, c.ConsumerMaxHeartbeatInterval),
-		wholeMillis("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval),
-		below("group.consumer.heartbeat.interval.ms", c.ConsumerHeartbeatInterval, c.ConsumerSessionTimeout, "group.consumer.session.timeout.ms"),
-		atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
-		atLeast("group.streams.min.session.timeout.ms", c.StreamsMinSessionTimeout, time.Millisecond),
-		atLeast("group.streams.max.session.timeout.ms", c.StreamsMaxSessionTimeout, c.StreamsMinSessionTimeout),
-		within("group.streams.session.timeout.ms", c.StreamsSessionTimeout, c.StreamsMinSessionTimeout, c.StreamsMaxSessionTimeout),
-		wholeMillis("group.streams.session.timeout.ms", c.StreamsSessionTimeout),
-		atLeast("group.streams.min.heartbeat.interval.ms", c.StreamsMinHeartbeatInterval, time.Millisecond),
-		atLeast("group.streams.max.heartbeat.interval.ms", c.StreamsMaxHeartbeatInterval, c.StreamsMinHeartbeatInterval),
-		within("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, c.StreamsMinHeartbeatInterval, c.StreamsMaxHeartbeatInterval),
-		wholeMillis("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval),
-		below("group.streams.heartbeat.interval.ms", c.StreamsHeartbeatInterval, c.StreamsSessionTimeout, "group.streams.session.timeout.ms"),
-		atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
-		atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
-		atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
-		atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
-		wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
-		atLeast("group.share.min.session.timeout.ms", c.ShareMinSessionTimeout, time.Millisecond),
-		atLeast("group.share.max.session.timeout.ms", c.ShareMaxSessionTimeout, c.ShareMinSessionTimeout),
-		within("group.share.session.timeout.ms", c.ShareSessionTimeout, c.ShareMinSessionTimeout, c.ShareMaxSessionTimeout),
-		wholeMillis("group.share.session.timeout.ms", c.ShareSessionTimeout),
-		atLeast("group.share.min.heartbeat.interval.ms", c.ShareMinHeartbeatInterval, time.Millisecond),
-		atLeast("group.share.max.heartbeat.interval.ms", c.ShareMaxHeartbeatInterval, c.ShareMinHeartbeatInterval),
-		within("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, c.ShareMinHeartbeatInterval, c.ShareMaxHeartbeatInterval),
-		wholeMillis("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval),
-		below("group.share.heartbeat.interval.ms", c.ShareHeartbeatInterval, c.ShareSessionTimeout, "group.share.session.timeout.ms"),
-		within("group.share.max.size", c.ShareMaxSize, 1, 1000),
-		atLeast("commit delay", c.CommitDelay, 0),
-		atLeast("load delay", c.LoadDelay, 0),
-	}
+	// In Kafka's order: the first failing check is the error.
+	checks := slices.Concat(
+		[]error{
+			atLeast("offsets.topic.num.partitions", c.NumPartitions, 1),
+			atLeast("offsets.retention.minutes", c.OffsetsRetention, time.Minute),
+			atLeast("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval, time.Millisecond),
+			wholeMillis("offsets.retention.check.interval.ms", c.OffsetsRetentionCheckInterval),
+			atLeast("offset.metadata.max.bytes", c.OffsetMetadataMaxBytes, 0),
+		},
+		groupLiveness("consumer", c.ConsumerSessionTimeout, c.ConsumerMinSessionTimeout, c.ConsumerMaxSessionTimeout,
+			c.ConsumerHeartbeatInterval, c.ConsumerMinHeartbeatInterval, c.ConsumerMaxHeartbeatInterval),
+		[]error{
+			atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
+		},
+		groupLiveness("streams", c.StreamsSessionTimeout, c.StreamsMinSessionTimeout, c.StreamsMaxSessionTimeout,
+			c.StreamsHeartbeatInterval, c.StreamsMinHeartbeatInterval, c.StreamsMaxHeartbeatInterval),
+		[]error{
+			atLeast("group.streams.max.size", c.StreamsMaxSize, 1),
+			atLeast("group.streams.num.standby.replicas", c.StreamsNumStandbyReplicas, 0),
+			atLeast("group.streams.max.standby.replicas", c.StreamsMaxStandbyReplicas, 0),
+			atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
+			wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
+		},
+		groupLiveness("share", c.ShareSessionTimeout, c.ShareMinSessionTimeout, c.ShareMaxSessionTimeout,
+			c.ShareHeartbeatInterval, c.ShareMinHeartbeatInterval, c.ShareMaxHeartbeatInterval),
+		[]error{
+			within("group.share.max.size", c.ShareMaxSize, 1, 1000),
+			atLeast("commit delay", c.CommitDelay, 0),
+			atLeast("load delay", c.LoadDelay, 0),
+		})
 	for _, err := range checks {
 		if err != nil {
 			return err

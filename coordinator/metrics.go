@@ -53,20 +53,13 @@ func newServiceMetrics(c *Coordinator) *serviceMetrics {
 		panic(err) // the default configuration is valid
 	}
 	m := &serviceMetrics{reg: reg}
-	m.offsetCommits = mustMeter(reg, offsetCommitsSensor, "offset-commit",
-		"The rate of committed offsets", "The total number of committed offsets")
-	m.offsetExpirations = mustMeter(reg, offsetExpiredSensor, "offset-expiration",
-		"The rate of expired offsets", "The total number of expired offsets")
-	m.offsetDeletions = mustMeter(reg, offsetDeletionsSensor, "offset-deletion",
-		"The rate of administrative deleted offsets", "The total number of administrative deleted offsets")
-	m.classicCompletedRebalances = mustMeter(reg, classicCompletedRebalancesSensor, "group-completed-rebalance",
-		"The rate of classic group completed rebalances", "The total number of classic group completed rebalances")
-	m.consumerRebalances = mustMeter(reg, consumerGroupRebalancesSensor, "consumer-group-rebalance",
-		"The rate of consumer group rebalances", "The total number of consumer group rebalances")
-	m.shareRebalances = mustMeter(reg, shareGroupRebalancesSensor, "share-group-rebalance",
-		"The rate of share group rebalances", "The total number of share group rebalances")
-	m.streamsRebalances = mustMeter(reg, streamsGroupRebalancesSensor, "streams-group-rebalance",
-		"The rate of streams group rebalances", "The total number of streams group rebalances")
+	m.offsetCommits = mustMeterOf(reg, offsetCommitsSensor, "offset-commit", "committed offsets")
+	m.offsetExpirations = mustMeterOf(reg, offsetExpiredSensor, "offset-expiration", "expired offsets")
+	m.offsetDeletions = mustMeterOf(reg, offsetDeletionsSensor, "offset-deletion", "administrative deleted offsets")
+	m.classicCompletedRebalances = mustMeterOf(reg, classicCompletedRebalancesSensor, "group-completed-rebalance", "classic group completed rebalances")
+	m.consumerRebalances = mustMeterOf(reg, consumerGroupRebalancesSensor, "consumer-group-rebalance", "consumer group rebalances")
+	m.shareRebalances = mustMeterOf(reg, shareGroupRebalancesSensor, "share-group-rebalance", "share group rebalances")
+	m.streamsRebalances = mustMeterOf(reg, streamsGroupRebalancesSensor, "streams-group-rebalance", "streams group rebalances")
 	if _, err := reg.RegisterCollector(c.collectGauges); err != nil {
 		panic(err)
 	}

@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"slices"
-
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -217,15 +215,6 @@ func (c *Coordinator) deleteGroupsWrite(groupIDs []string, results []shard.Delet
 			finish()
 		})
 	})
-}
-
-func sortedKeys[V any](m map[int32]V) []int32 {
-	keys := make([]int32, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // DescribedGroup is one row of DescribeGroups: a description or an error.

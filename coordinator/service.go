@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -345,14 +346,9 @@ func (c *Coordinator) PartitionFor(groupID string) int32 {
 	return PartitionFor(groupID, c.cfg.NumPartitions)
 }
 
-func (c *Coordinator) sortedPartitions() []int32 {
-	ps := make([]int32, 0, len(c.shards))
-	for p := range c.shards {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	return ps
-}
+// sortedPartitions lists the hosted partitions in order (nil when none):
+// what iterates c.shards must not depend on map order.
+func (c *Coordinator) sortedPartitions() []int32 { return slices.Sorted(maps.Keys(c.shards)) }
 
 // HostedPartitions lists the partitions this broker hosts (loading or active).
 func (c *Coordinator) HostedPartitions() []int32 { return c.sortedPartitions() }

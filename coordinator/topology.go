@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -179,23 +180,13 @@ func newTopologyManager(c *Coordinator, store plugin.Store, exec PluginExecutor,
 	m.cycleRuns = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupCycleRuns", p+"cleanup-cycle",
 		"The rate at which the topology-description cleanup cycle fires",
 		"The total number of topology-description cleanup cycles that ran")
-	m.cycleEligible = mustMeter(reg, "StreamsGroupTopologyDescriptionCleanupEligibleGroups", p+"cleanup-eligible",
-		"The rate of streams groups identified as eligible for topology-description cleanup",
-		"The total number of streams groups identified as eligible for topology-description cleanup")
+	m.cycleEligible = mustMeterOf(reg, "StreamsGroupTopologyDescriptionCleanupEligibleGroups", p+"cleanup-eligible", "streams groups identified as eligible for topology-description cleanup")
 	m.cycleSkipped = mustMeterOf(reg, "StreamsGroupTopologyDescriptionCleanupCycleSkipped", p+"cleanup-cycle-skipped",
 		"cleanup ticks dropped by single flight (coordsim only, not in Kafka)")
-	m.deleteSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionDeleteSuccess", p+"delete-success",
-		"The rate of successful plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)",
-		"The total number of successful plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)")
-	m.deleteError = mustMeter(reg, "StreamsGroupTopologyDescriptionDeleteError", p+"delete-error",
-		"The rate of failed plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)",
-		"The total number of failed plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)")
-	m.setSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionSetSuccess", p+"set-success",
-		"The rate of successful plugin.setTopology calls",
-		"The total number of successful plugin.setTopology calls")
-	m.setError = mustMeter(reg, "StreamsGroupTopologyDescriptionSetError", p+"set-error",
-		"The rate of failed plugin.setTopology calls (any failure: permanent, transient, or otherwise)",
-		"The total number of failed plugin.setTopology calls (any failure: permanent, transient, or otherwise)")
+	m.deleteSuccess = mustMeterOf(reg, "StreamsGroupTopologyDescriptionDeleteSuccess", p+"delete-success", "successful plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)")
+	m.deleteError = mustMeterOf(reg, "StreamsGroupTopologyDescriptionDeleteError", p+"delete-error", "failed plugin.deleteTopology calls (DeleteGroups and periodic cleanup combined)")
+	m.setSuccess = mustMeterOf(reg, "StreamsGroupTopologyDescriptionSetSuccess", p+"set-success", "successful plugin.setTopology calls")
+	m.setError = mustMeterOf(reg, "StreamsGroupTopologyDescriptionSetError", p+"set-error", "failed plugin.setTopology calls (any failure: permanent, transient, or otherwise)")
 	m.getSuccess = mustMeter(reg, "StreamsGroupTopologyDescriptionGetSuccess", p+"get-success",
 		"The rate of successful getTopology calls (a call returning null counts as success)",
 		"The total number of successful plugin.getTopology calls (a call returning null counts as success)")
@@ -372,7 +363,7 @@ func failedSet(failures []DeleteFailure) map[string]bool {
 // once every each has called its finish (at once when m is empty): the shape
 // of an operation that writes to several shards and answers when all have.
 func fanOut[V any](m map[int32]V, done func(), each func(p int32, v V, finish func())) {
-	parts := sortedKeys(m)
+	parts := slices.Sorted(maps.Keys(m))
 	if len(parts) == 0 {
 		done()
 		return

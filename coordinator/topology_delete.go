@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/plugin"
@@ -47,7 +49,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 	// group's delete carries the load epoch that read saw.
 	withStored := map[int32][]shard.GroupEpoch{}
 	tokens := map[string]int32{}
-	for _, p := range sortedKeys(byPartition) {
+	for _, p := range slices.Sorted(maps.Keys(byPartition)) {
 		idx := byPartition[p]
 		ids := make([]string, len(idx))
 		for j, i := range idx {
@@ -72,7 +74,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 	}
 	// v3: no push of these groups overlaps their deletes (deleteGuard).
 	var guarded []string
-	for _, p := range sortedKeys(withStored) {
+	for _, p := range slices.Sorted(maps.Keys(withStored)) {
 		guarded = append(guarded, idsOf(withStored[p])...)
 	}
 	end = c.beginDeleteEpisode(guarded)
@@ -162,7 +164,7 @@ func (c *Coordinator) DeleteGroups(groupIDs []string) *Future[[]shard.DeleteGrou
 func (c *Coordinator) markForDelete(withStored map[int32][]shard.GroupEpoch, done func([]shard.GroupEpoch, map[string]error)) {
 	var all []shard.GroupEpoch
 	markErrs := map[string]error{}
-	parts := sortedKeys(withStored)
+	parts := slices.Sorted(maps.Keys(withStored))
 	if !c.topology.protocol.MarksBeforeDelete() || len(parts) == 0 {
 		for _, p := range parts {
 			all = append(all, withStored[p]...)

@@ -6,20 +6,14 @@ import "github.com/coordsim/coordsim/kerr"
 // NOT_ENOUGH_REPLICAS, AppendFailureProb per append: the shard rolls back
 // to its committed state.
 func faultAppendFailure() faultKind {
-	return faultKind{
-		name: "append-failure",
-		params: []*Param{
-			probParam("faults.append_failure_prob", "an append fails (the shard rolls back to its committed state)",
-				func(o *Options) any { return &o.Faults.AppendFailureProb }).swarm(scaleHeavy()),
-		},
-		light: func(f *Faults) { f.AppendFailureProb = 0.002 },
-		heavy: func(f *Faults) { f.AppendFailureProb = 0.02 },
-		beforeAppend: func(w *world, _ int32) error {
-			if w.eng.chance(w.opts.Faults.AppendFailureProb) {
-				w.mark("append-failed")
-				return kerr.NotEnoughReplicas
-			}
-			return nil
-		},
+	k := scaledKnob("append-failure", probParam, "faults.append_failure_prob", "an append fails (the shard rolls back to its committed state)",
+		func(f *Faults) *float64 { return &f.AppendFailureProb }, 0.002, 0.02)
+	k.beforeAppend = func(w *world, _ int32) error {
+		if w.eng.chance(w.opts.Faults.AppendFailureProb) {
+			w.mark("append-failed")
+			return kerr.NotEnoughReplicas
+		}
+		return nil
 	}
+	return k
 }

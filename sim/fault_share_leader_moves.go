@@ -7,14 +7,8 @@ import "github.com/coordsim/coordsim/sim/connectsim"
 // from the persister. The Connect simulator runs it (Connect workloads
 // only).
 func faultShareLeaderMoves() faultKind {
-	return faultKind{
-		name: "share-leader-moves",
-		params: []*Param{
-			rateParam("faults.share_leader_moves_per_hour", "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)",
-				func(o *Options) any { return &o.Faults.ShareLeaderMovesPerHour }).swarm(scaleHeavy()),
-		},
-		light:   func(f *Faults) { f.ShareLeaderMovesPerHour = 1 },
-		heavy:   func(f *Faults) { f.ShareLeaderMovesPerHour = 6 },
-		connect: func(f Faults, c *connectsim.Faults) { c.ShareLeaderMovesPerHour = f.ShareLeaderMovesPerHour },
-	}
+	k := scaledKnob("share-leader-moves", rateParam, "faults.share_leader_moves_per_hour", "mean rate at which a data partition's leadership moves; its share partitions are rebuilt from the persister (Connect workloads only)",
+		func(f *Faults) *float64 { return &f.ShareLeaderMovesPerHour }, 1, 6)
+	k.connect = func(f Faults, c *connectsim.Faults) { c.ShareLeaderMovesPerHour = f.ShareLeaderMovesPerHour }
+	return k
 }

@@ -325,3 +325,16 @@ func (w *world) anyFault(hook func(*faultKind) func(*world) bool) bool {
 	}
 	return false
 }
+
+// scaledKnob is the faultKind of a fault that one probability or rate
+// drives (its param, made by newParam, whose field knob points at): the
+// light and heavy presets set it, and a swarm run draws it up to the heavy
+// value (scaleHeavy). The caller adds the hooks that act on it.
+func scaledKnob(name string, newParam func(key, doc string, ptr field) *Param, key, doc string, knob func(f *Faults) *float64, light, heavy float64) faultKind {
+	return faultKind{
+		name:   name,
+		params: []*Param{newParam(key, doc, func(o *Options) any { return knob(&o.Faults) }).swarm(scaleHeavy())},
+		light:  func(f *Faults) { *knob(f) = light },
+		heavy:  func(f *Faults) { *knob(f) = heavy },
+	}
+}

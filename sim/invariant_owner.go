@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sim/invariants"
 )
@@ -51,13 +50,8 @@ func (w *world) checkOneOwner(m *simMember, added []shard.TopicPartitions) {
 // still has the member, as a member of a consumer or streams group or of
 // a classic group; while the group's shard moves it is assumed to.
 func (w *world) isMember(groupID, memberID string) bool {
-	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
-	b := w.owner[p]
-	if b < 0 {
-		return true
-	}
 	member := true
-	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+	w.readCommitted(groupID, func(s *shard.Shard) {
 		member = s.HasMember(groupID, memberID) || isClassicMember(s, groupID, memberID)
 	})
 	return member

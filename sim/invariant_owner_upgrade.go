@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -91,15 +90,12 @@ func (c *checker) upgradeHoleExplains(m, o *simMember, topic string, p int32) bo
 // group's coordinator holds it as a consumer group; while the group's
 // shard moves it is assumed to.
 func (w *world) committedConsumerGroup(groupID string) bool {
-	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
-	b := w.owner[p]
-	if b < 0 {
-		return true
-	}
 	consumer := false
-	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+	if !w.readCommitted(groupID, func(s *shard.Shard) {
 		typ, ok := s.GroupType(groupID)
 		consumer = ok && typ == shard.Consumer
-	})
+	}) {
+		return true
+	}
 	return consumer
 }

@@ -287,14 +287,9 @@ func (c *checker) probeDataLoss() {
 // committedStored reads a streams group's stored epoch from its owner's
 // committed state.
 func (w *world) committedStored(groupID string) (int32, bool) {
-	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
-	b := w.owner[p]
-	if b < 0 {
-		return 0, false
-	}
 	var stored int32
 	found := false
-	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+	w.readCommitted(groupID, func(s *shard.Shard) {
 		if _, st, ok := s.StreamsTopologyState(groupID); ok {
 			stored, found = st, true
 		}

@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/shard"
 )
 
@@ -95,12 +94,7 @@ func (w *world) rollNext(g *simGroup) {
 // its instances now all speak.
 func (w *world) markConverted(g *simGroup, toClassic bool) {
 	w.costs.window(g, toClassic, false, w.nowMs()) // the roll's window: the group has settled
-	p := coordinator.PartitionFor(g.id, w.opts.Partitions)
-	b := w.owner[p]
-	if b < 0 {
-		return
-	}
-	_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) {
+	w.readCommitted(g.id, func(s *shard.Shard) {
 		switch typ, ok := s.GroupType(g.id); {
 		case !ok:
 		case toClassic && typ == shard.Classic:

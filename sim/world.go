@@ -301,6 +301,20 @@ func (w *world) mark(name string) { w.marks[name]++ }
 // re-read after the current event.
 func (w *world) touch(b int) { w.dirty[b] = true }
 
+// readCommitted runs read on the committed state of groupID's partition at
+// the broker that owns it, and reports whether one does (false while the
+// partition moves). A partition still loading there is not read: the
+// caller's defaults stand for both.
+func (w *world) readCommitted(groupID string, read func(s *shard.Shard)) (owned bool) {
+	p := coordinator.PartitionFor(groupID, w.opts.Partitions)
+	b := w.owner[p]
+	if b < 0 {
+		return false
+	}
+	_ = w.brokers[b].c.ReadShard(p, read)
+	return true
+}
+
 // route returns the broker owning the group's partition, or -1 while the
 // partition moves.
 func (w *world) route(groupID string) int {

@@ -29,9 +29,7 @@ type OffsetReset struct {
 
 // validateReset checks one reset of connector i.
 func validateReset(i, j int, r OffsetReset, d time.Duration) error {
-	bad := func(why string, args ...any) error {
-		return fmt.Errorf("sim: invalid connect.connectors[%d].reset_offsets[%d]: %s", i, j, fmt.Sprintf(why, args...))
-	}
+	bad := invalidStep(i, "reset_offsets", j)
 	switch {
 	case r.At < 0 || r.At >= d:
 		return bad("at must be in [0, duration)")

@@ -215,6 +215,12 @@ func TestConnectOptionsValidate(t *testing.T) {
 		{"delivery limit", func(o *sim.Options) { o.Connect.DeliveryCountLimit = 11 }, "delivery_count_limit"},
 		{"lock duration", func(o *sim.Options) { o.Connect.RecordLockDuration = time.Millisecond }, "record_lock_duration"},
 		{"share fault prob", func(o *sim.Options) { o.Faults.SharePersistFailProb = 2 }, "faults.share_persist_fail_prob"},
+		{"reset target", func(o *sim.Options) {
+			o.Connect.Connectors[0].ResetOffsets = []connectsim.OffsetReset{{At: time.Minute, To: "latest"}, {At: time.Minute, To: "middle"}}
+		}, "connect.connectors[0].reset_offsets[1]: to must be earliest, latest or group:<id>"},
+		{"group config change of nothing", func(o *sim.Options) {
+			o.Connect.Connectors[0].GroupConfigChanges = []connectsim.GroupConfigChange{{At: time.Minute}}
+		}, "connect.connectors[0].group_config_changes[0]: changes nothing"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

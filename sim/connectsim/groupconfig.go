@@ -23,11 +23,17 @@ type GroupConfigChange struct {
 	RecordLockDuration time.Duration
 }
 
+// invalidStep returns the error maker of step j of connector i's timed list
+// (reset_offsets, group_config_changes): each error names the step's key.
+func invalidStep(i int, list string, j int) func(why string, args ...any) error {
+	return func(why string, args ...any) error {
+		return fmt.Errorf("sim: invalid connect.connectors[%d].%s[%d]: %s", i, list, j, fmt.Sprintf(why, args...))
+	}
+}
+
 // validateGroupConfigChange checks change j of connector i.
 func validateGroupConfigChange(i, j int, c GroupConfigChange, d time.Duration) error {
-	bad := func(why string, args ...any) error {
-		return fmt.Errorf("sim: invalid connect.connectors[%d].group_config_changes[%d]: %s", i, j, fmt.Sprintf(why, args...))
-	}
+	bad := invalidStep(i, "group_config_changes", j)
 	switch {
 	case c.At < 0 || c.At >= d:
 		return bad("at must be in [0, duration)")

@@ -143,18 +143,7 @@ func (d *decoder) mapping(path string, n *yaml.Node, fields []field, elsewhere m
 	if n.Kind != yaml.MappingNode {
 		return d.errAt(n, path, "expects a mapping of keys, got %s", describe(n))
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
-		key, perr := d.key(path, k)
-		if perr != nil {
-			return perr
-		}
-		full := join(path, key)
-		if first, dup := seen[key]; dup {
-			return d.errAt(k, full, "duplicate key (first given at line %d)", first)
-		}
-		seen[key] = k.Line
+	return d.entries(path, n, "key", func(k, v *yaml.Node, key, full string) *Error {
 		f := lookup(fields, key)
 		if f == nil {
 			hint := ""
@@ -168,7 +157,27 @@ func (d *decoder) mapping(path string, n *yaml.Node, fields []field, elsewhere m
 			return d.errAt(k, full, "unknown key%s", hint)
 		}
 		d.given[full] = v
-		if perr := f.set(full, v); perr != nil {
+		return f.set(full, v)
+	})
+}
+
+// entries walks the pairs of mapping node n in order: every key a plain
+// name given once (a repeat is a "duplicate <what>" at its line), each
+// handed to fn with its value and its full path. The first error stops it.
+func (d *decoder) entries(path string, n *yaml.Node, what string, fn func(k, v *yaml.Node, key, full string) *Error) *Error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		key, perr := d.key(path, k)
+		if perr != nil {
+			return perr
+		}
+		full := join(path, key)
+		if first, dup := seen[key]; dup {
+			return d.errAt(k, full, "duplicate %s (first given at line %d)", what, first)
+		}
+		seen[key] = k.Line
+		if perr := fn(k, v, key, full); perr != nil {
 			return perr
 		}
 	}
@@ -618,26 +627,18 @@ func (d *decoder) topics(path string, n *yaml.Node) (map[string]int32, *Error) {
 		return nil, d.errAt(n, path, "too many topics (%d, at most %d)", len(n.Content)/2, maxTopics)
 	}
 	topics := make(map[string]int32, len(n.Content)/2)
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
-		name, perr := d.key(path, k)
-		if perr != nil {
-			return nil, perr
-		}
-		full := join(path, name)
-		if first, dup := seen[name]; dup {
-			return nil, d.errAt(k, full, "duplicate topic (first given at line %d)", first)
-		}
-		seen[name] = k.Line
+	if perr := d.entries(path, n, "topic", func(k, v *yaml.Node, name, full string) *Error {
 		if topicname.Problem(name) != "" {
-			return nil, d.errAt(k, full, "not a legal Kafka topic name (1 to %d of [A-Za-z0-9._-], not . or ..)", topicname.MaxLength)
+			return d.errAt(k, full, "not a legal Kafka topic name (1 to %d of [A-Za-z0-9._-], not . or ..)", topicname.MaxLength)
 		}
 		parts, perr := d.integer(full, v, 1, maxTopicParts)
 		if perr != nil {
-			return nil, perr
+			return perr
 		}
 		topics[name] = int32(parts)
+		return nil
+	}); perr != nil {
+		return nil, perr
 	}
 	return topics, nil
 }

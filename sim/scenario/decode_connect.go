@@ -133,25 +133,17 @@ func (d *decoder) props(path string, n *yaml.Node) (map[string]string, *Error) {
 		return nil, d.errAt(n, path, "too many properties (%d, at most %d)", len(n.Content)/2, maxProps)
 	}
 	out := make(map[string]string, len(n.Content)/2)
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
-		key, perr := d.key(path, k)
-		if perr != nil {
-			return nil, perr
-		}
-		full := join(path, key)
-		if first, dup := seen[key]; dup {
-			return nil, d.errAt(k, full, "duplicate property (first given at line %d)", first)
-		}
-		seen[key] = k.Line
+	if perr := d.entries(path, n, "property", func(_, v *yaml.Node, key, full string) *Error {
 		if !isScalar(v, "!!str", "!!int", "!!float", "!!bool") {
-			return nil, d.errAt(v, full, "expects a value (string, number or boolean), got %s", describe(v))
+			return d.errAt(v, full, "expects a value (string, number or boolean), got %s", describe(v))
 		}
 		if len(key) > maxPropLen || len(v.Value) > maxPropLen {
-			return nil, d.errAt(v, full, "property too long (at most %d bytes)", maxPropLen)
+			return d.errAt(v, full, "property too long (at most %d bytes)", maxPropLen)
 		}
 		out[key] = v.Value
+		return nil
+	}); perr != nil {
+		return nil, perr
 	}
 	return out, nil
 }

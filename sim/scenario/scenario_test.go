@@ -249,6 +249,8 @@ func TestParseErrors(t *testing.T) {
 			4, 5, "workload.topics.a/b", "not a legal Kafka topic name"},
 		{"duplicate topic", "name: x\nworkload:\n  topics:\n    a: 1\n    a: 2\n",
 			5, 5, "workload.topics.a", "duplicate topic (first given at line 4)"},
+		{"duplicate property", "name: x\nconnect:\n  topics: {a: 1}\n  connectors:\n    - config:\n        name: c\n        name: d\n",
+			7, 9, "connect.connectors[0].config.name", "duplicate property (first given at line 6)"},
 		{"empty topics", "name: x\nworkload:\n  topics: {}\n",
 			3, 11, "workload.topics", "lists no topic"},
 		{"marks not a list", "name: x\nrequired_marks: v1-race\n",
