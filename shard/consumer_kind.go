@@ -67,7 +67,8 @@ func assignConsumerTargets(v *view) {
 			continue
 		}
 		m = v.own(i)
-		m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
+		m.target = active[i]
+		m.setTargetRoles(nil, nil)
 		slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
 		v.records = append(v.records, &slab[0])
 		slab = slab[1:]

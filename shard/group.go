@@ -195,8 +195,9 @@ type member struct {
 	userEndpoint *Endpoint
 	// state and pending (partitions pending revocation) are KIP-848's
 	// reconciliation state; consumer groups only (see reconcile.go).
-	state   MemberState
-	pending []TopicPartitions
+	state       MemberState
+	hasMetadata bool // beside state, where it costs no padding
+	pending     []TopicPartitions
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
@@ -215,22 +216,127 @@ type member struct {
 	// every type).
 	assigned []TopicPartitions
 	target   []TopicPartitions
-	// Streams members' standby and warm-up tasks (Kafka's TasksTuple's
-	// other two roles), subtopology id as the Topic: the target, the tasks
-	// the member holds, and those pending revocation (pending above holds
-	// the active ones). Empty for other group types. Replaced, never
-	// written in place.
+	// roles holds a streams member's standby and warm-up tasks (see
+	// streamsRoles), nil when it has none and for every other group type:
+	// six slice headers (144 B) that consumer and share members never use
+	// are a pointer instead (issue 25). Read it with tasks(), write it
+	// with setTargetRoles and setHeldRoles: it is replaced, never written
+	// in place, since a group's clones share their members' copies.
+	roles *streamsRoles
+	// epochs is the member epoch at which each partition (task) was
+	// assigned (KIP-1251), derived on replay by stampAssignmentEpochs: one
+	// per partition of assigned, in order, then one per partition of
+	// pending; nil when the member holds no topic. One flat slice, where a
+	// slice per topic and list cost a header each and two allocations
+	// (issue 25). Replaced, never written in place.
+	epochs     []int32
+	sessionKey string // SessionTimeoutKey, built once per member
+}
+
+// assignedEpochs returns the epochs of m.assigned, one slice per topic
+// (describes only: it allocates).
+func (m *member) assignedEpochs() [][]int32 {
+	return splitEpochs(m.assigned, m.epochs, 0)
+}
+
+// pendingEpochs returns the epochs of m.pending, one slice per topic.
+func (m *member) pendingEpochs() [][]int32 {
+	return splitEpochs(m.pending, m.epochs, heldCount(m.assigned))
+}
+
+// splitEpochs cuts the flat epochs of held, which start at off, by topic;
+// nil when held is empty or the member has no epochs.
+func splitEpochs(held []TopicPartitions, epochs []int32, off int) [][]int32 {
+	if len(held) == 0 || epochs == nil {
+		return nil
+	}
+	out := make([][]int32, len(held))
+	for i, tp := range held {
+		k := len(tp.Partitions)
+		if off+k > len(epochs) {
+			return out[:i]
+		}
+		out[i], off = epochs[off:off+k:off+k], off+k
+	}
+	return out
+}
+
+// heldCount is the number of partitions (tasks) in a list.
+func heldCount(list []TopicPartitions) int {
+	n := 0
+	for _, tp := range list {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
+// shareTarget makes a member that holds exactly its target assignment (every
+// STABLE member) share the target's slices instead of keeping an equal copy
+// (issue 25: a third of a stable consumer group's bytes were the copies).
+// Both are replaced, never written in place, so sharing is safe; an empty
+// assignment is left as it is, nil or not, since describes show the
+// difference.
+func (m *member) shareTarget() {
+	if len(m.assigned) > 0 && equalAssignment(m.assigned, m.target) {
+		m.assigned = m.target
+	}
+}
+
+// streamsRoles are a streams member's standby and warm-up tasks (Kafka's
+// TasksTuple's other two roles), subtopology id as the Topic: the target,
+// the tasks the member holds, and those pending revocation (member.pending
+// holds the active ones). Replaced, never written in place.
+type streamsRoles struct {
 	targetStandby, targetWarmup   []TopicPartitions
 	standby, warmup               []TopicPartitions
 	pendingStandby, pendingWarmup []TopicPartitions
-	// assignedEpochs and pendingEpochs are aligned with assigned and pending:
-	// the member epoch at which each partition (task) was assigned
-	// (KIP-1251), derived on replay by stampAssignmentEpochs. Replaced, never
-	// written in place.
-	assignedEpochs [][]int32
-	pendingEpochs  [][]int32
-	hasMetadata    bool
-	sessionKey     string // SessionTimeoutKey, built once per member
+}
+
+// empty reports whether the member holds and targets no standby or
+// warm-up task, so that it needs no streamsRoles at all.
+func (r *streamsRoles) empty() bool {
+	return len(r.targetStandby)+len(r.targetWarmup)+len(r.standby)+len(r.warmup)+len(r.pendingStandby)+len(r.pendingWarmup) == 0
+}
+
+// heldIsTarget reports whether the member holds exactly its target
+// standby and warm-up tasks.
+func (r streamsRoles) heldIsTarget() bool {
+	return equalAssignment(r.standby, r.targetStandby) && equalAssignment(r.warmup, r.targetWarmup)
+}
+
+// tasks returns a copy of the member's standby and warm-up tasks (all
+// empty for a member without): a copy, so that no caller can write the
+// shared value.
+func (m *member) tasks() streamsRoles {
+	if m.roles == nil {
+		return streamsRoles{}
+	}
+	return *m.roles
+}
+
+// setRoles replaces the member's standby and warm-up tasks, keeping no
+// allocation when they are all empty.
+func (m *member) setRoles(r streamsRoles) {
+	if r.empty() {
+		m.roles = nil
+		return
+	}
+	m.roles = &r
+}
+
+// setTargetRoles replaces the member's target standby and warm-up tasks.
+func (m *member) setTargetRoles(standby, warmup []TopicPartitions) {
+	r := m.tasks()
+	r.targetStandby, r.targetWarmup = standby, warmup
+	m.setRoles(r)
+}
+
+// setHeldRoles replaces the standby and warm-up tasks the member holds and
+// those pending revocation.
+func (m *member) setHeldRoles(standby, warmup, pendingStandby, pendingWarmup []TopicPartitions) {
+	r := m.tasks()
+	r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
+	m.setRoles(r)
 }
 
 // timerKey is the member's session-timer key, built on first use.
@@ -283,19 +389,21 @@ type topicPartition struct {
 
 // currentAssignment is the member's reconciliation state.
 func (m *member) currentAssignment() memberAssignment {
+	r := m.tasks()
 	return memberAssignment{state: m.state, epoch: m.memberEpoch, previousEpoch: m.previousMemberEpoch,
-		assigned: taskSets{m.assigned, m.standby, m.warmup}, pending: taskSets{m.pending, m.pendingStandby, m.pendingWarmup}}
+		assigned: taskSets{m.assigned, r.standby, r.warmup}, pending: taskSets{m.pending, r.pendingStandby, r.pendingWarmup}}
 }
 
 func (m *member) setCurrentAssignment(a memberAssignment) {
 	m.state, m.memberEpoch, m.previousMemberEpoch = a.state, a.epoch, a.previousEpoch
-	m.assigned, m.standby, m.warmup = a.assigned[roleActive], a.assigned[roleStandby], a.assigned[roleWarmup]
-	m.pending, m.pendingStandby, m.pendingWarmup = a.pending[roleActive], a.pending[roleStandby], a.pending[roleWarmup]
+	m.assigned, m.pending = a.assigned[roleActive], a.pending[roleActive]
+	m.setHeldRoles(a.assigned[roleStandby], a.assigned[roleWarmup], a.pending[roleStandby], a.pending[roleWarmup])
 }
 
 // targets is the member's target assignment as a taskSets.
 func (m *member) targets() taskSets {
-	return taskSets{m.target, m.targetStandby, m.targetWarmup}
+	r := m.tasks()
+	return taskSets{m.target, r.targetStandby, r.targetWarmup}
 }
 
 // partitionOwned reports whether a member of the group holds the partition

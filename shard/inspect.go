@@ -106,8 +106,8 @@ func describe(g *group) GroupDescription {
 			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
 			SubscribedTopicRegex: m.topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
-			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
-			InstanceID: m.instanceID, RackID: m.rackID, UserEndpoint: m.userEndpoint, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
+			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs(),
+			InstanceID: m.instanceID, RackID: m.rackID, UserEndpoint: m.userEndpoint, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs(),
 		}
 		groupKinds[g.typ].describeMember(&md, m)
 		d.Members = append(d.Members, md)

@@ -271,7 +271,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
-		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
+		!m.tasks().heldIsTarget() {
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
@@ -298,7 +298,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
-	out.standby, out.warmup = m.standby, m.warmup
+	out.standby, out.warmup = m.tasks().standby, m.tasks().warmup
 	out.sendAssignment = h.fullRequest() // a full request that changes nothing
 	if g.topology != nil {               // streams groups only
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
@@ -601,7 +601,8 @@ func (v *view) setTarget(i int, target taskSets) {
 		return
 	}
 	m = v.own(i)
-	m.target, m.targetStandby, m.targetWarmup = target[roleActive], target[roleStandby], target[roleWarmup]
+	m.target = target[roleActive]
+	m.setTargetRoles(target[roleStandby], target[roleWarmup])
 	v.records = append(v.records, v.targetRecord(m))
 }
 

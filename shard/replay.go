@@ -123,14 +123,17 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
 	case *StreamsGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
-			m.target, m.targetStandby, m.targetWarmup = tasksToPartitions3(tombstoned(r.Tombstone, r.ActiveTasks),
+			var standby, warmup []TopicPartitions
+			m.target, standby, warmup = tasksToPartitions3(tombstoned(r.Tombstone, r.ActiveTasks),
 				tombstoned(r.Tombstone, r.StandbyTasks), tombstoned(r.Tombstone, r.WarmupTasks))
+			m.setTargetRoles(standby, warmup)
 		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		return s.applyConsumerCurrentAssignment(r)
 	case *ShareGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) {
 			m.assigned = tombstoned(r.Tombstone, r.Partitions)
+			m.shareTarget()
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
 	case *StreamsGroupCurrentMemberAssignment:
@@ -438,10 +441,9 @@ func (s *Shard) updateMemberAssignment(r Record, typ GroupType, memberID string,
 	}
 	m := g.member(memberID)
 	unindex(g, m)
-	assignedEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch)
-	pendingEpochs := m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
-	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
+	m.epochs = m.stampAssignmentEpochs(next.assigned[roleActive], next.pending[roleActive], next.epoch)
 	m.setCurrentAssignment(*next)
+	m.shareTarget()
 	index(g, m)
 	s.refresh(g.id)
 	return nil

@@ -87,7 +87,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	// The members' task lists share one array, sized first.
 	ntasks := 0
 	for _, m := range v.members {
-		ntasks += len(m.assigned) + len(m.standby) + len(m.warmup)
+		ntasks += len(m.assigned) + len(m.tasks().standby) + len(m.tasks().warmup)
 	}
 	taskBuf := make([]taskassignor.Tasks, 0, ntasks)
 	toTasks := func(a []TopicPartitions) []taskassignor.Tasks {
@@ -122,7 +122,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 		// stickiness where the member last had it.
 		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
 			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.assigned),
-			StandbyTasks: toTasks(m.standby), WarmupTasks: toTasks(m.warmup),
+			StandbyTasks: toTasks(m.tasks().standby), WarmupTasks: toTasks(m.tasks().warmup),
 		})
 	}
 	if len(spec.Members) == 0 {

@@ -156,7 +156,7 @@ func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *
 		out = append(out, EndpointPartitions{
 			UserEndpoint:      *m.userEndpoint,
 			ActivePartitions:  s.taskSourcePartitions(topo, m.assigned),
-			StandbyPartitions: s.taskSourcePartitions(topo, m.standby),
+			StandbyPartitions: s.taskSourcePartitions(topo, m.tasks().standby),
 		})
 	}
 	for _, m := range others {
@@ -219,8 +219,8 @@ func endpointOf(m *member) *Endpoint {
 // member had none).
 func tasksChanged(old, updated *member) bool {
 	if old == nil {
-		return len(updated.assigned)+len(updated.standby)+len(updated.warmup) > 0
+		return len(updated.assigned)+len(updated.tasks().standby)+len(updated.tasks().warmup) > 0
 	}
-	return !equalAssignment(old.assigned, updated.assigned) || !equalAssignment(old.standby, updated.standby) ||
-		!equalAssignment(old.warmup, updated.warmup)
+	return !equalAssignment(old.assigned, updated.assigned) || !equalAssignment(old.tasks().standby, updated.tasks().standby) ||
+		!equalAssignment(old.tasks().warmup, updated.tasks().warmup)
 }

@@ -102,7 +102,7 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	out.sendAssignment = out.sendAssignment || reconciled
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Streams, v.id, m))
 	out.memberEpoch = m.memberEpoch
-	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
+	out.assignment, out.standby, out.warmup = m.assigned, m.tasks().standby, m.tasks().warmup
 	if v.topo != nil {
 		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
 		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {

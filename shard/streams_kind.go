@@ -40,7 +40,7 @@ func (streamsSteps) groupEpochRecord(v *view) Record {
 }
 
 func (streamsSteps) targetRecord(v *view, m *member) Record {
-	active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+	active, standby, warmup := partitionsToTasks3(m.target, m.tasks().targetStandby, m.tasks().targetWarmup)
 	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
 		StandbyTasks: standby, WarmupTasks: warmup}
 }
@@ -57,8 +57,8 @@ func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) 
 	if tombstone {
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
-	active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
-	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
+	active, standby, warmup := partitionsToTasks3(m.assigned, m.tasks().standby, m.tasks().warmup)
+	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.tasks().pendingStandby, m.tasks().pendingWarmup)
 	return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
 		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
@@ -134,10 +134,10 @@ func (streamsSteps) initialAssignmentEpoch() int32 { return 1 }
 func (streamsSteps) describeMember(md *MemberDescription, m *member) {
 	md.Assignment, md.TargetAssignment = nil, nil
 	md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
-	md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.standby), partitionsToTasks(m.warmup)
-	md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.targetStandby), partitionsToTasks(m.targetWarmup)
+	md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.tasks().standby), partitionsToTasks(m.tasks().warmup)
+	md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.tasks().targetStandby), partitionsToTasks(m.tasks().targetWarmup)
 	md.ActiveTasksPendingRevocation = partitionsToTasks(m.pending)
-	md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.pendingStandby), partitionsToTasks(m.pendingWarmup)
+	md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.tasks().pendingStandby), partitionsToTasks(m.tasks().pendingWarmup)
 	md.PartitionsPendingRevocation = nil
 }
 

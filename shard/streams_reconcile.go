@@ -289,8 +289,8 @@ func (g *group) removeTaskOwners(m *member) {
 			delete(g.activeTaskOwners, k)
 		}
 	}
-	removeHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
-	removeHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+	removeHolder(g.standbyTaskHolders, m.id, m.tasks().standby, m.tasks().pendingStandby)
+	removeHolder(g.warmupTaskHolders, m.id, m.tasks().warmup, m.tasks().pendingWarmup)
 }
 
 // addTaskOwners records member m's tasks in every role (Kafka's
@@ -302,14 +302,14 @@ func (g *group) addTaskOwners(m *member) {
 		}
 		g.activeTaskOwners[k] = m.id
 	}
-	if len(m.standby)+len(m.pendingStandby) > 0 && g.standbyTaskHolders == nil {
+	if len(m.tasks().standby)+len(m.tasks().pendingStandby) > 0 && g.standbyTaskHolders == nil {
 		g.standbyTaskHolders = map[topicPartition][]string{}
 	}
-	addHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
-	if len(m.warmup)+len(m.pendingWarmup) > 0 && g.warmupTaskHolders == nil {
+	addHolder(g.standbyTaskHolders, m.id, m.tasks().standby, m.tasks().pendingStandby)
+	if len(m.tasks().warmup)+len(m.tasks().pendingWarmup) > 0 && g.warmupTaskHolders == nil {
 		g.warmupTaskHolders = map[topicPartition][]string{}
 	}
-	addHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+	addHolder(g.warmupTaskHolders, m.id, m.tasks().warmup, m.tasks().pendingWarmup)
 }
 
 // removeHolder takes member id off the holder lists of its standby or
