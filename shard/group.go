@@ -180,9 +180,12 @@ type member struct {
 	processID           string
 	subscribedTopics    []string
 	rebalanceTimeoutMs  int32
-	topologyEpoch       int32
 	memberEpoch         int32
 	previousMemberEpoch int32
+	// state and hasMetadata sit beside the int32s, where they cost no
+	// padding (issue 25).
+	state       MemberState
+	hasMetadata bool
 	// instanceID is the static member's group.instance.id ("" for a
 	// dynamic member). Consumer groups only.
 	instanceID string
@@ -190,14 +193,10 @@ type member struct {
 	// consumer assignors place partitions by it; streams and share members
 	// keep it on their record only, as Kafka's do.
 	rackID string
-	// userEndpoint is a streams member's user endpoint (application.server,
-	// for interactive queries), nil for none; streams groups only.
-	userEndpoint *Endpoint
-	// state and pending (partitions pending revocation) are KIP-848's
-	// reconciliation state; consumer groups only (see reconcile.go).
-	state       MemberState
-	hasMetadata bool // beside state, where it costs no padding
-	pending     []TopicPartitions
+	// pending (partitions pending revocation) and state, above, are
+	// KIP-848's reconciliation state; consumer groups only (see
+	// reconcile.go).
+	pending []TopicPartitions
 	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
 	// member last named ("" for none); consumer groups only.
 	serverAssignor string
@@ -216,13 +215,14 @@ type member struct {
 	// every type).
 	assigned []TopicPartitions
 	target   []TopicPartitions
-	// roles holds a streams member's standby and warm-up tasks (see
-	// streamsRoles), nil when it has none and for every other group type:
-	// six slice headers (144 B) that consumer and share members never use
-	// are a pointer instead (issue 25). Read it with tasks(), write it
-	// with setTargetRoles and setHeldRoles: it is replaced, never written
-	// in place, since a group's clones share their members' copies.
-	roles *streamsRoles
+	// streams holds a streams member's own fields (see streamsMember), nil
+	// when they are all empty and for every other group type: six slice
+	// headers, a pointer and an int32 (160 B) that consumer and share
+	// members never use are one pointer instead (issue 25). Read it with
+	// streamsPart(), write it with updateStreams, setTargetRoles and
+	// setHeldRoles: it is replaced, never written in place, since a
+	// group's clones share their members' copies.
+	streams *streamsMember
 	// epochs is the member epoch at which each partition (task) was
 	// assigned (KIP-1251), derived on replay by stampAssignmentEpochs: one
 	// per partition of assigned, in order, then one per partition of
@@ -282,61 +282,82 @@ func (m *member) shareTarget() {
 	}
 }
 
-// streamsRoles are a streams member's standby and warm-up tasks (Kafka's
-// TasksTuple's other two roles), subtopology id as the Topic: the target,
-// the tasks the member holds, and those pending revocation (member.pending
-// holds the active ones). Replaced, never written in place.
-type streamsRoles struct {
+// streamsMember is what only a streams member has. Replaced, never written
+// in place.
+type streamsMember struct {
+	// Standby and warm-up tasks (Kafka's TasksTuple's other two roles),
+	// subtopology id as the Topic: the target, the tasks the member holds,
+	// and those pending revocation (member.pending holds the active ones).
 	targetStandby, targetWarmup   []TopicPartitions
 	standby, warmup               []TopicPartitions
 	pendingStandby, pendingWarmup []TopicPartitions
+	// userEndpoint is the member's user endpoint (application.server, for
+	// interactive queries), nil for none.
+	userEndpoint  *Endpoint
+	topologyEpoch int32
 }
 
-// empty reports whether the member holds and targets no standby or
-// warm-up task, so that it needs no streamsRoles at all.
-func (r *streamsRoles) empty() bool {
-	return len(r.targetStandby)+len(r.targetWarmup)+len(r.standby)+len(r.warmup)+len(r.pendingStandby)+len(r.pendingWarmup) == 0
+// empty reports whether every field is empty, so that the member needs no
+// streamsMember at all.
+func (r *streamsMember) empty() bool {
+	return len(r.targetStandby)+len(r.targetWarmup)+len(r.standby)+len(r.warmup)+len(r.pendingStandby)+len(r.pendingWarmup) == 0 &&
+		r.userEndpoint == nil && r.topologyEpoch == 0
 }
 
 // heldIsTarget reports whether the member holds exactly its target
 // standby and warm-up tasks.
-func (r streamsRoles) heldIsTarget() bool {
+func (r streamsMember) heldIsTarget() bool {
 	return equalAssignment(r.standby, r.targetStandby) && equalAssignment(r.warmup, r.targetWarmup)
 }
 
-// tasks returns a copy of the member's standby and warm-up tasks (all
-// empty for a member without): a copy, so that no caller can write the
-// shared value.
-func (m *member) tasks() streamsRoles {
-	if m.roles == nil {
-		return streamsRoles{}
+// streamsPart returns a copy of the member's streams fields (all empty for
+// a member without): a copy, so that no caller can write the shared value.
+func (m *member) streamsPart() streamsMember {
+	if m.streams == nil {
+		return streamsMember{}
 	}
-	return *m.roles
+	return *m.streams
 }
 
-// setRoles replaces the member's standby and warm-up tasks, keeping no
-// allocation when they are all empty.
-func (m *member) setRoles(r streamsRoles) {
+// userEndpoint is a streams member's user endpoint, nil for none.
+func (m *member) userEndpoint() *Endpoint {
+	if m.streams == nil {
+		return nil
+	}
+	return m.streams.userEndpoint
+}
+
+// topologyEpoch is a streams member's topology epoch, 0 for other types.
+func (m *member) topologyEpoch() int32 {
+	if m.streams == nil {
+		return 0
+	}
+	return m.streams.topologyEpoch
+}
+
+// updateStreams replaces the member's streams fields with a copy that f
+// changed, keeping no allocation when they are all empty.
+func (m *member) updateStreams(f func(*streamsMember)) {
+	r := m.streamsPart()
+	f(&r)
 	if r.empty() {
-		m.roles = nil
+		m.streams = nil
 		return
 	}
-	m.roles = &r
+	m.streams = &r
 }
 
 // setTargetRoles replaces the member's target standby and warm-up tasks.
 func (m *member) setTargetRoles(standby, warmup []TopicPartitions) {
-	r := m.tasks()
-	r.targetStandby, r.targetWarmup = standby, warmup
-	m.setRoles(r)
+	m.updateStreams(func(r *streamsMember) { r.targetStandby, r.targetWarmup = standby, warmup })
 }
 
 // setHeldRoles replaces the standby and warm-up tasks the member holds and
 // those pending revocation.
 func (m *member) setHeldRoles(standby, warmup, pendingStandby, pendingWarmup []TopicPartitions) {
-	r := m.tasks()
-	r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
-	m.setRoles(r)
+	m.updateStreams(func(r *streamsMember) {
+		r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
+	})
 }
 
 // timerKey is the member's session-timer key, built on first use.
@@ -389,7 +410,7 @@ type topicPartition struct {
 
 // currentAssignment is the member's reconciliation state.
 func (m *member) currentAssignment() memberAssignment {
-	r := m.tasks()
+	r := m.streamsPart()
 	return memberAssignment{state: m.state, epoch: m.memberEpoch, previousEpoch: m.previousMemberEpoch,
 		assigned: taskSets{m.assigned, r.standby, r.warmup}, pending: taskSets{m.pending, r.pendingStandby, r.pendingWarmup}}
 }
@@ -402,7 +423,7 @@ func (m *member) setCurrentAssignment(a memberAssignment) {
 
 // targets is the member's target assignment as a taskSets.
 func (m *member) targets() taskSets {
-	r := m.tasks()
+	r := m.streamsPart()
 	return taskSets{m.target, r.targetStandby, r.targetWarmup}
 }
 

@@ -271,11 +271,11 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
-		!m.tasks().heldIsTarget() {
+		!m.streamsPart().heldIsTarget() {
 		return out, false
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) ||
+		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) ||
 		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
 	}
@@ -298,10 +298,10 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
-	out.standby, out.warmup = m.tasks().standby, m.tasks().warmup
+	out.standby, out.warmup = m.streamsPart().standby, m.streamsPart().warmup
 	out.sendAssignment = h.fullRequest() // a full request that changes nothing
 	if g.topology != nil {               // streams groups only
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch() < g.topology.Epoch, m.topologyEpoch()
 		var err error
 		if out.topicStatus, err = s.streamsTopicStatus(g.topology); err != nil {
 			return heartbeatResult{}, false // the slow path answers the error

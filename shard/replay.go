@@ -114,8 +114,9 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *StreamsGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
-			m.clientID, m.processID, m.rebalanceTimeoutMs, m.topologyEpoch = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs, r.TopologyEpoch
-			m.rackID, m.userEndpoint = r.RackID, r.UserEndpoint
+			m.clientID, m.processID, m.rebalanceTimeoutMs = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs
+			m.rackID = r.RackID
+			m.updateStreams(func(p *streamsMember) { p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint })
 		})
 	case *ConsumerGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })

@@ -45,13 +45,15 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
-	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// A (re)join sets the endpoint as sent, null clearing it (Kafka
 		// 4.4's setUserEndpoint when joining): a member metadata change.
-		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
-	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		m.updateStreams(func(p *streamsMember) { p.userEndpoint = cloneEndpoint(h.userEndpoint) })
+		changed = true
+	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// maybeUpdateUserEndpoint: a member metadata change.
-		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
+		m.updateStreams(func(p *streamsMember) { p.userEndpoint = cloneEndpoint(h.userEndpoint) })
+		changed = true
 	}
 	if h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request
@@ -64,8 +66,8 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
 			bump = true
 		}
-		if m.topologyEpoch != t.Epoch {
-			m.topologyEpoch = t.Epoch
+		if m.topologyEpoch() != t.Epoch {
+			m.updateStreams(func(p *streamsMember) { p.topologyEpoch = t.Epoch })
 			changed, bump = true, true
 		}
 	}
@@ -102,9 +104,9 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	out.sendAssignment = out.sendAssignment || reconciled
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Streams, v.id, m))
 	out.memberEpoch = m.memberEpoch
-	out.assignment, out.standby, out.warmup = m.assigned, m.tasks().standby, m.tasks().warmup
+	out.assignment, out.standby, out.warmup = m.assigned, m.streamsPart().standby, m.streamsPart().warmup
 	if v.topo != nil {
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch() < v.topo.Epoch, m.topologyEpoch()
 		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {
 			return out, err // Kafka: configureTopics throws StreamsInvalidTopologyException
 		}
