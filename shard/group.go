@@ -119,7 +119,7 @@ type group struct {
 
 	epoch           int32 // group epoch; generation for classic
 	assignmentEpoch int32
-	members         map[string]*member // never iterated for output: see sortedMemberIDs
+	members         map[string]*member // never iterated for output: see sortedMemberIDs; nil until the first member (issue 25: a simple group has none)
 
 	// classic
 	protocolType            string
@@ -372,7 +372,6 @@ func newGroup(id string, typ GroupType) *group {
 	return &group{
 		id:              id,
 		typ:             typ,
-		members:         map[string]*member{},
 		assignmentEpoch: groupKinds[typ].initialAssignmentEpoch(),
 		storedEpoch:     EpochNone,
 		failedEpoch:     EpochNone,
@@ -382,7 +381,10 @@ func newGroup(id string, typ GroupType) *group {
 
 func (g *group) clone() *group {
 	c := *g
-	c.members = make(map[string]*member, len(g.members))
+	c.members = nil
+	if g.members != nil {
+		c.members = make(map[string]*member, len(g.members))
+	}
 	for id, m := range g.members {
 		mc := *m
 		c.members[id] = &mc
@@ -472,6 +474,9 @@ func (g *group) member(id string) *member {
 		return m
 	}
 	m := &member{id: id, sessionKey: SessionTimeoutKey(g.id, id)}
+	if g.members == nil {
+		g.members = map[string]*member{}
+	}
 	g.members[id] = m
 	return m
 }

@@ -65,6 +65,7 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 	cg := newGroup(g.id, Consumer)
 	cg.epoch, cg.assignmentEpoch = st.Generation, st.Generation
 	cg.partitionEpochs = map[topicPartition]int32{}
+	cg.members = map[string]*member{}
 	members := make([]*member, 0, len(st.Members))
 	for i := range st.Members {
 		m, err := s.memberFromClassic(g.id, st, &st.Members[i])
