@@ -219,7 +219,7 @@ type member struct {
 	// when they are all empty and for every other group type: six slice
 	// headers, a pointer and an int32 (160 B) that consumer and share
 	// members never use are one pointer instead (issue 25). Read it with
-	// streamsPart(), write it with updateStreams, setTargetRoles and
+	// streamsPart(), write it with setStreams, setTargetRoles and
 	// setHeldRoles: it is replaced, never written in place, since a
 	// group's clones share their members' copies.
 	streams *streamsMember
@@ -335,29 +335,33 @@ func (m *member) topologyEpoch() int32 {
 	return m.streams.topologyEpoch
 }
 
-// updateStreams replaces the member's streams fields with a copy that f
-// changed, keeping no allocation when they are all empty.
-func (m *member) updateStreams(f func(*streamsMember)) {
-	r := m.streamsPart()
-	f(&r)
+// setStreams replaces the member's streams fields with r, keeping no
+// allocation when they are all empty. r is taken by value and copied into
+// a new value only when kept, so that a consumer or share member's empty
+// update allocates nothing.
+func (m *member) setStreams(r streamsMember) {
 	if r.empty() {
 		m.streams = nil
 		return
 	}
-	m.streams = &r
+	p := new(streamsMember)
+	*p = r
+	m.streams = p
 }
 
 // setTargetRoles replaces the member's target standby and warm-up tasks.
 func (m *member) setTargetRoles(standby, warmup []TopicPartitions) {
-	m.updateStreams(func(r *streamsMember) { r.targetStandby, r.targetWarmup = standby, warmup })
+	r := m.streamsPart()
+	r.targetStandby, r.targetWarmup = standby, warmup
+	m.setStreams(r)
 }
 
 // setHeldRoles replaces the standby and warm-up tasks the member holds and
 // those pending revocation.
 func (m *member) setHeldRoles(standby, warmup, pendingStandby, pendingWarmup []TopicPartitions) {
-	m.updateStreams(func(r *streamsMember) {
-		r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
-	})
+	r := m.streamsPart()
+	r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
+	m.setStreams(r)
 }
 
 // timerKey is the member's session-timer key, built on first use.

@@ -116,7 +116,9 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.processID, m.rebalanceTimeoutMs = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs
 			m.rackID = r.RackID
-			m.updateStreams(func(p *streamsMember) { p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint })
+			p := m.streamsPart()
+			p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint
+			m.setStreams(p)
 		})
 	case *ConsumerGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })

@@ -48,11 +48,15 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// A (re)join sets the endpoint as sent, null clearing it (Kafka
 		// 4.4's setUserEndpoint when joining): a member metadata change.
-		m.updateStreams(func(p *streamsMember) { p.userEndpoint = cloneEndpoint(h.userEndpoint) })
+		p := m.streamsPart()
+		p.userEndpoint = cloneEndpoint(h.userEndpoint)
+		m.setStreams(p)
 		changed = true
 	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// maybeUpdateUserEndpoint: a member metadata change.
-		m.updateStreams(func(p *streamsMember) { p.userEndpoint = cloneEndpoint(h.userEndpoint) })
+		p := m.streamsPart()
+		p.userEndpoint = cloneEndpoint(h.userEndpoint)
+		m.setStreams(p)
 		changed = true
 	}
 	if h.memberEpoch == 0 {
@@ -67,7 +71,9 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 			bump = true
 		}
 		if m.topologyEpoch() != t.Epoch {
-			m.updateStreams(func(p *streamsMember) { p.topologyEpoch = t.Epoch })
+			p := m.streamsPart()
+			p.topologyEpoch = t.Epoch
+			m.setStreams(p)
 			changed, bump = true, true
 		}
 	}
