@@ -186,9 +186,12 @@ type member struct {
 	// padding (issue 25).
 	state       MemberState
 	hasMetadata bool
-	// instanceID is the static member's group.instance.id ("" for a
-	// dynamic member). Consumer groups only.
-	instanceID string
+	// consumer holds a consumer member's rarer fields (see
+	// consumerMember), nil when they are all empty and for every other
+	// group type: 72 B most members never use are one pointer (issue 25).
+	// Read it with consumerPart(), write it with setConsumer: it is
+	// replaced, never written in place.
+	consumer *consumerMember
 	// rackID is the member's client.rack ("" when it sent none). The
 	// consumer assignors place partitions by it; streams and share members
 	// keep it on their record only, as Kafka's do.
@@ -197,19 +200,10 @@ type member struct {
 	// KIP-848's reconciliation state; consumer groups only (see
 	// reconcile.go).
 	pending []TopicPartitions
-	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
-	// member last named ("" for none); consumer groups only.
-	serverAssignor string
 	// classic is the metadata of a consumer group member that uses the
 	// classic protocol (online migration, migration_types.go); nil for a
 	// consumer-protocol member and for other group types. Immutable.
 	classic *ClassicMemberMetadata
-	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
-	// regexTopics the topics the group resolved it to (derived from the
-	// group's regexes); the member subscribes to subscribedTopics and
-	// regexTopics. Consumer groups only.
-	topicRegex  string
-	regexTopics []string
 	// assigned and target hold partitions, or for streams members active
 	// tasks with the subtopology id in the Topic field (one engine serves
 	// every type).
@@ -280,6 +274,65 @@ func (m *member) shareTarget() {
 	if len(m.assigned) > 0 && equalAssignment(m.assigned, m.target) {
 		m.assigned = m.target
 	}
+}
+
+// consumerMember is what only some consumer members have. Replaced, never
+// written in place.
+type consumerMember struct {
+	// instanceID is the static member's group.instance.id ("" for a
+	// dynamic member).
+	instanceID string
+	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
+	// member last named ("" for none).
+	serverAssignor string
+	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
+	// regexTopics the topics the group resolved it to (derived from the
+	// group's regexes); the member subscribes to subscribedTopics and
+	// regexTopics.
+	topicRegex  string
+	regexTopics []string
+}
+
+// consumerPart returns a copy of the member's rarer consumer fields (all
+// empty for a member without).
+func (m *member) consumerPart() consumerMember {
+	if m.consumer == nil {
+		return consumerMember{}
+	}
+	return *m.consumer
+}
+
+// setConsumer replaces the member's rarer consumer fields with c, keeping
+// no allocation when they are all empty (see setStreams).
+func (m *member) setConsumer(c consumerMember) {
+	if c.instanceID == "" && c.serverAssignor == "" && c.topicRegex == "" && c.regexTopics == nil {
+		m.consumer = nil
+		return
+	}
+	p := new(consumerMember)
+	*p = c
+	m.consumer = p
+}
+
+// setRegex replaces the member's regex and the topics it resolves to.
+func (m *member) setRegex(regex string, topics []string) {
+	c := m.consumerPart()
+	c.topicRegex, c.regexTopics = regex, topics
+	m.setConsumer(c)
+}
+
+// setRegexTopics replaces the topics the member's regex resolves to.
+func (m *member) setRegexTopics(topics []string) {
+	m.setRegex(m.consumerPart().topicRegex, topics)
+}
+
+// instanceID is the static member's group.instance.id ("" for a dynamic
+// member). Consumer groups only.
+func (m *member) instanceID() string {
+	if m.consumer == nil {
+		return ""
+	}
+	return m.consumer.instanceID
 }
 
 // streamsMember is what only a streams member has. Replaced, never written
@@ -445,7 +498,7 @@ func (g *group) partitionOwned(topic string, p int32) bool {
 // of static members need it.
 func staticMemberOf(members []*member, instanceID string) (int, *member) {
 	for i, m := range members {
-		if m.instanceID == instanceID {
+		if m.instanceID() == instanceID {
 			return i, m
 		}
 	}
@@ -457,7 +510,7 @@ func staticMemberOf(members []*member, instanceID string) (int, *member) {
 // answer.
 func (g *group) staticMember(instanceID string) *member {
 	for _, m := range g.members {
-		if m.instanceID == instanceID {
+		if m.instanceID() == instanceID {
 			return m
 		}
 	}

@@ -265,8 +265,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
-	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor ||
-		h.topicRegex != nil && *h.topicRegex != m.topicRegex || s.regexRefreshDue(g, nowMs)) {
+	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor ||
+		h.topicRegex != nil && *h.topicRegex != m.consumerPart().topicRegex || s.regexRefreshDue(g, nowMs)) {
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
@@ -274,7 +274,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		!m.streamsPart().heldIsTarget() {
 		return out, false
 	}
-	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
+	if h.instanceID != "" && h.instanceID != m.instanceID() || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
 		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) ||
 		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
@@ -491,7 +491,7 @@ func (v *view) removeMembers(ids ...string) {
 			v.targetMemberRecord(m.id, nil, true),
 			v.memberMetadataRecord(m, true))
 		v.members = slices.Delete(v.members, i, i+1)
-		v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+		v.maybeForgetRegex(m.consumerPart().topicRegex) // only consumer members have one
 		v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
 		if groupKinds[v.typ].rebalanceTimeouts() {
 			v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
@@ -710,7 +710,7 @@ func (h *topicHasher) add(topics ...string) {
 // member adds what a consumer or share member reads.
 func (h *topicHasher) member(m *member) {
 	h.add(m.subscribedTopics...)
-	h.add(m.regexTopics...)
+	h.add(m.consumerPart().regexTopics...)
 }
 
 func (h *topicHasher) has(t string) bool {

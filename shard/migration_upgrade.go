@@ -147,10 +147,18 @@ func (s *Shard) memberFromClassic(groupID string, st *ClassicGroupState, cm *Cla
 	return &member{
 		id: cm.MemberID, sessionKey: SessionTimeoutKey(groupID, cm.MemberID), hasMetadata: true,
 		memberEpoch: st.Generation, previousMemberEpoch: st.Generation, state: MemberStable,
-		instanceID: cm.InstanceID, rackID: sub.rackID, rebalanceTimeoutMs: cm.RebalanceTimeoutMs, clientID: cm.ClientID,
+		consumer: consumerOf(cm.InstanceID), rackID: sub.rackID, rebalanceTimeoutMs: cm.RebalanceTimeoutMs, clientID: cm.ClientID,
 		clientHost: cm.ClientHost, subscribedTopics: sub.topics, assigned: assigned, target: assigned,
 		classic: &ClassicMemberMetadata{SessionTimeoutMs: cm.SessionTimeoutMs, SupportedProtocols: cm.Protocols},
 	}, nil
+}
+
+// consumerOf is the rarer consumer fields of a converted classic member:
+// its instance id, if any.
+func consumerOf(instanceID string) *consumerMember {
+	var m member
+	m.setConsumer(consumerMember{instanceID: instanceID})
+	return m.consumer
 }
 
 func malformedUpgrade(groupID string) error {

@@ -101,12 +101,12 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
-			m.clientHost, m.instanceID, m.rackID = r.ClientHost, r.InstanceID, r.RackID
-			m.serverAssignor, m.classic = r.ServerAssignor, r.Classic
-			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
+			m.clientHost, m.rackID, m.classic = r.ClientHost, r.RackID, r.Classic
+			c := consumerMember{instanceID: r.InstanceID, serverAssignor: r.ServerAssignor, topicRegex: r.SubscribedTopicRegex}
 			if r.SubscribedTopicRegex != "" {
-				m.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics
+				c.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics
 			}
+			m.setConsumer(c)
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
