@@ -189,8 +189,11 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	if h.rebalanceTimeoutMs > 0 && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
-	if h.instanceID != "" && m.instanceID != h.instanceID {
-		m.instanceID, changed = h.instanceID, true
+	if h.instanceID != "" && m.instanceID() != h.instanceID {
+		c := m.consumerPart()
+		c.instanceID = h.instanceID
+		m.setConsumer(c)
+		changed = true
 	}
 	changed = updateRack(m, h) || changed
 	if m.classic != nil {
@@ -198,9 +201,12 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		// (setClassicMemberMetadata(null)).
 		m.classic, changed = nil, true
 	}
-	if h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor {
+	if h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor {
 		// Kafka writes the member record; the group epoch is not bumped.
-		m.serverAssignor, changed = *h.serverAssignor, true
+		c := m.consumerPart()
+		c.serverAssignor = *h.serverAssignor
+		m.setConsumer(c)
+		changed = true
 	}
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) {
@@ -209,7 +215,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		}
 	}
 	// The member's regex, then a refresh of the group's (regex.go).
-	if h.topicRegex != nil && *h.topicRegex != m.topicRegex {
+	if h.topicRegex != nil && *h.topicRegex != m.consumerPart().topicRegex {
 		subsChanged = true
 	}
 	regexRecords, c, b, err := v.updateRegularExpressions(nowMs, i, h.topicRegex)

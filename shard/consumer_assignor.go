@@ -38,7 +38,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	// first: a rebalance allocates per list, not per member.
 	ntopics, nassigned := 0, 0
 	for _, m := range v.members {
-		ntopics += len(m.subscribedTopics) + len(m.regexTopics)
+		ntopics += len(m.subscribedTopics) + len(m.consumerPart().regexTopics)
 		nassigned += len(m.target)
 	}
 	topicBuf := make([]string, 0, ntopics)
@@ -46,10 +46,10 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	assignedBuf := make([]assignor.TopicPartitions, 0, nassigned)
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {
-		names[i] = m.serverAssignor
+		names[i] = m.consumerPart().serverAssignor
 		// The instance id orders static members first in range, so a static
 		// member that rejoins under a new member id keeps its ranges.
-		am := assignor.Member{ID: m.id, InstanceID: m.instanceID, Rack: m.rackID}
+		am := assignor.Member{ID: m.id, InstanceID: m.instanceID(), Rack: m.rackID}
 		from := len(topicBuf)
 		for _, t := range m.topics() {
 			n := v.s.TopicPartitions(t)

@@ -16,7 +16,7 @@ import (
 func TestSubscriptionTypeCountsMissingTopicNames(t *testing.T) {
 	a := &member{subscribedTopics: []string{"t1", "t2"}}
 	b := &member{subscribedTopics: []string{"t1", "t2", "missing"}}
-	c := &member{subscribedTopics: []string{"t1"}, regexTopics: []string{"t2"}}
+	c := &member{subscribedTopics: []string{"t1"}, consumer: &consumerMember{regexTopics: []string{"t2"}}}
 	assert.Equal(t, assignor.Heterogeneous, subscriptionType([]*member{a, b}))
 	assert.Equal(t, assignor.Homogeneous, subscriptionType([]*member{a, c}))
 	assert.Equal(t, assignor.Homogeneous, subscriptionType([]*member{a}))

@@ -14,8 +14,8 @@ func (consumerSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Re
 	if tombstone {
 		return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
-	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, ClientHost: m.clientHost,
-		RackID: m.rackID, ServerAssignor: m.serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.topicRegex,
+	return &ConsumerGroupMemberMetadata{Group: v.id, MemberID: m.id, InstanceID: m.instanceID(), ClientID: m.clientID, ClientHost: m.clientHost,
+		RackID: m.rackID, ServerAssignor: m.consumerPart().serverAssignor, SubscribedTopics: m.subscribedTopics, SubscribedTopicRegex: m.consumerPart().topicRegex,
 		RebalanceTimeoutMs: m.rebalanceTimeoutMs, Classic: m.classic}
 }
 
@@ -67,7 +67,8 @@ func assignConsumerTargets(v *view) {
 			continue
 		}
 		m = v.own(i)
-		m.target, m.targetStandby, m.targetWarmup = active[i], nil, nil
+		m.target = active[i]
+		m.setTargetRoles(nil, nil)
 		slab[0] = ConsumerGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, Partitions: m.target}
 		v.records = append(v.records, &slab[0])
 		slab = slab[1:]

@@ -119,7 +119,7 @@ type group struct {
 
 	epoch           int32 // group epoch; generation for classic
 	assignmentEpoch int32
-	members         map[string]*member // never iterated for output: see sortedMemberIDs
+	members         map[string]*member // never iterated for output: see sortedMemberIDs; nil until the first member (issue 25: a simple group has none)
 
 	// classic
 	protocolType            string
@@ -180,57 +180,241 @@ type member struct {
 	processID           string
 	subscribedTopics    []string
 	rebalanceTimeoutMs  int32
-	topologyEpoch       int32
 	memberEpoch         int32
 	previousMemberEpoch int32
-	// instanceID is the static member's group.instance.id ("" for a
-	// dynamic member). Consumer groups only.
-	instanceID string
+	// state and hasMetadata sit beside the int32s, where they cost no
+	// padding (issue 25).
+	state       MemberState
+	hasMetadata bool
+	// consumer holds a consumer member's rarer fields (see
+	// consumerMember), nil when they are all empty and for every other
+	// group type: 72 B most members never use are one pointer (issue 25).
+	// Read it with consumerPart(), write it with setConsumer: it is
+	// replaced, never written in place.
+	consumer *consumerMember
 	// rackID is the member's client.rack ("" when it sent none). The
 	// consumer assignors place partitions by it; streams and share members
 	// keep it on their record only, as Kafka's do.
 	rackID string
-	// userEndpoint is a streams member's user endpoint (application.server,
-	// for interactive queries), nil for none; streams groups only.
-	userEndpoint *Endpoint
-	// state and pending (partitions pending revocation) are KIP-848's
-	// reconciliation state; consumer groups only (see reconcile.go).
-	state   MemberState
+	// pending (partitions pending revocation) and state, above, are
+	// KIP-848's reconciliation state; consumer groups only (see
+	// reconcile.go).
 	pending []TopicPartitions
-	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
-	// member last named ("" for none); consumer groups only.
-	serverAssignor string
 	// classic is the metadata of a consumer group member that uses the
 	// classic protocol (online migration, migration_types.go); nil for a
 	// consumer-protocol member and for other group types. Immutable.
 	classic *ClassicMemberMetadata
-	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
-	// regexTopics the topics the group resolved it to (derived from the
-	// group's regexes); the member subscribes to subscribedTopics and
-	// regexTopics. Consumer groups only.
-	topicRegex  string
-	regexTopics []string
 	// assigned and target hold partitions, or for streams members active
 	// tasks with the subtopology id in the Topic field (one engine serves
 	// every type).
 	assigned []TopicPartitions
 	target   []TopicPartitions
-	// Streams members' standby and warm-up tasks (Kafka's TasksTuple's
-	// other two roles), subtopology id as the Topic: the target, the tasks
-	// the member holds, and those pending revocation (pending above holds
-	// the active ones). Empty for other group types. Replaced, never
-	// written in place.
+	// streams holds a streams member's own fields (see streamsMember), nil
+	// when they are all empty and for every other group type: six slice
+	// headers, a pointer and an int32 (160 B) that consumer and share
+	// members never use are one pointer instead (issue 25). Read it with
+	// streamsPart(), write it with setStreams, setTargetRoles and
+	// setHeldRoles: it is replaced, never written in place, since a
+	// group's clones share their members' copies.
+	streams *streamsMember
+	// epochs is the member epoch at which each partition (task) was
+	// assigned (KIP-1251), derived on replay by stampAssignmentEpochs: one
+	// per partition of assigned, in order, then one per partition of
+	// pending; nil when the member holds no topic. One flat slice, where a
+	// slice per topic and list cost a header each and two allocations
+	// (issue 25). Replaced, never written in place.
+	epochs     []int32
+	sessionKey string // SessionTimeoutKey, built once per member
+}
+
+// assignedEpochs returns the epochs of m.assigned, one slice per topic
+// (describes only: it allocates).
+func (m *member) assignedEpochs() [][]int32 {
+	return splitEpochs(m.assigned, m.epochs, 0)
+}
+
+// pendingEpochs returns the epochs of m.pending, one slice per topic.
+func (m *member) pendingEpochs() [][]int32 {
+	return splitEpochs(m.pending, m.epochs, heldCount(m.assigned))
+}
+
+// splitEpochs cuts the flat epochs of held, which start at off, by topic;
+// nil when held is empty or the member has no epochs.
+func splitEpochs(held []TopicPartitions, epochs []int32, off int) [][]int32 {
+	if len(held) == 0 || epochs == nil {
+		return nil
+	}
+	out := make([][]int32, len(held))
+	for i, tp := range held {
+		k := len(tp.Partitions)
+		if off+k > len(epochs) {
+			return out[:i]
+		}
+		out[i], off = epochs[off:off+k:off+k], off+k
+	}
+	return out
+}
+
+// heldCount is the number of partitions (tasks) in a list.
+func heldCount(list []TopicPartitions) int {
+	n := 0
+	for _, tp := range list {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
+// shareTarget makes a member that holds exactly its target assignment (every
+// STABLE member) share the target's slices instead of keeping an equal copy
+// (issue 25: a third of a stable consumer group's bytes were the copies).
+// Both are replaced, never written in place, so sharing is safe; an empty
+// assignment is left as it is, nil or not, since describes show the
+// difference.
+func (m *member) shareTarget() {
+	if len(m.assigned) > 0 && equalAssignment(m.assigned, m.target) {
+		m.assigned = m.target
+	}
+}
+
+// consumerMember is what only some consumer members have. Replaced, never
+// written in place.
+type consumerMember struct {
+	// instanceID is the static member's group.instance.id ("" for a
+	// dynamic member).
+	instanceID string
+	// serverAssignor is the ConsumerGroupHeartbeat ServerAssignor the
+	// member last named ("" for none).
+	serverAssignor string
+	// topicRegex is the member's SubscribedTopicRegex ("" for none) and
+	// regexTopics the topics the group resolved it to (derived from the
+	// group's regexes); the member subscribes to subscribedTopics and
+	// regexTopics.
+	topicRegex  string
+	regexTopics []string
+}
+
+// consumerPart returns a copy of the member's rarer consumer fields (all
+// empty for a member without).
+func (m *member) consumerPart() consumerMember {
+	if m.consumer == nil {
+		return consumerMember{}
+	}
+	return *m.consumer
+}
+
+// setConsumer replaces the member's rarer consumer fields with c, keeping
+// no allocation when they are all empty (see setStreams).
+func (m *member) setConsumer(c consumerMember) {
+	if c.instanceID == "" && c.serverAssignor == "" && c.topicRegex == "" && c.regexTopics == nil {
+		m.consumer = nil
+		return
+	}
+	p := new(consumerMember)
+	*p = c
+	m.consumer = p
+}
+
+// setRegex replaces the member's regex and the topics it resolves to.
+func (m *member) setRegex(regex string, topics []string) {
+	c := m.consumerPart()
+	c.topicRegex, c.regexTopics = regex, topics
+	m.setConsumer(c)
+}
+
+// setRegexTopics replaces the topics the member's regex resolves to.
+func (m *member) setRegexTopics(topics []string) {
+	m.setRegex(m.consumerPart().topicRegex, topics)
+}
+
+// instanceID is the static member's group.instance.id ("" for a dynamic
+// member). Consumer groups only.
+func (m *member) instanceID() string {
+	if m.consumer == nil {
+		return ""
+	}
+	return m.consumer.instanceID
+}
+
+// streamsMember is what only a streams member has. Replaced, never written
+// in place.
+type streamsMember struct {
+	// Standby and warm-up tasks (Kafka's TasksTuple's other two roles),
+	// subtopology id as the Topic: the target, the tasks the member holds,
+	// and those pending revocation (member.pending holds the active ones).
 	targetStandby, targetWarmup   []TopicPartitions
 	standby, warmup               []TopicPartitions
 	pendingStandby, pendingWarmup []TopicPartitions
-	// assignedEpochs and pendingEpochs are aligned with assigned and pending:
-	// the member epoch at which each partition (task) was assigned
-	// (KIP-1251), derived on replay by stampAssignmentEpochs. Replaced, never
-	// written in place.
-	assignedEpochs [][]int32
-	pendingEpochs  [][]int32
-	hasMetadata    bool
-	sessionKey     string // SessionTimeoutKey, built once per member
+	// userEndpoint is the member's user endpoint (application.server, for
+	// interactive queries), nil for none.
+	userEndpoint  *Endpoint
+	topologyEpoch int32
+}
+
+// empty reports whether every field is empty, so that the member needs no
+// streamsMember at all.
+func (r *streamsMember) empty() bool {
+	return len(r.targetStandby)+len(r.targetWarmup)+len(r.standby)+len(r.warmup)+len(r.pendingStandby)+len(r.pendingWarmup) == 0 &&
+		r.userEndpoint == nil && r.topologyEpoch == 0
+}
+
+// heldIsTarget reports whether the member holds exactly its target
+// standby and warm-up tasks.
+func (r streamsMember) heldIsTarget() bool {
+	return equalAssignment(r.standby, r.targetStandby) && equalAssignment(r.warmup, r.targetWarmup)
+}
+
+// streamsPart returns a copy of the member's streams fields (all empty for
+// a member without): a copy, so that no caller can write the shared value.
+func (m *member) streamsPart() streamsMember {
+	if m.streams == nil {
+		return streamsMember{}
+	}
+	return *m.streams
+}
+
+// userEndpoint is a streams member's user endpoint, nil for none.
+func (m *member) userEndpoint() *Endpoint {
+	if m.streams == nil {
+		return nil
+	}
+	return m.streams.userEndpoint
+}
+
+// topologyEpoch is a streams member's topology epoch, 0 for other types.
+func (m *member) topologyEpoch() int32 {
+	if m.streams == nil {
+		return 0
+	}
+	return m.streams.topologyEpoch
+}
+
+// setStreams replaces the member's streams fields with r, keeping no
+// allocation when they are all empty. r is taken by value and copied into
+// a new value only when kept, so that a consumer or share member's empty
+// update allocates nothing.
+func (m *member) setStreams(r streamsMember) {
+	if r.empty() {
+		m.streams = nil
+		return
+	}
+	p := new(streamsMember)
+	*p = r
+	m.streams = p
+}
+
+// setTargetRoles replaces the member's target standby and warm-up tasks.
+func (m *member) setTargetRoles(standby, warmup []TopicPartitions) {
+	r := m.streamsPart()
+	r.targetStandby, r.targetWarmup = standby, warmup
+	m.setStreams(r)
+}
+
+// setHeldRoles replaces the standby and warm-up tasks the member holds and
+// those pending revocation.
+func (m *member) setHeldRoles(standby, warmup, pendingStandby, pendingWarmup []TopicPartitions) {
+	r := m.streamsPart()
+	r.standby, r.warmup, r.pendingStandby, r.pendingWarmup = standby, warmup, pendingStandby, pendingWarmup
+	m.setStreams(r)
 }
 
 // timerKey is the member's session-timer key, built on first use.
@@ -245,7 +429,6 @@ func newGroup(id string, typ GroupType) *group {
 	return &group{
 		id:              id,
 		typ:             typ,
-		members:         map[string]*member{},
 		assignmentEpoch: groupKinds[typ].initialAssignmentEpoch(),
 		storedEpoch:     EpochNone,
 		failedEpoch:     EpochNone,
@@ -255,7 +438,10 @@ func newGroup(id string, typ GroupType) *group {
 
 func (g *group) clone() *group {
 	c := *g
-	c.members = make(map[string]*member, len(g.members))
+	c.members = nil
+	if g.members != nil {
+		c.members = make(map[string]*member, len(g.members))
+	}
 	for id, m := range g.members {
 		mc := *m
 		c.members[id] = &mc
@@ -283,19 +469,21 @@ type topicPartition struct {
 
 // currentAssignment is the member's reconciliation state.
 func (m *member) currentAssignment() memberAssignment {
+	r := m.streamsPart()
 	return memberAssignment{state: m.state, epoch: m.memberEpoch, previousEpoch: m.previousMemberEpoch,
-		assigned: taskSets{m.assigned, m.standby, m.warmup}, pending: taskSets{m.pending, m.pendingStandby, m.pendingWarmup}}
+		assigned: taskSets{m.assigned, r.standby, r.warmup}, pending: taskSets{m.pending, r.pendingStandby, r.pendingWarmup}}
 }
 
 func (m *member) setCurrentAssignment(a memberAssignment) {
 	m.state, m.memberEpoch, m.previousMemberEpoch = a.state, a.epoch, a.previousEpoch
-	m.assigned, m.standby, m.warmup = a.assigned[roleActive], a.assigned[roleStandby], a.assigned[roleWarmup]
-	m.pending, m.pendingStandby, m.pendingWarmup = a.pending[roleActive], a.pending[roleStandby], a.pending[roleWarmup]
+	m.assigned, m.pending = a.assigned[roleActive], a.pending[roleActive]
+	m.setHeldRoles(a.assigned[roleStandby], a.assigned[roleWarmup], a.pending[roleStandby], a.pending[roleWarmup])
 }
 
 // targets is the member's target assignment as a taskSets.
 func (m *member) targets() taskSets {
-	return taskSets{m.target, m.targetStandby, m.targetWarmup}
+	r := m.streamsPart()
+	return taskSets{m.target, r.targetStandby, r.targetWarmup}
 }
 
 // partitionOwned reports whether a member of the group holds the partition
@@ -310,7 +498,7 @@ func (g *group) partitionOwned(topic string, p int32) bool {
 // of static members need it.
 func staticMemberOf(members []*member, instanceID string) (int, *member) {
 	for i, m := range members {
-		if m.instanceID == instanceID {
+		if m.instanceID() == instanceID {
 			return i, m
 		}
 	}
@@ -322,7 +510,7 @@ func staticMemberOf(members []*member, instanceID string) (int, *member) {
 // answer.
 func (g *group) staticMember(instanceID string) *member {
 	for _, m := range g.members {
-		if m.instanceID == instanceID {
+		if m.instanceID() == instanceID {
 			return m
 		}
 	}
@@ -343,6 +531,9 @@ func (g *group) member(id string) *member {
 		return m
 	}
 	m := &member{id: id, sessionKey: SessionTimeoutKey(g.id, id)}
+	if g.members == nil {
+		g.members = map[string]*member{}
+	}
 	g.members[id] = m
 	return m
 }

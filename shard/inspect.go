@@ -103,11 +103,11 @@ func describe(g *group) GroupDescription {
 		m := g.members[id]
 		md := MemberDescription{
 			MemberID: m.id, ClientID: m.clientID, ClientHost: m.clientHost, Classic: m.classic, ProcessID: m.processID, SubscribedTopics: m.subscribedTopics,
-			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, ServerAssignor: m.serverAssignor,
-			SubscribedTopicRegex: m.topicRegex,
+			RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(), ServerAssignor: m.consumerPart().serverAssignor,
+			SubscribedTopicRegex: m.consumerPart().topicRegex,
 			MemberEpoch:          m.memberEpoch, PreviousMemberEpoch: m.previousMemberEpoch,
-			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs,
-			InstanceID: m.instanceID, RackID: m.rackID, UserEndpoint: m.userEndpoint, State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs,
+			Assignment: m.assigned, TargetAssignment: m.target, AssignmentEpochs: m.assignedEpochs(),
+			InstanceID: m.instanceID(), RackID: m.rackID, UserEndpoint: m.userEndpoint(), State: m.state, PartitionsPendingRevocation: m.pending, PendingRevocationEpochs: m.pendingEpochs(),
 		}
 		groupKinds[g.typ].describeMember(&md, m)
 		d.Members = append(d.Members, md)

@@ -265,17 +265,17 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	m := g.members[h.memberID]
-	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.serverAssignor ||
-		h.topicRegex != nil && *h.topicRegex != m.topicRegex || s.regexRefreshDue(g, nowMs)) {
+	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor ||
+		h.topicRegex != nil && *h.topicRegex != m.consumerPart().topicRegex || s.regexRefreshDue(g, nowMs)) {
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
 		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
-		!equalAssignment(m.standby, m.targetStandby) || !equalAssignment(m.warmup, m.targetWarmup) {
+		!m.streamsPart().heldIsTarget() {
 		return out, false
 	}
-	if h.instanceID != "" && h.instanceID != m.instanceID || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
-		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) ||
+	if h.instanceID != "" && h.instanceID != m.instanceID() || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
+		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) ||
 		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
 	}
@@ -298,10 +298,10 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		v.timers = nil
 	}
 	out.memberEpoch, out.assignment, out.view = m.memberEpoch, m.assigned, v
-	out.standby, out.warmup = m.standby, m.warmup
+	out.standby, out.warmup = m.streamsPart().standby, m.streamsPart().warmup
 	out.sendAssignment = h.fullRequest() // a full request that changes nothing
 	if g.topology != nil {               // streams groups only
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < g.topology.Epoch, m.topologyEpoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch() < g.topology.Epoch, m.topologyEpoch()
 		var err error
 		if out.topicStatus, err = s.streamsTopicStatus(g.topology); err != nil {
 			return heartbeatResult{}, false // the slow path answers the error
@@ -495,7 +495,7 @@ func (v *view) removeMembers(ids ...string) {
 			v.targetMemberRecord(m.id, nil, true),
 			v.memberMetadataRecord(m, true))
 		v.members = slices.Delete(v.members, i, i+1)
-		v.maybeForgetRegex(m.topicRegex) // only consumer members have one
+		v.maybeForgetRegex(m.consumerPart().topicRegex) // only consumer members have one
 		v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true})
 		if groupKinds[v.typ].rebalanceTimeouts() {
 			v.timers = append(v.timers, TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
@@ -605,7 +605,8 @@ func (v *view) setTarget(i int, target taskSets) {
 		return
 	}
 	m = v.own(i)
-	m.target, m.targetStandby, m.targetWarmup = target[roleActive], target[roleStandby], target[roleWarmup]
+	m.target = target[roleActive]
+	m.setTargetRoles(target[roleStandby], target[roleWarmup])
 	v.records = append(v.records, v.targetRecord(m))
 }
 
@@ -713,7 +714,7 @@ func (h *topicHasher) add(topics ...string) {
 // member adds what a consumer or share member reads.
 func (h *topicHasher) member(m *member) {
 	h.add(m.subscribedTopics...)
-	h.add(m.regexTopics...)
+	h.add(m.consumerPart().regexTopics...)
 }
 
 func (h *topicHasher) has(t string) bool {

@@ -103,7 +103,7 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, ge
 			continue
 		}
 		// v.members is sorted by id, so the classic members are too.
-		st.Members = append(st.Members, ClassicMember{MemberID: m.id, InstanceID: m.instanceID, ClientID: m.clientID,
+		st.Members = append(st.Members, ClassicMember{MemberID: m.id, InstanceID: m.instanceID(), ClientID: m.clientID,
 			ClientHost: m.clientHost, RebalanceTimeoutMs: m.rebalanceTimeoutMs, SessionTimeoutMs: m.classic.SessionTimeoutMs,
 			Protocols: m.classic.SupportedProtocols})
 		targets[m.id] = m.target

@@ -108,7 +108,9 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	m := v.own(i)
 	old := *m
 	if req.InstanceID != "" {
-		m.instanceID = req.InstanceID
+		c := m.consumerPart()
+		c.instanceID = req.InstanceID
+		m.setConsumer(c)
 	}
 	if sub.rackID != "" {
 		m.rackID = sub.rackID
@@ -123,8 +125,10 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	// Regex subscription is not supported for classic members: a static
 	// member's regex it replaces goes (and with it, when no one else uses
 	// it, the group's resolved regex), which bumps the epoch.
-	droppedRegex := m.topicRegex
-	m.topicRegex, m.regexTopics = "", nil
+	droppedRegex := m.consumerPart().topicRegex
+	c := m.consumerPart()
+	c.topicRegex, c.regexTopics = "", nil
+	m.setConsumer(c)
 	if created || subsChanged || !sameMemberMetadata(&old, m) {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
@@ -167,8 +171,9 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 // sameMemberMetadata reports whether the fields of the member's metadata
 // record are unchanged (Kafka compares the members: ConsumerGroupMember.equals).
 func sameMemberMetadata(a, b *member) bool {
-	return a.instanceID == b.instanceID && a.rackID == b.rackID && a.rebalanceTimeoutMs == b.rebalanceTimeoutMs &&
-		a.clientID == b.clientID && a.clientHost == b.clientHost && a.topicRegex == b.topicRegex && a.serverAssignor == b.serverAssignor &&
+	ac, bc := a.consumerPart(), b.consumerPart()
+	return ac.instanceID == bc.instanceID && a.rackID == b.rackID && a.rebalanceTimeoutMs == b.rebalanceTimeoutMs &&
+		a.clientID == b.clientID && a.clientHost == b.clientHost && ac.topicRegex == bc.topicRegex && ac.serverAssignor == bc.serverAssignor &&
 		slices.Equal(a.subscribedTopics, b.subscribedTopics) && sameClassicMetadata(a.classic, b.classic)
 }
 

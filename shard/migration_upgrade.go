@@ -65,6 +65,7 @@ func (s *Shard) convertToConsumerGroup(nowMs int64, g *group) (*view, error) {
 	cg := newGroup(g.id, Consumer)
 	cg.epoch, cg.assignmentEpoch = st.Generation, st.Generation
 	cg.partitionEpochs = map[topicPartition]int32{}
+	cg.members = map[string]*member{}
 	members := make([]*member, 0, len(st.Members))
 	for i := range st.Members {
 		m, err := s.memberFromClassic(g.id, st, &st.Members[i])
@@ -146,10 +147,18 @@ func (s *Shard) memberFromClassic(groupID string, st *ClassicGroupState, cm *Cla
 	return &member{
 		id: cm.MemberID, sessionKey: SessionTimeoutKey(groupID, cm.MemberID), hasMetadata: true,
 		memberEpoch: st.Generation, previousMemberEpoch: st.Generation, state: MemberStable,
-		instanceID: cm.InstanceID, rackID: sub.rackID, rebalanceTimeoutMs: cm.RebalanceTimeoutMs, clientID: cm.ClientID,
+		consumer: consumerOf(cm.InstanceID), rackID: sub.rackID, rebalanceTimeoutMs: cm.RebalanceTimeoutMs, clientID: cm.ClientID,
 		clientHost: cm.ClientHost, subscribedTopics: sub.topics, assigned: assigned, target: assigned,
 		classic: &ClassicMemberMetadata{SessionTimeoutMs: cm.SessionTimeoutMs, SupportedProtocols: cm.Protocols},
 	}, nil
+}
+
+// consumerOf is the rarer consumer fields of a converted classic member:
+// its instance id, if any.
+func consumerOf(instanceID string) *consumerMember {
+	var m member
+	m.setConsumer(consumerMember{instanceID: instanceID})
+	return m.consumer
 }
 
 func malformedUpgrade(groupID string) error {

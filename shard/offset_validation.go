@@ -216,22 +216,24 @@ func classicEpochMismatch(received, expected int32) error {
 // partition of topic (a task of subtopology topic for streams members),
 // assigned or pending revocation, or false when it holds neither.
 func (m *member) assignmentEpoch(topic string, partition int32) (int32, bool) {
-	if e, ok := epochIn(m.assigned, m.assignedEpochs, topic, partition); ok {
+	if e, ok := epochIn(m.assigned, m.epochs, 0, topic, partition); ok {
 		return e, true
 	}
-	return epochIn(m.pending, m.pendingEpochs, topic, partition)
+	return epochIn(m.pending, m.epochs, heldCount(m.assigned), topic, partition)
 }
 
-func epochIn(held []TopicPartitions, epochs [][]int32, topic string, partition int32) (int32, bool) {
-	for i, tp := range held {
+// epochIn looks the partition up in held, whose flat epochs start at off.
+func epochIn(held []TopicPartitions, epochs []int32, off int, topic string, partition int32) (int32, bool) {
+	for _, tp := range held {
 		if tp.Topic != topic {
+			off += len(tp.Partitions)
 			continue
 		}
 		j, ok := slices.BinarySearch(tp.Partitions, partition)
-		if !ok || i >= len(epochs) || j >= len(epochs[i]) {
+		if !ok || off+j >= len(epochs) {
 			return 0, false
 		}
-		return epochs[i][j], true
+		return epochs[off+j], true
 	}
 	return 0, false
 }
@@ -242,24 +244,22 @@ func epochIn(held []TopicPartitions, epochs [][]int32, topic string, partition i
 // a new one gets epoch, the member epoch of the record that assigns it
 // (KIP-1251's AssignmentEpochs, which Kafka writes in the record and
 // coordsim derives on replay, where the previous assignment is known).
-func (m *member) stampAssignmentEpochs(next []TopicPartitions, epoch int32) [][]int32 {
-	if len(next) == 0 {
+//
+// The epochs are flat (member.epochs): assigned's, then pending's; nil when
+// both lists are empty.
+func (m *member) stampAssignmentEpochs(assigned, pending []TopicPartitions, epoch int32) []int32 {
+	if len(assigned)+len(pending) == 0 {
 		return nil
 	}
-	// One array for every topic's epochs, capped per topic.
-	n := 0
-	for _, tp := range next {
-		n += len(tp.Partitions)
-	}
-	buf := make([]int32, n)
-	out := make([][]int32, len(next))
-	for i, tp := range next {
-		k := len(tp.Partitions)
-		out[i], buf = buf[:k:k], buf[k:]
-		for j, p := range tp.Partitions {
-			out[i][j] = epoch
-			if at, ok := m.assignmentEpoch(tp.Topic, p); ok {
-				out[i][j] = at
+	out := make([]int32, 0, heldCount(assigned)+heldCount(pending))
+	for _, list := range [2][]TopicPartitions{assigned, pending} {
+		for _, tp := range list {
+			for _, p := range tp.Partitions {
+				at, ok := m.assignmentEpoch(tp.Topic, p)
+				if !ok {
+					at = epoch
+				}
+				out = append(out, at)
 			}
 		}
 	}

@@ -122,7 +122,7 @@ func (v *view) regexesForWrite() map[string]resolvedRegex {
 }
 
 func (v *view) regexInUse(re string) bool {
-	return slices.ContainsFunc(v.members, func(m *member) bool { return m.topicRegex == re })
+	return slices.ContainsFunc(v.members, func(m *member) bool { return m.consumerPart().topicRegex == re })
 }
 
 func (v *view) regexRecord(re string, r resolvedRegex) Record {
@@ -150,7 +150,7 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 	due := regexesStale(v.regexes, v.s.topicNamesHash, nowMs)
 	m := v.members[i]
 	resolvedNew := false
-	if regex != nil && *regex != m.topicRegex {
+	if regex != nil && *regex != m.consumerPart().topicRegex {
 		re := *regex
 		var rx *regexp.Regexp
 		if _, ok := v.regexes[re]; re != "" && !ok {
@@ -158,9 +158,9 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 				return nil, false, false, err
 			}
 		}
-		old := m.topicRegex
+		old := m.consumerPart().topicRegex
 		m = v.own(i)
-		m.topicRegex, m.regexTopics = re, nil
+		m.setRegex(re, nil)
 		changed, bump = true, true // hasMemberSubscriptionChanged
 		if old != "" && !v.regexInUse(old) {
 			if _, ok := v.regexes[old]; ok {
@@ -175,7 +175,7 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 			resolvedNew = true
 		}
 		if re != "" {
-			m.regexTopics = v.regexes[re].topics
+			m.setRegexTopics(v.regexes[re].topics)
 		}
 	}
 	if !due && !resolvedNew {
@@ -200,8 +200,8 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 		}
 		bump = true
 		for j, x := range v.members {
-			if x.topicRegex == re {
-				v.own(j).regexTopics = r.topics
+			if x.consumerPart().topicRegex == re {
+				v.own(j).setRegexTopics(r.topics)
 			}
 		}
 	}
@@ -243,8 +243,8 @@ func (s *Shard) applyRegularExpression(r *ConsumerGroupRegularExpression) error 
 	}
 	g.regexes = regexes
 	for _, m := range g.members {
-		if m.topicRegex == r.Regex {
-			m.regexTopics = topics
+		if m.consumerPart().topicRegex == r.Regex {
+			m.setRegexTopics(topics)
 		}
 	}
 	s.refresh(g.id)
@@ -264,10 +264,10 @@ func describeRegexes(rs map[string]resolvedRegex) []RegularExpressionDescription
 // topics returns everything the member subscribes to: its names and its
 // regex's topics, sorted and unique.
 func (m *member) topics() []string {
-	if len(m.regexTopics) == 0 {
+	if len(m.consumerPart().regexTopics) == 0 {
 		return m.subscribedTopics
 	}
-	out := append(slices.Clone(m.subscribedTopics), m.regexTopics...)
+	out := append(slices.Clone(m.subscribedTopics), m.consumerPart().regexTopics...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -278,6 +278,6 @@ func (m *member) subscribes(topic string) bool {
 	if _, ok := slices.BinarySearch(m.subscribedTopics, topic); ok {
 		return true
 	}
-	_, ok := slices.BinarySearch(m.regexTopics, topic)
+	_, ok := slices.BinarySearch(m.consumerPart().regexTopics, topic)
 	return ok
 }

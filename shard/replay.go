@@ -101,12 +101,12 @@ func (s *Shard) apply(r Record) error {
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
-			m.clientHost, m.instanceID, m.rackID = r.ClientHost, r.InstanceID, r.RackID
-			m.serverAssignor, m.classic = r.ServerAssignor, r.Classic
-			m.topicRegex, m.regexTopics = r.SubscribedTopicRegex, nil
+			m.clientHost, m.rackID, m.classic = r.ClientHost, r.RackID, r.Classic
+			c := consumerMember{instanceID: r.InstanceID, serverAssignor: r.ServerAssignor, topicRegex: r.SubscribedTopicRegex}
 			if r.SubscribedTopicRegex != "" {
-				m.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics
+				c.regexTopics = s.lookup(r.Group).regexes[r.SubscribedTopicRegex].topics
 			}
+			m.setConsumer(c)
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
@@ -114,8 +114,11 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *StreamsGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
-			m.clientID, m.processID, m.rebalanceTimeoutMs, m.topologyEpoch = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs, r.TopologyEpoch
-			m.rackID, m.userEndpoint = r.RackID, r.UserEndpoint
+			m.clientID, m.processID, m.rebalanceTimeoutMs = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs
+			m.rackID = r.RackID
+			p := m.streamsPart()
+			p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint
+			m.setStreams(p)
 		})
 	case *ConsumerGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Consumer, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
@@ -123,14 +126,17 @@ func (s *Shard) apply(r Record) error {
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) { m.target = tombstoned(r.Tombstone, r.Partitions) })
 	case *StreamsGroupTargetAssignmentMember:
 		return s.applyMemberPart(r, Streams, r.MemberID, func(m *member) {
-			m.target, m.targetStandby, m.targetWarmup = tasksToPartitions3(tombstoned(r.Tombstone, r.ActiveTasks),
+			var standby, warmup []TopicPartitions
+			m.target, standby, warmup = tasksToPartitions3(tombstoned(r.Tombstone, r.ActiveTasks),
 				tombstoned(r.Tombstone, r.StandbyTasks), tombstoned(r.Tombstone, r.WarmupTasks))
+			m.setTargetRoles(standby, warmup)
 		})
 	case *ConsumerGroupCurrentMemberAssignment:
 		return s.applyConsumerCurrentAssignment(r)
 	case *ShareGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) {
 			m.assigned = tombstoned(r.Tombstone, r.Partitions)
+			m.shareTarget()
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
 		})
 	case *StreamsGroupCurrentMemberAssignment:
@@ -438,10 +444,9 @@ func (s *Shard) updateMemberAssignment(r Record, typ GroupType, memberID string,
 	}
 	m := g.member(memberID)
 	unindex(g, m)
-	assignedEpochs := m.stampAssignmentEpochs(next.assigned[roleActive], next.epoch)
-	pendingEpochs := m.stampAssignmentEpochs(next.pending[roleActive], next.epoch)
-	m.assignedEpochs, m.pendingEpochs = assignedEpochs, pendingEpochs
+	m.epochs = m.stampAssignmentEpochs(next.assigned[roleActive], next.pending[roleActive], next.epoch)
 	m.setCurrentAssignment(*next)
+	m.shareTarget()
 	index(g, m)
 	s.refresh(g.id)
 	return nil

@@ -87,7 +87,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	// The members' task lists share one array, sized first.
 	ntasks := 0
 	for _, m := range v.members {
-		ntasks += len(m.assigned) + len(m.standby) + len(m.warmup)
+		ntasks += len(m.assigned) + len(m.streamsPart().standby) + len(m.streamsPart().warmup)
 	}
 	taskBuf := make([]taskassignor.Tasks, 0, ntasks)
 	toTasks := func(a []TopicPartitions) []taskassignor.Tasks {
@@ -106,7 +106,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	// Config.StreamsTopologyUpdates, ahead of Kafka, a member still on an
 	// older topology gets nothing until it rejoins with the group's.
 	for _, m := range v.members {
-		if v.s.cfg.StreamsTopologyUpdates && m.topologyEpoch != v.topo.Epoch {
+		if v.s.cfg.StreamsTopologyUpdates && m.topologyEpoch() != v.topo.Epoch {
 			continue
 		}
 		// Kafka requires a process id on join; a member without one (the
@@ -122,7 +122,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 		// stickiness where the member last had it.
 		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
 			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.assigned),
-			StandbyTasks: toTasks(m.standby), WarmupTasks: toTasks(m.warmup),
+			StandbyTasks: toTasks(m.streamsPart().standby), WarmupTasks: toTasks(m.streamsPart().warmup),
 		})
 	}
 	if len(spec.Members) == 0 {

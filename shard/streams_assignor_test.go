@@ -22,7 +22,7 @@ func targetOf(t *testing.T, s *Shard, group, member string) (active, standby []T
 	require.NotNil(t, g)
 	m := g.members[member]
 	require.NotNil(t, m, "member %s", member)
-	return m.target, m.targetStandby
+	return m.target, m.streamsPart().targetStandby
 }
 
 func TestStreamsAssignor_StandbysFollowTheGroupConfig(t *testing.T) {

@@ -70,7 +70,7 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	if existed {
 		old = v.g.members[req.MemberID]
 	}
-	if updated != nil && (!sameEndpoint(endpointOf(old), updated.userEndpoint) || updated.userEndpoint != nil && tasksChanged(old, updated)) {
+	if updated != nil && (!sameEndpoint(endpointOf(old), updated.userEndpoint()) || updated.userEndpoint() != nil && tasksChanged(old, updated)) {
 		epoch++
 	}
 	if epoch != req.EndpointInformationEpoch {
@@ -104,14 +104,14 @@ func (v *view) endpointMember(memberID string) *member {
 func (v *view) anyEndpoint() bool {
 	if v.members == nil && v.g != nil {
 		for _, m := range v.g.members {
-			if m.userEndpoint != nil {
+			if m.userEndpoint() != nil {
 				return true
 			}
 		}
 		return false
 	}
 	for _, m := range v.members {
-		if m.userEndpoint != nil {
+		if m.userEndpoint() != nil {
 			return true
 		}
 	}
@@ -150,13 +150,13 @@ func (v *view) endpointMembers(memberID string) (others []*member, updated *memb
 func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *member) []EndpointPartitions {
 	out := []EndpointPartitions{}
 	add := func(m *member) {
-		if m == nil || m.userEndpoint == nil {
+		if m == nil || m.userEndpoint() == nil {
 			return
 		}
 		out = append(out, EndpointPartitions{
-			UserEndpoint:      *m.userEndpoint,
+			UserEndpoint:      *m.userEndpoint(),
 			ActivePartitions:  s.taskSourcePartitions(topo, m.assigned),
-			StandbyPartitions: s.taskSourcePartitions(topo, m.standby),
+			StandbyPartitions: s.taskSourcePartitions(topo, m.streamsPart().standby),
 		})
 	}
 	for _, m := range others {
@@ -211,7 +211,7 @@ func endpointOf(m *member) *Endpoint {
 	if m == nil {
 		return nil
 	}
-	return m.userEndpoint
+	return m.userEndpoint()
 }
 
 // tasksChanged is Kafka's StreamsGroupMember.hasAssignedTasksChanged: the
@@ -219,8 +219,8 @@ func endpointOf(m *member) *Endpoint {
 // member had none).
 func tasksChanged(old, updated *member) bool {
 	if old == nil {
-		return len(updated.assigned)+len(updated.standby)+len(updated.warmup) > 0
+		return len(updated.assigned)+len(updated.streamsPart().standby)+len(updated.streamsPart().warmup) > 0
 	}
-	return !equalAssignment(old.assigned, updated.assigned) || !equalAssignment(old.standby, updated.standby) ||
-		!equalAssignment(old.warmup, updated.warmup)
+	return !equalAssignment(old.assigned, updated.assigned) || !equalAssignment(old.streamsPart().standby, updated.streamsPart().standby) ||
+		!equalAssignment(old.streamsPart().warmup, updated.streamsPart().warmup)
 }

@@ -45,13 +45,19 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
-	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// A (re)join sets the endpoint as sent, null clearing it (Kafka
 		// 4.4's setUserEndpoint when joining): a member metadata change.
-		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
-	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint) {
+		p := m.streamsPart()
+		p.userEndpoint = cloneEndpoint(h.userEndpoint)
+		m.setStreams(p)
+		changed = true
+	} else if h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// maybeUpdateUserEndpoint: a member metadata change.
-		m.userEndpoint, changed = cloneEndpoint(h.userEndpoint), true
+		p := m.streamsPart()
+		p.userEndpoint = cloneEndpoint(h.userEndpoint)
+		m.setStreams(p)
+		changed = true
 	}
 	if h.memberEpoch == 0 {
 		t := cloneTopology(h.topology) // the group and the record must not alias the request
@@ -64,8 +70,10 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 			v.records = append(v.records, &StreamsGroupTopology{Group: v.id, Topology: t})
 			bump = true
 		}
-		if m.topologyEpoch != t.Epoch {
-			m.topologyEpoch = t.Epoch
+		if m.topologyEpoch() != t.Epoch {
+			p := m.streamsPart()
+			p.topologyEpoch = t.Epoch
+			m.setStreams(p)
 			changed, bump = true, true
 		}
 	}
@@ -102,9 +110,9 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	out.sendAssignment = out.sendAssignment || reconciled
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Streams, v.id, m))
 	out.memberEpoch = m.memberEpoch
-	out.assignment, out.standby, out.warmup = m.assigned, m.standby, m.warmup
+	out.assignment, out.standby, out.warmup = m.assigned, m.streamsPart().standby, m.streamsPart().warmup
 	if v.topo != nil {
-		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch < v.topo.Epoch, m.topologyEpoch
+		out.staleTopology, out.memberTopologyEpoch = m.topologyEpoch() < v.topo.Epoch, m.topologyEpoch()
 		if out.topicStatus, err = s.streamsTopicStatus(v.topo); err != nil {
 			return out, err // Kafka: configureTopics throws StreamsInvalidTopologyException
 		}

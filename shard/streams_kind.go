@@ -16,7 +16,7 @@ func (streamsSteps) assign(v *view) {
 
 func (streamsSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
 	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-		RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch, UserEndpoint: m.userEndpoint, Tombstone: tombstone}
+		RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(), UserEndpoint: m.userEndpoint(), Tombstone: tombstone}
 }
 
 func (streamsSteps) groupEpochRecord(v *view) Record {
@@ -40,7 +40,7 @@ func (streamsSteps) groupEpochRecord(v *view) Record {
 }
 
 func (streamsSteps) targetRecord(v *view, m *member) Record {
-	active, standby, warmup := partitionsToTasks3(m.target, m.targetStandby, m.targetWarmup)
+	active, standby, warmup := partitionsToTasks3(m.target, m.streamsPart().targetStandby, m.streamsPart().targetWarmup)
 	return &StreamsGroupTargetAssignmentMember{Group: v.id, MemberID: m.id, ActiveTasks: active,
 		StandbyTasks: standby, WarmupTasks: warmup}
 }
@@ -57,8 +57,8 @@ func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) 
 	if tombstone {
 		return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, Tombstone: true}
 	}
-	active, standby, warmup := partitionsToTasks3(m.assigned, m.standby, m.warmup)
-	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.pendingStandby, m.pendingWarmup)
+	active, standby, warmup := partitionsToTasks3(m.assigned, m.streamsPart().standby, m.streamsPart().warmup)
+	pActive, pStandby, pWarmup := partitionsToTasks3(m.pending, m.streamsPart().pendingStandby, m.streamsPart().pendingWarmup)
 	return &StreamsGroupCurrentMemberAssignment{Group: v.id, MemberID: m.id, MemberEpoch: m.memberEpoch,
 		PreviousMemberEpoch: m.previousMemberEpoch, State: streamsState(m.state),
 		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup,
@@ -103,7 +103,7 @@ func (streamsSteps) rebalanceTimeouts() bool { return true }
 // (the slow path bumps the group epoch) is not steady.
 func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool {
 	return streamsClientChanged(m, h) ||
-		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch, &h.ownedTasks) != nil ||
+		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch(), &h.ownedTasks) != nil ||
 		g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id)
 }
 
@@ -138,10 +138,10 @@ func (streamsSteps) initialAssignmentEpoch() int32 { return 1 }
 func (streamsSteps) describeMember(md *MemberDescription, m *member) {
 	md.Assignment, md.TargetAssignment = nil, nil
 	md.ActiveTasks, md.TargetActiveTasks = partitionsToTasks(m.assigned), partitionsToTasks(m.target)
-	md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.standby), partitionsToTasks(m.warmup)
-	md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.targetStandby), partitionsToTasks(m.targetWarmup)
+	md.StandbyTasks, md.WarmupTasks = partitionsToTasks(m.streamsPart().standby), partitionsToTasks(m.streamsPart().warmup)
+	md.TargetStandbyTasks, md.TargetWarmupTasks = partitionsToTasks(m.streamsPart().targetStandby), partitionsToTasks(m.streamsPart().targetWarmup)
 	md.ActiveTasksPendingRevocation = partitionsToTasks(m.pending)
-	md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.pendingStandby), partitionsToTasks(m.pendingWarmup)
+	md.StandbyTasksPendingRevocation, md.WarmupTasksPendingRevocation = partitionsToTasks(m.streamsPart().pendingStandby), partitionsToTasks(m.streamsPart().pendingWarmup)
 	md.PartitionsPendingRevocation = nil
 }
 

@@ -129,7 +129,7 @@ func (s *Shard) numberOfTasks(st *Subtopology) int32 {
 // member must revoke. It reports whether the member's tasks changed.
 func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targetEpoch int32, target taskSets) (bool, error) {
 	m := v.members[i]
-	if err := s.validateOwnedTaskIDs(v.topo, m.topologyEpoch, &h.ownedTasks); err != nil {
+	if err := s.validateOwnedTaskIDs(v.topo, m.topologyEpoch(), &h.ownedTasks); err != nil {
 		return false, err
 	}
 	cur := m.currentAssignment()
@@ -289,8 +289,8 @@ func (g *group) removeTaskOwners(m *member) {
 			delete(g.activeTaskOwners, k)
 		}
 	}
-	removeHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
-	removeHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+	removeHolder(g.standbyTaskHolders, m.id, m.streamsPart().standby, m.streamsPart().pendingStandby)
+	removeHolder(g.warmupTaskHolders, m.id, m.streamsPart().warmup, m.streamsPart().pendingWarmup)
 }
 
 // addTaskOwners records member m's tasks in every role (Kafka's
@@ -302,14 +302,14 @@ func (g *group) addTaskOwners(m *member) {
 		}
 		g.activeTaskOwners[k] = m.id
 	}
-	if len(m.standby)+len(m.pendingStandby) > 0 && g.standbyTaskHolders == nil {
+	if len(m.streamsPart().standby)+len(m.streamsPart().pendingStandby) > 0 && g.standbyTaskHolders == nil {
 		g.standbyTaskHolders = map[topicPartition][]string{}
 	}
-	addHolder(g.standbyTaskHolders, m.id, m.standby, m.pendingStandby)
-	if len(m.warmup)+len(m.pendingWarmup) > 0 && g.warmupTaskHolders == nil {
+	addHolder(g.standbyTaskHolders, m.id, m.streamsPart().standby, m.streamsPart().pendingStandby)
+	if len(m.streamsPart().warmup)+len(m.streamsPart().pendingWarmup) > 0 && g.warmupTaskHolders == nil {
 		g.warmupTaskHolders = map[topicPartition][]string{}
 	}
-	addHolder(g.warmupTaskHolders, m.id, m.warmup, m.pendingWarmup)
+	addHolder(g.warmupTaskHolders, m.id, m.streamsPart().warmup, m.streamsPart().pendingWarmup)
 }
 
 // removeHolder takes member id off the holder lists of its standby or
