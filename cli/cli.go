@@ -51,6 +51,7 @@ import (
 	"slices"
 
 	"github.com/coordsim/coordsim/plugin"
+	"github.com/coordsim/coordsim/sim"
 )
 
 // DefaultProgram is how printed replay commands invoke the program when
@@ -73,6 +74,10 @@ type app struct {
 	// writing and running nothing: the README test checks every example
 	// command this way.
 	checkOnly bool
+	// baselineOptions, when set, changes the options of run's all-KIP-848
+	// baseline alone: a test hook that plants a violation there (a mutant)
+	// while the first run holds. Nil in the program.
+	baselineOptions func(*sim.Options)
 }
 
 // Option configures the program.

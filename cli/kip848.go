@@ -18,37 +18,55 @@ import (
 // stops the baseline too, and the run is then printed uncompared. replay
 // gives the command that reruns a scenario's options: the baseline's is in
 // the comparison, so it can be rerun, traced and reported on its own.
-func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Writer, replay func(*scenario.Scenario) string) {
+//
+// It returns the baseline's violation, with the command that replays it,
+// or nil: a violation in the baseline is one in what the command ran, and
+// run exits 1 for it as for its own (README's exit codes), after printing
+// the first run and the comparison, which name it. Without a comparison
+// to hold it (the two runs could not be compared) res.KIP848 still names
+// both runs, so the JSON carries the violation either way.
+func (a *app) compareKIP848(sc *scenario.Scenario, res *sim.Result, stderr io.Writer, replay func(*scenario.Scenario) string) *sim.ComparedViolation {
 	if res.Stopped || res.Violation != nil || res.Consumption == nil {
 		fmt.Fprintf(stderr, "coordsim run: no KIP-848 comparison: the run stopped early\n")
-		return
+		return nil
 	}
 	bsc := *sc
 	bsc.Options = sim.KIP848Baseline(sc.Options)
 	stop, progress := a.interruptible(stderr)
 	o := bsc.Options
+	if a.baselineOptions != nil {
+		a.baselineOptions(&o)
+	}
 	o.Progress = progress
 	base, err := sim.Run(o, nil)
 	stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: the all-KIP-848 run: %v\n", err)
-		return
+		return nil
 	}
 	if base.Interrupted {
 		fmt.Fprintf(stderr, "coordsim run: no KIP-848 comparison: the all-KIP-848 run was interrupted at step %d\n", base.Events)
-		return
+		return nil
 	}
 	cmp, err := sim.CompareKIP848(res, base)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordsim run: the KIP-848 comparison: %v\n", err)
-		return
+		if base.Violation == nil {
+			return nil
+		}
+		// No figures to set side by side, but the runs and the violation.
+		cmp = &sim.KIP848Comparison{Rolling: sim.ComparedOf(res, sim.RollingRunName), Baseline: sim.ComparedOf(base, sim.BaselineRunName)}
 	}
 	cmp.Rolling.Replay, cmp.Baseline.Replay = res.Replay, replay(&bsc)
-	if v := base.Violation; v != nil {
-		fmt.Fprintf(stderr, "coordsim run: WARNING: the all-KIP-848 run VIOLATED %s at step %d (t=%s): %s; its figures stop there; replay: %s --stop-at %d\n",
-			v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail, cmp.Baseline.Replay, v.Step)
-	}
 	res.KIP848 = cmp
+	v := cmp.Baseline.Violated
+	if v == nil {
+		return nil
+	}
+	v.Replay = fmt.Sprintf("%s --stop-at %d", cmp.Baseline.Replay, v.Step)
+	fmt.Fprintf(stderr, "coordsim run: the all-KIP-848 run VIOLATED %s at step %d (t=%s): %s; its figures stop there; exit %d; replay: %s\n",
+		v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail, exitViolation, v.Replay)
+	return v
 }
 
 // printKIP848 prints a comparison side by side: each scope's duplicates
@@ -68,6 +86,14 @@ func printKIP848(w io.Writer, c *sim.KIP848Comparison) {
 		if r.name == sim.BaselineRunName && r.run.Replay != "" {
 			fmt.Fprintf(w, "    %-16s rerun it alone: %s\n", "", r.run.Replay)
 		}
+		if v := r.run.Violated; v != nil && v.Replay != "" {
+			fmt.Fprintf(w, "    %-16s its violation (t=%s): %s\n", "", fmtVirtualMs(v.AtMs), v.Detail)
+			fmt.Fprintf(w, "    %-16s replay it: %s\n", "", v.Replay)
+		}
+	}
+	if len(c.Scopes) == 0 {
+		fmt.Fprintf(w, "    (the two runs could not be compared: see stderr)\n")
+		return
 	}
 	fmt.Fprintf(w, "    %-30s %-26s %-26s %s\n", "", sim.RollingRunName, sim.BaselineRunName, "ratio")
 	for _, s := range c.Scopes {

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
+
+	"github.com/coordsim/coordsim/sim"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,4 +131,71 @@ func TestBooleanOptionsReplay(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Contains(t, res.KIP848.Baseline.Replay, " --rolling-upgrade-baseline=true")
 	assert.Equal(t, res.KIP848.Baseline.TraceHash, replayHash(t, res.KIP848.Baseline.Replay), "the baseline's command reruns the baseline")
+}
+
+// TestBaselineViolationExitsAsAViolation proves a violation in the
+// all-KIP-848 baseline does not pass silently: with a mutant planted in the
+// baseline alone (the first run holds every invariant), run prints the
+// first run's summary and the comparison, which names the violation and
+// the command that replays it, and exits 1, as for a violation of its own;
+// the JSON carries it as kip848_comparison.all_kip848_run.violated, with
+// its invariant and replay. The same run with a clean baseline exits 0.
+func TestBaselineViolationExitsAsAViolation(t *testing.T) {
+	args := []string{"run", "--scenario", "rolling-upgrade", "--seed", "1", "--duration", "2h"}
+	plant := func(o *sim.Options) { o.Mutants.SkipRevocation = true }
+
+	code, out, errs := runPlanted(plant, args...)
+	require.Equal(t, exitViolation, code, errs)
+	assert.Contains(t, out, "  invariants      held (the ", "the first run held")
+	assert.Contains(t, out, "  KIP-848 comparison  ")
+	assert.Regexp(t, `(?m)^    all KIP-848 .*, VIOLATED 9-one-owner at step \d+ \(its figures stop there\)$`, out)
+	assert.Regexp(t, `(?m)^                     replay it: .* --rolling-upgrade-baseline=true.* --stop-at \d+$`, out)
+	assert.Regexp(t, `(?m)^  baseline        VIOLATED: the all KIP-848 run broke 9-one-owner at step \d+ .*: exit 1$`, out)
+	assert.Contains(t, errs, "coordsim run: the all-KIP-848 run VIOLATED 9-one-owner at step ")
+	assert.Regexp(t, `(?m)^replay: .*--seed 1 `, out, "the summary still ends with the first run's replay")
+
+	code, out, errs = runPlanted(plant, append(args, "--json")...)
+	require.Equal(t, exitViolation, code, errs)
+	var res struct {
+		Violation *struct{} `json:"violation"`
+		KIP848    struct {
+			Baseline struct {
+				Violation string `json:"violation"`
+				Replay    string `json:"replay"`
+				Violated  *struct {
+					Invariant string `json:"invariant"`
+					Step      int64  `json:"step"`
+					Detail    string `json:"detail"`
+					Replay    string `json:"replay"`
+				} `json:"violated"`
+			} `json:"all_kip848_run"`
+			Rolling struct {
+				Violated *struct{} `json:"violated"`
+			} `json:"rolling_upgrade_run"`
+		} `json:"kip848_comparison"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Nil(t, res.Violation, "the first run held")
+	assert.Nil(t, res.KIP848.Rolling.Violated)
+	v := res.KIP848.Baseline.Violated
+	require.NotNil(t, v)
+	assert.Equal(t, "9-one-owner", v.Invariant)
+	assert.NotEmpty(t, v.Detail)
+	assert.Equal(t, fmt.Sprintf("%s --stop-at %d", res.KIP848.Baseline.Replay, v.Step), v.Replay)
+	assert.Equal(t, fmt.Sprintf("9-one-owner at step %d", v.Step), res.KIP848.Baseline.Violation)
+
+	code, out, errs = runPlanted(func(*sim.Options) {}, args...)
+	require.Equal(t, exitOK, code, errs)
+	assert.NotContains(t, out, "VIOLATED")
+	assert.NotContains(t, errs, "VIOLATED")
+}
+
+// runPlanted runs the program with plant changing the all-KIP-848
+// baseline's options alone.
+func runPlanted(plant func(*sim.Options), args ...string) (code int, stdout, stderr string) {
+	a := newApp()
+	a.baselineOptions = plant
+	var out, errb bytes.Buffer
+	code = a.run(args, &out, &errb)
+	return code, out.String(), errb.String()
 }

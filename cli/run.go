@@ -128,7 +128,10 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	if *compare && sc.Options.Workload.RollingUpgradeGroups > 0 && !sc.Options.Workload.RollingUpgradeBaseline {
-		a.compareKIP848(sc, res, stderr, func(s *scenario.Scenario) string { return of.replayCommand(base, s, "") })
+		v := a.compareKIP848(sc, res, stderr, func(s *scenario.Scenario) string { return of.replayCommand(base, s, "") })
+		if v != nil && code == exitOK {
+			code = exitViolation
+		}
 	}
 	if f := outs["report"]; f != nil {
 		if err := f.writeAndClose(func(w io.Writer) error { return report.WriteHTML(w, res) }); err != nil {
@@ -224,6 +227,10 @@ func printSummary(w io.Writer, sc *scenario.Scenario, r *sim.Result) {
 	fmt.Fprintf(w, "  trace hash      %s\n", r.TraceHash)
 	if r.InvariantsHeld() {
 		fmt.Fprintf(w, "  invariants      held (the %d checks that ran)\n", r.ChecksRan())
+		if c := r.KIP848; c != nil && c.Baseline.Violated != nil {
+			fmt.Fprintf(w, "  baseline        VIOLATED: the %s run broke %s at step %d (see the comparison above): exit %d\n",
+				sim.BaselineRunName, c.Baseline.Violated.Invariant, c.Baseline.Violated.Step, exitViolation)
+		}
 	} else {
 		v := r.Violation
 		fmt.Fprintf(w, "  invariants      VIOLATED: %s at step %d (t=%s)\n    %s\n", v.Invariant, v.Step, fmtVirtualMs(v.AtMs), v.Detail)

@@ -34,8 +34,23 @@ type ComparedRun struct {
 	// Violation names the invariant that stopped the run, when one did:
 	// its figures then stop there.
 	Violation string `json:"violation,omitempty"`
+	// Violated is that violation in full, nil when the run held every
+	// invariant. A violation in either run is a violation of the command
+	// that ran them: `coordsim run` exits 1 for the baseline's too.
+	Violated *ComparedViolation `json:"violated,omitempty"`
 	// Replay is the command that reruns this run alone (the caller, which
 	// resolved the options, fills it in).
+	Replay string `json:"replay,omitempty"`
+}
+
+// ComparedViolation is the invariant that stopped one run of a comparison.
+type ComparedViolation struct {
+	Invariant string `json:"invariant"`
+	Step      int64  `json:"step"`
+	AtMs      int64  `json:"at_ms"`
+	Detail    string `json:"detail"`
+	// Replay reruns the run and stops at the violation: the run's Replay
+	// with --stop-at Step (the caller fills it in).
 	Replay string `json:"replay,omitempty"`
 }
 
@@ -62,17 +77,27 @@ func CompareKIP848(rolling, baseline *Result) (*KIP848Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	side := func(r *Result, what string) ComparedRun {
-		c := ComparedRun{What: what, TraceHash: r.TraceHash, Events: r.Events, Rolls: r.Marks["rolling-upgraded"] + r.Marks["rolling-downgraded"]}
-		if v := r.Violation; v != nil {
-			c.Violation = fmt.Sprintf("%s at step %d", v.Invariant, v.Step)
-		}
-		return c
-	}
 	return &KIP848Comparison{
 		RecordsPerSecond: consumption.RecordsPerSecond,
-		Rolling:          side(rolling, "classic clients rolled onto the consumer protocol and back, one instance at a time"),
-		Baseline:         side(baseline, "the same applications on the consumer protocol from the start, never rolled"),
+		Rolling:          ComparedOf(rolling, RollingRunName),
+		Baseline:         ComparedOf(baseline, BaselineRunName),
 		Scopes:           scopes,
 	}, nil
+}
+
+// runWhat describes each run of a comparison by its name.
+var runWhat = map[string]string{
+	RollingRunName:  "classic clients rolled onto the consumer protocol and back, one instance at a time",
+	BaselineRunName: "the same applications on the consumer protocol from the start, never rolled",
+}
+
+// ComparedOf is r as the side of a comparison named name (RollingRunName
+// or BaselineRunName), without its replay commands.
+func ComparedOf(r *Result, name string) ComparedRun {
+	c := ComparedRun{What: runWhat[name], TraceHash: r.TraceHash, Events: r.Events, Rolls: r.Marks["rolling-upgraded"] + r.Marks["rolling-downgraded"]}
+	if v := r.Violation; v != nil {
+		c.Violation = fmt.Sprintf("%s at step %d", v.Invariant, v.Step)
+		c.Violated = &ComparedViolation{Invariant: v.Invariant, Step: v.Step, AtMs: v.AtMs, Detail: v.Detail}
+	}
+	return c
 }
