@@ -163,15 +163,9 @@ func (o ClassicJoin) run(d *driver) Outcome {
 	if err != nil {
 		return errOutcome(err)
 	}
-	out := Outcome{Records: d.commit(res.Records, res.Timers)}
-	if res.Response.Pending {
-		d.park(o.Req, o.GroupID)
-		out.Response = pendingJSON()
-	} else {
-		out.Response = joinJSON(d.genOut(o.GroupID, res.Response))
-	}
-	d.deliver(res.Completions)
-	return d.ownAnswer(o.Req, out)
+	return parkable(d, o.Req, o.GroupID, res, res.Response.Pending, func() any {
+		return joinJSON(d.genOut(o.GroupID, res.Response))
+	})
 }
 
 func (o ClassicSync) run(d *driver) Outcome {
@@ -186,15 +180,7 @@ func (o ClassicSync) run(d *driver) Outcome {
 	if err != nil {
 		return errOutcome(err)
 	}
-	out := Outcome{Records: d.commit(res.Records, res.Timers)}
-	if res.Response.Pending {
-		d.park(o.Req, o.GroupID)
-		out.Response = pendingJSON()
-	} else {
-		out.Response = syncJSON(res.Response)
-	}
-	d.deliver(res.Completions)
-	return d.ownAnswer(o.Req, out)
+	return parkable(d, o.Req, o.GroupID, res, res.Response.Pending, func() any { return syncJSON(res.Response) })
 }
 
 func (o ClassicHeartbeat) run(d *driver) Outcome {
@@ -271,6 +257,22 @@ func (o ClassicDescribe) run(d *driver) Outcome {
 // The driver's parked classic requests.
 
 // park notes that request req, of group, waits for a later answer.
+// parkable commits a JoinGroup's or SyncGroup's result and answers it: at
+// once, or "pending" with the request parked under its number until a
+// later completion answers it; the completions the result releases are
+// delivered either way.
+func parkable[T any](d *driver, req int, group string, res shard.Result[T], pending bool, answer func() any) Outcome {
+	out := Outcome{Records: d.commit(res.Records, res.Timers)}
+	if pending {
+		d.park(req, group)
+		out.Response = pendingJSON()
+	} else {
+		out.Response = answer()
+	}
+	d.deliver(res.Completions)
+	return d.ownAnswer(req, out)
+}
+
 func (d *driver) park(req int, group string) {
 	if d.parked == nil {
 		d.parked = map[int]string{}
