@@ -172,10 +172,9 @@ type group struct {
 type member struct {
 	id       string
 	clientID string
-	// clientHost is a consumer member's address ("/127.0.0.1"), from its
-	// last heartbeat or JoinGroup, or its classic member's on an upgrade;
-	// consumer groups only (Kafka keeps one for every modern member, which
-	// coordsim's streams and share describes do not show).
+	// clientHost is a modern member's address ("/127.0.0.1"), from its
+	// last heartbeat (or, for a consumer member, JoinGroup), or its classic
+	// member's on an upgrade; "" when the caller gave none (the simulator).
 	clientHost          string
 	processID           string
 	subscribedTopics    []string

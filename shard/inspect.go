@@ -11,8 +11,8 @@ import (
 type MemberDescription struct {
 	MemberID string
 	ClientID string
-	// ClientHost is a consumer member's address ("/127.0.0.1"), "" when
-	// unknown.
+	// ClientHost is a consumer, share or streams member's address
+	// ("/127.0.0.1"), "" when unknown.
 	ClientHost       string
 	ProcessID        string
 	SubscribedTopics []string

@@ -39,7 +39,7 @@ type heartbeat struct {
 	memberID           string
 	memberEpoch        int32
 	clientID           string
-	clientHost         string // consumer: the request's address, "" = unknown
+	clientHost         string // the request's address, "" = unknown
 	processID          string
 	rebalanceTimeoutMs int32
 	subscribedTopics   []string  // nil = unchanged

@@ -93,10 +93,15 @@ func (s *Shard) ConsumerGroupHeartbeat(nowMs int64, req ConsumerGroupHeartbeatRe
 
 // ShareGroupHeartbeatRequest is KIP-932's ShareGroupHeartbeat.
 type ShareGroupHeartbeatRequest struct {
-	GroupID              string
-	MemberID             string
-	MemberEpoch          int32
-	ClientID             string
+	GroupID     string
+	MemberID    string
+	MemberEpoch int32
+	ClientID    string
+	// ClientHost is the client's address as Kafka's request context shows
+	// it ("/127.0.0.1"; the wire endpoint fills it from the connection).
+	// Kafka sets it on every heartbeat, so a change writes the member's
+	// record; ShareGroupDescribe shows it.
+	ClientHost           string
 	RackID               string // client.rack; "" leaves it unchanged (recorded; no assignor reads it)
 	SubscribedTopicNames []string
 }
@@ -116,7 +121,7 @@ func (s *Shard) ShareGroupHeartbeat(nowMs int64, req ShareGroupHeartbeatRequest)
 	var res Result[ShareGroupHeartbeatResponse]
 	out, err := s.doHeartbeat(nowMs, &heartbeat{
 		typ: Share, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
-		clientID: req.ClientID, rackID: req.RackID, subscribedTopics: req.SubscribedTopicNames,
+		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, subscribedTopics: req.SubscribedTopicNames,
 	})
 	if err != nil {
 		return res, err
@@ -165,11 +170,17 @@ func (s StreamsStatus) String() string {
 // is required on join (epoch 0) and refused otherwise. Version is the request
 // version (KIP-1331 solicits only from v1).
 type StreamsGroupHeartbeatRequest struct {
-	GroupID            string
-	MemberID           string
-	MemberEpoch        int32
-	ProcessID          string
-	ClientID           string
+	GroupID     string
+	MemberID    string
+	MemberEpoch int32
+	ProcessID   string
+	ClientID    string
+	// ClientHost is the client's address as Kafka's request context shows
+	// it ("/127.0.0.1"; the wire endpoint fills it from the connection).
+	// Kafka sets it on every heartbeat, so a change writes the member's
+	// record and bumps the group epoch, as a changed client id does
+	// (hasStreamsMemberMetadataChanged); StreamsGroupDescribe shows it.
+	ClientHost         string
 	RackID             string // client.rack; "" leaves it unchanged (a change bumps the group epoch)
 	RebalanceTimeoutMs int32
 	Topology           *Topology
@@ -261,7 +272,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	var res Result[StreamsGroupHeartbeatResponse]
 	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
-		clientID: req.ClientID, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
+		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
 		userEndpoint: req.UserEndpoint,
 	}

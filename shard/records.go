@@ -206,10 +206,15 @@ type StreamsGroupTopology struct {
 
 // StreamsGroupMemberMetadata is a streams member's metadata.
 type StreamsGroupMemberMetadata struct {
-	Group              string
-	MemberID           string
-	ProcessID          string
-	ClientID           string
+	Group     string
+	MemberID  string
+	ProcessID string
+	ClientID  string
+	// ClientHost is the member's address as Kafka's request context shows
+	// it ("/127.0.0.1"), "" when the caller gave none (the simulator):
+	// StreamsGroupMemberMetadataValue.clientHost. StreamsGroupDescribe
+	// shows it.
+	ClientHost         string
 	RackID             string // the member's client.rack, "" for none
 	RebalanceTimeoutMs int32
 	TopologyEpoch      int32
@@ -296,9 +301,14 @@ type ShareGroupMetadata struct {
 
 // ShareGroupMemberMetadata is a share member's subscription.
 type ShareGroupMemberMetadata struct {
-	Group            string
-	MemberID         string
-	ClientID         string
+	Group    string
+	MemberID string
+	ClientID string
+	// ClientHost is the member's address as Kafka's request context shows
+	// it ("/127.0.0.1"), "" when the caller gave none (the simulator):
+	// ShareGroupMemberMetadataValue.clientHost. ShareGroupDescribe shows
+	// it.
+	ClientHost       string
 	RackID           string // the member's client.rack, "" for none
 	SubscribedTopics []string
 	Tombstone        bool

@@ -110,12 +110,12 @@ func (s *Shard) apply(r Record) error {
 		})
 	case *ShareGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Share, r.MemberID, r.Tombstone, func(m *member) {
-			m.clientID, m.rackID, m.subscribedTopics = r.ClientID, r.RackID, r.SubscribedTopics
+			m.clientID, m.clientHost, m.rackID, m.subscribedTopics = r.ClientID, r.ClientHost, r.RackID, r.SubscribedTopics
 		})
 	case *StreamsGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Streams, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.processID, m.rebalanceTimeoutMs = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs
-			m.rackID = r.RackID
+			m.clientHost, m.rackID = r.ClientHost, r.RackID
 			p := m.streamsPart()
 			p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint
 			m.setStreams(p)

@@ -45,6 +45,10 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 		// without an epoch bump.
 		m.clientID, changed = h.clientID, true
 	}
+	if m.clientHost != h.clientHost {
+		// And the client host (setClientHost(context.clientAddress())).
+		m.clientHost, changed = h.clientHost, true
+	}
 	if h.memberEpoch == 0 {
 		changed = changed || m.processID != h.processID || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.processID, m.rebalanceTimeoutMs = h.processID, h.rebalanceTimeoutMs

@@ -15,8 +15,8 @@ func (shareSteps) assign(v *view) {
 }
 
 func (shareSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
-	return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, RackID: m.rackID,
-		SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
+	return &ShareGroupMemberMetadata{Group: v.id, MemberID: m.id, ClientID: m.clientID, ClientHost: m.clientHost,
+		RackID: m.rackID, SubscribedTopics: m.subscribedTopics, Tombstone: tombstone}
 }
 
 func (shareSteps) groupEpochRecord(v *view) Record {
@@ -58,10 +58,10 @@ func (shareSteps) readsTopology() bool { return false }
 
 func (shareSteps) rebalanceTimeouts() bool { return false }
 
-// steadyChanged: a share member whose client id changed writes its member
-// record (share_heartbeat.go).
+// steadyChanged: a share member whose client id or host changed writes its
+// member record (share_heartbeat.go).
 func (shareSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
-	return h.clientID != m.clientID
+	return h.clientID != m.clientID || h.clientHost != m.clientHost
 }
 
 func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }

@@ -15,8 +15,9 @@ func (streamsSteps) assign(v *view) {
 }
 
 func (streamsSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
-	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID, RackID: m.rackID,
-		RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(), UserEndpoint: m.userEndpoint(), Tombstone: tombstone}
+	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID,
+		ClientHost: m.clientHost, RackID: m.rackID, RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(),
+		UserEndpoint: m.userEndpoint(), Tombstone: tombstone}
 }
 
 func (streamsSteps) groupEpochRecord(v *view) Record {

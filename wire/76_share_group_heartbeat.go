@@ -13,7 +13,8 @@ import (
 // version). The coordinator's ShareGroupHeartbeat; the assignment comes
 // back with topic ids, after Kafka's request checks (shareHeartbeatInvalid).
 // The member's rack goes through (null is "": unchanged); the share
-// assignor does not read it, Describe shows it.
+// assignor does not read it, Describe shows it. The connection's address is
+// the member's client host, as Kafka's setClientHost(context.clientAddress()).
 
 var apiShareGroupHeartbeat = api{key: 76, min: 1, max: 1, handle: handleShareGroupHeartbeat}
 
@@ -32,7 +33,7 @@ func handleShareGroupHeartbeat(r *request) (kmsg.Response, error) {
 	}
 	sreq := shard.ShareGroupHeartbeatRequest{
 		GroupID: req.GroupID, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
-		SubscribedTopicNames: req.SubscribedTopicNames, RackID: derefOr(req.RackID),
+		ClientHost: r.conn.host, SubscribedTopicNames: req.SubscribedTopicNames, RackID: derefOr(req.RackID),
 	}
 	hb, err := live.Call(r.ctx, r.driver(), func(c *coordinator.Coordinator) *coordinator.Future[shard.ShareGroupHeartbeatResponse] {
 		return c.ShareGroupHeartbeat(sreq)

@@ -40,7 +40,7 @@ func (r *request) fillShareGroup(g *kmsg.ShareGroupDescribeResponseGroup, d shar
 	g.GroupState, g.GroupEpoch, g.AssignmentEpoch, g.Assignor = stateName(d.State), d.Epoch, d.AssignmentEpoch, "simple"
 	for _, m := range d.Members {
 		gm := kmsg.NewShareGroupDescribeResponseGroupMember()
-		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
 		gm.Assignment.TopicPartitions = memberAssignment[kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition](r, m.Assignment)
 		g.Members = append(g.Members, gm)

@@ -17,7 +17,9 @@ import (
 // InternalTopicManager does, and the internal topics it finds missing are
 // created here after the heartbeat. Kafka's request checks run first
 // (streamsHeartbeatInvalid). The member's rack goes through (null is "":
-// unchanged); the streams assignor does not read it, Describe shows it.
+// unchanged); the streams assignor does not read it, Describe shows it. The
+// connection's address is the member's client host, as Kafka's
+// setClientHost(context.clientAddress()).
 // Statuses carry Kafka's detail text; ShutdownApplication goes to the
 // coordinator, which answers SHUTDOWN_APPLICATION to every member until the
 // group empties (coordinator/streams_shutdown.go). A leave answers as
@@ -39,7 +41,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	}
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
-		RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
+		ClientHost: r.conn.host, RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
 		ShutdownApplication: req.ShutdownApplication,
 	}
 	if req.ProcessID != nil {

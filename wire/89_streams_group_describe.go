@@ -60,7 +60,7 @@ func fillStreamsGroup(g *kmsg.StreamsGroupDescribeResponseGroup, row coordinator
 	}
 	for _, m := range d.Members {
 		gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
-		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, "/127.0.0.1"
+		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
 		gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
 		// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
