@@ -226,9 +226,12 @@ func memberTombstone(r shard.Record) (group, member string, typ shard.GroupType,
 // when an answer from the latest state would differ.
 func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, err error) {
 	w := c.w
-	rp := c.committedReplica(p, err, "read-with-uncommitted-writes")
+	rp, pending := c.committedReplica(p, err)
 	if rp == nil {
 		return
+	}
+	if pending {
+		w.mark("read-with-uncommitted-writes")
 	}
 	want, wantErr := rp.s.FetchOffsets(groupID, nil, false)
 	if kerr.Name(err) != kerr.Name(wantErr) || (len(want) > 0 || len(got) > 0) && !reflect.DeepEqual(want, got) {
@@ -244,9 +247,12 @@ func (c *checker) checkRead(p int32, groupID string, got []shard.FetchedOffset, 
 // GROUP_ID_NOT_FOUND for a group of another type too.
 func (c *checker) checkDescribe(p int32, api, groupID string, got shard.GroupDescription, err error) {
 	w := c.w
-	rp := c.committedReplica(p, err, "describe-with-uncommitted-writes")
+	rp, pending := c.committedReplica(p, err)
 	if rp == nil {
 		return
+	}
+	if pending {
+		w.mark("describe-with-uncommitted-writes")
 	}
 	want, found := rp.s.DescribeGroup(groupID)
 	var wantErr error
@@ -274,16 +280,16 @@ func describeBrief(d shard.GroupDescription) string {
 // committedReplica brings the checker's replica of partition p up to the
 // committed log and returns it, or nil when the read it checks was refused
 // for the partition's state (it moves, loads, or its broker is down) or the
-// replica failed (a violation). When the log held uncommitted writes, an
-// answer from the latest state would differ: a returned replica then
-// marks pendingMark.
-func (c *checker) committedReplica(p int32, readErr error, pendingMark string) (rp *replica) {
+// replica failed (a violation). pending says the log held uncommitted
+// writes: then an answer from the latest state would differ, and the
+// caller marks it.
+func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending bool) {
 	w := c.w
 	if e := kerr.As(readErr); e == kerr.CoordinatorLoadInProgress || e == kerr.NotCoordinator || e == kerr.CoordinatorNotAvailable {
-		return nil
+		return nil, false
 	}
 	log := w.logs.Partition(p)
-	pending := log.HighWatermark() < log.EndOffset()
+	pending = log.HighWatermark() < log.EndOffset()
 	rp = c.rules.replicas[p]
 	if rp != nil && rp.applied < log.StartOffset() {
 		// The log folded records the replica has not seen into its
@@ -306,7 +312,7 @@ func (c *checker) committedReplica(p int32, readErr error, pendingMark string) (
 		})
 		if e != nil {
 			w.violate(InvReadsCommitted, fmt.Sprintf("building the committed replica of partition %d: %v", p, e))
-			return nil
+			return nil, false
 		}
 		rp = &replica{s: s, applied: log.HighWatermark()}
 		c.rules.replicas[p] = rp
@@ -314,13 +320,10 @@ func (c *checker) committedReplica(p int32, readErr error, pendingMark string) (
 	start, committed := log.StartOffset(), log.Committed()
 	if err := rp.s.ReplayAll(rp.applied, committed[rp.applied-start:]); err != nil {
 		w.violate(InvReadsCommitted, fmt.Sprintf("replaying partition %d's committed log: %v", p, err))
-		return nil
+		return nil, false
 	}
 	rp.applied = log.HighWatermark()
-	if pending {
-		w.mark(pendingMark)
-	}
-	return rp
+	return rp, pending
 }
 
 // onPluginCall and onPluginDone follow the plugin calls of each group to
