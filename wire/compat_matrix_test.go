@@ -273,6 +273,28 @@ func (e *matrixEnv) waitStable(ctx context.Context, kip848 bool, n int) (groupVi
 	}
 }
 
+// settledCallbacks waits until each instance has had at least one
+// assignment callback and no callback has come for half a second, and
+// returns the counts in the order asked.
+func (e *matrixEnv) settledCallbacks(ctx context.Context, instances ...string) ([]int, error) {
+	last := e.rebalances.snapshot(instances...)
+	since := time.Now()
+	for {
+		now := e.rebalances.snapshot(instances...)
+		if !slices.Equal(now, last) {
+			last, since = now, time.Now()
+		}
+		if !slices.Contains(now, 0) && time.Since(since) >= 500*time.Millisecond {
+			return now, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("assignment callbacks never settled (last %v for %v): %w", now, instances, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // waitCommitted waits until the group has committed every partition at its
 // end offset.
 func (e *matrixEnv) waitCommitted(ctx context.Context) error {
@@ -406,7 +428,16 @@ var matrixScenarios = []matrixScenario{
 		if err != nil {
 			return err
 		}
-		others := e.rebalances.snapshot("instance-1", "instance-2")
+		// The server calls the group Stable as soon as it answers the
+		// SyncGroups; a client's assignment callback runs a little later.
+		// Take the others' counts only once every member has had its
+		// callback and none has come for a while, or a late first callback
+		// reads as a rebalance caused by the restart.
+		settled, err := e.settledCallbacks(ctx, "instance-0", "instance-1", "instance-2")
+		if err != nil {
+			return err
+		}
+		restarted, others := settled[0], settled[1:]
 		kss[0].kill()
 		go ms[0].stop()
 		ks := &killSwitch{}
@@ -419,7 +450,7 @@ var matrixScenarios = []matrixScenario{
 			if err != nil {
 				return err
 			}
-			if replacedInstance(before, d, "instance-0") && e.rebalances.snapshot("instance-0")[0] > 1 {
+			if replacedInstance(before, d, "instance-0") && e.rebalances.snapshot("instance-0")[0] > restarted {
 				break
 			}
 			select {
