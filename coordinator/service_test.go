@@ -313,14 +313,14 @@ func runFaultyWorkload(seed uint64, steps int) error {
 					}
 				})
 		case 2:
-			c.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{GroupID: g, MemberID: m, MemberEpoch: epochs[key]}).
+			c.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g, MemberID: m, MemberEpoch: epochs[key]}).
 				OnDone(func(r shard.ConsumerGroupHeartbeatResponse, err error) {
 					if err == nil {
 						epochs[key] = r.MemberEpoch
 					}
 				})
 		case 3:
-			c.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{GroupID: g, MemberID: m, MemberEpoch: -1})
+			c.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g, MemberID: m, MemberEpoch: -1})
 		case 4, 5:
 			req := simpleCommit(g, rng.Int64N(100))
 			if e, ok := epochs[key]; ok && rng.IntN(2) == 0 {

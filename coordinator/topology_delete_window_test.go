@@ -34,7 +34,7 @@ func TestDeleteGroupsKeepsGroupThatEmptiedAfterThePreDeleteRead(t *testing.T) {
 		_, _, has := k.storeHas("g")
 		require.True(t, has)
 
-		leave := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: -1, Version: 1})
+		leave := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: -1, Version: 1})
 		del := k.h.Coordinator.DeleteGroups([]string{"g"})
 		_, err = coordtest.Await(k.h, leave)
 		require.NoError(t, err)

@@ -103,7 +103,7 @@ func (k *kip) join(g, m string, e int32) shard.StreamsGroupHeartbeatResponse {
 
 func (k *kip) heartbeat(g, m string, epoch int32, version int16) shard.StreamsGroupHeartbeatResponse {
 	k.t.Helper()
-	r, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{
+	r, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 		GroupID: g, MemberID: m, MemberEpoch: epoch, Version: version}).Result()
 	require.NoError(k.t, err)
 	return r
@@ -111,7 +111,7 @@ func (k *kip) heartbeat(g, m string, epoch int32, version int16) shard.StreamsGr
 
 func (k *kip) leave(g, m string) {
 	k.t.Helper()
-	_, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: g, MemberID: m, MemberEpoch: -1, Version: 1}).Result()
+	_, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g, MemberID: m, MemberEpoch: -1, Version: 1}).Result()
 	require.NoError(k.t, err)
 }
 
@@ -151,7 +151,7 @@ func (k *kip) eligibleAwaited(g string, e int32) {
 	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupTopologyDescriptionUpdate(coordinator.TopologyDescriptionUpdateRequest{
 		GroupID: g, MemberID: "m", TopologyEpoch: e, Description: description(uint64(e))}))
 	require.NoError(t, err)
-	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: g, MemberID: "m", MemberEpoch: -1, Version: 1}))
+	_, err = coordtest.Await(k.h, k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g, MemberID: "m", MemberEpoch: -1, Version: 1}))
 	require.NoError(t, err)
 }
 
@@ -520,7 +520,7 @@ func TestHeartbeatSolicitationGates(t *testing.T) {
 		k := newKip(t)
 		k.join("g", "m", 1)
 		k.h.Coordinator.TopologyBackoff().ClearGroup("g") // only the epoch gate can refuse
-		r, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: -1, Version: 1}).Result()
+		r, err := k.h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: -1, Version: 1}).Result()
 		require.NoError(t, err)
 		assert.False(t, r.TopologyDescriptionRequired)
 	})

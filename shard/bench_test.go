@@ -223,7 +223,7 @@ func heartbeatAll(b *testing.B, s *Shard, nowMs int64, group string, ids []strin
 				epoch = m.MemberEpoch
 			}
 		}
-		res, err := s.ConsumerGroupHeartbeat(nowMs, ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: id, MemberEpoch: epoch,
+		res, err := s.ConsumerGroupHeartbeat(nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: id, MemberEpoch: epoch,
 			TopicPartitions: ownedBy(s, group, id)})
 		if err != nil {
 			b.Fatal(err)

@@ -280,7 +280,7 @@ func TestDowngradeComputesSubscribedTopics(t *testing.T) {
 	classicGroupOfOne(t, h, "g", subscription("t0"), encodeAssignment([]TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1}}}, 3))
 	h.consumerJoin("g", "c1", "t1") // upgrades the group
 	require.Equal(t, Consumer, h.s.lookup("g").typ)
-	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c1",
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "c1",
 		MemberEpoch: LeaveGroupMemberEpoch})
 	mustApply(h, res, err)
 	g := h.s.lookup("g")

@@ -74,7 +74,7 @@ func TestStreamsHeartbeatWritesNewClientHost(t *testing.T) {
 	h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
 	beat := func(epoch int32, host string) Result[StreamsGroupHeartbeatResponse] {
 		t.Helper()
-		req := StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: epoch, ProcessID: "process-m",
+		req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: epoch, ProcessID: "process-m",
 			ClientID: "client-m", ClientHost: host, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology = 300_000, topo(0, "t0")

@@ -186,7 +186,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		// And the client host (setClientHost(context.clientAddress())).
 		m.clientHost, changed = h.clientHost, true
 	}
-	if h.rebalanceTimeoutMs > 0 && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {
+	if h.rebalanceTimeoutMs != RebalanceTimeoutNotSent && m.rebalanceTimeoutMs != h.rebalanceTimeoutMs {
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	if h.instanceID != "" && m.instanceID() != h.instanceID {
@@ -299,13 +299,12 @@ func (v *view) reconcileConsumer(nowMs int64, i int, owned []TopicPartitions, su
 // after an error or a timeout), which gets the member's assignment even when
 // it did not change: Kafka's isFullRequest. Consumer (consumerGroupHeartbeat):
 // rebalance timeout, a subscription by names or by regex, and owned
-// partitions all set; a rebalance timeout of 0 is "not sent" here (Go's
-// zero value), where Kafka counts only -1. Share (shareGroupHeartbeat):
+// partitions all set (a rebalance timeout of -1 is not sent). Share (shareGroupHeartbeat):
 // SubscribedTopicNames set. Streams heartbeats have none.
 func (h *heartbeat) fullRequest() bool {
 	switch h.typ {
 	case Consumer:
-		return h.rebalanceTimeoutMs > 0 && (h.subscribedTopics != nil || h.topicRegex != nil) && h.owned != nil
+		return h.rebalanceTimeoutMs != RebalanceTimeoutNotSent && (h.subscribedTopics != nil || h.topicRegex != nil) && h.owned != nil
 	case Share:
 		return h.subscribedTopics != nil
 	}

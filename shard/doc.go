@@ -120,9 +120,10 @@
 // another epoch (KIP-848 fenced member recovery, KAFKA-19233), which goes on
 // from its current epoch and assignment; a greater epoch is fenced, a
 // smaller one passes only as the previous epoch (consumer and streams: with
-// what it owns within its assignment). A
-// ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs of 0 is
-// "not sent", like -1 (Go's zero value; Kafka counts only -1 as not sent).
+// what it owns within its assignment). A consumer or streams heartbeat's
+// RebalanceTimeoutMs is not sent only when it is -1 (RebalanceTimeoutNotSent,
+// Kafka's sentinel); 0 is a rebalance timeout of 0, valid on a join, so a Go
+// caller that sends none must say -1.
 // Streams members' user endpoints (KIP-1071 interactive queries) are on
 // their member records, and the heartbeat answers PartitionsByUserEndpoint
 // as Kafka does (streams_endpoints.go); the group's endpoint information

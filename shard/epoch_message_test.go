@@ -24,12 +24,12 @@ func TestInvalidMemberEpochMessagesAsGroupCoordinatorService(t *testing.T) {
 		require.ErrorAs(t, err, &me)
 		return me.Message
 	}
-	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: -3})
+	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: -3})
 	assert.Equal(t, "MemberEpoch is invalid.", message(err))
 	_, err = s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m", MemberEpoch: -2})
 	assert.Equal(t, "MemberEpoch is invalid.", message(err))
 	_, err = s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m", MemberEpoch: -5})
 	assert.Equal(t, "MemberEpoch is invalid.", message(err))
-	_, err = s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{GroupID: "a", MemberID: "m", MemberEpoch: -3})
+	_, err = s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "a", MemberID: "m", MemberEpoch: -3})
 	assert.Equal(t, "MemberEpoch is -3, but must be greater than or equal to -2.", message(err))
 }

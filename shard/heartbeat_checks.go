@@ -24,6 +24,10 @@ import (
 const (
 	// JoinGroupMemberEpoch is the epoch of a (re-)join.
 	JoinGroupMemberEpoch int32 = 0
+	// RebalanceTimeoutNotSent is a heartbeat's RebalanceTimeoutMs when the
+	// member sends none (Kafka's -1 sentinel, ofSentinel). Any other value,
+	// 0 included, sets the member's rebalance timeout.
+	RebalanceTimeoutNotSent int32 = -1
 	// LeaveGroupMemberEpoch is the epoch of a leave.
 	LeaveGroupMemberEpoch int32 = -1
 )

@@ -170,7 +170,7 @@ func (h *harness) consumerJoin(group, member string, topics ...string) ConsumerG
 // its client id.
 func (h *harness) consumerHeartbeat(group, member string, epoch int32, topics []string) ConsumerGroupHeartbeatResponse {
 	h.t.Helper()
-	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent,
 		GroupID: group, MemberID: member, MemberEpoch: epoch, SubscribedTopicNames: topics, ClientID: "client-" + member,
 		TopicPartitions: ownedBy(h.s, group, member),
 	})
@@ -205,7 +205,7 @@ func (h *harness) streamsHeartbeat(group, member string, epoch int32) StreamsGro
 	h.t.Helper()
 	// The client id of the join: Kafka takes the request header's on every
 	// heartbeat, and a change bumps the group epoch.
-	req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "client-" + member, Version: 1}
+	req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "client-" + member, Version: 1}
 	if epoch > 0 {
 		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(h.s, group, member)
 	}

@@ -455,7 +455,7 @@ type memberOps struct {
 
 var allMemberOps = []memberOps{
 	{typ: Consumer, heartbeat: func(s *Shard, nowMs int64, group, member string, epoch int32) ([]Record, []TimerOp, int32, error) {
-		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch}
+		req := ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: member, MemberEpoch: epoch}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{"foo"}
 		} else if epoch > 0 {
@@ -465,7 +465,7 @@ var allMemberOps = []memberOps{
 		return res.Records, res.Timers, res.Response.MemberEpoch, err
 	}},
 	{typ: Streams, heartbeat: func(s *Shard, nowMs int64, group, member string, epoch int32) ([]Record, []TimerOp, int32, error) {
-		req := StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1}
+		req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: member, MemberEpoch: epoch, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology = 300_000, topo(1, "foo")
 		} else if epoch > 0 {
@@ -693,11 +693,11 @@ func TestGroupIdNotFoundOnCrossTypeAccess(t *testing.T) {
 		{"testStreamsGroupHeartbeatOnConsumerGroup", func() error { return streamsJoin("consumer-group") }, "Group consumer-group is not a streams group."},
 		{"testStreamsGroupHeartbeatOnShareGroup", func() error { return streamsJoin("share-group") }, "Group share-group is not a streams group."},
 		{"consumer heartbeat (not a join) on share group", func() error {
-			_, err := h.s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "share-group", MemberID: "m1", MemberEpoch: 1})
+			_, err := h.s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "share-group", MemberID: "m1", MemberEpoch: 1})
 			return err
 		}, "Group share-group is not a consumer group."},
 		{"consumer leave on classic group", func() error {
-			_, err := h.s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "classic-group", MemberID: "m1", MemberEpoch: -1})
+			_, err := h.s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "classic-group", MemberID: "m1", MemberEpoch: -1})
 			return err
 		}, "Group classic-group is not a consumer group."},
 		{"testOffsetCommitOnShareGroup", func() error {
@@ -713,7 +713,7 @@ func TestGroupIdNotFoundOnCrossTypeAccess(t *testing.T) {
 			return err
 		}, "Group share-group is not a consumer group."},
 		{"streams heartbeat on missing group", func() error {
-			_, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{GroupID: "missing", MemberID: "x", MemberEpoch: 3})
+			_, err := h.s.StreamsGroupHeartbeat(testT, StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "missing", MemberID: "x", MemberEpoch: 3})
 			return err
 		}, "Streams group missing not found."},
 	}

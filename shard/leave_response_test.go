@@ -18,14 +18,14 @@ func TestLeaveResponseCarriesNoHeartbeatInterval(t *testing.T) {
 
 	join := h.consumerJoin("c", "m1", "foo")
 	require.Positive(t, join.HeartbeatIntervalMs, "a join carries the interval")
-	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "m1", MemberEpoch: -1})
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "c", MemberID: "m1", MemberEpoch: -1})
 	leave := mustApply(h, res, err)
 	assert.Equal(t, ConsumerGroupHeartbeatResponse{MemberID: "m1", MemberEpoch: -1}, leave, "consumer leave")
 
 	res, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "s1", InstanceID: "i1",
 		MemberEpoch: 0, RebalanceTimeoutMs: 300_000, SubscribedTopicNames: []string{"foo"}})
 	mustApply(h, res, err)
-	res, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "s1", InstanceID: "i1", MemberEpoch: -2})
+	res, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "c", MemberID: "s1", InstanceID: "i1", MemberEpoch: -2})
 	leave = mustApply(h, res, err)
 	assert.Equal(t, ConsumerGroupHeartbeatResponse{MemberID: "s1", MemberEpoch: -2}, leave, "static consumer leave")
 

@@ -24,13 +24,13 @@ func TestLeaveOfUnknownGroupNamesNoGroupType(t *testing.T) {
 		require.ErrorAs(t, err, &me)
 		return me.Message
 	}
-	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: -1})
+	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: -1})
 	assert.Equal(t, "Group g not found.", message(err))
-	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: -2, InstanceID: "i"})
+	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: -2, InstanceID: "i"})
 	assert.Equal(t, "Group g not found.", message(err))
 	_, err = s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m", MemberEpoch: -1})
 	assert.Equal(t, "Group s not found.", message(err))
-	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: 3})
+	_, err = s.ConsumerGroupHeartbeat(testT, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: 3})
 	assert.Equal(t, "Consumer group g not found.", message(err))
 	_, err = s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m", MemberEpoch: 3})
 	assert.Equal(t, "Share group s not found.", message(err))

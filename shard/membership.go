@@ -183,7 +183,7 @@ func validateHeartbeatBounds(h *heartbeat) error {
 			return kerr.InvalidRequest.WithMessage("subscribed topic: %v", err)
 		}
 	}
-	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs <= 0 && groupKinds[h.typ].rebalanceTimeouts() {
+	if h.memberEpoch == JoinGroupMemberEpoch && h.rebalanceTimeoutMs == RebalanceTimeoutNotSent && groupKinds[h.typ].rebalanceTimeouts() {
 		return kerr.InvalidRequest.WithMessage("RebalanceTimeoutMs must be provided in first request.")
 	}
 	if h.topology != nil {
@@ -274,7 +274,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		!m.streamsPart().heldIsTarget() {
 		return out, false
 	}
-	if h.instanceID != "" && h.instanceID != m.instanceID() || h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
+	if h.instanceID != "" && h.instanceID != m.instanceID() || h.rebalanceTimeoutMs != RebalanceTimeoutNotSent && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
 		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) ||
 		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false

@@ -61,7 +61,7 @@ func TestLastConsumerProtocolMemberLeavingConsumerGroupClientHost(t *testing.T) 
 	require.Nil(t, byID["c1"].Classic)
 	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay after the upgrade")
 
-	res, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c1",
+	res, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "c1",
 		MemberEpoch: LeaveGroupMemberEpoch, ClientID: "client-c1", ClientHost: "/10.0.0.2"})
 	require.NoError(t, err)
 	var classic *GroupMetadata
@@ -88,7 +88,7 @@ func TestLastConsumerProtocolMemberLeavingConsumerGroupClientHost(t *testing.T) 
 func TestConsumerHeartbeatWritesNewClientHost(t *testing.T) {
 	h := newHarness(t, testConfig(), map[string]int32{"t0": 2})
 	beat := func(epoch int32, host string) Result[ConsumerGroupHeartbeatResponse] {
-		req := ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", MemberEpoch: epoch, ClientID: "client-m",
+		req := ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "m", MemberEpoch: epoch, ClientID: "client-m",
 			ClientHost: host, TopicPartitions: ownedBy(h.s, "g", "m")}
 		if epoch == 0 {
 			// Later heartbeats send no subscription, as a KIP-848 client's

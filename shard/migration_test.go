@@ -114,7 +114,7 @@ func TestConsumerHeartbeatDropsClassicMetadata(t *testing.T) {
 	require.NotNil(t, m.classic)
 	require.Equal(t, g.epoch, m.memberEpoch)
 	require.Equal(t, MemberStable, m.state)
-	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: m.memberEpoch})
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: id, MemberEpoch: m.memberEpoch})
 	require.NoError(t, err)
 	var dropped bool
 	for _, r := range res.Records {
@@ -224,7 +224,7 @@ func TestClassicMemberBehindGroupEpochOnlySyncs(t *testing.T) {
 	joined := mustApply(h, jres, err)
 	require.NoError(t, joined.Err)
 	before := h.s.lookup("g").epoch
-	lres, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "c2", MemberEpoch: LeaveGroupMemberEpoch})
+	lres, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "c2", MemberEpoch: LeaveGroupMemberEpoch})
 	mustApply(h, lres, err)
 	g := h.s.lookup("g")
 	require.Less(t, before, g.epoch, "the leave bumps the group epoch")

@@ -22,7 +22,10 @@ type ConsumerGroupHeartbeatRequest struct {
 	// RackID is client.rack: "" (Kafka's null) leaves the member's rack as
 	// it is. The consumer assignors place partitions on replicas in the
 	// member's rack when the topic image carries racks (see SetTopicImage).
-	RackID               string
+	RackID string
+	// RebalanceTimeoutMs is the member's max.poll.interval.ms, required on
+	// a join; RebalanceTimeoutNotSent (-1) leaves it unchanged. 0 is a
+	// rebalance timeout of 0, not "not sent", as in Kafka.
 	RebalanceTimeoutMs   int32
 	SubscribedTopicNames []string
 	// TopicPartitions is the partitions the member owns: nil (Kafka's
@@ -180,8 +183,10 @@ type StreamsGroupHeartbeatRequest struct {
 	// Kafka sets it on every heartbeat, so a change writes the member's
 	// record and bumps the group epoch, as a changed client id does
 	// (hasStreamsMemberMetadataChanged); StreamsGroupDescribe shows it.
-	ClientHost         string
-	RackID             string // client.rack; "" leaves it unchanged (a change bumps the group epoch)
+	ClientHost string
+	RackID     string // client.rack; "" leaves it unchanged (a change bumps the group epoch)
+	// RebalanceTimeoutMs is required on a join; RebalanceTimeoutNotSent
+	// (-1) leaves it unchanged, 0 is a rebalance timeout of 0.
 	RebalanceTimeoutMs int32
 	Topology           *Topology
 	Version            int16

@@ -372,7 +372,7 @@ func (w *workload) do() {
 	switch op := w.c.intn(19); op {
 	case 0, 1:
 		group, member := w.group(), w.member()
-		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: w.epoch(group, member), ClientID: "c"}
+		req := ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: member, MemberEpoch: w.epoch(group, member), ClientID: "c"}
 		if req.MemberEpoch > 0 && w.c.intn(4) > 0 {
 			req.TopicPartitions = ownedBy(h.s, group, member) // a caught-up client; else the field is not sent
 		}

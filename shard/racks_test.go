@@ -140,14 +140,14 @@ func TestRackChangeBumpsOnlyTheStreamsGroupEpoch(t *testing.T) {
 	st := mustApply(h, tres, err)
 	before := map[string]int32{"c": epoch("c"), "s": epoch("s"), "t": epoch("t")}
 
-	cres, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "c", MemberID: "m1",
+	cres, err = h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "c", MemberID: "m1",
 		MemberEpoch: c.MemberEpoch, RackID: "b"})
 	mustApply(h, cres, err)
 	sres, err = h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{GroupID: "s", MemberID: "m1",
 		MemberEpoch: sh.MemberEpoch, RackID: "b"})
 	mustApply(h, sres, err)
 	active, standby, warmup := ownedTasksBy(h.s, "t", "m1")
-	tres, err = h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: "t", MemberID: "m1",
+	tres, err = h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "t", MemberID: "m1",
 		MemberEpoch: st.MemberEpoch, RackID: "b", Version: 1,
 		ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup})
 	mustApply(h, tres, err)

@@ -92,7 +92,7 @@ func TestShareGroupHeartbeatOnConsumerGroup(t *testing.T) {
 func TestConsumerGroupHeartbeatOnShareGroup(t *testing.T) {
 	consumer := func(epoch int32) func(h *harness) (Result[struct{}], error) {
 		return func(h *harness) (Result[struct{}], error) {
-			req := ConsumerGroupHeartbeatRequest{GroupID: "share-group", MemberID: "m1", MemberEpoch: epoch}
+			req := ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "share-group", MemberID: "m1", MemberEpoch: epoch}
 			if epoch == 0 {
 				req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, []string{"foo"}
 			}
@@ -102,7 +102,7 @@ func TestConsumerGroupHeartbeatOnShareGroup(t *testing.T) {
 	}
 	streams := func(epoch int32) func(h *harness) (Result[struct{}], error) {
 		return func(h *harness) (Result[struct{}], error) {
-			req := StreamsGroupHeartbeatRequest{GroupID: "share-group", MemberID: "m1", MemberEpoch: epoch, Version: 1}
+			req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "share-group", MemberID: "m1", MemberEpoch: epoch, Version: 1}
 			if epoch == 0 {
 				req.RebalanceTimeoutMs, req.Topology = 300_000, topo(1, "foo")
 			}

@@ -39,7 +39,7 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	if h.memberEpoch == 0 {
 		changed = changed || m.rebalanceTimeoutMs != h.rebalanceTimeoutMs
 		m.rebalanceTimeoutMs = h.rebalanceTimeoutMs
-	} else if h.rebalanceTimeoutMs > 0 && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
+	} else if h.rebalanceTimeoutMs != RebalanceTimeoutNotSent && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs {
 		// Kafka's maybeUpdateRebalanceTimeoutMs: a heartbeat that sends a
 		// rebalance timeout sets it, join or not.
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true

@@ -19,7 +19,7 @@ func TestStreamsUpdatingMemberMetadataTriggersNewTargetAssignment(t *testing.T) 
 		{ID: "subtopology1", SourceTopics: []string{"foo"}}, {ID: "subtopology2", SourceTopics: []string{"bar"}}}}
 	beat := func(epoch int32, clientID, processID string, topo *Topology) (StreamsGroupHeartbeatResponse, []Record) {
 		t.Helper()
-		req := StreamsGroupHeartbeatRequest{GroupID: "fooup", MemberID: "m", MemberEpoch: epoch, ClientID: clientID,
+		req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "fooup", MemberID: "m", MemberEpoch: epoch, ClientID: clientID,
 			ProcessID: processID, Topology: topo, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs = 1500
@@ -84,7 +84,7 @@ func TestStreamsGroupMemberRequestingShutdownApplication(t *testing.T) {
 	h.streamsHeartbeat("fooup", "m1", e1)
 	beat := func(member string, epoch int32, shutdown bool, recorded string) (StreamsGroupHeartbeatResponse, []Record) {
 		t.Helper()
-		req := StreamsGroupHeartbeatRequest{GroupID: "fooup", MemberID: member, MemberEpoch: epoch, ClientID: "client-" + member,
+		req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "fooup", MemberID: member, MemberEpoch: epoch, ClientID: "client-" + member,
 			Version: 1, ShutdownApplication: shutdown, ShutdownRequestMemberID: recorded}
 		if epoch > 0 {
 			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(h.s, "fooup", member)

@@ -31,7 +31,7 @@ func TestStreamsHeartbeatUpdatesTheRebalanceTimeout(t *testing.T) {
 			ActiveTasks: active, StandbyTasks: standby, WarmupTasks: warmup})
 		st = mustApply(h, res, err)
 	}
-	beat(0)
+	beat(RebalanceTimeoutNotSent)
 	e, to := describe()
 	assert.Equal(t, epoch, e)
 	assert.Equal(t, int32(1000), to, "none sent: unchanged")

@@ -442,7 +442,7 @@ func streamsOwnerViolation(t *testing.T, cfg Config, seed uint64) string {
 			live = append(live, id)
 		case k == 1:
 			id := live[rng.IntN(len(live))]
-			res, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: -1, Version: 1})
+			res, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: id, MemberEpoch: -1, Version: 1})
 			if err == nil {
 				applyResult(h, res)
 			}
@@ -456,7 +456,7 @@ func streamsOwnerViolation(t *testing.T, cfg Config, seed uint64) string {
 				// The revocation callback finished: it runs only its assignment.
 				c.runs = c.next
 			}
-			req := StreamsGroupHeartbeatRequest{GroupID: "g", MemberID: id, MemberEpoch: c.epoch, Version: 1,
+			req := StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: id, MemberEpoch: c.epoch, Version: 1,
 				ActiveTasks: partitionsToTasks(c.runs), StandbyTasks: []TaskIDs{}, WarmupTasks: []TaskIDs{}}
 			if req.ActiveTasks == nil {
 				req.ActiveTasks = []TaskIDs{}

@@ -785,7 +785,7 @@ func (w *eligibilityWorkload) heartbeat(streams bool) {
 		})
 		resp = r.MemberEpoch
 	} else {
-		req := ConsumerGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "c"}
+		req := ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: group, MemberID: member, MemberEpoch: epoch, ClientID: "c"}
 		if epoch > 0 {
 			req.TopicPartitions = ownedBy(w.h.s, group, member)
 		}

@@ -284,7 +284,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 	}
 	switch g.typ {
 	case shard.Consumer:
-		req := shard.ConsumerGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", InstanceID: m.instance}
+		req := shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", InstanceID: m.instance}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames, req.RackID = 300_000, []string{g.topic}, m.rack
 			if g.rangeAssignor {
@@ -316,7 +316,7 @@ func (w *world) heartbeatWith(b int, m *simMember, epoch int32) {
 			w.afterHeartbeat(m, epoch, r.MemberEpoch, err, false)
 		})
 	case shard.Streams:
-		req := shard.StreamsGroupHeartbeatRequest{GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.process, Version: 1}
+		req := shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: g.id, MemberID: m.id, MemberEpoch: epoch, ClientID: "sim", ProcessID: m.process, Version: 1}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.Topology, req.RackID = 300_000, topologyFor(g, m.topo), m.rack
 		} else if epoch > 0 {

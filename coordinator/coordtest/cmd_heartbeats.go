@@ -20,13 +20,21 @@ import (
 // join (epoch 0) sends a 300 s rebalance timeout unless given; regex=()
 // clears the member's regex; owned= sends TopicPartitions (owned=() empty);
 // async does not wait for the write, as commit's.
+// rebalanceTimeout is a heartbeat's rebalance timeout argument: as given
+// (0 is a timeout of 0, -1 sends none), else 300 s on a join (epoch 0 or
+// absent), where it is required, and none otherwise, as a client sends it
+// (Kafka Streams' heartbeat state sends -1 after its join).
+func rebalanceTimeout(d *datadriven.TestData, key string) int32 {
+	if num(d, "epoch", 0) == 0 {
+		return int32(num(d, key, 300_000))
+	}
+	return int32(num(d, key, int64(shard.RebalanceTimeoutNotSent)))
+}
+
 func (s *scenario) consumerHeartbeat(d *datadriven.TestData) (string, error) {
 	req := shard.ConsumerGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
-		MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: int32(num(d, "rebalance-timeout-ms", 0)),
+		MemberEpoch: int32(num(d, "epoch", 0)), RebalanceTimeoutMs: rebalanceTimeout(d, "rebalance-timeout-ms"),
 		SubscribedTopicNames: list(d, "topics"), InstanceID: str(d, "instance"), RackID: str(d, "rack")}
-	if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
-		req.RebalanceTimeoutMs = 300_000 // required on a join
-	}
 	if a, ok := d.Arg("assignor"); ok && len(a.Vals) == 1 {
 		req.ServerAssignor = &a.Vals[0]
 	}
@@ -89,12 +97,7 @@ func (s *scenario) shareHeartbeat(d *datadriven.TestData) (string, error) {
 func (s *scenario) streamsHeartbeat(d *datadriven.TestData) (string, error) {
 	req := shard.StreamsGroupHeartbeatRequest{GroupID: str(d, "group"), MemberID: str(d, "member"),
 		MemberEpoch: int32(num(d, "epoch", 0)), ProcessID: str(d, "process"), RackID: str(d, "rack"),
-		RebalanceTimeoutMs: int32(num(d, "rebalance-timeout", 0)), Version: 1, ShutdownApplication: d.HasArg("shutdown")}
-	if req.MemberEpoch == 0 && req.RebalanceTimeoutMs == 0 {
-		// Required on a join; a client sends it on joins only (Kafka
-		// Streams' heartbeat state sends -1 otherwise).
-		req.RebalanceTimeoutMs = 300_000
-	}
+		RebalanceTimeoutMs: rebalanceTimeout(d, "rebalance-timeout"), Version: 1, ShutdownApplication: d.HasArg("shutdown")}
 	if d.HasArg("subtopologies") {
 		req.Topology = &shard.Topology{Epoch: int32(num(d, "topology-epoch", 0))}
 		for _, spec := range list(d, "subtopologies") {

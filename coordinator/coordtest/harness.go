@@ -306,7 +306,7 @@ func (h *Harness) JoinConsumer(groupID, memberID string, topics ...string) (shar
 
 // HeartbeatConsumer sends a consumer heartbeat at epoch (-1 leaves).
 func (h *Harness) HeartbeatConsumer(groupID, memberID string, epoch int32) (shard.ConsumerGroupHeartbeatResponse, error) {
-	return Await(h, h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{
+	return Await(h, h.Coordinator.ConsumerGroupHeartbeat(shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 		GroupID: groupID, MemberID: memberID, MemberEpoch: epoch,
 	}))
 }
@@ -320,7 +320,7 @@ func (h *Harness) JoinStreams(groupID, memberID string, topology shard.Topology)
 
 // HeartbeatStreams sends a streams heartbeat at epoch (-1 leaves).
 func (h *Harness) HeartbeatStreams(groupID, memberID string, epoch int32) (shard.StreamsGroupHeartbeatResponse, error) {
-	return Await(h, h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{
+	return Await(h, h.Coordinator.StreamsGroupHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 		GroupID: groupID, MemberID: memberID, MemberEpoch: epoch, Version: 1,
 	}))
 }

@@ -88,7 +88,7 @@ func StreamsJoin(group, id string) shard.StreamsGroupHeartbeatRequest {
 // ConsumerBeat sends m's heartbeat with its owned partitions and applies
 // the answer to m; it reports whether m's epoch or assignment changed.
 func ConsumerBeat(be Backend, m *Member) (bool, error) {
-	resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{
+	resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 		GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, TopicPartitions: nonNil(m.Owned),
 	})
 	if err != nil {
@@ -101,7 +101,7 @@ func ConsumerBeat(be Backend, m *Member) (bool, error) {
 // tasks and empty standby and warm-up tasks (all three, so that a
 // revocation is acknowledged).
 func StreamsBeat(be Backend, m *Member) (bool, error) {
-	resp, err := be.StreamsHeartbeat(shard.StreamsGroupHeartbeatRequest{
+	resp, err := be.StreamsHeartbeat(shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 		GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, Version: 1,
 		ActiveTasks: nonNil(m.Tasks), StandbyTasks: []shard.TaskIDs{}, WarmupTasks: []shard.TaskIDs{},
 	})
@@ -260,7 +260,7 @@ func RunConsumer(b *testing.B, newBackend func(b *testing.B) Backend) {
 		for i := range b.N {
 			be.Advance()
 			m := groups[i][0]
-			resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{
+			resp, err := be.ConsumerHeartbeat(shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent,
 				GroupID: m.Group, MemberID: m.ID, MemberEpoch: m.Epoch, SubscribedTopicNames: m.Keeps,
 			})
 			if err != nil || resp.MemberEpoch != m.Epoch {
@@ -317,7 +317,7 @@ var consumerBeats = beats[shard.ConsumerGroupHeartbeatRequest, shard.ConsumerGro
 	typ: shard.Consumer, noun: "group", send: Backend.ConsumerHeartbeat, join: ConsumerJoin,
 	epoch: func(r shard.ConsumerGroupHeartbeatResponse) int32 { return r.MemberEpoch },
 	at: func(m *Member, epoch int32) shard.ConsumerGroupHeartbeatRequest {
-		return shard.ConsumerGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch}
+		return shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch}
 	},
 }
 
@@ -325,7 +325,7 @@ var streamsBeats = beats[shard.StreamsGroupHeartbeatRequest, shard.StreamsGroupH
 	typ: shard.Streams, noun: "app", send: Backend.StreamsHeartbeat, join: StreamsJoin,
 	epoch: func(r shard.StreamsGroupHeartbeatResponse) int32 { return r.MemberEpoch },
 	at: func(m *Member, epoch int32) shard.StreamsGroupHeartbeatRequest {
-		return shard.StreamsGroupHeartbeatRequest{GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch, Version: 1}
+		return shard.StreamsGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: m.Group, MemberID: m.ID, MemberEpoch: epoch, Version: 1}
 	},
 }
 

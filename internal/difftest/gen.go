@@ -232,7 +232,7 @@ func (g *generator) heartbeat() Op {
 	if !m.joined || g.chance(0.03) {
 		// A join (or a rejoin of a member that still exists).
 		h.MemberEpoch = 0
-		h.RebalanceTimeoutMs = int32(g.pick2(30_000, 5_000))
+		h.RebalanceTimeoutMs = g.rebalanceTimeout(5_000)
 		m.subscribed = g.subscription()
 		h.Subscribed = slices.Clone(m.subscribed)
 		h.OwnedSet = true
@@ -277,10 +277,20 @@ func (g *generator) heartbeat() Op {
 		h.OwnedSet = true
 	}
 	if g.chance(0.1) {
-		h.RebalanceTimeoutMs = int32(g.pick2(30_000, 10_000))
+		h.RebalanceTimeoutMs = g.rebalanceTimeout(10_000)
 	}
 	g.invalid(&h)
 	return h
+}
+
+// rebalanceTimeout is a heartbeat's rebalance timeout when it sends one:
+// 30 s or short, and now and then 0, which Kafka takes as a timeout of 0
+// (only -1 is "not sent"), so a member asked to revoke is fenced at once.
+func (g *generator) rebalanceTimeout(short int) int32 {
+	if g.chance(0.1) {
+		return 0
+	}
+	return int32(g.pick2(30_000, short))
 }
 
 func (g *generator) pick2(a, b int) int {

@@ -106,10 +106,24 @@ func classicJoinDropsEmptyConsumerGroup(d Divergence) bool {
 		groups[opGroup(op)] = true
 	}
 	// An op of no group (a time advance's sweep) names the groups its
-	// records are for.
+	// records are for (group records key "groupId", offsets "group"), and
+	// ListGroups the groups either side lists ("cg0 consumer Empty").
 	for _, r := range append(slices.Clone(d.Kafka.Records), d.Ours.Records...) {
-		if g, ok := asMap(asMap(r)["key"])["groupId"].(string); ok {
-			groups[g] = true
+		key := asMap(asMap(r)["key"])
+		for _, field := range []string{"groupId", "group"} {
+			if g, ok := key[field].(string); ok {
+				groups[g] = true
+			}
+		}
+	}
+	if _, ok := d.Ops[d.Step].(ListGroups); ok {
+		for _, resp := range []any{d.Kafka.Response, d.Ours.Response} {
+			listed, _ := resp.([]any)
+			for _, l := range listed {
+				if s, ok := l.(string); ok {
+					groups[strings.Fields(s + " ")[0]] = true
+				}
+			}
 		}
 	}
 	s, err := newOursOnly(shift{})

@@ -695,7 +695,7 @@ func (cw *Sim) heartbeat(t *sinkTask, epoch int32) {
 			onDone(r.MemberEpoch, r.HasAssignment, r.Assignment, err)
 		})
 	default:
-		req := shard.ConsumerGroupHeartbeatRequest{GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: epoch, ClientID: s.cfg.Name}
+		req := shard.ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: shard.RebalanceTimeoutNotSent, GroupID: s.cfg.GroupID, MemberID: t.member, MemberEpoch: epoch, ClientID: s.cfg.Name}
 		if epoch == 0 {
 			req.RebalanceTimeoutMs, req.SubscribedTopicNames = 300_000, s.cfg.Topics
 		} else {
