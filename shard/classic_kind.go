@@ -11,6 +11,9 @@ import "github.com/coordsim/coordsim/kerr"
 // converts an empty classic group into.
 type classicSteps struct{ consumerSteps }
 
+// initialEpoch: a classic group's generation starts at 0 (ClassicGroup).
+func (classicSteps) initialEpoch() int32 { return 0 }
+
 // subscribesTo is ClassicGroup.isSubscribedToTopic: the subscribed topics
 // computed from the members' consumer-protocol subscriptions
 // (classic_subscriptions.go).

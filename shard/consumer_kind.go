@@ -132,10 +132,10 @@ func (consumerSteps) convertsEmptyClassic() bool { return true }
 
 func (consumerSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
 
-// initialAssignmentEpoch: consumer groups still start at 0, not Kafka
-// 4.4's TargetAssignmentMetadata.INITIAL (the open initial-group-epoch
-// divergence, docs/fidelity.md).
-func (consumerSteps) initialAssignmentEpoch() int32 { return 0 }
+// initialEpoch: a new consumer group is at group epoch 1 and assignment
+// epoch 1 before its first member (Kafka 4.4's ModernGroup and
+// TargetAssignmentMetadata.INITIAL), so its first join lands on epoch 2.
+func (consumerSteps) initialEpoch() int32 { return 1 }
 
 func (consumerSteps) describeMember(*MemberDescription, *member) {}
 

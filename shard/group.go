@@ -428,7 +428,8 @@ func newGroup(id string, typ GroupType) *group {
 	return &group{
 		id:              id,
 		typ:             typ,
-		assignmentEpoch: groupKinds[typ].initialAssignmentEpoch(),
+		epoch:           groupKinds[typ].initialEpoch(),
+		assignmentEpoch: groupKinds[typ].initialEpoch(),
 		storedEpoch:     EpochNone,
 		failedEpoch:     EpochNone,
 		state:           StateEmpty,

@@ -103,7 +103,8 @@ type view struct {
 }
 
 func (s *Shard) newView(g *group, typ GroupType, id string) *view {
-	v := &view{s: s, g: g, typ: typ, id: id, aEpoch: groupKinds[typ].initialAssignmentEpoch()}
+	initial := groupKinds[typ].initialEpoch()
+	v := &view{s: s, g: g, typ: typ, id: id, epoch: initial, aEpoch: initial}
 	if g != nil {
 		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
 		v.regexes = g.regexes
@@ -381,9 +382,9 @@ type groupSteps interface {
 	// deriveState is Kafka's maybeUpdateGroupState for the type; ready is
 	// topologyReady over the shard's metadata image.
 	deriveState(g *group, ready readiness) GroupState
-	// initialAssignmentEpoch is a new group's target assignment epoch
-	// before its first target.
-	initialAssignmentEpoch() int32
+	// initialEpoch is a new group's group epoch and target assignment
+	// epoch, before its first record.
+	initialEpoch() int32
 	// describeMember fills the type's own fields of a member's
 	// description (streams: tasks in place of partitions).
 	describeMember(md *MemberDescription, m *member)

@@ -79,9 +79,9 @@ func (shareSteps) convertsEmptyClassic() bool { return false }
 
 func (shareSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
 
-// initialAssignmentEpoch: share groups still start at 0 (the open
-// initial-group-epoch divergence, docs/fidelity.md).
-func (shareSteps) initialAssignmentEpoch() int32 { return 0 }
+// initialEpoch: a share group is a ModernGroup too, at epochs 1 before its
+// first member.
+func (shareSteps) initialEpoch() int32 { return 1 }
 
 func (shareSteps) describeMember(*MemberDescription, *member) {}
 

@@ -30,15 +30,9 @@ import "strconv"
 // applies the TimerOp (IfAbsent) the heartbeat returns.
 
 // bumpGroupEpoch increments the group epoch and writes the group's epoch
-// record. A streams group's first bump goes to 2, not 1, as Kafka's
-// streamsGroupHeartbeat does, leaving epoch 1 to the members that join
-// during the initial rebalance delay.
+// record. A new group's first bump goes to 2 (its initialEpoch is 1).
 func (v *view) bumpGroupEpoch() {
-	if v.typ == Streams && v.epoch == 0 {
-		v.epoch = 2
-	} else {
-		v.epoch++
-	}
+	v.epoch++
 	v.records = append(v.records, v.groupEpochRecord())
 }
 

@@ -131,8 +131,9 @@ func (streamsSteps) convertsEmptyClassic() bool { return true }
 
 func (streamsSteps) deriveState(g *group, ready readiness) GroupState { return g.modernState(ready) }
 
-// initialAssignmentEpoch is Kafka 4.4's TargetAssignmentMetadata.INITIAL.
-func (streamsSteps) initialAssignmentEpoch() int32 { return 1 }
+// initialEpoch: a new streams group is at group epoch 1 and assignment
+// epoch 1 (TargetAssignmentMetadata.INITIAL) before its first member.
+func (streamsSteps) initialEpoch() int32 { return 1 }
 
 // describeMember: a streams member's description names tasks, not
 // partitions.
