@@ -507,15 +507,9 @@ func (ops memberOps) refuse(h *harness, group, member string, epoch int32, want 
 	return err
 }
 
-// epochOffset is how far a type's group epochs run ahead of a consumer
-// group's: a streams group's first bump goes from 0 to 2 (Kafka's
-// streamsGroupHeartbeat), the others' to 1.
-func epochOffset(typ GroupType) int32 {
-	if typ == Streams {
-		return 1
-	}
-	return 0
-}
+// newGroupEpoch is a new group's epoch before its first member (Kafka
+// 4.4's ModernGroup), so every type's first join lands on 2.
+const newGroupEpoch int32 = 1
 
 // TestMemberEpochValidation proves KIP-848's epoch rules for each type
 // (Kafka's testConsumerGroupMemberEpochValidation and its share and streams
@@ -529,15 +523,15 @@ func TestMemberEpochValidation(t *testing.T) {
 	for _, ops := range allMemberOps {
 		t.Run(ops.typ.String(), func(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
-			o := epochOffset(ops.typ)
+			o := newGroupEpoch
 			e1 := ops.beat(h, "g", "m1", 0)
 			require.Equal(t, 1+o, e1)
-			ops.beat(h, "g", "m2", 0)       // group epoch 2
-			e1 = ops.beat(h, "g", "m1", e1) // consumer: asked to revoke, still 1
-			e1 = ops.beat(h, "g", "m1", e1) // m1: 2, previous 1
-			ops.beat(h, "g", "m3", 0)       // group epoch 3
-			e1 = ops.beat(h, "g", "m1", e1)
+			ops.beat(h, "g", "m2", 0)       // group epoch 3
+			e1 = ops.beat(h, "g", "m1", e1) // consumer: asked to revoke, still 2
 			e1 = ops.beat(h, "g", "m1", e1) // m1: 3, previous 2
+			ops.beat(h, "g", "m3", 0)       // group epoch 4
+			e1 = ops.beat(h, "g", "m1", e1)
+			e1 = ops.beat(h, "g", "m1", e1) // m1: 4, previous 3
 			require.Equal(t, 3+o, e1)
 
 			ops.refuse(h, "g", "m1", 4+o, kerr.FencedMemberEpoch)
@@ -577,7 +571,7 @@ func TestLeavingMemberBumpsGroupEpoch(t *testing.T) {
 			h := newHarness(t, testConfig(), expiryTopics)
 			ops.beat(h, "g", "m1", 0)
 			ops.beat(h, "g", "m2", 0)
-			o := epochOffset(ops.typ)
+			o := newGroupEpoch
 			d, _ := h.s.DescribeGroup("g")
 			require.Equal(t, 2+o, d.Epoch)
 
@@ -628,7 +622,7 @@ func TestSessionTimeoutExpiration(t *testing.T) {
 			h.advance(testT + 65_000)
 			assert.False(t, h.s.HasMember("g", "m1"), "fenced at the deadline")
 			d, _ := h.s.DescribeGroup("g")
-			assert.Equal(t, 2+epochOffset(ops.typ), d.Epoch)
+			assert.Equal(t, 2+newGroupEpoch, d.Epoch)
 			assert.Equal(t, StateEmpty, d.State)
 			ops.refuse(h, "g", "m1", e, kerr.UnknownMemberID)
 
@@ -988,9 +982,9 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 	all := []TopicPartitions{{Topic: "bar", Partitions: []int32{0}}, {Topic: "foo", Partitions: []int32{0, 1}}}
 	d, _ := h.s.DescribeGroup("consumer")
 	assert.Equal(t, []MemberDescription{{MemberID: "m1", ClientID: "client-a", SubscribedTopics: []string{"bar", "foo"},
-		RebalanceTimeoutMs: 12_345, MemberEpoch: 1, Assignment: all, TargetAssignment: all, AssignmentEpochs: [][]int32{{1}, {1, 1}}}}, d.Members)
-	assert.Equal(t, int32(1), d.Epoch)
-	assert.Equal(t, int32(1), d.AssignmentEpoch)
+		RebalanceTimeoutMs: 12_345, MemberEpoch: 2, Assignment: all, TargetAssignment: all, AssignmentEpochs: [][]int32{{2}, {2, 2}}}}, d.Members)
+	assert.Equal(t, int32(2), d.Epoch)
+	assert.Equal(t, int32(2), d.AssignmentEpoch)
 	assert.Equal(t, StateStable, d.State)
 
 	tasks := []TaskIDs{{SubtopologyID: "0", Partitions: []int32{0, 1}}}
@@ -1004,10 +998,10 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 	bar := []TopicPartitions{{Topic: "bar", Partitions: []int32{0}}}
 	d, _ = h.s.DescribeGroup("share")
 	assert.Equal(t, []MemberDescription{{MemberID: "x1", ClientID: "client-c", SubscribedTopics: []string{"bar"},
-		MemberEpoch: 1, Assignment: bar, TargetAssignment: bar}}, d.Members)
+		MemberEpoch: 2, Assignment: bar, TargetAssignment: bar}}, d.Members)
 	assert.Equal(t, bar, shres.Response.Assignment)
 
-	cres, err := h.s.CommitOffsets(testT+7, OffsetCommitRequest{GroupID: "consumer", MemberID: "m1", MemberEpoch: 1, RetentionTimeMs: 500,
+	cres, err := h.s.CommitOffsets(testT+7, OffsetCommitRequest{GroupID: "consumer", MemberID: "m1", MemberEpoch: 2, RetentionTimeMs: 500,
 		Topics: []OffsetCommitTopic{{Topic: "foo", Partitions: []OffsetCommitPartition{{Partition: 1, Offset: 42, LeaderEpoch: 9, Metadata: "meta"}}}}})
 	mustApply(h, cres, err)
 	v, ok := h.s.Offset("consumer", "foo", 1)

@@ -318,7 +318,7 @@ func TestShareGroupMaxSizeConfigExceeded(t *testing.T) {
 		{name: "unknown member with an epoch", typ: Share, member: "m4", epoch: 3, want: kerr.GroupMaxSizeReached},
 		{name: "unknown member leaves", typ: Share, member: "m4", epoch: -1, want: kerr.UnknownMemberID},
 		{name: "member rejoins", typ: Share, member: "m1", epoch: 0},
-		{name: "member heartbeats", typ: Share, member: "m3", epoch: 3},
+		{name: "member heartbeats", typ: Share, member: "m3", epoch: 4},
 		{name: "fourth member joins once a place is free", typ: Share, member: "m4", epoch: 0,
 			before: func(h *harness) { h.shareHeartbeat("fooup", "m2", -1) }},
 		// throwIfConsumerGroupIsFull runs before the member lookup too.
@@ -369,24 +369,24 @@ func TestShareGroupMemberEpochValidation(t *testing.T) {
 		wantMessage    string
 		wantAssignment bool
 	}{
-		{name: "greater epoch", epoch: 4, want: kerr.FencedMemberEpoch,
-			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a greater member epoch (4) than the one known by the group coordinator (3). The member must abandon all its partitions and rejoin."},
-		{name: "previous epoch (lost response)", epoch: 2},
-		{name: "current epoch", epoch: 3},
-		{name: "older than previous", epoch: 1, want: kerr.FencedMemberEpoch,
-			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a smaller member epoch (1) than the one known by the group coordinator (3), and it does not match the previous member epoch (2). The member must abandon all its partitions and rejoin."},
+		{name: "greater epoch", epoch: 5, want: kerr.FencedMemberEpoch,
+			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a greater member epoch (5) than the one known by the group coordinator (4). The member must abandon all its partitions and rejoin."},
+		{name: "previous epoch (lost response)", epoch: 3},
+		{name: "current epoch", epoch: 4},
+		{name: "older than previous", epoch: 2, want: kerr.FencedMemberEpoch,
+			wantMessage: "FENCED_MEMBER_EPOCH: The share group member has a smaller member epoch (2) than the one known by the group coordinator (4), and it does not match the previous member epoch (3). The member must abandon all its partitions and rejoin."},
 		{name: "rejoin with epoch 0", epoch: 0, wantAssignment: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, testConfig(), shareTopics)
-			h.shareJoin("fooup", "m1", "foo") // group epoch 1
-			h.shareJoin("fooup", "m2", "foo") // 2
-			require.Equal(t, int32(2), h.shareHeartbeat("fooup", "m1", 1).MemberEpoch)
-			h.shareJoin("fooup", "m3", "foo") // 3
+			h.shareJoin("fooup", "m1", "foo") // group epoch 2 (a new group is at 1)
+			h.shareJoin("fooup", "m2", "foo") // 3
 			require.Equal(t, int32(3), h.shareHeartbeat("fooup", "m1", 2).MemberEpoch)
+			h.shareJoin("fooup", "m3", "foo") // 4
+			require.Equal(t, int32(4), h.shareHeartbeat("fooup", "m1", 3).MemberEpoch)
 			d, _ := h.s.DescribeGroup("fooup")
-			require.Equal(t, int32(2), d.Members[0].PreviousMemberEpoch)
+			require.Equal(t, int32(3), d.Members[0].PreviousMemberEpoch)
 
 			req := ShareGroupHeartbeatRequest{GroupID: "fooup", MemberID: "m1", MemberEpoch: tc.epoch}
 			if tc.epoch == 0 {
@@ -398,7 +398,7 @@ func TestShareGroupMemberEpochValidation(t *testing.T) {
 			}
 			res, err := h.s.ShareGroupHeartbeat(h.nowMs, req)
 			require.NoError(t, err)
-			assert.Equal(t, int32(3), res.Response.MemberEpoch)
+			assert.Equal(t, int32(4), res.Response.MemberEpoch)
 			assert.Equal(t, tc.wantAssignment, res.Response.HasAssignment)
 			if tc.wantAssignment {
 				assert.NotEmpty(t, res.Response.Assignment)
@@ -409,7 +409,7 @@ func TestShareGroupMemberEpochValidation(t *testing.T) {
 	}
 }
 
-// emptyShareGroup builds share group "fooup" at group epoch 2 with no
+// emptyShareGroup builds share group "fooup" at group epoch 3 with no
 // members left (m1 joined and left), next to shareGroupsHarness's groups.
 func emptyShareGroup(t *testing.T) *harness {
 	t.Helper()
@@ -418,7 +418,7 @@ func emptyShareGroup(t *testing.T) *harness {
 	h.shareHeartbeat("fooup", "m1", -1)
 	d, _ := h.s.DescribeGroup("fooup")
 	require.Equal(t, StateEmpty, d.State)
-	require.Equal(t, int32(2), d.Epoch)
+	require.Equal(t, int32(3), d.Epoch)
 	return h
 }
 
@@ -488,19 +488,19 @@ func TestAlterShareGroupOffsets(t *testing.T) {
 			g := h.s.lookup("fooup")
 			res, err := h.s.AlterShareGroupOffsets("fooup", tc.topics)
 			require.NoError(t, err)
-			assert.Equal(t, int32(3), res.Response)
-			assert.Equal(t, []Record{&ShareGroupMetadata{Group: "fooup", Epoch: 3, MetadataHash: g.metadataHash}}, res.Records)
+			assert.Equal(t, int32(4), res.Response)
+			assert.Equal(t, []Record{&ShareGroupMetadata{Group: "fooup", Epoch: 4, MetadataHash: g.metadataHash}}, res.Records)
 			assert.Empty(t, res.Timers)
 			applyResult(h, res)
 			d, _ := h.s.DescribeGroup("fooup")
-			assert.Equal(t, int32(3), d.Epoch)
+			assert.Equal(t, int32(4), d.Epoch)
 			assert.Equal(t, StateEmpty, d.State)
 			requireIndexesConsistent(t, h.s, "after alter")
 			requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 
-			assert.Equal(t, int32(4), h.shareJoin("fooup", "m2", "foo").MemberEpoch, "the next join bumps past the altered epoch")
+			assert.Equal(t, int32(5), h.shareJoin("fooup", "m2", "foo").MemberEpoch, "the next join bumps past the altered epoch")
 			d, _ = h.s.DescribeGroup("fooup")
-			assert.Equal(t, int32(4), d.AssignmentEpoch)
+			assert.Equal(t, int32(5), d.AssignmentEpoch)
 		})
 	}
 }
