@@ -267,7 +267,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	m := g.members[h.memberID]
 	if m != nil && (h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor ||
-		h.topicRegex != nil && *h.topicRegex != m.consumerPart().topicRegex || s.regexRefreshDue(g, nowMs)) {
+		h.topicRegex != nil && *h.topicRegex != m.consumerPart().topicRegex || s.regexRefreshDue(g, m, nowMs)) {
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||

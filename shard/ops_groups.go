@@ -432,6 +432,8 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		return res
 	case TaskStreamsInitialRebalance:
 		return s.computeDelayedTargetAssignment(t.GroupID)
+	case TaskRegexRefresh:
+		return s.refreshRegularExpressions(nowMs, t)
 	}
 	return Result[struct{}]{}
 }

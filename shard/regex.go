@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"maps"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -41,8 +42,12 @@ import (
 // Kafka stores, so every broker computes the same one. Kafka drops topics
 // the member may not describe; there are no ACLs here.
 
-// regexBatchRefreshIntervalMs is Kafka's REGEX_BATCH_REFRESH_INTERVAL_MS.
+// regexBatchRefreshIntervalMs is Kafka's REGEX_BATCH_REFRESH_MIN_INTERVAL_MS.
 const regexBatchRefreshIntervalMs = 10_000
+
+// defaultRegexRefreshIntervalMs is group.consumer.regex.refresh.interval.ms's
+// default (Kafka's CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT).
+const defaultRegexRefreshIntervalMs = 600_000
 
 // resolvedRegex is Kafka's ResolvedRegularExpression.
 type resolvedRegex struct {
@@ -91,22 +96,25 @@ func (s *Shard) resolveRegex(rx *regexp.Regexp) []string {
 	return out
 }
 
-// regexesStale reports whether a refresh is due: some regex was resolved
-// against other topic names, and the last resolution is older than the
-// batch interval. The map is only aggregated, never iterated for output.
-func regexesStale(rs map[string]resolvedRegex, version uint64, nowMs int64) bool {
-	stale, last := false, int64(-1<<63)
-	for _, r := range rs {
-		stale = stale || r.version != version
-		last = max(last, r.timestampMs)
+// regexRefreshDue reports whether a steady heartbeat of member m in a
+// stored group must take the slow path, which schedules a refresh
+// (regexRefreshNeeded). A group that has resolved no regex is looked at
+// only when m subscribes to one, so a group without regexes pays nothing:
+// a regex left unresolved by a lost refresh (a load drops pending timers)
+// is rescheduled by its own subscribers' heartbeats, where Kafka's
+// schedules it at any member's.
+func (s *Shard) regexRefreshDue(g *group, m *member, nowMs int64) bool {
+	if len(g.regexes) == 0 && (m == nil || m.consumerPart().topicRegex == "") {
+		return false
 	}
-	return stale && nowMs > last+regexBatchRefreshIntervalMs
-}
-
-// regexRefreshDue is regexesStale for a stored group: its next heartbeat
-// must take the slow path.
-func (s *Shard) regexRefreshDue(g *group, nowMs int64) bool {
-	return len(g.regexes) > 0 && regexesStale(g.regexes, s.topicNamesHash, nowMs)
+	var subscribed []string
+	for _, x := range g.members {
+		if re := x.consumerPart().topicRegex; re != "" {
+			subscribed = append(subscribed, re)
+		}
+	}
+	slices.Sort(subscribed)
+	return s.regexRefreshNeeded(slices.Compact(subscribed), g.regexes, len(g.regexes), nowMs, false)
 }
 
 func (v *view) regexesForWrite() map[string]resolvedRegex {
@@ -141,71 +149,154 @@ func (v *view) maybeForgetRegex(re string) {
 	v.records = append(v.records, &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Tombstone: true})
 }
 
-// updateRegularExpressions applies member i's SubscribedTopicRegex (nil:
-// unchanged) and refreshes the group's regexes when due. It returns the
-// regex records, whether the member changed, and whether the group epoch
-// must be bumped (a new regex, or a refresh that changed some regex's
-// topics). A new regex that does not compile fails the heartbeat.
+// updateRegularExpressions is maybeUpdateRegularExpressions: it applies
+// member i's SubscribedTopicRegex (nil: unchanged) and schedules a
+// resolution of the group's regexes when one is due. It returns the regex
+// records (a tombstone for a regex that lost its last subscriber), whether
+// the member changed, and whether the group epoch must be bumped: any
+// change of the member's regex does (Kafka's regexUpdated). A regex new to
+// the group must compile, or the heartbeat fails; it is resolved later, by
+// the refresh task (refreshRegularExpressions), so its subscriber has no
+// regex topics until then. A regex the group resolved already gives its
+// topics at once.
 func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (records []Record, changed, bump bool, err error) {
-	due := regexesStale(v.regexes, v.s.topicNamesHash, nowMs)
 	m := v.members[i]
-	resolvedNew := false
-	if regex != nil && *regex != m.consumerPart().topicRegex {
+	old := m.consumerPart().topicRegex
+	groupHadRegexes := slices.ContainsFunc(v.members, func(x *member) bool { return x.consumerPart().topicRegex != "" })
+	resolvedBefore := len(v.regexes)
+	requireRefresh := false
+	if regex != nil && *regex != old {
 		re := *regex
-		var rx *regexp.Regexp
-		if _, ok := v.regexes[re]; re != "" && !ok {
-			if rx, err = compileTopicRegex(re); err != nil {
+		if re != "" && !v.regexInUse(re) {
+			// throwIfRegularExpressionIsInvalid, for a regex no member
+			// subscribes to yet.
+			if _, err = compileTopicRegex(re); err != nil {
 				return nil, false, false, err
 			}
+			requireRefresh = true
 		}
-		old := m.consumerPart().topicRegex
 		m = v.own(i)
 		m.setRegex(re, nil)
-		changed, bump = true, true // hasMemberSubscriptionChanged
+		changed, bump = true, true
 		if old != "" && !v.regexInUse(old) {
 			if _, ok := v.regexes[old]; ok {
 				delete(v.regexesForWrite(), old)
-				records = append(records, &ConsumerGroupRegularExpression{Group: v.id, Regex: old, Tombstone: true})
 			}
+			records = append(records, &ConsumerGroupRegularExpression{Group: v.id, Regex: old, Tombstone: true})
 		}
-		if rx != nil {
-			r := resolvedRegex{topics: v.s.resolveRegex(rx), version: v.s.topicNamesHash, timestampMs: nowMs}
-			v.regexesForWrite()[re] = r
-			records = append(records, v.regexRecord(re, r))
-			resolvedNew = true
-		}
-		if re != "" {
-			m.setRegexTopics(v.regexes[re].topics)
+		if r, ok := v.regexes[re]; ok && re != "" {
+			m.setRegexTopics(r.topics)
 		}
 	}
-	if !due && !resolvedNew {
-		return records, changed, bump, nil
+	if requireRefresh || groupHadRegexes {
+		if subscribed := subscribedRegexes(v.members); v.s.regexRefreshNeeded(subscribed, v.regexes, resolvedBefore, nowMs, requireRefresh) {
+			t := Task{Kind: TaskRegexRefresh, Type: Consumer, GroupID: v.id, Regexes: subscribed}
+			v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs, IfAbsent: true, Task: t})
+		}
 	}
-	// refreshRegularExpressions: every regex resolved against other topic
-	// names, in regex order.
-	for _, re := range slices.Sorted(maps.Keys(v.regexes)) {
-		old := v.regexes[re]
-		if old.version == v.s.topicNamesHash {
+	return records, changed, bump, nil
+}
+
+// regexRefreshNeeded is the rest of maybeUpdateRegularExpressions' test
+// for scheduling a refresh: none within REGEX_BATCH_REFRESH_MIN_INTERVAL_MS
+// (10 s) of the last resolution, then one if a regex is new
+// (requireRefresh), the group subscribes to another number of regexes than
+// it has resolved, a regex was resolved against other topic names (Kafka:
+// an image with new topics since; here any change of the names), or the
+// last resolution is older than group.consumer.regex.refresh.interval.ms;
+// never for a group that subscribes to none. A refresh already scheduled
+// is kept (the timer is IfAbsent), as Kafka's isScheduled check does.
+func (s *Shard) regexRefreshNeeded(subscribed []string, resolved map[string]resolvedRegex, resolvedCount int, nowMs int64, requireRefresh bool) bool {
+	last := lastRegexRefreshMs(resolved)
+	if nowMs <= last+regexBatchRefreshIntervalMs {
+		return false
+	}
+	if len(subscribed) == 0 {
+		return false
+	}
+	stale := false
+	for _, r := range resolved {
+		stale = stale || r.version != s.topicNamesHash
+	}
+	return requireRefresh || len(subscribed) != resolvedCount || stale || nowMs > last+s.regexRefreshIntervalMs()
+}
+
+// lastRegexRefreshMs is ConsumerGroup.lastResolvedRegularExpressionRefreshTimeMs:
+// when the group's regexes were last resolved (they are resolved together),
+// MinInt64 when none is. The map is only aggregated, never iterated for
+// output.
+func lastRegexRefreshMs(resolved map[string]resolvedRegex) int64 {
+	last := int64(math.MinInt64)
+	for _, r := range resolved {
+		last = max(last, r.timestampMs)
+	}
+	return last
+}
+
+// subscribedRegexes lists the regexes the members subscribe to, sorted: a
+// refresh task resolves these (Kafka's executor task), as its own write once the heartbeat that scheduled it
+// is committed, at the same instant of virtual time.
+func subscribedRegexes(members []*member) []string {
+	var out []string
+	for _, m := range members {
+		if re := m.consumerPart().topicRegex; re != "" {
+			out = append(out, re)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (s *Shard) regexRefreshIntervalMs() int64 {
+	if s.cfg.ConsumerRegexRefreshIntervalMs > 0 {
+		return s.cfg.ConsumerRegexRefreshIntervalMs
+	}
+	return defaultRegexRefreshIntervalMs
+}
+
+// refreshRegularExpressions runs a refresh task: Kafka's
+// refreshRegularExpressions (TopicRegexResolver) against the topic image of
+// now, then handleRegularExpressionsResult. Every regex of the task that a
+// member still subscribes to gets its record, changed or not; the members
+// subscribed to a regex whose topics changed take them; and the group
+// epoch is bumped, with the new metadata hash, when the hash of what the
+// group reads changed. The target assignment waits for the next heartbeat.
+// A group that is gone or no longer a consumer group gets nothing.
+func (s *Shard) refreshRegularExpressions(nowMs int64, t Task) Result[struct{}] {
+	var res Result[struct{}]
+	g := s.lookup(t.GroupID)
+	if g == nil || g.typ != Consumer {
+		return res
+	}
+	v := s.newView(g, Consumer, g.id)
+	for _, re := range t.Regexes {
+		if !v.regexInUse(re) {
 			continue
 		}
-		rx, cerr := compileTopicRegex(re)
-		if cerr != nil {
-			continue // validated when it arrived; Kafka logs and ignores it
+		rx, err := compileTopicRegex(re)
+		var topics []string
+		if err == nil {
+			topics = s.resolveRegex(rx)
 		}
-		r := resolvedRegex{topics: v.s.resolveRegex(rx), version: v.s.topicNamesHash, timestampMs: nowMs}
+		r := resolvedRegex{topics: topics, version: s.topicNamesHash, timestampMs: nowMs}
+		old := v.regexes[re]
 		v.regexesForWrite()[re] = r
-		records = append(records, v.regexRecord(re, r))
+		v.records = append(v.records, v.regexRecord(re, r))
 		if slices.Equal(old.topics, r.topics) {
 			continue
 		}
-		bump = true
 		for j, x := range v.members {
 			if x.consumerPart().topicRegex == re {
 				v.own(j).setRegexTopics(r.topics)
 			}
 		}
 	}
-	return records, changed, bump, nil
+	if v.metadataHashChanged() {
+		v.epoch++
+		v.records = append(v.records, v.groupEpochRecord())
+	}
+	res.Records = v.records
+	return res
 }
 
 // applyRegularExpression replays a ConsumerGroupRegularExpression record:

@@ -25,19 +25,73 @@ func TestCompileTopicRegex_KafkasMessageAndWholeNameMatch(t *testing.T) {
 
 func TestConsumerGroupHeartbeat_RegexAndNamesTogether(t *testing.T) {
 	// Kafka accepts names and a regex in one member: it subscribes to both,
-	// and a topic in both is counted once.
-	s, err := New(0, DefaultConfig())
-	require.NoError(t, err)
-	require.NoError(t, s.SetTopics(map[string]int32{"a1": 1, "a2": 1, "b": 1}))
-	res, err := s.ConsumerGroupHeartbeat(0, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", RebalanceTimeoutMs: 1000,
+	// and a topic in both is counted once once the regex is resolved.
+	h := newHarness(t, DefaultConfig(), map[string]int32{"a1": 1, "a2": 1, "b": 1})
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m", RebalanceTimeoutMs: 1000,
 		SubscribedTopicNames: []string{"b", "a1"}, SubscribedTopicRegex: ptr("a.")})
-	require.NoError(t, err)
-	assert.Equal(t, []TopicPartitions{{Topic: "a1", Partitions: []int32{0}}, {Topic: "a2", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}, res.Response.Assignment)
-	for i, r := range res.Records {
-		require.NoError(t, s.Replay(int64(i), r))
-	}
-	g, ok := s.DescribeGroup("g")
+	joined := mustApply(h, res, err)
+	assert.Equal(t, []TopicPartitions{{Topic: "a1", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}, joined.Assignment,
+		"the regex is not resolved yet: the names only")
+	h.advance(h.nowMs) // the refresh task
+	beat := h.consumerHeartbeat("g", "m", joined.MemberEpoch, nil)
+	assert.Equal(t, joined.MemberEpoch+1, beat.MemberEpoch, "the resolution bumped the group epoch")
+	assert.Equal(t, []TopicPartitions{{Topic: "a1", Partitions: []int32{0}}, {Topic: "a2", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}, beat.Assignment)
+	g, ok := h.s.DescribeGroup("g")
 	require.True(t, ok)
-	assert.Equal(t, []RegularExpressionDescription{{Regex: "a.", Topics: []string{"a1", "a2"}, Version: s.topicNamesHash}}, g.RegularExpressions)
-	assert.True(t, s.lookup("g").isSubscribedToTopic("a2"), "a regex topic counts for offset retention")
+	assert.Equal(t, []RegularExpressionDescription{{Regex: "a.", Topics: []string{"a1", "a2"}, Version: h.s.topicNamesHash, TimestampMs: h.nowMs}}, g.RegularExpressions)
+	assert.True(t, h.s.lookup("g").isSubscribedToTopic("a2"), "a regex topic counts for offset retention")
+}
+
+// TestConsumerGroupRegexResolvedAsynchronously follows Kafka 4.4's
+// maybeUpdateRegularExpressions and handleRegularExpressionsResult: a
+// member's new regex bumps the group epoch at once but is resolved by a
+// refresh task; the task writes the regex record and bumps the epoch again
+// when what the group reads changed; a second subscriber of a resolved
+// regex takes its topics at once; within 10 s of a resolution a new regex
+// is not scheduled, and the next heartbeat after that schedules it; the
+// last subscriber leaving tombstones the regex.
+func TestConsumerGroupRegexResolvedAsynchronously(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), map[string]int32{"foo": 1, "bar": 1})
+	join := func(member, regex string) ConsumerGroupHeartbeatResponse {
+		t.Helper()
+		res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: member,
+			RebalanceTimeoutMs: 1000, SubscribedTopicNames: []string{}, SubscribedTopicRegex: ptr(regex)})
+		return mustApply(h, res, err)
+	}
+	h.nowMs = 100_000
+	m1 := join("m1", "f.*")
+	assert.Equal(t, int32(2), m1.MemberEpoch)
+	assert.Empty(t, m1.Assignment, "nothing resolved yet")
+	_, pending := h.timers.deadline(RegexRefreshKey("g"))
+	require.True(t, pending, "a refresh is scheduled")
+	h.advance(h.nowMs)
+	d, _ := h.s.DescribeGroup("g")
+	assert.Equal(t, int32(3), d.Epoch, "the resolution changed what the group reads")
+	m1 = h.consumerHeartbeat("g", "m1", m1.MemberEpoch, nil)
+	assert.Equal(t, []TopicPartitions{{Topic: "foo", Partitions: []int32{0}}}, m1.Assignment)
+
+	m2 := join("m2", "f.*")
+	assert.Equal(t, int32(4), m2.MemberEpoch, "the regex change bumps the epoch")
+	_, pending = h.timers.deadline(RegexRefreshKey("g"))
+	assert.False(t, pending, "a resolved regex needs no refresh within 10 s")
+
+	h.nowMs += 5_000
+	join("m3", "b.*")
+	_, pending = h.timers.deadline(RegexRefreshKey("g"))
+	assert.False(t, pending, "within 10 s of the last resolution even a new regex waits")
+	h.nowMs += 6_000
+	h.consumerHeartbeat("g", "m2", m2.MemberEpoch, nil)
+	_, pending = h.timers.deadline(RegexRefreshKey("g"))
+	require.True(t, pending, "past 10 s, any member's heartbeat schedules the unresolved regex")
+	h.advance(h.nowMs)
+	d, _ = h.s.DescribeGroup("g")
+	require.Len(t, d.RegularExpressions, 2)
+	assert.Equal(t, []string{"bar"}, d.RegularExpressions[0].Topics)
+
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m3", MemberEpoch: -1,
+		RebalanceTimeoutMs: RebalanceTimeoutNotSent})
+	mustApply(h, res, err)
+	d, _ = h.s.DescribeGroup("g")
+	assert.Len(t, d.RegularExpressions, 1, "the last subscriber's leave tombstones its regex")
+	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "rebuild")
 }

@@ -58,6 +58,11 @@ const (
 	// that did not sync within its rebalance timeout after its join
 	// (consumerGroupSyncKey).
 	TaskClassicMemberSync
+	// TaskRegexRefresh resolves a consumer group's regular expressions
+	// (Regexes) against the topic image and writes the result: Kafka's
+	// executor task refreshRegularExpressions, completed by
+	// handleRegularExpressionsResult (regex.go).
+	TaskRegexRefresh
 )
 
 // Task is a timer's payload: what to run when it fires.
@@ -73,6 +78,9 @@ type Task struct {
 	// DelayMs and RemainingMs are a classic initial rebalance's current
 	// delay and the time left to extend it by.
 	DelayMs, RemainingMs int64
+	// Regexes are the regular expressions a regex refresh resolves: those
+	// the group subscribed to when it was scheduled, sorted.
+	Regexes []string
 }
 
 // Key is the timer key a task runs under.
@@ -87,6 +95,8 @@ func (t Task) Key() string {
 		return RebalanceTimeoutKey(t.GroupID, t.MemberID)
 	case TaskStreamsInitialRebalance:
 		return StreamsInitialRebalanceKey(t.GroupID)
+	case TaskRegexRefresh:
+		return RegexRefreshKey(t.GroupID)
 	}
 	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }
@@ -130,6 +140,13 @@ func SessionTimeoutKey(groupID, memberID string) string {
 // groupRebalanceTimeoutKey).
 func RebalanceTimeoutKey(groupID, memberID string) string {
 	return "rebalance-timeout-" + groupID + "-" + memberID
+}
+
+// RegexRefreshKey is the key of a consumer group's regex refresh. Kafka's
+// executor keys it "<group>-regex" in a namespace of its own; here it
+// shares the timers' keys, so it takes a prefix no other key starts with.
+func RegexRefreshKey(groupID string) string {
+	return "regex-refresh-" + groupID
 }
 
 // StreamsInitialRebalanceKey is the key of a streams group's initial

@@ -37,6 +37,11 @@ type Config struct {
 	// is empty waits this long before its first target assignment, so the
 	// members of a starting application land in one rebalance. 0 disables it.
 	StreamsInitialRebalanceDelayMs int32
+	// ConsumerRegexRefreshIntervalMs is group.consumer.regex.refresh.interval.ms:
+	// a consumer group's regexes are resolved again once their last
+	// resolution is older, whatever the topic image did. 0 is Kafka's
+	// default, 10 minutes.
+	ConsumerRegexRefreshIntervalMs int64
 	ShareSessionTimeoutMs          int32
 	ShareHeartbeatIntervalMs       int32
 	ShareMaxSize                   int
