@@ -76,12 +76,12 @@ func TestShareGroupOffsetsAdmin(t *testing.T) {
 
 	epoch, err := coordtest.Await(h, h.Coordinator.AlterShareGroupOffsets("sg", foo))
 	require.NoError(t, err)
-	assert.Equal(t, int32(3), epoch, "join 1, leave 2, alter 3")
+	assert.Equal(t, int32(4), epoch, "created at 1, join 2, leave 3, alter 4")
 	require.Len(t, h.Records(), before+1)
-	assert.Equal(t, "ShareGroupMetadata sg epoch=3", shard.Format(h.Records()[before].Record))
+	assert.Equal(t, "ShareGroupMetadata sg epoch=4", shard.Format(h.Records()[before].Record))
 	d, err := h.Group("sg")
 	require.NoError(t, err)
-	assert.Equal(t, int32(3), d.Epoch)
+	assert.Equal(t, int32(4), d.Epoch)
 	assert.Equal(t, shard.StateEmpty, d.State)
 
 	n, err := coordtest.Await(h, h.Coordinator.DeleteShareGroupOffsets("sg", foo))
@@ -120,5 +120,5 @@ func ExampleCoordinator_AlterShareGroupOffsets() {
 	fmt.Println(epoch, kerr.Name(err))
 	// Output:
 	// NON_EMPTY_GROUP
-	// 3 NONE
+	// 4 NONE
 }

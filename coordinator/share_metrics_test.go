@@ -31,7 +31,7 @@ func TestShareGroupRebalanceMetrics(t *testing.T) {
 	// Each join bumps the group epoch and recomputes the target.
 	r1, err := h.JoinShare("sg", "m1", "foo")
 	require.NoError(t, err)
-	require.Equal(t, int32(1), r1.MemberEpoch)
+	require.Equal(t, int32(2), r1.MemberEpoch)
 	require.Equal(t, []shard.TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}}, r1.Assignment)
 	require.Equal(t, 1.0, count("share-group-rebalance-count"))
 	_, err = h.JoinShare("sg", "m2", "foo")
@@ -59,7 +59,7 @@ func TestShareGroupRebalanceMetrics(t *testing.T) {
 
 	// A steady heartbeat recomputes nothing.
 	_, err = coordtest.Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
-		GroupID: "sg", MemberID: "m1", MemberEpoch: 1,
+		GroupID: "sg", MemberID: "m1", MemberEpoch: 2,
 	}))
 	require.NoError(t, err)
 	h.Advance(time.Second)
@@ -69,7 +69,7 @@ func TestShareGroupRebalanceMetrics(t *testing.T) {
 	// (the next heartbeat would compute the target), so it counts nothing,
 	// as Kafka records the rebalance sensor with the heartbeat's epoch bump.
 	_, err = coordtest.Await(h, h.Coordinator.ShareGroupHeartbeat(shard.ShareGroupHeartbeatRequest{
-		GroupID: "sg", MemberID: "m1", MemberEpoch: 3, SubscribedTopicNames: []string{"foo", "bar"},
+		GroupID: "sg", MemberID: "m1", MemberEpoch: 4, SubscribedTopicNames: []string{"foo", "bar"},
 	}))
 	require.NoError(t, err)
 	require.Equal(t, 4.0, count("share-group-rebalance-count"))

@@ -75,8 +75,9 @@ func TestConsumerGroupDescribeWithNewGroupCoordinator(t *testing.T) {
 			require.Equal(t, "grp-1", g.Group)
 			require.Zero(t, g.ErrorCode, "v%d: %v", v, g.ErrorMessage)
 			assert.Equal(t, "Stable", g.State)
-			assert.Equal(t, int32(1), g.Epoch)
-			assert.Equal(t, int32(1), g.AssignmentEpoch)
+			// A new group is at epoch 1 (ModernGroup); the join bumps it to 2.
+			assert.Equal(t, int32(2), g.Epoch)
+			assert.Equal(t, int32(2), g.AssignmentEpoch)
 			assert.Equal(t, "uniform", g.AssignorName)
 			wantOps := authorizedOperationsDefault
 			if include {
@@ -140,8 +141,9 @@ func TestShareGroupDescribe(t *testing.T) {
 		require.Equal(t, "grp-1", g.GroupID)
 		require.Zero(t, g.ErrorCode, "%v", g.ErrorMessage)
 		assert.Equal(t, "Stable", g.GroupState)
-		assert.Equal(t, int32(1), g.GroupEpoch)
-		assert.Equal(t, int32(1), g.AssignmentEpoch)
+		// A new group is at epoch 1 (ModernGroup); the join bumps it to 2.
+		assert.Equal(t, int32(2), g.GroupEpoch)
+		assert.Equal(t, int32(2), g.AssignmentEpoch)
 		assert.Equal(t, "simple", g.Assignor)
 		wantOps := authorizedOperationsDefault
 		if include {

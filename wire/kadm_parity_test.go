@@ -443,6 +443,11 @@ const (
 	whyListedProtocolType = "a consumer group lists with protocol type consumer (ConsumerGroup.asListedGroup)"
 	// Kafka's ConsumerGroupMember.topicPartitionsFromMap names the topics.
 	whyDescribedTopicNames = "ConsumerGroupDescribe names the assigned topics (ConsumerGroupMember.topicPartitionsFromMap); kfake sends ids only"
+	// Kafka's ModernGroup starts a new group at group epoch 1 and
+	// TargetAssignmentMetadata.INITIAL at assignment epoch 1, so the one
+	// member's join lands on 2; kfake starts at 0 and lands on 1. Both bump
+	// once for the join.
+	whyInitialEpoch = "a new consumer group is at epoch 1 before its first join (ModernGroup); kfake starts at 0"
 )
 
 // kfakeDiffers are the fields where kfake and coordsim differ, each
@@ -478,14 +483,17 @@ var kfakeDiffers = map[string]parityDifference{
 	// every broker, as kfake does; coordsim lists none, its documented
 	// choice (wire/74_list_config_resources.go: it serves no
 	// broker-logger configs).
-	"listconfigresources":         {"[TOPIC:pa BROKER:0 BROKER:1 BROKER:2]", "kfake's invalid topics; coordsim serves no BROKER_LOGGER configs (documented)"},
-	"describe848.member.assigned": {"[{pa [0 1 2]}]", whyDescribedTopicNames},
-	"describe848.member.target":   {"[{pa [0 1 2]}]", whyDescribedTopicNames},
-	"describeclassic.848.err":     {"GROUP_ID_NOT_FOUND", whyDescribeGroupsIsClassic},
-	"describeclassic.848.state":   {"Dead", whyDescribeGroupsIsClassic},
-	"lag.parity-848.err":          {"GROUP_ID_NOT_FOUND", whyDescribeGroupsIsClassic},
-	"lag.parity-848.state":        {"Dead", whyDescribeGroupsIsClassic},
-	"lag.parity-848.rows":         {"[]", whyDescribeGroupsIsClassic},
+	"listconfigresources":          {"[TOPIC:pa BROKER:0 BROKER:1 BROKER:2]", "kfake's invalid topics; coordsim serves no BROKER_LOGGER configs (documented)"},
+	"describe848.epoch":            {"2", whyInitialEpoch},
+	"describe848.assignment-epoch": {"2", whyInitialEpoch},
+	"describe848.member.epoch":     {"2", whyInitialEpoch},
+	"describe848.member.assigned":  {"[{pa [0 1 2]}]", whyDescribedTopicNames},
+	"describe848.member.target":    {"[{pa [0 1 2]}]", whyDescribedTopicNames},
+	"describeclassic.848.err":      {"GROUP_ID_NOT_FOUND", whyDescribeGroupsIsClassic},
+	"describeclassic.848.state":    {"Dead", whyDescribeGroupsIsClassic},
+	"lag.parity-848.err":           {"GROUP_ID_NOT_FOUND", whyDescribeGroupsIsClassic},
+	"lag.parity-848.state":         {"Dead", whyDescribeGroupsIsClassic},
+	"lag.parity-848.rows":          {"[]", whyDescribeGroupsIsClassic},
 	// OffsetMetadataManager.fetchAllOffsets catches
 	// GroupIdNotFoundException and answers the group with no topics.
 	"fetchoffsets.unknown.call-err": {"<nil>", "an unknown group's offsets are none, not an error (OffsetMetadataManager.fetchAllOffsets)"},
