@@ -35,7 +35,6 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	txnGroups := fs.Bool("txn-other-group", false, "let a transaction span groups (open divergence txn-marker-per-group)")
 	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-answers-differ, ...)")
 	noClassic := fs.Bool("no-classic", false, "leave out the classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups) and online migration")
-	showShift := fs.Bool("show-epoch-shift", false, "compare epochs untranslated (open divergence initial-group-epoch shows at every first join)")
 	verbose := fs.Bool("v", false, "print every divergence, known ones too")
 	fs.Usage = func() {
 		fs.SetOutput(stdout)
@@ -75,7 +74,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = o.Close() }()
 	opts := difftest.Options{
-		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir, ShowEpochShift: *showShift,
+		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir,
 		Gen: difftest.GenConfig{Share: *share, Regex: *regex, TxnOtherGroup: *txnGroups, Streams: *streams, NoClassic: *noClassic},
 	}
 	if *verbose {

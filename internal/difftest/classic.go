@@ -164,13 +164,13 @@ func (o ClassicJoin) run(d *driver) Outcome {
 		return errOutcome(err)
 	}
 	return parkable(d, o.Req, o.GroupID, res, res.Response.Pending, func() any {
-		return joinJSON(d.genOut(o.GroupID, res.Response))
+		return joinJSON(res.Response)
 	})
 }
 
 func (o ClassicSync) run(d *driver) Outcome {
 	req := shard.SyncGroupRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, InstanceID: str(o.InstanceID), GenerationID: d.genIn(o.GroupID, o.Generation),
+		GroupID: o.GroupID, MemberID: o.MemberID, InstanceID: str(o.InstanceID), GenerationID: o.Generation,
 		ProtocolType: o.ProtocolType, ProtocolName: o.ProtocolName, Handle: uint64(o.Req),
 	}
 	for _, a := range o.Assignments {
@@ -185,7 +185,7 @@ func (o ClassicSync) run(d *driver) Outcome {
 
 func (o ClassicHeartbeat) run(d *driver) Outcome {
 	res, err := d.s.Heartbeat(d.nowMs, shard.HeartbeatRequest{GroupID: o.GroupID, MemberID: o.MemberID,
-		InstanceID: str(o.InstanceID), GenerationID: d.genIn(o.GroupID, o.Generation)})
+		InstanceID: str(o.InstanceID), GenerationID: o.Generation})
 	if err != nil {
 		return Outcome{Response: map[string]any{"errorCode": int64(kerr.Code(err))}, Records: []any{}}
 	}
@@ -292,28 +292,13 @@ func (d *driver) deliver(cs []shard.Completion) {
 		var resp any
 		switch {
 		case c.Join != nil:
-			resp = joinJSON(d.genOut(d.parked[req], *c.Join))
+			resp = joinJSON(*c.Join)
 		case c.Sync != nil:
 			resp = syncJSON(*c.Sync)
 		}
 		delete(d.parked, req)
 		d.completed = append(d.completed, completedJSON(req, resp))
 	}
-}
-
-// genIn and genOut translate a classic member's generation as its group's
-// epochs are (driver.native): a classic member of a consumer group has its
-// member epoch for generation, and a classic group downgraded from a
-// consumer group counts on from the consumer group's epoch.
-func (d *driver) genIn(group string, gen int32) int32 {
-	return d.shiftFor(group).in(gen)
-}
-
-func (d *driver) genOut(group string, r shard.JoinGroupResponse) shard.JoinGroupResponse {
-	if r.Err == nil {
-		r.GenerationID = d.shiftFor(group).out(r.GenerationID)
-	}
-	return r
 }
 
 // ownAnswer moves a request's own completion, released by the op that

@@ -12,7 +12,7 @@
 // groups with KIP-848 members, so groups are upgraded and downgraded
 // online), runs each op through both, and compares what a client and the
 // log observe after a small, documented normalisation (normalise.go,
-// epochshift.go, outcome.go, memberids.go).
+// outcome.go, memberids.go).
 //
 // A classic JoinGroup or SyncGroup the coordinator parks (the delayed
 // join, a follower waiting for its leader) carries a request number (Req):

@@ -24,17 +24,11 @@ type driver struct {
 	topics map[string]int32
 	timers map[string]timer
 	seq    uint64
-	sh     shift
 	soft   streamsSoft
 	// parked are the classic requests (by number) whose answer comes
 	// later; completed the answers released since the op began.
 	parked    map[int]string
 	completed []any
-	// native are the groups whose epochs are the same on both sides: a
-	// group born classic (or streams) keeps Kafka's numbering through an
-	// upgrade, and one born consumer keeps the epoch shift through a
-	// downgrade, in its classic generations too (epochshift.go).
-	native map[string]bool
 }
 
 type timer struct {
@@ -42,12 +36,12 @@ type timer struct {
 	seq uint64
 }
 
-func newDriver(cfg shard.Config, sh shift) (*driver, error) {
+func newDriver(cfg shard.Config) (*driver, error) {
 	s, err := shard.New(0, cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, sh: sh, soft: newStreamsSoft(), native: map[string]bool{}}
+	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, soft: newStreamsSoft()}
 	d.applyTimers(s.OnLoaded(0))
 	return d, nil
 }
@@ -55,14 +49,7 @@ func newDriver(cfg shard.Config, sh shift) (*driver, error) {
 // commit replays a result's records and applies its timers.
 func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 	out := make([]any, 0, len(records))
-	gone := map[string]bool{}      // groups a record of this batch deleted
-	populated := map[string]bool{} // groups that had members before the batch
 	for _, r := range records {
-		g := r.GroupID()
-		_, existed := d.s.GroupType(g)
-		if _, seen := populated[g]; !seen {
-			populated[g] = d.hasMembers(g)
-		}
 		if r.Type() == shard.TypeClassicGroupState {
 			// coordsim's own snapshot of a classic group beside Kafka's
 			// GroupMetadata: no Kafka record to compare it with.
@@ -80,17 +67,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 			continue
 		}
 		d.log = append(d.log, r)
-		typ, exists := d.s.GroupType(g)
-		switch {
-		case existed && !exists:
-			gone[g] = true
-		case !existed && exists && !(gone[g] && populated[g]):
-			// A new group. One that takes the members of the group this
-			// batch deleted (an upgrade or downgrade) keeps its
-			// numbering; one that replaces an empty group starts afresh.
-			d.native[g] = typ == shard.Classic || typ == shard.Streams
-		}
-		out = append(out, recordJSON(d.shiftFor(g), r))
+		out = append(out, recordJSON(r))
 	}
 	d.applyTimers(timers)
 	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
@@ -135,16 +112,6 @@ func (d *driver) assignors() *assignor.Registry {
 	return assignor.Default()
 }
 
-// epochIn is a Kafka member epoch sent to group as coordsim counts it:
-// shifted for consumer and share groups, as sent for streams groups, which
-// start at the same epoch on both sides (epochshift.go).
-func (d *driver) epochIn(group string, e int32) int32 {
-	if t, ok := d.s.GroupType(group); ok && t == shard.Streams {
-		return e
-	}
-	return d.shiftFor(group).in(e)
-}
-
 // hasMembers reports whether group exists with members (a classic
 // group's pending members count).
 func (d *driver) hasMembers(group string) bool {
@@ -156,14 +123,6 @@ func (d *driver) hasMembers(group string) bool {
 		return true
 	}
 	return len(g.Members) > 0
-}
-
-// shiftFor is the epoch translation of group's epochs and generations.
-func (d *driver) shiftFor(group string) shift {
-	if d.native[group] {
-		return shift{off: true}
-	}
-	return d.sh
 }
 
 // errOutcome is the outcome of an operation that failed as a whole: Kafka's
@@ -241,7 +200,7 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		return errOutcome(err)
 	}
 	res, err := d.s.ConsumerGroupHeartbeat(d.nowMs, shard.ConsumerGroupHeartbeatRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.shiftFor(o.GroupID).in(o.MemberEpoch), InstanceID: str(o.InstanceID),
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, InstanceID: str(o.InstanceID),
 		ClientID: o.ClientID, RackID: str(o.RackID), RebalanceTimeoutMs: o.RebalanceTimeoutMs,
 		SubscribedTopicNames: o.Subscribed, TopicPartitions: owned, ServerAssignor: o.ServerAssignor,
 		SubscribedTopicRegex: o.Regex,
@@ -250,24 +209,22 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		return errOutcome(err)
 	}
 	r := res.Response
-	// The records first: a heartbeat that replaces an empty classic group
-	// numbers the new consumer group afresh (driver.native).
 	out := Outcome{Records: d.commit(res.Records, res.Timers)}
-	out.Response = heartbeatJSON(d.shiftFor(o.GroupID), r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment)
+	out.Response = heartbeatJSON(r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment)
 	d.deliver(res.Completions)
 	return out
 }
 
 func (o ShareHeartbeat) run(d *driver) Outcome {
 	res, err := d.s.ShareGroupHeartbeat(d.nowMs, shard.ShareGroupHeartbeatRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: d.sh.in(o.MemberEpoch), ClientID: o.ClientID,
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, ClientID: o.ClientID,
 		RackID: str(o.RackID), SubscribedTopicNames: o.Subscribed,
 	})
 	if err != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
-	return Outcome{Response: heartbeatJSON(d.sh, r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment),
+	return Outcome{Response: heartbeatJSON(r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMs, r.HasAssignment, r.Assignment),
 		Records: d.commit(res.Records, res.Timers)}
 }
 
@@ -285,7 +242,7 @@ func shardCommitTopics(topics []CommitTopic) []shard.OffsetCommitTopic {
 
 func (o OffsetCommit) run(d *driver) Outcome {
 	res, err := d.s.CommitOffsets(d.nowMs, shard.OffsetCommitRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch),
+		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch,
 		RetentionTimeMs: shard.DefaultRetentionTimeMs, APIVersion: 9, Topics: shardCommitTopics(o.Topics),
 	})
 	if err != nil {
@@ -297,7 +254,7 @@ func (o OffsetCommit) run(d *driver) Outcome {
 func (o TxnOffsetCommit) run(d *driver) Outcome {
 	res, err := d.s.CommitTransactionalOffsets(d.nowMs, shard.TxnOffsetCommitRequest{
 		TransactionalID: "txn", GroupID: o.GroupID, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
-		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch), Topics: shardCommitTopics(o.Topics),
+		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch, Topics: shardCommitTopics(o.Topics),
 	})
 	if err != nil {
 		return errOutcome(err)
@@ -326,7 +283,7 @@ func (o OffsetFetch) run(d *driver) Outcome {
 			}
 		}
 	}
-	got, err := d.s.OffsetFetch(shard.OffsetFetchRequest{GroupID: o.GroupID, MemberID: str(o.MemberID), MemberEpoch: d.epochIn(o.GroupID, o.MemberEpoch),
+	got, err := d.s.OffsetFetch(shard.OffsetFetchRequest{GroupID: o.GroupID, MemberID: str(o.MemberID), MemberEpoch: o.MemberEpoch,
 		Topics: topics, RequireStable: o.RequireStable})
 	if err != nil {
 		return errOutcome(err)
@@ -378,7 +335,7 @@ func (o DescribeGroups) run(d *driver) Outcome {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
 		}
-		out = append(out, describeJSON(d.shiftFor(id), g))
+		out = append(out, describeJSON(g))
 	}
 	return Outcome{Response: out, Records: []any{}}
 }

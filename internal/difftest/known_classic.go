@@ -21,7 +21,7 @@ func classicInflightReload(d Divergence) bool {
 	if !slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { _, ok := op.(Reload); return ok }) {
 		return false
 	}
-	s, err := newOursOnly(shift{})
+	s, err := newOursOnly()
 	if err != nil {
 		return false
 	}
@@ -126,7 +126,7 @@ func classicJoinDropsEmptyConsumerGroup(d Divergence) bool {
 			}
 		}
 	}
-	s, err := newOursOnly(shift{})
+	s, err := newOursOnly()
 	if err != nil {
 		return false
 	}
@@ -305,7 +305,7 @@ func consumerTimersSurviveDowngrade(d Divergence) bool {
 			return false
 		}
 	}
-	s, err := newOursOnly(shift{})
+	s, err := newOursOnly()
 	if err != nil {
 		return false
 	}

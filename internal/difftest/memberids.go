@@ -159,15 +159,14 @@ func (t *idTable) resolve(op Op) Op {
 type oursOnly struct {
 	d   *driver
 	ids idTable
-	sh  shift
 }
 
-func newOursOnly(sh shift) (*oursOnly, error) {
-	d, err := newDriver(shard.DefaultConfig(), sh)
+func newOursOnly() (*oursOnly, error) {
+	d, err := newDriver(shard.DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	return &oursOnly{d: d, sh: sh}, nil
+	return &oursOnly{d: d}, nil
 }
 
 func (s *oursOnly) step(op Op) Outcome {
@@ -176,7 +175,6 @@ func (s *oursOnly) step(op Op) Outcome {
 		out.Completed = c
 	}
 	out = s.ids.relabel(out)
-	out.Message = s.sh.message(out.Message)
 	if !carriesMessage(op) {
 		out.Message = "" // as the runner compares (session.step)
 	}

@@ -112,8 +112,8 @@ func assignmentJSON(tps []shard.TopicPartitions) []any {
 	return out
 }
 
-func heartbeatJSON(sh shift, memberID string, epoch, intervalMs int32, hasAssignment bool, a []shard.TopicPartitions) map[string]any {
-	m := map[string]any{"memberId": memberID, "memberEpoch": sh.out(epoch), "heartbeatIntervalMs": intervalMs, "assignment": nil}
+func heartbeatJSON(memberID string, epoch, intervalMs int32, hasAssignment bool, a []shard.TopicPartitions) map[string]any {
+	m := map[string]any{"memberId": memberID, "memberEpoch": epoch, "heartbeatIntervalMs": intervalMs, "assignment": nil}
 	if hasAssignment {
 		m["assignment"] = assignmentJSON(a)
 	}
@@ -143,11 +143,11 @@ func fetchJSON(got []shard.FetchedOffset) map[string]any {
 	return map[string]any{"errorCode": 0, "offsets": lines}
 }
 
-func describeJSON(sh shift, g shard.GroupDescription) map[string]any {
+func describeJSON(g shard.GroupDescription) map[string]any {
 	members := []any{}
 	for _, m := range g.Members {
 		md := map[string]any{
-			"memberId": m.MemberID, "memberEpoch": sh.out(m.MemberEpoch), "clientId": m.ClientID,
+			"memberId": m.MemberID, "memberEpoch": m.MemberEpoch, "clientId": m.ClientID,
 			"rackId": m.RackID, "subscribedTopicNames": sortedStrings(m.SubscribedTopics),
 			"assignment": assignmentJSON(m.Assignment),
 		}
@@ -160,7 +160,7 @@ func describeJSON(sh shift, g shard.GroupDescription) map[string]any {
 	}
 	return map[string]any{
 		"groupId": g.GroupID, "errorCode": 0, "groupState": g.State.MetricLabel(),
-		"groupEpoch": sh.out(g.Epoch), "assignmentEpoch": sh.out(g.AssignmentEpoch), "members": members,
+		"groupEpoch": g.Epoch, "assignmentEpoch": g.AssignmentEpoch, "members": members,
 	}
 }
 
@@ -194,7 +194,7 @@ func classicMemberJSON(c *shard.ClassicMemberMetadata) any {
 }
 
 // recordJSON is a coordsim record in the canonical form.
-func recordJSON(sh shift, r shard.Record) map[string]any {
+func recordJSON(r shard.Record) map[string]any {
 	out := map[string]any{"type": r.Type().String()}
 	var key, value map[string]any
 	tomb := false
@@ -216,12 +216,12 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 				"rebalanceTimeout": m.RebalanceTimeoutMs, "sessionTimeout": m.SessionTimeoutMs,
 				"subscription": base64.StdEncoding.EncodeToString(m.Subscription), "assignment": assignmentBytesJSON(m.Assignment)})
 		}
-		value = map[string]any{"protocolType": r.ProtocolType, "generation": sh.out(r.Generation), "currentStateTimestamp": r.CurrentStateTimestampMs,
+		value = map[string]any{"protocolType": r.ProtocolType, "generation": r.Generation, "currentStateTimestamp": r.CurrentStateTimestampMs,
 			"protocol": r.Protocol, "leader": r.Leader, "members": members}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMetadata:
 		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"epoch": sh.out(r.Epoch)}
+		value = map[string]any{"epoch": r.Epoch}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMemberMetadata:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -232,7 +232,7 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMetadata:
 		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"assignmentEpoch": sh.out(r.AssignmentEpoch)}
+		value = map[string]any{"assignmentEpoch": r.AssignmentEpoch}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMember:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -240,12 +240,12 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupCurrentMemberAssignment:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
-		value = map[string]any{"memberEpoch": sh.out(r.MemberEpoch), "previousMemberEpoch": sh.out(r.PreviousMemberEpoch), "state": int(r.State),
+		value = map[string]any{"memberEpoch": r.MemberEpoch, "previousMemberEpoch": r.PreviousMemberEpoch, "state": int(r.State),
 			"assignedPartitions": assignmentJSON(r.Partitions), "partitionsPendingRevocation": assignmentJSON(r.PartitionsPendingRevocation)}
 		tomb = r.Tombstone
 	case *shard.ShareGroupMetadata:
 		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"epoch": sh.out(r.Epoch)}
+		value = map[string]any{"epoch": r.Epoch}
 		tomb = r.Tombstone
 	case *shard.ShareGroupMemberMetadata:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -253,7 +253,7 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMetadata:
 		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"assignmentEpoch": sh.out(r.AssignmentEpoch)}
+		value = map[string]any{"assignmentEpoch": r.AssignmentEpoch}
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMember:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -261,7 +261,7 @@ func recordJSON(sh shift, r shard.Record) map[string]any {
 		tomb = r.Tombstone
 	case *shard.ShareGroupCurrentMemberAssignment:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
-		value = map[string]any{"memberEpoch": sh.out(r.MemberEpoch), "previousMemberEpoch": sh.out(r.PreviousMemberEpoch), "state": 0,
+		value = map[string]any{"memberEpoch": r.MemberEpoch, "previousMemberEpoch": r.PreviousMemberEpoch, "state": 0,
 			"assignedPartitions": assignmentJSON(r.Partitions)}
 		tomb = r.Tombstone
 	default:

@@ -38,7 +38,7 @@ func threeParkedJoins() []Op {
 func TestParkedCompletionKeepsItsRequestNumber(t *testing.T) {
 	o := startOracle(context.Background(), t)
 	ops := threeParkedJoins()
-	s, err := newSession(o, shift{})
+	s, err := newSession(o)
 	require.NoError(t, err)
 	var completed [][]int
 	for _, op := range ops {

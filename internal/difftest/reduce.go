@@ -5,9 +5,8 @@ package difftest
 // ops) while the shorter sequence still ends in an unexplained divergence,
 // and returns the smallest found, or nil if ops does not diverge. Every
 // trial is a fresh run on both sides, so the result reproduces alone.
-func Reduce(o *Oracle, ops []Op, showEpochShift bool) (*Divergence, error) {
-	sh := shift{off: showEpochShift}
-	best, err := replay(o, ops, sh)
+func Reduce(o *Oracle, ops []Op) (*Divergence, error) {
+	best, err := replay(o, ops)
 	if err != nil || best == nil || best.Known != "" {
 		return best, err
 	}
@@ -22,7 +21,7 @@ func Reduce(o *Oracle, ops []Op, showEpochShift bool) (*Divergence, error) {
 				start = end
 				continue
 			}
-			d, err := replay(o, trial, sh)
+			d, err := replay(o, trial)
 			if err != nil {
 				return nil, err
 			}

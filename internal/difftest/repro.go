@@ -42,7 +42,7 @@ func WriteRepro(dir string, d Divergence) (string, error) {
 // compared each op before the last and found them equal, so coordsim's
 // outcome stands for Kafka's there; the last is Kafka's own.
 func startedOracleOutcomes(d Divergence) ([]string, error) {
-	s, err := newOursOnly(shift{})
+	s, err := newOursOnly()
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 	return func(td *datadriven.TestData) string {
 		if s == nil {
 			var err error
-			if s, err = newOursOnly(shift{}); err != nil {
+			if s, err = newOursOnly(); err != nil {
 				return err.Error()
 			}
 		}
@@ -88,7 +88,7 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 // a hand-written regression sequence, checked against coordsim by
 // TestRepros without Java. about is the file's opening paragraph.
 func RecordRepro(o *Oracle, dir, name, about string, ops []Op) (string, error) {
-	s, err := newSession(o, shift{})
+	s, err := newSession(o)
 	if err != nil {
 		return "", err
 	}

@@ -24,9 +24,6 @@ type Options struct {
 	Log io.Writer
 	// Trace, when set, receives every op and both outcomes.
 	Trace io.Writer
-	// ShowEpochShift turns off the epoch translation (epochshift.go), so
-	// the initial-group-epoch divergence shows at every first join.
-	ShowEpochShift bool
 }
 
 // Divergence is the first operation of a sequence on which coordsim and
@@ -113,7 +110,7 @@ func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
 		if div.Known != "" {
 			rep.Known[div.Known]++
 		} else {
-			reduced, err := Reduce(o, div.Ops, opts.ShowEpochShift)
+			reduced, err := Reduce(o, div.Ops)
 			if err != nil {
 				return rep, fmt.Errorf("seed %d: reducing: %w", seed, err)
 			}
@@ -142,7 +139,7 @@ func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
 // divergence (nil if none) and the number of ops run.
 func runSequence(o *Oracle, seed uint64, opts Options, classic map[string]int) (*Divergence, int, error) {
 	g := newGenerator(seed, opts.Gen)
-	s, err := newSession(o, shift{off: opts.ShowEpochShift})
+	s, err := newSession(o)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -177,22 +174,21 @@ func runSequence(o *Oracle, seed uint64, opts Options, classic map[string]int) (
 type session struct {
 	o   *Oracle
 	d   *driver
-	sh  shift
 	ids topicIDs
 	// kafkaIDs and ourIDs are the member ids each side generated
 	// (memberids.go).
 	kafkaIDs, ourIDs idTable
 }
 
-func newSession(o *Oracle, sh shift) (*session, error) {
+func newSession(o *Oracle) (*session, error) {
 	if err := o.reset(OracleProps()); err != nil {
 		return nil, err
 	}
-	d, err := newDriver(shard.DefaultConfig(), sh)
+	d, err := newDriver(shard.DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	return &session{o: o, d: d, sh: sh, ids: newTopicIDs()}, nil
+	return &session{o: o, d: d, ids: newTopicIDs()}, nil
 }
 
 // OracleProps are the broker properties the oracle runs with: Kafka's
@@ -224,7 +220,6 @@ func (s *session) step(op Op) (kafka, ours Outcome, err error) {
 		ours.Completed = c
 	}
 	ours = s.ourIDs.relabel(ours)
-	kafka.Message, ours.Message = s.sh.message(kafka.Message), s.sh.message(ours.Message)
 	if !carriesMessage(op) {
 		// OffsetCommit, TxnOffsetCommit, OffsetFetch (per group, v8+ has
 		// none either) and OffsetDelete answers have no error message
@@ -238,8 +233,8 @@ func (s *session) step(op Op) (kafka, ours Outcome, err error) {
 }
 
 // replay runs ops on a fresh session and returns the first divergence.
-func replay(o *Oracle, ops []Op, sh shift) (*Divergence, error) {
-	s, err := newSession(o, sh)
+func replay(o *Oracle, ops []Op) (*Divergence, error) {
+	s, err := newSession(o)
 	if err != nil {
 		return nil, err
 	}

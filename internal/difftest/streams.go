@@ -11,9 +11,7 @@ import (
 
 // Streams groups (KIP-1071) in the differential run: the StreamsGroupHeartbeat
 // and StreamsGroupDescribe ops, their oracle lines, how the driver runs them
-// on coordsim's shard, and their canonical outcomes. Streams epochs are not
-// shifted (epochshift.go): a new streams group starts at epoch 1 on both
-// sides.
+// on coordsim's shard, and their canonical outcomes.
 
 // Tasks is one subtopology's task partitions (KIP-1071's TaskIds).
 type Tasks struct {

@@ -8,17 +8,20 @@ import (
 	"github.com/coordsim/coordsim/oracle/brokerdiff"
 )
 
-// Two clusters answer the same join; after normalisation only the epoch
-// differs, and Known explains it. Against a real broker the answers come
-// from brokerdiff.Start's broker and from coordsim's wire endpoint.
+// Two clusters answer the same share join; after normalisation only the
+// assignment differs (Kafka assigns a share partition once its state is
+// initialised), and Known explains it. Against a real broker the answers
+// come from brokerdiff.Start's broker and from coordsim's wire endpoint.
 func ExampleDiff() {
-	answer := func(member string, topicID [16]byte, epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
-		r := kmsg.NewPtrConsumerGroupHeartbeatResponse()
-		r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMillis = &member, epoch, 5000
-		a := kmsg.NewConsumerGroupHeartbeatResponseAssignment()
-		t := kmsg.NewConsumerGroupHeartbeatResponseAssignmentTopic()
-		t.TopicID, t.Partitions = topicID, []int32{0, 1, 2}
-		a.Topics = append(a.Topics, t)
+	answer := func(member string, topicID [16]byte, partitions ...int32) *kmsg.ShareGroupHeartbeatResponse {
+		r := kmsg.NewPtrShareGroupHeartbeatResponse()
+		r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMillis = &member, 2, 5000
+		a := kmsg.NewShareGroupHeartbeatResponseAssignment()
+		if len(partitions) > 0 {
+			t := kmsg.NewShareGroupHeartbeatResponseAssignmentTopicPartition()
+			t.TopicID, t.Partitions = topicID, partitions
+			a.TopicPartitions = append(a.TopicPartitions, t)
+		}
 		r.Assignment = &a
 		return r
 	}
@@ -26,15 +29,19 @@ func ExampleDiff() {
 	ours.Topic([16]byte{1}, "orders") // each cluster's id of the same topic
 	kafka.Topic([16]byte{7}, "orders")
 	diffs := brokerdiff.Diff(
-		brokerdiff.Flatten(answer("m-1", [16]byte{1}, 1), ours),
-		brokerdiff.Flatten(answer("m-1", [16]byte{7}, 2), kafka),
+		brokerdiff.Flatten(answer("m-1", [16]byte{1}, 0), ours),
+		brokerdiff.Flatten(answer("m-1", [16]byte{7}), kafka),
 	)
 	for _, d := range diffs {
 		fmt.Println(d)
-		_, entry := brokerdiff.Explain("consumer/join", "join", d)
+		_, entry := brokerdiff.Explain("share/join-heartbeat-leave-errors", "join", d)
 		fmt.Println("known:", brokerdiff.Known[entry].Name)
 	}
 	// Output:
-	// .MemberEpoch: coordsim 1, Kafka 2
-	// known: initial-group-epoch
+	// .Assignment.TopicPartitions[0].TopicID: coordsim topic:orders, Kafka (absent)
+	// known: share-initialisation
+	// .Assignment.TopicPartitions[0].Partitions[0]: coordsim 0, Kafka (absent)
+	// known: share-initialisation
+	// .Assignment.TopicPartitions: coordsim (absent), Kafka []
+	// known: share-initialisation
 }

@@ -1,10 +1,6 @@
 package brokerdiff
 
-import (
-	"regexp"
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // KnownDifference is a field coordsim answers differently from Kafka on
 // purpose, or one reported and not yet fixed: the comparison accepts it
@@ -18,22 +14,12 @@ type KnownDifference struct {
 	// Field is the flattened path's last field name (".MemberEpoch"
 	// matches every MemberEpoch), or a path prefix ending in "[" or "."
 	// for a whole subtree.
-	Field string
-	// Match, when set, must also hold: the difference has the known shape
-	// (the two values differ only as the divergence says).
-	Match  func(d Difference) bool
+	Field  string
 	Reason string
 }
 
 // Known lists the differences the broker comparison accepts.
 var Known = []KnownDifference{
-	{
-		Name: "initial-group-epoch", Field: ".MemberEpoch", Match: kafkaOneAhead,
-		Reason: "Kafka 4.4 starts a consumer or share group at epoch 1, coordsim at 0: every epoch Kafka answers is coordsim's plus one",
-	},
-	{Name: "initial-group-epoch", Field: ".Epoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
-	{Name: "initial-group-epoch", Field: ".AssignmentEpoch", Match: kafkaOneAhead, Reason: "as MemberEpoch"},
-	{Name: "initial-group-epoch", Field: ".ErrorMessage", Match: sameButNumbers, Reason: "the epochs in the message, as MemberEpoch"},
 	{
 		Name: "share-initialisation", Case: "share/join-heartbeat-leave-errors", Step: "join", Field: ".Assignment.",
 		Reason: "Kafka assigns a share partition only once its share state is initialised, after the join; coordsim assigns at once",
@@ -56,7 +42,7 @@ func Explain(c, step string, d Difference) (reason string, entry int) {
 		if (k.Case != "" && k.Case != c) || (k.Step != "" && k.Step != step) {
 			continue
 		}
-		if !fieldMatches(d.Path, k.Field) || (k.Match != nil && !k.Match(d)) {
+		if !fieldMatches(d.Path, k.Field) {
 			continue
 		}
 		return k.Name + ": " + k.Reason, i
@@ -69,20 +55,4 @@ func fieldMatches(path, field string) bool {
 		return strings.HasPrefix(path, field)
 	}
 	return path == field || strings.HasSuffix(path, field)
-}
-
-// kafkaOneAhead reports whether both values are numbers and Kafka's is
-// coordsim's plus one.
-func kafkaOneAhead(d Difference) bool {
-	o, err1 := strconv.Atoi(d.Ours)
-	k, err2 := strconv.Atoi(d.Kafka)
-	return err1 == nil && err2 == nil && k == o+1
-}
-
-var digits = regexp.MustCompile(`[0-9]+`)
-
-// sameButNumbers reports whether the two values read the same once every
-// number is N.
-func sameButNumbers(d Difference) bool {
-	return digits.ReplaceAllString(d.Ours, "N") == digits.ReplaceAllString(d.Kafka, "N")
 }
