@@ -202,11 +202,15 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		m.classic, changed = nil, true
 	}
 	if h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor {
-		// Kafka writes the member record; the group epoch is not bumped.
+		// Kafka writes the member record, and bumps the group epoch when
+		// the assignor the group prefers changed with it
+		// (hasPreferredServerAssignorChanged).
+		before := v.preferredAssignor()
 		c := m.consumerPart()
 		c.serverAssignor = *h.serverAssignor
 		m.setConsumer(c)
 		changed = true
+		bump = bump || v.preferredAssignor() != before
 	}
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) {

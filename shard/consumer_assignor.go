@@ -31,6 +31,16 @@ var defaultAssignors = assignor.Default() // immutable
 // heterogeneous is decided on the names (subscriptionType). An assignor's
 // error is Kafka's "Failed to compute a new target assignment" as
 // UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
+// preferredAssignor names the server assignor the group's members prefer
+// (ConsumerGroup.preferredServerAssignor, else the broker's default).
+func (v *view) preferredAssignor() string {
+	names := make([]string, len(v.members))
+	for i, m := range v.members {
+		names[i] = m.consumerPart().serverAssignor
+	}
+	return v.s.consumerAssignors().Preferred(names).Name()
+}
+
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	names := make([]string, len(v.members))
 	spec := assignor.Spec{Members: make([]assignor.Member, len(v.members))}

@@ -155,6 +155,11 @@ type group struct {
 	// (Kafka's ConsumerGroup.resolvedRegularExpressions), by regex. Looked
 	// up only; described in regex order. Replaced, never written in place.
 	regexes map[string]resolvedRegex
+	// regexImage is the shard's imageVersion when the regexes were last
+	// resolved, and regexesLoaded whether a load replayed them instead:
+	// soft state, for staleness only (regexesStale).
+	regexImage    uint64
+	regexesLoaded bool
 
 	// streams
 	topology               *Topology // immutable once set

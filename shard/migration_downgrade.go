@@ -106,7 +106,12 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, ge
 		st.Members = append(st.Members, ClassicMember{MemberID: m.id, InstanceID: m.instanceID(), ClientID: m.clientID,
 			ClientHost: m.clientHost, RebalanceTimeoutMs: m.rebalanceTimeoutMs, SessionTimeoutMs: m.classic.SessionTimeoutMs,
 			Protocols: m.classic.SupportedProtocols})
-		targets[m.id] = m.target
+		// Utils.toConsumerProtocolAssignment names each target topic
+		// from the metadata image: a deleted topic's partitions go.
+		targets[m.id] = slices.DeleteFunc(slices.Clone(m.target), func(tp TopicPartitions) bool {
+			_, ok := s.topics[tp.Topic]
+			return !ok
+		})
 	}
 	st.Leader = st.Members[0].MemberID
 	st.ProtocolName = st.selectProtocol()

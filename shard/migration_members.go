@@ -124,17 +124,23 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	m.subscribedTopics = sub.topics
 	// Regex subscription is not supported for classic members: a static
 	// member's regex it replaces goes (and with it, when no one else uses
-	// it, the group's resolved regex), which bumps the epoch.
-	droppedRegex := m.consumerPart().topicRegex
-	c := m.consumerPart()
-	c.topicRegex, c.regexTopics = "", nil
-	m.setConsumer(c)
+	// it, the group's resolved regex), which bumps the epoch. Kafka runs
+	// maybeUpdateRegularExpressions here as on a consumer heartbeat, so the
+	// join may also schedule a refresh of the other members' regexes.
+	var noRegex *string
+	if m.consumerPart().topicRegex != "" {
+		noRegex = new(string)
+	}
+	regexRecords, _, regexBump, err := v.updateRegularExpressions(nowMs, i, noRegex)
+	if err != nil {
+		return fail(err)
+	}
+	m = v.members[i]
 	if created || subsChanged || !sameMemberMetadata(&old, m) {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
-	regexDropped := droppedRegex != ""
-	v.maybeForgetRegex(droppedRegex) // after the member record, as Kafka writes them
-	bump := created || subsChanged || regexDropped
+	v.records = append(v.records, regexRecords...) // after the member record, as Kafka writes them
+	bump := created || subsChanged || regexBump
 	if hash := v.metadataHash(); hash != v.hash {
 		v.hash, bump = hash, true
 	}

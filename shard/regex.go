@@ -114,7 +114,8 @@ func (s *Shard) regexRefreshDue(g *group, m *member, nowMs int64) bool {
 		}
 	}
 	slices.Sort(subscribed)
-	return s.regexRefreshNeeded(slices.Compact(subscribed), g.regexes, len(g.regexes), nowMs, false)
+	subscribed = slices.Compact(subscribed)
+	return s.regexRefreshNeeded(subscribed, lastRegexRefreshMs(g.regexes), nowMs, s.regexesStale(g) || len(subscribed) != len(g.regexes))
 }
 
 func (v *view) regexesForWrite() map[string]resolvedRegex {
@@ -137,15 +138,16 @@ func (v *view) regexRecord(re string, r resolvedRegex) Record {
 	return &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Topics: r.topics, Version: r.version, TimestampMs: r.timestampMs}
 }
 
-// maybeForgetRegex tombstones re once no member subscribes to it.
+// maybeForgetRegex tombstones re once no member subscribes to it, resolved
+// or not (Kafka's maybeDeleteResolvedRegularExpressions counts subscribers
+// only).
 func (v *view) maybeForgetRegex(re string) {
 	if re == "" || v.regexInUse(re) {
 		return
 	}
-	if _, ok := v.regexes[re]; !ok {
-		return
+	if _, ok := v.regexes[re]; ok {
+		delete(v.regexesForWrite(), re)
 	}
-	delete(v.regexesForWrite(), re)
 	v.records = append(v.records, &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Tombstone: true})
 }
 
@@ -163,7 +165,9 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 	m := v.members[i]
 	old := m.consumerPart().topicRegex
 	groupHadRegexes := slices.ContainsFunc(v.members, func(x *member) bool { return x.consumerPart().topicRegex != "" })
-	resolvedBefore := len(v.regexes)
+	// The group as it was before this heartbeat decides the refresh, as
+	// Kafka reads its ConsumerGroup before the records are replayed.
+	resolvedBefore, lastRefresh := len(v.regexes), lastRegexRefreshMs(v.regexes)
 	requireRefresh := false
 	if regex != nil && *regex != old {
 		re := *regex
@@ -189,7 +193,8 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 		}
 	}
 	if requireRefresh || groupHadRegexes {
-		if subscribed := subscribedRegexes(v.members); v.s.regexRefreshNeeded(subscribed, v.regexes, resolvedBefore, nowMs, requireRefresh) {
+		stale := v.g != nil && v.s.regexesStale(v.g)
+		if subscribed := subscribedRegexes(v.members); v.s.regexRefreshNeeded(subscribed, lastRefresh, nowMs, requireRefresh || stale || len(subscribed) != resolvedBefore) {
 			t := Task{Kind: TaskRegexRefresh, Type: Consumer, GroupID: v.id, Regexes: subscribed}
 			v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs, IfAbsent: true, Task: t})
 		}
@@ -199,26 +204,37 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 
 // regexRefreshNeeded is the rest of maybeUpdateRegularExpressions' test
 // for scheduling a refresh: none within REGEX_BATCH_REFRESH_MIN_INTERVAL_MS
-// (10 s) of the last resolution, then one if a regex is new
-// (requireRefresh), the group subscribes to another number of regexes than
-// it has resolved, a regex was resolved against other topic names (Kafka:
-// an image with new topics since; here any change of the names), or the
-// last resolution is older than group.consumer.regex.refresh.interval.ms;
-// never for a group that subscribes to none. A refresh already scheduled
+// (10 s) of the last resolution (last), nor for a group that subscribes to
+// no regex; then one if the caller requires it (a regex is new, the group
+// subscribes to another number of regexes than it has resolved, or they
+// are stale) or the last resolution is older than
+// group.consumer.regex.refresh.interval.ms. A refresh already scheduled
 // is kept (the timer is IfAbsent), as Kafka's isScheduled check does.
-func (s *Shard) regexRefreshNeeded(subscribed []string, resolved map[string]resolvedRegex, resolvedCount int, nowMs int64, requireRefresh bool) bool {
-	last := lastRegexRefreshMs(resolved)
-	if nowMs <= last+regexBatchRefreshIntervalMs {
+func (s *Shard) regexRefreshNeeded(subscribed []string, last int64, nowMs int64, requireRefresh bool) bool {
+	if nowMs <= last+regexBatchRefreshIntervalMs || len(subscribed) == 0 {
 		return false
 	}
-	if len(subscribed) == 0 {
+	return requireRefresh || nowMs > last+s.regexRefreshIntervalMs()
+}
+
+// regexesStale is Kafka's lastResolvedRegularExpressionVersion() <
+// lastMetadataImageWithNewTopics for g: an image since the resolution
+// added a topic. Regexes a load replayed are stale when they were resolved
+// against other topic names than the image's (Kafka: a record's image
+// offset older than the image the loaded coordinator first sees).
+func (s *Shard) regexesStale(g *group) bool {
+	if len(g.regexes) == 0 {
 		return false
 	}
-	stale := false
-	for _, r := range resolved {
-		stale = stale || r.version != s.topicNamesHash
+	if !g.regexesLoaded {
+		return g.regexImage < s.imageWithNewTopics
 	}
-	return requireRefresh || len(subscribed) != resolvedCount || stale || nowMs > last+s.regexRefreshIntervalMs()
+	for _, r := range g.regexes {
+		if r.version != s.topicNamesHash {
+			return true
+		}
+	}
+	return false
 }
 
 // lastRegexRefreshMs is ConsumerGroup.lastResolvedRegularExpressionRefreshTimeMs:
@@ -259,8 +275,9 @@ func (s *Shard) regexRefreshIntervalMs() int64 {
 // now, then handleRegularExpressionsResult. Every regex of the task that a
 // member still subscribes to gets its record, changed or not; the members
 // subscribed to a regex whose topics changed take them; and the group
-// epoch is bumped, with the new metadata hash, when the hash of what the
-// group reads changed. The target assignment waits for the next heartbeat.
+// epoch is bumped, with the new metadata hash, when some regex's topics
+// changed or the hash of what the group reads did (a regex's topics that
+// the members also name change the topics but not the hash). The target assignment waits for the next heartbeat.
 // A group that is gone or no longer a consumer group gets nothing.
 func (s *Shard) refreshRegularExpressions(nowMs int64, t Task) Result[struct{}] {
 	var res Result[struct{}]
@@ -269,6 +286,7 @@ func (s *Shard) refreshRegularExpressions(nowMs int64, t Task) Result[struct{}] 
 		return res
 	}
 	v := s.newView(g, Consumer, g.id)
+	bump := false
 	for _, re := range t.Regexes {
 		if !v.regexInUse(re) {
 			continue
@@ -285,13 +303,14 @@ func (s *Shard) refreshRegularExpressions(nowMs int64, t Task) Result[struct{}] 
 		if slices.Equal(old.topics, r.topics) {
 			continue
 		}
+		bump = true
 		for j, x := range v.members {
 			if x.consumerPart().topicRegex == re {
 				v.own(j).setRegexTopics(r.topics)
 			}
 		}
 	}
-	if v.metadataHashChanged() {
+	if v.metadataHashChanged() || bump {
 		v.epoch++
 		v.records = append(v.records, v.groupEpochRecord())
 	}
@@ -333,6 +352,9 @@ func (s *Shard) applyRegularExpression(r *ConsumerGroupRegularExpression) error 
 		regexes = nil
 	}
 	g.regexes = regexes
+	if !r.Tombstone {
+		g.regexImage, g.regexesLoaded = s.imageVersion, s.loading
+	}
 	for _, m := range g.members {
 		if m.consumerPart().topicRegex == r.Regex {
 			m.setRegexTopics(topics)

@@ -44,6 +44,8 @@ func isNilPointer(r Record) bool {
 
 // ReplayAll replays records at consecutive offsets starting at first.
 func (s *Shard) ReplayAll(first int64, records []Record) error {
+	s.loading = true
+	defer func() { s.loading = false }()
 	for i, r := range records {
 		if err := s.Replay(first+int64(i), r); err != nil {
 			return err

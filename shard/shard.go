@@ -163,6 +163,18 @@ type Shard struct {
 	// stale once the fingerprint moves (regex.go). Replaced with topics.
 	topicNames     []string
 	topicNamesHash uint64
+	// imageVersion counts the images installed, and imageWithNewTopics is
+	// the count at the last that added a topic name to an earlier one:
+	// Kafka's metadata image version and lastMetadataImageWithNewTopics,
+	// which decide when a group's regexes are stale (regex.go). Soft state,
+	// like the image: a shard's first image adds nothing, so regexes a load
+	// replays are fresh until a later image adds a topic. (Kafka compares
+	// the image offsets stored in the records, so a group resolved before
+	// topics were added elsewhere is stale at once after a load; here its
+	// next refresh waits for group.consumer.regex.refresh.interval.ms.)
+	imageVersion, imageWithNewTopics uint64
+	// loading is set while ReplayAll rebuilds state from a log.
+	loading bool
 	// imageID names the prepared image installed last (nil: none, or one
 	// installed through SetTopicImage's own preparation).
 	imageID *imageID
@@ -319,6 +331,10 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 	s.forgetReady(changed)
 	s.topics = p.topics
 	s.racks, s.rackHashes = p.racks, p.rackHashes
+	s.imageVersion++
+	if s.imageVersion > 1 && p.topicNamesHash != s.topicNamesHash && addsName(s.topicNames, p.topicNames) {
+		s.imageWithNewTopics = s.imageVersion
+	}
 	s.topicNames, s.topicNamesHash = p.topicNames, p.topicNamesHash
 	s.imageID = p.id
 	for _, id := range changed {
@@ -326,6 +342,21 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 			s.refresh(id)
 		}
 	}
+}
+
+// addsName reports whether the sorted names after hold one that before
+// does not.
+func addsName(before, after []string) bool {
+	i := 0
+	for _, n := range after {
+		for i < len(before) && before[i] < n {
+			i++
+		}
+		if i == len(before) || before[i] != n {
+			return true
+		}
+	}
+	return false
 }
 
 // maxReadyCache bounds the topologyReady memo: a replaced topology's entry

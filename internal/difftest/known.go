@@ -146,18 +146,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "regex-async",
-		Why:  "Kafka resolves a regular-expression subscription asynchronously and assigns after the resolution; coordsim resolves it inside the heartbeat",
-		Match: func(d Divergence) bool {
-			for _, op := range d.Ops {
-				if h, ok := op.(ConsumerHeartbeat); ok && h.Regex != nil {
-					return true
-				}
-			}
-			return false
-		},
-	},
-	{
 		Name: "assignor-preference-tie",
 		Why:  "when a group's members tie between two server assignors, Kafka 4.4 bumps the group epoch on any member record write: GroupMetadataManager.hasPreferredServerAssignorChanged compares the first maximum of the group's TimelineHashMap of assignor counts with that of a java.util.HashMap copy (computePreferredServerAssignor), whose iteration orders differ; a quirk coordsim declines",
 		Match: func(d Divergence) bool {

@@ -219,6 +219,15 @@ func recordJSON(r shard.Record) map[string]any {
 		value = map[string]any{"protocolType": r.ProtocolType, "generation": r.Generation, "currentStateTimestamp": r.CurrentStateTimestampMs,
 			"protocol": r.Protocol, "leader": r.Leader, "members": members}
 		tomb = r.Tombstone
+	case *shard.ConsumerGroupRegularExpression:
+		// The version is not compared (normalise.go).
+		key = map[string]any{"groupId": r.Group, "regularExpression": r.Regex}
+		topics := r.Topics
+		if topics == nil {
+			topics = []string{}
+		}
+		value = map[string]any{"topics": topics, "timestamp": r.TimestampMs}
+		tomb = r.Tombstone
 	case *shard.ConsumerGroupMetadata:
 		key = map[string]any{"groupId": r.Group}
 		value = map[string]any{"epoch": r.Epoch}
