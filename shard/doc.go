@@ -16,8 +16,8 @@
 // group and member epochs, targets from the server assignors of package
 // assignor, the one most members name in ServerAssignor or else the first
 // of group.consumer.assignors; subscriptions by name and by RE2 regular
-// expression, resolved inside the heartbeat that needs it rather than
-// asynchronously, see regex.go; reconciliation as Kafka's
+// expression, resolved asynchronously by a refresh timer as Kafka's
+// executor does, see regex.go; reconciliation as Kafka's
 // CurrentAssignmentBuilder with member states, partitions pending
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),

@@ -18,23 +18,20 @@ import (
 // handleRegularExpressionsResult, and the ConsumerGroupRegularExpression
 // record.
 //
-// Kafka resolves regular expressions asynchronously: a heartbeat schedules
-// a resolution against the metadata image, and its result, written later as
-// ConsumerGroupRegularExpression records, bumps the group epoch if the topics
-// changed. The core has no asynchrony, so here the resolution runs inside
-// the heartbeat that needs it and its records are part of that heartbeat's
-// result, deterministically:
-//
-//   - a regex new to the group is resolved by the heartbeat that brings it
-//     (Kafka: by a resolution that heartbeat schedules, so the member's
-//     subscription change and the resolution bump the epoch once here,
-//     twice in Kafka);
-//   - the group's regexes are re-resolved by any heartbeat of the group
-//     once the topic names of the metadata image changed since they were
-//     resolved and the last resolution is more than 10 s old (Kafka's
-//     REGEX_BATCH_REFRESH_INTERVAL_MS), or together with a new regex;
-//   - a regex nobody subscribes to any more is tombstoned by the heartbeat
-//     or the fence that drops its last subscriber.
+// As in Kafka, regular expressions resolve asynchronously. A heartbeat that
+// changes a member's regex bumps the group epoch at once; a regex new to
+// the group must compile, and when a refresh is due the heartbeat schedules
+// one: the timer regex-refresh-<group> (IfAbsent, at the heartbeat's
+// instant), carrying the regexes the group subscribes to then. It runs as
+// its own write once the heartbeat is committed, writes a
+// ConsumerGroupRegularExpression record for each regex still subscribed,
+// and bumps the group epoch when some regex's topics or the metadata hash
+// changed; the members get their topics from the next heartbeat's target.
+// A refresh is never scheduled within 10 s of the last resolution; after
+// that, for a new or unresolved regex, once an image added a topic, or when
+// the last resolution is older than group.consumer.regex.refresh.interval.ms.
+// A regex nobody subscribes to any more is tombstoned by the heartbeat or
+// the fence that drops its last subscriber.
 //
 // A regex is RE2 (Go's regexp; Kafka uses RE2/J) and must match a whole
 // topic name (RE2/J's Matcher.matches). The record's Version is a
