@@ -175,7 +175,10 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	before := m.assigned
 
 	// 1. Create or update the member; a new subscription bumps the epoch.
-	changed, bump, subsChanged := created, created, false
+	// A created member counts as changed from a blank one
+	// (hasMemberSubscriptionChanged): it bumps the epoch only when it
+	// names topics, or a regex the group has resolved.
+	changed, bump, subsChanged := created, false, false
 	if m.clientID != h.clientID {
 		// Kafka sets the client id from the request header on every
 		// heartbeat (setClientId(context.clientId())): a change writes
@@ -213,7 +216,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		bump = bump || v.preferredAssignor() != before
 	}
 	if h.subscribedTopics != nil {
-		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) {
+		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) && (len(subs) > 0 || len(m.subscribedTopics) > 0) {
 			m.subscribedTopics = subs
 			changed, bump, subsChanged = true, true, true
 		}
@@ -235,13 +238,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
 	v.records = append(v.records, regexRecords...)
-	if hash := v.metadataHash(); hash != v.hash {
-		v.hash, bump = hash, true
-	}
-	if bump {
-		v.epoch++
-		v.records = append(v.records, v.groupEpochRecord())
-	}
+	v.maybeBumpGroupEpoch(bump)
 
 	// 2. The target assignment, when the group epoch passed it; an
 	// assignor's error fails the heartbeat (Kafka's UnknownServerException).

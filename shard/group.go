@@ -160,6 +160,10 @@ type group struct {
 	// soft state, for staleness only (regexesStale).
 	regexImage    uint64
 	regexesLoaded bool
+	// hashImage is the shard's imageVersion when the group's metadata hash
+	// was last written: a later image expires it (maybeBumpGroupEpoch).
+	// Soft state, like Kafka's metadataRefreshDeadline.
+	hashImage uint64
 
 	// streams
 	topology               *Topology // immutable once set

@@ -140,14 +140,9 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
 	v.records = append(v.records, regexRecords...) // after the member record, as Kafka writes them
-	bump := created || subsChanged || regexBump
-	if hash := v.metadataHash(); hash != v.hash {
-		v.hash, bump = hash, true
-	}
-	if bump {
-		v.epoch++
-		v.records = append(v.records, v.groupEpochRecord())
-	}
+	// A created member bumps only through its names, as a blank member's
+	// are empty (hasMemberSubscriptionChanged).
+	v.maybeBumpGroupEpoch(subsChanged || regexBump)
 	if downgrade {
 		return s.classicJoinDowngrade(nowMs, v, i, subsChanged, req)
 	}

@@ -18,20 +18,22 @@ import (
 // handleRegularExpressionsResult, and the ConsumerGroupRegularExpression
 // record.
 //
-// As in Kafka, regular expressions resolve asynchronously. A heartbeat that
-// changes a member's regex bumps the group epoch at once; a regex new to
-// the group must compile, and when a refresh is due the heartbeat schedules
-// one: the timer regex-refresh-<group> (IfAbsent, at the heartbeat's
-// instant), carrying the regexes the group subscribes to then. It runs as
-// its own write once the heartbeat is committed, writes a
+// As in Kafka, regular expressions resolve asynchronously. A member's regex
+// new to the group must compile; when a refresh is due the heartbeat
+// schedules one: the timer regex-refresh-<group> (IfAbsent, at the
+// heartbeat's instant), carrying the regexes the group subscribes to then.
+// It runs as its own write once the heartbeat is committed, writes a
 // ConsumerGroupRegularExpression record for each regex still subscribed,
 // and bumps the group epoch when some regex's topics or the metadata hash
 // changed; the members get their topics from the next heartbeat's target.
-// A refresh is never scheduled within 10 s of the last resolution; after
-// that, for a new or unresolved regex, once an image added a topic, or when
-// the last resolution is older than group.consumer.regex.refresh.interval.ms.
-// A regex nobody subscribes to any more is tombstoned by the heartbeat or
-// the fence that drops its last subscriber.
+// A change of a member's regex bumps the epoch by itself only when the
+// regex is removed or the group has resolved it already
+// (REGEX_UPDATED_AND_RESOLVED). A refresh is never scheduled within 10 s of
+// the last resolution; after that, for a new or unresolved regex, once an
+// image added a topic, or when the last resolution is older than
+// group.consumer.regex.refresh.interval.ms. A regex nobody subscribes to any
+// more is tombstoned by the heartbeat or the fence that drops its last
+// subscriber.
 //
 // A regex is RE2 (Go's regexp; Kafka uses RE2/J) and must match a whole
 // topic name (RE2/J's Matcher.matches). The record's Version is a
@@ -152,8 +154,10 @@ func (v *view) maybeForgetRegex(re string) {
 // member i's SubscribedTopicRegex (nil: unchanged) and schedules a
 // resolution of the group's regexes when one is due. It returns the regex
 // records (a tombstone for a regex that lost its last subscriber), whether
-// the member changed, and whether the group epoch must be bumped: any
-// change of the member's regex does (Kafka's regexUpdated). A regex new to
+// the member changed, and whether the group epoch must be bumped: a regex
+// removed, or one the group has resolved (REGEX_UPDATED_AND_RESOLVED; a
+// consumer heartbeat bumps on that status only, a classic join on any
+// change, which is always a removal there). A regex new to
 // the group must compile, or the heartbeat fails; it is resolved later, by
 // the refresh task (refreshRegularExpressions), so its subscriber has no
 // regex topics until then. A regex the group resolved already gives its
@@ -176,9 +180,14 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 			}
 			requireRefresh = true
 		}
+		_, ok := v.regexes[re]
+		resolved := ok && re != "" && v.regexInUse(re) // by others, before this member
 		m = v.own(i)
 		m.setRegex(re, nil)
-		changed, bump = true, true
+		// REGEX_UPDATED_AND_RESOLVED bumps the epoch: the regex removed, or
+		// one the group resolved already. A regex new or unresolved does
+		// not, until its resolution lands.
+		changed, bump = true, resolved || re == "" && old != ""
 		if old != "" && !v.regexInUse(old) {
 			if _, ok := v.regexes[old]; ok {
 				delete(v.regexesForWrite(), old)
@@ -246,9 +255,8 @@ func lastRegexRefreshMs(resolved map[string]resolvedRegex) int64 {
 	return last
 }
 
-// subscribedRegexes lists the regexes the members subscribe to, sorted: a
-// refresh task resolves these (Kafka's executor task), as its own write once the heartbeat that scheduled it
-// is committed, at the same instant of virtual time.
+// subscribedRegexes lists the regexes the members subscribe to, sorted: the
+// ones a refresh task resolves.
 func subscribedRegexes(members []*member) []string {
 	var out []string
 	for _, m := range members {
@@ -273,8 +281,9 @@ func (s *Shard) regexRefreshIntervalMs() int64 {
 // member still subscribes to gets its record, changed or not; the members
 // subscribed to a regex whose topics changed take them; and the group
 // epoch is bumped, with the new metadata hash, when some regex's topics
-// changed or the hash of what the group reads did (a regex's topics that
-// the members also name change the topics but not the hash). The target assignment waits for the next heartbeat.
+// changed (even to topics the members also name, which leave the hash as
+// it was) or the hash did. The target assignment waits for the next
+// heartbeat.
 // A group that is gone or no longer a consumer group gets nothing.
 func (s *Shard) refreshRegularExpressions(nowMs int64, t Task) Result[struct{}] {
 	var res Result[struct{}]

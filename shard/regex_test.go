@@ -44,10 +44,11 @@ func TestConsumerGroupHeartbeat_RegexAndNamesTogether(t *testing.T) {
 
 // TestConsumerGroupRegexResolvedAsynchronously follows Kafka 4.4's
 // maybeUpdateRegularExpressions and handleRegularExpressionsResult: a
-// member's new regex bumps the group epoch at once but is resolved by a
-// refresh task; the task writes the regex record and bumps the epoch again
-// when what the group reads changed; a second subscriber of a resolved
-// regex takes its topics at once; within 10 s of a resolution a new regex
+// member's regex new to the group does not bump the group epoch (a join
+// that names no topic changes no subscription) and is resolved by a
+// refresh task; the task writes the regex record and bumps the epoch when
+// the regex's topics changed; a second subscriber of a resolved regex takes
+// its topics at once and bumps the epoch (REGEX_UPDATED_AND_RESOLVED); within 10 s of a resolution a new regex
 // is not scheduled, and the next heartbeat after that schedules it; the
 // last subscriber leaving tombstones the regex.
 func TestConsumerGroupRegexResolvedAsynchronously(t *testing.T) {
@@ -60,18 +61,18 @@ func TestConsumerGroupRegexResolvedAsynchronously(t *testing.T) {
 	}
 	h.nowMs = 100_000
 	m1 := join("m1", "f.*")
-	assert.Equal(t, int32(2), m1.MemberEpoch)
+	assert.Equal(t, int32(1), m1.MemberEpoch, "the group stays at its initial epoch")
 	assert.Empty(t, m1.Assignment, "nothing resolved yet")
 	_, pending := h.timers.deadline(RegexRefreshKey("g"))
 	require.True(t, pending, "a refresh is scheduled")
 	h.advance(h.nowMs)
 	d, _ := h.s.DescribeGroup("g")
-	assert.Equal(t, int32(3), d.Epoch, "the resolution changed what the group reads")
+	assert.Equal(t, int32(2), d.Epoch, "the resolution changed the regex's topics")
 	m1 = h.consumerHeartbeat("g", "m1", m1.MemberEpoch, nil)
 	assert.Equal(t, []TopicPartitions{{Topic: "foo", Partitions: []int32{0}}}, m1.Assignment)
 
 	m2 := join("m2", "f.*")
-	assert.Equal(t, int32(4), m2.MemberEpoch, "the regex change bumps the epoch")
+	assert.Equal(t, int32(3), m2.MemberEpoch, "a regex the group resolved bumps the epoch")
 	_, pending = h.timers.deadline(RegexRefreshKey("g"))
 	assert.False(t, pending, "a resolved regex needs no refresh within 10 s")
 

@@ -232,6 +232,12 @@ func (s *Shard) applyGroupEpoch(r Record, typ GroupType, epoch int32, hash int64
 		return err
 	}
 	g.epoch, g.metadataHash = epoch, hash
+	// A load gives Kafka a new group object, whose metadata has expired
+	// until a heartbeat computes it (hashImage 0 is before any image).
+	g.hashImage = s.imageVersion
+	if s.loading {
+		g.hashImage = 0
+	}
 	s.refresh(g.id)
 	return nil
 }

@@ -159,8 +159,8 @@ type Shard struct {
 	// group configs, like streamsStandbys (SetGroupTimeouts).
 	groupTimeouts map[string]GroupTimeouts
 	// topicNames is the image's names, sorted, and topicNamesHash their
-	// fingerprint: regular expressions are resolved against the names and
-	// stale once the fingerprint moves (regex.go). Replaced with topics.
+	// fingerprint, the version a regex record stores: regular expressions
+	// are resolved against the names (regex.go). Replaced with topics.
 	topicNames     []string
 	topicNamesHash uint64
 	// imageVersion counts the images installed, and imageWithNewTopics is
