@@ -208,12 +208,12 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		// Kafka writes the member record, and bumps the group epoch when
 		// the assignor the group prefers changed with it
 		// (hasPreferredServerAssignorChanged).
-		before := v.preferredAssignor()
+		before := v.preferredAssignor().Name()
 		c := m.consumerPart()
 		c.serverAssignor = *h.serverAssignor
 		m.setConsumer(c)
 		changed = true
-		bump = bump || v.preferredAssignor() != before
+		bump = bump || v.preferredAssignor().Name() != before
 	}
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) && (len(subs) > 0 || len(m.subscribedTopics) > 0) {
@@ -389,4 +389,23 @@ type consumerUnreleased struct {
 
 func (u *consumerUnreleased) unreleased(r taskRole, topic string, p int32) bool {
 	return r == roleActive && u.v.partitionOwned(topic, p) && !containsPartition(u.pending, topic, p)
+}
+
+// maybeBumpGroupEpoch is updateSubscriptionMetadata's decision for a
+// consumer group: a heartbeat that changed the subscription (bump) moves
+// the group epoch on, with the metadata hash of now; otherwise the hash is
+// looked at only once the group's metadata has expired (hasMetadataExpired:
+// a group object the coordinator has not computed it for yet, or a topic
+// image installed since), and a changed hash moves the epoch on. So a
+// member that moves to a regex not resolved yet, whose topics drop out of
+// the hash, does not bump the epoch until the resolution lands.
+func (v *view) maybeBumpGroupEpoch(bump bool) {
+	expired := v.g == nil || v.g.hashImage < v.s.imageVersion || v.g.hashImage == 0
+	if !bump && !expired {
+		return
+	}
+	if v.metadataHashChanged() || bump {
+		v.epoch++
+		v.records = append(v.records, v.groupEpochRecord())
+	}
 }

@@ -22,6 +22,16 @@ func (s *Shard) consumerAssignors() *assignor.Registry {
 
 var defaultAssignors = assignor.Default() // immutable
 
+// preferredAssignor is the server assignor the group's members prefer
+// (ConsumerGroup.preferredServerAssignor, else the broker's default).
+func (v *view) preferredAssignor() assignor.Assignor {
+	names := make([]string, len(v.members))
+	for i, m := range v.members {
+		names[i] = m.consumerPart().serverAssignor
+	}
+	return v.s.consumerAssignors().Preferred(names)
+}
+
 // assignConsumer computes the consumer group's new target: the assignor is
 // the one most members name (ConsumerGroup.computePreferredServerAssignor,
 // ties to the one listed first), else the broker's default. The spec holds
@@ -31,18 +41,7 @@ var defaultAssignors = assignor.Default() // immutable
 // heterogeneous is decided on the names (subscriptionType). An assignor's
 // error is Kafka's "Failed to compute a new target assignment" as
 // UNKNOWN_SERVER_ERROR. Targets come back in the view's member order.
-// preferredAssignor names the server assignor the group's members prefer
-// (ConsumerGroup.preferredServerAssignor, else the broker's default).
-func (v *view) preferredAssignor() string {
-	names := make([]string, len(v.members))
-	for i, m := range v.members {
-		names[i] = m.consumerPart().serverAssignor
-	}
-	return v.s.consumerAssignors().Preferred(names).Name()
-}
-
 func (v *view) assignConsumer() ([][]TopicPartitions, error) {
-	names := make([]string, len(v.members))
 	spec := assignor.Spec{Members: make([]assignor.Member, len(v.members))}
 	// The members' topic and assignment lists share one array each, sized
 	// first: a rebalance allocates per list, not per member.
@@ -56,7 +55,6 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	assignedBuf := make([]assignor.TopicPartitions, 0, nassigned)
 	seen := map[string]bool{} // looked up only; Topics is built in member order
 	for i, m := range v.members {
-		names[i] = m.consumerPart().serverAssignor
 		// The instance id orders static members first in range, so a static
 		// member that rejoins under a new member id keeps its ranges.
 		am := assignor.Member{ID: m.id, InstanceID: m.instanceID(), Rack: m.rackID}
@@ -85,8 +83,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 		spec.Members[i] = am
 	}
 	spec.SubscriptionType = subscriptionType(v.members)
-	a := v.s.consumerAssignors().Preferred(names)
-	target, err := a.Assign(&spec)
+	target, err := v.preferredAssignor().Assign(&spec)
 	if err != nil {
 		return nil, kerr.UnknownServerError.WithMessage("Failed to compute a new target assignment for epoch %d: %v", v.epoch, err)
 	}

@@ -464,25 +464,6 @@ func (v *view) metadataHashChanged() bool {
 	return true
 }
 
-// maybeBumpGroupEpoch is updateSubscriptionMetadata's decision for a
-// consumer group: a heartbeat that changed the subscription (bump) moves
-// the group epoch on, with the metadata hash of now; otherwise the hash is
-// looked at only once the group's metadata has expired (hasMetadataExpired:
-// a group object the coordinator has not computed it for yet, or a topic
-// image installed since), and a changed hash moves the epoch on. So a
-// member that moves to a regex not resolved yet, whose topics drop out of
-// the hash, does not bump the epoch until the resolution lands.
-func (v *view) maybeBumpGroupEpoch(bump bool) {
-	expired := v.g == nil || v.g.hashImage < v.s.imageVersion || v.g.hashImage == 0
-	if !bump && !expired {
-		return
-	}
-	if v.metadataHashChanged() || bump {
-		v.epoch++
-		v.records = append(v.records, v.groupEpochRecord())
-	}
-}
-
 // sessionTimer (re-)arms a member's session timeout.
 func (s *Shard) sessionTimer(nowMs int64, typ GroupType, groupID string, m *member) TimerOp {
 	return TimerOp{

@@ -3,6 +3,7 @@ package shard
 import (
 	"errors"
 	"hash/fnv"
+	"iter"
 	"maps"
 	"math"
 	"regexp"
@@ -106,15 +107,12 @@ func (s *Shard) regexRefreshDue(g *group, m *member, nowMs int64) bool {
 	if len(g.regexes) == 0 && (m == nil || m.consumerPart().topicRegex == "") {
 		return false
 	}
-	var subscribed []string
-	for _, x := range g.members {
-		if re := x.consumerPart().topicRegex; re != "" {
-			subscribed = append(subscribed, re)
-		}
+	last := lastRegexRefreshMs(g.regexes)
+	if nowMs <= last+regexBatchRefreshIntervalMs {
+		return false // checked first: most steady heartbeats end here
 	}
-	slices.Sort(subscribed)
-	subscribed = slices.Compact(subscribed)
-	return s.regexRefreshNeeded(subscribed, lastRegexRefreshMs(g.regexes), nowMs, s.regexesStale(g) || len(subscribed) != len(g.regexes))
+	subscribed := subscribedRegexes(maps.Values(g.members))
+	return s.regexRefreshNeeded(subscribed, last, nowMs, s.regexesStale(g) || len(subscribed) != len(g.regexes))
 }
 
 func (v *view) regexesForWrite() map[string]resolvedRegex {
@@ -137,17 +135,25 @@ func (v *view) regexRecord(re string, r resolvedRegex) Record {
 	return &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Topics: r.topics, Version: r.version, TimestampMs: r.timestampMs}
 }
 
-// maybeForgetRegex tombstones re once no member subscribes to it, resolved
-// or not (Kafka's maybeDeleteResolvedRegularExpressions counts subscribers
-// only).
+// maybeForgetRegex tombstones re once no member subscribes to it.
 func (v *view) maybeForgetRegex(re string) {
+	if r := v.forgetRegex(re); r != nil {
+		v.records = append(v.records, r)
+	}
+}
+
+// forgetRegex drops re from the group's regexes once no member subscribes
+// to it, resolved or not (Kafka's maybeDeleteResolvedRegularExpressions
+// counts subscribers only), and returns its tombstone; nil while re is in
+// use.
+func (v *view) forgetRegex(re string) Record {
 	if re == "" || v.regexInUse(re) {
-		return
+		return nil
 	}
 	if _, ok := v.regexes[re]; ok {
 		delete(v.regexesForWrite(), re)
 	}
-	v.records = append(v.records, &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Tombstone: true})
+	return &ConsumerGroupRegularExpression{Group: v.id, Regex: re, Tombstone: true}
 }
 
 // updateRegularExpressions is maybeUpdateRegularExpressions: it applies
@@ -188,11 +194,8 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 		// one the group resolved already. A regex new or unresolved does
 		// not, until its resolution lands.
 		changed, bump = true, resolved || re == "" && old != ""
-		if old != "" && !v.regexInUse(old) {
-			if _, ok := v.regexes[old]; ok {
-				delete(v.regexesForWrite(), old)
-			}
-			records = append(records, &ConsumerGroupRegularExpression{Group: v.id, Regex: old, Tombstone: true})
+		if r := v.forgetRegex(old); r != nil {
+			records = append(records, r)
 		}
 		if r, ok := v.regexes[re]; ok && re != "" {
 			m.setRegexTopics(r.topics)
@@ -200,7 +203,7 @@ func (v *view) updateRegularExpressions(nowMs int64, i int, regex *string) (reco
 	}
 	if requireRefresh || groupHadRegexes {
 		stale := v.g != nil && v.s.regexesStale(v.g)
-		if subscribed := subscribedRegexes(v.members); v.s.regexRefreshNeeded(subscribed, lastRefresh, nowMs, requireRefresh || stale || len(subscribed) != resolvedBefore) {
+		if subscribed := subscribedRegexes(slices.Values(v.members)); v.s.regexRefreshNeeded(subscribed, lastRefresh, nowMs, requireRefresh || stale || len(subscribed) != resolvedBefore) {
 			t := Task{Kind: TaskRegexRefresh, Type: Consumer, GroupID: v.id, Regexes: subscribed}
 			v.timers = append(v.timers, TimerOp{Key: t.Key(), DeadlineMs: nowMs, IfAbsent: true, Task: t})
 		}
@@ -257,9 +260,9 @@ func lastRegexRefreshMs(resolved map[string]resolvedRegex) int64 {
 
 // subscribedRegexes lists the regexes the members subscribe to, sorted: the
 // ones a refresh task resolves.
-func subscribedRegexes(members []*member) []string {
+func subscribedRegexes(members iter.Seq[*member]) []string {
 	var out []string
-	for _, m := range members {
+	for m := range members {
 		if re := m.consumerPart().topicRegex; re != "" {
 			out = append(out, re)
 		}

@@ -166,12 +166,10 @@ type Shard struct {
 	// imageVersion counts the images installed, and imageWithNewTopics is
 	// the count at the last that added a topic name to an earlier one:
 	// Kafka's metadata image version and lastMetadataImageWithNewTopics,
-	// which decide when a group's regexes are stale (regex.go). Soft state,
-	// like the image: a shard's first image adds nothing, so regexes a load
-	// replays are fresh until a later image adds a topic. (Kafka compares
-	// the image offsets stored in the records, so a group resolved before
-	// topics were added elsewhere is stale at once after a load; here its
-	// next refresh waits for group.consumer.regex.refresh.interval.ms.)
+	// which decide when a group's regexes resolved on this shard are stale
+	// (regexesStale; those a load replays are judged by the topic names
+	// instead). Soft state, like the image; a shard's first image adds
+	// nothing.
 	imageVersion, imageWithNewTopics uint64
 	// loading is set while ReplayAll rebuilds state from a log.
 	loading bool
