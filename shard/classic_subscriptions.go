@@ -101,8 +101,8 @@ func consumerSubscriptionTopicsV0(b []byte) (topics []string, ok bool) {
 	r := b[2:]
 	n := int32(binary.BigEndian.Uint32(r))
 	r = r[4:]
-	if n < 0 || int64(n) > int64(len(r)) {
-		return nil, false
+	if n < 0 || 2*int64(n) > int64(len(r)) {
+		return nil, false // each topic takes at least its 2-byte length
 	}
 	topics = make([]string, 0, n)
 	for range n {

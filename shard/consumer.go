@@ -193,9 +193,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	if h.instanceID != "" && m.instanceID() != h.instanceID {
-		c := m.consumerPart()
-		c.instanceID = h.instanceID
-		m.setConsumer(c)
+		m.setInstanceID(h.instanceID)
 		changed = true
 	}
 	changed = updateRack(m, h) || changed
@@ -209,9 +207,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		// the assignor the group prefers changed with it
 		// (hasPreferredServerAssignorChanged).
 		before := v.preferredAssignor().Name()
-		c := m.consumerPart()
-		c.serverAssignor = *h.serverAssignor
-		m.setConsumer(c)
+		m.setServerAssignor(*h.serverAssignor)
 		changed = true
 		bump = bump || v.preferredAssignor().Name() != before
 	}

@@ -126,8 +126,12 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 // heterogeneous builder, which moves whole topics when it balances, gives
 // another target than the homogeneous one would.
 func subscriptionType(members []*member) assignor.SubscriptionType {
-	for _, m := range members[min(1, len(members)):] {
-		if !slices.Equal(m.topics(), members[0].topics()) {
+	if len(members) == 0 {
+		return assignor.Homogeneous
+	}
+	first := members[0].topics()
+	for _, m := range members[1:] {
+		if !slices.Equal(m.topics(), first) {
 			return assignor.Heterogeneous
 		}
 	}

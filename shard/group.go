@@ -243,7 +243,7 @@ func (m *member) assignedEpochs() [][]int32 {
 
 // pendingEpochs returns the epochs of m.pending, one slice per topic.
 func (m *member) pendingEpochs() [][]int32 {
-	return splitEpochs(m.pending, m.epochs, heldCount(m.assigned))
+	return splitEpochs(m.pending, m.epochs, countPartitions(m.assigned))
 }
 
 // splitEpochs cuts the flat epochs of held, which start at off, by topic;
@@ -261,15 +261,6 @@ func splitEpochs(held []TopicPartitions, epochs []int32, off int) [][]int32 {
 		out[i], off = epochs[off:off+k:off+k], off+k
 	}
 	return out
-}
-
-// heldCount is the number of partitions (tasks) in a list.
-func heldCount(list []TopicPartitions) int {
-	n := 0
-	for _, tp := range list {
-		n += len(tp.Partitions)
-	}
-	return n
 }
 
 // shareTarget makes a member that holds exactly its target assignment (every
@@ -326,6 +317,20 @@ func (m *member) setConsumer(c consumerMember) {
 func (m *member) setRegex(regex string, topics []string) {
 	c := m.consumerPart()
 	c.topicRegex, c.regexTopics = regex, topics
+	m.setConsumer(c)
+}
+
+// setInstanceID replaces the consumer member's group.instance.id.
+func (m *member) setInstanceID(id string) {
+	c := m.consumerPart()
+	c.instanceID = id
+	m.setConsumer(c)
+}
+
+// setServerAssignor replaces the server assignor the member names.
+func (m *member) setServerAssignor(name string) {
+	c := m.consumerPart()
+	c.serverAssignor = name
 	m.setConsumer(c)
 }
 

@@ -108,9 +108,7 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	m := v.own(i)
 	old := *m
 	if req.InstanceID != "" {
-		c := m.consumerPart()
-		c.instanceID = req.InstanceID
-		m.setConsumer(c)
+		m.setInstanceID(req.InstanceID)
 	}
 	if sub.rackID != "" {
 		m.rackID = sub.rackID

@@ -156,9 +156,10 @@ func (s *Shard) memberFromClassic(groupID string, st *ClassicGroupState, cm *Cla
 // consumerOf is the rarer consumer fields of a converted classic member:
 // its instance id, if any.
 func consumerOf(instanceID string) *consumerMember {
-	var m member
-	m.setConsumer(consumerMember{instanceID: instanceID})
-	return m.consumer
+	if instanceID == "" {
+		return nil // setConsumer's rule: no consumer part when all is empty
+	}
+	return &consumerMember{instanceID: instanceID}
 }
 
 func malformedUpgrade(groupID string) error {

@@ -219,7 +219,7 @@ func (m *member) assignmentEpoch(topic string, partition int32) (int32, bool) {
 	if e, ok := epochIn(m.assigned, m.epochs, 0, topic, partition); ok {
 		return e, true
 	}
-	return epochIn(m.pending, m.epochs, heldCount(m.assigned), topic, partition)
+	return epochIn(m.pending, m.epochs, countPartitions(m.assigned), topic, partition)
 }
 
 // epochIn looks the partition up in held, whose flat epochs start at off.
@@ -251,7 +251,7 @@ func (m *member) stampAssignmentEpochs(assigned, pending []TopicPartitions, epoc
 	if len(assigned)+len(pending) == 0 {
 		return nil
 	}
-	out := make([]int32, 0, heldCount(assigned)+heldCount(pending))
+	out := make([]int32, 0, countPartitions(assigned)+countPartitions(pending))
 	for _, list := range [2][]TopicPartitions{assigned, pending} {
 		for _, tp := range list {
 			for _, p := range tp.Partitions {

@@ -316,14 +316,6 @@ func countResults(topics []TopicResults) int {
 	return n
 }
 
-func countTopicPartitions(topics []TopicPartitions) int {
-	n := 0
-	for _, t := range topics {
-		n += len(t.Partitions)
-	}
-	return n
-}
-
 func (w *workload) commitTopics() []OffsetCommitTopic {
 	var out []OffsetCommitTopic
 	for _, topic := range w.topics() {
@@ -472,7 +464,7 @@ func (w *workload) do() {
 		res, err := pure(w, "DeleteOffsets", func() (Result[OffsetDeleteResponse], error) { return h.s.DeleteOffsets(group, parts) })
 		if err == nil {
 			require.Equal(t, len(res.Records), res.Response.Deleted)
-			require.Equal(t, countTopicPartitions(parts), countResults(res.Response.Topics), "every partition is answered")
+			require.Equal(t, countPartitions(parts), countResults(res.Response.Topics), "every partition is answered")
 			applyResult(h, res)
 		}
 	case 10:
