@@ -3,6 +3,7 @@ package coordinator
 import (
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
+	"slices"
 )
 
 // OnPartitionsDeleted is Kafka's GroupCoordinatorService.onPartitionsDeleted,
@@ -39,8 +40,16 @@ func (c *Coordinator) OnPartitionsDeleted(topics []shard.TopicPartitions) *Futur
 	finish := countdown(len(ps), func() { f.complete(out, nil) })
 	for i, p := range ps {
 		out[i].Partition = p
-		sub := write(c, "on-partition-deleted", p, func(s *shard.Shard, _ int64) (shard.Result[int], error) {
-			return s.OnPartitionsDeleted(topics)
+		sub := write(c, "on-partition-deleted", p, func(s *shard.Shard, nowMs int64) (shard.Result[int], error) {
+			res, err := s.OnPartitionsDeleted(topics)
+			if err != nil {
+				return res, err
+			}
+			// And maybeCleanupShareGroupState, which Kafka writes
+			// separately for the same deletion: the share groups' state
+			// metadata forgets the deleted topics.
+			res.Records = append(res.Records, s.MaybeCleanupShareGroupState(nowMs, topicNames(topics)).Records...)
+			return res, nil
 		})
 		sub.OnDone(func(n int, err error) {
 			out[i].Value, out[i].Err = n, err
@@ -51,4 +60,15 @@ func (c *Coordinator) OnPartitionsDeleted(topics []shard.TopicPartitions) *Futur
 		})
 	}
 	return f
+}
+
+// topicNames is the distinct names of a deletion's topics.
+func topicNames(topics []shard.TopicPartitions) []string {
+	var out []string
+	for _, t := range topics {
+		if !slices.Contains(out, t.Topic) {
+			out = append(out, t.Topic)
+		}
+	}
+	return out
 }

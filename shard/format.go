@@ -149,6 +149,13 @@ func Format(r Record) string {
 				}
 			}
 		})
+	case *ShareGroupStatePartitionMetadata:
+		tomb(&b, r.Tombstone, func() {
+			fmt.Fprintf(&b, " initializing=%s initialized=%s", FormatAssignment(r.Initializing), FormatAssignment(r.Initialized))
+			if len(r.Deleting) > 0 {
+				fmt.Fprintf(&b, " deleting=[%s]", strings.Join(r.Deleting, ","))
+			}
+		})
 	case *ConsumerGroupRegularExpression:
 		fmt.Fprintf(&b, " regex=%q", r.Regex)
 		tomb(&b, r.Tombstone, func() { fmt.Fprintf(&b, " topics=[%s] at=%d", strings.Join(r.Topics, ","), r.TimestampMs) })

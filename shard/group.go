@@ -165,6 +165,10 @@ type group struct {
 	// Soft state, like Kafka's metadataRefreshDeadline.
 	hashImage uint64
 
+	// shareState is a share group's ShareGroupStatePartitionMetadata, nil
+	// for none (share_init.go). Immutable: replaced whole.
+	shareState *shareStatePartitions
+
 	// streams
 	topology               *Topology // immutable once set
 	validatedTopologyEpoch int32

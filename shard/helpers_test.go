@@ -177,8 +177,11 @@ func (h *harness) consumerHeartbeat(group, member string, epoch int32, topics []
 	return mustApply(h, res, err)
 }
 
+// shareJoin joins a share member; the group's share state is initialised
+// for the topics first when it has none (initializedShareState).
 func (h *harness) shareJoin(group, member string, topics ...string) ShareGroupHeartbeatResponse {
 	h.t.Helper()
+	h.initializedShareState(group, topics...)
 	res, err := h.s.ShareGroupHeartbeat(h.nowMs, ShareGroupHeartbeatRequest{
 		GroupID: group, MemberID: member, MemberEpoch: 0, ClientID: "client-" + member, SubscribedTopicNames: topics,
 	})
@@ -407,4 +410,23 @@ func (m *timerModel) popDue(nowMs int64) (Task, int64, bool) {
 func (m *timerModel) deadline(key string) (int64, bool) {
 	e, ok := m.byKey[key]
 	return e.deadlineMs, ok
+}
+
+// initializedShareState replays a ShareGroupStatePartitionMetadata record
+// with every partition of topics initialised, unless the group has share
+// state already: the start of Kafka's share-group tests.
+func (h *harness) initializedShareState(group string, topics ...string) {
+	h.t.Helper()
+	if d, ok := h.s.DescribeGroup(group); ok && (d.ShareInitialized != nil || d.ShareInitializing != nil) {
+		return
+	}
+	var init []TopicPartitions
+	for _, t := range slices.Sorted(slices.Values(topics)) {
+		var ps []int32
+		for p := range h.s.TopicPartitions(t) {
+			ps = append(ps, p)
+		}
+		init = append(init, TopicPartitions{Topic: t, Partitions: ps})
+	}
+	h.replay(&ShareGroupStatePartitionMetadata{Group: group, Initialized: init, TimestampMs: h.nowMs})
 }

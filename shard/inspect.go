@@ -81,6 +81,12 @@ type GroupDescription struct {
 	// RegularExpressions are a consumer group's resolved regular
 	// expressions, by regex.
 	RegularExpressions []RegularExpressionDescription
+	// ShareInitializing, ShareInitialized and ShareDeleting are a share
+	// group's ShareGroupStatePartitionMetadata: the partitions whose
+	// share state is being initialised or is initialised (only those are
+	// assigned) and the topics whose state is being deleted.
+	ShareInitializing, ShareInitialized []TopicPartitions
+	ShareDeleting                       []string
 }
 
 // RegularExpressionDescription is one resolved regular expression.
@@ -113,6 +119,9 @@ func describe(g *group) GroupDescription {
 		d.Members = append(d.Members, md)
 	}
 	d.RegularExpressions = describeRegexes(g.regexes)
+	if st := g.shareState; st != nil {
+		d.ShareInitializing, d.ShareInitialized, d.ShareDeleting = st.initializing, st.initialized, st.deleting
+	}
 	return d
 }
 

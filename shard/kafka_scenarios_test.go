@@ -487,6 +487,12 @@ var allMemberOps = []memberOps{
 // beat runs ops.heartbeat on h's shard at h.nowMs and applies the result.
 func (ops memberOps) beat(h *harness, group, member string, epoch int32) int32 {
 	h.t.Helper()
+	if ops.typ == Share && epoch == 0 {
+		// These scenarios start from share state already initialised, as
+		// Kafka's share tests replay a ShareGroupStatePartitionMetadata
+		// record first (share_init_test.go covers initialisation).
+		h.initializedShareState(group, "foo")
+	}
 	records, timers, memberEpoch, err := ops.heartbeat(h.s, h.nowMs, group, member, epoch)
 	require.NoError(h.t, err, "%s heartbeat %s/%s epoch %d", ops.typ, group, member, epoch)
 	h.replay(records...)
@@ -974,6 +980,7 @@ func TestReplayAppliesEveryRequestField(t *testing.T) {
 		GroupID: "streams", MemberID: "s1", ProcessID: "proc-1", ClientID: "client-b", RebalanceTimeoutMs: 2_000, Topology: topo(4, "foo"),
 	})
 	mustApply(h, sres, err)
+	h.initializedShareState("share", "bar")
 	shres, err := h.s.ShareGroupHeartbeat(testT, ShareGroupHeartbeatRequest{
 		GroupID: "share", MemberID: "x1", ClientID: "client-c", SubscribedTopicNames: []string{"bar"},
 	})
@@ -1028,8 +1035,17 @@ func TestGroupEpochBumpsWhenSubscribedTopicMetadataChanges(t *testing.T) {
 			h.setTopics(map[string]int32{"foo": 5, "unrelated": 7})
 			e2 := ops.beat(h, "g", "m1", e)
 			assert.Equal(t, e+1, e2, "the member moves to the bumped epoch")
+			want := e + 1
+			if ops.typ == Share {
+				// Only the initialised partitions are assigned: the new
+				// ones once their state is initialised, at the next
+				// heartbeat and epoch (share_init.go).
+				h.advance(h.nowMs)
+				want++
+				assert.Equal(t, want, ops.beat(h, "g", "m1", e2))
+			}
 			d, _ := h.s.DescribeGroup("g")
-			assert.Equal(t, e+1, d.Epoch)
+			assert.Equal(t, want, d.Epoch)
 			require.Len(t, d.Members, 1)
 			got := d.Members[0].Assignment
 			if ops.typ == Streams {

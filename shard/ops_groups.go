@@ -341,6 +341,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 // from now since the previous owner's heartbeats are unknown (a classic
 // group's: classicGroupTimers).
 func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
+	s.restampShareInitializations(nowMs)
 	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
 	s.groups.Ascend(func(g *group) bool {
 		ops = append(ops, s.classicGroupTimers(nowMs, g)...)
@@ -434,6 +435,8 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		return s.computeDelayedTargetAssignment(t.GroupID)
 	case TaskRegexRefresh:
 		return s.refreshRegularExpressions(nowMs, t)
+	case TaskShareInitialize:
+		return s.initializeShareState(nowMs, t.GroupID)
 	}
 	return Result[struct{}]{}
 }

@@ -34,6 +34,7 @@ const (
 	TypeShareGroupCurrentMemberAssignment
 	TypeConsumerGroupRegularExpression
 	TypeClassicGroupState
+	TypeShareGroupStatePartitionMetadata
 	typeEnd
 )
 
@@ -59,6 +60,7 @@ var recordTypeNames = [...]string{
 	TypeShareGroupCurrentMemberAssignment:     "ShareGroupCurrentMemberAssignment",
 	TypeConsumerGroupRegularExpression:        "ConsumerGroupRegularExpression",
 	TypeClassicGroupState:                     "ClassicGroupState",
+	TypeShareGroupStatePartitionMetadata:      "ShareGroupStatePartitionMetadata",
 }
 
 func (t RecordType) String() string {
@@ -473,6 +475,33 @@ type CopartitionGroup struct {
 	SourceTopics            []int16
 	RepartitionSourceTopics []int16
 }
+
+// ShareGroupStatePartitionMetadata is Kafka's record of the same name (key
+// the group): which share partitions of the group have their state
+// initialised (KIP-932's share-group state, kept by the share coordinator),
+// which are being initialised and which topics' state is being deleted. A
+// share group is assigned only initialised partitions (share_init.go).
+// Topics are by name (coordsim has no topic ids), sorted, partitions
+// ascending. Its tombstone forgets the group's share-state metadata.
+type ShareGroupStatePartitionMetadata struct {
+	Group        string
+	Initializing []TopicPartitions
+	Initialized  []TopicPartitions
+	Deleting     []string
+	// TimestampMs is when the record was written; coordsim's own field
+	// (Kafka stamps the initialising topics with the replay time, which for
+	// a write is the same instant). A load restamps them (OnLoaded).
+	TimestampMs int64
+	Tombstone   bool
+}
+
+// Type implements Record.
+func (*ShareGroupStatePartitionMetadata) Type() RecordType {
+	return TypeShareGroupStatePartitionMetadata
+}
+
+// GroupID implements Record.
+func (r *ShareGroupStatePartitionMetadata) GroupID() string { return r.Group }
 
 // ConsumerGroupRegularExpression is Kafka's ConsumerGroupRegularExpression
 // record (key group and regex): the topics a regular expression resolved

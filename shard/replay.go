@@ -149,6 +149,8 @@ func (s *Shard) apply(r Record) error {
 		return s.applyRegularExpression(r)
 	case *ClassicGroupState:
 		return s.applyClassicGroupState(r)
+	case *ShareGroupStatePartitionMetadata:
+		return s.applyShareStatePartitionMetadata(r)
 	}
 	return fmt.Errorf("%w: unknown record type %T", ErrReplay, r)
 }

@@ -63,6 +63,10 @@ const (
 	// executor task refreshRegularExpressions, completed by
 	// handleRegularExpressionsResult (regex.go).
 	TaskRegexRefresh
+	// TaskShareInitialize completes a share group's pending share-state
+	// initialisation: Kafka's persister call and its
+	// initializeShareGroupState write (share_init.go).
+	TaskShareInitialize
 )
 
 // Task is a timer's payload: what to run when it fires.
@@ -97,6 +101,8 @@ func (t Task) Key() string {
 		return StreamsInitialRebalanceKey(t.GroupID)
 	case TaskRegexRefresh:
 		return RegexRefreshKey(t.GroupID)
+	case TaskShareInitialize:
+		return ShareInitializeKey(t.GroupID)
 	}
 	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }

@@ -45,6 +45,11 @@ type Config struct {
 	ShareSessionTimeoutMs          int32
 	ShareHeartbeatIntervalMs       int32
 	ShareMaxSize                   int
+	// ShareInitializeRetryIntervalMs is group.share.initialize.retry.interval.ms:
+	// a share partition still initialising after it is asked for again.
+	// 0 is Kafka's default, 30 s; Kafka raises a value below
+	// offsets.commit.timeout.ms (5 s) to it.
+	ShareInitializeRetryIntervalMs int64
 	// Classic is the classic group protocol's configuration.
 	Classic ClassicConfig
 

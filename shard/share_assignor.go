@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -44,15 +45,16 @@ import (
 // above the topic's partition count are dropped (a topic recreated
 // smaller); in the heterogeneous case a previous topic nobody subscribes to
 // any more is dropped (Kafka's builder leaves it in an untouched member's
-// assignment, as it only walks subscribed topics). Kafka assigns only the
-// share partitions whose state is initialised (GroupSpec.isPartitionAssignable
-// over ShareGroupStatePartitionMetadata's initialized topics); this shard
-// does not track initialisation, so every partition of a subscribed topic is
-// assignable (docs/share-groups.md §2.4).
+// assignment, as it only walks subscribed topics).
+//
+// Only the partitions assignable says are targets: Kafka's
+// GroupSpec.isPartitionAssignable over the group's initialised share
+// partitions (share_init.go). Previous partitions stay where Kafka keeps
+// them, assignable or not.
 //
 // Members must be sorted by id. The result has one entry per member: topics
 // sorted, partitions ascending.
-func assignShareSimple(members []assignee, partitionsOf func(topic string) int32) [][]TopicPartitions {
+func assignShareSimple(members []assignee, partitionsOf func(topic string) int32, assignable func(topic string, p int32) bool) [][]TopicPartitions {
 	if len(members) == 0 {
 		return nil
 	}
@@ -67,7 +69,7 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 		held[i] = map[shareTP]bool{}
 	}
 	if shareHomogeneous(members) {
-		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, held)
+		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, assignable, held)
 	} else {
 		var topics []string
 		for _, m := range members {
@@ -80,7 +82,13 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 					subs = append(subs, i)
 				}
 			}
-			assignShareTopic(members, t, subs, partitionsOf(t), held)
+			var targets []int32
+			for p := range partitionsOf(t) {
+				if assignable(t, p) {
+					targets = append(targets, p)
+				}
+			}
+			assignShareTopic(members, t, subs, partitionsOf(t), targets, held)
 		}
 	}
 	out := make([][]TopicPartitions, len(members))
@@ -211,7 +219,7 @@ func sortedMembers(s map[int]bool) []int {
 
 // assignShareHomogeneous is SimpleHomogeneousAssignmentBuilder.build over the
 // (existing) topics every member subscribes to; it fills held.
-func assignShareHomogeneous(members []assignee, topics []string, partitionsOf func(string) int32, held []map[shareTP]bool) {
+func assignShareHomogeneous(members []assignee, topics []string, partitionsOf func(string) int32, assignable func(string, int32) bool, held []map[shareTP]bool) {
 	topics = sortedTopics(topics)
 	if len(topics) == 0 {
 		return // Kafka: an empty GroupAssignment
@@ -219,7 +227,9 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 	var targets []shareTP
 	for _, t := range topics {
 		for p := range partitionsOf(t) {
-			targets = append(targets, shareTP{t, p})
+			if assignable(t, p) {
+				targets = append(targets, shareTP{t, p})
+			}
 		}
 	}
 	sharing, desired := shareDesired(len(members), len(targets))
@@ -295,33 +305,47 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 		}
 	}
 
-	// assignRemainingPartitions over every partition in the map, the
-	// targets included (kept partitions are all targets here).
+	// assignRemainingPartitions over every partition in the map: the
+	// targets and the kept ones (a kept partition that is no longer
+	// assignable included, as Kafka's finalAssignmentByPartition has it).
 	for _, tp := range targets {
 		holdersOf(tp)
 	}
-	assignRemaining(len(targets), sortedMembers(unfilled), sharing,
+	all := make([]shareTP, 0, len(byPartition))
+	for tp := range byPartition {
+		all = append(all, tp)
+	}
+	slices.SortFunc(all, compareShareTP)
+	assignRemaining(len(all), sortedMembers(unfilled), sharing,
 		func(j int) int { return desired[j] },
-		func(k int) map[int]bool { return byPartition[targets[k]] },
+		func(k int) map[int]bool { return byPartition[all[k]] },
 		func(j int) int { return len(held[j]) },
 		func(j, k int) {
-			held[j][targets[k]] = true
-			byPartition[targets[k]][j] = true
+			held[j][all[k]] = true
+			byPartition[all[k]][j] = true
 		})
 }
 
 // assignShareTopic is SimpleHeterogeneousAssignmentBuilder's
-// TopicAssignmentPartialBuilder.build for topic t of n partitions, subscribed
-// to by subs (member indices, ascending); it updates held.
-func assignShareTopic(members []assignee, t string, subs []int, n int32, held []map[shareTP]bool) {
-	sharing, counts := shareDesired(len(subs), int(n))
+// TopicAssignmentPartialBuilder.build for topic t of n partitions, of which
+// targets (ascending) are assignable, subscribed to by subs (member indices,
+// ascending); it updates held.
+func assignShareTopic(members []assignee, t string, subs []int, n int32, targets []int32, held []map[shareTP]bool) {
+	sharing, counts := shareDesired(len(subs), len(targets))
 	desired := make([]int, len(members)) // 0 for non-subscribers
 	for i, j := range subs {
 		desired[j] = counts[i]
 	}
-	byPartition := make([]map[int]bool, n)
-	for p := range byPartition {
-		byPartition[p] = map[int]bool{}
+	// byPartition holds the kept partitions and the targets (Kafka's
+	// finalAssignmentByPartition), walked ascending.
+	byPartition := map[int32]map[int]bool{}
+	holders := func(p int32) map[int]bool {
+		hs := byPartition[p]
+		if hs == nil {
+			hs = map[int]bool{}
+			byPartition[p] = hs
+		}
+		return hs
 	}
 	byMember := make([][]int32, len(members)) // ascending partitions
 
@@ -337,7 +361,7 @@ func assignShareTopic(members []assignee, t string, subs []int, n int32, held []
 				if p < 0 || p >= n || byPartition[p][j] {
 					continue
 				}
-				byPartition[p][j] = true
+				holders(p)[j] = true
 				byMember[j] = append(byMember[j], p)
 			}
 		}
@@ -355,16 +379,20 @@ func assignShareTopic(members []assignee, t string, subs []int, n int32, held []
 	}
 
 	// revokeOversharedPartitions: drop the lowest members down to sharing.
-	for p := range byPartition {
+	for _, p := range slices.Sorted(maps.Keys(byPartition)) {
 		hs := byPartition[p]
 		for _, j := range sortedMembers(hs) {
 			if len(hs) <= sharing {
 				break
 			}
 			delete(hs, j)
-			byMember[j] = slices.DeleteFunc(byMember[j], func(x int32) bool { return x == int32(p) })
+			byMember[j] = slices.DeleteFunc(byMember[j], func(x int32) bool { return x == p })
 		}
 	}
+	for _, p := range targets {
+		holders(p)
+	}
+	all := slices.Sorted(maps.Keys(byPartition))
 
 	var unfilled []int
 	for _, j := range subs {
@@ -372,13 +400,13 @@ func assignShareTopic(members []assignee, t string, subs []int, n int32, held []
 			unfilled = append(unfilled, j)
 		}
 	}
-	assignRemaining(int(n), unfilled, sharing,
+	assignRemaining(len(all), unfilled, sharing,
 		func(j int) int { return desired[j] },
-		func(k int) map[int]bool { return byPartition[k] },
+		func(k int) map[int]bool { return byPartition[all[k]] },
 		func(j int) int { return len(byMember[j]) },
 		func(j, k int) {
-			byPartition[k][j] = true
-			byMember[j] = append(byMember[j], int32(k))
+			byPartition[all[k]][j] = true
+			byMember[j] = append(byMember[j], all[k])
 		})
 
 	for j := range members {

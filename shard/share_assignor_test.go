@@ -23,7 +23,7 @@ type shareCase struct {
 func (c shareCase) partitionsOf(t string) int32 { return c.topics[t] }
 
 func (c shareCase) assign() [][]TopicPartitions {
-	return assignShareSimple(c.members, c.partitionsOf)
+	return assignShareSimple(c.members, c.partitionsOf, func(string, int32) bool { return true })
 }
 
 func shareMember(id string, topics ...string) assignee {

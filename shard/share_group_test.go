@@ -437,6 +437,7 @@ func TestDeleteGroupsOnShareGroup(t *testing.T) {
 	}{
 		{name: "empty share group", group: "fooup", want: []string{
 			"ShareGroupTargetAssignmentMetadata fooup <tombstone>",
+			"ShareGroupStatePartitionMetadata fooup <tombstone>",
 			"ShareGroupMetadata fooup <tombstone>",
 		}},
 		{name: "share group with a member", group: "share-group", wantErr: kerr.NonEmptyGroup},

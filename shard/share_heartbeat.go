@@ -1,13 +1,17 @@
 package shard
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // shareHeartbeatOn is Kafka's GroupMetadataManager.shareGroupHeartbeat
 // on the view of a share group, top to bottom: leave, throwIfShareGroupIsFull,
 // get or create the member (getOrMaybeSubscribeShareGroupMember), update
-// it, maybe bump the group epoch, the target assignment, then the member
-// moves straight to its target (share members do not reconcile) and the
-// session timer is re-armed.
+// it, maybe bump the group epoch, the target assignment (of the initialised
+// partitions), then the member moves straight to its target (share members
+// do not reconcile), the session timer is re-armed and the subscribed
+// partitions not yet initialised are asked for (share_init.go).
 func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
 	if h.memberEpoch < 0 {
@@ -59,6 +63,11 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 	if changed {
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
 	}
+	// A settled target short of the initialised partitions needs a new
+	// one (share_init.go), judged on the group as it was.
+	if v.g != nil && v.aEpoch >= v.epoch && initializedAssignmentPending(v.g.shareState, maps.Values(v.g.members)) {
+		bump = true
+	}
 	bump = v.metadataHashChanged() || bump
 	if bump {
 		v.bumpGroupEpoch()
@@ -72,6 +81,7 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 		out.sendAssignment = true
 	}
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Share, v.id, m))
+	v.maybeRequestShareInitialization(nowMs)
 	out.memberEpoch, out.assignment = m.memberEpoch, m.assigned
 	out.view = v
 	return out, nil

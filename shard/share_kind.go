@@ -1,5 +1,7 @@
 package shard
 
+import "slices"
+
 // shareSteps is the share group's entry of groupKinds: the KIP-932 simple
 // assignor and the ShareGroup* records.
 type shareSteps struct{}
@@ -11,7 +13,12 @@ func (shareSteps) assign(v *view) {
 	for _, m := range v.members {
 		in = append(in, assignee{id: m.id, subs: m.subscribedTopics, previous: m.target})
 	}
-	v.setTargets(activeOnly(assignShareSimple(in, v.s.TopicPartitions)))
+	st := v.shareState()
+	assignable := func(topic string, p int32) bool {
+		_, ok := slices.BinarySearch(st.initializedPartitions(topic), p)
+		return ok
+	}
+	v.setTargets(activeOnly(assignShareSimple(in, v.s.TopicPartitions, assignable)))
 }
 
 func (shareSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
@@ -60,8 +67,8 @@ func (shareSteps) rebalanceTimeouts() bool { return false }
 
 // steadyChanged: a share member whose client id or host changed writes its
 // member record (share_heartbeat.go).
-func (shareSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
-	return h.clientID != m.clientID || h.clientHost != m.clientHost
+func (shareSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat, nowMs int64) bool {
+	return h.clientID != m.clientID || h.clientHost != m.clientHost || s.shareInitPending(g, nowMs)
 }
 
 func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }
@@ -97,8 +104,11 @@ func (shareSteps) validateOffsetFetch(g *group, _ string, _ int32) error {
 func (shareSteps) validateOffsetDelete(g *group) error { return notConsumerGroup(g.id) }
 
 func (shareSteps) appendTombstones(records []Record, id string) []Record {
+	// ShareGroup.createGroupTombstoneRecords: the share-state metadata's
+	// tombstone too, whether or not the group has any.
 	return append(records,
 		&ShareGroupTargetAssignmentMetadata{Group: id, Tombstone: true},
+		&ShareGroupStatePartitionMetadata{Group: id, Tombstone: true},
 		&ShareGroupMetadata{Group: id, Tombstone: true})
 }
 
