@@ -109,6 +109,6 @@ func TestShareGroupRebalanceMetrics(t *testing.T) {
 	h.Advance(3 * time.Second)
 	require.Equal(t, 1.0, count("consumer-group-rebalance-count"))
 	require.Equal(t, 1.0, count("streams-group-rebalance-count"))
-	require.Equal(t, 4.0, count("share-group-rebalance-count"))
+	require.Equal(t, 5.0, count("share-group-rebalance-count"))
 	require.NoError(t, h.CheckReplay())
 }
