@@ -436,7 +436,7 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 	case TaskRegexRefresh:
 		return s.refreshRegularExpressions(nowMs, t)
 	case TaskShareInitialize:
-		return s.initializeShareState(nowMs, t.GroupID)
+		return s.initializeShareState(nowMs, t.GroupID, t.Partitions)
 	}
 	return Result[struct{}]{}
 }

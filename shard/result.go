@@ -85,6 +85,9 @@ type Task struct {
 	// Regexes are the regular expressions a regex refresh resolves: those
 	// the group subscribed to when it was scheduled, sorted.
 	Regexes []string
+	// Partitions are the share partitions a share initialisation
+	// completes: those its heartbeat asked for.
+	Partitions []TopicPartitions
 }
 
 // Key is the timer key a task runs under.
@@ -102,7 +105,7 @@ func (t Task) Key() string {
 	case TaskRegexRefresh:
 		return RegexRefreshKey(t.GroupID)
 	case TaskShareInitialize:
-		return ShareInitializeKey(t.GroupID)
+		return ShareInitializeKey(t.GroupID, t.Partitions)
 	}
 	return SessionTimeoutKey(t.GroupID, t.MemberID)
 }

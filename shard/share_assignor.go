@@ -35,8 +35,8 @@ import (
 //
 // Determinism: Kafka numbers the members in the order of a HashMap of
 // member ids and walks HashMaps and HashSets keyed by TopicIdPartition and
-// topic id. Here members are numbered in id order (the callers sort them),
-// topics are walked by name and a topic's partitions ascending. Where Kafka
+// topic id. Here members are numbered as Kafka's HashMap orders their ids
+// (the caller's job, share_kind.go), topics are walked by name and a topic's partitions ascending. Where Kafka
 // walks HashSet<Integer> or HashMap<Integer, …> of member or partition
 // indices (small ints, which Java iterates ascending) the order is the
 // same as Kafka's.
@@ -52,7 +52,8 @@ import (
 // partitions (share_init.go). Previous partitions stay where Kafka keeps
 // them, assignable or not.
 //
-// Members must be sorted by id. The result has one entry per member: topics
+// Members are numbered in the order given (the caller gives Kafka's). The
+// result has one entry per member: topics
 // sorted, partitions ascending.
 func assignShareSimple(members []assignee, partitionsOf func(topic string) int32, assignable func(topic string, p int32) bool) [][]TopicPartitions {
 	if len(members) == 0 {

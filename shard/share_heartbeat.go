@@ -75,10 +75,13 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 	v.maybeAssign()
 	targetEpoch, target := v.aEpoch, v.members[i].target
 	if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
+		// The answer carries the assignment when the partitions changed
+		// (ShareGroupMember.hasAssignedPartitionsChanged), not for a new
+		// epoch alone.
+		out.sendAssignment = out.sendAssignment || !equalAssignment(m.assigned, target)
 		prev := m.memberEpoch
 		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
 		v.records = append(v.records, v.currentAssignmentRecord(m, false))
-		out.sendAssignment = true
 	}
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Share, v.id, m))
 	v.maybeRequestShareInitialization(nowMs)

@@ -27,16 +27,15 @@ import (
 //     partitions (initializedAssignmentPending), bumps the group epoch and
 //     assigns them.
 //
-// Here step 3 is a timer task (TaskShareInitialize, key
-// share-initialize-<group>) due at the heartbeat's instant, as Kafka's
-// service schedules the persister call on a zero-delay timer after the
-// heartbeat's write: coordsim's share state needs no initialisation call
-// (the broker side creates a partition's state on first use, at
-// share.auto.offset.reset), so the task completes every partition still
-// initialising when it runs. A coordinator move loses the task, as a
-// failed persister call does in Kafka: the partitions stay initialising
-// until a heartbeat after the retry interval asks again (a load restamps
-// them, as Kafka's replay does).
+// Here step 3 is a timer task (TaskShareInitialize, ShareInitializeKey)
+// due at the heartbeat's instant, as Kafka's service schedules the
+// persister call on a zero-delay timer after the heartbeat's write:
+// coordsim's share state needs no initialisation call (the broker side
+// creates a partition's state on first use, at share.auto.offset.reset),
+// so the task completes the partitions its heartbeat asked for. A
+// coordinator move loses the task, as it loses Kafka's in-flight persister
+// call: the partitions stay initialising until a heartbeat after the retry
+// interval asks again (a load restamps them, as Kafka's replay does).
 
 // shareStatePartitions is a share group's ShareGroupStatePartitionMetadata
 // as replayed. Immutable: a record replaces it whole.
@@ -63,9 +62,16 @@ func (s *Shard) shareInitializeRetryIntervalMs() int64 {
 	return max(s.cfg.ShareInitializeRetryIntervalMs, 5_000)
 }
 
-// ShareInitializeKey is the timer key of a share group's pending
-// initialisation (Kafka runs it on the service's timer, keyless).
-func ShareInitializeKey(groupID string) string { return "share-initialize-" + groupID }
+// ShareInitializeKey is the timer key of one share initialisation (Kafka
+// runs it on the service's timer, keyless): the group and the first
+// partition asked for. Two initialisations pending at once ask for
+// disjoint partitions, so their keys differ.
+func ShareInitializeKey(groupID string, partitions []TopicPartitions) string {
+	if len(partitions) == 0 || len(partitions[0].Partitions) == 0 {
+		return "share-initialize-" + groupID
+	}
+	return fmt.Sprintf("share-initialize-%s-%s-%d", groupID, partitions[0].Topic, partitions[0].Partitions[0])
+}
 
 func (s *Shard) applyShareStatePartitionMetadata(r *ShareGroupStatePartitionMetadata) error {
 	if r.Tombstone {
@@ -298,8 +304,8 @@ func (s *Shard) requestShareInitialization(nowMs int64, groupID string, st *shar
 			return partitionsOfTopic(changes, t) != nil
 		})
 	}
-	t := Task{Kind: TaskShareInitialize, Type: Share, GroupID: groupID}
-	return r, TimerOp{Key: t.Key(), DeadlineMs: nowMs, IfAbsent: true, Task: t}
+	t := Task{Kind: TaskShareInitialize, Type: Share, GroupID: groupID, Partitions: changes}
+	return r, TimerOp{Key: t.Key(), DeadlineMs: nowMs, Task: t}
 }
 
 // maybeRequestShareInitialization runs step 2 for a share heartbeat: the
@@ -333,17 +339,20 @@ func (v *view) shareState() *shareStatePartitions {
 	return v.g.shareState
 }
 
-// initializeShareState is step 3 (initializeShareGroupState): every
-// partition still initialising becomes initialised. Nothing for a group
-// that is gone or has nothing initialising.
-func (s *Shard) initializeShareState(nowMs int64, groupID string) Result[struct{}] {
+// initializeShareState is step 3, Kafka's initializeShareGroupState: the
+// partitions asked for become initialised and leave the initialising
+// ones. Nothing for a group that is gone or a request of nothing.
+func (s *Shard) initializeShareState(nowMs int64, groupID string, partitions []TopicPartitions) Result[struct{}] {
 	g := s.lookup(groupID)
-	if g == nil || g.typ != Share || g.shareState == nil || len(g.shareState.initializing) == 0 {
+	if g == nil || g.typ != Share || len(partitions) == 0 {
 		return Result[struct{}]{}
 	}
-	st := g.shareState
-	r := &ShareGroupStatePartitionMetadata{Group: groupID, Initialized: combineTopicPartitions(st.initialized, st.initializing),
-		Deleting: st.deleting, TimestampMs: nowMs}
+	r := &ShareGroupStatePartitionMetadata{Group: groupID, Initialized: partitions, TimestampMs: nowMs}
+	if st := g.shareState; st != nil {
+		r.Initializing = nilIfEmpty(subtractTopicPartitions(st.initializing, partitions))
+		r.Initialized = combineTopicPartitions(st.initialized, partitions)
+		r.Deleting = st.deleting
+	}
 	return Result[struct{}]{Records: []Record{r}}
 }
 

@@ -1,6 +1,10 @@
 package shard
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/assignor/taskassignor"
+)
 
 // shareSteps is the share group's entry of groupKinds: the KIP-932 simple
 // assignor and the ShareGroup* records.
@@ -18,7 +22,25 @@ func (shareSteps) assign(v *view) {
 		_, ok := slices.BinarySearch(st.initializedPartitions(topic), p)
 		return ok
 	}
-	v.setTargets(activeOnly(assignShareSimple(in, v.s.TopicPartitions, assignable)))
+	// Kafka numbers the members in the order of a java.util.HashMap of
+	// their ids (TargetAssignmentBuilder's member specs, filled in member
+	// id order here: only ids sharing a bucket depend on it), and that
+	// numbering breaks the assignor's ties.
+	ids := make([]string, len(in))
+	for i, a := range in {
+		ids[i] = a.id
+	}
+	order := taskassignor.JavaHashMapPutOrder(ids)
+	numbered := make([]assignee, len(in))
+	for i, j := range order {
+		numbered[i] = in[j]
+	}
+	got := assignShareSimple(numbered, v.s.TopicPartitions, assignable)
+	targets := make([][]TopicPartitions, len(in))
+	for i, j := range order {
+		targets[j] = got[i]
+	}
+	v.setTargets(activeOnly(targets))
 }
 
 func (shareSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {

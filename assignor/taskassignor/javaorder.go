@@ -197,3 +197,9 @@ func (q *javaPQ[T]) siftDown(k int, x T, n int) {
 	}
 	q.es[k] = x
 }
+
+// JavaHashMapPutOrder is the iteration order of a new java.util.HashMap
+// (default capacity) the keys were put into, in that order: the indices of
+// the distinct keys. Kafka's share-group simple assignor numbers its
+// members so (TargetAssignmentBuilder's HashMap of member specs).
+func JavaHashMapPutOrder(keys []string) []int { return javaHashMapOrder(keys, 0, put) }

@@ -163,6 +163,14 @@ func (o SetTopics) run(d *driver) Outcome {
 		}
 		out.Records = d.commit(res.Records, res.Timers)
 		d.deliver(res.Completions)
+		// And the share groups' state metadata, as the oracle's
+		// maybeCleanupShareGroupState write after onTopicsDeleted.
+		var names []string
+		for _, tp := range deleted {
+			names = append(names, tp.Topic)
+		}
+		cleanup := d.s.MaybeCleanupShareGroupState(d.nowMs, names)
+		out.Records = append(out.Records, d.commit(cleanup.Records, cleanup.Timers)...)
 	}
 	return out
 }

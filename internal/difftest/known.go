@@ -130,22 +130,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "share-initialisation",
-		Why:  "Kafka assigns a share partition only once its state is initialised (KIP-932 initializing/initialized topics); coordsim assigns every subscribed partition at once",
-		// Only a divergence in share assignments: the two outcomes are
-		// equal once the share groups' assignments are left out.
-		Match: func(d Divergence) bool {
-			involvesShare := hasRecordPrefix(d.Kafka, "Share") || hasRecordPrefix(d.Ours, "Share")
-			switch op := d.Ops[d.Step].(type) {
-			case ShareHeartbeat:
-				involvesShare = true
-			case DescribeGroups:
-				involvesShare = involvesShare || op.Share
-			}
-			return involvesShare && withoutShareAssignments(d.Kafka) == withoutShareAssignments(d.Ours)
-		},
-	},
-	{
 		Name: "assignor-preference-tie",
 		Why:  "when a group's members tie between two server assignors, Kafka 4.4 bumps the group epoch on any member record write: GroupMetadataManager.hasPreferredServerAssignorChanged compares the first maximum of the group's TimelineHashMap of assignor counts with that of a java.util.HashMap copy (computePreferredServerAssignor), whose iteration orders differ; a quirk coordsim declines",
 		Match: func(d Divergence) bool {

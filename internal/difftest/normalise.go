@@ -36,10 +36,9 @@ import (
 //   - record fields coordsim does not model, or this driver does not
 //     send, are dropped: clientHost (a connection property: the oracle's
 //     request context is its loopback address, the driver sends none),
-//     the KIP-1251 assignmentEpochs (derived on replay), and the share
-//     coordinator's ShareGroupStatePartitionMetadata record (share-partition
-//     initialisation, an open divergence whose effect shows in
-//     assignments);
+//     and the KIP-1251 assignmentEpochs (derived on replay); a
+//     ShareGroupStatePartitionMetadata record's deleting topics are
+//     compared by count (a TopicInfo is only an id and a name);
 //   - lists of topic partitions and per-partition answers are sorted, and
 //     the records of one operation are compared as a set.
 
@@ -48,7 +47,7 @@ import (
 // (KIP-1101 moved the subscribed topics' metadata into a hash); Kafka 4.4
 // still tombstones it when it deletes a consumer group, for logs written by
 // older brokers, and coordsim never had it.
-var dropRecordTypes = map[string]bool{"ShareGroupStatePartitionMetadata": true, "ConsumerGroupPartitionMetadata": true}
+var dropRecordTypes = map[string]bool{"ConsumerGroupPartitionMetadata": true}
 
 // dropFields are record and response fields coordsim does not model.
 var dropFields = map[string]bool{"metadataHash": true, "assignmentTimestamp": true, "topicId": true,

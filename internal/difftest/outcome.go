@@ -273,6 +273,15 @@ func recordJSON(r shard.Record) map[string]any {
 		value = map[string]any{"memberEpoch": r.MemberEpoch, "previousMemberEpoch": r.PreviousMemberEpoch, "state": 0,
 			"assignedPartitions": assignmentJSON(r.Partitions)}
 		tomb = r.Tombstone
+	case *shard.ShareGroupStatePartitionMetadata:
+		key = map[string]any{"groupId": r.Group}
+		deleting := make([]any, 0, len(r.Deleting))
+		for range r.Deleting {
+			deleting = append(deleting, map[string]any{}) // Kafka's TopicInfo is an id and a name, both normalised away
+		}
+		value = map[string]any{"initializingTopics": assignmentJSON(r.Initializing), "initializedTopics": assignmentJSON(r.Initialized),
+			"deletingTopics": deleting}
+		tomb = r.Tombstone
 	default:
 		var ok bool
 		if key, value, tomb, ok = streamsRecordJSON(r); !ok {

@@ -527,6 +527,10 @@ final class Oracle {
         shard.onMetadataUpdate(new KRaftCoordinatorMetadataDelta(delta), new KRaftCoordinatorMetadataImage(image));
         if (!deleted.isEmpty()) {
             run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, () -> shard.onTopicsDeleted(deleted));
+            // GroupCoordinatorService.onMetadataUpdate's second write.
+            Set<Uuid> deletedIds = new HashSet<>();
+            deleted.forEach(t -> deletedIds.add(t.id()));
+            run(out, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, () -> shard.maybeCleanupShareGroupState(deletedIds));
         }
         return null;
     }
