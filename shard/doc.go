@@ -47,8 +47,10 @@
 // KIP-1331's stored and failed description epochs),
 // share groups (KIP-932: membership with the simple assignor, a port of
 // Kafka's SimpleAssignor and its Simple{Homogeneous,Heterogeneous}
-// AssignmentBuilder with members in id order and topics by name where Kafka
-// walks hash maps, over every partition (initialisation is not tracked), no revocation
+// AssignmentBuilder with members in Kafka's HashMap order and topics by name
+// where Kafka walks hash maps, over the initialised partitions only
+// (share_init.go: ShareGroupStatePartitionMetadata, initialised by a timer
+// task standing for the persister call), no revocation
 // phase, states EMPTY/STABLE, Kafka's cross-type GROUP_ID_NOT_FOUND answers,
 // and the group-coordinator half of AlterShareGroupOffsets, which bumps the
 // group epoch, and DeleteShareGroupOffsets, which writes nothing; the

@@ -82,6 +82,11 @@ func (s *Shard) applyShareStatePartitionMetadata(r *ShareGroupStatePartitionMeta
 		s.mutableGroup(g.id).shareState = nil
 		return nil
 	}
+	for _, list := range [][]TopicPartitions{r.Initializing, r.Initialized} {
+		if err := checkTopicPartitionList(list); err != nil {
+			return replayErr(r, "%v", err)
+		}
+	}
 	created := s.lookup(r.Group) == nil
 	g, err := s.groupForRecord(r, Share, true)
 	if err != nil {
@@ -91,11 +96,6 @@ func (s *Shard) applyShareStatePartitionMetadata(r *ShareGroupStatePartitionMeta
 		// Kafka's getOrMaybeCreatePersistedShareGroup: a new group object
 		// starts at epoch 1 (ModernGroup).
 		g.epoch, g.assignmentEpoch = shareSteps{}.initialEpoch(), shareSteps{}.initialEpoch()
-	}
-	for _, list := range [][]TopicPartitions{r.Initializing, r.Initialized} {
-		if err := checkTopicPartitionList(list); err != nil {
-			return replayErr(r, "%v", err)
-		}
 	}
 	g.shareState = &shareStatePartitions{initializing: r.Initializing, initialized: r.Initialized,
 		deleting: r.Deleting, initializingSinceMs: r.TimestampMs}
