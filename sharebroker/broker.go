@@ -5,6 +5,7 @@ import (
 	"github.com/coordsim/coordsim/groupconfig"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/google/btree"
 
@@ -272,13 +273,15 @@ func validateShareConfig(c share.Config) error {
 }
 
 // keyLess orders share-partitions by group, topic and partition (byGroup,
-// known); topicKeyLess by topic, partition and group (byTopic).
+// known); topicKeyLess by topic, partition and group (byTopic). They run on
+// every btree step: strings.Compare compares two strings once where
+// cmp.Compare may twice.
 func keyLess(a, b share.Key) bool {
-	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition)) < 0
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition)) < 0
 }
 
 func topicKeyLess(a, b share.Key) bool {
-	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Group, b.Group)) < 0
+	return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), strings.Compare(a.Group, b.Group)) < 0
 }
 
 // checkNow refuses a time before the last one seen: share-partitions refuse
