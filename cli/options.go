@@ -205,20 +205,26 @@ func (o *optionFlags) flagSeed(base *scenario.Scenario) uint64 {
 }
 
 // startOne is run's and replay's last step before their simulation, once
-// every flag is checked: nothing more when the command only checks its
-// words (app.checkOnly: ok false, code exitOK), else preflight, a refusal
-// printed as cmd's usage error. The caller defers release.
-func (a *app) startOne(of *optionFlags, sc *scenario.Scenario, cmd string, stderr io.Writer) (release func(), code int, ok bool) {
+// their own flags are checked: the scenario of the one run (loadFor, the
+// seed flagSeed's), then nothing more when the command only checks its
+// words (app.checkOnly: ok false, code exitOK), else preflight; a refusal
+// of either is printed as cmd's usage error (code exitUsage). The caller
+// defers release.
+func (a *app) startOne(of *optionFlags, cmd string, stderr io.Writer) (base, sc *scenario.Scenario, release func(), code int, ok bool) {
+	base, sc, ok = of.loadFor(cmd, stderr, of.flagSeed)
+	if !ok {
+		return nil, nil, nil, exitUsage, false
+	}
 	if a.checkOnly {
-		return nil, exitOK, false
+		return nil, nil, nil, exitOK, false
 	}
 	release, err := of.preflight(sc)
 	if err != nil {
 		release()
 		fmt.Fprintf(stderr, "coordsim %s: %v\n", cmd, err)
-		return nil, exitUsage, false
+		return nil, nil, nil, exitUsage, false
 	}
-	return release, 0, true
+	return base, sc, release, 0, true
 }
 
 // seedOr is --seed when given, else def.

@@ -21,11 +21,7 @@ func (a *app) replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordsim replay: --stop-at %d --window %d: --stop-at must be >= 0 and --window in [1, 100000]\n", *stopAt, *window)
 		return exitUsage
 	}
-	_, sc, ok := of.loadFor("replay", stderr, of.flagSeed)
-	if !ok {
-		return exitUsage
-	}
-	release, code, ok := a.startOne(of, sc, "replay", stderr)
+	_, sc, release, code, ok := a.startOne(of, "replay", stderr)
 	if !ok {
 		return code
 	}

@@ -36,11 +36,7 @@ func (a *app) runCmd(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "coordsim run: --metrics-every %s: needs --metrics FILE and a duration of at least 1s\n", *metricsEvery)
 		return exitUsage
 	}
-	base, sc, ok := of.loadFor("run", stderr, of.flagSeed)
-	if !ok {
-		return exitUsage
-	}
-	release, code, ok := a.startOne(of, sc, "run", stderr)
+	base, sc, release, code, ok := a.startOne(of, "run", stderr)
 	if !ok {
 		return code
 	}

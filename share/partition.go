@@ -273,24 +273,28 @@ func (sp *SharePartition) newLock(member string, off, deadlineMs int64) *acqLock
 
 // ---- result builders ----
 
+// lastOf is s's last element, nil when s is empty: the run of offsets the
+// next offset may extend (Result.addChange and addDLQ, WriteState's state
+// batches).
+func lastOf[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[len(s)-1]
+}
+
 func (r *Result) addChange(off int64, s RecordState, count int32) {
-	if k := len(r.Changes) - 1; k >= 0 {
-		c := &r.Changes[k]
-		if c.LastOffset+1 == off && c.State == s && c.DeliveryCount == count {
-			c.LastOffset = off
-			return
-		}
+	if c := lastOf(r.Changes); c != nil && c.LastOffset+1 == off && c.State == s && c.DeliveryCount == count {
+		c.LastOffset = off
+		return
 	}
 	r.Changes = append(r.Changes, StateChange{FirstOffset: off, LastOffset: off, State: s, DeliveryCount: count})
 }
 
 func (r *Result) addDLQ(off int64, count int32, cause DLQCause) {
-	if k := len(r.DLQ) - 1; k >= 0 {
-		d := &r.DLQ[k]
-		if d.LastOffset+1 == off && d.DeliveryCount == count && d.Cause == cause {
-			d.LastOffset = off
-			return
-		}
+	if d := lastOf(r.DLQ); d != nil && d.LastOffset+1 == off && d.DeliveryCount == count && d.Cause == cause {
+		d.LastOffset = off
+		return
 	}
 	r.DLQ = append(r.DLQ, DLQWrite{FirstOffset: off, LastOffset: off, DeliveryCount: count, Cause: cause})
 }
@@ -885,8 +889,8 @@ func (sp *SharePartition) WriteState() PersistedState {
 		if s.Terminal() {
 			st.DeliveryCompleteCount++
 		}
-		if k := len(st.StateBatches) - 1; k >= 0 && st.StateBatches[k].DeliveryState == s && st.StateBatches[k].DeliveryCount == c {
-			st.StateBatches[k].LastOffset = off
+		if b := lastOf(st.StateBatches); b != nil && b.DeliveryState == s && b.DeliveryCount == c {
+			b.LastOffset = off
 			continue
 		}
 		st.StateBatches = append(st.StateBatches, StateBatch{FirstOffset: off, LastOffset: off, DeliveryState: s, DeliveryCount: c})

@@ -1,9 +1,11 @@
 package sharebroker
 
 import (
+	"cmp"
 	"github.com/coordsim/coordsim/groupconfig"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/google/btree"
 
@@ -270,24 +272,16 @@ func validateShareConfig(c share.Config) error {
 	return err
 }
 
+// keyLess orders share-partitions by group, topic and partition (byGroup,
+// known); topicKeyLess by topic, partition and group (byTopic). They run on
+// every btree step: strings.Compare compares two strings once where
+// cmp.Compare may twice.
 func keyLess(a, b share.Key) bool {
-	if a.Group != b.Group {
-		return a.Group < b.Group
-	}
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	return a.Partition < b.Partition
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition)) < 0
 }
 
 func topicKeyLess(a, b share.Key) bool {
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	if a.Partition != b.Partition {
-		return a.Partition < b.Partition
-	}
-	return a.Group < b.Group
+	return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), strings.Compare(a.Group, b.Group)) < 0
 }
 
 // checkNow refuses a time before the last one seen: share-partitions refuse

@@ -29,13 +29,9 @@ func handleOffsetCommit(r *request) (kmsg.Response, error) {
 	if req.Version <= 4 {
 		creq.RetentionTimeMs = req.RetentionTimeMillis
 	}
-	in := make([]commitTopicIn, len(req.Topics))
-	for i, rt := range req.Topics {
-		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}
-		for _, rp := range rt.Partitions {
-			in[i].partitions = append(in[i].partitions, commitPartition(rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata, req.Version >= 6))
-		}
-	}
+	in := commitTopicsIn(req.Topics, func(rp kmsg.OffsetCommitRequestTopicPartition) shard.OffsetCommitPartition {
+		return commitPartition(rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata, req.Version >= 6)
+	})
 	plan := r.planCommit(in, byID)
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
 		plan.committed(r.driver().CommitOffsets(r.ctx, creq))

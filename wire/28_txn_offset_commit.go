@@ -30,13 +30,9 @@ func handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 		ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch,
 		MemberID: req.MemberID, GroupInstanceID: derefOr(req.InstanceID), MemberEpoch: req.Generation,
 		EmptyGroupInstanceID: req.InstanceID != nil && *req.InstanceID == "", TopicIDs: byID}
-	in := make([]commitTopicIn, len(req.Topics))
-	for i, rt := range req.Topics {
-		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}
-		for _, rp := range rt.Partitions {
-			in[i].partitions = append(in[i].partitions, commitPartition(rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata, req.Version >= 2))
-		}
-	}
+	in := commitTopicsIn(req.Topics, func(rp kmsg.TxnOffsetCommitRequestTopicPartition) shard.OffsetCommitPartition {
+		return commitPartition(rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata, req.Version >= 2)
+	})
 	plan := r.planCommit(in, byID)
 	if creq.Topics = plan.topics; len(creq.Topics) > 0 {
 		if err := r.txnOffsetCommitErr(req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group, req.Version); err != nil {

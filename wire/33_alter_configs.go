@@ -27,9 +27,7 @@ var apiAlterConfigs = api{key: 33, min: 0, max: 2, handle: handleAlterConfigs}
 func handleAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.AlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	resp.Resources = configResourceRows[kmsg.AlterConfigsResponseResource](req.Resources, func(res kmsg.AlterConfigsRequestResource) configResource {
-		return configResource{res.ResourceType, res.ResourceName}
-	}, func(res kmsg.AlterConfigsRequestResource, namedTwice bool) error {
+	resp.Resources = configResourceRows[kmsg.AlterConfigsResponseResource](req.Resources, func(res kmsg.AlterConfigsRequestResource, namedTwice bool) error {
 		switch {
 		case !knownResourceType(res.ResourceType):
 			return kerr.UnsupportedVersion.WithMessage("Unknown resource type %d.", int8(res.ResourceType)) // the raw byte, as ControllerApis concatenates it
@@ -57,20 +55,36 @@ type wireConfigResourceRow = struct {
 	UnknownTags  kmsg.Tags
 }
 
+// wireConfigResource is a resource of an AlterConfigs or
+// IncrementalAlterConfigs request, C its config type (kmsg has one named
+// type for each).
+type wireConfigResource[C any] = struct {
+	ResourceType kmsg.ConfigResourceType
+	ResourceName string
+	Configs      []C
+	UnknownTags  kmsg.Tags
+}
+
+// configResourceOf is the resource a request's resource names.
+func configResourceOf[R ~wireConfigResource[C], C any](res R) configResource {
+	w := wireConfigResource[C](res)
+	return configResource{w.ResourceType, w.ResourceName}
+}
+
 // configResourceRows answers each resource of an AlterConfigs or
 // IncrementalAlterConfigs, in request order, with the error answer gives
-// it. answer is told whether the request names the resource (of) more than
+// it. answer is told whether the request names the resource more than
 // once: Kafka refuses such a resource on every row
 // (ControllerApis.handleLegacyAlterConfigs, ConfigAdminManager.preprocess),
 // each API with its message and in its order of checks.
-func configResourceRows[T ~wireConfigResourceRow, R any](resources []R, of func(R) configResource, answer func(res R, namedTwice bool) error) []T {
+func configResourceRows[T ~wireConfigResourceRow, R ~wireConfigResource[C], C any](resources []R, answer func(res R, namedTwice bool) error) []T {
 	named := map[configResource]int{}
 	for _, res := range resources {
-		named[of(res)]++
+		named[configResourceOf(res)]++
 	}
 	out := make([]T, 0, len(resources))
 	for _, res := range resources {
-		k := of(res)
+		k := configResourceOf(res)
 		code, msg := errCode(answer(res, named[k] > 1))
 		out = append(out, T(wireConfigResourceRow{ErrorCode: code, ErrorMessage: msg, ResourceType: k.typ, ResourceName: k.name}))
 	}

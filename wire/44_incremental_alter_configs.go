@@ -32,9 +32,7 @@ var apiIncrementalAlterConfigs = api{key: 44, min: 0, max: 1, handle: handleIncr
 func handleIncrementalAlterConfigs(r *request) (kmsg.Response, error) {
 	req := r.kreq.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	resp.Resources = configResourceRows[kmsg.IncrementalAlterConfigsResponseResource](req.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) configResource {
-		return configResource{res.ResourceType, res.ResourceName}
-	}, func(res kmsg.IncrementalAlterConfigsRequestResource, namedTwice bool) error {
+	resp.Resources = configResourceRows[kmsg.IncrementalAlterConfigsResponseResource](req.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource, namedTwice bool) error {
 		if namedTwice {
 			return kerr.InvalidRequest.WithMessage("Each resource must appear at most once.")
 		}

@@ -39,6 +39,30 @@ func commitPartition(partition int32, offset int64, leaderEpoch int32, metadata 
 	return cp
 }
 
+// wireCommitRequestTopic is a topic of an OffsetCommit or TxnOffsetCommit
+// request, P its partition type (kmsg has one named type for each).
+type wireCommitRequestTopic[P any] = struct {
+	Topic       string
+	TopicID     [16]byte
+	Partitions  []P
+	UnknownTags kmsg.Tags
+}
+
+// commitTopicsIn is an OffsetCommit's or TxnOffsetCommit's requested topics
+// in the shape the requests share; partition is one requested partition
+// (commitPartition, with the leader epoch when the version has it).
+func commitTopicsIn[T ~wireCommitRequestTopic[P], P any](topics []T, partition func(P) shard.OffsetCommitPartition) []commitTopicIn {
+	in := make([]commitTopicIn, len(topics))
+	for i, t := range topics {
+		rt := wireCommitRequestTopic[P](t)
+		in[i] = commitTopicIn{name: rt.Topic, id: rt.TopicID}
+		for _, rp := range rt.Partitions {
+			in[i].partitions = append(in[i].partitions, partition(rp))
+		}
+	}
+	return in
+}
+
 // rowsTopic is one topic of a per-partition response as the builder holds
 // it: the request's name and id, and its rows in response order.
 type rowsTopic struct {

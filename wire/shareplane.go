@@ -343,11 +343,7 @@ func (s *sharePartitions) addAcks(results []sharebroker.AckResult) {
 }
 
 func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
-	return byTopic(s, func(id [16]byte) kmsg.ShareFetchResponseTopic {
-		t := kmsg.NewShareFetchResponseTopic()
-		t.TopicID = id
-		return t
-	}, func(t *kmsg.ShareFetchResponseTopic, k shareTP, res *sharePartitionResult) {
+	return byTopic[kmsg.ShareFetchResponseTopic](s, func(k shareTP, res *sharePartitionResult) kmsg.ShareFetchResponseTopicPartition {
 		p := kmsg.NewShareFetchResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.AcknowledgeErrorCode, p.AcknowledgeErrorMessage = res.ackCode, res.ackMsg
@@ -358,27 +354,30 @@ func (s *sharePartitions) fetchTopics() []kmsg.ShareFetchResponseTopic {
 			ar.FirstOffset, ar.LastOffset, ar.DeliveryCount = a.FirstOffset, a.LastOffset, int16(a.DeliveryCount)
 			p.AcquiredRecords = append(p.AcquiredRecords, ar)
 		}
-		t.Partitions = append(t.Partitions, p)
+		return p
 	})
 }
 
 func (s *sharePartitions) ackTopics() []kmsg.ShareAcknowledgeResponseTopic {
-	return byTopic(s, func(id [16]byte) kmsg.ShareAcknowledgeResponseTopic {
-		t := kmsg.NewShareAcknowledgeResponseTopic()
-		t.TopicID = id
-		return t
-	}, func(t *kmsg.ShareAcknowledgeResponseTopic, k shareTP, res *sharePartitionResult) {
+	return byTopic[kmsg.ShareAcknowledgeResponseTopic](s, func(k shareTP, res *sharePartitionResult) kmsg.ShareAcknowledgeResponseTopicPartition {
 		p := kmsg.NewShareAcknowledgeResponseTopicPartition()
 		p.Partition, p.ErrorCode, p.ErrorMessage = k.p, res.code, res.msg
 		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = s.currentLeader(res.code, k.p)
-		t.Partitions = append(t.Partitions, p)
+		return p
 	})
 }
 
+// wireShareTopic is a topic of a ShareFetch or ShareAcknowledge response,
+// P its partition type (kmsg has one named type for each).
+type wireShareTopic[P any] = struct {
+	TopicID     [16]byte
+	Partitions  []P
+	UnknownTags kmsg.Tags
+}
+
 // byTopic lays a share response's partitions out under their topics, in
-// the order the request named them: newTopic makes the response topic of
-// an id, add appends one partition's answer to it.
-func byTopic[T any](s *sharePartitions, newTopic func(id [16]byte) T, add func(t *T, k shareTP, res *sharePartitionResult)) []T {
+// the order the request named them; partition is one partition's answer.
+func byTopic[T ~wireShareTopic[P], P any](s *sharePartitions, partition func(k shareTP, res *sharePartitionResult) P) []T {
 	var out []T
 	index := map[[16]byte]int{}
 	for _, k := range s.order {
@@ -386,9 +385,11 @@ func byTopic[T any](s *sharePartitions, newTopic func(id [16]byte) T, add func(t
 		if !ok {
 			i = len(out)
 			index[k.id] = i
-			out = append(out, newTopic(k.id))
+			out = append(out, T(wireShareTopic[P]{TopicID: k.id}))
 		}
-		add(&out[i], k, s.results[k])
+		t := wireShareTopic[P](out[i])
+		t.Partitions = append(t.Partitions, partition(k, s.results[k]))
+		out[i] = T(t)
 	}
 	return out
 }
