@@ -160,8 +160,8 @@ func (c *Coordinator) DeleteOffsets(groupID string, topics []shard.TopicPartitio
 // touch share state.
 func (c *Coordinator) AlterShareGroupOffsets(groupID string, topics []shard.TopicPartitions) *Future[int32] {
 	return routed(c, groupID, func(p int32) *Future[int32] {
-		return write(c, "alter-share-group-offsets", p, func(s *shard.Shard, _ int64) (shard.Result[int32], error) {
-			return s.AlterShareGroupOffsets(groupID, topics)
+		return write(c, "alter-share-group-offsets", p, func(s *shard.Shard, nowMs int64) (shard.Result[int32], error) {
+			return s.AlterShareGroupOffsets(nowMs, groupID, topics)
 		})
 	})
 }

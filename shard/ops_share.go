@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"slices"
+
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -37,7 +39,7 @@ import (
 // partitions as initialising and uses the current group epoch as the state
 // epoch); coordsim bumps the epoch so that the state epoch is new
 // (docs/share-groups.md §2.7).
-func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions) (Result[int32], error) {
+func (s *Shard) AlterShareGroupOffsets(nowMs int64, groupID string, topics []TopicPartitions) (Result[int32], error) {
 	var res Result[int32]
 	if err := ValidateGroupID(groupID); err != nil {
 		return res, err
@@ -49,15 +51,35 @@ func (s *Shard) AlterShareGroupOffsets(groupID string, topics []TopicPartitions)
 	if err != nil {
 		return res, err
 	}
+	// The partitions become initialising (addInitializingTopicsRecords)
+	// and their initialisation is scheduled, as after a heartbeat
+	// (share_init.go): Kafka's persister call sets their start offsets.
+	var st *shareStatePartitions
 	if g == nil { // created, as Kafka's trunk does
 		res.Records = []Record{&ShareGroupMetadata{Group: groupID, Epoch: 1}}
 		res.Response = 1
-		return res, nil
+	} else {
+		st = g.shareState
+		epoch := g.epoch + 1
+		res.Records = []Record{&ShareGroupMetadata{Group: g.id, Epoch: epoch, MetadataHash: g.metadataHash}}
+		res.Response = epoch
 	}
-	epoch := g.epoch + 1
-	res.Records = []Record{&ShareGroupMetadata{Group: g.id, Epoch: epoch, MetadataHash: g.metadataHash}}
-	res.Response = epoch
+	r, t := s.requestShareInitialization(nowMs, groupID, st, distinctTopicPartitions(topics))
+	res.Records = append(res.Records, r)
+	res.Timers = append(res.Timers, t)
 	return res, nil
+}
+
+// distinctTopicPartitions is topics sorted by name, each once, its
+// partitions ascending and distinct.
+func distinctTopicPartitions(topics []TopicPartitions) []TopicPartitions {
+	var out []TopicPartitions
+	for _, tp := range topics {
+		ps := slices.Clone(tp.Partitions)
+		slices.Sort(ps)
+		out = combineTopicPartitions(out, []TopicPartitions{{Topic: tp.Topic, Partitions: slices.Compact(ps)}})
+	}
+	return out
 }
 
 // DeleteShareGroupOffsets is the group-coordinator half of

@@ -487,11 +487,15 @@ func TestAlterShareGroupOffsets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := emptyShareGroup(t)
 			g := h.s.lookup("fooup")
-			res, err := h.s.AlterShareGroupOffsets("fooup", tc.topics)
+			res, err := h.s.AlterShareGroupOffsets(h.nowMs, "fooup", tc.topics)
 			require.NoError(t, err)
 			assert.Equal(t, int32(4), res.Response)
-			assert.Equal(t, []Record{&ShareGroupMetadata{Group: "fooup", Epoch: 4, MetadataHash: g.metadataHash}}, res.Records)
-			assert.Empty(t, res.Timers)
+			want := distinctTopicPartitions(tc.topics)
+			assert.Equal(t, []Record{&ShareGroupMetadata{Group: "fooup", Epoch: 4, MetadataHash: g.metadataHash},
+				&ShareGroupStatePartitionMetadata{Group: "fooup", Initializing: combineTopicPartitions(g.shareState.initializing, want),
+					Initialized: g.shareState.initialized, TimestampMs: h.nowMs}}, res.Records)
+			require.Len(t, res.Timers, 1, "the partitions' initialisation is scheduled")
+			assert.Equal(t, want, res.Timers[0].Task.Partitions)
 			applyResult(h, res)
 			d, _ := h.s.DescribeGroup("fooup")
 			assert.Equal(t, int32(4), d.Epoch)
@@ -512,10 +516,11 @@ func TestAlterShareGroupOffsets(t *testing.T) {
 // set before the first member joins; the partitions are still checked.
 func TestAlterShareGroupOffsetsCreatesMissingGroup(t *testing.T) {
 	h := emptyShareGroup(t)
-	res, err := h.s.AlterShareGroupOffsets("migrated", []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}})
+	res, err := h.s.AlterShareGroupOffsets(h.nowMs, "migrated", []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}})
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), res.Response)
-	assert.Equal(t, []Record{&ShareGroupMetadata{Group: "migrated", Epoch: 1}}, res.Records)
+	assert.Equal(t, []Record{&ShareGroupMetadata{Group: "migrated", Epoch: 1}, &ShareGroupStatePartitionMetadata{Group: "migrated",
+		Initializing: []TopicPartitions{{Topic: "foo", Partitions: []int32{0, 1}}}, TimestampMs: h.nowMs}}, res.Records)
 	applyResult(h, res)
 	d, ok := h.s.DescribeGroup("migrated")
 	require.True(t, ok)
@@ -525,7 +530,7 @@ func TestAlterShareGroupOffsetsCreatesMissingGroup(t *testing.T) {
 	assert.Equal(t, int32(2), h.shareJoin("migrated", "m1", "foo").MemberEpoch, "the first member joins past it")
 
 	before := h.s.Snapshot()
-	_, err = h.s.AlterShareGroupOffsets("other", []TopicPartitions{{Topic: "nope", Partitions: []int32{0}}})
+	_, err = h.s.AlterShareGroupOffsets(h.nowMs, "other", []TopicPartitions{{Topic: "nope", Partitions: []int32{0}}})
 	require.ErrorIs(t, err, kerr.UnknownTopicOrPartition, "an unknown topic still refuses the creation")
 	requireSnapshotEqual(t, before, h.s.Snapshot(), "nothing created")
 	_, ok = h.s.DescribeGroup("other")
@@ -600,7 +605,7 @@ func TestShareGroupOffsetsAdminRefusals(t *testing.T) {
 		call func(s *Shard, group string, topics []TopicPartitions) (Result[struct{}], error)
 	}{
 		{"alter", func(s *Shard, group string, topics []TopicPartitions) (Result[struct{}], error) {
-			res, err := s.AlterShareGroupOffsets(group, topics)
+			res, err := s.AlterShareGroupOffsets(0, group, topics)
 			return Result[struct{}]{Records: res.Records, Timers: res.Timers}, err
 		}},
 		{"delete", func(s *Shard, group string, topics []TopicPartitions) (Result[struct{}], error) {
