@@ -45,9 +45,10 @@ func TestDiffReportsMissingAndExtraFields(t *testing.T) {
 // a difference only in the case, step and field it names.
 func TestExplainMatchesOnlyItsCaseStepAndField(t *testing.T) {
 	reason := func(c, step string, d Difference) string { r, _ := Explain(c, step, d); return r }
-	assignment := Difference{".Assignment.TopicPartitions[0].Partitions[0]", "0", "(absent)"}
-	assert.Contains(t, reason("share/join-heartbeat-leave-errors", "join", assignment), "share-initialisation")
-	assert.Empty(t, reason("share/join-heartbeat-leave-errors", "heartbeat", assignment))
-	assert.Empty(t, reason("share/join-heartbeat-leave-errors", "join", Difference{".MemberEpoch", "1", "2"}))
-	assert.Empty(t, reason("other/case", "join", assignment), "share-initialisation is known only in the share cases' joins")
+	start := Difference{".Groups[0].Topics[0].Partitions[1].StartOffset", "-1", "0"}
+	const c = "share/describe-and-offsets-admin"
+	assert.Contains(t, reason(c, "describe-offsets", start), "share-state-start-offset")
+	assert.Empty(t, reason(c, "join", start))
+	assert.Empty(t, reason(c, "describe-offsets", Difference{".Groups[0].Topics[0].Partitions[0].StartOffset", "-1", "0"}))
+	assert.Empty(t, reason("other/case", "describe-offsets", start), "known only in its case")
 }
