@@ -168,6 +168,11 @@ type group struct {
 	// shareState is a share group's ShareGroupStatePartitionMetadata, nil
 	// for none (share_init.go). Immutable: replaced whole.
 	shareState *shareStatePartitions
+	// shareSettled: the share group's target holds exactly its initialised
+	// partitions and its members' subscribed partitions are all
+	// initialised, under the topic image of its last replay (derived by
+	// refresh; the steady heartbeat reads it, share_init.go).
+	shareSettled bool
 
 	// streams
 	topology               *Topology // immutable once set

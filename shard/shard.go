@@ -443,10 +443,12 @@ func (s *Shard) refresh(id string) {
 	kind := groupKinds[g.typ]
 	deletable := kind.shouldExpire() && state == StateEmpty && noOffsets
 	eligible := kind.keepsDescriptionEpochs() && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets
-	if state == g.state && deletable == g.deletable && eligible == g.eligible {
+	settled := g.typ == Share && s.shareSettled(g)
+	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled {
 		return
 	}
 	g = s.mutableGroup(id)
+	g.shareSettled = settled
 	s.counts[g.typ][g.state]--
 	s.counts[g.typ][state]++
 	g.state = state

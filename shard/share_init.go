@@ -144,49 +144,28 @@ func initializedAssignmentPending(st *shareStatePartitions, members iter.Seq[*me
 	if st == nil || len(st.initialized) == 0 {
 		return false
 	}
-	empty := true
-	for range members {
-		empty = false
-		break
+	subscribed := map[string]bool{}
+	inTarget := map[string][]int32{}
+	for m := range members {
+		for _, t := range m.subscribedTopics {
+			subscribed[t] = true
+		}
+		for _, tp := range m.target {
+			inTarget[tp.Topic] = append(inTarget[tp.Topic], tp.Partitions...)
+		}
 	}
-	if empty {
-		return false
+	if len(subscribed) == 0 {
+		return false // no members, or none subscribing
 	}
 	for _, tp := range st.initialized {
-		if !subscribedTo(members, tp.Topic) {
+		if !subscribed[tp.Topic] {
 			continue
 		}
 		// The target's partitions of the topic are exactly the
-		// initialised ones: each target partition is initialised...
-		for m := range members {
-			for _, p := range partitionsOfTopic(m.target, tp.Topic) {
-				if _, ok := slices.BinarySearch(tp.Partitions, p); !ok {
-					return true
-				}
-			}
-		}
-		// ...and each initialised one is in some member's target.
-		for _, p := range tp.Partitions {
-			if !inSomeTarget(members, tp.Topic, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func subscribedTo(members iter.Seq[*member], topic string) bool {
-	for m := range members {
-		if _, ok := slices.BinarySearch(m.subscribedTopics, topic); ok {
-			return true
-		}
-	}
-	return false
-}
-
-func inSomeTarget(members iter.Seq[*member], topic string, p int32) bool {
-	for m := range members {
-		if _, ok := slices.BinarySearch(partitionsOfTopic(m.target, topic), p); ok {
+		// initialised ones.
+		got := inTarget[tp.Topic]
+		slices.Sort(got)
+		if !slices.Equal(slices.Compact(got), tp.Partitions) {
 			return true
 		}
 	}
@@ -414,22 +393,24 @@ func (s *Shard) restampShareInitializations(nowMs int64) {
 
 // shareInitPending reports whether a steady share heartbeat has work to
 // leave to the slow path: a target short of the initialised partitions,
-// or subscribed partitions to initialise. It allocates nothing for a
-// settled group.
-func (s *Shard) shareInitPending(g *group, nowMs int64) bool {
-	if g.assignmentEpoch >= g.epoch && initializedAssignmentPending(g.shareState, maps.Values(g.members)) {
-		return true
-	}
-	if len(s.topics) == 0 {
+// or subscribed partitions to initialise. It reads the flag refresh
+// keeps: the steady path has already checked that the group's metadata
+// hash, and so its subscribed topics' partition counts, are unchanged
+// since the records it was derived from.
+func (s *Shard) shareInitPending(g *group, _ int64) bool { return !g.shareSettled }
+
+// shareSettled derives group.shareSettled: no initialisation is pending
+// or wanted, and the target holds exactly the initialised partitions.
+func (s *Shard) shareSettled(g *group) bool {
+	if initializedAssignmentPending(g.shareState, maps.Values(g.members)) {
 		return false
 	}
-	fresh := s.initializingFresh(g.shareState, nowMs)
 	for _, m := range g.members {
 		for _, topic := range m.subscribedTopics {
-			if _, ok := s.shareInitDone(g.shareState, topic, fresh); !ok {
-				return true
+			if _, ok := s.shareInitDone(g.shareState, topic, false); !ok {
+				return false
 			}
 		}
 	}
-	return false
+	return true
 }
