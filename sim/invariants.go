@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"github.com/coordsim/coordsim/coordinator"
-	"github.com/coordsim/coordsim/internal/mutant"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/sim/invariants"
+	"github.com/coordsim/coordsim/sim/refmodel"
 )
 
 // Invariant names, as violations report them: the registry
@@ -36,6 +36,10 @@ const (
 	// of its group, as 15 ties leaked rows (issue 27: any loss under v1
 	// counted as the accepted race, so a v1 cleanup bug was invisible).
 	InvV1LossExplained = invariants.V1LossExplained
+	// InvReferenceModel holds the committed shards to a model of the log
+	// written apart from shard's replay (issue 27: 7 and 10 rebuild with
+	// that replay, so a bug in it was in both copies).
+	InvReferenceModel = invariants.ReferenceModel
 )
 
 // Invariants lists every invariant the checker enforces, in the registry's
@@ -76,6 +80,9 @@ type checker struct {
 	// online upgrade converted with an empty assignment, until each client
 	// next completes an assignment (invariant_owner_upgrade.go, 9).
 	upgradeForgot map[string]map[string]bool
+	// models are the partitions' reference models, fed every committed
+	// record (26).
+	models []*refmodel.Model
 }
 
 func newChecker(w *world) *checker {
@@ -83,6 +90,10 @@ func newChecker(w *world) *checker {
 		rules: newRuleState(), v2Holes: map[string]string{}, upgradeForgot: map[string]map[string]bool{}}
 	c.rules.deleted = make([]map[int32][]string, w.opts.Brokers)
 	c.revocationDueMs = math.MaxInt64
+	c.models = make([]*refmodel.Model, w.opts.Partitions)
+	for p := range c.models {
+		c.models[p] = refmodel.New()
+	}
 	return c
 }
 
@@ -311,8 +322,10 @@ func (c *checker) checkReplay() {
 			continue // loading
 		}
 		// Rebuild with a correct replay: a mutant must not hide in both.
+		// A mutant in replay itself stays, as a real bug there would: only
+		// the reference model (26) can see it.
 		cfg := live.Config()
-		cfg.Mutants = mutant.Set{}
+		cfg.Mutants = cfg.Mutants.InReplay()
 		// The log's snapshot plus its committed tail; a broker with a
 		// mutant planted in its shards keeps no snapshot, so this replays
 		// the whole log then (coordinator/snapshot.go).

@@ -150,7 +150,10 @@ func Diff(want, got Facts) string {
 		case i >= len(want.Offsets):
 			return fmt.Sprintf("offset %v should not exist", got.Offsets[i].Key)
 		case want.Offsets[i] != got.Offsets[i]:
-			return fmt.Sprintf("offset %v is %+v, the log says %v %+v", got.Offsets[i].Key, got.Offsets[i].Value, want.Offsets[i].Key, want.Offsets[i].Value)
+			if want.Offsets[i].Key != got.Offsets[i].Key {
+				return fmt.Sprintf("offset %v where the log has %v", got.Offsets[i].Key, want.Offsets[i].Key)
+			}
+			return fmt.Sprintf("offset %v is %+v; the log says %+v", got.Offsets[i].Key, got.Offsets[i].Value, want.Offsets[i].Value)
 		}
 	}
 	if !slices.Equal(want.Pending, got.Pending) {
