@@ -30,19 +30,11 @@ func (c *checker) foldCommitted(p int32, first int64, records []shard.Record) {
 // its model (26).
 func (c *checker) checkReferenceModel() {
 	w := c.w
-	for p := range w.opts.Partitions {
-		b := w.owner[p]
-		if b < 0 {
-			continue
-		}
-		live, err := w.brokers[b].c.CommittedShard(p)
-		if err != nil {
-			continue // loading
-		}
+	w.eachServedShard(func(p int32, b int, live *shard.Shard) bool {
 		m := c.models[p]
 		if hw := w.logs.Partition(p).HighWatermark(); m.Next() != hw {
 			w.violate(InvReferenceModel, fmt.Sprintf("partition %d: the model read the log up to %d, its high watermark is %d", p, m.Next(), hw))
-			return
+			return false
 		}
 		want := m.Facts()
 		d := refmodel.Diff(want, liveFacts(live, want))
@@ -51,9 +43,10 @@ func (c *checker) checkReferenceModel() {
 		}
 		if d != "" {
 			w.violate(InvReferenceModel, fmt.Sprintf("partition %d on broker %d: %s", p, b, d))
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // liveFacts asks s, through its public reads, for the facts the model

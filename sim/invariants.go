@@ -312,15 +312,7 @@ func (w *world) committedStored(groupID string) (int32, bool) {
 // compares it with the committed state its broker serves (7).
 func (c *checker) checkReplay() {
 	w := c.w
-	for p := range w.opts.Partitions {
-		b := w.owner[p]
-		if b < 0 {
-			continue
-		}
-		live, err := w.brokers[b].c.CommittedShard(p)
-		if err != nil {
-			continue // loading
-		}
+	w.eachServedShard(func(p int32, b int, live *shard.Shard) bool {
 		// Rebuild with a correct replay: a mutant must not hide in both.
 		// A mutant in replay itself stays, as a real bug there would: only
 		// the reference model (26) can see it.
@@ -337,6 +329,26 @@ func (c *checker) checkReplay() {
 		}
 		if err != nil {
 			w.violate(InvReplay, fmt.Sprintf("partition %d on broker %d: %v", p, b, err))
+			return false
+		}
+		return true
+	})
+}
+
+// eachServedShard calls fn with every partition whose owner serves its
+// committed shard (one loading is skipped), its owner and that shard, until
+// fn returns false.
+func (w *world) eachServedShard(fn func(p int32, b int, live *shard.Shard) bool) {
+	for p := range w.opts.Partitions {
+		b := w.owner[p]
+		if b < 0 {
+			continue
+		}
+		live, err := w.brokers[b].c.CommittedShard(p)
+		if err != nil {
+			continue // loading
+		}
+		if !fn(p, b, live) {
 			return
 		}
 	}

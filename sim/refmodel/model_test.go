@@ -27,9 +27,13 @@ func commit(group string, p int32, offset, producer int64) *shard.OffsetCommit {
 	return &shard.OffsetCommit{Group: group, Topic: "t", Partition: p, Value: val(offset), ProducerID: producer}
 }
 
-func key(group string, p int32) offsets.Key { return offsets.Key{Group: group, Topic: "t", Partition: p} }
+func key(group string, p int32) offsets.Key {
+	return offsets.Key{Group: group, Topic: "t", Partition: p}
+}
 
-func tps(ps ...int32) []shard.TopicPartitions { return []shard.TopicPartitions{{Topic: "t", Partitions: ps}} }
+func tps(ps ...int32) []shard.TopicPartitions {
+	return []shard.TopicPartitions{{Topic: "t", Partitions: ps}}
+}
 
 // TestConsumerGroup: the latest record per key wins, a member's facts come
 // from its three records, and the tombstones remove what they name.
