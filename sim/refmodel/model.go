@@ -109,6 +109,12 @@ func (m *Model) fold(at int64, r shard.Record) error {
 	case *shard.OffsetCommit:
 		m.foldOffset(at, r)
 	case *shard.EndTransactionMarker:
+		// Kafka's rule, by record offset. offsets.Store differs when two
+		// producers' transactions interleave on one partition (a pending
+		// offset there yields only to a later plain commit:
+		// coordinator/snapshot.go); the simulator's transactional
+		// producers run one transaction per group at a time, so that never
+		// arises here, and would show as a difference if it did.
 		for pk, p := range m.pending {
 			if pk.producer != r.ProducerID || pk.Group != r.Group {
 				continue
