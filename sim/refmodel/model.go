@@ -161,7 +161,7 @@ func (m *Model) fold(at int64, r shard.Record) error {
 		set(m.current, memberKey{groupKey{shard.Streams, r.Group}, r.MemberID}, held{r.MemberEpoch,
 			Tasks(r.ActiveTasks, r.StandbyTasks, r.WarmupTasks),
 			Tasks(r.ActiveTasksPendingRevocation, r.StandbyTasksPendingRevocation, r.WarmupTasksPendingRevocation)}, r.Tombstone)
-	case *shard.StreamsGroupTopology, *shard.ConsumerGroupRegularExpression:
+	case *shard.StreamsGroupTopology, *shard.ConsumerGroupRegularExpression, *shard.ShareGroupStatePartitionMetadata:
 		// Not among the facts compared.
 	default:
 		return fmt.Errorf("refmodel: unknown record type %T at offset %d", r, at)
