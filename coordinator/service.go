@@ -35,6 +35,10 @@ type Hooks struct {
 	CommitDelay func(partition int32) time.Duration
 	// AfterReplay sees every record replayed into a hosted shard.
 	AfterReplay func(partition int32, offset int64, r shard.Record)
+	// OnCommit sees the records a commit made committed (from offset
+	// first), before the log may fold them into its snapshot. It must not
+	// modify them; the simulator's reference model reads them.
+	OnCommit func(partition int32, first int64, records []shard.Record)
 	// OnTopologyEvent sees the KIP-1331 engine's notable moments.
 	OnTopologyEvent func(TopologyEvent)
 	// OnWrite sees every write that has records, before its append: the
@@ -659,8 +663,13 @@ func (c *Coordinator) await(h *hosted, end int64, done completer) {
 // commit advances the high watermark to end, moves the committed view
 // forward and releases the responses waiting for it.
 func (c *Coordinator) commit(h *hosted, end int64) {
+	old := h.log.HighWatermark()
 	h.log.commit(end)
 	hw := h.log.HighWatermark()
+	if c.hooks.OnCommit != nil && hw > old {
+		start := h.log.StartOffset()
+		c.hooks.OnCommit(h.partition, old, h.log.Committed()[old-start:hw-start])
+	}
 	if h.forked {
 		i := 0
 		for ; i < len(h.pending) && h.pending[i].offset < hw; i++ {

@@ -60,3 +60,9 @@ func (s *Shard) mutateUpgradedMember(i int, m *member) {
 		m.assigned, m.target = nil, nil
 	}
 }
+
+// mutateMarker applies mutant.ReplayCommitsAbortedTxn to a replayed end
+// transaction marker: an abort commits.
+func (s *Shard) mutateMarker(commit bool) bool {
+	return commit || s.cfg.Mutants.ReplayCommitsAbortedTxn
+}

@@ -83,7 +83,7 @@ func (s *Shard) apply(r Record) error {
 		if r.Group == "" {
 			return replayErr(r, "empty group id")
 		}
-		s.offsets.EndTransaction(r.ProducerID, r.Group, r.Commit)
+		s.offsets.EndTransaction(r.ProducerID, r.Group, s.mutateMarker(r.Commit))
 		s.refresh(r.Group)
 		return nil
 	case *GroupMetadata:

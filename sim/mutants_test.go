@@ -121,7 +121,37 @@ func mutantCases() []mutantCase {
 		// An online upgrade that forgets a classic member's assignment: the
 		// consumer group hands its partitions on while the client holds them.
 		{field: "UpgradeDropsAssignment", invariant: sim.InvOneOwner, opts: short(2*time.Hour, func(t *testing.T) sim.Options { return builtin(t, "rolling-upgrade") })},
+		// A bug in replay itself: the live shard and every rebuild agree
+		// (TestReferenceModelSeesReplayBug), only the model disagrees.
+		{field: "ReplayCommitsAbortedTxn", invariant: sim.InvReferenceModel, opts: replayModelCheck},
 	}
+}
+
+// replayModelCheck is the ci scenario for an hour with the replay and
+// reference-model checks every 20 000 events: an aborted transaction's
+// offsets are gone (expired) by the end of the liveness phase.
+func replayModelCheck(t *testing.T) sim.Options {
+	o := small(t)
+	o.Duration, o.ReplayCheckEvery = time.Hour, 20_000
+	return o
+}
+
+// TestReferenceModelSeesReplayBug is issue 27's point: a bug in shard's
+// replay that every replay repeats (mutant.ReplayCommitsAbortedTxn, kept by
+// the checker's own rebuilds as a real bug would be) passes the replay
+// equality (7) and the committed reads (10), whose references replay with
+// the same code; the reference model (26) sees it. The run skips 26, so it
+// goes on to the end, and counts 26's violations.
+func TestReferenceModelSeesReplayBug(t *testing.T) {
+	o := replayModelCheck(t)
+	o.Mutants = mutant.Set{ReplayCommitsAbortedTxn: true}
+	o.SkipInvariants = []string{sim.InvReferenceModel}
+	r, err := sim.Run(o, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.Violation, "7, 10 and the others hold: the bug is in both copies")
+	require.Len(t, r.Skipped, 1)
+	require.Positive(t, r.Skipped[0].Violations, "26 sees the aborted offsets the shard committed")
+	t.Logf("26 failed %d times; first: %s", r.Skipped[0].Violations, r.Skipped[0].First.Detail)
 }
 
 // heavyCI is the ci scenario under the heavy fault preset, as `coordsim

@@ -98,6 +98,7 @@ func (w *world) run() {
 		w.schedulePolls()
 		if o.ReplayCheckEvery > 0 && w.res.Events%int64(o.ReplayCheckEvery) == 0 {
 			w.check.checkReplay()
+			w.check.checkReferenceModel()
 		}
 		if o.StopAt > 0 && w.eng.step >= o.StopAt {
 			w.res.Stopped = true
@@ -115,6 +116,7 @@ func (w *world) run() {
 	if w.stopErr == nil && !w.res.Stopped {
 		w.eng.nowMs = max(w.eng.nowMs, liveEnd)
 		w.check.checkReplay()
+		w.check.checkReferenceModel()
 		w.check.probeDataLoss()
 		w.check.checkLiveness()
 		w.takeSample()

@@ -279,6 +279,7 @@ func (w *world) hooks(b int) coordinator.Hooks {
 			w.check.onWrite(b, p, op, latest, records)
 		},
 		OnTopologyEvent: func(ev coordinator.TopologyEvent) { w.onTopologyEvent(b, ev) },
+		OnCommit:        func(p int32, first int64, records []shard.Record) { w.check.foldCommitted(p, first, records) },
 	}
 }
 

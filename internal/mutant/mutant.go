@@ -167,4 +167,22 @@ type Set struct {
 	// hands that member's partitions to others while the classic client
 	// still holds them (9-one-owner).
 	UpgradeDropsAssignment bool
+
+	// The bug below was planted for issue 27's independent models.
+
+	// ReplayCommitsAbortedTxn makes the shard's replay of an aborting end
+	// transaction marker commit the producer's pending offsets, as a
+	// committing marker does. It is a bug in replay itself (InReplay): every
+	// shard rebuilt from the log repeats it, so only the reference model
+	// catches it (26-reference-model).
+	ReplayCommitsAbortedTxn bool
+}
+
+// InReplay returns the mutants of s that are planted in shard's replay code
+// itself, as a real bug there would be: every shard rebuilt from the log
+// with that code replays them too, so the checker's own rebuilds
+// (7-replay-equality, 10-reads-committed) keep them, and only a model that
+// does not replay with shard's code (26-reference-model) can catch them.
+func (s Set) InReplay() Set {
+	return Set{ReplayCommitsAbortedTxn: s.ReplayCommitsAbortedTxn}
 }

@@ -54,6 +54,7 @@ func All() []Invariant {
 		coordinatorFence(),
 		v1LossExplained(),
 		revocationBounded(),
+		referenceModel(),
 	}
 }
 
