@@ -106,9 +106,12 @@ func (d *classicDone[R]) settle(err error) {
 	d.h.deliverCompletions(d.completions)
 }
 
-// classicWrite runs a classic operation on partition p's latest state.
+// classicWrite runs a classic operation on partition p's latest state
+// under a fresh handle. An answer that is pending parks the future as
+// waiter(f) until a later commit completes it; an operation whose answers
+// are never pending passes a nil waiter.
 func classicWrite[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, now int64, handle uint64) (shard.Result[R], error),
-	pending func(R) bool, park func(h *hosted, handle uint64, f *Future[R])) *Future[R] {
+	pending func(R) bool, waiter func(*Future[R]) classicWaiter) *Future[R] {
 	var zero R
 	h, err := c.shardFor(p)
 	if err != nil {
@@ -121,7 +124,7 @@ func classicWrite[R any](c *Coordinator, name string, p int32, op func(s *shard.
 	}
 	f := &Future[R]{staged: res.Response}
 	d := &classicDone[R]{h: h, handle: handle, f: f, pending: pending(res.Response), completions: res.Completions,
-		park: func(handle uint64) { park(h, handle, f) }}
+		park: func(handle uint64) { h.park(handle, waiter(f)) }}
 	c.appendRecords(h, name, res.Records, res.Timers, d)
 	return f
 }
@@ -130,47 +133,50 @@ func classicWrite[R any](c *Coordinator, name string, p int32, op func(s *shard.
 // shard answers: at once for errors and MEMBER_ID_REQUIRED, at the end of
 // the join phase otherwise (Kafka's delayed join). req.Handle is set here.
 func (c *Coordinator) JoinGroup(req shard.JoinGroupRequest) *Future[shard.JoinGroupResponse] {
-	if !c.active {
-		return completed(shard.JoinGroupResponse{}, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
+	// GroupCoordinatorService.joinGroup answers INVALID_GROUP_ID with the
+	// request's member id.
+	invalid := func(err error) shard.JoinGroupResponse {
+		return shard.JoinGroupResponse{MemberID: req.MemberID, Err: err}
 	}
-	if err := shard.ValidateGroupID(req.GroupID); err != nil {
-		// GroupCoordinatorService.joinGroup answers INVALID_GROUP_ID in the
-		// response, with the request's member id.
-		return completed(shard.JoinGroupResponse{MemberID: req.MemberID, Err: err}, nil)
-	}
-	return routed(c, req.GroupID, func(p int32) *Future[shard.JoinGroupResponse] {
+	return routedClassic(c, req.GroupID, invalid, func(p int32) *Future[shard.JoinGroupResponse] {
 		return classicWrite(c, "classic-group-join", p,
 			func(s *shard.Shard, now int64, handle uint64) (shard.Result[shard.JoinGroupResponse], error) {
 				req.Handle = handle
 				return s.JoinGroup(now, req)
 			},
 			func(r shard.JoinGroupResponse) bool { return r.Pending },
-			func(h *hosted, handle uint64, f *Future[shard.JoinGroupResponse]) {
-				h.park(handle, classicWaiter{join: f})
-			})
+			func(f *Future[shard.JoinGroupResponse]) classicWaiter { return classicWaiter{join: f} })
 	})
 }
 
 // SyncGroup handles a classic SyncGroup; a follower's future completes
 // when the leader's assignment is committed.
 func (c *Coordinator) SyncGroup(req shard.SyncGroupRequest) *Future[shard.SyncGroupResponse] {
-	if !c.active {
-		return completed(shard.SyncGroupResponse{}, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
-	}
-	if err := shard.ValidateGroupID(req.GroupID); err != nil {
-		return completed(shard.SyncGroupResponse{Err: err}, nil)
-	}
-	return routed(c, req.GroupID, func(p int32) *Future[shard.SyncGroupResponse] {
+	invalid := func(err error) shard.SyncGroupResponse { return shard.SyncGroupResponse{Err: err} }
+	return routedClassic(c, req.GroupID, invalid, func(p int32) *Future[shard.SyncGroupResponse] {
 		return classicWrite(c, "classic-group-sync", p,
 			func(s *shard.Shard, now int64, handle uint64) (shard.Result[shard.SyncGroupResponse], error) {
 				req.Handle = handle
 				return s.SyncGroup(now, req)
 			},
 			func(r shard.SyncGroupResponse) bool { return r.Pending },
-			func(h *hosted, handle uint64, f *Future[shard.SyncGroupResponse]) {
-				h.park(handle, classicWaiter{sync: f})
-			})
+			func(f *Future[shard.SyncGroupResponse]) classicWaiter { return classicWaiter{sync: f} })
 	})
+}
+
+// routedClassic is routed for JoinGroup and SyncGroup, which Kafka's
+// GroupCoordinatorService validates before routing: a bad group id is
+// answered in the response (invalid(err), INVALID_GROUP_ID), not as the
+// request's error.
+func routedClassic[R any](c *Coordinator, groupID string, invalid func(error) R, fn func(p int32) *Future[R]) *Future[R] {
+	if !c.active {
+		var zero R
+		return completed(zero, kerr.CoordinatorNotAvailable.WithMessage("the coordinator is not active"))
+	}
+	if err := shard.ValidateGroupID(groupID); err != nil {
+		return completed(invalid(err), nil)
+	}
+	return routed(c, groupID, fn)
 }
 
 // Heartbeat handles a classic Heartbeat.
@@ -203,8 +209,7 @@ func (c *Coordinator) LeaveGroup(req shard.LeaveGroupRequest) *Future[shard.Leav
 			func(s *shard.Shard, now int64, _ uint64) (shard.Result[shard.LeaveGroupResponse], error) {
 				return s.LeaveGroup(now, req)
 			},
-			func(shard.LeaveGroupResponse) bool { return false },
-			func(*hosted, uint64, *Future[shard.LeaveGroupResponse]) {})
+			func(shard.LeaveGroupResponse) bool { return false }, nil)
 	})
 }
 

@@ -63,8 +63,7 @@ func (e *engine) push(ev *event) {
 func (e *engine) remove(i int) {
 	last := len(e.queue) - 1
 	if i != last {
-		e.queue[i] = e.queue[last]
-		e.queue[i].pos = i
+		e.place(i, e.queue[last])
 	}
 	e.queue[last] = nil
 	e.queue = e.queue[:last]
@@ -82,12 +81,10 @@ func (e *engine) up(i int) {
 		if !lessEvent(ev, q[parent]) {
 			break
 		}
-		q[i] = q[parent]
-		q[i].pos = i
+		e.place(i, q[parent])
 		i = parent
 	}
-	q[i] = ev
-	ev.pos = i
+	e.place(i, ev)
 }
 
 func (e *engine) down(i int) {
@@ -107,11 +104,16 @@ func (e *engine) down(i int) {
 		if !lessEvent(q[least], ev) {
 			break
 		}
-		q[i] = q[least]
-		q[i].pos = i
+		e.place(i, q[least])
 		i = least
 	}
-	q[i] = ev
+	e.place(i, ev)
+}
+
+// place puts ev at index i of the heap and keeps ev.pos, which a cancel
+// goes by, in step with it.
+func (e *engine) place(i int, ev *event) {
+	e.queue[i] = ev
 	ev.pos = i
 }
 

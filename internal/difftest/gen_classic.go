@@ -264,19 +264,9 @@ func (g *generator) observeClassic(op Op, out Outcome) {
 	resp := asMap(out.Response)
 	switch op := op.(type) {
 	case ClassicJoin:
-		if _, pending := resp["pending"]; pending {
-			m.joinReq = op.Req
-			return
-		}
-		delete(g.reqOwner, op.Req)
-		g.classicAnswer(m, op.Req, resp)
+		g.classicReply(m, &m.joinReq, op.Req, resp)
 	case ClassicSync:
-		if _, pending := resp["pending"]; pending {
-			m.syncReq = op.Req
-			return
-		}
-		delete(g.reqOwner, op.Req)
-		g.classicAnswer(m, op.Req, resp)
+		g.classicReply(m, &m.syncReq, op.Req, resp)
 	case ClassicHeartbeat:
 		g.classicError(m, num(resp["errorCode"]))
 	case ClassicLeave:
@@ -286,6 +276,18 @@ func (g *generator) observeClassic(op Op, out Outcome) {
 			}
 		}
 	}
+}
+
+// classicReply takes Kafka's direct reply to m's JoinGroup or SyncGroup
+// req: a parked request is kept in *parked (m.joinReq or m.syncReq) until
+// a later op's Completed releases it; any other reply is the answer.
+func (g *generator) classicReply(m *classicMember, parked *int, req int, resp map[string]any) {
+	if _, pending := resp["pending"]; pending {
+		*parked = req
+		return
+	}
+	delete(g.reqOwner, req)
+	g.classicAnswer(m, req, resp)
 }
 
 // classicAnswer applies the answer to m's JoinGroup or SyncGroup req.

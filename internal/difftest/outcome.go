@@ -229,8 +229,7 @@ func recordJSON(r shard.Record) map[string]any {
 		value = map[string]any{"topics": topics, "timestamp": r.TimestampMs}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMetadata:
-		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"epoch": r.Epoch}
+		key, value = groupEpochJSON(r.Group, r.Epoch)
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupMemberMetadata:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -240,12 +239,10 @@ func recordJSON(r shard.Record) map[string]any {
 			"classicMemberMetadata": classicMemberJSON(r.Classic)}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMetadata:
-		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"assignmentEpoch": r.AssignmentEpoch}
+		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch)
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMember:
-		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
-		value = map[string]any{"topicPartitions": assignmentJSON(r.Partitions)}
+		key, value = targetMemberJSON(r.Group, r.MemberID, r.Partitions)
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupCurrentMemberAssignment:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -253,20 +250,17 @@ func recordJSON(r shard.Record) map[string]any {
 			"assignedPartitions": assignmentJSON(r.Partitions), "partitionsPendingRevocation": assignmentJSON(r.PartitionsPendingRevocation)}
 		tomb = r.Tombstone
 	case *shard.ShareGroupMetadata:
-		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"epoch": r.Epoch}
+		key, value = groupEpochJSON(r.Group, r.Epoch)
 		tomb = r.Tombstone
 	case *shard.ShareGroupMemberMetadata:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
 		value = map[string]any{"rackId": r.RackID, "clientId": r.ClientID, "subscribedTopicNames": sortedStrings(r.SubscribedTopics)}
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMetadata:
-		key = map[string]any{"groupId": r.Group}
-		value = map[string]any{"assignmentEpoch": r.AssignmentEpoch}
+		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch)
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMember:
-		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
-		value = map[string]any{"topicPartitions": assignmentJSON(r.Partitions)}
+		key, value = targetMemberJSON(r.Group, r.MemberID, r.Partitions)
 		tomb = r.Tombstone
 	case *shard.ShareGroupCurrentMemberAssignment:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
@@ -298,4 +292,24 @@ func recordJSON(r shard.Record) map[string]any {
 		out["value"] = value
 	}
 	return out
+}
+
+// Consumer, share and streams groups write some records of one schema
+// under types of their own; these build each such schema once.
+
+// groupEpochJSON is a group's epoch record ({Consumer,Share}GroupMetadata).
+func groupEpochJSON(group string, epoch int32) (key, value map[string]any) {
+	return map[string]any{"groupId": group}, map[string]any{"epoch": epoch}
+}
+
+// targetEpochJSON is the epoch of a group's target assignment
+// ({Consumer,Share,Streams}GroupTargetAssignmentMetadata).
+func targetEpochJSON(group string, epoch int32) (key, value map[string]any) {
+	return map[string]any{"groupId": group}, map[string]any{"assignmentEpoch": epoch}
+}
+
+// targetMemberJSON is one member's target partitions
+// ({Consumer,Share}GroupTargetAssignmentMember).
+func targetMemberJSON(group, member string, partitions []shard.TopicPartitions) (key, value map[string]any) {
+	return map[string]any{"groupId": group, "memberId": member}, map[string]any{"topicPartitions": assignmentJSON(partitions)}
 }
