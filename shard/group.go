@@ -164,6 +164,14 @@ type group struct {
 	// was last written: a later image expires it (maybeBumpGroupEpoch).
 	// Soft state, like Kafka's metadataRefreshDeadline.
 	hashImage uint64
+	// subscribedHash caches groupMetadataHash (what the group's members or
+	// topology read, hashed under the topic image) for the steady
+	// heartbeat, valid while subscribedHashOK and the image is
+	// subscribedHashImage: a replay that changes what the group reads
+	// clears it (forgetSubscribedHash), refresh recomputes it. Derived.
+	subscribedHash      int64
+	subscribedHashImage uint64
+	subscribedHashOK    bool
 
 	// shareState is a share group's ShareGroupStatePartitionMetadata, nil
 	// for none (share_init.go). Immutable: replaced whole.

@@ -271,7 +271,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		return out, false
 	}
 	if m == nil || h.memberEpoch != m.memberEpoch || g.epoch != g.assignmentEpoch || m.memberEpoch != g.assignmentEpoch ||
-		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.groupMetadataHash(g) != g.metadataHash ||
+		m.state != MemberStable || m.classic != nil || !equalAssignment(m.assigned, m.target) || s.steadyMetadataHash(g) != g.metadataHash ||
 		!m.streamsPart().heldIsTarget() {
 		return out, false
 	}

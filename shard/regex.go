@@ -369,6 +369,7 @@ func (s *Shard) applyRegularExpression(r *ConsumerGroupRegularExpression) error 
 			m.setRegexTopics(topics)
 		}
 	}
+	g.subscribedHashOK = false
 	s.refresh(g.id)
 	return nil
 }

@@ -51,7 +51,23 @@ func (s *Shard) ReplayAll(first int64, records []Record) error {
 			return err
 		}
 	}
+	s.cacheSubscribedHashes()
 	return nil
+}
+
+// cacheSubscribedHashes fills, once after a load, the steady heartbeat's
+// metadata hash cache that refresh leaves alone while loading.
+func (s *Shard) cacheSubscribedHashes() {
+	var stale []string
+	s.groups.Ascend(func(g *group) bool {
+		if !g.subscribedHashOK || g.subscribedHashImage != s.imageVersion {
+			stale = append(stale, g.id)
+		}
+		return true
+	})
+	for _, id := range stale {
+		s.mutableGroup(id).cacheSubscribedHash(s)
+	}
 }
 
 // groupForRecord returns the mutable group a member or group record applies
@@ -322,6 +338,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 			groupKinds[g.typ].forgetMember(g, old)
 		}
 		delete(g.members, memberID)
+		g.subscribedHashOK = false
 		s.refresh(g.id)
 		return nil
 	}
@@ -332,6 +349,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 	m := g.member(memberID)
 	m.hasMetadata = true
 	set(m)
+	g.subscribedHashOK = false
 	s.refresh(g.id)
 	return nil
 }
@@ -369,6 +387,7 @@ func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
 		g = s.mutableGroup(r.Group)
 		s.indexTopology(g.id, g.topology, false)
 		g.topology = nil
+		g.subscribedHashOK = false
 		s.refresh(g.id)
 		return nil
 	}
@@ -383,6 +402,7 @@ func (s *Shard) applyStreamsTopology(r *StreamsGroupTopology) error {
 	s.indexTopology(g.id, g.topology, false)
 	g.topology = &t
 	s.indexTopology(g.id, g.topology, true)
+	g.subscribedHashOK = false
 	s.refresh(g.id)
 	return nil
 }

@@ -444,16 +444,38 @@ func (s *Shard) refresh(id string) {
 	deletable := kind.shouldExpire() && state == StateEmpty && noOffsets
 	eligible := kind.keepsDescriptionEpochs() && state == StateEmpty && g.storedEpoch != EpochNone && noOffsets
 	settled := g.typ == Share && s.shareSettled(g)
-	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled {
+	// The steady heartbeat's cached metadata hash, recomputed once what
+	// the group reads or the topic image changed; not during a load, which
+	// would compute it once per replayed member (OnLoaded does it once).
+	rehash := !s.loading && (!g.subscribedHashOK || g.subscribedHashImage != s.imageVersion)
+	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled && !rehash {
 		return
 	}
 	g = s.mutableGroup(id)
 	g.shareSettled = settled
+	if rehash {
+		g.cacheSubscribedHash(s)
+	}
 	s.counts[g.typ][g.state]--
 	s.counts[g.typ][state]++
 	g.state = state
 	g.deletable = index(s.deletable, id, g.deletable, deletable)
 	g.eligible = index(s.eligible, id, g.eligible, eligible)
+}
+
+// cacheSubscribedHash fills the steady heartbeat's metadata hash cache
+// (group.subscribedHash); g must be mutable.
+func (g *group) cacheSubscribedHash(s *Shard) {
+	g.subscribedHash, g.subscribedHashImage, g.subscribedHashOK = s.groupMetadataHash(g), s.imageVersion, true
+}
+
+// steadyMetadataHash is groupMetadataHash through the cache when it is
+// valid for the current topic image.
+func (s *Shard) steadyMetadataHash(g *group) int64 {
+	if g.subscribedHashOK && g.subscribedHashImage == s.imageVersion {
+		return g.subscribedHash
+	}
+	return s.groupMetadataHash(g)
 }
 
 // index keeps group id in an index tree (deletable, eligible) when its
