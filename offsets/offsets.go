@@ -79,10 +79,16 @@ type OffsetAndMetadata struct {
 // where Java's long arithmetic would wrap, this compares the true difference,
 // so an offset committed in the far future is never "expired" by overflow.
 func IsOffsetExpired(o OffsetAndMetadata, nowMs, retentionMs int64) bool {
+	return IsOffsetExpiredFrom(o, o.CommitTimestampMs, nowMs, retentionMs)
+}
+
+// IsOffsetExpiredFrom is isOffsetExpired with another base: an Empty
+// classic group counts the retention from when it became Empty (its
+// current state timestamp). A legacy expire timestamp still wins.
+func IsOffsetExpiredFrom(o OffsetAndMetadata, base, nowMs, retentionMs int64) bool {
 	if o.ExpireTimestampMs >= 0 {
 		return nowMs >= o.ExpireTimestampMs
 	}
-	base := o.CommitTimestampMs
 	diff := nowMs - base
 	// Signed overflow happened iff the operands have different signs and the
 	// result's sign differs from nowMs's sign.
@@ -473,6 +479,16 @@ func (s *Store) AscendExpirableKeys(nowMs int64, fn func(k Key) bool) {
 // subscribed is called once per topic that has committed offsets. The call
 // does not allocate unless out must grow.
 func (s *Store) CleanupExpiredOffsets(group string, nowMs int64, subscribed func(topic string) bool, out []Key) (tombstones []Key, allExpired bool) {
+	return s.CleanupExpiredOffsetsFrom(group, nowMs, NoBase, subscribed, out)
+}
+
+// NoBase is CleanupExpiredOffsetsFrom's base for "each offset's commit time".
+const NoBase = math.MinInt64
+
+// CleanupExpiredOffsetsFrom is CleanupExpiredOffsets counting the retention
+// from baseMs for every offset (NoBase: each offset's commit time), as
+// Kafka does for an Empty classic group (ClassicGroup.offsetExpirationCondition).
+func (s *Store) CleanupExpiredOffsetsFrom(group string, nowMs, baseMs int64, subscribed func(topic string) bool, out []Key) (tombstones []Key, allExpired bool) {
 	g, _ := s.symbols.group(group)
 	if g.committed == 0 {
 		return out, g.pending == 0
@@ -494,7 +510,7 @@ func (s *Store) CleanupExpiredOffsets(group string, nowMs int64, subscribed func
 		switch {
 		case topicSubscribed:
 			allExpired = false
-		case IsOffsetExpired(it.value(), nowMs, s.retentionMs) && (!openTxn || !s.hasPending(it.pair, it.partition)):
+		case expiredFrom(it.value(), baseMs, nowMs, s.retentionMs) && (!openTxn || !s.hasPending(it.pair, it.partition)):
 			out = append(out, it.key())
 		default:
 			allExpired = false
@@ -502,6 +518,13 @@ func (s *Store) CleanupExpiredOffsets(group string, nowMs int64, subscribed func
 		return true
 	})
 	return out, allExpired && !openTxn
+}
+
+func expiredFrom(o OffsetAndMetadata, baseMs, nowMs, retentionMs int64) bool {
+	if baseMs == NoBase {
+		return IsOffsetExpired(o, nowMs, retentionMs)
+	}
+	return IsOffsetExpiredFrom(o, baseMs, nowMs, retentionMs)
 }
 
 // invariant panics when cond is false: a broken index is a bug that must stop

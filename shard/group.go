@@ -181,6 +181,9 @@ type group struct {
 	// initialised, under the topic image of its last replay (derived by
 	// refresh; the steady heartbeat reads it, share_init.go).
 	shareSettled bool
+	// emptyClassic: an Empty classic group with a protocol type, in the
+	// shard's emptyClassic index (derived by refresh).
+	emptyClassic bool
 
 	// streams
 	topology               *Topology // immutable once set
@@ -638,4 +641,16 @@ func topologyReady(t *Topology, topicPartitions func(string) int32) bool {
 		}
 	}
 	return true
+}
+
+// offsetExpiryBase is ClassicGroup.offsetExpirationCondition's base for an
+// Empty classic group with a protocol type: the retention counts from when
+// it became Empty (its current state timestamp), or from each offset's
+// commit time when it has none (an old record). Other groups count from
+// commit times (false).
+func (g *group) offsetExpiryBase() (int64, bool) {
+	if !g.emptyClassic || g.currentStateTimestampMs < 0 {
+		return 0, false
+	}
+	return g.currentStateTimestampMs, true
 }

@@ -559,7 +559,14 @@ func (w *workload) checkSweep() {
 		case *OffsetCommit:
 			v, ok := h.s.Offset(r.Group, r.Topic, r.Partition)
 			require.True(t, ok, "%s: tombstone of a missing offset %s", w.ctx(), Format(r))
-			require.True(t, offsets.IsOffsetExpired(v, at, retention), "%s: offset expired early: %s %+v", w.ctx(), Format(r), v)
+			// Kafka's ClassicGroup.offsetExpirationCondition: an Empty
+			// classic group with a protocol type counts from its state
+			// timestamp, every other group from the commit time.
+			base := v.CommitTimestampMs
+			if g.typ == Classic && g.state == StateEmpty && g.protocolType != "" && g.currentStateTimestampMs >= 0 {
+				base = g.currentStateTimestampMs
+			}
+			require.True(t, offsets.IsOffsetExpiredFrom(v, base, at, retention), "%s: offset expired early: %s %+v", w.ctx(), Format(r), v)
 			require.False(t, g.isSubscribedToTopic(r.Topic), "%s: subscribed offset expired: %s", w.ctx(), Format(r))
 		case *StreamsGroupMetadata:
 			require.True(t, r.Tombstone)

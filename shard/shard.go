@@ -142,6 +142,10 @@ type Shard struct {
 	// eligible holds the KIP-1331 cleanup candidates: streams, empty, stored
 	// description epoch set and no offsets or open transaction (§2.4).
 	eligible *btree.BTreeG[string]
+	// emptyClassic holds the ids of Empty classic groups with a protocol
+	// type: their offsets expire counting from the group's state
+	// timestamp, not from their commit times (sweep.go).
+	emptyClassic *btree.BTreeG[string]
 	// topicGroups indexes the streams groups by the topics their topology
 	// names, so a new image re-derives only the groups it can change
 	// (topic_index.go).
@@ -216,16 +220,17 @@ func New(partition int32, cfg Config) (*Shard, error) {
 	}
 	src := atomic.NewUint64(1)
 	s := &Shard{
-		cfg:        cfg,
-		partition:  partition,
-		gen:        src.Load(),
-		genSource:  src,
-		groups:     btree.NewG(btreeDegree, lessGroup),
-		offsets:    offsets.NewStore(cfg.OffsetsRetentionMs),
-		deletable:  btree.NewOrderedG[string](btreeDegree),
-		eligible:   btree.NewOrderedG[string](btreeDegree),
-		topics:     map[string]int32{},
-		lastOffset: -1,
+		cfg:          cfg,
+		partition:    partition,
+		gen:          src.Load(),
+		genSource:    src,
+		groups:       btree.NewG(btreeDegree, lessGroup),
+		offsets:      offsets.NewStore(cfg.OffsetsRetentionMs),
+		deletable:    btree.NewOrderedG[string](btreeDegree),
+		eligible:     btree.NewOrderedG[string](btreeDegree),
+		emptyClassic: btree.NewOrderedG[string](btreeDegree),
+		topics:       map[string]int32{},
+		lastOffset:   -1,
 	}
 	s.topicGroups = btree.NewG(btreeDegree, lessTopicGroup)
 	return s, nil
@@ -249,6 +254,7 @@ func (s *Shard) Clone() *Shard {
 	c.offsets = s.offsets.Clone()
 	c.deletable = s.deletable.Clone()
 	c.eligible = s.eligible.Clone()
+	c.emptyClassic = s.emptyClassic.Clone()
 	c.topicGroups = s.topicGroups.Clone()
 	c.topics = s.topics // replaced, never written in place: see SetTopics
 	c.topicNames = s.topicNames
@@ -429,6 +435,9 @@ func (s *Shard) removeGroup(id string) {
 	if g.eligible {
 		s.eligible.Delete(id)
 	}
+	if g.emptyClassic {
+		s.emptyClassic.Delete(id)
+	}
 }
 
 // refresh re-derives a group's state and index membership after a replay
@@ -448,7 +457,8 @@ func (s *Shard) refresh(id string) {
 	// the group reads or the topic image changed; not during a load, which
 	// would compute it once per replayed member (OnLoaded does it once).
 	rehash := !s.loading && (!g.subscribedHashOK || g.subscribedHashImage != s.imageVersion)
-	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled && !rehash {
+	emptyClassic := g.typ == Classic && state == StateEmpty && g.protocolType != ""
+	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled && !rehash && emptyClassic == g.emptyClassic {
 		return
 	}
 	g = s.mutableGroup(id)
@@ -461,6 +471,7 @@ func (s *Shard) refresh(id string) {
 	g.state = state
 	g.deletable = index(s.deletable, id, g.deletable, deletable)
 	g.eligible = index(s.eligible, id, g.eligible, eligible)
+	g.emptyClassic = index(s.emptyClassic, id, g.emptyClassic, emptyClassic)
 }
 
 // cacheSubscribedHash fills the steady heartbeat's metadata hash cache

@@ -64,11 +64,25 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 		candidates = append(candidates, id)
 		return true
 	})
+	// An Empty classic group's offsets expire together, counted from its
+	// state timestamp: the commit-time index cannot list them.
+	s.emptyClassic.Ascend(func(id string) bool {
+		if base, ok := s.lookup(id).offsetExpiryBase(); ok && offsets.IsOffsetExpiredFrom(offsets.OffsetAndMetadata{ExpireTimestampMs: -1}, base, nowMs, s.cfg.OffsetsRetentionMs) {
+			candidates = append(candidates, id)
+		}
+		return true
+	})
 	sortDedup(&candidates)
 	next := 0 // start of the current group's run in expired
 	res := s.sweepWith(nowMs, candidates, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
 		for next < len(expired) && expired[next].Group < g.id {
 			next++
+		}
+		if base, ok := g.offsetExpiryBase(); ok {
+			for next < len(expired) && expired[next].Group == g.id {
+				next++ // decided from the state timestamp instead
+			}
+			return s.offsets.CleanupExpiredOffsetsFrom(g.id, nowMs, base, g.keepsOffsetsOf, out)
 		}
 		openTxn := s.offsets.HasOpenTransaction(g.id) // only then can a partition be pending
 		for ; next < len(expired) && expired[next].Group == g.id; next++ {
@@ -108,7 +122,11 @@ func (s *Shard) cleanupGroupMetadataFullScan(nowMs int64) Result[SweepResponse] 
 // with cleanupExpiredOffsets.
 func (s *Shard) sweepGroups(nowMs int64, groupIDs []string) Result[SweepResponse] {
 	return s.sweepWith(nowMs, groupIDs, func(g *group, out []offsets.Key) ([]offsets.Key, bool) {
-		return s.offsets.CleanupExpiredOffsets(g.id, nowMs, g.keepsOffsetsOf, out)
+		base, ok := g.offsetExpiryBase()
+		if !ok {
+			base = offsets.NoBase
+		}
+		return s.offsets.CleanupExpiredOffsetsFrom(g.id, nowMs, base, g.keepsOffsetsOf, out)
 	})
 }
 

@@ -146,41 +146,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "classic-empty-offsets-expiry-base",
-		Why:  "Kafka expires the offsets of an Empty classic group (protocol type set) counting the retention from the group's state timestamp, when it became Empty (ClassicGroup.offsetExpirationCondition: currentStateTimestamp.orElse(commitTimestamp)); coordsim counts from each offset's commit time, so an offset committed to a group Empty for longer than the retention lives on here",
-		// Only the expiry sweep's offset tombstones differ, and only for
-		// groups the sequence made classic groups.
-		Match: func(d Divergence) bool {
-			if _, ok := d.Ops[d.Step].(Advance); !ok || d.Kafka.Error != "" || d.Ours.Error != "" {
-				return false
-			}
-			classic := map[string]bool{}
-			for _, op := range d.Ops[:d.Step] {
-				if j, ok := op.(ClassicJoin); ok {
-					classic[j.GroupID] = true
-				}
-			}
-			differs := false
-			rest := func(o Outcome) string {
-				c := o
-				c.Records = nil
-				for _, r := range o.Records {
-					m, _ := r.(map[string]any)
-					key, _ := m["key"].(map[string]any)
-					if t, _ := m["type"].(string); t == "OffsetCommit" && m["value"] == nil {
-						if g, _ := key["group"].(string); classic[g] {
-							differs = true
-							continue
-						}
-					}
-					c.Records = append(c.Records, r)
-				}
-				return c.canonical()
-			}
-			return rest(d.Kafka) == rest(d.Ours) && differs
-		},
-	},
-	{
 		Name: "assignor-preference-tie",
 		Why:  "when a group's members tie between two server assignors, Kafka 4.4 bumps the group epoch on any member record write: GroupMetadataManager.hasPreferredServerAssignorChanged compares the first maximum of the group's TimelineHashMap of assignor counts with that of a java.util.HashMap copy (computePreferredServerAssignor), whose iteration orders differ; a quirk coordsim declines",
 		Match: func(d Divergence) bool {
