@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -290,4 +291,38 @@ func TestDowngradeComputesSubscribedTopics(t *testing.T) {
 	require.True(t, g.isSubscribedToTopic("t0"))
 	require.False(t, g.isSubscribedToTopic("t1"), "the leaving consumer member's topic")
 	requireSnapshotEqual(t, h.s.Snapshot(), h.rebuild().Snapshot(), "replay after the downgrade")
+}
+
+// TestDowngradeKeepsStayingMembersConsumerTimers follows Kafka 4.4's
+// convertToClassicGroup, which cancels only the leaving member's
+// consumer-group timers: the classic members that stay keep theirs, and
+// one that fires while the group is classic does nothing
+// (consumerGroupFenceMemberOperation finds no consumer group). Found by
+// the differential runner (--share seed 128, --regex seed 719): Kafka
+// fences such a member when the group is upgraded again before the timer
+// fires.
+func TestDowngradeKeepsStayingMembersConsumerTimers(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"t0": 2, "t1": 1})
+	classicGroupOfOne(t, h, "g", subscription("t0"), encodeAssignment([]TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1}}}, 3))
+	h.consumerJoin("g", "c1", "t1") // upgrades the group
+	var classicID string
+	for id, m := range h.s.lookup("g").members {
+		if m.classic != nil {
+			classicID = id
+		}
+	}
+	require.NotEmpty(t, classicID)
+	res, err := h.s.ConsumerGroupHeartbeat(h.nowMs, ConsumerGroupHeartbeatRequest{RebalanceTimeoutMs: RebalanceTimeoutNotSent, GroupID: "g", MemberID: "c1",
+		MemberEpoch: LeaveGroupMemberEpoch})
+	require.NoError(t, err)
+	assert.Contains(t, res.Timers, TimerOp{Key: SessionTimeoutKey("g", "c1"), Cancel: true}, "the leaving member's timers go")
+	for _, op := range res.Timers {
+		if op.Cancel {
+			assert.NotContains(t, op.Key, classicID, "a staying member's timer is kept: %s", op.Key)
+		}
+	}
+	applyResult(h, res)
+	require.Equal(t, Classic, h.s.lookup("g").typ)
+	fired := h.s.RunTimer(h.nowMs+1, Task{Kind: TaskSessionTimeout, Type: Consumer, GroupID: "g", MemberID: classicID})
+	assert.Empty(t, fired.Records, "a consumer-group timer firing on the classic group does nothing")
 }

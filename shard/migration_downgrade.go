@@ -94,12 +94,17 @@ func (s *Shard) convertToClassicGroup(nowMs int64, v *view, leaving []string, ge
 		ProtocolType: ConsumerProtocolType, CurrentStateTimestampMs: nowMs}
 	targets := map[string][]TopicPartitions{}
 	for _, m := range v.members {
-		v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true},
-			TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
-		if m.classic != nil {
-			v.timers = append(v.timers, classicMemberTimerCancels(v.id, m.id)...)
-		}
 		if slices.Contains(leaving, m.id) {
+			// Only the leaving member's consumer-group timers go: Kafka's
+			// convertToClassicGroup cancels no other. Those of the members
+			// that stay fire as no-ops while the group is classic, and
+			// fence the member if the group is upgraded again first
+			// (consumerGroupFenceMemberOperation).
+			v.timers = append(v.timers, TimerOp{Key: SessionTimeoutKey(v.id, m.id), Cancel: true},
+				TimerOp{Key: RebalanceTimeoutKey(v.id, m.id), Cancel: true})
+			if m.classic != nil {
+				v.timers = append(v.timers, classicMemberTimerCancels(v.id, m.id)...)
+			}
 			continue
 		}
 		// v.members is sorted by id, so the classic members are too.

@@ -66,10 +66,26 @@ func newRuleState() ruleState {
 // (OffsetMetadataManager.isExpired): a legacy expire timestamp wins, else
 // now - commit timestamp >= retention; both inclusive.
 func offsetExpired(v offsets.OffsetAndMetadata, nowMs, retentionMs int64) bool {
+	return offsetExpiredFrom(v, v.CommitTimestampMs, nowMs, retentionMs)
+}
+
+// offsetExpiredFrom is offsetExpired counting the retention from base.
+func offsetExpiredFrom(v offsets.OffsetAndMetadata, base, nowMs, retentionMs int64) bool {
 	if v.ExpireTimestampMs >= 0 {
 		return nowMs >= v.ExpireTimestampMs
 	}
-	return nowMs-v.CommitTimestampMs >= retentionMs
+	return nowMs-base >= retentionMs
+}
+
+// expiryBase is the checker's statement of ClassicGroup.offsetExpirationCondition's
+// base: an Empty classic group with a protocol type counts the retention
+// from when it became Empty (its state timestamp, when it has one); every
+// other group from each offset's commit time.
+func expiryBase(d shard.GroupDescription, v offsets.OffsetAndMetadata) int64 {
+	if d.Type == shard.Classic && d.State == shard.StateEmpty && d.ProtocolType != "" && d.CurrentStateTimestampMs >= 0 {
+		return d.CurrentStateTimestampMs
+	}
+	return v.CommitTimestampMs
 }
 
 // kafkaPartitionFor is the checker's own Utils.abs(groupId.hashCode()) %
@@ -167,7 +183,7 @@ func (c *checker) checkSweep(latest *shard.Shard, records []shard.Record) {
 		d, _ := latest.DescribeGroup(gl.GroupID)
 		openTxn := latest.HasOpenTransaction(gl.GroupID)
 		latest.AscendOffsets(gl.GroupID, func(k offsets.Key, v offsets.OffsetAndMetadata) bool {
-			due := offsetExpired(v, now, retention)
+			due := offsetExpiredFrom(v, expiryBase(d, v), now, retention)
 			subscribed := len(d.Members) > 0 && subscribes(d, k.Topic)
 			switch {
 			case tombstoned[k] && !due:

@@ -183,11 +183,6 @@ var Known = []KnownDivergence{
 		Match: classicUpgradeMemberLacksProtocol,
 	},
 	{
-		Name:  "consumer-timers-survive-downgrade",
-		Why:   "Kafka 4.4's convertToClassicGroup cancels no timer of the members that stay (only the leaving member's): a classic member's consumer-group sync timeout (consumerGroupSyncKey, armed by its JoinGroup for the rebalance timeout) outlives the downgrade, and if the group is upgraded again before it fires, consumerGroupFenceMemberOperation fences the member then; coordsim cancels every member's consumer-group timers at the downgrade (shard/migration_downgrade.go)",
-		Match: consumerTimersSurviveDowngrade,
-	},
-	{
 		Name:  "classic-downgrade-leader",
 		Why:   "a consumer group downgraded to a classic group gets as leader the member ClassicGroup.fromConsumerGroup adds first, in the order of the consumer group's TimelineHashMap of members by id; Kafka draws a classic member's id at random, coordsim hashes it and adds members in id order, so with two members or more the GroupMetadata record can name another leader (the rest of the record equal)",
 		Match: classicDowngradeLeader,

@@ -278,68 +278,6 @@ func classicUpgradeMemberLacksProtocol(d Divergence) bool {
 	})
 }
 
-// consumerTimersSurviveDowngrade matches a time advance at which Kafka
-// fences members of a consumer group (their member metadata tombstoned)
-// and coordsim writes nothing for that group, where the group was
-// downgraded to a classic group and upgraded again before (replayed on
-// coordsim's side: a GroupMetadata written with the consumer group's
-// tombstone, then a GroupMetadata tombstone): a timer Kafka left armed
-// across the downgrade fired in the upgraded group.
-func consumerTimersSurviveDowngrade(d Divergence) bool {
-	if _, ok := d.Ops[d.Step].(Advance); !ok {
-		return false
-	}
-	fenced := map[string]bool{}
-	for _, r := range d.Kafka.Records {
-		m := asMap(r)
-		if m["type"] == "ConsumerGroupMemberMetadata" && m["value"] == nil {
-			g, _ := asMap(m["key"])["groupId"].(string)
-			fenced[g] = true
-		}
-	}
-	if len(fenced) == 0 {
-		return false
-	}
-	for _, r := range d.Ours.Records {
-		if fenced[recordGroup(r)] {
-			return false
-		}
-	}
-	s, err := newOursOnly()
-	if err != nil {
-		return false
-	}
-	downgraded, again := map[string]bool{}, map[string]bool{}
-	for _, op := range d.Ops[:d.Step] {
-		out := s.step(op)
-		dropped := map[string]bool{}
-		for _, r := range out.Records {
-			if m := asMap(r); m["type"] == "ConsumerGroupMetadata" && m["value"] == nil {
-				dropped[recordGroup(r)] = true
-			}
-		}
-		for _, r := range out.Records {
-			m := asMap(r)
-			if m["type"] != "GroupMetadata" {
-				continue
-			}
-			g := recordGroup(r)
-			switch {
-			case m["value"] != nil && dropped[g]:
-				downgraded[g] = true
-			case m["value"] == nil && downgraded[g]:
-				again[g] = true
-			}
-		}
-	}
-	for g := range fenced {
-		if !again[g] {
-			return false
-		}
-	}
-	return true
-}
-
 // classicDowngradeLeader matches outcomes that are equal but for the
 // leader of a GroupMetadata record written by a downgrade (with its
 // consumer group's ConsumerGroupMetadata tombstone) of two members or
