@@ -369,7 +369,8 @@ func (op *classicOp) joinNewStaticMember(req JoinGroupRequest, newID string) Joi
 // GroupMetadata is rewritten and the member answered at once (the leader
 // with the members and SkipAssignment, KIP-814); otherwise a Stable or
 // CompletingRebalance group rebalances, and a PreparingRebalance one
-// waits on.
+// completes its join phase if every member has now joined
+// (maybeCompleteJoinPhase).
 func (op *classicOp) replaceStaticMember(req JoinGroupRequest, oldID, newID string) JoinGroupResponse {
 	st := op.st
 	old := st.member(oldID)
@@ -403,6 +404,10 @@ func (op *classicOp) replaceStaticMember(req JoinGroupRequest, oldID, newID stri
 		return resp
 	case StateCompletingRebalance:
 		op.prepareRebalance()
+	case StatePreparingRebalance:
+		// The replaced member counts as joined: the join phase may be
+		// complete now.
+		op.maybeCompleteJoinPhase()
 	}
 	return JoinGroupResponse{MemberID: newID, Pending: true}
 }
