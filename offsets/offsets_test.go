@@ -39,6 +39,9 @@ func TestIsOffsetExpired(t *testing.T) {
 		{"any negative expire timestamp is absent", OffsetAndMetadata{CommitTimestampMs: 500, ExpireTimestampMs: -7}, 1000, 500, true},
 		{"now-base overflows upwards: expired", om(0, math.MinInt64), math.MaxInt64, math.MaxInt64, true},
 		{"now-base overflows downwards: not expired", om(0, math.MaxInt64), math.MinInt64, math.MinInt64, false},
+		// 0 - MinInt64 wraps to MinInt64: the overflow test must count a
+		// nowMs of 0 as non-negative (the true difference is 2^63).
+		{"now 0 minus base MinInt64 overflows: expired", om(0, math.MinInt64), 0, 1, true},
 		{"commit in the far future never expires", om(0, math.MaxInt64), math.MaxInt64, 1, false},
 	}
 	for _, tt := range tests {
@@ -63,6 +66,7 @@ func TestExpirableAtMsMatchesPredicate(t *testing.T) {
 		{"legacy expire", legacy, 500, 1500},
 		{"saturates high", om(1, math.MaxInt64-10), 100, math.MaxInt64},
 		{"saturates low", om(1, math.MinInt64+10), -100, math.MinInt64},
+		{"negative retention, no saturation", om(1, 1000), -100, 900},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
