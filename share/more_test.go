@@ -192,3 +192,30 @@ func TestShareAutoOffsetReset(t *testing.T) {
 		})
 	}
 }
+
+// Stats counts every record Acquire hands out and, of those, the ones
+// delivered again (gremlins found both counters untested).
+func TestStatsCountDeliveriesAndRedeliveries(t *testing.T) {
+	sp := newSP(t, kafkaTestConfig())
+	require.Equal(t, []AcquiredRecords{ar(0, 9, 1)}, acq(t, sp, 0, m1, [2]int64{0, 9}))
+	ack(t, sp, 10, m1, 0, 3, AckRelease)
+	require.Equal(t, []AcquiredRecords{ar(0, 3, 2)}, acq(t, sp, 20, m2, [2]int64{0, 9}))
+	st := sp.Stats()
+	assert.EqualValues(t, 14, st.Deliveries)
+	assert.EqualValues(t, 4, st.Redeliveries)
+}
+
+// An Acquire whose fetch moves the log start past SPSO archives the records
+// below it and still acquires the ones above it in the same call.
+func TestAcquireThatMovesLogStartStillAcquires(t *testing.T) {
+	sp := newSP(t, kafkaTestConfig())
+	acq(t, sp, 0, m1, [2]int64{0, 9})
+	ack(t, sp, 10, m1, 0, 9, AckRelease)
+	f := logOf([2]int64{5, 9})
+	f.LogStartOffset = 5
+	res, _, err := sp.Acquire(20, m2, f)
+	require.NoError(t, err)
+	require.NoError(t, sp.CheckInvariants())
+	assert.Equal(t, []AcquiredRecords{ar(5, 9, 2)}, res.Records)
+	assert.EqualValues(t, 5, sp.StartOffset())
+}
