@@ -243,3 +243,23 @@ func TestValidationBoundaries(t *testing.T) {
 		{FirstOffset: 1, LastOffset: 3, DeliveryState: Available, DeliveryCount: 0},
 	}}), "a one-offset batch and an ARCHIVED batch are valid")
 }
+
+// CheckInvariants reports a cache that starts above SPSO and a lock that
+// records point to but the deadline index lost (gremlins found both checks
+// weakened without a test noticing).
+func TestCheckInvariantsSeesCorruption(t *testing.T) {
+	t.Run("cache above SPSO", func(t *testing.T) {
+		sp := newSP(t, kafkaTestConfig())
+		acq(t, sp, 0, m1, [2]int64{0, 9})
+		sp.spso = sp.winStart - 1
+		require.ErrorContains(t, sp.CheckInvariants(), "above SPSO")
+	})
+	t.Run("lock missing from the index", func(t *testing.T) {
+		sp := newSP(t, kafkaTestConfig())
+		acq(t, sp, 0, m1, [2]int64{0, 9})
+		l, ok := sp.locks.Min()
+		require.True(t, ok)
+		sp.locks.Delete(l)
+		require.ErrorContains(t, sp.CheckInvariants(), "0 locks indexed, 1 referenced")
+	})
+}
