@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 30s
 
-.PHONY: build test bench bench-compare bench-md lint fuzz ci run broker-oracle broker-diff
+.PHONY: build test bench bench-compare bench-md lint fuzz mutation ci run broker-oracle broker-diff
 
 build:
 	$(GO) build ./...
@@ -69,6 +69,29 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi; \
 	echo "every fuzz target passed"
+
+# Automatic mutation testing (docs/mutants.md, "Automatic mutation score"):
+# gremlins mutates each package of MUTATION_PKGS in turn (one directory each,
+# not ./... patterns) and runs that package's own unit tests against every
+# covered mutant, writing one JSON report per package to
+# MUTATION_OUT/<package>.json. Slow (a test run per mutant) and so not in CI.
+# Gremlins times a mutant out at its timeout coefficient times the coverage
+# run's duration, so GOFLAGS gets -count=1: a cached coverage run takes
+# milliseconds and every mutant would then time out.
+GREMLINS ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATION_PKGS ?= offsets share groupconfig kerr txn
+MUTATION_OUT ?= /tmp/coordsim-mutation
+MUTATION_WORKERS ?= 2
+MUTATION_TIMEOUT_COEFFICIENT ?= 5
+mutation:
+	@mkdir -p $(MUTATION_OUT); failed=""; \
+	for pkg in $(MUTATION_PKGS); do \
+		echo "== $$pkg -> $(MUTATION_OUT)/$$pkg.json"; \
+		GOFLAGS="$$($(GO) env GOFLAGS) -count=1" $(GO) run $(GREMLINS) unleash \
+			--workers $(MUTATION_WORKERS) --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
+			--output $(MUTATION_OUT)/$$pkg.json ./$$pkg || failed="$$failed $$pkg"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "gremlins failed on:$$failed"; exit 1; fi
 
 run:
 	$(GO) run ./cmd/coordsim run

@@ -63,6 +63,7 @@ func TestExpirableAtMsMatchesPredicate(t *testing.T) {
 		{"legacy expire", legacy, 500, 1500},
 		{"saturates high", om(1, math.MaxInt64-10), 100, math.MaxInt64},
 		{"saturates low", om(1, math.MinInt64+10), -100, math.MinInt64},
+		{"negative retention, no saturation", om(1, 1000), -100, 900},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -192,3 +192,74 @@ func TestShareAutoOffsetReset(t *testing.T) {
 		})
 	}
 }
+
+// Stats counts every record Acquire hands out and, of those, the ones
+// delivered again (gremlins found both counters untested).
+func TestStatsCountDeliveriesAndRedeliveries(t *testing.T) {
+	sp := newSP(t, kafkaTestConfig())
+	require.Equal(t, []AcquiredRecords{ar(0, 9, 1)}, acq(t, sp, 0, m1, [2]int64{0, 9}))
+	ack(t, sp, 10, m1, 0, 3, AckRelease)
+	require.Equal(t, []AcquiredRecords{ar(0, 3, 2)}, acq(t, sp, 20, m2, [2]int64{0, 9}))
+	ack(t, sp, 30, m1, 4, 8, AckAccept)
+	ack(t, sp, 30, m1, 9, 9, AckReject)
+	st := sp.Stats()
+	assert.EqualValues(t, 14, st.Deliveries)
+	assert.EqualValues(t, 4, st.Redeliveries)
+	assert.EqualValues(t, 4, st.Released)
+	assert.EqualValues(t, 5, st.Accepted)
+	assert.EqualValues(t, 1, st.Rejected)
+}
+
+// An Acquire whose fetch moves the log start past SPSO archives the records
+// below it and still acquires the ones above it in the same call.
+func TestAcquireThatMovesLogStartStillAcquires(t *testing.T) {
+	sp := newSP(t, kafkaTestConfig())
+	acq(t, sp, 0, m1, [2]int64{0, 9})
+	ack(t, sp, 10, m1, 0, 9, AckRelease)
+	f := logOf([2]int64{5, 9})
+	f.LogStartOffset = 5
+	res, _, err := sp.Acquire(20, m2, f)
+	require.NoError(t, err)
+	require.NoError(t, sp.CheckInvariants())
+	assert.Equal(t, []AcquiredRecords{ar(5, 9, 2)}, res.Records)
+	assert.EqualValues(t, 5, sp.StartOffset())
+	assert.EqualValues(t, 5, sp.Stats().ArchivedLogStart)
+}
+
+// The bounds of a fetch and of a persisted state's batches are inclusive
+// where the limit is allowed and strict where it is not.
+func TestValidationBoundaries(t *testing.T) {
+	require.NoError(t, (&Fetch{HighWatermark: 1, BatchSize: MaxBatchSize}).validate())
+	many := Fetch{HighWatermark: MaxFetchBatches}
+	for off := range int64(MaxFetchBatches) {
+		many.Batches = append(many.Batches, LogBatch{BaseOffset: off, LastOffset: off})
+	}
+	require.NoError(t, many.validate())
+	touching := logOf([2]int64{0, 2}, [2]int64{2, 3})
+	require.Error(t, touching.validate(), "a batch starting at the previous batch's last offset overlaps it")
+
+	require.NoError(t, validateBatches(PersistedState{StartOffset: 0, StateBatches: []StateBatch{
+		{FirstOffset: 0, LastOffset: 0, DeliveryState: Archived, DeliveryCount: 1},
+		{FirstOffset: 1, LastOffset: 3, DeliveryState: Available, DeliveryCount: 0},
+	}}), "a one-offset batch and an ARCHIVED batch are valid")
+}
+
+// CheckInvariants reports a cache that starts above SPSO and a lock that
+// records point to but the deadline index lost (gremlins found both checks
+// weakened without a test noticing).
+func TestCheckInvariantsSeesCorruption(t *testing.T) {
+	t.Run("cache above SPSO", func(t *testing.T) {
+		sp := newSP(t, kafkaTestConfig())
+		acq(t, sp, 0, m1, [2]int64{0, 9})
+		sp.spso = sp.winStart - 1
+		require.ErrorContains(t, sp.CheckInvariants(), "above SPSO")
+	})
+	t.Run("lock missing from the index", func(t *testing.T) {
+		sp := newSP(t, kafkaTestConfig())
+		acq(t, sp, 0, m1, [2]int64{0, 9})
+		l, ok := sp.locks.Min()
+		require.True(t, ok)
+		sp.locks.Delete(l)
+		require.ErrorContains(t, sp.CheckInvariants(), "0 locks indexed, 1 referenced")
+	})
+}
