@@ -183,6 +183,7 @@ func TestDocFlagsExist(t *testing.T) {
 		"bootstrap-server": "kafka-share-groups.sh", "delete": "kafka-share-groups.sh", "reset-offsets": "kafka-share-groups.sh",
 		"for": "kubectl wait", "timeout": "kubectl wait",
 		"every": "internal/loadtest/cmd/servemem", "warmup": "internal/loadtest/cmd/servemem",
+		"workers": "gremlins unleash", "timeout-coefficient": "gremlins unleash", "output": "gremlins unleash",
 	}
 	known := map[string]bool{}
 	for _, cmd := range []string{"run", "replay", "sweep", "serve", "diff"} {
