@@ -89,6 +89,12 @@ func IsOffsetExpiredFrom(o OffsetAndMetadata, base, nowMs, retentionMs int64) bo
 	if o.ExpireTimestampMs >= 0 {
 		return nowMs >= o.ExpireTimestampMs
 	}
+	return RetentionPassed(base, nowMs, retentionMs)
+}
+
+// RetentionPassed reports whether retentionMs has passed from base to
+// nowMs (inclusive), without overflow.
+func RetentionPassed(base, nowMs, retentionMs int64) bool {
 	diff := nowMs - base
 	// Signed overflow happened iff the operands have different signs and the
 	// result's sign differs from nowMs's sign.

@@ -107,7 +107,7 @@ func anyMemberSubscribes(g *group, topic string) bool {
 
 // steadyChanged: a consumer member whose client id or host changed writes
 // its member record (consumer.go).
-func (consumerSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat, _ int64) bool {
+func (consumerSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
 	return h.clientID != m.clientID || h.clientHost != m.clientHost
 }
 

@@ -277,7 +277,7 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 	}
 	if h.instanceID != "" && h.instanceID != m.instanceID() || h.rebalanceTimeoutMs != RebalanceTimeoutNotSent && h.rebalanceTimeoutMs != m.rebalanceTimeoutMs ||
 		h.rackID != "" && h.rackID != m.rackID || h.userEndpoint != nil && !sameEndpoint(h.userEndpoint, m.userEndpoint()) ||
-		groupKinds[h.typ].steadyChanged(s, g, m, h, nowMs) {
+		groupKinds[h.typ].steadyChanged(s, g, m, h) {
 		return out, false
 	}
 	// The view and its one timer share an allocation: the steady path's only
@@ -360,7 +360,7 @@ type groupSteps interface {
 	rebalanceTimeouts() bool
 	// steadyChanged reports what the type's steady heartbeat path must
 	// leave to the slow path beyond the shared checks (steadyHeartbeat).
-	steadyChanged(s *Shard, g *group, m *member, h *heartbeat, nowMs int64) bool
+	steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool
 	// checkMemberRemoval and forgetMember are replay's removal of a
 	// member: the type's check of its indexes, then dropping the member
 	// from them (the group is mutable by then).

@@ -391,14 +391,6 @@ func (s *Shard) restampShareInitializations(nowMs int64) {
 	}
 }
 
-// shareInitPending reports whether a steady share heartbeat has work to
-// leave to the slow path: a target short of the initialised partitions,
-// or subscribed partitions to initialise. It reads the flag refresh
-// keeps: the steady path has already checked that the group's metadata
-// hash, and so its subscribed topics' partition counts, are unchanged
-// since the records it was derived from.
-func (s *Shard) shareInitPending(g *group, _ int64) bool { return !g.shareSettled }
-
 // shareSettled derives group.shareSettled: no initialisation is pending
 // or wanted, and the target holds exactly the initialised partitions.
 func (s *Shard) shareSettled(g *group) bool {

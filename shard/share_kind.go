@@ -89,8 +89,11 @@ func (shareSteps) rebalanceTimeouts() bool { return false }
 
 // steadyChanged: a share member whose client id or host changed writes its
 // member record (share_heartbeat.go).
-func (shareSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat, nowMs int64) bool {
-	return h.clientID != m.clientID || h.clientHost != m.clientHost || s.shareInitPending(g, nowMs)
+func (shareSteps) steadyChanged(_ *Shard, g *group, m *member, h *heartbeat) bool {
+	// The shareSettled flag refresh derives (share_init.go): the steady
+	// path has already checked that the group's metadata hash, and so its
+	// subscribed topics' partition counts, are unchanged since.
+	return h.clientID != m.clientID || h.clientHost != m.clientHost || !g.shareSettled
 }
 
 func (shareSteps) checkMemberRemoval(Record, *group, *member) error { return nil }

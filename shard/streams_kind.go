@@ -102,7 +102,7 @@ func (streamsSteps) rebalanceTimeouts() bool { return true }
 // steadyChanged: a streams member whose client changed, whose owned tasks
 // the slow path refuses, or whose group's num.standby.replicas changed
 // (the slow path bumps the group epoch) is not steady.
-func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat, _ int64) bool {
+func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool {
 	return streamsClientChanged(m, h) ||
 		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch(), &h.ownedTasks) != nil ||
 		g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id)

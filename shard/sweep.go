@@ -67,7 +67,7 @@ func (s *Shard) CleanupGroupMetadata(nowMs int64) Result[SweepResponse] {
 	// An Empty classic group's offsets expire together, counted from its
 	// state timestamp: the commit-time index cannot list them.
 	s.emptyClassic.Ascend(func(id string) bool {
-		if base, ok := s.lookup(id).offsetExpiryBase(); ok && offsets.IsOffsetExpiredFrom(offsets.OffsetAndMetadata{ExpireTimestampMs: -1}, base, nowMs, s.cfg.OffsetsRetentionMs) {
+		if base, ok := s.lookup(id).offsetExpiryBase(); ok && offsets.RetentionPassed(base, nowMs, s.cfg.OffsetsRetentionMs) {
 			candidates = append(candidates, id)
 		}
 		return true
