@@ -68,7 +68,13 @@ type Member struct {
 
 // Topic is a topic's metadata.
 type Topic struct {
-	Name       string
+	Name string
+	// ID is the topic's Kafka topic id (Uuid: most significant long
+	// first, big-endian), all zero when unknown. The uniform assignor
+	// visits topics in the orders Kafka's HashSets and HashMaps of topic
+	// ids give, and breaks ties between topics by id, when every topic it
+	// assigns has one; otherwise by name. Non-zero ids must be unique.
+	ID         [16]byte
 	Partitions int32
 	// Racks, when set, has one entry per partition: the racks of its
 	// replicas (Kafka's SubscribedTopicDescriber.racksForPartition).
@@ -113,6 +119,9 @@ type model struct {
 	topics      []Topic // sorted by name, only the subscribed ones
 	members     []mem   // sorted by id
 	homogeneous bool
+	// byID: every topic has an id, and ties between topics go by id
+	// (kafkaOrder).
+	byID bool
 	// currentOwners is the owner table of the members' current
 	// assignments (newOwners' shape); read only.
 	currentOwners [][]int32
@@ -170,6 +179,9 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 		if t.Racks != nil && len(t.Racks) != int(t.Partitions) {
 			return nil, assignorError("topic %s has %d partitions but racks for %d", t.Name, t.Partitions, len(t.Racks))
 		}
+	}
+	if err := uniqueTopicIDs(meta); err != nil {
+		return nil, err
 	}
 	// A few topics (a heartbeat's group) are found by a scan, which costs
 	// no allocation; many by a map. A binary search over the names was
@@ -292,6 +304,24 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 		return nil, assignorError("unknown subscription type %d", spec.SubscriptionType)
 	}
 	return md, nil
+}
+
+// uniqueTopicIDs refuses two topics with one non-zero id.
+func uniqueTopicIDs(topics []Topic) error {
+	var seen map[[16]byte]string // looked up only
+	for _, t := range topics {
+		if t.ID == ([16]byte{}) {
+			continue
+		}
+		if seen == nil {
+			seen = make(map[[16]byte]string, len(topics))
+		}
+		if other, ok := seen[t.ID]; ok {
+			return assignorError("topics %s and %s have the same topic id", other, t.Name)
+		}
+		seen[t.ID] = t.Name
+	}
+	return nil
 }
 
 // setCurrent fills every member's current assignment from the owner table

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coordsim/coordsim/assignor/javaorder"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -95,27 +96,89 @@ func (r *Registry) CheckSupported(name string) error {
 	return kerr.UnsupportedAssignor.WithMessage("ServerAssignor %s is not supported. Supported assignors: %s.", name, strings.Join(r.Names(), ", "))
 }
 
-// Preferred is ConsumerGroup.computePreferredServerAssignor: the assignor
-// named by the most members (names is one entry per member, "" for a member
-// that names none), or the default when none names one. Kafka breaks a tie
-// by HashMap order; here the one listed first in the registry wins. A name
-// the registry does not offer is not counted (members are checked when they
-// name it; a broker restarted with fewer assignors keeps working).
+// Preferred is ConsumerGroup.preferredServerAssignor: the assignor named
+// by the most members (names is one entry per member, "" for a member that
+// names none), or the default when none names one. A name the registry
+// does not offer is not counted (members are checked when they name it; a
+// broker restarted with fewer assignors keeps working).
+//
+// Kafka keeps the counts in a TimelineHashMap and takes the first maximum
+// in its iteration order, so a tie goes to the name that comes first
+// there; the map is taken as filled in the registry's order.
 func (r *Registry) Preferred(names []string) Assignor {
-	best, bestCount := -1, 0
-	for i, a := range r.assignors {
-		n := 0
-		for _, x := range names {
-			if x == a.Name() {
-				n++
-			}
-		}
-		if n > bestCount {
-			best, bestCount = i, n
-		}
-	}
-	if best < 0 {
+	counts, keys := r.count(names)
+	if len(keys) == 0 {
 		return r.Default()
 	}
-	return r.assignors[best]
+	order := javaorder.TimelineOrder(keys)
+	ordered := make([]string, len(order))
+	for i, k := range order {
+		ordered[i] = keys[k]
+	}
+	return r.firstMax(ordered, counts)
+}
+
+// PreferredAfter is ConsumerGroup.computePreferredServerAssignor(old,
+// new): the preferred assignor once one member's name changes from old to
+// new ("" for none; equal for a member that keeps its name) in a group
+// whose members name names. Kafka copies the counts into a
+// java.util.HashMap, takes one off old's count (a count reaching 0
+// removes the name) and adds one to new's (a name not in the map goes to
+// the head of its bucket), and takes the first maximum in that map's
+// order. So the preferred assignor can differ from Preferred(names) on a
+// tie although no count changed, and Kafka then bumps the group epoch
+// (hasPreferredServerAssignorChanged).
+func (r *Registry) PreferredAfter(names []string, old, new string) Assignor {
+	counts, keys := r.count(names)
+	order := javaorder.TimelineOrder(keys)
+	ordered := make([]string, len(order))
+	for i, k := range order {
+		ordered[i] = keys[k]
+	}
+	m := javaorder.NewHashMapCopy(ordered)
+	if _, ok := r.Lookup(old); ok {
+		if counts[old]--; counts[old] <= 0 {
+			delete(counts, old)
+			m.Remove(old)
+		}
+	}
+	if _, ok := r.Lookup(new); ok {
+		counts[new]++
+		m.Compute(new)
+	}
+	final := m.Keys()
+	if len(final) == 0 {
+		return r.Default()
+	}
+	return r.firstMax(final, counts)
+}
+
+// count counts the names the registry offers; keys are the names counted,
+// in the registry's order.
+func (r *Registry) count(names []string) (counts map[string]int, keys []string) {
+	counts = map[string]int{} // looked up only
+	for _, x := range names {
+		if _, ok := r.Lookup(x); ok {
+			counts[x]++
+		}
+	}
+	for _, a := range r.assignors {
+		if counts[a.Name()] > 0 {
+			keys = append(keys, a.Name())
+		}
+	}
+	return counts, keys
+}
+
+// firstMax is the assignor of the first name in order with the highest
+// count (Stream.max keeps the first of equals).
+func (r *Registry) firstMax(order []string, counts map[string]int) Assignor {
+	best := order[0]
+	for _, k := range order[1:] {
+		if counts[k] > counts[best] {
+			best = k
+		}
+	}
+	a, _ := r.Lookup(best)
+	return a
 }

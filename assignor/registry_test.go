@@ -69,3 +69,27 @@ func TestRegistry_Preferred(t *testing.T) {
 	assert.Equal(t, "uniform", r.Preferred([]string{"range", "uniform"}).Name())
 	assert.Equal(t, "range", r.Preferred([]string{"sticky", "sticky", "range"}).Name())
 }
+
+// TestPreferredTiesAsKafka reproduces Kafka 4.4's choice between two
+// server assignors named by as many members, recorded from its
+// coordinator by the differential runner: a member joining with range
+// beside one with uniform is assigned with range, and the other way round
+// (--no-classic seed 70), as computePreferredServerAssignor's HashMap copy
+// puts the new name at the head of the bucket both share; and a steady
+// heartbeat of the range member moves the preferred assignor from the
+// TimelineHashMap's (uniform) to the copy's (range), which bumps the group
+// epoch in Kafka (--share seed 72).
+func TestPreferredTiesAsKafka(t *testing.T) {
+	r := assignor.Default()
+	assert.Equal(t, "range", r.PreferredAfter([]string{"uniform"}, "", "range").Name())
+	assert.Equal(t, "uniform", r.PreferredAfter([]string{"range"}, "", "uniform").Name())
+
+	both := []string{"uniform", "range"}
+	assert.Equal(t, "uniform", r.Preferred(both).Name())
+	assert.Equal(t, "range", r.PreferredAfter(both, "range", "range").Name(), "range removed and added again goes first")
+	assert.Equal(t, "uniform", r.PreferredAfter(both, "uniform", "uniform").Name())
+	assert.Equal(t, "uniform", r.PreferredAfter([]string{"uniform", "uniform", "range"}, "range", "range").Name(), "no tie")
+	assert.Equal(t, "range", r.PreferredAfter([]string{"uniform", "range"}, "uniform", "range").Name(), "a member moving")
+	assert.Equal(t, "uniform", r.PreferredAfter(nil, "", "").Name(), "none named: the default")
+	assert.Equal(t, "uniform", r.PreferredAfter([]string{"range"}, "range", "").Name(), "the last name dropped")
+}

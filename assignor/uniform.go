@@ -19,40 +19,50 @@ func (Uniform) Assign(spec *Spec) (Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	renumbered := m.kafkaOrder()
+	var target Target
 	if m.homogeneous {
-		return m.uniformHomogeneous()
+		if target, err = m.uniformHomogeneous(); err != nil {
+			return nil, err
+		}
+	} else {
+		target = m.uniformHeterogeneous()
 	}
-	return m.uniformHeterogeneous(), nil
+	if renumbered {
+		target = sortTarget(target)
+	}
+	return target, nil
 }
 
-// uniformHomogeneous is UniformHomogeneousAssignmentBuilder.build as of
-// KAFKA-18688: each member has a quota of total/members partitions, and
-// total%members of them one more. A member keeps its current partitions up
-// to its quota (in topic-name order, partitions ascending) and gives back the
-// rest; a member that kept fewer than quota+1 gives its claim on an extra
-// partition back for another member to take, so an already balanced
-// assignment never moves. The partitions left over (first the ones nobody
-// owned, then the revoked ones) go to the unfilled members in member order;
-// the last unfilled members take the extra partitions still unclaimed.
+// uniformHomogeneous is Kafka 4.4's UniformHomogeneousAssignmentBuilder:
+// each member has a quota of total/members partitions, and total%members
+// of them one more. Visiting the members in order, a member keeps its
+// current partitions up to its quota (topic by topic, a topic it cannot
+// keep whole partition by partition) and gives back the rest. A member
+// that kept too few to need an extra partition gives its claim on one
+// back when the members still to come (itself included) outnumber the
+// extra partitions left, so an already balanced assignment never moves.
+// The partitions left over (first the ones nobody owned, then the given
+// back ones, each in the order they were queued) go to the unfilled
+// members in member order, each up to its remaining quota.
 func (m *model) uniformHomogeneous() (Target, error) {
 	owners := m.newOwners()
 	if len(m.members) == 0 || len(m.members[0].subs) == 0 {
 		return m.target(owners), nil
 	}
 	subs := m.members[0].subs
-	// groupSpec.isPartitionAssigned: in anyone's current assignment.
-	assignedBefore := m.currentOwners
 	total := 0
 	for _, t := range subs {
 		total += int(m.topics[t].Partitions)
 	}
-	// A partition is unassigned either because nobody owned it or because
-	// its owner gives it back, never both: total bounds the list.
+	// A partition is unassigned either because nobody owned it
+	// (groupSpec.isPartitionAssigned) or because its owner gives it back,
+	// never both: total bounds the list.
 	unassigned := make([]topicPartition, 0, total)
 	for _, t := range subs {
 		n := m.topics[t].Partitions
 		for p := int32(0); p < n; p++ {
-			if assignedBefore[t][p] < 0 {
+			if m.currentOwners[t][p] < 0 {
 				unassigned = append(unassigned, topicPartition{t, p})
 			}
 		}
@@ -93,26 +103,19 @@ func (m *model) uniformHomogeneous() (Target, error) {
 				}
 			}
 		}
-		if quota > 0 && hasExtra {
-			// Give up the extra partition quota for another member to claim.
+		if quota > 0 && hasExtra && len(m.members)-i > extra {
+			// Give up the extra partition for a member still to come.
 			quota--
 			hasExtra = false
 		}
-		if quota == 0 && hasExtra {
-			extra--
-		}
-		if quota > 0 || (extra > 0 && !hasExtra) {
+		if quota > 0 {
 			open = append(open, unfilled{i, quota})
 		}
-	}
-	// assignRemainingPartitions: the last unfilled members take the extra
-	// partitions still unclaimed.
-	for k := len(open) - 1; k >= 0; k-- {
-		if extra > 0 {
+		if hasExtra {
 			extra--
-			open[k].quota++
 		}
 	}
+	// assignRemainingPartitions
 	next := 0
 	for _, u := range open {
 		for q := 0; q < u.quota && next < len(unassigned); q++ {

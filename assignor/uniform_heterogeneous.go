@@ -79,13 +79,13 @@ func (m *model) uniformHeterogeneous() Target {
 }
 
 // sortTopics orders topics by partitions per subscriber descending, then
-// subscriber count ascending, then name (Kafka: topic id). The ratio is
+// subscriber count ascending, then topic id (compareTopics). The ratio is
 // compared by cross-multiplication, exactly.
 func (h *heterogeneous) sortTopics(topics []int) {
 	slices.SortFunc(topics, func(t1, t2 int) int {
 		p1, p2 := int64(h.m.topics[t1].Partitions), int64(h.m.topics[t2].Partitions)
 		s1, s2 := int64(len(h.subscribers[t1])), int64(len(h.subscribers[t2]))
-		return cmp.Or(cmp.Compare(p2*s1, p1*s2), cmp.Compare(s1, s2), cmp.Compare(t1, t2))
+		return cmp.Or(cmp.Compare(p2*s1, p1*s2), cmp.Compare(s1, s2), h.m.compareTopics(t1, t2))
 	})
 }
 

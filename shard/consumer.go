@@ -173,6 +173,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	}
 	m := v.own(i)
 	before := m.assigned
+	oldAssignor := m.consumerPart().serverAssignor
 
 	// 1. Create or update the member; a new subscription bumps the epoch.
 	// A created member counts as changed from a blank one
@@ -203,14 +204,14 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 		m.classic, changed = nil, true
 	}
 	if h.serverAssignor != nil && *h.serverAssignor != m.consumerPart().serverAssignor {
-		// Kafka writes the member record, and bumps the group epoch when
-		// the assignor the group prefers changed with it
-		// (hasPreferredServerAssignorChanged).
-		before := v.preferredAssignor().Name()
 		m.setServerAssignor(*h.serverAssignor)
 		changed = true
-		bump = bump || v.preferredAssignor().Name() != before
 	}
+	// Kafka bumps the group epoch when the assignor the group prefers
+	// changes with the member (hasPreferredServerAssignorChanged, asked on
+	// every heartbeat), and computes the target with that assignor.
+	v.assignorChange = &assignorChange{old: oldAssignor, new: m.consumerPart().serverAssignor}
+	bump = v.preferredAssignorChanged(*v.assignorChange) || bump
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) && (len(subs) > 0 || len(m.subscribedTopics) > 0) {
 			m.subscribedTopics = subs

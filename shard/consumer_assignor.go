@@ -22,14 +22,54 @@ func (s *Shard) consumerAssignors() *assignor.Registry {
 
 var defaultAssignors = assignor.Default() // immutable
 
-// preferredAssignor is the server assignor the group's members prefer
-// (ConsumerGroup.preferredServerAssignor, else the broker's default).
+// assignorChange is the one member's server assignor name before and
+// after the operation (a member that keeps its name has old == new), the
+// input of Kafka's computePreferredServerAssignor(member, updatedMember).
+type assignorChange struct{ old, new string }
+
+// storedAssignorNames is the server assignor each member of the group
+// names as stored, before this operation: Kafka's
+// ConsumerGroup.serverAssignors counts.
+func (v *view) storedAssignorNames() []string {
+	if v.g == nil {
+		return nil
+	}
+	names := make([]string, 0, len(v.g.members))
+	for _, m := range v.g.members { // counted: the order is not read
+		names = append(names, m.consumerPart().serverAssignor)
+	}
+	return names
+}
+
+// preferredAssignor is the server assignor the target is computed with:
+// computePreferredServerAssignor over the stored counts and the
+// operation's member change, else the broker's default.
 func (v *view) preferredAssignor() assignor.Assignor {
+	r := v.s.consumerAssignors()
+	if c := v.assignorChange; c != nil {
+		return r.PreferredAfter(v.storedAssignorNames(), c.old, c.new)
+	}
 	names := make([]string, len(v.members))
 	for i, m := range v.members {
 		names[i] = m.consumerPart().serverAssignor
 	}
-	return v.s.consumerAssignors().Preferred(names)
+	return r.Preferred(names)
+}
+
+// preferredAssignorChanged is hasPreferredServerAssignorChanged, which
+// Kafka asks on every consumer heartbeat: whether the assignor the stored
+// group prefers differs from the one computed with the member's change. On
+// a tie between assignors the two can differ although no count changed
+// (assignor.Registry.PreferredAfter), and the heartbeat bumps the epoch.
+// A group whose stored members name at most one assignor, with the member
+// keeping its name, cannot differ, and is not counted again.
+func (v *view) preferredAssignorChanged(c assignorChange) bool {
+	if c.old == c.new && !v.g.namesSeveralAssignors() {
+		return false
+	}
+	r := v.s.consumerAssignors()
+	stored := v.storedAssignorNames()
+	return r.Preferred(stored).Name() != r.PreferredAfter(stored, c.old, c.new).Name()
 }
 
 // assignConsumer computes the consumer group's new target: the assignor is
@@ -67,7 +107,7 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 			topicBuf = append(topicBuf, t)
 			if !seen[t] {
 				seen[t] = true
-				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, Partitions: n, Racks: v.s.racks[t]})
+				spec.Topics = append(spec.Topics, assignor.Topic{Name: t, ID: v.s.topicID(t), Partitions: n, Racks: v.s.racks[t]})
 			}
 		}
 		if len(topicBuf) > from {
@@ -118,20 +158,39 @@ func (v *view) assignConsumer() ([][]TopicPartitions, error) {
 	return out, nil
 }
 
-// subscriptionType is Kafka's ModernGroup.subscriptionType: homogeneous
-// when every member subscribes to every topic name any member subscribes to
-// (regex-resolved names included), names that do not exist counted too. So
-// a member that also names a missing topic makes the group heterogeneous
-// although the existing topics every member gets are the same, and the
-// heterogeneous builder, which moves whole topics when it balances, gives
-// another target than the homogeneous one would.
+// subscriptionType is Kafka's ConsumerGroup.subscriptionType, decided on
+// the names the members subscribe to, names that do not exist counted too.
+// Without regular expressions the group is homogeneous when every member
+// names the same topics; so a member that also names a missing topic makes
+// it heterogeneous although the existing topics every member gets are the
+// same, and the heterogeneous builder, which moves whole topics when it
+// balances, gives another target than the homogeneous one would. With
+// them, it is homogeneous only when every member subscribes to one and the
+// same regular expression and no member names a topic: a member with a
+// regex and names, or two regexes resolving to the same topics, make it
+// heterogeneous.
 func subscriptionType(members []*member) assignor.SubscriptionType {
 	if len(members) == 0 {
 		return assignor.Homogeneous
 	}
-	first := members[0].topics()
-	for _, m := range members[1:] {
-		if !slices.Equal(m.topics(), first) {
+	regex := members[0].consumerPart().topicRegex
+	for _, m := range members {
+		if m.consumerPart().topicRegex != "" {
+			regex = m.consumerPart().topicRegex
+			break
+		}
+	}
+	if regex == "" {
+		first := members[0].subscribedTopics
+		for _, m := range members[1:] {
+			if !slices.Equal(m.subscribedTopics, first) {
+				return assignor.Heterogeneous
+			}
+		}
+		return assignor.Homogeneous
+	}
+	for _, m := range members {
+		if m.consumerPart().topicRegex != regex || len(m.subscribedTopics) > 0 {
 			return assignor.Heterogeneous
 		}
 	}

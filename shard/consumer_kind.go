@@ -106,9 +106,11 @@ func anyMemberSubscribes(g *group, topic string) bool {
 }
 
 // steadyChanged: a consumer member whose client id or host changed writes
-// its member record (consumer.go).
-func (consumerSteps) steadyChanged(_ *Shard, _ *group, m *member, h *heartbeat) bool {
-	return h.clientID != m.clientID || h.clientHost != m.clientHost
+// its member record (consumer.go). A group whose members name several server assignors takes the full path:
+// there even a heartbeat that changes nothing can move the preferred
+// assignor and bump the epoch (preferredAssignorChanged).
+func (consumerSteps) steadyChanged(_ *Shard, g *group, m *member, h *heartbeat) bool {
+	return h.clientID != m.clientID || h.clientHost != m.clientHost || g.namesSeveralAssignors()
 }
 
 // checkMemberRemoval: Kafka's removeMember drops the member's partition

@@ -172,6 +172,10 @@ type group struct {
 	subscribedHash      int64
 	subscribedHashImage uint64
 	subscribedHashOK    bool
+	// severalAssignors caches whether the members name two or more server
+	// assignors (namesSeveralAssignors), valid while severalAssignorsOK: a
+	// member record's replay clears it. Derived.
+	severalAssignors, severalAssignorsOK bool
 
 	// shareState is a share group's ShareGroupStatePartitionMetadata, nil
 	// for none (share_init.go). Immutable: replaced whole.
@@ -653,4 +657,35 @@ func (g *group) offsetExpiryBase() (int64, bool) {
 		return 0, false
 	}
 	return g.currentStateTimestampMs, true
+}
+
+// namesSeveralAssignors reports whether g's members name two or more
+// server assignors, the only groups whose preferred assignor can move on a
+// heartbeat that keeps the member's (preferredAssignorChanged): from the
+// cache refresh keeps, else counted. A nil group names none. It never
+// writes g, which may be shared with a committed view.
+func (g *group) namesSeveralAssignors() bool {
+	if g == nil {
+		return false
+	}
+	if g.severalAssignorsOK {
+		return g.severalAssignors
+	}
+	return countsSeveralAssignors(g)
+}
+
+// countsSeveralAssignors counts what namesSeveralAssignors caches.
+func countsSeveralAssignors(g *group) bool {
+	first := ""
+	for _, m := range g.members { // any order: only the count is read
+		name := m.consumerPart().serverAssignor
+		if name == "" || name == first {
+			continue
+		}
+		if first != "" {
+			return true
+		}
+		first = name
+	}
+	return false
 }

@@ -107,6 +107,9 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	// 1. Create or update the member.
 	m := v.own(i)
 	old := *m
+	// A classic member names no server assignor; the target is computed
+	// with the stored counts all the same (computePreferredServerAssignor).
+	v.assignorChange = &assignorChange{old: m.consumerPart().serverAssignor, new: m.consumerPart().serverAssignor}
 	if req.InstanceID != "" {
 		m.setInstanceID(req.InstanceID)
 	}

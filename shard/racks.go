@@ -29,6 +29,12 @@ type TopicImage struct {
 	// racks, as on a cluster without broker.rack. A rack list for an
 	// unknown topic, or of the wrong length, is INVALID_REQUEST.
 	Racks map[string][][]string
+	// IDs maps a topic of Partitions to its Kafka topic id (Uuid bytes,
+	// most significant long first); a topic left out gets DefaultTopicID.
+	// Ids must be unique and neither the zero Uuid nor Kafka's metadata
+	// topic id, else INVALID_REQUEST. Only the uniform assignor reads
+	// them (topic_ids.go).
+	IDs map[string][16]byte
 }
 
 // imageRacks validates the racks of an image and returns them normalised
@@ -127,7 +133,7 @@ func updateRack(m *member, h *heartbeat) bool {
 // installed, each partition's racks sorted, topics without racks left out
 // of Racks.
 func (s *Shard) TopicImage() TopicImage {
-	return TopicImage{Partitions: s.topics, Racks: s.racks}.Clone()
+	return TopicImage{Partitions: s.topics, Racks: s.racks, IDs: s.topicIDs}.Clone()
 }
 
 // Clone returns a deep copy of img, so neither side's later writes reach
@@ -147,5 +153,6 @@ func (img TopicImage) Clone() TopicImage {
 			out.Racks[t] = c
 		}
 	}
+	out.IDs = maps.Clone(img.IDs)
 	return out
 }

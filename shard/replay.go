@@ -56,17 +56,20 @@ func (s *Shard) ReplayAll(first int64, records []Record) error {
 }
 
 // cacheSubscribedHashes fills, once after a load, the steady heartbeat's
-// metadata hash cache that refresh leaves alone while loading.
+// caches that refresh leaves alone while loading: the metadata hash and
+// whether the members name several assignors.
 func (s *Shard) cacheSubscribedHashes() {
 	var stale []string
 	s.groups.Ascend(func(g *group) bool {
-		if !g.subscribedHashOK || g.subscribedHashImage != s.imageVersion {
+		if !g.subscribedHashOK || g.subscribedHashImage != s.imageVersion || !g.severalAssignorsOK {
 			stale = append(stale, g.id)
 		}
 		return true
 	})
 	for _, id := range stale {
-		s.mutableGroup(id).cacheSubscribedHash(s)
+		g := s.mutableGroup(id)
+		g.cacheSubscribedHash(s)
+		g.severalAssignors, g.severalAssignorsOK = countsSeveralAssignors(g), true
 	}
 }
 
@@ -338,7 +341,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 			groupKinds[g.typ].forgetMember(g, old)
 		}
 		delete(g.members, memberID)
-		g.subscribedHashOK = false
+		g.subscribedHashOK, g.severalAssignorsOK = false, false
 		s.refresh(g.id)
 		return nil
 	}
@@ -349,7 +352,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 	m := g.member(memberID)
 	m.hasMetadata = true
 	set(m)
-	g.subscribedHashOK = false
+	g.subscribedHashOK, g.severalAssignorsOK = false, false
 	s.refresh(g.id)
 	return nil
 }

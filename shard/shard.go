@@ -160,6 +160,9 @@ type Shard struct {
 	// metadata hash, racks included. Both replaced with topics.
 	racks      map[string][][]string
 	rackHashes map[string]uint64
+	// topicIDs is the image's topic ids (topic_ids.go), nil when it gives
+	// none; replaced with topics.
+	topicIDs map[string][16]byte
 	// streamsStandbys is the streams groups' streams.num.standby.replicas
 	// group configs (group id → value), metadata outside the log like
 	// topics; replaced, never written in place (SetStreamsGroupConfigs).
@@ -297,6 +300,7 @@ type PreparedTopicImage struct {
 	topics         map[string]int32
 	racks          map[string][][]string
 	rackHashes     map[string]uint64
+	topicIDs       map[string][16]byte
 	topicNames     []string
 	topicNamesHash uint64
 }
@@ -321,14 +325,18 @@ func PrepareTopicImage(image TopicImage) (*PreparedTopicImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PreparedTopicImage{id: &imageID{}, topics: img, racks: racks, rackHashes: rackHashes}
+	ids, err := imageTopicIDs(img, image.IDs)
+	if err != nil {
+		return nil, err
+	}
+	p := &PreparedTopicImage{id: &imageID{}, topics: img, racks: racks, rackHashes: rackHashes, topicIDs: ids}
 	p.topicNames, p.topicNamesHash = sortedTopicNames(img)
 	return p, nil
 }
 
 // Image returns a copy of the image p was prepared from, racks sorted.
 func (p *PreparedTopicImage) Image() TopicImage {
-	return TopicImage{Partitions: p.topics, Racks: p.racks}.Clone()
+	return TopicImage{Partitions: p.topics, Racks: p.racks, IDs: p.topicIDs}.Clone()
 }
 
 // SetPreparedTopicImage installs a prepared image: SetTopicImage without
@@ -340,6 +348,7 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 	s.forgetReady(changed)
 	s.topics = p.topics
 	s.racks, s.rackHashes = p.racks, p.rackHashes
+	s.topicIDs = p.topicIDs
 	s.imageVersion++
 	if s.imageVersion > 1 && p.topicNamesHash != s.topicNamesHash && addsName(s.topicNames, p.topicNames) {
 		s.imageWithNewTopics = s.imageVersion
@@ -457,14 +466,18 @@ func (s *Shard) refresh(id string) {
 	// the group reads or the topic image changed; not during a load, which
 	// would compute it once per replayed member (OnLoaded does it once).
 	rehash := !s.loading && (!g.subscribedHashOK || g.subscribedHashImage != s.imageVersion)
+	recount := !s.loading && !g.severalAssignorsOK
 	emptyClassic := g.typ == Classic && state == StateEmpty && g.protocolType != ""
-	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled && !rehash && emptyClassic == g.emptyClassic {
+	if state == g.state && deletable == g.deletable && eligible == g.eligible && settled == g.shareSettled && !rehash && !recount && emptyClassic == g.emptyClassic {
 		return
 	}
 	g = s.mutableGroup(id)
 	g.shareSettled = settled
 	if rehash {
 		g.cacheSubscribedHash(s)
+	}
+	if recount {
+		g.severalAssignors, g.severalAssignorsOK = countsSeveralAssignors(g), true
 	}
 	s.counts[g.typ][g.state]--
 	s.counts[g.typ][state]++

@@ -27,7 +27,7 @@ func TestRollingUpgradeKeepsOneOwner(t *testing.T) {
 
 // TestUpgradeAfterKafkaResetIsKafkasHole proves the one-owner check names
 // Kafka 4.4's online-upgrade hole for what it is, and nothing else: in
-// rolling-upgrade seed 42 under heavy faults, classic groups whose
+// rolling-upgrade seed 244 under heavy faults, classic groups whose
 // assignments Kafka's resetAndPropagateAssignmentWithError emptied (a
 // rebalance begun while CompletingRebalance, or a failed SyncGroup write)
 // are upgraded by the next consumer-protocol join, and a partition a
@@ -42,7 +42,7 @@ func TestUpgradeAfterKafkaResetIsKafkasHole(t *testing.T) {
 	o := builtin(t, "rolling-upgrade")
 	faults, err := sim.PresetFaults(sim.FaultsHeavy)
 	require.NoError(t, err)
-	o.Faults, o.Seed = faults, 42
+	o.Faults, o.Seed = faults, 244
 	r, err := sim.Run(o, nil)
 	require.NoError(t, err)
 	require.Nil(t, r.Violation)

@@ -53,8 +53,8 @@ func (r *request) fillConsumerGroup(g *kmsg.ConsumerGroupDescribeResponseGroup, 
 		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.InstanceID, gm.RackID = nullIfEmpty(m.InstanceID), nullIfEmpty(m.RackID)
 		gm.SubscribedTopics, gm.SubscribedTopicRegex = m.SubscribedTopics, kmsg.StringPtr(m.SubscribedTopicRegex)
-		gm.Assignment = r.assignment(m.Assignment)
-		gm.TargetAssignment = r.assignment(m.TargetAssignment)
+		gm.Assignment = r.assignment(m.DescribedAssignment(r.topicExists))
+		gm.TargetAssignment = r.assignment(shard.DescribedPartitions(m.TargetAssignment, r.topicExists))
 		gm.MemberType = memberType(m)
 		g.Members = append(g.Members, gm)
 	}

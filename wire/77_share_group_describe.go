@@ -42,7 +42,7 @@ func (r *request) fillShareGroup(g *kmsg.ShareGroupDescribeResponseGroup, d shar
 		gm := kmsg.NewShareGroupDescribeResponseGroupMember()
 		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.SubscribedTopicNames, gm.RackID = m.SubscribedTopics, nullIfEmpty(m.RackID)
-		gm.Assignment.TopicPartitions = memberAssignment[kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition](r, m.Assignment)
+		gm.Assignment.TopicPartitions = memberAssignment[kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition](r, m.DescribedAssignment(r.topicExists))
 		g.Members = append(g.Members, gm)
 	}
 }

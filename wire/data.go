@@ -286,15 +286,17 @@ func (d *dataPlane) all() []topicInfo {
 	return out
 }
 
-// image is the coordinators' topic metadata image: topic → partition count.
-func (d *dataPlane) image() map[string]int32 {
+// image is the coordinators' topic metadata image: topic → partition
+// count, and each topic's id.
+func (d *dataPlane) image() (partitions map[string]int32, ids map[string][16]byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make(map[string]int32, len(d.topics))
+	partitions = make(map[string]int32, len(d.topics))
+	ids = make(map[string][16]byte, len(d.topics))
 	for name, t := range d.topics {
-		out[name] = int32(len(t.partitions))
+		partitions[name], ids[name] = int32(len(t.partitions)), t.id
 	}
-	return out
+	return partitions, ids
 }
 
 func (d *dataPlane) partition(name string, p int32) *partitionLog {

@@ -310,6 +310,12 @@ func (r *request) topicName(id [16]byte) (string, bool) {
 	return t.name, ok
 }
 
+// topicExists reports whether the data plane has the named topic.
+func (r *request) topicExists(name string) bool {
+	_, ok := r.cl.data.lookup(name)
+	return ok
+}
+
 // topicID is the id of a named topic, zero when it does not exist.
 func (r *request) topicID(name string) [16]byte {
 	t, _ := r.cl.data.lookup(name)

@@ -46,7 +46,10 @@ func (cl *Cluster) rackOf(node int32) string {
 // partition's replicas (Kafka's SubscribedTopicDescriberImpl.racksForPartition
 // reads them from the replicas' brokers in the MetadataImage).
 func (cl *Cluster) topicImage() shard.TopicImage {
-	img := shard.TopicImage{Partitions: cl.data.image()}
+	// The topic ids clients see, so the uniform assignor orders topics as
+	// Kafka's does with them.
+	partitions, ids := cl.data.image()
+	img := shard.TopicImage{Partitions: partitions, IDs: ids}
 	if len(cl.cfg.BrokerRacks) == 0 {
 		return img
 	}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/coordsim/coordsim/assignor/javaorder"
 )
 
 // Sticky is Kafka's StickyTaskAssignor (see the package doc for the rules).
@@ -105,13 +107,13 @@ func newState(m *model) *state {
 	}
 	var procIDs []string
 	var procIdx []int
-	for _, i := range javaHashMapOrder(ids, 0, put) {
+	for _, i := range javaorder.PutOrder(ids) {
 		p := m.members[i].proc
 		st.procs[p].members = append(st.procs[p].members, i)
 		procIDs = append(procIDs, m.procs[p])
 		procIdx = append(procIdx, p)
 	}
-	for _, k := range javaHashMapOrder(procIDs, len(m.members), computeIfAbsent) {
+	for _, k := range javaorder.StringMapOrder(procIDs, len(m.members), javaorder.ComputeIfAbsent) {
 		st.procOrder = append(st.procOrder, procIdx[k])
 	}
 	for p := range st.procs {
@@ -121,7 +123,7 @@ func newState(m *model) *state {
 			pids[k] = m.members[i].id
 		}
 		ordered := make([]int, 0, len(members))
-		for _, k := range javaHashMapOrder(pids, 0, put) {
+		for _, k := range javaorder.PutOrder(pids) {
 			ordered = append(ordered, members[k])
 		}
 		st.procs[p].members = ordered

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coordsim/coordsim/assignor/javaorder"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -291,7 +292,7 @@ func newModel(spec *GroupSpec, topology TopologyDescriber) (*model, error) {
 	}
 	// Kafka's initialize visits GroupSpec.memberIds, a HashMap's key set:
 	// its order ranks standby candidates that tie.
-	for _, i := range javaHashMapOrder(ids, 0, put) {
+	for _, i := range javaorder.PutOrder(ids) {
 		x := members[i]
 		for _, ts := range x.ActiveTasks {
 			for _, part := range ts.Partitions {

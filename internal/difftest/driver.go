@@ -22,6 +22,9 @@ type driver struct {
 	nowMs  int64
 	log    []shard.Record
 	topics map[string]int32
+	// ids hands out the topic ids the oracle gives Kafka, so the shard's
+	// assignor sees Kafka's (SetTopics).
+	ids    topicIDs
 	timers map[string]timer
 	seq    uint64
 	soft   streamsSoft
@@ -41,7 +44,7 @@ func newDriver(cfg shard.Config) (*driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, timers: map[string]timer{}, soft: newStreamsSoft()}
+	d := &driver{cfg: cfg, s: s, topics: map[string]int32{}, ids: newTopicIDs(), timers: map[string]timer{}, soft: newStreamsSoft()}
 	d.applyTimers(s.OnLoaded(0))
 	return d, nil
 }
@@ -151,10 +154,11 @@ func (o SetTopics) run(d *driver) Outcome {
 			deleted = append(deleted, tp)
 		}
 	}
-	if err := d.s.SetTopics(next); err != nil {
+	d.ids.image(o.Topics)
+	d.topics = next
+	if err := d.s.SetTopicImage(d.image()); err != nil {
 		return Outcome{Bad: err.Error()}
 	}
-	d.topics = next
 	out := Outcome{Records: []any{}}
 	if len(deleted) > 0 {
 		res, err := d.s.OnPartitionsDeleted(deleted)
@@ -343,7 +347,7 @@ func (o DescribeGroups) run(d *driver) Outcome {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
 		}
-		out = append(out, describeJSON(g))
+		out = append(out, describeJSON(g, func(t string) bool { return d.topics[t] > 0 }))
 	}
 	return Outcome{Response: out, Records: []any{}}
 }
@@ -369,6 +373,12 @@ func (o Advance) run(d *driver) Outcome {
 	return out
 }
 
+// image is the topic image the driver installs: the topics with the ids
+// the oracle gave Kafka.
+func (d *driver) image() shard.TopicImage {
+	return shard.TopicImage{Partitions: d.topics, IDs: d.ids.bytes()}
+}
+
 func (Reload) run(d *driver) Outcome {
 	d.unloaded()
 	s, err := shard.New(0, d.cfg)
@@ -378,7 +388,7 @@ func (Reload) run(d *driver) Outcome {
 	if err := s.ReplayAll(0, d.log); err != nil {
 		return Outcome{Bad: "reload: " + err.Error()}
 	}
-	if err := s.SetTopics(d.topics); err != nil {
+	if err := s.SetTopicImage(d.image()); err != nil {
 		return Outcome{Bad: err.Error()}
 	}
 	d.s = s

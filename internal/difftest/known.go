@@ -17,9 +17,9 @@ type KnownDivergence struct {
 	Match func(d Divergence) bool
 }
 
-// Known lists the open divergences the runner explains, first match wins:
-// the precise entries come before consumer-target-differs, the catch-all
-// for targets not yet reduced to a cause.
+// Known lists the open divergences the runner explains, first match wins.
+// None is a catch-all: each matches one cause, so a target difference
+// nobody has reduced is unexplained.
 var Known = []KnownDivergence{
 	{
 		Name: "topic-recreated",
@@ -146,23 +146,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "assignor-preference-tie",
-		Why:  "when a group's members tie between two server assignors, Kafka 4.4 bumps the group epoch on any member record write: GroupMetadataManager.hasPreferredServerAssignorChanged compares the first maximum of the group's TimelineHashMap of assignor counts with that of a java.util.HashMap copy (computePreferredServerAssignor), whose iteration orders differ; a quirk coordsim declines",
-		Match: func(d Divergence) bool {
-			h, ok := d.Ops[d.Step].(ConsumerHeartbeat)
-			if !ok || d.Kafka.Error != "" || d.Ours.Error != "" || countValues(d.Kafka, "GroupMetadata") <= countValues(d.Ours, "GroupMetadata") {
-				return false
-			}
-			names := map[string]bool{}
-			for _, op := range d.Ops[:d.Step] {
-				if c, ok := op.(ConsumerHeartbeat); ok && c.GroupID == h.GroupID && c.ServerAssignor != nil {
-					names[*c.ServerAssignor] = true
-				}
-			}
-			return len(names) > 1
-		},
-	},
-	{
 		Name:  "classic-inflight-reload",
 		Why:   "Kafka loads a classic group from its last GroupMetadata record (Stable with its members, or Empty), so a reload drops pending members, parked joins and syncs and a rebalance in progress; coordsim replays its ClassicGroupState snapshot and keeps them",
 		Match: classicInflightReload,
@@ -210,27 +193,6 @@ var Known = []KnownDivergence{
 			return d.Kafka.Error == "" && d.Ours.Error == "" && streamsTargets(d.Kafka) == streamsTargets(d.Ours)
 		},
 	},
-	{
-		Name: "consumer-target-differs",
-		Why:  "Kafka 4.4's uniform assignor orders topics by topic id where coordsim, which has names only, orders them by name: UniformHomogeneousAssignmentBuilder.maybeRevokePartitions keeps a member's partitions up to its quota visiting its topics in HashMap<Uuid> order, and the heterogeneous builder breaks ties between topics with Uuid.compareTo (reduced: two members joining the same topics); rarer ones (members rejoining during a revocation) are not reduced yet",
-		Match: func(d Divergence) bool {
-			switch d.Ops[d.Step].(type) {
-			case ConsumerHeartbeat, DescribeGroups:
-			case ClassicJoin:
-				// A classic member's join to a consumer group computes
-				// the target with the same assignor; its answer carries
-				// no assignment, so it must be the same.
-				if (Outcome{Response: d.Kafka.Response}).canonical() != (Outcome{Response: d.Ours.Response}).canonical() {
-					return false
-				}
-			default:
-				return false
-			}
-			return d.Kafka.Error == "" && d.Ours.Error == "" && (hasRecordSuffix(d.Kafka, "TargetAssignmentMember") ||
-				hasRecordSuffix(d.Ours, "TargetAssignmentMember") || hasRecordSuffix(d.Kafka, "TargetAssignmentMetadata") ||
-				hasRecordSuffix(d.Ours, "TargetAssignmentMetadata") || isDescribe(d))
-		},
-	},
 }
 
 // topicsChangedSinceStreamsHeartbeat reports whether the topic image
@@ -263,35 +225,6 @@ func streamsTargets(o Outcome) string {
 	}
 	slices.Sort(recs)
 	return strings.Join(recs, ",")
-}
-
-func isDescribe(d Divergence) bool {
-	_, ok := d.Ops[d.Step].(DescribeGroups)
-	return ok
-}
-
-func hasRecordSuffix(o Outcome, suffix string) bool {
-	for _, r := range o.Records {
-		if m, ok := r.(map[string]any); ok {
-			if t, _ := m["type"].(string); strings.HasSuffix(t, suffix) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// countValues counts the non-tombstone records of a type suffix.
-func countValues(o Outcome, suffix string) int {
-	n := 0
-	for _, r := range o.Records {
-		if m, ok := r.(map[string]any); ok {
-			if t, _ := m["type"].(string); strings.HasSuffix(t, suffix) && m["value"] != nil {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 func hasRecordPrefix(o Outcome, prefix string) bool {

@@ -21,17 +21,35 @@ type topicIDs struct {
 	names map[string]string // every id handed out → name
 	inc   map[string]int    // name → incarnations so far
 	live  map[string]bool   // names in the current image
+	was   map[string]bool   // names in an image once
 }
 
 func newTopicIDs() topicIDs {
-	return topicIDs{cur: map[string]string{}, names: map[string]string{}, inc: map[string]int{}, live: map[string]bool{}}
+	return topicIDs{cur: map[string]string{}, names: map[string]string{}, inc: map[string]int{}, live: map[string]bool{}, was: map[string]bool{}}
 }
 
 // TopicID is the id of incarnation n of a topic name: the first 16 bytes
 // of a SHA-256, in Kafka's Uuid text form (URL-safe base64, no padding).
 func TopicID(name string, n int) string {
+	id := topicIDBytes(name, n)
+	return base64.RawURLEncoding.EncodeToString(id[:])
+}
+
+// topicIDBytes is TopicID's 16 bytes, as coordsim's topic image takes
+// them.
+func topicIDBytes(name string, n int) [16]byte {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("coordsim-topic:%s#%d", name, n)))
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
+	return [16]byte(sum[:16])
+}
+
+// bytes is the latest id of every name in the current image, for
+// coordsim's topic image: the ids the oracle hands Kafka.
+func (ids topicIDs) bytes() map[string][16]byte {
+	out := make(map[string][16]byte, len(ids.live))
+	for name := range ids.live {
+		out[name] = topicIDBytes(name, ids.inc[name]-1)
+	}
+	return out
 }
 
 // id is name's latest id, handing out the first when it has none.
@@ -51,14 +69,17 @@ func (ids topicIDs) create(name string) string {
 }
 
 // image records the topic image's names: a name new to it is a created
-// topic, with a new id.
+// topic, with a new id, unless it was never in an image and an op named
+// it already (a commit to a topic not yet created), whose id it takes:
+// so coordsim's driver, which sees only the images, numbers the
+// incarnations as the oracle's lines do.
 func (ids topicIDs) image(topics []Topic) {
 	next := map[string]bool{}
 	for _, t := range topics {
-		if !ids.live[t.Name] {
+		if !ids.live[t.Name] && (ids.was[t.Name] || ids.inc[t.Name] == 0) {
 			ids.create(t.Name)
 		}
-		next[t.Name] = true
+		next[t.Name], ids.was[t.Name] = true, true
 	}
 	clear(ids.live)
 	for n := range next {

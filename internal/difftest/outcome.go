@@ -143,18 +143,20 @@ func fetchJSON(got []shard.FetchedOffset) map[string]any {
 	return map[string]any{"errorCode": 0, "offsets": lines}
 }
 
-func describeJSON(g shard.GroupDescription) map[string]any {
+// describeJSON is a consumer or share group's describe answer; exists
+// tells the topics of the metadata image (shard.DescribedPartitions).
+func describeJSON(g shard.GroupDescription, exists func(string) bool) map[string]any {
 	members := []any{}
 	for _, m := range g.Members {
 		md := map[string]any{
 			"memberId": m.MemberID, "memberEpoch": m.MemberEpoch, "clientId": m.ClientID,
 			"rackId": m.RackID, "subscribedTopicNames": sortedStrings(m.SubscribedTopics),
-			"assignment": assignmentJSON(m.Assignment),
+			"assignment": assignmentJSON(m.DescribedAssignment(exists)),
 		}
 		if g.Type == shard.Consumer {
 			md["instanceId"] = m.InstanceID
 			md["subscribedTopicRegex"] = m.SubscribedTopicRegex
-			md["targetAssignment"] = assignmentJSON(m.TargetAssignment)
+			md["targetAssignment"] = assignmentJSON(shard.DescribedPartitions(m.TargetAssignment, exists))
 		}
 		members = append(members, md)
 	}

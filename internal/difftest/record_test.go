@@ -44,6 +44,10 @@ func TestRecordRepros(t *testing.T) {
 			ShareHeartbeat{ClientID: "c", GroupID: "s", MemberID: "member-a-xxxxxxxxxxxxxxx", MemberEpoch: -2},
 		}},
 		{"parked-join-request-numbers", "Three parked JoinGroups in two groups; g2's initial delay ends first, so\nthe middle request (2) is answered alone, then 1 and 3 together.", threeParkedJoins()},
+		{"uniform-java-orders", "The uniform assignor as Kafka deals: two members of one group join t1 with\nuniform, and the first in the HashMap of member ids takes t1-0 (not the\nfirst by id); in g2 a member owning t0, t1 and t2 meets one that also names\na missing topic (heterogeneous), and the tie between t1 and t2 goes by\nUuid.compareTo: t1 moves.", uniformJavaOrders()},
+		{"assignor-tie-as-kafka", "Two members naming uniform and range: the joining member's assignor wins\nthe tie (computePreferredServerAssignor's HashMap copy), in g with range\n(the static member takes t1-0 first) and in g2 with uniform; then a steady\nheartbeat of g's range member bumps the group (hasPreferredServerAssignorChanged\ncompares the TimelineHashMap's first maximum with the copy's).", assignorTieAsKafka()},
+		{"regex-with-names-is-heterogeneous", "A member with a regex and names beside one with the same names: Kafka's\nsubscriptionType is heterogeneous (one regex, subscribed by one of two\nmembers), so the balance moves t1 whole.", regexWithNames()},
+		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
 		require.NoError(t, err)
@@ -52,3 +56,52 @@ func TestRecordRepros(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+func join(group, id string, topics ...string) ConsumerHeartbeat {
+	return ConsumerHeartbeat{ClientID: "c", GroupID: group, MemberID: id, RebalanceTimeoutMs: 30000, Subscribed: topics, OwnedSet: true}
+}
+
+func uniformJavaOrders() []Op {
+	a, b := join("g", "member-0-1-xxxxxxxxxxxxx", "t1"), join("g", "member-0-2-xxxxxxxxxxxxx", "t1")
+	a.ServerAssignor, b.ServerAssignor = ptr("uniform"), ptr("uniform")
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 2}, {Name: "t1", Partitions: 4}, {Name: "t2", Partitions: 4}}},
+		a, b,
+		join("g2", "member-0-1-xxxxxxxxxxxxx", "t0", "t1", "t2"),
+		join("g2", "member-0-0-xxxxxxxxxxxxx", "t0", "t1", "t2", "t3"),
+	}
+}
+
+func assignorTieAsKafka() []Op {
+	u, r := join("g", "member-0-1-xxxxxxxxxxxxx", "t1"), join("g", "member-0-2-xxxxxxxxxxxxx", "t1")
+	u.ServerAssignor, r.ServerAssignor, r.InstanceID = ptr("uniform"), ptr("range"), ptr("i0")
+	r2, u2 := join("g2", "member-0-1-xxxxxxxxxxxxx", "t1"), join("g2", "member-0-2-xxxxxxxxxxxxx", "t1")
+	r2.ServerAssignor, u2.ServerAssignor, u2.InstanceID = ptr("range"), ptr("uniform"), ptr("i0")
+	steady := ConsumerHeartbeat{ClientID: "c", GroupID: "g", MemberID: "member-0-2-xxxxxxxxxxxxx", MemberEpoch: 3, InstanceID: ptr("i0"), RebalanceTimeoutMs: -1}
+	return []Op{SetTopics{Topics: []Topic{{Name: "t1", Partitions: 2}}}, u, r, r2, u2, steady}
+}
+
+func regexWithNames() []Op {
+	withRegex := join("g", "member-1-2-xxxxxxxxxxxxx", "t1", "t2")
+	withRegex.Regex = ptr("x.*")
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}, {Name: "t1", Partitions: 4}, {Name: "t2", Partitions: 4}}},
+		withRegex,
+		join("g", "member-1-0-xxxxxxxxxxxxx", "t1", "t2"),
+	}
+}
+
+func describeImageTopics() []Op {
+	owned := ConsumerHeartbeat{ClientID: "c", GroupID: "g", MemberID: "member-a-xxxxxxxxxxxxxxx", MemberEpoch: 2, RebalanceTimeoutMs: -1,
+		Owned: []TopicPartitions{{Topic: "t0", Partitions: []int32{0, 1, 2}}}, OwnedSet: true}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}, {Name: "t1", Partitions: 2}}},
+		join("g", "member-a-xxxxxxxxxxxxxxx", "t0"),
+		join("g", "member-b-xxxxxxxxxxxxxxx", "t0"),
+		owned,
+		DescribeGroups{Groups: []string{"g"}},
+		join("g2", "member-c-xxxxxxxxxxxxxxx", "t1"),
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}}},
+		DescribeGroups{Groups: []string{"g2"}},
+	}
+}
