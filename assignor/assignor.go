@@ -306,8 +306,19 @@ func newModel(spec *Spec, missing func(topic string) error) (*model, error) {
 	return md, nil
 }
 
-// uniqueTopicIDs refuses two topics with one non-zero id.
+// uniqueTopicIDs refuses two topics with one non-zero id: a few topics by
+// comparing each pair, which allocates nothing, many through a map.
 func uniqueTopicIDs(topics []Topic) error {
+	if len(topics) <= smallTopicCount {
+		for i, t := range topics {
+			for _, u := range topics[i+1:] {
+				if t.ID == u.ID && t.ID != ([16]byte{}) {
+					return assignorError("topics %s and %s have the same topic id", t.Name, u.Name)
+				}
+			}
+		}
+		return nil
+	}
 	var seen map[[16]byte]string // looked up only
 	for _, t := range topics {
 		if t.ID == ([16]byte{}) {

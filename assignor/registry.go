@@ -106,9 +106,11 @@ func (r *Registry) CheckSupported(name string) error {
 // in its iteration order, so a tie goes to the name that comes first
 // there; the map is taken as filled in the registry's order.
 func (r *Registry) Preferred(names []string) Assignor {
-	counts, keys := r.count(names)
-	if len(keys) == 0 {
-		return r.Default()
+	var buf [8]int
+	counts := r.count(names, buf[:0])
+	keys, single := r.counted(counts, nil)
+	if keys == nil {
+		return single
 	}
 	order := javaorder.TimelineOrder(keys)
 	ordered := make([]string, len(order))
@@ -129,56 +131,114 @@ func (r *Registry) Preferred(names []string) Assignor {
 // tie although no count changed, and Kafka then bumps the group epoch
 // (hasPreferredServerAssignorChanged).
 func (r *Registry) PreferredAfter(names []string, old, new string) Assignor {
-	counts, keys := r.count(names)
-	order := javaorder.TimelineOrder(keys)
-	ordered := make([]string, len(order))
-	for i, k := range order {
-		ordered[i] = keys[k]
+	var buf, afterBuf [8]int
+	counts := r.count(names, buf[:0])
+	after := append(afterBuf[:0], counts...) // on the stack up to 8 assignors
+	oldAt, newAt := r.index(old), r.index(new)
+	if oldAt >= 0 && after[oldAt] > 0 {
+		after[oldAt]--
+	}
+	if newAt >= 0 {
+		after[newAt]++
+	}
+	if _, single := r.counted(after, nil); single != nil {
+		return single // at most one name left: no order to reproduce
+	}
+	keys, _ := r.counted(counts, nil)
+	var ordered []string
+	if keys != nil {
+		order := javaorder.TimelineOrder(keys)
+		ordered = make([]string, len(order))
+		for i, k := range order {
+			ordered[i] = keys[k]
+		}
+	} else if n := r.firstCounted(counts); n != "" {
+		ordered = []string{n}
 	}
 	m := javaorder.NewHashMapCopy(ordered)
-	if _, ok := r.Lookup(old); ok {
-		if counts[old]--; counts[old] <= 0 {
-			delete(counts, old)
-			m.Remove(old)
-		}
+	if oldAt >= 0 && counts[oldAt] == 1 {
+		m.Remove(old) // decValue of 1 is null: the entry goes
 	}
-	if _, ok := r.Lookup(new); ok {
-		counts[new]++
-		m.Compute(new)
+	if newAt >= 0 {
+		m.Compute(new) // a name not in the map goes to its bucket's head
 	}
-	final := m.Keys()
-	if len(final) == 0 {
-		return r.Default()
-	}
-	return r.firstMax(final, counts)
+	return r.firstMax(m.Keys(), after)
 }
 
-// count counts the names the registry offers; keys are the names counted,
-// in the registry's order.
-func (r *Registry) count(names []string) (counts map[string]int, keys []string) {
-	counts = map[string]int{} // looked up only
+// count counts the names the registry offers, by registry position, into
+// buf.
+func (r *Registry) count(names []string, buf []int) []int {
+	var counts []int
+	if cap(buf) >= len(r.assignors) {
+		counts = buf[:len(r.assignors)]
+		clear(counts)
+	} else {
+		counts = make([]int, len(r.assignors))
+	}
 	for _, x := range names {
-		if _, ok := r.Lookup(x); ok {
-			counts[x]++
+		if i := r.index(x); i >= 0 {
+			counts[i]++
 		}
 	}
-	for _, a := range r.assignors {
-		if counts[a.Name()] > 0 {
-			keys = append(keys, a.Name())
+	return counts
+}
+
+// index is name's registry position, -1 when the registry does not offer
+// it ("" included).
+func (r *Registry) index(name string) int {
+	for i, a := range r.assignors {
+		if a.Name() == name {
+			return i
 		}
 	}
-	return counts, keys
+	return -1
+}
+
+// counted returns the names with a count, in registry order, when there
+// are two or more; else nil and the one assignor the counts name (the
+// default when none).
+func (r *Registry) counted(counts []int, keys []string) ([]string, Assignor) {
+	var one Assignor
+	n := 0
+	for i, c := range counts {
+		if c > 0 {
+			n++
+			one = r.assignors[i]
+		}
+	}
+	switch n {
+	case 0:
+		return nil, r.Default()
+	case 1:
+		return nil, one
+	}
+	for i, c := range counts {
+		if c > 0 {
+			keys = append(keys, r.assignors[i].Name())
+		}
+	}
+	return keys, nil
+}
+
+// firstCounted is the one name with a count, "" when none.
+func (r *Registry) firstCounted(counts []int) string {
+	for i, c := range counts {
+		if c > 0 {
+			return r.assignors[i].Name()
+		}
+	}
+	return ""
 }
 
 // firstMax is the assignor of the first name in order with the highest
-// count (Stream.max keeps the first of equals).
-func (r *Registry) firstMax(order []string, counts map[string]int) Assignor {
-	best := order[0]
-	for _, k := range order[1:] {
-		if counts[k] > counts[best] {
-			best = k
+// count (Stream.max keeps the first of equals); counts are by registry
+// position.
+func (r *Registry) firstMax(order []string, counts []int) Assignor {
+	best, bestCount := -1, 0
+	for _, k := range order {
+		if i := r.index(k); best < 0 || counts[i] > bestCount {
+			best, bestCount = i, counts[i]
 		}
 	}
-	a, _ := r.Lookup(best)
-	return a
+	return r.assignors[best]
 }

@@ -48,11 +48,14 @@ func (m *model) kafkaOrder() bool {
 // orderMembers renumbers the members in the order of a HashMap of their
 // ids put in id order.
 func (m *model) orderMembers() bool {
+	if len(m.members) < 2 {
+		return false
+	}
 	ids := make([]string, len(m.members))
 	for i, x := range m.members {
 		ids[i] = x.id
 	}
-	order := javaorder.PutOrder(ids)
+	order := javaorder.DistinctStringMapOrder(ids, 0, javaorder.Put)
 	if isIdentity(order) {
 		return false
 	}
@@ -77,11 +80,14 @@ func (m *model) orderMembers() bool {
 // sized for them and filled in the order of a HashSet of their names (the
 // member's subscription, Kafka's HashSet<String>).
 func (m *model) orderTopics() bool {
+	if len(m.topics) < 2 {
+		return false
+	}
 	names := make([]string, len(m.topics))
 	for i, t := range m.topics {
 		names[i] = t.Name
 	}
-	byName := javaorder.StringMapOrder(names, javaorder.SetCopyCapacity(len(names)), javaorder.Put)
+	byName := javaorder.DistinctStringMapOrder(names, javaorder.SetCopyCapacity(len(names)), javaorder.Put)
 	hashes := make([]int32, len(byName))
 	for k, i := range byName {
 		hashes[k] = javaorder.UUIDHash(m.topics[i].ID)

@@ -210,8 +210,8 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 	// Kafka bumps the group epoch when the assignor the group prefers
 	// changes with the member (hasPreferredServerAssignorChanged, asked on
 	// every heartbeat), and computes the target with that assignor.
-	v.assignorChange = &assignorChange{old: oldAssignor, new: m.consumerPart().serverAssignor}
-	bump = v.preferredAssignorChanged(*v.assignorChange) || bump
+	v.assignorChange = assignorChange{old: oldAssignor, new: m.consumerPart().serverAssignor, set: true}
+	bump = v.preferredAssignorChanged(v.assignorChange) || bump
 	if h.subscribedTopics != nil {
 		if subs := sortedTopics(h.subscribedTopics); !slices.Equal(subs, m.subscribedTopics) && (len(subs) > 0 || len(m.subscribedTopics) > 0) {
 			m.subscribedTopics = subs

@@ -25,7 +25,10 @@ var defaultAssignors = assignor.Default() // immutable
 // assignorChange is the one member's server assignor name before and
 // after the operation (a member that keeps its name has old == new), the
 // input of Kafka's computePreferredServerAssignor(member, updatedMember).
-type assignorChange struct{ old, new string }
+type assignorChange struct {
+	old, new string
+	set      bool // by an operation that computes with it
+}
 
 // storedAssignorNames is the server assignor each member of the group
 // names as stored, before this operation: Kafka's
@@ -46,7 +49,7 @@ func (v *view) storedAssignorNames() []string {
 // operation's member change, else the broker's default.
 func (v *view) preferredAssignor() assignor.Assignor {
 	r := v.s.consumerAssignors()
-	if c := v.assignorChange; c != nil {
+	if c := v.assignorChange; c.set {
 		return r.PreferredAfter(v.storedAssignorNames(), c.old, c.new)
 	}
 	names := make([]string, len(v.members))

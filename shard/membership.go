@@ -89,7 +89,7 @@ type view struct {
 	assignErr error
 	// assignorChange is the consumer member's server assignor change, set
 	// by the operations that compute a target with it (consumer_assignor.go).
-	assignorChange *assignorChange
+	assignorChange assignorChange
 	// completions answer parked classic requests: an online upgrade
 	// answers the classic group's parked JoinGroup and SyncGroup
 	// requests (migration_upgrade.go).

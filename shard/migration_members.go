@@ -109,7 +109,7 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 	old := *m
 	// A classic member names no server assignor; the target is computed
 	// with the stored counts all the same (computePreferredServerAssignor).
-	v.assignorChange = &assignorChange{old: m.consumerPart().serverAssignor, new: m.consumerPart().serverAssignor}
+	v.assignorChange = assignorChange{old: m.consumerPart().serverAssignor, new: m.consumerPart().serverAssignor, set: true}
 	if req.InstanceID != "" {
 		m.setInstanceID(req.InstanceID)
 	}

@@ -78,11 +78,27 @@ const (
 // bucket of such a table.
 func HashMapOrder(hashes []int32, same []bool, initialCapacity int, how Insert) []int {
 	const defaultCapacity, treeifyThreshold, minTreeifyCapacity = 16, 8, 64
-	var order []int // distinct keys, insertion order
-	spread := make([]uint32, 0, len(hashes))
 	capacity, threshold := 0, 0
 	if initialCapacity > 0 {
 		threshold = TableSizeFor(initialCapacity)
+	}
+	ints := make([]int, 2*len(hashes))
+	order := ints[:0:len(hashes)] // distinct keys, insertion order
+	// Their spread hashes, then the keys per bucket of the current table,
+	// sized for the largest table the keys can need (a treeifyBin resize
+	// past it, which takes 9 equal buckets, reallocates).
+	words := make([]uint32, len(hashes)+max(2*TableSizeFor(int(float32(len(hashes))/0.75)+1), threshold, 16))
+	spread, buf := words[:0:len(hashes)], words[len(hashes):]
+	var inBucket []uint32
+	rebucket := func() {
+		if capacity > len(buf) {
+			buf = make([]uint32, capacity)
+		}
+		inBucket = buf[:capacity]
+		clear(inBucket)
+		for _, h := range spread {
+			inBucket[h&uint32(capacity-1)]++
+		}
 	}
 	resize := func() {
 		if capacity == 0 {
@@ -91,6 +107,7 @@ func HashMapOrder(hashes []int32, same []bool, initialCapacity int, how Insert) 
 				capacity = threshold
 			}
 			threshold = int(float32(capacity) * 0.75)
+			rebucket()
 			return
 		}
 		old := capacity
@@ -100,6 +117,7 @@ func HashMapOrder(hashes []int32, same []bool, initialCapacity int, how Insert) 
 		} else {
 			threshold = int(float32(capacity) * 0.75)
 		}
+		rebucket()
 	}
 	for i, k := range hashes {
 		if how == ComputeIfAbsent && (capacity == 0 || len(order) > threshold) {
@@ -113,24 +131,21 @@ func HashMapOrder(hashes []int32, same []bool, initialCapacity int, how Insert) 
 		if capacity == 0 {
 			resize()
 		}
+		b := h & uint32(capacity-1)
 		// With 8 keys in the bucket already, treeifyBin resizes a small
 		// table instead.
-		inBucket := 0
-		for _, x := range spread {
-			if x&uint32(capacity-1) == h&uint32(capacity-1) {
-				inBucket++
-			}
-		}
+		full := inBucket[b] >= treeifyThreshold
 		order = append(order, i)
 		spread = append(spread, h)
-		if inBucket >= treeifyThreshold && capacity < minTreeifyCapacity {
+		inBucket[b]++
+		if full && capacity < minTreeifyCapacity {
 			resize()
 		}
 		if how == Put && len(order) > threshold {
 			resize()
 		}
 	}
-	idx := make([]int, len(order))
+	idx := ints[len(hashes) : len(hashes)+len(order)]
 	for i := range idx {
 		idx[i] = i
 	}
@@ -141,11 +156,10 @@ func HashMapOrder(hashes []int32, same []bool, initialCapacity int, how Insert) 
 		}
 		return cmp.Compare(b, a)
 	})
-	out := make([]int, len(idx))
 	for i, x := range idx {
-		out[i] = order[x]
+		idx[i] = order[x]
 	}
-	return out
+	return idx
 }
 
 // StringMapOrder is HashMapOrder for String keys, equal keys found by
@@ -172,6 +186,16 @@ func StringMapOrder(keys []string, initialCapacity int, how Insert) []int {
 // the distinct keys. TargetAssignmentBuilder's member specs are such a
 // map, so Kafka's assignors visit members in this order.
 func PutOrder(keys []string) []int { return StringMapOrder(keys, 0, Put) }
+
+// DistinctStringMapOrder is StringMapOrder for keys known to be distinct
+// (an assignor's member ids, topic names), without looking for equal ones.
+func DistinctStringMapOrder(keys []string, initialCapacity int, how Insert) []int {
+	hashes := make([]int32, len(keys))
+	for i, k := range keys {
+		hashes[i] = StringHash(k)
+	}
+	return HashMapOrder(hashes, nil, initialCapacity, how)
+}
 
 // SetCopyCapacity is the initial capacity new HashSet<>(c) gives its
 // table for a collection of n elements: max(n/.75+1, 16).
