@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/coordsim/coordsim/assignor/javaorder"
 )
 
 // assignShareSimple is the share-group "simple" assignor (KIP-932,
@@ -36,16 +38,18 @@ import (
 // Determinism: Kafka numbers the members in the order of a HashMap of
 // member ids and walks HashMaps and HashSets keyed by TopicIdPartition and
 // topic id. Here members are numbered as Kafka's HashMap orders their ids
-// (the caller's job, share_kind.go), topics are walked by name and a topic's partitions ascending. Where Kafka
-// walks HashSet<Integer> or HashMap<Integer, …> of member or partition
-// indices (small ints, which Java iterates ascending) the order is the
-// same as Kafka's.
+// (the caller's job, share_kind.go); the homogeneous builder walks Kafka's
+// maps of TopicIdPartition in their Java orders (topicID gives the ids),
+// the heterogeneous one topics by name and a topic's partitions ascending.
+// Where Kafka walks HashSet<Integer> or HashMap<Integer, …> of member or
+// partition indices (small ints, which Java iterates ascending) the order
+// is the same as Kafka's.
 //
-// Deviations, all on inputs Kafka never builds: previous partitions at or
-// above the topic's partition count are dropped (a topic recreated
-// smaller); in the heterogeneous case a previous topic nobody subscribes to
-// any more is dropped (Kafka's builder leaves it in an untouched member's
-// assignment, as it only walks subscribed topics).
+// Deviation, on inputs Kafka never builds: previous partitions at or above
+// the topic's partition count are dropped (a topic recreated smaller). In
+// the heterogeneous case a previous topic nobody subscribes to any more
+// stays in the member's target as it was, as in Kafka, whose builder walks
+// only subscribed topics (--share seed 158 of the differential runner).
 //
 // Only the partitions assignable says are targets: Kafka's
 // GroupSpec.isPartitionAssignable over the group's initialised share
@@ -55,7 +59,7 @@ import (
 // Members are numbered in the order given (the caller gives Kafka's). The
 // result has one entry per member: topics
 // sorted, partitions ascending.
-func assignShareSimple(members []assignee, partitionsOf func(topic string) int32, assignable func(topic string, p int32) bool) [][]TopicPartitions {
+func assignShareSimple(members []assignee, partitionsOf func(topic string) int32, assignable func(topic string, p int32) bool, topicID func(topic string) [16]byte) [][]TopicPartitions {
 	if len(members) == 0 {
 		return nil
 	}
@@ -70,7 +74,7 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 		held[i] = map[shareTP]bool{}
 	}
 	if shareHomogeneous(members) {
-		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, assignable, held)
+		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, assignable, topicID, held)
 	} else {
 		var topics []string
 		for _, m := range members {
@@ -90,6 +94,20 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 				}
 			}
 			assignShareTopic(members, t, subs, partitionsOf(t), targets, held)
+		}
+		// A topic no member subscribes to (or one deleted) is never
+		// visited: Kafka's builder leaves it in each member's assignment
+		// as it was (its new assignment is a copy of the old one).
+		subscribed := sortedTopics(topics)
+		for j, m := range members {
+			for _, prev := range m.previous {
+				if _, ok := slices.BinarySearch(subscribed, prev.Topic); ok {
+					continue
+				}
+				for _, p := range prev.Partitions {
+					held[j][shareTP{prev.Topic, p}] = true
+				}
+			}
 		}
 	}
 	out := make([][]TopicPartitions, len(members))
@@ -219,14 +237,25 @@ func sortedMembers(s map[int]bool) []int {
 }
 
 // assignShareHomogeneous is SimpleHomogeneousAssignmentBuilder.build over the
-// (existing) topics every member subscribes to; it fills held.
-func assignShareHomogeneous(members []assignee, topics []string, partitionsOf func(string) int32, assignable func(string, int32) bool, held []map[shareTP]bool) {
+// (existing) topics every member subscribes to; it fills held. It walks
+// Kafka's maps in their Java orders (package javaorder): the target
+// partitions in the order of the first member's topic names (a HashSet),
+// each member's previous partitions in the order of its assignment (a
+// HashMap by topic id), finalAssignmentByPartition (a HashMap of
+// TopicIdPartition, filled by computeIfAbsent, which links a new key at
+// its bucket's head) and each member's finalAssignmentByMember (a
+// HashSet of them); topicID gives the ids their hash codes.
+func assignShareHomogeneous(members []assignee, topics []string, partitionsOf func(string) int32, assignable func(string, int32) bool,
+	topicID func(string) [16]byte, held []map[shareTP]bool) {
 	topics = sortedTopics(topics)
 	if len(topics) == 0 {
 		return // Kafka: an empty GroupAssignment
 	}
+	hashOf := func(tp shareTP) int32 { return javaorder.RecordHash(javaorder.UUIDHash(topicID(tp.topic)), tp.p) }
+	// computeTargetPartitions, over the subscribed topic names' HashSet.
 	var targets []shareTP
-	for _, t := range topics {
+	for _, i := range javaorder.DistinctStringMapOrder(topics, javaorder.SetCopyCapacity(len(topics)), javaorder.Put) {
+		t := topics[i]
 		for p := range partitionsOf(t) {
 			if assignable(t, p) {
 				targets = append(targets, shareTP{t, p})
@@ -234,8 +263,10 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 		}
 	}
 	sharing, desired := shareDesired(len(members), len(targets))
-	byPartition := map[shareTP]map[int]bool{}
+	byPartition := map[shareTP]map[int]bool{} // finalAssignmentByPartition's sets; looked up only
+	partitionOrder := javaorder.NewHashMap(hashOf, int(float32(len(targets)+1)/0.75+1))
 	holdersOf := func(tp shareTP) map[int]bool {
+		partitionOrder.Compute(tp)
 		hs := byPartition[tp]
 		if hs == nil {
 			hs = map[int]bool{}
@@ -243,12 +274,13 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 		}
 		return hs
 	}
+	byMember := make([]*javaorder.HashMap[shareTP], len(members)) // finalAssignmentByMember
 	unfilled, overfilled := map[int]bool{}, map[int]bool{}
 
 	// revokeUnassignablePartitions: keep the subscribed topics' partitions.
 	for j, m := range members {
 		n := 0
-		for _, prev := range m.previous {
+		for _, prev := range previousInKafkaOrder(m.previous, topicID) {
 			if _, ok := slices.BinarySearch(topics, prev.Topic); !ok {
 				continue
 			}
@@ -257,11 +289,16 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 					continue
 				}
 				tp := shareTP{prev.Topic, p}
-				if !held[j][tp] {
-					n++
+				if held[j][tp] {
+					continue
 				}
+				n++
 				held[j][tp] = true
 				holdersOf(tp)[j] = true
+				if byMember[j] == nil {
+					byMember[j] = javaorder.NewHashMap(hashOf, 0)
+				}
+				byMember[j].Put(tp)
 			}
 		}
 		if n < desired[j] {
@@ -271,17 +308,14 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 		}
 	}
 
-	// revokeOverfilledMembers: drop the first partitions (by topic, then
-	// partition; Kafka: HashSet order) down to the desired count.
+	// revokeOverfilledMembers: drop a member's first partitions in its
+	// set's order down to the desired count.
 	for _, j := range sortedMembers(overfilled) {
-		mine := slices.SortedFunc(func(yield func(shareTP) bool) {
-			for tp := range held[j] {
-				if !yield(tp) {
-					return
-				}
+		for _, tp := range byMember[j].Keys() {
+			if byMember[j].Len() <= desired[j] {
+				break
 			}
-		}, compareShareTP)
-		for _, tp := range mine[:len(mine)-desired[j]] {
+			byMember[j].Remove(tp)
 			delete(held[j], tp)
 			delete(byPartition[tp], j)
 		}
@@ -289,12 +323,7 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 
 	// revokeOversharedPartitions: drop the first members (by index) of a
 	// partition above the desired sharing.
-	keys := make([]shareTP, 0, len(byPartition))
-	for tp := range byPartition {
-		keys = append(keys, tp)
-	}
-	slices.SortFunc(keys, compareShareTP)
-	for _, tp := range keys {
+	for _, tp := range partitionOrder.Keys() {
 		hs := byPartition[tp]
 		for _, j := range sortedMembers(hs) {
 			if len(hs) <= sharing {
@@ -302,21 +331,19 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 			}
 			delete(hs, j)
 			delete(held[j], tp)
+			byMember[j].Remove(tp)
 			unfilled[j] = true
 		}
 	}
 
 	// assignRemainingPartitions over every partition in the map: the
-	// targets and the kept ones (a kept partition that is no longer
-	// assignable included, as Kafka's finalAssignmentByPartition has it).
+	// targets added now, and the kept ones (a kept partition that is no
+	// longer assignable included, as Kafka's finalAssignmentByPartition
+	// has it).
 	for _, tp := range targets {
 		holdersOf(tp)
 	}
-	all := make([]shareTP, 0, len(byPartition))
-	for tp := range byPartition {
-		all = append(all, tp)
-	}
-	slices.SortFunc(all, compareShareTP)
+	all := partitionOrder.Keys()
 	assignRemaining(len(all), sortedMembers(unfilled), sharing,
 		func(j int) int { return desired[j] },
 		func(k int) map[int]bool { return byPartition[all[k]] },
@@ -325,6 +352,24 @@ func assignShareHomogeneous(members []assignee, topics []string, partitionsOf fu
 			held[j][all[k]] = true
 			byPartition[all[k]][j] = true
 		})
+}
+
+// previousInKafkaOrder is a member's previous assignment in the order of
+// Kafka's Assignment.fromRecord map: a HashMap by topic id filled in the
+// record's topic order.
+func previousInKafkaOrder(previous []TopicPartitions, topicID func(string) [16]byte) []TopicPartitions {
+	if len(previous) < 2 {
+		return previous
+	}
+	m := javaorder.NewHashMap(func(i int) int32 { return javaorder.UUIDHash(topicID(previous[i].Topic)) }, 0)
+	for i := range previous {
+		m.Put(i)
+	}
+	out := make([]TopicPartitions, 0, len(previous))
+	for _, i := range m.Keys() {
+		out = append(out, previous[i])
+	}
+	return out
 }
 
 // assignShareTopic is SimpleHeterogeneousAssignmentBuilder's

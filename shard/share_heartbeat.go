@@ -73,19 +73,48 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 		v.bumpGroupEpoch()
 	}
 	v.maybeAssign()
-	targetEpoch, target := v.aEpoch, v.members[i].target
-	if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, target) {
-		// The answer carries the assignment when the partitions changed
-		// (ShareGroupMember.hasAssignedPartitionsChanged), not for a new
-		// epoch alone.
-		out.sendAssignment = out.sendAssignment || !equalAssignment(m.assigned, target)
-		prev := m.memberEpoch
-		m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, target
-		v.records = append(v.records, v.currentAssignmentRecord(m, false))
+	// ShareGroupAssignmentBuilder: a member behind the target epoch, or
+	// whose subscription changed, is assigned its target's partitions of
+	// the topics it subscribes to that exist (filterAssignedPartitions: a
+	// heterogeneous target may keep topics nobody subscribes to).
+	targetEpoch := v.aEpoch
+	if m.memberEpoch != targetEpoch || b {
+		next := subscribedPartitions(v.members[i].target, m.subscribedTopics, s.TopicPartitions)
+		if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, next) {
+			// The answer carries the assignment when the partitions changed
+			// (ShareGroupMember.hasAssignedPartitionsChanged), not for a new
+			// epoch alone.
+			out.sendAssignment = out.sendAssignment || !equalAssignment(m.assigned, next)
+			prev := m.memberEpoch
+			m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, next
+			v.records = append(v.records, v.currentAssignmentRecord(m, false))
+		}
 	}
 	v.timers = append(v.timers, s.sessionTimer(nowMs, Share, v.id, m))
 	v.maybeRequestShareInitialization(nowMs)
 	out.memberEpoch, out.assignment = m.memberEpoch, m.assigned
 	out.view = v
 	return out, nil
+}
+
+// subscribedPartitions is target without the topics the member does not
+// subscribe to or that do not exist; target itself when it has none.
+func subscribedPartitions(target []TopicPartitions, subscribed []string, partitionsOf func(string) int32) []TopicPartitions {
+	keep := func(tp TopicPartitions) bool {
+		_, ok := slices.BinarySearch(subscribed, tp.Topic)
+		return ok && partitionsOf(tp.Topic) > 0
+	}
+	for k, tp := range target {
+		if keep(tp) {
+			continue
+		}
+		out := slices.Clone(target[:k])
+		for _, rest := range target[k+1:] {
+			if keep(rest) {
+				out = append(out, rest)
+			}
+		}
+		return out
+	}
+	return target
 }

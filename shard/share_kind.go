@@ -35,7 +35,7 @@ func (shareSteps) assign(v *view) {
 	for i, j := range order {
 		numbered[i] = in[j]
 	}
-	got := assignShareSimple(numbered, v.s.TopicPartitions, assignable)
+	got := assignShareSimple(numbered, v.s.TopicPartitions, assignable, v.s.topicID)
 	targets := make([][]TopicPartitions, len(in))
 	for i, j := range order {
 		targets[j] = got[i]

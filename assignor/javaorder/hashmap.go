@@ -1,21 +1,31 @@
 package javaorder
 
-// HashMap models the table of a java.util.HashMap with String keys step by
-// step, for maps whose order depends on how they were filled: put appends
-// a new key to its bucket, compute and computeIfAbsent link it at the
-// bucket's head, and each resizes when Java's would. Tree bins are not
-// modelled (they need 9 keys in one bucket).
-type HashMap struct {
-	buckets   [][]string // nil until the first insertion, as Java's table
-	threshold int        // the initial capacity while buckets is nil
+// HashMap models the table of a java.util.HashMap step by step, for maps
+// whose order depends on how they were filled: put appends a new key to
+// its bucket, compute and computeIfAbsent link it at the bucket's head,
+// and each resizes when Java's would. hash is the key's Java hashCode.
+// Tree bins are not modelled (they need 9 keys in one bucket).
+type HashMap[K comparable] struct {
+	hash      func(K) int32
+	buckets   [][]K // nil until the first insertion, as Java's table
+	threshold int   // the initial capacity while buckets is nil
 	size      int
 }
 
-// NewHashMapCopy is new HashMap<>(m) for a map m of the given keys,
-// iterated in that order: the table sized for them (putMapEntries), then
-// each put.
-func NewHashMapCopy(keys []string) *HashMap {
-	h := &HashMap{}
+// NewHashMap is new HashMap<>(initialCapacity) (0: new HashMap<>()).
+func NewHashMap[K comparable](hash func(K) int32, initialCapacity int) *HashMap[K] {
+	h := &HashMap[K]{hash: hash}
+	if initialCapacity > 0 {
+		h.threshold = TableSizeFor(initialCapacity)
+	}
+	return h
+}
+
+// NewHashMapCopy is new HashMap<>(m) for a map m of String keys, iterated
+// in the order given: the table sized for them (putMapEntries), then each
+// put.
+func NewHashMapCopy(keys []string) *HashMap[string] {
+	h := &HashMap[string]{hash: StringHash}
 	if len(keys) > 0 {
 		h.threshold = TableSizeFor(int(float32(len(keys))/0.75 + 1))
 	}
@@ -26,7 +36,7 @@ func NewHashMapCopy(keys []string) *HashMap {
 }
 
 // Put is put of a new key (a present key keeps its place).
-func (h *HashMap) Put(key string) {
+func (h *HashMap[K]) Put(key K) {
 	if h.buckets == nil {
 		h.resize()
 	}
@@ -46,7 +56,7 @@ func (h *HashMap) Put(key string) {
 // Compute is compute (or computeIfAbsent) giving key a value: a new key
 // goes to the head of its bucket, after the resize Java does first when
 // the map is already past its threshold.
-func (h *HashMap) Compute(key string) {
+func (h *HashMap[K]) Compute(key K) {
 	if h.buckets == nil || h.size > h.threshold {
 		h.resize()
 	}
@@ -56,13 +66,13 @@ func (h *HashMap) Compute(key string) {
 			return
 		}
 	}
-	h.buckets[b] = append([]string{key}, h.buckets[b]...)
+	h.buckets[b] = append([]K{key}, h.buckets[b]...)
 	h.size++
 }
 
-// Remove is remove (or a compute returning null): the other keys keep
-// their order.
-func (h *HashMap) Remove(key string) {
+// Remove is remove (or a compute returning null, or an iterator's
+// remove): the other keys keep their order.
+func (h *HashMap[K]) Remove(key K) {
 	if h.buckets == nil {
 		return
 	}
@@ -76,31 +86,34 @@ func (h *HashMap) Remove(key string) {
 	}
 }
 
+// Len is the number of keys.
+func (h *HashMap[K]) Len() int { return h.size }
+
 // Keys returns the keys in iteration order.
-func (h *HashMap) Keys() []string {
-	out := make([]string, 0, h.size)
+func (h *HashMap[K]) Keys() []K {
+	out := make([]K, 0, h.size)
 	for _, b := range h.buckets {
 		out = append(out, b...)
 	}
 	return out
 }
 
-func (h *HashMap) bucket(key string) int {
-	x := uint32(StringHash(key))
+func (h *HashMap[K]) bucket(key K) int {
+	x := uint32(h.hash(key))
 	return int((x ^ x>>16) & uint32(len(h.buckets)-1))
 }
 
 // resize is HashMap.resize: the first table takes the initial capacity
 // (16 without one), later ones double; a bucket splits in two keeping
 // its keys' relative order, so rebucketing in iteration order is exact.
-func (h *HashMap) resize() {
+func (h *HashMap[K]) resize() {
 	const defaultCapacity = 16
 	if h.buckets == nil {
 		capacity := defaultCapacity
 		if h.threshold > 0 {
 			capacity = h.threshold
 		}
-		h.buckets = make([][]string, capacity)
+		h.buckets = make([][]K, capacity)
 		h.threshold = int(float32(capacity) * 0.75)
 		return
 	}
@@ -111,12 +124,17 @@ func (h *HashMap) resize() {
 	} else {
 		h.threshold = int(float32(capacity) * 0.75)
 	}
-	h.buckets = make([][]string, capacity)
+	h.buckets = make([][]K, capacity)
 	for _, k := range old {
 		b := h.bucket(k)
 		h.buckets[b] = append(h.buckets[b], k)
 	}
 }
+
+// RecordHash is the hashCode Java gives a record of two components with
+// hash codes a and b (ObjectMethods: 31 * a + b), Kafka's TopicIdPartition
+// (topicId, partitionId) among them.
+func RecordHash(a, b int32) int32 { return 31*a + b }
 
 // TimelineOrder is the iteration order of Kafka's TimelineHashMap (new
 // TimelineHashMap<>(registry, 0)) the keys were added to in that order,

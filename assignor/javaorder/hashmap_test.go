@@ -1,6 +1,7 @@
 package javaorder
 
 import (
+	"crypto/sha256"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +58,39 @@ func TestPutOrderOfMemberIDs(t *testing.T) {
 	ids := []string{"member-0-1-xxxxxxxxxxxxx", "member-0-2-xxxxxxxxxxxxx", "member-1-0-xxxxxxxxxxxxx", "member-1-2-xxxxxxxxxxxxx"}
 	assert.Equal(t, []string{"member-1-2-xxxxxxxxxxxxx", "member-0-1-xxxxxxxxxxxxx", "member-1-0-xxxxxxxxxxxxx", "member-0-2-xxxxxxxxxxxxx"},
 		keysAt(ids, PutOrder(ids)))
+}
+
+// tip is a TopicIdPartition of the test's topics.
+type tip struct {
+	topic string
+	p     int32
+}
+
+// TestHashMapOfTopicIdPartitions is Kafka's share builder's maps of
+// TopicIdPartition records (hashCode 31 * Uuid.hashCode() + partition):
+// computeIfAbsent into new HashMap<>((int) ((T + 1) / 0.75F + 1.0F)) and
+// add into a new HashSet<>(), as JDK 17 orders them; the topic ids are
+// the differential runner's for t0, t1 and t2 (first 16 bytes of
+// SHA-256("coordsim-topic:t0#0")).
+func TestHashMapOfTopicIdPartitions(t *testing.T) {
+	ids := map[string][16]byte{}
+	for _, n := range []string{"t0", "t1", "t2"} {
+		sum := sha256.Sum256([]byte("coordsim-topic:" + n + "#0"))
+		ids[n] = [16]byte(sum[:16])
+	}
+	hash := func(k tip) int32 { return RecordHash(UUIDHash(ids[k.topic]), k.p) }
+	assert.Equal(t, int32(933664370), hash(tip{"t1", 3}))
+
+	targets := 9
+	m := NewHashMap(hash, int(float32(targets+1)/0.75+1))
+	for _, k := range []tip{{"t1", 0}, {"t1", 1}, {"t1", 2}, {"t1", 3}, {"t0", 0}, {"t0", 1}, {"t0", 2}, {"t2", 0}, {"t2", 1}} {
+		m.Compute(k)
+	}
+	assert.Equal(t, []tip{{"t2", 0}, {"t0", 2}, {"t1", 3}, {"t1", 1}, {"t1", 2}, {"t1", 0}, {"t0", 0}, {"t0", 1}, {"t2", 1}}, m.Keys())
+
+	s := NewHashMap(hash, 0)
+	for _, k := range []tip{{"t1", 0}, {"t1", 1}, {"t1", 2}, {"t1", 3}, {"t0", 0}, {"t0", 1}, {"t0", 2}} {
+		s.Put(k)
+	}
+	assert.Equal(t, []tip{{"t1", 3}, {"t0", 2}, {"t1", 1}, {"t1", 2}, {"t1", 0}, {"t0", 0}, {"t0", 1}}, s.Keys())
 }

@@ -47,6 +47,7 @@ func TestRecordRepros(t *testing.T) {
 		{"uniform-java-orders", "The uniform assignor as Kafka deals: two members of one group join t1 with\nuniform, and the first in the HashMap of member ids takes t1-0 (not the\nfirst by id); in g2 a member owning t0, t1 and t2 meets one that also names\na missing topic (heterogeneous), and the tie between t1 and t2 goes by\nUuid.compareTo: t1 moves.", uniformJavaOrders()},
 		{"assignor-tie-as-kafka", "Two members naming uniform and range: the joining member's assignor wins\nthe tie (computePreferredServerAssignor's HashMap copy), in g with range\n(the static member takes t1-0 first) and in g2 with uniform; then a steady\nheartbeat of g's range member bumps the group (hasPreferredServerAssignorChanged\ncompares the TimelineHashMap's first maximum with the copy's).", assignorTieAsKafka()},
 		{"regex-with-names-is-heterogeneous", "A member with a regex and names beside one with the same names: Kafka's\nsubscriptionType is heterogeneous (one regex, subscribed by one of two\nmembers), so the balance moves t1 whole.", regexWithNames()},
+		{"share-heterogeneous-keeps-unvisited-topics", "The share simple assignor's heterogeneous builder (one member names a\nmissing topic) visits only subscribed topics: t0, which nobody subscribes\nto any more, stays in the member's target (no target record), and the\nmember is assigned only the topics it subscribes to\n(ShareGroupAssignmentBuilder.filterAssignedPartitions).", shareKeepsUnvisitedTopics()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
@@ -88,6 +89,19 @@ func regexWithNames() []Op {
 		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}, {Name: "t1", Partitions: 4}, {Name: "t2", Partitions: 4}}},
 		withRegex,
 		join("g", "member-1-0-xxxxxxxxxxxxx", "t1", "t2"),
+	}
+}
+
+func shareKeepsUnvisitedTopics() []Op {
+	share := func(id string, topics ...string) ShareHeartbeat {
+		return ShareHeartbeat{ClientID: "c", GroupID: "sg", MemberID: id, Subscribed: topics}
+	}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}, {Name: "t1", Partitions: 3}}},
+		share("share-member-1-xxxxxxxxxxxx", "t0", "t1"),
+		Advance{Ms: 500}, // the share state initialises
+		share("share-member-0-xxxxxxxxxxxx", "t3"),
+		share("share-member-1-xxxxxxxxxxxx", "t1"),
 	}
 }
 
