@@ -239,9 +239,10 @@ func epochIn(held []TopicPartitions, epochs []int32, off int, topic string, part
 }
 
 // stampAssignmentEpochs returns the assignment epochs of next, aligned with
-// it: a partition the member already held (assigned or pending revocation,
-// as m holds them before the record) keeps the epoch it was assigned at, and
-// a new one gets epoch, the member epoch of the record that assigns it
+// it: an assigned partition the member already had assigned, and a pending
+// one it already held (assigned or pending revocation, as m holds them
+// before the record), keeps the epoch it was assigned at; any other gets
+// epoch, the member epoch of the record that assigns it
 // (KIP-1251's AssignmentEpochs, which Kafka writes in the record and
 // coordsim derives on replay, where the previous assignment is known).
 //
@@ -252,10 +253,20 @@ func (m *member) stampAssignmentEpochs(assigned, pending []TopicPartitions, epoc
 		return nil
 	}
 	out := make([]int32, 0, countPartitions(assigned)+countPartitions(pending))
-	for _, list := range [2][]TopicPartitions{assigned, pending} {
+	for k, list := range [2][]TopicPartitions{assigned, pending} {
 		for _, tp := range list {
 			for _, p := range tp.Partitions {
-				at, ok := m.assignmentEpoch(tp.Topic, p)
+				var at int32
+				var ok bool
+				if k == 0 {
+					// Only an assigned partition carries its epoch into the
+					// next assignment: Kafka's computeNextAssignment reads
+					// member.assignedPartitions(), so one that was pending
+					// revocation and comes back is assigned anew.
+					at, ok = epochIn(m.assigned, m.epochs, 0, tp.Topic, p)
+				} else {
+					at, ok = m.assignmentEpoch(tp.Topic, p)
+				}
 				if !ok {
 					at = epoch
 				}
