@@ -364,10 +364,9 @@ func (s *Shard) classicLeaveToConsumerGroup(nowMs int64, g *group, req LeaveGrou
 		default:
 			m, err = classicMemberOf(g, lm.MemberID, lm.InstanceID)
 		}
-		if err == nil && slices.Contains(leaving, m.id) {
-			err = memberUnknown(m.id, g.id) // the same member twice: gone already
-		}
-		if row.Err = err; err == nil {
+		// The same member twice leaves once and is answered twice:
+		// Kafka collects the leaving members in a HashSet.
+		if row.Err = err; err == nil && !slices.Contains(leaving, m.id) {
 			leaving = append(leaving, m.id)
 		}
 		resp.Members = append(resp.Members, row)

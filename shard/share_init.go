@@ -389,6 +389,19 @@ func (s *Shard) restampShareInitializations(nowMs int64) {
 		st.initializingSinceMs = nowMs
 		g.shareState = &st
 	}
+	// The settled flags the replay derived may predate the topic image
+	// (a shard replayed before its image is installed): derive them again.
+	var stale []string
+	s.groups.Ascend(func(g *group) bool {
+		if g.typ == Share && g.shareSettled != s.shareSettled(g) {
+			stale = append(stale, g.id)
+		}
+		return true
+	})
+	for _, id := range stale {
+		g := s.mutableGroup(id)
+		g.shareSettled = !g.shareSettled
+	}
 }
 
 // shareSettled derives group.shareSettled: no initialisation is pending

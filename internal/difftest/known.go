@@ -151,6 +151,16 @@ var Known = []KnownDivergence{
 		Match: classicInflightReload,
 	},
 	{
+		Name:  "classic-replaced-join-unanswered",
+		Why:   "a classic member's JoinGroup while its earlier one is parked (a rebalance in progress) replaces the parked request: Kafka 4.4's ClassicGroup.updateMember swaps the member's join future without completing it, so the first request is never answered; coordsim answers it REBALANCE_IN_PROGRESS, which its simulated clients rely on (default seed 266, --share seeds 7513 and 7666 of the 10 000)",
+		Match: classicReplacedJoinUnanswered,
+	},
+	{
+		Name:  "classic-leader-id-order",
+		Why:   "a classic group whose leader left picks the first member of its HashMap of members by id as the new leader (ClassicGroup.remove), and Kafka draws classic member ids at random where coordsim hashes them, so the two can name another leader (and send the member list to it) when a rebalance completes; the rest of the answers equal (--share seed 7666 of the 10 000; as classic-downgrade-leader)",
+		Match: classicLeaderIDOrder,
+	},
+	{
 		Name:  "classic-join-drops-empty-consumer-group",
 		Why:   "Kafka 4.4's JoinGroup with a member id to an empty consumer group removes the group from memory (maybeDeleteEmptyConsumerGroup) and then answers UNKNOWN_MEMBER_ID with EMPTY_RESULT, dropping its tombstones: later writes find no group until a reload; a Kafka bug coordsim does not copy",
 		Match: classicJoinDropsEmptyConsumerGroup,

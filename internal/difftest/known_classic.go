@@ -414,3 +414,47 @@ func recordGroup(r any) string {
 	g, _ := k["group"].(string)
 	return g
 }
+
+// classicReplacedJoinUnanswered matches a ClassicJoin of a member whose
+// earlier JoinGroup is parked: coordsim answers the parked one
+// REBALANCE_IN_PROGRESS, Kafka leaves it unanswered, and the outcomes are
+// otherwise the same.
+func classicReplacedJoinUnanswered(d Divergence) bool {
+	j, ok := d.Ops[d.Step].(ClassicJoin)
+	if !ok || j.MemberID == "" || len(d.Ours.Completed) == 0 {
+		return false
+	}
+	var rest []any
+	answered := false
+	for _, c := range d.Ours.Completed {
+		resp := asMap(asMap(c)["response"])
+		if id, _ := resp["memberId"].(string); id == j.MemberID && fmt.Sprint(resp["errorCode"]) == fmt.Sprint(kerr.RebalanceInProgress.Code) {
+			answered = true
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if !answered {
+		return false
+	}
+	ours := d.Ours
+	ours.Completed = rest
+	return ours.canonical() == d.Kafka.canonical()
+}
+
+// classicLeaderIDOrder matches outcomes that differ only in the leader a
+// completed classic rebalance names and the member list the leader alone
+// receives, among members whose ids the coordinator generated.
+func classicLeaderIDOrder(d Divergence) bool {
+	if len(d.Kafka.Completed) == 0 || !strings.Contains(d.Kafka.canonical(), "@m") {
+		return false
+	}
+	fields := map[string]bool{"leader": true, "members": true}
+	blur := func(o Outcome) string {
+		c := o
+		c.Response = blurFields(o.Response, fields)
+		c.Completed = asList(blurFields(anyList(o.Completed), fields))
+		return c.canonical()
+	}
+	return blur(d.Kafka) == blur(d.Ours)
+}
