@@ -173,9 +173,10 @@ type group struct {
 	subscribedHashImage uint64
 	subscribedHashOK    bool
 	// severalAssignors caches whether the members name two or more server
-	// assignors (namesSeveralAssignors), valid while severalAssignorsOK: a
-	// member record's replay clears it. Derived.
-	severalAssignors, severalAssignorsOK bool
+	// assignors (namesSeveralAssignors), and anyRegex whether one subscribes
+	// to a regular expression (subscribesRegex); valid while
+	// severalAssignorsOK: a member record's replay clears them. Derived.
+	severalAssignors, anyRegex, severalAssignorsOK bool
 
 	// shareState is a share group's ShareGroupStatePartitionMetadata, nil
 	// for none (share_init.go). Immutable: replaced whole.
@@ -671,21 +672,32 @@ func (g *group) namesSeveralAssignors() bool {
 	if g.severalAssignorsOK {
 		return g.severalAssignors
 	}
-	return countsSeveralAssignors(g)
+	several, _ := countMembers(g)
+	return several
 }
 
-// countsSeveralAssignors counts what namesSeveralAssignors caches.
-func countsSeveralAssignors(g *group) bool {
-	first := ""
-	for _, m := range g.members { // any order: only the count is read
-		name := m.consumerPart().serverAssignor
-		if name == "" || name == first {
-			continue
-		}
-		if first != "" {
-			return true
-		}
-		first = name
+// subscribesRegex reports whether a member of g subscribes to a regular
+// expression: the group's regexes may need a refresh at any heartbeat
+// (updateRegularExpressions), so its heartbeats take the full path. It
+// never writes g.
+func (g *group) subscribesRegex() bool {
+	if g.severalAssignorsOK {
+		return g.anyRegex
 	}
-	return false
+	_, regex := countMembers(g)
+	return regex
+}
+
+// countMembers counts what namesSeveralAssignors and subscribesRegex cache.
+func countMembers(g *group) (severalAssignors, regex bool) {
+	first := ""
+	for _, m := range g.members { // any order: only counts are read
+		c := m.consumerPart()
+		regex = regex || c.topicRegex != ""
+		if name := c.serverAssignor; name != "" && name != first {
+			severalAssignors = severalAssignors || first != ""
+			first = name
+		}
+	}
+	return severalAssignors, regex
 }

@@ -38,7 +38,7 @@ func TestConsumerGroupHeartbeat_RegexAndNamesTogether(t *testing.T) {
 	assert.Equal(t, []TopicPartitions{{Topic: "a1", Partitions: []int32{0}}, {Topic: "a2", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}, beat.Assignment)
 	g, ok := h.s.DescribeGroup("g")
 	require.True(t, ok)
-	assert.Equal(t, []RegularExpressionDescription{{Regex: "a.", Topics: []string{"a1", "a2"}, Version: h.s.topicNamesHash, TimestampMs: h.nowMs}}, g.RegularExpressions)
+	assert.Equal(t, []RegularExpressionDescription{{Regex: "a.", Topics: []string{"a1", "a2"}, Version: h.s.imageHash, TimestampMs: h.nowMs}}, g.RegularExpressions)
 	assert.True(t, h.s.lookup("g").isSubscribedToTopic("a2"), "a regex topic counts for offset retention")
 }
 

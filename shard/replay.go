@@ -69,7 +69,8 @@ func (s *Shard) cacheSubscribedHashes() {
 	for _, id := range stale {
 		g := s.mutableGroup(id)
 		g.cacheSubscribedHash(s)
-		g.severalAssignors, g.severalAssignorsOK = countsSeveralAssignors(g), true
+		g.severalAssignors, g.anyRegex = countMembers(g)
+		g.severalAssignorsOK = true
 	}
 }
 

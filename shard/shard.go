@@ -171,10 +171,11 @@ type Shard struct {
 	// group configs, like streamsStandbys (SetGroupTimeouts).
 	groupTimeouts map[string]GroupTimeouts
 	// topicNames is the image's names, sorted, and topicNamesHash their
-	// fingerprint, the version a regex record stores: regular expressions
-	// are resolved against the names (regex.go). Replaced with topics.
+	// fingerprint; imageHash fingerprints the whole image, the version a
+	// regex record stores (regex.go). Replaced with topics.
 	topicNames     []string
 	topicNamesHash uint64
+	imageHash      uint64
 	// imageVersion counts the images installed, and imageWithNewTopics is
 	// the count at the last that added a topic name to an earlier one:
 	// Kafka's metadata image version and lastMetadataImageWithNewTopics,
@@ -303,6 +304,7 @@ type PreparedTopicImage struct {
 	topicIDs       map[string][16]byte
 	topicNames     []string
 	topicNamesHash uint64
+	imageHash      uint64
 }
 
 // PrepareTopicImage validates image (see TopicImage) and prepares it for
@@ -331,6 +333,12 @@ func PrepareTopicImage(image TopicImage) (*PreparedTopicImage, error) {
 	}
 	p := &PreparedTopicImage{id: &imageID{}, topics: img, racks: racks, rackHashes: rackHashes, topicIDs: ids}
 	p.topicNames, p.topicNamesHash = sortedTopicNames(img)
+	p.imageHash = imageFingerprint(p.topicNames, img, func(t string) [16]byte {
+		if id, ok := ids[t]; ok {
+			return id
+		}
+		return DefaultTopicID(t)
+	})
 	return p, nil
 }
 
@@ -353,7 +361,7 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 	if s.imageVersion > 1 && p.topicNamesHash != s.topicNamesHash && addsName(s.topicNames, p.topicNames) {
 		s.imageWithNewTopics = s.imageVersion
 	}
-	s.topicNames, s.topicNamesHash = p.topicNames, p.topicNamesHash
+	s.topicNames, s.topicNamesHash, s.imageHash = p.topicNames, p.topicNamesHash, p.imageHash
 	s.imageID = p.id
 	for _, id := range changed {
 		if g := s.lookup(id); g != nil && groupKinds[g.typ].readsTopology() && len(g.members) > 0 {
@@ -477,7 +485,8 @@ func (s *Shard) refresh(id string) {
 		g.cacheSubscribedHash(s)
 	}
 	if recount {
-		g.severalAssignors, g.severalAssignorsOK = countsSeveralAssignors(g), true
+		g.severalAssignors, g.anyRegex = countMembers(g)
+		g.severalAssignorsOK = true
 	}
 	s.counts[g.typ][g.state]--
 	s.counts[g.typ][state]++
