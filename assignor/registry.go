@@ -108,16 +108,14 @@ func (r *Registry) CheckSupported(name string) error {
 func (r *Registry) Preferred(names []string) Assignor {
 	var buf [8]int
 	counts := r.count(names, buf[:0])
-	keys, single := r.counted(counts, nil)
-	if keys == nil {
-		return single
+	counted := r.countedNames(counts)
+	switch len(counted) {
+	case 0:
+		return r.Default()
+	case 1:
+		return r.assignors[r.index(counted[0])]
 	}
-	order := javaorder.TimelineOrder(keys)
-	ordered := make([]string, len(order))
-	for i, k := range order {
-		ordered[i] = keys[k]
-	}
-	return r.firstMax(ordered, counts)
+	return r.firstMax(timelineOrdered(counted), counts)
 }
 
 // PreferredAfter is ConsumerGroup.computePreferredServerAssignor(old,
@@ -141,21 +139,13 @@ func (r *Registry) PreferredAfter(names []string, old, new string) Assignor {
 	if newAt >= 0 {
 		after[newAt]++
 	}
-	if _, single := r.counted(after, nil); single != nil {
-		return single // at most one name left: no order to reproduce
+	switch left := r.countedNames(after); len(left) {
+	case 0:
+		return r.Default()
+	case 1:
+		return r.assignors[r.index(left[0])] // no order to reproduce
 	}
-	keys, _ := r.counted(counts, nil)
-	var ordered []string
-	if keys != nil {
-		order := javaorder.TimelineOrder(keys)
-		ordered = make([]string, len(order))
-		for i, k := range order {
-			ordered[i] = keys[k]
-		}
-	} else if n := r.firstCounted(counts); n != "" {
-		ordered = []string{n}
-	}
-	m := javaorder.NewHashMapCopy(ordered)
+	m := javaorder.NewHashMapCopy(timelineOrdered(r.countedNames(counts)))
 	if oldAt >= 0 && counts[oldAt] == 1 {
 		m.Remove(old) // decValue of 1 is null: the entry goes
 	}
@@ -194,40 +184,26 @@ func (r *Registry) index(name string) int {
 	return -1
 }
 
-// counted returns the names with a count, in registry order, when there
-// are two or more; else nil and the one assignor the counts name (the
-// default when none).
-func (r *Registry) counted(counts []int, keys []string) ([]string, Assignor) {
-	var one Assignor
-	n := 0
+// countedNames returns the names with a count, in registry order: the
+// order the group's TimelineHashMap is taken to be filled in.
+func (r *Registry) countedNames(counts []int) []string {
+	var names []string
 	for i, c := range counts {
 		if c > 0 {
-			n++
-			one = r.assignors[i]
+			names = append(names, r.assignors[i].Name())
 		}
 	}
-	switch n {
-	case 0:
-		return nil, r.Default()
-	case 1:
-		return nil, one
-	}
-	for i, c := range counts {
-		if c > 0 {
-			keys = append(keys, r.assignors[i].Name())
-		}
-	}
-	return keys, nil
+	return names
 }
 
-// firstCounted is the one name with a count, "" when none.
-func (r *Registry) firstCounted(counts []int) string {
-	for i, c := range counts {
-		if c > 0 {
-			return r.assignors[i].Name()
-		}
+// timelineOrdered is names in the order of a TimelineHashMap they were
+// added to in that order.
+func timelineOrdered(names []string) []string {
+	out := make([]string, len(names))
+	for i, k := range javaorder.TimelineOrder(names) {
+		out[i] = names[k]
 	}
-	return ""
+	return out
 }
 
 // firstMax is the assignor of the first name in order with the highest

@@ -100,21 +100,8 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 // subscribedPartitions is target without the topics the member does not
 // subscribe to or that do not exist; target itself when it has none.
 func subscribedPartitions(target []TopicPartitions, subscribed []string, partitionsOf func(string) int32) []TopicPartitions {
-	keep := func(tp TopicPartitions) bool {
-		_, ok := slices.BinarySearch(subscribed, tp.Topic)
-		return ok && partitionsOf(tp.Topic) > 0
-	}
-	for k, tp := range target {
-		if keep(tp) {
-			continue
-		}
-		out := slices.Clone(target[:k])
-		for _, rest := range target[k+1:] {
-			if keep(rest) {
-				out = append(out, rest)
-			}
-		}
-		return out
-	}
-	return target
+	return keepTopics(target, func(topic string) bool {
+		_, ok := slices.BinarySearch(subscribed, topic)
+		return ok && partitionsOf(topic) > 0
+	})
 }

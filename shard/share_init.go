@@ -374,7 +374,9 @@ func nilIfEmpty[T any](s []T) []T {
 
 // restampShareInitializations is the load's half: Kafka's replay stamps
 // the initialising topics with the load's time, so a load restarts their
-// retry interval.
+// retry interval; and the share groups' settled flags, which the replay
+// may have derived before the topic image was installed, are derived
+// again.
 func (s *Shard) restampShareInitializations(nowMs int64) {
 	var ids []string
 	s.groups.Ascend(func(g *group) bool {

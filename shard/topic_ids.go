@@ -77,13 +77,19 @@ func (s *Shard) topicID(topic string) [16]byte {
 // partitions, still held until the member's next heartbeat, are left out.
 // tps is not modified; it is returned as is when nothing is left out.
 func DescribedPartitions(tps []TopicPartitions, exists func(topic string) bool) []TopicPartitions {
+	return keepTopics(tps, exists)
+}
+
+// keepTopics is tps without the topics keep refuses; tps itself, not a
+// copy, when it keeps them all.
+func keepTopics(tps []TopicPartitions, keep func(topic string) bool) []TopicPartitions {
 	for i, tp := range tps {
-		if exists(tp.Topic) {
+		if keep(tp.Topic) {
 			continue
 		}
 		out := slices.Clone(tps[:i])
 		for _, rest := range tps[i+1:] {
-			if exists(rest.Topic) {
+			if keep(rest.Topic) {
 				out = append(out, rest)
 			}
 		}
