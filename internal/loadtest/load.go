@@ -94,6 +94,10 @@ type Load struct {
 	// still waiting for buffer room, and ends the consumers.
 	stopTicks, stopAll   context.CancelFunc
 	producing, consuming sync.WaitGroup
+	// answered counts the produced records whose promise has not run:
+	// kgo calls every promise, a closed client's with ErrClientClosed,
+	// but from its own goroutine, so Stop waits for them before it counts.
+	answered sync.WaitGroup
 	producers, consumers []*kgo.Client
 	admin                *kgo.Client
 
@@ -200,12 +204,14 @@ func (l *Load) produce(tickCtx, runCtx context.Context, c *kgo.Client, i int, va
 				return
 			}
 			l.sent.Add(1)
+			l.answered.Add(1)
 			c.Produce(runCtx, &kgo.Record{Value: value}, l.onAck)
 		}
 	}
 }
 
 func (l *Load) onAck(_ *kgo.Record, err error) {
+	defer l.answered.Done()
 	switch {
 	case err == nil:
 		l.acked.Add(1)
@@ -285,6 +291,7 @@ func (l *Load) Stop(ctx context.Context) Stats {
 	for _, c := range l.producers {
 		c.Close()
 	}
+	l.answered.Wait() // Sent = Acked + Failed + Unfinished
 	for _, c := range l.consumers {
 		c.Close()
 	}
