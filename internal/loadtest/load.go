@@ -97,7 +97,7 @@ type Load struct {
 	// answered counts the produced records whose promise has not run:
 	// kgo calls every promise, a closed client's with ErrClientClosed,
 	// but from its own goroutine, so Stop waits for them before it counts.
-	answered sync.WaitGroup
+	answered             sync.WaitGroup
 	producers, consumers []*kgo.Client
 	admin                *kgo.Client
 
