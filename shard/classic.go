@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"github.com/coordsim/coordsim/kerr"
 )
@@ -367,7 +368,8 @@ func (op *classicOp) joinNewStaticMember(req JoinGroupRequest, newID string) Joi
 // with its assignment and the request's protocols and timeouts. A Stable
 // group whose selected protocol would not change stays Stable: its
 // GroupMetadata is rewritten and the member answered at once (the leader
-// with the members and SkipAssignment, KIP-814); otherwise a Stable or
+// with the members and SkipAssignment, KIP-814); the old id stays pending
+// sync if it was; otherwise a Stable or
 // CompletingRebalance group rebalances, and a PreparingRebalance one
 // completes its join phase if every member has now joined
 // (maybeCompleteJoinPhase).
@@ -379,7 +381,14 @@ func (op *classicOp) replaceStaticMember(req JoinGroupRequest, oldID, newID stri
 	m := *old
 	m.MemberID, m.JoinHandle, m.SyncHandle = newID, 0, 0
 	wasLeader := st.Leader == oldID
+	_, pendingSync := slices.BinarySearch(st.PendingSyncMembers, oldID)
 	op.remove(oldID)
+	if pendingSync {
+		// ClassicGroup.replaceStaticMember leaves the old id in the
+		// pending-sync set: the new id's SyncGroup does not clear it, so
+		// the pending-sync expiry rebalances the group.
+		st.PendingSyncMembers = insertSorted(st.PendingSyncMembers, oldID)
+	}
 	op.add(m, st.ProtocolType)
 	if wasLeader {
 		st.Leader = newID

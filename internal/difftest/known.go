@@ -79,6 +79,15 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
+		Name: "streams-endpoint-deleted-topic-crash",
+		Why:  "Kafka 4.4 throws IllegalStateException (\"Topic <name> not found in metadata image\", UNKNOWN_SERVER_ERROR) building a streams heartbeat's endpoint-to-partitions answer when a member with a user endpoint holds a task whose source topic the configured topology names but the image no longer has (EndpointToPartitionsManager.topicPartitionListForTask): a Kafka bug coordsim does not copy, it leaves the missing topic out of that member's partitions",
+		Match: func(d Divergence) bool {
+			_, ok := d.Ops[d.Step].(StreamsHeartbeat)
+			return ok && d.Kafka.Error == "UNKNOWN_SERVER_ERROR" && strings.Contains(d.Kafka.Message, "IllegalStateException: Topic ") &&
+				strings.HasSuffix(d.Kafka.Message, " not found in metadata image") && d.Ours.Error == ""
+		},
+	},
+	{
 		Name: "streams-configured-topology",
 		Why:  "Kafka 4.4's StreamsGroup.configuredTopology is timeline state outside the log that only a heartbeat sets (streamsGroupHeartbeat, when it is empty or the metadata hash changed): the group the first join created (that heartbeat configured a transient group object replay replaced) and a loaded group have none, and a topic change is seen at the next heartbeat, so the group's state (NotReady or not) lags and the initial-rebalance timer (computeDelayedTargetAssignment) skips a group without one; coordsim derives readiness from the topology and the current topic image",
 		Match: func(d Divergence) bool {
@@ -184,6 +193,11 @@ var Known = []KnownDivergence{
 		Name:  "classic-member-id-order",
 		Why:   "a consumer group with a member whose id the coordinator generated (a classic member's): Kafka's server assignors visit members in hash-map order of their ids and Kafka draws the ids at random, so partitions are dealt in another order than coordsim's",
 		Match: classicMemberIDOrder,
+	},
+	{
+		Name:  "load-expiry-order-generated-id",
+		Why:   "after a load Kafka arms a consumer group's session timers in the order of its TimelineHashMap of members (onLoaded), which slots members by their ids' hash codes, so members whose sessions end at the same instant expire in that order; a classic member's id is drawn at random by Kafka and hashed by coordsim, so which of them expires first (and whether the group downgrades on the way) differs, while the same members expire",
+		Match: loadExpiryOrderGeneratedID,
 	},
 	{
 		Name: "streams-answers-differ",

@@ -458,3 +458,36 @@ func classicLeaderIDOrder(d Divergence) bool {
 	}
 	return blur(d.Kafka) == blur(d.Ours)
 }
+
+// loadExpiryOrderGeneratedID matches an Advance after a reload in which
+// the same consumer members, two or more and one of them with a
+// generated id, expire on both sides: only the order they expired in
+// differs, which is the order of ids Kafka drew at random.
+func loadExpiryOrderGeneratedID(d Divergence) bool {
+	if _, ok := d.Ops[d.Step].(Advance); !ok || d.Kafka.Error != "" || d.Ours.Error != "" {
+		return false
+	}
+	if !slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { _, ok := op.(Reload); return ok }) {
+		return false
+	}
+	kafka, ours := removedConsumerMembers(d.Kafka), removedConsumerMembers(d.Ours)
+	return len(kafka) >= 2 && slices.Equal(kafka, ours) && slices.ContainsFunc(kafka, func(id string) bool { return strings.Contains(id, "/@m") })
+}
+
+// removedConsumerMembers is the group and member ids of o's
+// ConsumerGroupMemberMetadata tombstones, sorted.
+func removedConsumerMembers(o Outcome) []string {
+	var out []string
+	for _, r := range o.Records {
+		m := asMap(r)
+		if t, _ := m["type"].(string); t != "ConsumerGroupMemberMetadata" || m["value"] != nil {
+			continue
+		}
+		key := asMap(m["key"])
+		g, _ := key["groupId"].(string)
+		id, _ := key["memberId"].(string)
+		out = append(out, g+"/"+id)
+	}
+	slices.Sort(out)
+	return out
+}
