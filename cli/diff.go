@@ -32,7 +32,6 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	reproDir := fs.String("repro-dir", "", "write each unexplained divergence, reduced, as a datadriven file in `dir`")
 	share := fs.Bool("share", false, "add share groups (open divergence share-target-differs)")
 	regex := fs.Bool("regex", false, "add regular-expression subscriptions (resolved asynchronously, as Kafka does)")
-	txnGroups := fs.Bool("txn-other-group", false, "let a transaction span groups (open divergence txn-marker-per-group)")
 	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-answers-differ, ...)")
 	noClassic := fs.Bool("no-classic", false, "leave out the classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups) and online migration")
 	verbose := fs.Bool("v", false, "print every divergence, known ones too")
@@ -75,7 +74,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	defer func() { _ = o.Close() }()
 	opts := difftest.Options{
 		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir,
-		Gen: difftest.GenConfig{Share: *share, Regex: *regex, TxnOtherGroup: *txnGroups, Streams: *streams, NoClassic: *noClassic},
+		Gen: difftest.GenConfig{Share: *share, Regex: *regex, Streams: *streams, NoClassic: *noClassic},
 	}
 	if *verbose {
 		opts.Log = stdout

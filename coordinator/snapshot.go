@@ -16,10 +16,10 @@ import (
 //   - an offset commit replayed for an unknown group creates the simple
 //     group (shard/replay.go), and the tombstone of that key, once it
 //     shadows the commit, creates nothing;
-//   - a pending transactional offset is superseded by a later plain commit
-//     (offsets.Store.Commit), not by record offset as in Kafka, so which of
-//     two interleaved transactions on one key wins depends on records a
-//     cleaner would drop;
+//   - a pending transactional offset is superseded when a newer committed
+//     value of its key is put after it (offsets.Store), so which of two
+//     interleaved transactions on one key wins depends on the plain commits
+//     between them, records a cleaner would drop;
 //   - a member or group record of a kind the cleaner kept can meet a group
 //     of another kind the cleaner dropped, which shard's replay refuses and
 //     Kafka's (getOrMaybeCreatePersisted*Group) converts.

@@ -140,8 +140,9 @@ func lessExpiry(a, b expiryItem) bool {
 	return a.partition < b.partition
 }
 
-// pendingItem is one pending transactional offset, ordered (group, producerID,
-// topic, partition) so that one producer's offsets for a group are contiguous.
+// pendingItem is one pending transactional offset, ordered (producerID,
+// group, topic, partition) so that one producer's offsets are contiguous, and
+// within them its offsets for one group.
 type pendingItem struct {
 	pair        *pairSymbol
 	producerID  int64
@@ -150,24 +151,24 @@ type pendingItem struct {
 	offset      int64
 	commitMs    int64
 	extra       *offsetExtra
-	// superseded is set when a plain commit of the partition is replayed
-	// after this pending offset: at the commit marker the newer committed
-	// offset wins, as in Kafka's replayEndTransactionMarker.
+	// seq is the order the store replayed this pending value in, which is
+	// its record's order in the log.
+	seq uint64
+	// superseded is set when a committed value of the partition whose
+	// record is newer than this one is put after it (a plain commit, or
+	// another producer's pending offset materialised by its marker): at the
+	// commit marker that newer offset wins, as Kafka's
+	// replayEndTransactionMarker keeps the committed offset whose record
+	// offset is larger.
 	superseded bool
 }
 
 func lessPending(a, b pendingItem) bool {
-	samePair := a.pair == b.pair
-	if !samePair {
-		if c := strings.Compare(a.pair.group, b.pair.group); c != 0 {
-			return c < 0
-		}
-	}
 	if a.producerID != b.producerID {
 		return a.producerID < b.producerID
 	}
-	if !samePair {
-		if c := strings.Compare(a.pair.topic, b.pair.topic); c != 0 {
+	if a.pair != b.pair {
+		if c := comparePairs(a.pair, b.pair); c != 0 {
 			return c < 0
 		}
 	}

@@ -3,6 +3,7 @@ package offsets
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -18,6 +19,11 @@ type model struct {
 	retentionMs int64
 	committed   []modelOffset  // sorted by key
 	pending     []modelPending // sorted by (key, producerID)
+	// next is the log offset of the next record replayed: Kafka's rule
+	// compares the record offsets of a committed and a pending value.
+	next int64
+	// committedAt is each committed offset's record offset.
+	committedAt map[Key]int64
 }
 
 type modelOffset struct {
@@ -29,7 +35,7 @@ type modelPending struct {
 	producerID int64
 	k          Key
 	v          OffsetAndMetadata
-	superseded bool // a plain commit of the partition came after it
+	at         int64 // the record's offset
 }
 
 func compareKeys(a, b Key) int {
@@ -37,22 +43,22 @@ func compareKeys(a, b Key) int {
 }
 
 func (m *model) clone() *model {
-	return &model{retentionMs: m.retentionMs, committed: slices.Clone(m.committed), pending: slices.Clone(m.pending)}
+	return &model{retentionMs: m.retentionMs, committed: slices.Clone(m.committed), pending: slices.Clone(m.pending), next: m.next,
+		committedAt: maps.Clone(m.committedAt)}
 }
 
-// commit is a plain (replayed) commit: it supersedes every pending
-// transactional offset of the partition written before it.
+// commit is a plain (replayed) commit.
 func (m *model) commit(k Key, v OffsetAndMetadata) {
-	for i := range m.pending {
-		if m.pending[i].k == k {
-			m.pending[i].superseded = true
-		}
-	}
-	m.put(k, v)
+	m.put(k, v, m.next)
+	m.next++
 }
 
-func (m *model) put(k Key, v OffsetAndMetadata) {
+func (m *model) put(k Key, v OffsetAndMetadata, at int64) {
 	i, found := slices.BinarySearchFunc(m.committed, k, func(e modelOffset, k Key) int { return compareKeys(e.k, k) })
+	if m.committedAt == nil {
+		m.committedAt = map[Key]int64{}
+	}
+	m.committedAt[k] = at
 	if found {
 		m.committed[i].v = v
 		return
@@ -61,6 +67,8 @@ func (m *model) put(k Key, v OffsetAndMetadata) {
 }
 
 func (m *model) delete(k Key) bool {
+	m.next++
+	delete(m.committedAt, k)
 	removed := false
 	m.committed = slices.DeleteFunc(m.committed, func(e modelOffset) bool {
 		hit := e.k == k
@@ -80,7 +88,8 @@ func comparePendingEntries(a, b modelPending) int {
 }
 
 func (m *model) commitPending(producerID int64, k Key, v OffsetAndMetadata) {
-	e := modelPending{producerID: producerID, k: k, v: v}
+	e := modelPending{producerID: producerID, k: k, v: v, at: m.next}
+	m.next++
 	i, found := slices.BinarySearchFunc(m.pending, e, comparePendingEntries)
 	if found {
 		m.pending[i] = e
@@ -89,18 +98,34 @@ func (m *model) commitPending(producerID int64, k Key, v OffsetAndMetadata) {
 	m.pending = slices.Insert(m.pending, i, e)
 }
 
-func (m *model) endTransaction(producerID int64, group string, commit bool) {
+// endTransaction is Kafka's replayEndTransactionMarker, for one group or
+// (all) every group: a committed pending value replaces the committed one
+// unless that one's record offset is larger.
+func (m *model) endTransaction(producerID int64, group string, all, commit bool) {
+	m.next++
 	var keep []modelPending
 	for _, e := range m.pending { // key order, so commits land in (topic, partition) order
-		if e.producerID == producerID && e.k.Group == group {
-			if commit && !e.superseded {
-				m.put(e.k, e.v)
+		if e.producerID == producerID && (all || e.k.Group == group) {
+			if old, ok := m.committedAt[e.k]; commit && (!ok || e.at > old) {
+				m.put(e.k, e.v, e.at)
 			}
 			continue
 		}
 		keep = append(keep, e)
 	}
 	m.pending = keep
+}
+
+// pendingGroups is the groups producerID has pending offsets in, sorted.
+func (m *model) pendingGroups(producerID int64) []string {
+	var out []string
+	for _, e := range m.pending {
+		if e.producerID == producerID && !slices.Contains(out, e.k.Group) {
+			out = append(out, e.k.Group)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (m *model) get(k Key) (OffsetAndMetadata, bool) {
@@ -352,7 +377,7 @@ func (s *Store) checkInvariants(t testing.TB) {
 
 // op is one random mutation, applied identically to a Store and the model.
 type op struct {
-	kind       int // 0 commit, 1 delete, 2 commit pending, 3 end transaction
+	kind       int // 0 commit, 1 delete, 2 commit pending, 3 end transaction, 4 end a producer's transaction
 	k          Key
 	v          OffsetAndMetadata
 	producerID int64
@@ -367,8 +392,10 @@ func (o op) String() string {
 		return fmt.Sprintf("Delete(%v)", o.k)
 	case 2:
 		return fmt.Sprintf("CommitPending(%d, %v, %+v)", o.producerID, o.k, o.v)
-	default:
+	case 3:
 		return fmt.Sprintf("EndTransaction(%d, %q, %v)", o.producerID, o.k.Group, o.commit)
+	default:
+		return fmt.Sprintf("EndProducerTransaction(%d, %v)", o.producerID, o.commit)
 	}
 }
 
@@ -383,9 +410,15 @@ func (o op) apply(t testing.TB, s *Store, m *model) {
 	case 2:
 		s.CommitPending(o.producerID, o.k, o.v)
 		m.commitPending(o.producerID, o.k, o.v)
-	default:
+	case 3:
 		s.EndTransaction(o.producerID, o.k.Group, o.commit)
-		m.endTransaction(o.producerID, o.k.Group, o.commit)
+		m.endTransaction(o.producerID, o.k.Group, false, o.commit)
+	default:
+		var groups []string
+		s.EndProducerTransaction(o.producerID, o.commit, func(g string) { groups = append(groups, g) })
+		want := m.pendingGroups(o.producerID)
+		m.endTransaction(o.producerID, "", true, o.commit)
+		requireSameList(t, want, groups, "%v: groups touched", o)
 	}
 }
 

@@ -22,11 +22,12 @@
 //     item plus a 24-byte expiry-index item (about 100 bytes per offset with
 //     btree overhead, 140 in the worst, key-ordered, insert pattern; see
 //     BENCHMARKS.md). A commit that carries metadata allocates that one object.
-//   - EndTransaction with commit lets the pending value replace the committed
-//     one, as the contract says. Kafka's replayEndTransactionMarker instead
-//     keeps a committed offset whose record is newer than the transactional
-//     one (a regular commit replayed between the transactional commit and its
-//     marker wins there, and loses here).
+//   - A commit marker materialises a pending offset unless the partition's
+//     committed offset was put after it from a newer record (a plain commit,
+//     or another producer's pending offset written later and committed
+//     first), as Kafka's replayEndTransactionMarker compares record offsets.
+//     The store compares the order it replayed the records in instead, which
+//     is the same order without carrying log offsets in every item.
 //   - Negative ExpireTimestampMs values other than NoExpireTimestamp also mean
 //     "absent" to the predicate, but are returned as given.
 //   - Metadata strings are stored as given (not copied): the caller must not
@@ -141,7 +142,7 @@ type Store struct {
 	// expiry mirrors committed, ordered (expirableAtMs, group, topic, partition).
 	expiry *btreeG[expiryItem]
 	// pendingByProducer holds the pending transactional offsets, ordered
-	// (group, producerID, topic, partition), so EndTransaction touches one range.
+	// (producerID, group, topic, partition), so a marker touches one range.
 	pendingByProducer *btreeG[pendingItem]
 	// pendingByPartition mirrors pendingByProducer, ordered (group, topic,
 	// partition, producerID), so HasPending and Delete touch one range.
@@ -151,6 +152,8 @@ type Store struct {
 	// starts with its own (nil) buffers so the two never share a backing array.
 	pendingScratch []pendingItem
 	refScratch     []pendingRef
+	// pendingSeq numbers the pending values in the order they are replayed.
+	pendingSeq uint64
 }
 
 // NewStore returns an empty store whose expiry index uses retentionMs.
@@ -184,6 +187,7 @@ func (s *Store) Clone() *Store {
 		pendingByProducer:  s.pendingByProducer.Clone(),
 		pendingByPartition: s.pendingByPartition.Clone(),
 		symbols:            s.symbols.clone(),
+		pendingSeq:         s.pendingSeq,
 	}
 }
 
@@ -197,11 +201,14 @@ func (s *Store) Commit(k Key, v OffsetAndMetadata) {
 		s.symbols.adjustGroup(sym.group, 1, 0)
 	}
 	if s.pendingByPartition.Len() > 0 {
-		s.supersedePending(sym, k.Partition)
+		s.supersedePending(sym, k.Partition, math.MaxUint64)
 	}
 }
 
-func (s *Store) supersedePending(sym *pairSymbol, partition int32) {
+// supersedePending marks the partition's pending offsets replayed before
+// seq (every one, for a plain commit) as superseded by the committed value
+// just put.
+func (s *Store) supersedePending(sym *pairSymbol, partition int32, seq uint64) {
 	s.refScratch = s.refScratch[:0]
 	s.pendingByPartition.AscendGreaterOrEqual(pendingRef{pair: sym, partition: partition, producerID: math.MinInt64},
 		func(r pendingRef) bool {
@@ -214,7 +221,7 @@ func (s *Store) supersedePending(sym *pairSymbol, partition int32) {
 	for _, r := range s.refScratch {
 		it, ok := s.pendingByProducer.Get(pendingItem{pair: sym, producerID: r.producerID, partition: r.partition})
 		invariant(ok, "pending partition index out of step with the producer index")
-		if !it.superseded {
+		if !it.superseded && it.seq < seq {
 			it.superseded = true
 			s.pendingByProducer.ReplaceOrInsert(it)
 		}
@@ -293,7 +300,9 @@ func (s *Store) CommitPending(producerID int64, k Key, v OffsetAndMetadata) {
 		offset:      v.Offset,
 		commitMs:    v.CommitTimestampMs,
 		extra:       newOffsetExtra(v),
+		seq:         s.pendingSeq,
 	}
+	s.pendingSeq++
 	if _, replaced := s.pendingByProducer.ReplaceOrInsert(it); replaced {
 		// A later transactional commit of the same producer supersedes the
 		// earlier one; the partition index entry is unchanged.
@@ -304,19 +313,21 @@ func (s *Store) CommitPending(producerID int64, k Key, v OffsetAndMetadata) {
 	s.symbols.adjustGroup(sym.group, 0, 1)
 }
 
-// EndTransaction replays a transaction marker of producerID for group: on
-// commit the pending offsets become committed, except where a plain commit
-// of the partition was replayed after the pending one (the newer committed
-// offset stays, as in Kafka's replayEndTransactionMarker); on abort they
-// vanish.
+// EndTransaction replays a transaction marker of producerID for group
+// only: on commit the pending offsets become committed, except where a
+// newer committed value was put after one (see the package doc); on abort
+// they vanish. Kafka's marker completes the producer's offsets of every
+// group (EndProducerTransaction); this one stays for callers that own one
+// group per producer.
 func (s *Store) EndTransaction(producerID int64, group string, commit bool) {
 	first, ok := s.symbols.firstPairOf(group)
 	if !ok {
 		return
 	}
 	s.pendingScratch = s.pendingScratch[:0]
-	// first is the smallest live (group, topic) symbol, so (first, producerID,
-	// MinInt32) is at or below every pending offset of (group, producerID).
+	// first is the smallest live (group, topic) symbol, so (producerID,
+	// first, MinInt32) is at or below every pending offset of (producerID,
+	// group).
 	s.pendingByProducer.AscendGreaterOrEqual(pendingItem{pair: first, producerID: producerID, partition: math.MinInt32},
 		func(it pendingItem) bool {
 			if it.producerID != producerID || it.pair.group != group {
@@ -325,25 +336,77 @@ func (s *Store) EndTransaction(producerID int64, group string, commit bool) {
 			s.pendingScratch = append(s.pendingScratch, it)
 			return true
 		})
+	s.endPending(producerID, commit)
+	clear(s.pendingScratch) // drop the references the buffer still holds
+}
+
+// minPair orders before every live symbol: group and topic "".
+var minPair = &pairSymbol{}
+
+// EndProducerTransaction replays a transaction marker as Kafka's
+// replayEndTransactionMarker does: every pending offset of producerID,
+// whatever its group, is committed (unless superseded) or dropped. It
+// calls touched once per group it changed, in group order.
+func (s *Store) EndProducerTransaction(producerID int64, commit bool, touched func(group string)) {
+	s.pendingScratch = s.pendingScratch[:0]
+	s.pendingByProducer.AscendGreaterOrEqual(pendingItem{producerID: producerID, pair: minPair, partition: math.MinInt32},
+		func(it pendingItem) bool {
+			if it.producerID != producerID {
+				return false
+			}
+			s.pendingScratch = append(s.pendingScratch, it)
+			return true
+		})
+	items := s.pendingScratch
+	s.endPending(producerID, commit)
+	for i, it := range items {
+		if touched != nil && (i == 0 || items[i-1].pair.group != it.pair.group) {
+			touched(it.pair.group)
+		}
+	}
+	clear(items) // drop the references the buffer still holds
+}
+
+// endPending commits or drops the pending offsets in pendingScratch, all of
+// producerID and ordered by group.
+func (s *Store) endPending(producerID int64, commit bool) {
 	if len(s.pendingScratch) == 0 {
 		return
 	}
 	inserted := 0
-	for _, it := range s.pendingScratch {
+	for i, it := range s.pendingScratch {
 		s.pendingByProducer.Delete(it)
 		_, found := s.pendingByPartition.Delete(pendingRef{pair: it.pair, partition: it.partition, producerID: producerID})
 		invariant(found, "pending producer index out of step with the partition index")
-		if commit && !it.superseded && s.commitItem(it.committed()) {
-			inserted++
+		if commit && !it.superseded {
+			if s.commitItem(it.committed()) {
+				inserted++
+			}
+			// Other producers' offsets of the partition written before this
+			// one now lose to it at their own markers.
+			s.supersedePending(it.pair, it.partition, it.seq)
+		}
+		if i == len(s.pendingScratch)-1 || s.pendingScratch[i+1].pair.group != it.pair.group {
+			s.symbols.adjustGroup(it.pair.group, inserted, -s.countGroup(i))
+			inserted = 0
 		}
 	}
-	s.symbols.adjustGroup(group, inserted, -len(s.pendingScratch))
 	// Release after committing so a symbol still in use is never dropped and
 	// re-created.
 	for _, it := range s.pendingScratch {
 		s.symbols.release(it.pair, 1)
 	}
-	clear(s.pendingScratch) // drop the references the buffer still holds
+}
+
+// countGroup is the number of pendingScratch items up to and including
+// index last that belong to last's group (they are contiguous).
+func (s *Store) countGroup(last int) int {
+	g := s.pendingScratch[last].pair.group
+	n := 0
+	for i := last; i >= 0 && s.pendingScratch[i].pair.group == g; i-- {
+		n++
+	}
+	return n
 }
 
 // Get returns one committed offset.

@@ -281,9 +281,12 @@ func TestCloneConcurrentUse(t *testing.T) {
 			case 2:
 				c.CommitPending(o.producerID, o.k, o.v)
 				cm.commitPending(o.producerID, o.k, o.v)
-			default:
+			case 3:
 				c.EndTransaction(o.producerID, o.k.Group, o.commit)
-				cm.endTransaction(o.producerID, o.k.Group, o.commit)
+				cm.endTransaction(o.producerID, o.k.Group, false, o.commit)
+			default:
+				c.EndProducerTransaction(o.producerID, o.commit, nil)
+				cm.endTransaction(o.producerID, "", true, o.commit)
 			}
 			c.AscendExpirable(1000, func(Key, OffsetAndMetadata) bool { return true })
 		}
@@ -356,7 +359,7 @@ func TestReadsDoNotAllocate(t *testing.T) {
 func randomOp(r *rand.Rand, u universe) op {
 	pick := func(n int) int { return r.IntN(n) }
 	o := op{
-		kind:       pick(4),
+		kind:       pick(5),
 		k:          Key{u.groups[pick(len(u.groups))], u.topics[pick(len(u.topics))], u.partitions[pick(len(u.partitions))]},
 		producerID: u.producers[pick(len(u.producers))],
 		commit:     r.IntN(2) == 0,
@@ -440,7 +443,7 @@ func decodeOps(data []byte, u universe) []op {
 		b := data[:4]
 		data = data[4:]
 		o := op{
-			kind:       int(b[0] % 4),
+			kind:       int(b[0] % 5),
 			k:          Key{u.groups[int(b[1])%len(u.groups)], u.topics[int(b[1]>>4)%len(u.topics)], u.partitions[int(b[2])%len(u.partitions)]},
 			producerID: u.producers[int(b[2]>>4)%len(u.producers)],
 			commit:     b[0]&0x80 != 0,

@@ -479,7 +479,10 @@ func (s *Shard) CommitTransactionalOffsets(nowMs int64, req TxnOffsetCommitReque
 }
 
 // EndTransaction writes the marker that commits or aborts producerID's
-// pending offsets for groupID.
+// pending offsets. groupID is the group whose coordinator the transaction
+// coordinator reached (the marker's routing), but the marker, like Kafka's
+// control record in __consumer_offsets, completes the producer's offsets of
+// every group of the shard.
 func (s *Shard) EndTransaction(groupID string, producerID int64, commit bool) (Result[struct{}], error) {
 	var res Result[struct{}]
 	if err := ValidateGroupID(groupID); err != nil {

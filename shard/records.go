@@ -95,7 +95,9 @@ type OffsetCommit struct {
 	Tombstone  bool
 }
 
-// EndTransactionMarker commits or aborts ProducerID's pending offsets of Group.
+// EndTransactionMarker commits or aborts ProducerID's pending offsets, of
+// every group (Kafka's marker belongs to the partition); Group names the
+// group the marker was written for, which routes it to its shard.
 type EndTransactionMarker struct {
 	Group      string
 	ProducerID int64

@@ -103,8 +103,10 @@ func (s *Shard) apply(r Record) error {
 		if r.Group == "" {
 			return replayErr(r, "empty group id")
 		}
-		s.offsets.EndTransaction(r.ProducerID, r.Group, s.mutateMarker(r.Commit))
-		s.refresh(r.Group)
+		// Kafka's marker is the partition's, not the group's
+		// (replayEndTransactionMarker): it completes the producer's
+		// offsets of every group.
+		s.offsets.EndProducerTransaction(r.ProducerID, s.mutateMarker(r.Commit), s.refresh)
 		return nil
 	case *GroupMetadata:
 		return s.applyGroupMetadata(r)

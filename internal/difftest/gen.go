@@ -17,9 +17,6 @@ type GenConfig struct {
 	// Regex adds regular-expression subscriptions, which Kafka resolves
 	// asynchronously and coordsim inside the heartbeat.
 	Regex bool
-	// TxnOtherGroup lets a producer's transaction span groups, and its
-	// marker name another group than the one it committed to.
-	TxnOtherGroup bool
 	// Streams adds a streams group (KIP-1071). Kafka 4.4's configured
 	// topology lags the topic image (streams-configured-topology), so most
 	// streams sequences end in a known divergence within a few ops; a
@@ -412,21 +409,18 @@ func (g *generator) commit() Op {
 func (g *generator) txnCommit() Op {
 	group, member, epoch, inst := g.committer()
 	pid := int64(1 + g.rng.IntN(3))
-	if prev, ok := g.txnGroup[pid]; ok && !g.cfg.TxnOtherGroup {
-		group, member, epoch, inst = prev, "", -1, nil // one group per transaction
-	}
-	g.txnGroup[pid] = group
+	g.txnGroup[pid] = group // a transaction may span groups
 	return TxnOffsetCommit{GroupID: group, ProducerID: pid, MemberID: member, MemberEpoch: epoch, InstanceID: inst, Topics: g.commitTopics()}
 }
 
 // endTxn ends a producer's transaction. Its marker names the group the
 // producer last committed to, as a transaction coordinator's marker reaches
-// the partition of the group it added; now and then another group (the
-// txn-marker-per-group divergence, with GenConfig.TxnOtherGroup).
+// the partition of the group it added; now and then another group: the
+// marker completes the producer's offsets of every group either way.
 func (g *generator) endTxn() Op {
 	pid := int64(1 + g.rng.IntN(3))
 	group, ok := g.txnGroup[pid]
-	if !ok || g.cfg.TxnOtherGroup && g.chance(0.2) {
+	if !ok || g.chance(0.2) {
 		group = g.pick([]string{"simple", "cg0", "cg1"})
 	}
 	delete(g.txnGroup, pid)

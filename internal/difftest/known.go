@@ -49,28 +49,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "txn-marker-per-group",
-		Why:  "Kafka's end-transaction marker completes every pending offset of the producer in the partition, whatever the group; coordsim's EndTransaction completes the named group's only",
-		Match: func(d Divergence) bool {
-			groups := map[int64]map[string]bool{}
-			for _, op := range d.Ops[:d.Step+1] {
-				switch op := op.(type) {
-				case TxnOffsetCommit:
-					if groups[op.ProducerID] == nil {
-						groups[op.ProducerID] = map[string]bool{}
-					}
-					groups[op.ProducerID][op.GroupID] = true
-				case EndTxn:
-					if g := groups[op.ProducerID]; len(g) > 1 || len(g) == 1 && !g[op.GroupID] {
-						return true
-					}
-					delete(groups, op.ProducerID)
-				}
-			}
-			return false
-		},
-	},
-	{
 		Name: "streams-endpoint-unconfigured-crash",
 		Why:  "Kafka 4.4 throws NoSuchElementException (UNKNOWN_SERVER_ERROR) building a streams heartbeat's endpoint-to-partitions answer while the group's topology is not configured (EndpointToPartitionsManager.endpointToPartitions calls configuredTopology().get()): a Kafka bug coordsim does not copy, it answers the endpoints with no partitions",
 		Match: func(d Divergence) bool {
@@ -103,37 +81,6 @@ var Known = []KnownDivergence{
 				return extraStreamsTargets(d.Kafka, d.Ours) || extraStreamsTargets(d.Ours, d.Kafka) || topicsChangedSinceStreamsHeartbeat(d)
 			case ListGroups, StreamsDescribe:
 				return blurStreams(d.Kafka.Response) == blurStreams(d.Ours.Response)
-			}
-			return false
-		},
-	},
-	{
-		Name: "txn-commit-order",
-		Why:  "when two producers' pending offsets for one partition commit, Kafka keeps the one written later in the log (OffsetMetadataManager compares record offsets); coordsim's offsets store keeps the last to commit",
-		Match: func(d Divergence) bool {
-			type key struct {
-				group, topic string
-				p            int32
-			}
-			if _, ok := d.Ops[d.Step].(OffsetFetch); !ok {
-				return false
-			}
-			producers := map[key]map[int64]bool{}
-			for _, op := range d.Ops[:d.Step+1] {
-				if c, ok := op.(TxnOffsetCommit); ok {
-					for _, t := range c.Topics {
-						for _, p := range t.Partitions {
-							k := key{c.GroupID, t.Topic, p.Partition}
-							if producers[k] == nil {
-								producers[k] = map[int64]bool{}
-							}
-							producers[k][c.ProducerID] = true
-							if len(producers[k]) > 1 {
-								return true
-							}
-						}
-					}
-				}
 			}
 			return false
 		},

@@ -48,6 +48,8 @@ func TestRecordRepros(t *testing.T) {
 		{"assignor-tie-as-kafka", "Two members naming uniform and range: the joining member's assignor wins\nthe tie (computePreferredServerAssignor's HashMap copy), in g with range\n(the static member takes t1-0 first) and in g2 with uniform; then a steady\nheartbeat of g's range member bumps the group (hasPreferredServerAssignorChanged\ncompares the TimelineHashMap's first maximum with the copy's).", assignorTieAsKafka()},
 		{"regex-with-names-is-heterogeneous", "A member with a regex and names beside one with the same names: Kafka's\nsubscriptionType is heterogeneous (one regex, subscribed by one of two\nmembers), so the balance moves t1 whole.", regexWithNames()},
 		{"share-heterogeneous-keeps-unvisited-topics", "The share simple assignor's heterogeneous builder (one member names a\nmissing topic) visits only subscribed topics: t0, which nobody subscribes\nto any more, stays in the member's target (no target record), and the\nmember is assigned only the topics it subscribes to\n(ShareGroupAssignmentBuilder.filterAssignedPartitions).", shareKeepsUnvisitedTopics()},
+		{"txn-marker-completes-every-group", "A producer's transaction commits offsets to two groups and its marker\nnames one: Kafka's marker belongs to the __consumer_offsets partition and\ncompletes the producer's offsets of both (coordsim completed the named\ngroup's only); an abort marker likewise drops both.", txnMarkerEveryGroup()},
+		{"txn-commit-order", "Two producers' pending offsets for one partition, committed in the\nopposite order to the one they were written in: the one written later\nstays (replayEndTransactionMarker compares record offsets; coordsim kept\nthe last to commit), before and after a reload.", txnCommitOrder()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
@@ -117,5 +119,50 @@ func describeImageTopics() []Op {
 		join("g2", "member-c-xxxxxxxxxxxxxxx", "t1"),
 		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 3}}},
 		DescribeGroups{Groups: []string{"g2"}},
+	}
+}
+
+// txnCommit is a TxnOffsetCommit of one offset of foo by a producer
+// outside any group's membership.
+func txnCommit(group string, producer int64, partition int32, offset int64) TxnOffsetCommit {
+	return TxnOffsetCommit{GroupID: group, ProducerID: producer, MemberEpoch: -1,
+		Topics: []CommitTopic{{Topic: "foo", Partitions: []CommitPartition{{Partition: partition, Offset: offset, LeaderEpoch: -1}}}}}
+}
+
+func txnMarkerEveryGroup() []Op {
+	fetch := func(g string) Op { return OffsetFetch{GroupID: g, MemberEpoch: -1} }
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "foo", Partitions: 2}}},
+		txnCommit("simple", 7, 0, 10),
+		txnCommit("other", 7, 1, 11),
+		EndTxn{GroupID: "simple", ProducerID: 7, Commit: true},
+		fetch("simple"), fetch("other"),
+		txnCommit("simple", 8, 0, 20),
+		txnCommit("other", 8, 1, 21),
+		EndTxn{GroupID: "other", ProducerID: 8, Commit: false},
+		fetch("simple"), fetch("other"),
+		Reload{},
+		fetch("simple"), fetch("other"),
+	}
+}
+
+func txnCommitOrder() []Op {
+	fetch := OffsetFetch{GroupID: "simple", MemberEpoch: -1}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "foo", Partitions: 2}}},
+		txnCommit("simple", 1, 0, 10),
+		txnCommit("simple", 2, 0, 20),
+		EndTxn{GroupID: "simple", ProducerID: 2, Commit: true},
+		EndTxn{GroupID: "simple", ProducerID: 1, Commit: true},
+		fetch,
+		// Written after producer 2's value was committed: newer, so it wins.
+		txnCommit("simple", 1, 1, 30),
+		txnCommit("simple", 2, 1, 40),
+		EndTxn{GroupID: "simple", ProducerID: 2, Commit: true},
+		txnCommit("simple", 1, 1, 50),
+		EndTxn{GroupID: "simple", ProducerID: 1, Commit: true},
+		fetch,
+		Reload{},
+		fetch,
 	}
 }

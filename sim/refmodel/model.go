@@ -19,7 +19,7 @@
 //     assignment metadata record's, 1 before it has one (Kafka 4.4's
 //     TargetAssignmentMetadata.INITIAL);
 //   - an offset commit with a producer id is pending until that producer's
-//     end marker for the group: a commit marker makes it the committed
+//     next end marker, whatever group it names: a commit marker makes it the committed
 //     offset unless the committed offset's record is newer (Kafka's
 //     replayEndTransactionMarker compares record offsets), an abort drops
 //     it; an offset tombstone deletes the committed offset and every
@@ -109,14 +109,10 @@ func (m *Model) fold(at int64, r shard.Record) error {
 	case *shard.OffsetCommit:
 		m.foldOffset(at, r)
 	case *shard.EndTransactionMarker:
-		// Kafka's rule, by record offset. offsets.Store differs when two
-		// producers' transactions interleave on one partition (a pending
-		// offset there yields only to a later plain commit:
-		// coordinator/snapshot.go); the simulator's transactional
-		// producers run one transaction per group at a time, so that never
-		// arises here, and would show as a difference if it did.
+		// Kafka's rule, by record offset, for the producer's offsets of
+		// every group (the marker is the partition's).
 		for pk, p := range m.pending {
-			if pk.producer != r.ProducerID || pk.Group != r.Group {
+			if pk.producer != r.ProducerID {
 				continue
 			}
 			delete(m.pending, pk)
