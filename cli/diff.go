@@ -35,6 +35,14 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-answers-differ, ...)")
 	noClassic := fs.Bool("no-classic", false, "leave out the classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups) and online migration")
 	verbose := fs.Bool("v", false, "print every divergence, known ones too")
+	var skipKnown []string
+	fs.Func("skip-known", "treat the known divergence `NAME` as unexplained, so its divergences are reduced and written out (repeatable)", func(v string) error {
+		if err := difftest.CheckKnownNames([]string{v}); err != nil {
+			return err
+		}
+		skipKnown = append(skipKnown, v)
+		return nil
+	})
 	fs.Usage = func() {
 		fs.SetOutput(stdout)
 		defer fs.SetOutput(stderr)
@@ -73,7 +81,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = o.Close() }()
 	opts := difftest.Options{
-		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir,
+		Seeds: *seeds, Ops: *ops, FirstSeed: *first, ReproDir: *reproDir, SkipKnown: skipKnown,
 		Gen: difftest.GenConfig{Share: *share, Regex: *regex, Streams: *streams, NoClassic: *noClassic},
 	}
 	if *verbose {

@@ -152,6 +152,9 @@ func Format(r Record) string {
 	case *ShareGroupStatePartitionMetadata:
 		tomb(&b, r.Tombstone, func() {
 			fmt.Fprintf(&b, " initializing=%s initialized=%s", FormatAssignment(r.Initializing), FormatAssignment(r.Initialized))
+			if len(r.Unnamed) > 0 {
+				fmt.Fprintf(&b, " unnamed=[%s]", strings.Join(r.Unnamed, ","))
+			}
 			if len(r.Deleting) > 0 {
 				fmt.Fprintf(&b, " deleting=[%s]", strings.Join(r.Deleting, ","))
 			}

@@ -489,7 +489,13 @@ type ShareGroupStatePartitionMetadata struct {
 	Group        string
 	Initializing []TopicPartitions
 	Initialized  []TopicPartitions
-	Deleting     []string
+	// Unnamed are the initialised topics Kafka names "<UNKNOWN>": the
+	// topic had left the metadata image when its initialisation completed
+	// (initializeShareGroupState's attachInitValue), so the entry matches
+	// no subscription and no topic of the image by name. Sorted, each one
+	// of Initialized.
+	Unnamed  []string
+	Deleting []string
 	// TimestampMs is when the record was written; coordsim's own field
 	// (Kafka stamps the initialising topics with the replay time, which for
 	// a write is the same instant). A load restamps them (OnLoaded).

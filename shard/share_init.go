@@ -42,6 +42,7 @@ import (
 type shareStatePartitions struct {
 	initializing []TopicPartitions // sorted by topic
 	initialized  []TopicPartitions // sorted by topic
+	unnamed      []string          // sorted: the record's Unnamed
 	deleting     []string          // sorted
 	// initializingSinceMs stamps every initialising topic: the time of
 	// the last record (Kafka's replay stamps them all with its clock), or
@@ -87,6 +88,11 @@ func (s *Shard) applyShareStatePartitionMetadata(r *ShareGroupStatePartitionMeta
 			return replayErr(r, "%v", err)
 		}
 	}
+	for i, t := range r.Unnamed {
+		if i > 0 && r.Unnamed[i-1] >= t || partitionsOfTopic(r.Initialized, t) == nil {
+			return replayErr(r, "unnamed topic %q is not one of the initialised topics, once, in order", t)
+		}
+	}
 	created := s.lookup(r.Group) == nil
 	g, err := s.groupForRecord(r, Share, true)
 	if err != nil {
@@ -98,7 +104,7 @@ func (s *Shard) applyShareStatePartitionMetadata(r *ShareGroupStatePartitionMeta
 		g.epoch, g.assignmentEpoch = shareSteps{}.initialEpoch(), shareSteps{}.initialEpoch()
 	}
 	g.shareState = &shareStatePartitions{initializing: r.Initializing, initialized: r.Initialized,
-		deleting: r.Deleting, initializingSinceMs: r.TimestampMs}
+		unnamed: r.Unnamed, deleting: r.Deleting, initializingSinceMs: r.TimestampMs}
 	s.refresh(g.id)
 	return nil
 }
@@ -120,12 +126,29 @@ func checkTopicPartitionList(list []TopicPartitions) error {
 }
 
 // initializedPartitions is the share group's initialised partitions of a
-// topic (nil for none).
+// topic (nil for none). An unnamed entry is not the topic's: Kafka keys it
+// by the id of a topic the image no longer has.
 func (st *shareStatePartitions) initializedPartitions(topic string) []int32 {
-	if st == nil {
+	if st == nil || st.isUnnamed(topic) {
 		return nil
 	}
 	return partitionsOfTopic(st.initialized, topic)
+}
+
+func (st *shareStatePartitions) isUnnamed(topic string) bool {
+	_, ok := slices.BinarySearch(st.unnamed, topic)
+	return ok
+}
+
+// keepUnnamed is st's unnamed topics still among initialized.
+func (st *shareStatePartitions) keepUnnamed(initialized []TopicPartitions) []string {
+	var out []string
+	for _, t := range st.unnamed {
+		if partitionsOfTopic(initialized, t) != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func partitionsOfTopic(list []TopicPartitions, topic string) []int32 {
@@ -158,7 +181,9 @@ func initializedAssignmentPending(st *shareStatePartitions, members iter.Seq[*me
 		return false // no members, or none subscribing
 	}
 	for _, tp := range st.initialized {
-		if !subscribed[tp.Topic] {
+		if !subscribed[tp.Topic] || st.isUnnamed(tp.Topic) {
+			// Kafka compares the entry's name, "<UNKNOWN>" for an
+			// unnamed one, with the subscribed names.
 			continue
 		}
 		// The target's partitions of the topic are exactly the
@@ -278,7 +303,7 @@ func (s *Shard) requestShareInitialization(nowMs int64, groupID string, st *shar
 	r := &ShareGroupStatePartitionMetadata{Group: groupID, Initializing: changes, TimestampMs: nowMs}
 	if st != nil {
 		r.Initializing = combineTopicPartitions(st.initializing, changes)
-		r.Initialized = st.initialized
+		r.Initialized, r.Unnamed = st.initialized, st.unnamed
 		r.Deleting = slices.DeleteFunc(slices.Clone(st.deleting), func(t string) bool {
 			return partitionsOfTopic(changes, t) != nil
 		})
@@ -327,11 +352,26 @@ func (s *Shard) initializeShareState(nowMs int64, groupID string, partitions []T
 		return Result[struct{}]{}
 	}
 	r := &ShareGroupStatePartitionMetadata{Group: groupID, Initialized: partitions, TimestampMs: nowMs}
+	var unnamed []string
 	if st := g.shareState; st != nil {
 		r.Initializing = nilIfEmpty(subtractTopicPartitions(st.initializing, partitions))
 		r.Initialized = combineTopicPartitions(st.initialized, partitions)
 		r.Deleting = st.deleting
+		unnamed = st.unnamed
 	}
+	// A topic deleted while its state initialised is written under
+	// "<UNKNOWN>" (attachInitValue reads its name from the image); one
+	// that exists again names its entry.
+	for _, tp := range partitions {
+		i, found := slices.BinarySearch(unnamed, tp.Topic)
+		switch _, exists := s.topics[tp.Topic]; {
+		case !exists && !found:
+			unnamed = slices.Insert(slices.Clone(unnamed), i, tp.Topic)
+		case exists && found:
+			unnamed = slices.Delete(slices.Clone(unnamed), i, i+1)
+		}
+	}
+	r.Unnamed = nilIfEmpty(unnamed)
 	return Result[struct{}]{Records: []Record{r}}
 }
 
@@ -359,7 +399,7 @@ func (s *Shard) MaybeCleanupShareGroupState(nowMs int64, deletedTopics []string)
 			return true
 		}
 		res.Records = append(res.Records, &ShareGroupStatePartitionMetadata{Group: g.id, Initializing: nilIfEmpty(initializing),
-			Initialized: nilIfEmpty(initialized), Deleting: nilIfEmpty(deleting), TimestampMs: nowMs})
+			Initialized: nilIfEmpty(initialized), Unnamed: nilIfEmpty(st.keepUnnamed(initialized)), Deleting: nilIfEmpty(deleting), TimestampMs: nowMs})
 		return true
 	})
 	return res

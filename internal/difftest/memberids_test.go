@@ -35,3 +35,9 @@ func TestMemberIDLabels(t *testing.T) {
 	o = ours.relabel(Outcome{Response: []any{map[string]any{"memberId": "nCHa7N0GJq4ffFbrkJV4Zw"}, map[string]any{"memberId": "member-b"}}})
 	require.Equal(t, k.canonical(), o.canonical())
 }
+
+func TestCheckKnownNamesRefusesUnknownNames(t *testing.T) {
+	require.NoError(t, CheckKnownNames([]string{"share-target-differs", "topic-recreated"}))
+	err := CheckKnownNames([]string{"topic-recreated", "no-such-entry"})
+	require.ErrorContains(t, err, `"no-such-entry"`)
+}

@@ -5,8 +5,9 @@ package difftest
 // ops) while the shorter sequence still ends in an unexplained divergence,
 // and returns the smallest found, or nil if ops does not diverge. Every
 // trial is a fresh run on both sides, so the result reproduces alone.
-func Reduce(o *Oracle, ops []Op) (*Divergence, error) {
-	best, err := replay(o, ops)
+// Known entries named in skip count as unexplained.
+func Reduce(o *Oracle, ops []Op, skip ...string) (*Divergence, error) {
+	best, err := replay(o, ops, skip)
 	if err != nil || best == nil || best.Known != "" {
 		return best, err
 	}
@@ -21,7 +22,7 @@ func Reduce(o *Oracle, ops []Op) (*Divergence, error) {
 				start = end
 				continue
 			}
-			d, err := replay(o, trial)
+			d, err := replay(o, trial, skip)
 			if err != nil {
 				return nil, err
 			}

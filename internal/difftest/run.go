@@ -24,6 +24,9 @@ type Options struct {
 	Log io.Writer
 	// Trace, when set, receives every op and both outcomes.
 	Trace io.Writer
+	// SkipKnown names Known entries to treat as unexplained, so that
+	// their divergences are reduced and written out like new ones.
+	SkipKnown []string
 }
 
 // Divergence is the first operation of a sequence on which coordsim and
@@ -110,7 +113,7 @@ func Run(ctx context.Context, o *Oracle, opts Options) (Report, error) {
 		if div.Known != "" {
 			rep.Known[div.Known]++
 		} else {
-			reduced, err := Reduce(o, div.Ops)
+			reduced, err := Reduce(o, div.Ops, opts.SkipKnown...)
 			if err != nil {
 				return rep, fmt.Errorf("seed %d: reducing: %w", seed, err)
 			}
@@ -161,7 +164,7 @@ func runSequence(o *Oracle, seed uint64, opts Options, classic map[string]int) (
 		}
 		if kafka.canonical() != ours.canonical() {
 			d := &Divergence{Seed: seed, Step: i, Ops: ops, Kafka: kafka, Ours: ours}
-			d.Known = explain(*d)
+			d.Known = explain(*d, opts.SkipKnown)
 			return d, i + 1, nil
 		}
 		countClassic(op, kafka, classic)
@@ -233,7 +236,7 @@ func (s *session) step(op Op) (kafka, ours Outcome, err error) {
 }
 
 // replay runs ops on a fresh session and returns the first divergence.
-func replay(o *Oracle, ops []Op) (*Divergence, error) {
+func replay(o *Oracle, ops []Op, skip []string) (*Divergence, error) {
 	s, err := newSession(o)
 	if err != nil {
 		return nil, err
@@ -245,7 +248,7 @@ func replay(o *Oracle, ops []Op) (*Divergence, error) {
 		}
 		if kafka.canonical() != ours.canonical() {
 			d := &Divergence{Step: i, Ops: ops[:i+1], Kafka: kafka, Ours: ours}
-			d.Known = explain(*d)
+			d.Known = explain(*d, skip)
 			return d, nil
 		}
 	}
