@@ -30,7 +30,7 @@ func (a *app) diffCmd(args []string, stdout, stderr io.Writer) int {
 	first := fs.Uint64("first-seed", 1, "seed of the first sequence")
 	repo := fs.String("repo", "", "repository root holding oracle/pom.xml (default: the nearest one above the working directory)")
 	reproDir := fs.String("repro-dir", "", "write each unexplained divergence, reduced, as a datadriven file in `dir`")
-	share := fs.Bool("share", false, "add share groups (open divergence share-target-differs)")
+	share := fs.Bool("share", false, "add share groups (heartbeats, describes, share-state initialisation)")
 	regex := fs.Bool("regex", false, "add regular-expression subscriptions (resolved asynchronously, as Kafka does)")
 	streams := fs.Bool("streams", false, "add a streams group (open divergences streams-configured-topology, streams-answers-differ, ...)")
 	noClassic := fs.Bool("no-classic", false, "leave out the classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups) and online migration")

@@ -73,8 +73,17 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 	for i := range held {
 		held[i] = map[shareTP]bool{}
 	}
+	// kept says which previous topic entries stay in a member's target,
+	// emptied or not: Kafka's builders revoke a partition by removing it
+	// from the member's set of its topic, so a topic whose partitions
+	// all went keeps an empty set, in the target and its record. The
+	// homogeneous builder drops the topics the group no longer subscribes
+	// to (revokeUnassignablePartitions); the heterogeneous one drops none.
+	kept := func(string) bool { return true }
 	if shareHomogeneous(members) {
-		assignShareHomogeneous(members, exists(members[0].subs), partitionsOf, assignable, topicID, held)
+		subscribed := exists(members[0].subs)
+		kept = func(t string) bool { _, ok := slices.BinarySearch(subscribed, t); return ok }
+		assignShareHomogeneous(members, subscribed, partitionsOf, assignable, topicID, held)
 	} else {
 		var topics []string
 		for _, m := range members {
@@ -112,9 +121,24 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 	}
 	out := make([][]TopicPartitions, len(members))
 	for i, h := range held {
-		out[i] = sortedTopicPartitions(h)
+		out[i] = withEmptyTopics(sortedTopicPartitions(h), members[i].previous, kept)
 	}
 	return out
+}
+
+// withEmptyTopics adds to target an empty entry for each topic of previous
+// that kept allows and target lacks (its partitions all revoked).
+func withEmptyTopics(target, previous []TopicPartitions, kept func(string) bool) []TopicPartitions {
+	for _, prev := range previous {
+		if !kept(prev.Topic) {
+			continue
+		}
+		i, found := slices.BinarySearchFunc(target, prev.Topic, func(tp TopicPartitions, t string) int { return strings.Compare(tp.Topic, t) })
+		if !found {
+			target = slices.Insert(target, i, TopicPartitions{Topic: prev.Topic})
+		}
+	}
+	return target
 }
 
 // shareTP is one partition of one topic.

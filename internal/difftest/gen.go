@@ -10,9 +10,8 @@ import (
 // switch leaves out a behaviour whose divergence from Kafka is known and
 // open (docs/fidelity.md), so a default run reports only what is new.
 type GenConfig struct {
-	// Share adds share groups. Kafka assigns a share partition only once
-	// its state is initialised (KIP-932); coordsim assigns every partition
-	// at once, so share sequences diverge at the first assignment.
+	// Share adds share groups: heartbeats, describes, and the share-state
+	// initialisation that comes before a partition is assigned (KIP-932).
 	Share bool
 	// Regex adds regular-expression subscriptions, which Kafka resolves
 	// asynchronously and coordsim inside the heartbeat.

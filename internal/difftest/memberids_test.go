@@ -37,7 +37,7 @@ func TestMemberIDLabels(t *testing.T) {
 }
 
 func TestCheckKnownNamesRefusesUnknownNames(t *testing.T) {
-	require.NoError(t, CheckKnownNames([]string{"share-target-differs", "topic-recreated"}))
+	require.NoError(t, CheckKnownNames([]string{"classic-member-id-order", "topic-recreated"}))
 	err := CheckKnownNames([]string{"topic-recreated", "no-such-entry"})
 	require.ErrorContains(t, err, `"no-such-entry"`)
 }
