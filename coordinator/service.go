@@ -143,6 +143,17 @@ type hosted struct {
 	// shutdownRequests is the soft state of streams groups' application
 	// shutdown: the first requester by group (streams_shutdown.go).
 	shutdownRequests map[string]string
+	// streamsConfigured holds the streams groups' configured topologies
+	// (Kafka's StreamsGroup.configuredTopology, soft state that a
+	// heartbeat sets and a load forgets;
+	// shard.StreamsGroupHeartbeatResponse.ConfiguredTopology).
+	streamsConfigured map[string]*shard.ConfiguredTopology
+	// configuredUndo reverts what writes without records changed in
+	// streamsConfigured since the last append, should a write fail:
+	// Kafka's configured topology is timeline state, and its runtime
+	// reverts the timeline to the last written offset when a write
+	// throws.
+	configuredUndo []configuredUndo
 	// classicWaiters are the parked classic JoinGroup and SyncGroup
 	// requests by handle, and classicHandles the last handle's counter
 	// (classic.go).
@@ -179,6 +190,44 @@ func (h *hosted) setEndpointEpoch(groupID string, epoch int32) {
 		h.endpointEpochs = map[string]int32{}
 	}
 	h.endpointEpochs[groupID] = epoch
+}
+
+// configuredUndo is one configured topology to restore.
+type configuredUndo struct {
+	groupID string
+	prev    *shard.ConfiguredTopology
+}
+
+// setStreamsConfigured keeps a streams group's configured topology after
+// a heartbeat (nil: none); wrote says the heartbeat wrote records.
+func (h *hosted) setStreamsConfigured(groupID string, configured *shard.ConfiguredTopology, wrote bool) {
+	if h == nil {
+		return
+	}
+	if !wrote {
+		h.configuredUndo = append(h.configuredUndo, configuredUndo{groupID, h.streamsConfigured[groupID]})
+	}
+	h.putStreamsConfigured(groupID, configured)
+}
+
+// revertTimeline undoes the configured topologies set since the last
+// append: a write failed.
+func (h *hosted) revertTimeline() {
+	for i := len(h.configuredUndo) - 1; i >= 0; i-- {
+		h.putStreamsConfigured(h.configuredUndo[i].groupID, h.configuredUndo[i].prev)
+	}
+	h.configuredUndo = nil
+}
+
+func (h *hosted) putStreamsConfigured(groupID string, configured *shard.ConfiguredTopology) {
+	if configured == nil {
+		delete(h.streamsConfigured, groupID)
+		return
+	}
+	if h.streamsConfigured == nil {
+		h.streamsConfigured = map[string]*shard.ConfiguredTopology{}
+	}
+	h.streamsConfigured[groupID] = configured
 }
 
 func (h *hosted) nextDeadline() (int64, bool) {
@@ -513,6 +562,9 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 		return completed(zero, err)
 	}
 	res, err := op(h.latest, c.nowMs())
+	if (err != nil || res.Threw) && len(res.Records) == 0 {
+		h.revertTimeline()
+	}
 	if err != nil {
 		if len(res.Records) > 0 {
 			// A heartbeat that failed after an online upgrade began: its
@@ -604,6 +656,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		c.await(h, h.log.EndOffset(), done)
 		return
 	}
+	h.configuredUndo = nil // a new last written offset to revert to
 	if c.hooks.OnWrite != nil {
 		c.hooks.OnWrite(h.partition, name, h.latest, records)
 	}
@@ -871,6 +924,9 @@ func (c *Coordinator) runDue(h *hosted, now int64) {
 }
 
 func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
+	if task.Kind == shard.TaskStreamsInitialRebalance {
+		task.StreamsConfigured = h.streamsConfigured[task.GroupID]
+	}
 	res := h.latest.RunTimer(now, task)
 	if task.Kind == shard.TaskSweep {
 		c.metrics.recordSweep(now, h.partition, res.Records)

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,25 +13,77 @@ import (
 
 // TestSetTopicsNilInstallsTheEmptyImage proves Coordinator.SetTopics(nil)
 // installs the empty metadata image on every hosted shard (a streams group
-// whose source topic vanished is NOT_READY), writes nothing, keeps replay
-// equality, and that the image can be installed again.
+// whose source topic vanished is NOT_READY at its next heartbeat), writes
+// nothing, keeps replay equality, and that the image can be installed
+// again.
 func TestSetTopicsNilInstallsTheEmptyImage(t *testing.T) {
 	h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 3}))
 	require.NoError(t, err)
-	_, err = h.JoinStreams("g", "m1", shard.Topology{Epoch: 1, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{"foo"}}}})
+	joined, err := h.JoinStreams("g", "m1", shard.Topology{Epoch: 1, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{"foo"}}}})
 	require.NoError(t, err)
 	h.Poll()
 	records := len(h.Records())
 
 	require.NoError(t, h.Coordinator.SetTopics(nil))
-	g, err := h.Group("g")
-	require.NoError(t, err)
-	assert.Equal(t, shard.StateNotReady, g.State)
 	assert.Len(t, h.Records(), records, "metadata is not a record")
 	require.NoError(t, h.CheckReplay())
+	beat, err := h.HeartbeatStreams("g", "m1", joined.MemberEpoch)
+	require.NoError(t, err)
+	g, err := h.Group("g")
+	require.NoError(t, err)
+	assert.Equal(t, shard.StateNotReady, g.State, "the heartbeat found the source topic missing")
 
 	require.NoError(t, h.Coordinator.SetTopics(map[string]int32{"foo": 3}))
+	_, err = h.HeartbeatStreams("g", "m1", beat.MemberEpoch)
+	require.NoError(t, err)
 	g, err = h.Group("g")
 	require.NoError(t, err)
 	assert.NotEqual(t, shard.StateNotReady, g.State)
+}
+
+// TestDelayedStreamsAssignmentNeedsAConfiguredTopology proves the soft
+// state the initial rebalance delay reads (Kafka's
+// StreamsGroup.configuredTopology): the heartbeat that creates a group
+// configures a transient group object, so a delay that ends before the
+// group's next heartbeat computes nothing; a next heartbeat that writes no
+// record configures it, unless a failed write reverts it (Kafka's runtime
+// reverts its timeline state to the last written offset); and with it the
+// delay assigns.
+func TestDelayedStreamsAssignmentNeedsAConfiguredTopology(t *testing.T) {
+	topology := shard.Topology{Epoch: 0, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{"foo"}}}}
+	for _, tc := range []struct {
+		name              string
+		heartbeat, failed bool
+		assigned          bool
+	}{
+		{name: "created by its only heartbeat"},
+		{name: "heartbeat since", heartbeat: true, assigned: true},
+		{name: "heartbeat since, then a failed write", heartbeat: true, failed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 3}))
+			require.NoError(t, err)
+			joined, err := h.JoinStreams("g", "m1", topology)
+			require.NoError(t, err)
+			h.Poll()
+			if tc.heartbeat {
+				_, err = h.HeartbeatStreams("g", "m1", joined.MemberEpoch)
+				require.NoError(t, err)
+			}
+			if tc.failed {
+				// Any write of the partition that fails: a consumer
+				// heartbeat to the streams group.
+				_, err = h.HeartbeatConsumer("g", "nobody", 5)
+				require.Error(t, err)
+			}
+			h.Advance(10 * time.Second)
+			d, err := h.DescribeStreams("g", false)
+			require.NoError(t, err)
+			if tc.assigned {
+				assert.Equal(t, d.Group.Epoch, d.Group.AssignmentEpoch, "the delay computed the target")
+			} else {
+				assert.Less(t, d.Group.AssignmentEpoch, d.Group.Epoch, "no configured topology: the delay computed nothing")
+			}
+		})
+	}
 }

@@ -60,6 +60,12 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 				// Kafka sets it in the heartbeat, before the write, and
 				// does not roll it back when the write fails.
 				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)
+				// Timeline state: a later failed write before the next
+				// append reverts it (revertTimeline). An append that
+				// fails does not (the rollback restores the shard, not
+				// this soft state); only the initial rebalance delay
+				// reads it.
+				h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
 			}
 			c.noteShutdownRequest(p, r, res.Response, err)
 			return res, err

@@ -49,6 +49,10 @@ type harness struct {
 	log    []Record
 	timers *timerModel
 	nowMs  int64
+	// configured is the streams groups' configured topologies, the soft
+	// state the coordinator keeps from heartbeat answers and hands the
+	// initial rebalance delay's task when it fires.
+	configured map[string]*ConfiguredTopology
 }
 
 func newHarness(t testing.TB, cfg Config, topics map[string]int32) *harness {
@@ -85,6 +89,16 @@ func applyResult[T any](h *harness, res Result[T]) T {
 	return res.Response
 }
 
+// keepConfigured keeps a streams heartbeat's configured topology, as the
+// coordinator does.
+func (h *harness) keepConfigured(group string, r StreamsGroupHeartbeatResponse) StreamsGroupHeartbeatResponse {
+	if h.configured == nil {
+		h.configured = map[string]*ConfiguredTopology{}
+	}
+	h.configured[group] = r.ConfiguredTopology
+	return r
+}
+
 // mustApply requires err to be nil, then applies res.
 func mustApply[T any](h *harness, res Result[T], err error) T {
 	h.t.Helper()
@@ -118,6 +132,9 @@ func (h *harness) advance(toMs int64) {
 			break
 		}
 		h.nowMs = max(h.nowMs, at)
+		if task.Kind == TaskStreamsInitialRebalance {
+			task.StreamsConfigured = h.configured[task.GroupID]
+		}
 		applyResult(h, h.s.RunTimer(h.nowMs, task))
 	}
 	h.nowMs = max(h.nowMs, toMs)
@@ -201,7 +218,7 @@ func (h *harness) streamsJoin(group, member string, topo *Topology) StreamsGroup
 		GroupID: group, MemberID: member, MemberEpoch: 0, ProcessID: "process-" + member, ClientID: "client-" + member,
 		RebalanceTimeoutMs: 300_000, Topology: topo, Version: 1,
 	})
-	return mustApply(h, res, err)
+	return h.keepConfigured(group, mustApply(h, res, err))
 }
 
 func (h *harness) streamsHeartbeat(group, member string, epoch int32) StreamsGroupHeartbeatResponse {
@@ -213,7 +230,7 @@ func (h *harness) streamsHeartbeat(group, member string, epoch int32) StreamsGro
 		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = ownedTasksBy(h.s, group, member)
 	}
 	res, err := h.s.StreamsGroupHeartbeat(h.nowMs, req)
-	return mustApply(h, res, err)
+	return h.keepConfigured(group, mustApply(h, res, err))
 }
 
 // commit commits offset 100+partition for each "topic-partition" spec at atMs.

@@ -761,10 +761,13 @@ func TestConsumerGroupHeartbeatWithEmptyClassicGroup(t *testing.T) {
 	}
 }
 
-// TestStreamsGroupStates proves the streams state derivation (docs/kip1331.md §5):
-// EMPTY without members, NOT_READY while a source topic is missing (with
-// MISSING_SOURCE_TOPICS), RECONCILING while a member lags the target epoch,
-// STABLE once all caught up, EMPTY again after the last leave.
+// TestStreamsGroupStates proves the streams state derivation (docs/kip1331.md §5,
+// StreamsGroup.maybeUpdateGroupState): EMPTY without members, NOT_READY
+// while the topology's epoch is not the validated one (a source topic was
+// missing at the last heartbeat, with MISSING_SOURCE_TOPICS), RECONCILING
+// while a member lags the target epoch, STABLE once all caught up, EMPTY
+// again after the last leave. A topic change shows at the next heartbeat,
+// which validates the topology again, not at once.
 func TestStreamsGroupStates(t *testing.T) {
 	h := newHarness(t, testConfig(), map[string]int32{"foo": 2})
 	state := func() GroupState {
@@ -778,7 +781,7 @@ func TestStreamsGroupStates(t *testing.T) {
 	assert.Empty(t, resp.ActiveTasks)
 
 	h.setTopics(map[string]int32{"foo": 2, "input": 4})
-	assert.Equal(t, StateStable, state(), "SetTopics re-derives the state")
+	assert.Equal(t, StateNotReady, state(), "the state waits for a heartbeat to validate the topology")
 	r1 := h.streamsHeartbeat("streams", "m1", resp.MemberEpoch)
 	e1 := r1.MemberEpoch
 	assert.Equal(t, StateStable, state())
@@ -803,8 +806,9 @@ func TestStreamsGroupStates(t *testing.T) {
 	assert.Equal(t, 4, total, "every task of the ready topology is assigned once")
 
 	h.setTopics(map[string]int32{"foo": 2})
-	assert.Equal(t, StateNotReady, state(), "a source topic that disappears makes the group NOT_READY")
+	assert.Equal(t, StateStable, state(), "until a heartbeat sees it, the missing topic changes nothing")
 	h.streamsHeartbeat("streams", "m1", r1.MemberEpoch)
+	assert.Equal(t, StateNotReady, state(), "a source topic that disappeared makes the group NOT_READY at the next heartbeat")
 	h.streamsHeartbeat("streams", "m2", -1)
 	h.streamsHeartbeat("streams", "m1", -1)
 	assert.Equal(t, StateEmpty, state())

@@ -77,6 +77,9 @@ type view struct {
 	// nothing copies nothing.
 	members []*member
 	topo    *Topology
+	// configured, when set, is the configured topology a delayed streams
+	// assignment reads its partition counts from (streams_delay.go).
+	configured *ConfiguredTopology
 
 	records []Record
 	timers  []TimerOp
@@ -560,8 +563,13 @@ func activeOnly(targets [][]TopicPartitions) []taskSets {
 // largest partition count among its source topics (0 when one is missing,
 // which leaves the group NOT_READY and unassigned).
 func (v *view) taskSpace() ([]string, func(string) int32) {
+	partitionsOf, ready := v.s.TopicPartitions, v.topo != nil && v.s.topologyReady(v.topo)
+	if c := v.configured; c != nil {
+		// The delayed assignment reads the configured topology's counts.
+		partitionsOf, ready = c.partitionsOf, topologyReady(v.topo, c.partitionsOf)
+	}
 	// Kafka computes no assignment while the topology is not ready.
-	if v.topo == nil || !v.s.topologyReady(v.topo) {
+	if !ready {
 		return nil, func(string) int32 { return 0 }
 	}
 	tasks := map[string]int32{}
@@ -569,7 +577,7 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 	if v.topo.hasInternalTopics() {
 		// InternalTopicManager's computeNumberOfTasks over the decided
 		// repartition counts (internal_topics.go).
-		c, _ := configureTopics(v.topo, v.s.TopicPartitions)
+		c, _ := configureTopics(v.topo, partitionsOf)
 		for _, st := range v.topo.Subtopologies {
 			tasks[st.ID] = c.numberOfTasks(st.ID)
 			ids = append(ids, st.ID)
@@ -581,14 +589,14 @@ func (v *view) taskSpace() ([]string, func(string) int32) {
 		var n int32
 		ready := true
 		for _, t := range st.SourceTopics {
-			p := v.s.TopicPartitions(t)
+			p := partitionsOf(t)
 			if p == 0 {
 				ready = false
 			}
 			n = max(n, p)
 		}
 		for _, t := range st.RepartitionSourceTopics {
-			n = max(n, v.s.TopicPartitions(t.Name))
+			n = max(n, partitionsOf(t.Name))
 		}
 		if !ready {
 			n = 0

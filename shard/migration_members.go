@@ -273,8 +273,9 @@ func classicGenerationErr(m *member, generation int32) error {
 // unless the group moved on (REBALANCE_IN_PROGRESS, and the member must
 // rejoin within its rebalance timeout).
 func (s *Shard) classicSyncToConsumerGroup(nowMs int64, g *group, req SyncGroupRequest) Result[SyncGroupResponse] {
+	// Kafka's classicGroupSyncToConsumerGroup throws each of these.
 	answer := func(err error, timers ...TimerOp) Result[SyncGroupResponse] {
-		return Result[SyncGroupResponse]{Response: SyncGroupResponse{Err: err}, Timers: timers}
+		return Result[SyncGroupResponse]{Response: SyncGroupResponse{Err: err}, Timers: timers, Threw: true}
 	}
 	m, err := classicMemberOf(g, req.MemberID, req.InstanceID)
 	if err == nil {

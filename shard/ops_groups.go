@@ -270,6 +270,16 @@ type StreamsGroupHeartbeatResponse struct {
 	// epoch for the coordinator to keep (InitialEndpointInformationEpoch
 	// for a group this heartbeat created). Not on the wire.
 	GroupEndpointInformationEpoch int32
+	// ConfiguredTopology is the group's configured topology after this
+	// heartbeat, for the coordinator to keep (Kafka's
+	// StreamsGroup.configuredTopology, soft state): every heartbeat
+	// configures one, but a heartbeat that created the group configured
+	// the transient group object Kafka's getOrCreateStreamsGroup returns,
+	// which the replay of its records replaces, so such a group has none
+	// (nil) until its next heartbeat, nor has a loaded group. Only the
+	// initial rebalance delay reads it (Task.StreamsConfigured). Not on
+	// the wire.
+	ConfiguredTopology *ConfiguredTopology
 }
 
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
@@ -308,6 +318,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		}
 		if v.g != nil {
 			res.Response.StoredDescriptionTopologyEpoch, res.Response.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+			if v.g.typ == Streams && v.topo != nil {
+				res.Response.ConfiguredTopology = s.configure(v.topo)
+			}
 		}
 	}
 	status := func(code StreamsStatus, detail string) {
@@ -432,7 +445,7 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		res, _ := s.fenceMember(nowMs, t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
 	case TaskStreamsInitialRebalance:
-		return s.computeDelayedTargetAssignment(t.GroupID)
+		return s.computeDelayedTargetAssignment(t.GroupID, t.StreamsConfigured)
 	case TaskRegexRefresh:
 		return s.refreshRegularExpressions(nowMs, t)
 	case TaskShareInitialize:

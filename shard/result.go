@@ -18,6 +18,12 @@ type Result[T any] struct {
 	// classic JoinGroup or SyncGroup) that this operation releases; the
 	// caller delivers them when Records are committed.
 	Completions []Completion
+	// Threw says the operation failed where Kafka's throws, though its
+	// response carries the error (a classic SyncGroup to a consumer
+	// group): Kafka's runtime then reverts its timeline state to the last
+	// written offset, so the caller reverts the timeline soft state it
+	// keeps (configured topologies) as it does for an error.
+	Threw bool
 }
 
 // TaskKind says what a fired timer does.
@@ -88,6 +94,11 @@ type Task struct {
 	// Partitions are the share partitions a share initialisation
 	// completes: those its heartbeat asked for.
 	Partitions []TopicPartitions
+	// StreamsConfigured is filled in by whoever runs a
+	// TaskStreamsInitialRebalance, when it fires, from the soft state
+	// StreamsGroupHeartbeatResponse.ConfiguredTopology keeps: without one
+	// the delayed assignment computes nothing.
+	StreamsConfigured *ConfiguredTopology
 }
 
 // Key is the timer key a task runs under.

@@ -20,7 +20,10 @@ import "strconv"
 //   - When the timer fires, the target assignment of every member is computed
 //     and written at the group epoch; members take their tasks at their next
 //     heartbeat. An empty or deleted group, or one without a topology, gets
-//     nothing.
+//     nothing; nor does a group without a configured topology (Kafka's soft
+//     StreamsGroup.configuredTopology, which the coordinator keeps: a group
+//     has none between the heartbeat that created it and its next one, and
+//     none after a load).
 //   - Deleting the group cancels the timer. Like Kafka's timer it lives
 //     outside the log: a shard loaded elsewhere does not re-arm it, so the
 //     next heartbeat there assigns at once.
@@ -50,11 +53,32 @@ func (v *view) streamsInitialRebalanceDelay(nowMs int64, h *heartbeat) bool {
 	return scheduled && v.epoch > v.aEpoch
 }
 
+// ConfiguredTopology is Kafka's StreamsGroup.configuredTopology as the
+// coordinator keeps it beside the shard: the partition counts of the
+// topics the group's topology names, as the image had them when a
+// heartbeat configured it. The delayed assignment computes with it, so a
+// topic change no heartbeat has seen yet is not seen there either. Nil is
+// none.
+type ConfiguredTopology struct {
+	partitions map[string]int32
+}
+
+// configure snapshots t over the shard's image.
+func (s *Shard) configure(t *Topology) *ConfiguredTopology {
+	c := &ConfiguredTopology{partitions: map[string]int32{}}
+	for name := range t.imageTopics {
+		c.partitions[name] = s.TopicPartitions(name)
+	}
+	return c
+}
+
+func (c *ConfiguredTopology) partitionsOf(topic string) int32 { return c.partitions[topic] }
+
 // computeDelayedTargetAssignment is Kafka's computeDelayedTargetAssignment:
 // the initial rebalance delay has passed, so the target assignment of every
 // member is computed at the group epoch. The members' current assignments
 // are left to their next heartbeats.
-func (s *Shard) computeDelayedTargetAssignment(groupID string) Result[struct{}] {
+func (s *Shard) computeDelayedTargetAssignment(groupID string, configured *ConfiguredTopology) Result[struct{}] {
 	var res Result[struct{}]
 	g := s.streamsGroup(groupID)
 	// Kafka throws IllegalStateException when the group epoch is not past
@@ -63,7 +87,13 @@ func (s *Shard) computeDelayedTargetAssignment(groupID string) Result[struct{}] 
 	if g == nil || len(g.members) == 0 || g.topology == nil || g.epoch <= g.assignmentEpoch {
 		return res
 	}
+	if configured == nil {
+		// "Cannot compute delayed target assignment: configured topology
+		// is not present".
+		return res
+	}
 	v := s.newView(g, Streams, groupID)
+	v.configured = configured
 	v.maybeAssign()
 	res.Records = v.records
 	return res

@@ -22,7 +22,7 @@ func (h *harness) streamsBeat(group, member string, epoch int32, t *Topology) St
 	_, scheduled := h.timers.deadline(StreamsInitialRebalanceKey(group))
 	res, err := h.s.StreamsGroupHeartbeat(h.nowMs, StreamsGroupHeartbeatRequest{GroupID: group, MemberID: member, MemberEpoch: epoch,
 		RebalanceTimeoutMs: 1_000, Topology: t, InitialRebalanceScheduled: scheduled})
-	return mustApply(h, res, err)
+	return h.keepConfigured(group, mustApply(h, res, err))
 }
 
 // TestStreamsGroupInitialRebalanceDelay proves Kafka's initial rebalance

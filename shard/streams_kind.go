@@ -84,10 +84,14 @@ func (streamsSteps) subscribesTo(g *group, topic string) bool {
 	return false
 }
 
-// earlyState: a streams group whose topology is missing or not ready
-// (its topics not configured) is NOT_READY.
-func (streamsSteps) earlyState(g *group, ready readiness) (GroupState, bool) {
-	if g.topology == nil || !ready.topologyReady(g.topology) {
+// earlyState: a streams group with no topology, or whose topology's
+// epoch is not the validated one its last group metadata record holds, is
+// NOT_READY (StreamsGroup.maybeUpdateGroupState). The validated epoch is
+// written by a heartbeat that configured the topology over the image of
+// its day, so a topic change shows in the state at the next heartbeat,
+// not at once.
+func (streamsSteps) earlyState(g *group, _ readiness) (GroupState, bool) {
+	if g.topology == nil || g.topology.Epoch != g.validatedTopologyEpoch {
 		return StateNotReady, true
 	}
 	return 0, false

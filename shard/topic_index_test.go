@@ -32,7 +32,7 @@ func TestNewImageRederivesOnlyGroupsOnChangedTopics(t *testing.T) {
 		base, err := PrepareTopicImage(TopicImage{Partitions: map[string]int32{"in": 2}})
 		require.NoError(t, err)
 		h.s.SetPreparedTopicImage(base)
-		h.streamsJoin("app-a", "m1", stateful)
+		epochA := h.streamsJoin("app-a", "m1", stateful).MemberEpoch
 		h.streamsJoin("app-b", "m1", topo(0, "in"))
 		state := func(id string) GroupState {
 			d, ok := h.s.DescribeGroup(id)
@@ -57,6 +57,8 @@ func TestNewImageRederivesOnlyGroupsOnChangedTopics(t *testing.T) {
 		}
 		h.s.SetPreparedTopicImage(p)
 		h.topics = next.Partitions
+		assert.Equal(t, StateNotReady, state("app-a"), "successor=%v: until a heartbeat validates the topology", successor)
+		h.streamsHeartbeat("app-a", "m1", epochA)
 		assert.NotEqual(t, StateNotReady, state("app-a"), "successor=%v: the changelog topic exists now", successor)
 		assert.Equal(t, b, state("app-b"))
 		requireIndexesConsistent(t, h.s, "successor=%v", successor)

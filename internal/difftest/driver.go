@@ -72,9 +72,23 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		d.log = append(d.log, r)
 		out = append(out, recordJSON(r))
 	}
+	if len(out) > 0 {
+		d.soft.undo = nil // a new last written offset: nothing to revert to before it
+	}
 	d.applyTimers(timers)
 	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
 	return out
+}
+
+// threw is called with the error of every write the shard refused: Kafka's
+// runtime reverts its timeline state to the last written offset when a
+// write throws, which undoes what earlier writes without records changed
+// of it since (the configured topologies; streamsSoft.undo).
+func (d *driver) threw(err error) error {
+	if err != nil {
+		d.soft.revert()
+	}
+	return err
 }
 
 func (d *driver) applyTimers(ops []shard.TimerOp) {
@@ -217,7 +231,7 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		SubscribedTopicNames: o.Subscribed, TopicPartitions: owned, ServerAssignor: o.ServerAssignor,
 		SubscribedTopicRegex: o.Regex,
 	})
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
@@ -232,7 +246,7 @@ func (o ShareHeartbeat) run(d *driver) Outcome {
 		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, ClientID: o.ClientID,
 		RackID: str(o.RackID), SubscribedTopicNames: o.Subscribed,
 	})
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
@@ -257,7 +271,7 @@ func (o OffsetCommit) run(d *driver) Outcome {
 		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch,
 		RetentionTimeMs: shard.DefaultRetentionTimeMs, APIVersion: 9, Topics: shardCommitTopics(o.Topics),
 	})
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -268,7 +282,7 @@ func (o TxnOffsetCommit) run(d *driver) Outcome {
 		TransactionalID: "txn", GroupID: o.GroupID, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
 		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch, Topics: shardCommitTopics(o.Topics),
 	})
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -276,7 +290,7 @@ func (o TxnOffsetCommit) run(d *driver) Outcome {
 
 func (o EndTxn) run(d *driver) Outcome {
 	res, err := d.s.EndTransaction(o.GroupID, o.ProducerID, o.Commit)
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	d.commit(res.Records, res.Timers)
@@ -305,7 +319,7 @@ func (o OffsetFetch) run(d *driver) Outcome {
 
 func (o OffsetDelete) run(d *driver) Outcome {
 	res, err := d.s.DeleteOffsets(o.GroupID, partitions(o.Topics))
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -313,7 +327,7 @@ func (o OffsetDelete) run(d *driver) Outcome {
 
 func (o DeleteGroups) run(d *driver) Outcome {
 	res, err := d.s.DeleteGroups(o.Groups)
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	results := make([]any, 0, len(res.Response))
@@ -365,7 +379,11 @@ func (o Advance) run(d *driver) Outcome {
 		}
 		delete(d.timers, t.op.Key)
 		d.nowMs = max(d.nowMs, t.op.DeadlineMs)
-		res := d.s.RunTimer(d.nowMs, t.op.Task)
+		task := t.op.Task
+		if task.Kind == shard.TaskStreamsInitialRebalance {
+			task.StreamsConfigured = d.soft.configured[task.GroupID] // coordinator.runTimer
+		}
+		res := d.s.RunTimer(d.nowMs, task)
 		out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)
 		d.deliver(res.Completions)
 	}

@@ -67,26 +67,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name: "streams-configured-topology",
-		Why:  "Kafka 4.4's StreamsGroup.configuredTopology is timeline state outside the log that only a heartbeat sets (streamsGroupHeartbeat, when it is empty or the metadata hash changed): the group the first join created (that heartbeat configured a transient group object replay replaced) and a loaded group have none, and a topic change is seen at the next heartbeat, so the group's state (NotReady or not) lags and the initial-rebalance timer (computeDelayedTargetAssignment) skips a group without one; coordsim derives readiness from the topology and the current topic image",
-		Match: func(d Divergence) bool {
-			switch d.Ops[d.Step].(type) {
-			case Advance:
-				// Either way round: coordsim computes a target the lagging
-				// configured topology hides from Kafka's timer, or Kafka
-				// computes one from a configured topology a topic change
-				// made stale (coordsim sees the group not ready).
-				// Or the target differs after a topic change no heartbeat
-				// has shown Kafka yet (its tasks are the old partition
-				// counts).
-				return extraStreamsTargets(d.Kafka, d.Ours) || extraStreamsTargets(d.Ours, d.Kafka) || topicsChangedSinceStreamsHeartbeat(d)
-			case ListGroups, StreamsDescribe:
-				return blurStreams(d.Kafka.Response) == blurStreams(d.Ours.Response)
-			}
-			return false
-		},
-	},
-	{
 		Name:  "classic-inflight-reload",
 		Why:   "Kafka loads a classic group from its last GroupMetadata record (Stable with its members, or Empty), so a reload drops pending members, parked joins and syncs and a rebalance in progress; coordsim replays its ClassicGroupState snapshot and keeps them",
 		Match: classicInflightReload,
@@ -151,25 +131,6 @@ var Known = []KnownDivergence{
 	},
 }
 
-// topicsChangedSinceStreamsHeartbeat reports whether the topic image
-// changed after the last streams heartbeat before d's op. Without a
-// streams heartbeat before the change there is no configured topology to
-// lag, so it is false: a sequence with no streams group (it once hid the
-// oracle's misnumbered JoinGroup answer of --share seed 94) is never
-// explained by it.
-func topicsChangedSinceStreamsHeartbeat(d Divergence) bool {
-	changed := false
-	for i := d.Step - 1; i >= 0; i-- {
-		switch d.Ops[i].(type) {
-		case SetTopics:
-			changed = changed || i > 0 // the opening image is not a change
-		case StreamsHeartbeat:
-			return changed
-		}
-	}
-	return false
-}
-
 // streamsTargets is o's streams target assignment records, canonical: a
 // divergence in them is an assignment difference no catch-all may hide.
 func streamsTargets(o Outcome) string {
@@ -181,17 +142,6 @@ func streamsTargets(o Outcome) string {
 	}
 	slices.Sort(recs)
 	return strings.Join(recs, ",")
-}
-
-func hasRecordPrefix(o Outcome, prefix string) bool {
-	for _, r := range o.Records {
-		if m, ok := r.(map[string]any); ok {
-			if t, _ := m["type"].(string); strings.HasPrefix(t, prefix) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // explain names the known divergence d is, or "": entries named in skip
@@ -214,48 +164,4 @@ func CheckKnownNames(names []string) error {
 		}
 	}
 	return nil
-}
-
-// extraStreamsTargets reports whether more wrote what less wrote plus
-// streams target assignment records only.
-func extraStreamsTargets(less, more Outcome) bool {
-	kafka := map[string]int{}
-	for _, r := range less.Records {
-		// An empty target is no state (emptyTarget): Kafka's record of one
-		// for a new member has no counterpart to find.
-		if !emptyTarget(r) {
-			kafka[mustJSON(r)]++
-		}
-	}
-	extra := 0
-	for _, r := range more.Records {
-		if emptyTarget(r) {
-			continue
-		}
-		if k := mustJSON(r); kafka[k] > 0 {
-			kafka[k]--
-			continue
-		}
-		if t, _ := asMap(r)["type"].(string); !strings.HasPrefix(t, "StreamsGroupTargetAssignment") {
-			return false
-		}
-		extra++
-	}
-	for _, n := range kafka {
-		if n > 0 {
-			return false
-		}
-	}
-	return extra > 0
-}
-
-// blurStreams is an answer with every streams group state blurred, for
-// the matcher of divergences in those alone.
-func blurStreams(v any) string {
-	s := mustJSON(v)
-	for _, state := range []string{"NotReady", "Assigning", "Reconciling", "Stable"} {
-		s = strings.ReplaceAll(s, "streams "+state, "streams ?")
-		s = strings.ReplaceAll(s, `"groupState":"`+state+`"`, `"groupState":"?"`)
-	}
-	return s
 }

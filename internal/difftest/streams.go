@@ -165,15 +165,42 @@ func shardTasks(ts []Tasks, set bool) []shard.TaskIDs {
 
 // streamsSoft is the streams soft state package coordinator keeps beside a
 // shard (Kafka keeps it on StreamsGroup, outside the timeline): each
-// group's endpoint information epoch and its shutdown requester. A reload
-// forgets both, as a coordinator that loads the partition starts without.
+// group's endpoint information epoch, its shutdown requester and whether
+// it has a configured topology. A reload forgets them, as a coordinator
+// that loads the partition starts without.
 type streamsSoft struct {
 	endpointEpochs map[string]int32
 	shutdown       map[string]string
+	configured     map[string]*shard.ConfiguredTopology
+	// undo reverts the configured topologies that writes without records
+	// set since the last written offset, should a write throw (Kafka's
+	// configured topology is timeline state; driver.threw).
+	undo []configuredUndo
+}
+
+type configuredUndo struct {
+	group string
+	prev  *shard.ConfiguredTopology
+}
+
+// setConfigured keeps a group's configured topology after a heartbeat,
+// remembering the old one if the heartbeat wrote no record.
+func (st *streamsSoft) setConfigured(group string, c *shard.ConfiguredTopology, wrote bool) {
+	if !wrote {
+		st.undo = append(st.undo, configuredUndo{group, st.configured[group]})
+	}
+	st.configured[group] = c
+}
+
+func (st *streamsSoft) revert() {
+	for i := len(st.undo) - 1; i >= 0; i-- {
+		st.configured[st.undo[i].group] = st.undo[i].prev
+	}
+	st.undo = nil
 }
 
 func newStreamsSoft() streamsSoft {
-	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}}
+	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}, configured: map[string]*shard.ConfiguredTopology{}}
 }
 
 func (o StreamsHeartbeat) run(d *driver) Outcome {
@@ -205,11 +232,12 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	req.ShutdownRequestMemberID = d.soft.shutdown[o.GroupID]
 	res, err := d.s.StreamsGroupHeartbeat(d.nowMs, req)
 	d.noteShutdown(req, res.Response, err)
-	if err != nil {
+	if d.threw(err) != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
 	d.soft.endpointEpochs[o.GroupID] = r.GroupEndpointInformationEpoch
+	d.soft.setConfigured(o.GroupID, r.ConfiguredTopology, len(res.Records) > 0)
 	return Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
 }
 
