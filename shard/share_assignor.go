@@ -49,7 +49,9 @@ import (
 // the topic's partition count are dropped (a topic recreated smaller). In
 // the heterogeneous case a previous topic nobody subscribes to any more
 // stays in the member's target as it was, as in Kafka, whose builder walks
-// only subscribed topics (--share seed 158 of the differential runner).
+// only subscribed topics (--share seed 158 of the differential runner);
+// but when no subscribed topic exists at all, every target is empty (Kafka's
+// builders answer an empty GroupAssignment).
 //
 // Only the partitions assignable says are targets: Kafka's
 // GroupSpec.isPartitionAssignable over the group's initialised share
@@ -88,6 +90,12 @@ func assignShareSimple(members []assignee, partitionsOf func(topic string) int32
 		var topics []string
 		for _, m := range members {
 			topics = append(topics, exists(m.subs)...)
+		}
+		if len(topics) == 0 {
+			// Both builders answer an empty GroupAssignment when no
+			// subscribed topic exists, and TargetAssignmentBuilder gives a
+			// member missing from it the empty assignment: nothing is kept.
+			return make([][]TopicPartitions, len(members))
 		}
 		for _, t := range sortedTopics(topics) {
 			var subs []int
