@@ -210,6 +210,31 @@ func (h *hosted) setStreamsConfigured(groupID string, configured *shard.Configur
 	h.putStreamsConfigured(groupID, configured)
 }
 
+// configuredTopology is a streams group's configured topology, nil for
+// none (or h nil).
+func (h *hosted) configuredTopology(groupID string) *shard.ConfiguredTopology {
+	if h == nil {
+		return nil
+	}
+	return h.streamsConfigured[groupID]
+}
+
+// committedConfiguredTopology is a streams group's configured topology as
+// a read at the committed offset sees it (Kafka's
+// TimelineObject.get(committedOffset)): before the writes without records
+// since the last append.
+func (h *hosted) committedConfiguredTopology(groupID string) *shard.ConfiguredTopology {
+	if h == nil {
+		return nil
+	}
+	for _, u := range h.configuredUndo {
+		if u.groupID == groupID {
+			return u.prev
+		}
+	}
+	return h.streamsConfigured[groupID]
+}
+
 // revertTimeline undoes the configured topologies set since the last
 // append: a write failed.
 func (h *hosted) revertTimeline() {
@@ -689,9 +714,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
 		}
 	}
-	if len(h.shutdownRequests) > 0 {
-		c.forgetEmptyShutdownRequests(h)
-	}
+	c.forgetReplayedEmptyShutdownRequests(h, records)
 	c.applyTimers(h, timers)
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.
@@ -925,7 +948,7 @@ func (c *Coordinator) runDue(h *hosted, now int64) {
 
 func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 	if task.Kind == shard.TaskStreamsInitialRebalance {
-		task.StreamsConfigured = h.streamsConfigured[task.GroupID]
+		task.StreamsConfigured = h.configuredTopology(task.GroupID)
 	}
 	res := h.latest.RunTimer(now, task)
 	if task.Kind == shard.TaskSweep {

@@ -49,12 +49,29 @@ func (c *Coordinator) noteShutdownRequest(p int32, req shard.StreamsGroupHeartbe
 
 // forgetEmptyShutdownRequests drops the requests of groups left with no
 // member (StreamsGroup.maybeUpdateGroupState clears it on the way to
-// EMPTY). It runs after every replay into the latest state and after a
-// rollback; with no request recorded, as in the simulator, it costs a
-// length check.
+// EMPTY). It runs after a rollback; after a replay into the latest state
+// forgetReplayedEmptyShutdownRequests does, for the groups replayed.
 func (c *Coordinator) forgetEmptyShutdownRequests(h *hosted) {
 	for id := range h.shutdownRequests { // deleting only: the order shows nowhere
 		if !h.latest.StreamsGroupHasMembers(id) {
+			delete(h.shutdownRequests, id)
+		}
+	}
+}
+
+// forgetReplayedEmptyShutdownRequests is forgetEmptyShutdownRequests for
+// the groups records were just replayed for: Kafka re-derives a group's
+// state, and clears its request, only when it replays one of its records,
+// so a request made while the group is empty (a leave of a member already
+// gone) stays for the group's next member to hear. With no request
+// recorded, as in the simulator, it costs a length check.
+func (c *Coordinator) forgetReplayedEmptyShutdownRequests(h *hosted, records []shard.Record) {
+	if len(h.shutdownRequests) == 0 {
+		return
+	}
+	for _, r := range records {
+		id := r.GroupID()
+		if _, ok := h.shutdownRequests[id]; ok && !h.latest.StreamsGroupHasMembers(id) {
 			delete(h.shutdownRequests, id)
 		}
 	}

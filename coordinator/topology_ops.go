@@ -306,7 +306,8 @@ func (c *Coordinator) DescribeStreamsGroups(groupIDs []string, includeTopologyDe
 				case d.Type != shard.Streams:
 					return d, kerr.GroupIDNotFound.WithMessage("Group %s is not a streams group.", id)
 				}
-				row.Topology = s.DescribedStreamsTopology(id)
+				h, _ := c.shardFor(p)
+				row.Topology = s.DescribedStreamsTopology(id, h.committedConfiguredTopology(id))
 				return d, nil
 			})
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coordsim/coordsim/assignor/javaorder"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -373,7 +374,7 @@ func missingInternalTopics(t *Topology, subs []configuredSubtopology, partitions
 			want[ct.Name] = ct
 		}
 	}
-	for _, topic := range t.RequiredTopics() {
+	for _, topic := range requiredTopicsInKafkasOrder(t) {
 		n := partitionsOf(topic)
 		if n <= 0 {
 			continue
@@ -390,6 +391,32 @@ func missingInternalTopics(t *Topology, subs []configuredSubtopology, partitions
 		out = append(out, want[name])
 	}
 	return out, nil
+}
+
+// requiredTopicsInKafkasOrder is StreamsTopology.requiredTopics in its
+// iteration order, which decides which of several wrongly sized internal
+// topics missingInternalTopics names: a HashSet (Collectors.toSet) of each
+// subtopology's source, repartition source and changelog topics, the
+// subtopologies visited in the order of the HashMap of them by id
+// (StreamsTopology.fromRecord's Collectors.toMap).
+func requiredTopicsInKafkasOrder(t *Topology) []string {
+	ids := make([]string, len(t.Subtopologies))
+	for i := range t.Subtopologies {
+		ids[i] = t.Subtopologies[i].ID
+	}
+	var names []string
+	for _, i := range javaorder.PutOrder(ids) {
+		st := &t.Subtopologies[i]
+		names = append(names, st.SourceTopics...)
+		names = append(names, st.RepartitionSourceTopicNames()...)
+		names = append(names, st.StateChangelogTopicNames()...)
+	}
+	order := javaorder.PutOrder(names)
+	out := make([]string, len(order))
+	for k, i := range order {
+		out[k] = names[i]
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

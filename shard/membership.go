@@ -511,7 +511,13 @@ func (v *view) removeMembers(ids ...string) {
 			v.timers = append(v.timers, classicMemberTimerCancels(v.id, m.id)...)
 		}
 	}
-	v.hash = v.metadataHash()
+	if !groupKinds[v.typ].readsTopology() {
+		// Consumer and share groups hash what the remaining members
+		// subscribe to; a streams group's removal keeps the group's hash
+		// (streamsGroupFenceMember writes group.metadataHash()), so a
+		// topic change is seen, and bumps, at the next heartbeat.
+		v.hash = v.metadataHash()
+	}
 	v.epoch++
 	v.removing = true
 	v.records = append(v.records, v.groupEpochRecord())

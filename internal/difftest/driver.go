@@ -76,7 +76,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		d.soft.undo = nil // a new last written offset: nothing to revert to before it
 	}
 	d.applyTimers(timers)
-	d.forgetEmptyShutdowns() // after every replay, as package coordinator does
+	d.forgetEmptyShutdowns(records) // after every replay, as package coordinator does
 	return out
 }
 

@@ -111,37 +111,6 @@ var Known = []KnownDivergence{
 		Why:   "after a load Kafka arms a consumer group's session timers in the order of its TimelineHashMap of members (onLoaded), which slots members by their ids' hash codes, so members whose sessions end at the same instant expire in that order; a classic member's id is drawn at random by Kafka and hashed by coordsim, so which of them expires first (and whether the group downgrades on the way) differs, while the same members expire",
 		Match: loadExpiryOrderGeneratedID,
 	},
-	{
-		Name: "streams-answers-differ",
-		Why:  "not yet reduced to causes, the streams answers around an equal target: the status Kafka 4.4 reports for internal topics of the wrong size (which topic it names), describe's internal topic partition counts (Kafka's come from its configured topology, which lags the topic image or is absent), a shutdown request's status, a member epoch one apart after topic changes; the target assignments themselves are equal (the sticky assignor is Kafka's, ties included)",
-		Match: func(d Divergence) bool {
-			switch d.Ops[d.Step].(type) {
-			case StreamsHeartbeat, Advance, StreamsDescribe:
-			default:
-				return false
-			}
-			// Only where a streams group exists: an Advance of a
-			// sequence without one (--share seed 128) is not a streams
-			// answer.
-			if !slices.ContainsFunc(d.Ops[:d.Step+1], func(op Op) bool { _, ok := op.(StreamsHeartbeat); return ok }) {
-				return false
-			}
-			return d.Kafka.Error == "" && d.Ours.Error == "" && streamsTargets(d.Kafka) == streamsTargets(d.Ours)
-		},
-	},
-}
-
-// streamsTargets is o's streams target assignment records, canonical: a
-// divergence in them is an assignment difference no catch-all may hide.
-func streamsTargets(o Outcome) string {
-	var recs []string
-	for _, r := range o.Records {
-		if t, _ := asMap(r)["type"].(string); t == "StreamsGroupTargetAssignmentMember" && !emptyTarget(r) {
-			recs = append(recs, mustJSON(r))
-		}
-	}
-	slices.Sort(recs)
-	return strings.Join(recs, ",")
 }
 
 // explain names the known divergence d is, or "": entries named in skip

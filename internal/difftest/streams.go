@@ -192,6 +192,18 @@ func (st *streamsSoft) setConfigured(group string, c *shard.ConfiguredTopology, 
 	st.configured[group] = c
 }
 
+// committedConfigured is a group's configured topology as a read at the
+// committed offset sees it (Kafka's TimelineObject.get(committedOffset)):
+// what it was before the writes without records since the last append.
+func (st *streamsSoft) committedConfigured(group string) *shard.ConfiguredTopology {
+	for _, u := range st.undo {
+		if u.group == group {
+			return u.prev
+		}
+	}
+	return st.configured[group]
+}
+
 func (st *streamsSoft) revert() {
 	for i := len(st.undo) - 1; i >= 0; i-- {
 		st.configured[st.undo[i].group] = st.undo[i].prev
@@ -260,10 +272,12 @@ func (d *driver) noteShutdown(req shard.StreamsGroupHeartbeatRequest, resp shard
 	}
 }
 
-// forgetEmptyShutdowns is coordinator.forgetEmptyShutdownRequests.
-func (d *driver) forgetEmptyShutdowns() {
-	for id := range d.soft.shutdown { // deleting only: the order shows nowhere
-		if !d.s.StreamsGroupHasMembers(id) {
+// forgetEmptyShutdowns is coordinator.forgetReplayedEmptyShutdownRequests:
+// the groups records were replayed for that are left with no member.
+func (d *driver) forgetEmptyShutdowns(records []shard.Record) {
+	for _, r := range records {
+		id := r.GroupID()
+		if _, ok := d.soft.shutdown[id]; ok && !d.s.StreamsGroupHasMembers(id) {
 			delete(d.soft.shutdown, id)
 		}
 	}
@@ -277,7 +291,7 @@ func (o StreamsDescribe) run(d *driver) Outcome {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
 		}
-		out = append(out, streamsDescribeJSON(g, d.s.DescribedStreamsTopology(id)))
+		out = append(out, streamsDescribeJSON(g, d.s.DescribedStreamsTopology(id, d.soft.committedConfigured(id))))
 	}
 	return Outcome{Response: out, Records: []any{}}
 }
