@@ -87,3 +87,40 @@ func TestDelayedStreamsAssignmentNeedsAConfiguredTopology(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamsLeaveConfiguresNothing proves that a streams leave keeps the
+// configured topology the group had (Kafka's streamsGroupLeave fences the
+// member without configuring): after the only member of a group its own
+// join created leaves, the group still has none, so a describe shows the
+// topology record's changelog topic unsized; after a second member's join
+// configured it, the describe shows the size it decided.
+func TestStreamsLeaveConfiguresNothing(t *testing.T) {
+	topology := shard.Topology{Subtopologies: []shard.Subtopology{{
+		ID: "0", SourceTopics: []string{"foo"}, StateChangelogTopics: []shard.TopicInfo{{Name: "g-store-changelog"}},
+	}}}
+	for _, tc := range []struct {
+		name       string
+		second     bool
+		partitions int32
+	}{
+		{name: "created by the leaving member's join", partitions: 0},
+		{name: "configured by another member's join", second: true, partitions: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 3, "g-store-changelog": 3}))
+			require.NoError(t, err)
+			_, err = h.JoinStreams("g", "m1", topology)
+			require.NoError(t, err)
+			if tc.second {
+				_, err = h.JoinStreams("g", "m2", topology)
+				require.NoError(t, err)
+			}
+			_, err = h.HeartbeatStreams("g", "m1", -1)
+			require.NoError(t, err)
+			d, err := h.DescribeStreams("g", false)
+			require.NoError(t, err)
+			require.NotNil(t, d.Topology)
+			assert.Equal(t, tc.partitions, d.Topology.Subtopologies[0].StateChangelogTopics[0].Partitions)
+		})
+	}
+}

@@ -65,7 +65,9 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 				// fails does not (the rollback restores the shard, not
 				// this soft state); only the initial rebalance delay
 				// reads it.
-				h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
+				if res.Response.Configured {
+					h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
+				}
 			}
 			c.noteShutdownRequest(p, r, res.Response, err)
 			return res, err

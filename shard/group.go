@@ -1,8 +1,13 @@
 package shard
 
 import (
+	"cmp"
 	"maps"
+	"math"
 	"slices"
+	"strings"
+
+	"github.com/coordsim/coordsim/assignor/javaorder"
 )
 
 // GroupType is a group's protocol. One group id has exactly one type.
@@ -197,6 +202,15 @@ type group struct {
 	storedEpoch            int32
 	failedEpoch            int32
 
+	// memberSlotsLog2 and memberPuts model Kafka's TimelineHashMap of the
+	// group's members (new TimelineHashMap<>(registry, 0)): log2 of its
+	// table's length (0 meaning its first, 2 slots) and how many members
+	// it holds. The table doubles before a put would fill it past 3/4 and
+	// never shrinks; OnLoaded iterates it (timelineMemberOrder).
+	memberSlotsLog2 uint8
+	memberPuts      int32
+	memberPutSeq    uint16 // the last putSeq given
+
 	// derived on replay by refresh
 	state     GroupState
 	deletable bool // in Shard.deletable
@@ -219,6 +233,12 @@ type member struct {
 	// padding (issue 25).
 	state       MemberState
 	hasMetadata bool
+	// putSeq orders the member's first put into its group's
+	// TimelineHashMap of members (group.memberPutSeq); 0 before it.
+	// OnLoaded arms the members' timers in that map's order. A uint16 fits
+	// the padding after state and hasMetadata; timelinePut renumbers the
+	// group's members when it runs out.
+	putSeq uint16
 	// consumer holds a consumer member's rarer fields (see
 	// consumerMember), nil when they are all empty and for every other
 	// group type: 72 B most members never use are one pointer (issue 25).
@@ -554,6 +574,84 @@ func (g *group) staticMember(instanceID string) *member {
 		}
 	}
 	return nil
+}
+
+// timelinePut is Kafka's members.put of m (ModernGroup.updateMember and
+// StreamsGroup.updateMember) replayed: the table grows first if the put
+// would fill it, and a new member takes the next place in its slot.
+func (g *group) timelinePut(m *member) {
+	if javaorder.TimelineGrows(int(g.memberPuts), g.memberSlots()) {
+		g.memberSlotsLog2 = max(g.memberSlotsLog2, 1) + 1
+	}
+	if m.putSeq == 0 {
+		if g.memberPutSeq == math.MaxUint16 {
+			g.renumberPuts()
+		}
+		g.memberPutSeq++
+		m.putSeq = g.memberPutSeq
+		g.memberPuts++
+	}
+}
+
+// renumberPuts gives the members the map holds the puts 1..n in the order
+// they had, so that a group whose members came and went 65 535 times
+// keeps counting. (A group of more members than that would share the last
+// number, and order ties by id.)
+func (g *group) renumberPuts() {
+	held := make([]*member, 0, len(g.members))
+	for _, m := range g.members {
+		if m.putSeq != 0 {
+			held = append(held, m)
+		}
+	}
+	slices.SortFunc(held, func(a, b *member) int { return cmp.Compare(a.putSeq, b.putSeq) })
+	g.memberPutSeq = 0
+	for _, m := range held {
+		if g.memberPutSeq < math.MaxUint16-1 {
+			g.memberPutSeq++
+		}
+		m.putSeq = g.memberPutSeq
+	}
+}
+
+func (g *group) memberSlots() int { return 1 << max(g.memberSlotsLog2, 1) }
+
+// timelineMemberOrder is the group's member ids in the iteration order of
+// Kafka's TimelineHashMap of members: by slot, and within a slot the last
+// put first. Members the map never held (a target record replayed alone)
+// come last, by id.
+func (g *group) timelineMemberOrder() []string {
+	type entry struct {
+		id   string
+		slot int
+		seq  uint16
+	}
+	n := g.memberSlots()
+	es := make([]entry, 0, len(g.members))
+	for id, m := range g.members {
+		slot := n // after every slot
+		if m.putSeq != 0 {
+			slot = javaorder.TimelineSlot(id, n)
+		}
+		es = append(es, entry{id, slot, m.putSeq})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.slot != b.slot {
+			return a.slot - b.slot
+		}
+		if a.seq != b.seq {
+			if a.seq > b.seq {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.id
+	}
+	return ids
 }
 
 func (g *group) sortedMemberIDs() []string {

@@ -1083,7 +1083,9 @@ func TestOnLoadedArmsSessionTimeouts(t *testing.T) {
 			assert.Equal(t, TaskSessionTimeout, op.Task.Kind)
 		}
 	}
-	assert.Equal(t, []string{SweepTimerKey, SessionTimeoutKey("consumer", "m1"), SessionTimeoutKey("consumer", "m2"),
+	// Each group's members in its TimelineHashMap's order, as Kafka's
+	// onLoaded walks them: m2 hashes to a lower slot than m1.
+	assert.Equal(t, []string{SweepTimerKey, SessionTimeoutKey("consumer", "m2"), SessionTimeoutKey("consumer", "m1"),
 		SessionTimeoutKey("share", "m1"), SessionTimeoutKey("streams", "m1")}, keys)
 	loaded.timers.apply(ops)
 	loaded.advance(loaded.nowMs + 45_000)

@@ -277,9 +277,15 @@ type StreamsGroupHeartbeatResponse struct {
 	// the transient group object Kafka's getOrCreateStreamsGroup returns,
 	// which the replay of its records replaces, so such a group has none
 	// (nil) until its next heartbeat, nor has a loaded group. Only the
-	// initial rebalance delay reads it (Task.StreamsConfigured). Not on
-	// the wire.
+	// initial rebalance delay and describes read it
+	// (Task.StreamsConfigured, DescribedStreamsTopology). Not on the wire.
 	ConfiguredTopology *ConfiguredTopology
+	// Configured says the heartbeat configured the topology, so the
+	// coordinator replaces what it keeps with ConfiguredTopology. A leave
+	// (member epoch -1 or -2) configures nothing: Kafka's streamsGroupLeave
+	// fences the member without looking at the topology, and the group
+	// keeps the configured topology it had. Not on the wire.
+	Configured bool
 }
 
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
@@ -311,6 +317,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		StandbyTasks: standby, WarmupTasks: warmup,
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
+	res.Response.Configured = req.MemberEpoch >= 0
 	s.streamsEndpointInformation(&req, &out, &res.Response)
 	if v := out.view; v != nil {
 		if v.topo != nil {
@@ -318,7 +325,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		}
 		if v.g != nil {
 			res.Response.StoredDescriptionTopologyEpoch, res.Response.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
-			if v.g.typ == Streams && v.topo != nil {
+			if v.g.typ == Streams && v.topo != nil && req.MemberEpoch >= 0 {
 				res.Response.ConfiguredTopology = s.configure(v.topo)
 			}
 		}
@@ -361,7 +368,9 @@ func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 		if g.typ == Share && s.cfg.Mutants.LoadDropsShareTimers {
 			return true
 		}
-		for _, id := range g.sortedMemberIDs() {
+		// Kafka's onLoaded arms them walking the group's TimelineHashMap
+		// of members: timers that end together fire in that order.
+		for _, id := range g.timelineMemberOrder() {
 			ops = append(ops, TimerOp{
 				Key:        SessionTimeoutKey(g.id, id),
 				DeadlineMs: nowMs + int64(s.sessionTimeoutMs(g.typ, g.id)),

@@ -159,6 +159,7 @@ func (s *Shard) apply(r Record) error {
 		return s.applyConsumerCurrentAssignment(r)
 	case *ShareGroupCurrentMemberAssignment:
 		return s.applyMemberPart(r, Share, r.MemberID, func(m *member) {
+			s.lookup(r.Group).timelinePut(m) // a tombstone puts too, at epoch -1
 			m.assigned = tombstoned(r.Tombstone, r.Partitions)
 			m.shareTarget()
 			m.memberEpoch, m.previousMemberEpoch = currentEpochs(r.Tombstone, r.MemberEpoch, r.PreviousMemberEpoch)
@@ -342,6 +343,9 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		g = s.mutableGroup(g.id)
 		if old := g.members[memberID]; old != nil {
 			groupKinds[g.typ].forgetMember(g, old)
+			if old.putSeq != 0 {
+				g.memberPuts-- // TimelineHashMap.remove: the table keeps its size
+			}
 		}
 		delete(g.members, memberID)
 		g.subscribedHashOK, g.severalAssignorsOK = false, false
@@ -353,6 +357,7 @@ func (s *Shard) applyMemberMetadata(r Record, typ GroupType, memberID string, to
 		return err
 	}
 	m := g.member(memberID)
+	g.timelinePut(m)
 	m.hasMetadata = true
 	set(m)
 	g.subscribedHashOK, g.severalAssignorsOK = false, false
@@ -479,6 +484,7 @@ func (s *Shard) updateMemberAssignment(r Record, typ GroupType, memberID string,
 		return err
 	}
 	m := g.member(memberID)
+	g.timelinePut(m)
 	unindex(g, m)
 	m.epochs = m.stampAssignmentEpochs(next.assigned[roleActive], next.pending[roleActive], next.epoch)
 	m.setCurrentAssignment(*next)

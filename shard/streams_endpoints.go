@@ -170,12 +170,15 @@ func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *
 // each subtopology of the tasks, each of its source and repartition-source
 // topics with the task ids as partitions, those below the topic's partition
 // count only (topicPartitionListForTask filters id < partitionCount), a
-// topic left with none omitted. Topics are in name order. Where Kafka
-// would throw (a topology that is not ready, a subtopology the topology
+// topic left with none omitted. Topics are in name order. It needs the
+// configured subtopologies only, which a topology whose internal topics
+// are still missing has (InternalTopicManager.configureTopics configures
+// them before it looks for missing ones). Where Kafka would throw (a
+// topology without configured subtopologies, a subtopology the topology
 // lacks, a topic missing from the image) the tasks are left out.
 func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []TopicPartitions {
 	out := []TopicPartitions{}
-	if topo == nil || !s.topologyReady(topo) {
+	if topo == nil || len(tasks) == 0 || !s.topologyConfigured(topo) {
 		return out
 	}
 	for _, t := range tasks {
@@ -204,6 +207,18 @@ func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []
 	}
 	slices.SortStableFunc(out, func(a, b TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
 	return out
+}
+
+// topologyConfigured reports whether configuring t over the image yields
+// subtopologies (Kafka's ConfiguredTopology.subtopologies is present):
+// every source topic exists and the internal topics' partition counts are
+// decided, whether or not those topics exist yet.
+func (s *Shard) topologyConfigured(t *Topology) bool {
+	if s.topologyReady(t) {
+		return true
+	}
+	c, err := configureTopics(t, s.TopicPartitions)
+	return err == nil && c.subtopologies != nil
 }
 
 // endpointOf is a member's endpoint, nil for no member.

@@ -145,7 +145,7 @@ func RecordHash(a, b int32) int32 { return 31*a + b }
 func TimelineOrder(keys []string) []int {
 	slots := make([][]int, 2)
 	for i := range keys {
-		if float64(i+1)*0.75 > float64(len(slots)) {
+		if TimelineGrows(i, len(slots)) {
 			next := make([][]int, 2*len(slots))
 			for _, s := range slots {
 				for _, k := range s {
@@ -166,6 +166,15 @@ func TimelineOrder(keys []string) []int {
 	}
 	return out
 }
+
+// TimelineSlot is the slot BaseHashTable.findSlot gives a String key in a
+// TimelineHashMap of n slots (a power of two, at least 2).
+func TimelineSlot(key string, n int) int { return timelineSlot(key, n) }
+
+// TimelineGrows reports whether a TimelineHashMap of size keys and n slots
+// doubles its table before a put (of a new key or an existing one:
+// BaseHashTable.baseAddOrReplace checks before it looks).
+func TimelineGrows(size, n int) bool { return float64(size+1)*0.75 > float64(n) }
 
 // timelineSlot is BaseHashTable.findSlot for a table of n slots (a power
 // of two): the top log2(n) bits of hashCode times the 64-bit golden

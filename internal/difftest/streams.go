@@ -249,7 +249,9 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	}
 	r := res.Response
 	d.soft.endpointEpochs[o.GroupID] = r.GroupEndpointInformationEpoch
-	d.soft.setConfigured(o.GroupID, r.ConfiguredTopology, len(res.Records) > 0)
+	if r.Configured {
+		d.soft.setConfigured(o.GroupID, r.ConfiguredTopology, len(res.Records) > 0)
+	}
 	return Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
 }
 
