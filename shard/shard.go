@@ -180,10 +180,20 @@ type Shard struct {
 	// the count at the last that added a topic name to an earlier one:
 	// Kafka's metadata image version and lastMetadataImageWithNewTopics,
 	// which decide when a group's regexes resolved on this shard are stale
-	// (regexesStale; those a load replays are judged by the topic names
-	// instead). Soft state, like the image; a shard's first image adds
-	// nothing.
+	// (regexesStale; those a load replays are judged by the load's image
+	// too). Soft state, like the image; a shard's first image adds nothing
+	// unless it comes after OnLoaded (a shard loaded before it had one).
 	imageVersion, imageWithNewTopics uint64
+	// loaded says OnLoaded ran, and loadImageHash and loadImageVersion
+	// are imageHash and imageVersion then: Kafka's onLoaded sets
+	// lastMetadataImageWithNewTopics to the image it loads with, so a
+	// regex a load replayed is stale when resolved against another image
+	// than that one, or once a later image adds a topic; and every image
+	// after the load is compared with the one before it, the empty image
+	// too.
+	loaded           bool
+	loadImageHash    uint64
+	loadImageVersion uint64
 	// loading is set while ReplayAll rebuilds state from a log.
 	loading bool
 	// imageID names the prepared image installed last (nil: none, or one
@@ -358,7 +368,7 @@ func (s *Shard) SetPreparedTopicImage(p *PreparedTopicImage) {
 	s.racks, s.rackHashes = p.racks, p.rackHashes
 	s.topicIDs = p.topicIDs
 	s.imageVersion++
-	if s.imageVersion > 1 && p.topicNamesHash != s.topicNamesHash && addsName(s.topicNames, p.topicNames) {
+	if (s.imageVersion > 1 || s.loaded) && p.topicNamesHash != s.topicNamesHash && addsName(s.topicNames, p.topicNames) {
 		s.imageWithNewTopics = s.imageVersion
 	}
 	s.topicNames, s.topicNamesHash, s.imageHash = p.topicNames, p.topicNamesHash, p.imageHash

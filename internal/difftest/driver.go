@@ -105,6 +105,19 @@ func (d *driver) applyTimers(ops []shard.TimerOp) {
 	}
 }
 
+// nextDueOf returns the first armed timer of kind due at or before
+// limitMs.
+func (d *driver) nextDueOf(kind shard.TaskKind, limitMs int64) (timer, bool) {
+	var best timer
+	found := false
+	for _, t := range d.timers {
+		if t.op.Task.Kind == kind && t.op.DeadlineMs <= limitMs && (!found || t.seq < best.seq) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
 // nextDue returns the earliest timer due at or before limitMs.
 func (d *driver) nextDue(limitMs int64) (timer, bool) {
 	var best timer
@@ -372,23 +385,41 @@ func (o Advance) run(d *driver) Outcome {
 	}
 	target := d.nowMs + o.Ms
 	out := Outcome{Records: []any{}}
+	// The background work the operations before armed runs first, as the
+	// oracle's advance completes its executor's tasks (regex resolutions)
+	// and then its share-state initialisations before any timer fires:
+	// a timer due now that was armed earlier does not overtake them.
+	for _, kind := range []shard.TaskKind{shard.TaskRegexRefresh, shard.TaskShareInitialize} {
+		for {
+			t, ok := d.nextDueOf(kind, d.nowMs)
+			if !ok {
+				break
+			}
+			d.fire(t, &out)
+		}
+	}
 	for {
 		t, ok := d.nextDue(target)
 		if !ok {
 			break
 		}
-		delete(d.timers, t.op.Key)
-		d.nowMs = max(d.nowMs, t.op.DeadlineMs)
-		task := t.op.Task
-		if task.Kind == shard.TaskStreamsInitialRebalance {
-			task.StreamsConfigured = d.soft.configured[task.GroupID] // coordinator.runTimer
-		}
-		res := d.s.RunTimer(d.nowMs, task)
-		out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)
-		d.deliver(res.Completions)
+		d.fire(t, &out)
 	}
 	d.nowMs = target
 	return out
+}
+
+// fire runs timer t at its deadline (or now, if later).
+func (d *driver) fire(t timer, out *Outcome) {
+	delete(d.timers, t.op.Key)
+	d.nowMs = max(d.nowMs, t.op.DeadlineMs)
+	task := t.op.Task
+	if task.Kind == shard.TaskStreamsInitialRebalance {
+		task.StreamsConfigured = d.soft.configured[task.GroupID] // coordinator.runTimer
+	}
+	res := d.s.RunTimer(d.nowMs, task)
+	out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)
+	d.deliver(res.Completions)
 }
 
 // image is the topic image the driver installs: the topics with the ids
