@@ -332,7 +332,7 @@ func (v *view) replaceStaticMember(i int, memberID string) {
 	}
 	v.records = append(v.records,
 		v.memberMetadataRecord(&nm, false),
-		v.targetMemberRecord(nm.id, nm.target, false),
+		v.targetRecord(&nm), // a streams member's standby and warm-up tasks too
 		v.currentAssignmentRecord(&nm, false))
 }
 

@@ -22,7 +22,14 @@
 // revocation, per-partition owner epochs, the heartbeat's owned partitions,
 // rebalance timeouts, and static membership with temporary leaves),
 // streams groups
-// (KIP-1071: topologies with epochs carrying what Kafka's
+// (KIP-1071: static members as Kafka 4.4's
+// getOrMaybeCreateStaticStreamsGroupMember, streams_heartbeat.go: a
+// member that leaves with -2 keeps its tasks until its session times out
+// or a join under a new member id with its instance id takes them over,
+// UNRELEASED_INSTANCE_ID while the instance id is held, FENCED_INSTANCE_ID
+// to another member id, UNKNOWN_MEMBER_ID "Instance id X is unknown.", and
+// a static member's metadata change bumps the group epoch only for its
+// topology epoch, rack or process; topologies with epochs carrying what Kafka's
 // StreamsGroupTopologyValue carries (source, repartition sink and source,
 // state changelog topics, copartition groups), Kafka's refusal of topology
 // updates unless Config.StreamsTopologyUpdates opts in, active, standby and
@@ -71,17 +78,7 @@
 // onPartitionsDeleted; the topic image without the topic is what changes
 // assignments), and the per-shard
 // expire-group-metadata sweep with KIP-1331's deferral. What it simplifies,
-// on purpose: streams members have no static membership (the wire checks a
-// streams heartbeat's InstanceId as GroupCoordinatorService does, blank
-// refused and -2 needing one, then drops it, so every member is dynamic and
-// -2 leaves like -1; Kafka 4.1's streamsGroupHeartbeat refused an instance
-// id, "Static members are not supported yet.", but trunk models it as for
-// consumers: GroupMetadataManager.getOrMaybeCreateStaticStreamsGroupMember
-// lets a new member id replace a static member that left with -2, taking
-// its assignment, answers UNRELEASED_INSTANCE_ID while the instance id is
-// held, FENCED_INSTANCE_ID to another member id and UNKNOWN_MEMBER_ID
-// "Instance id X is unknown.", and throwIfStreamsGroupIsFull admits an
-// existing static member), no per-task assignment epochs on
+// on purpose: no per-task assignment epochs on
 // the record (they are derived on replay, as for consumers) and no in-place
 // promotion of a standby or warm-up task to active (a newer Kafka
 // development: here the standby is revoked and the active granted through

@@ -99,6 +99,9 @@ func Format(r Record) string {
 	case *StreamsGroupMemberMetadata:
 		fmt.Fprintf(&b, " member=%s", r.MemberID)
 		tomb(&b, r.Tombstone, func() {
+			if r.InstanceID != "" {
+				fmt.Fprintf(&b, " instance=%s", r.InstanceID)
+			}
 			formatRack(&b, r.RackID)
 			fmt.Fprintf(&b, " topology-epoch=%d", r.TopologyEpoch)
 			if r.UserEndpoint != nil {

@@ -365,6 +365,13 @@ func (m *member) setRegex(regex string, topics []string) {
 	m.setConsumer(c)
 }
 
+// setStreamsInstanceID replaces the streams member's group.instance.id.
+func (m *member) setStreamsInstanceID(id string) {
+	p := m.streamsPart()
+	p.instanceID = id
+	m.setStreams(p)
+}
+
 // setInstanceID replaces the consumer member's group.instance.id.
 func (m *member) setInstanceID(id string) {
 	c := m.consumerPart()
@@ -385,12 +392,16 @@ func (m *member) setRegexTopics(topics []string) {
 }
 
 // instanceID is the static member's group.instance.id ("" for a dynamic
-// member). Consumer groups only.
+// member): a consumer member keeps it with its consumer fields, a streams
+// member with its streams fields.
 func (m *member) instanceID() string {
-	if m.consumer == nil {
-		return ""
+	switch {
+	case m.consumer != nil:
+		return m.consumer.instanceID
+	case m.streams != nil:
+		return m.streams.instanceID
 	}
-	return m.consumer.instanceID
+	return ""
 }
 
 // streamsMember is what only a streams member has. Replaced, never written
@@ -406,13 +417,16 @@ type streamsMember struct {
 	// interactive queries), nil for none.
 	userEndpoint  *Endpoint
 	topologyEpoch int32
+	// instanceID is a static member's group.instance.id, "" for a
+	// dynamic one.
+	instanceID string
 }
 
 // empty reports whether every field is empty, so that the member needs no
 // streamsMember at all.
 func (r *streamsMember) empty() bool {
 	return len(r.targetStandby)+len(r.targetWarmup)+len(r.standby)+len(r.warmup)+len(r.pendingStandby)+len(r.pendingWarmup) == 0 &&
-		r.userEndpoint == nil && r.topologyEpoch == 0
+		r.userEndpoint == nil && r.topologyEpoch == 0 && r.instanceID == ""
 }
 
 // heldIsTarget reports whether the member holds exactly its target

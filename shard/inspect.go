@@ -23,8 +23,9 @@ type MemberDescription struct {
 	TopologyEpoch        int32
 	MemberEpoch          int32
 	PreviousMemberEpoch  int32
-	// InstanceID, State and PartitionsPendingRevocation are a consumer
-	// member's static-membership and reconciliation fields.
+	// InstanceID is a consumer or streams member's group.instance.id;
+	// State and PartitionsPendingRevocation are a consumer member's
+	// reconciliation fields.
 	InstanceID string
 	// RackID is the member's client.rack ("" for none).
 	RackID string

@@ -223,7 +223,10 @@ type heartbeatResult struct {
 	// assignmentDelayed: the streams group's initial rebalance delay held
 	// back its target assignment (ASSIGNMENT_DELAYED).
 	assignmentDelayed bool
-	view              *view
+	// replacedStatic is the static member a streams join replaced (its
+	// instance id's member that left with -2), nil for none.
+	replacedStatic *member
+	view           *view
 }
 
 // doHeartbeat runs a heartbeat against the latest state and returns the

@@ -185,6 +185,12 @@ type StreamsGroupHeartbeatRequest struct {
 	// (hasStreamsMemberMetadataChanged); StreamsGroupDescribe shows it.
 	ClientHost string
 	RackID     string // client.rack; "" leaves it unchanged (a change bumps the group epoch)
+	// InstanceID is the member's group.instance.id: "" (Kafka's null) for
+	// a dynamic member. A static member that leaves with -2 keeps its
+	// tasks until its session times out, and a join under a new member id
+	// with its instance id takes them over (Kafka's
+	// getOrMaybeCreateStaticStreamsGroupMember).
+	InstanceID string
 	// RebalanceTimeoutMs is required on a join; RebalanceTimeoutNotSent
 	// (-1) leaves it unchanged, 0 is a rebalance timeout of 0.
 	RebalanceTimeoutMs int32
@@ -294,7 +300,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
-		topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
+		instanceID: req.InstanceID, topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
 		userEndpoint: req.UserEndpoint,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)

@@ -220,6 +220,7 @@ type StreamsGroupMemberMetadata struct {
 	// shows it.
 	ClientHost         string
 	RackID             string // the member's client.rack, "" for none
+	InstanceID         string // group.instance.id, "" (null) for a dynamic member
 	RebalanceTimeoutMs int32
 	TopologyEpoch      int32
 	// UserEndpoint is the member's application.server (KIP-1071's user

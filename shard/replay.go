@@ -141,7 +141,7 @@ func (s *Shard) apply(r Record) error {
 			m.clientID, m.processID, m.rebalanceTimeoutMs = r.ClientID, r.ProcessID, r.RebalanceTimeoutMs
 			m.clientHost, m.rackID = r.ClientHost, r.RackID
 			p := m.streamsPart()
-			p.topologyEpoch, p.userEndpoint = r.TopologyEpoch, r.UserEndpoint
+			p.topologyEpoch, p.userEndpoint, p.instanceID = r.TopologyEpoch, r.UserEndpoint, r.InstanceID
 			m.setStreams(p)
 		})
 	case *ConsumerGroupTargetAssignmentMember:

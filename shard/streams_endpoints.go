@@ -70,6 +70,11 @@ func (s *Shard) streamsEndpointInformation(req *StreamsGroupHeartbeatRequest, ou
 	if existed {
 		old = v.g.members[req.MemberID]
 	}
+	if old == nil {
+		// A static member's replacement starts as a copy of the member it
+		// replaces: its endpoint and tasks are not new.
+		old = out.replacedStatic
+	}
 	if updated != nil && (!sameEndpoint(endpointOf(old), updated.userEndpoint()) || updated.userEndpoint() != nil && tasksChanged(old, updated)) {
 		epoch++
 	}

@@ -1,39 +1,31 @@
 package shard
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/coordsim/coordsim/kerr"
+)
 
 // streamsHeartbeatOn is Kafka's GroupMetadataManager.streamsGroupHeartbeat
 // on the view of a streams group, top to bottom: leave, get or create the
-// member (getOrMaybeCreateDynamicStreamsGroupMember), update it and the
+// member (getOrMaybeCreateDynamicStreamsGroupMember, or the static one,
+// which may replace a static member that left), update it and the
 // topology, maybe bump the group epoch, the target assignment (held back
 // by the initial rebalance delay), reconcile the member's tasks with
 // revocation, re-arm the session timer, then the topology's status.
 func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatResult, error) {
 	var out heartbeatResult
 	if h.memberEpoch < 0 {
-		return v.leave(h)
+		return v.streamsLeave(h)
+	}
+	bump, err := s.streamsMember(v, h, &out)
+	if err != nil {
+		return out, err
 	}
 	i, m := v.find(h.memberID)
-	bump := false
-	switch {
-	case m == nil && h.memberEpoch != 0:
-		return out, memberUnknown(h.memberID, h.groupID)
-	case m == nil:
-		if len(v.members) >= s.cfg.StreamsMaxSize {
-			return out, groupFull(Streams, s.cfg.StreamsMaxSize)
-		}
-		m = &member{id: h.memberID, hasMetadata: true}
-		v.members = slices.Insert(v.members, i, m)
-		bump = true
-	default:
-		// An existing member's epoch is validated on every heartbeat; a
-		// rejoin (epoch 0) passes (validateMemberEpoch).
-		if err := validateStreamsEpoch(m, h.memberEpoch, h); err != nil {
-			return out, err
-		}
-	}
 	out.sendAssignment = h.memberEpoch == 0
 	m = v.own(i) // the heartbeating member may change; a copy is cheap
+	before := epochRelevant(m)
 	changed := bump
 	changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)
 	if h.memberEpoch == 0 {
@@ -45,6 +37,10 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		m.rebalanceTimeoutMs, changed = h.rebalanceTimeoutMs, true
 	}
 	changed = updateRack(m, h) || changed
+	if h.instanceID != "" && h.instanceID != m.instanceID() {
+		m.setStreamsInstanceID(h.instanceID) // maybeUpdateInstanceId
+		changed = true
+	}
 	if h.memberEpoch == 0 && !sameEndpoint(h.userEndpoint, m.userEndpoint()) {
 		// A (re)join sets the endpoint as sent, null clearing it (Kafka
 		// 4.4's setUserEndpoint when joining): a member metadata change.
@@ -78,11 +74,16 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		}
 	}
 	if changed {
-		// Kafka's hasStreamsMemberMetadataChanged: any change to a streams
-		// member's metadata (rack, client, process, rebalance timeout,
-		// topology epoch) bumps the group epoch.
+		// Kafka's hasStreamsMemberMetadataChanged: any change to a dynamic
+		// streams member's metadata (rack, client, process, rebalance
+		// timeout, endpoint, topology epoch) bumps the group epoch; a
+		// static member's only when its topology epoch, rack or process
+		// changed (hasEpochRelevantMemberConfigChanged), so a static
+		// member's restart under another client id moves no task.
 		v.records = append(v.records, v.memberMetadataRecord(m, false))
-		bump = true
+		if h.instanceID == "" || epochRelevant(m) != before {
+			bump = true
+		}
 	}
 	bump = v.metadataHashChanged() || bump
 	if v.assignmentConfigsChanged() {
@@ -119,4 +120,95 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	}
 	out.view = v
 	return out, nil
+}
+
+// streamsMember gets or creates the heartbeating member (Kafka's
+// getOrMaybeCreateDynamicStreamsGroupMember and
+// getOrMaybeCreateStaticStreamsGroupMember), after
+// throwIfStreamsGroupIsFull on a join, which admits a static member's
+// instance id. A static member joining under the instance id of one that
+// left temporarily (-2) replaces it: the old id's records are tombstoned
+// and the new id takes its metadata, target and tasks at epoch 0
+// (replaceStreamsMember). It reports whether a member was created.
+func (s *Shard) streamsMember(v *view, h *heartbeat, out *heartbeatResult) (created bool, err error) {
+	join := h.memberEpoch == 0
+	i, m := v.find(h.memberID)
+	si, sm := -1, (*member)(nil)
+	if h.instanceID != "" {
+		si, sm = staticMemberOf(v.members, h.instanceID)
+	}
+	if join && sm == nil && m == nil && len(v.members) >= s.cfg.StreamsMaxSize {
+		return false, groupFull(Streams, s.cfg.StreamsMaxSize)
+	}
+	switch {
+	case h.instanceID == "" && m == nil && !join:
+		return false, memberUnknown(h.memberID, h.groupID)
+	case h.instanceID == "" && m != nil:
+		// An existing member's epoch is validated on every heartbeat; a
+		// rejoin (epoch 0) passes (validateMemberEpoch).
+		return false, validateStreamsEpoch(m, h.memberEpoch, h)
+	case h.instanceID == "" || join && sm == nil:
+		if m == nil {
+			v.members = slices.Insert(v.members, i, &member{id: h.memberID, hasMetadata: true})
+			return true, nil
+		}
+		return false, nil // getOrCreateDefaultMember: no epoch check
+	case join:
+		if sm.memberEpoch != LeaveGroupStaticMemberEpoch {
+			return false, kerr.UnreleasedInstanceID.WithMessage("Static member %s with instance id %s cannot join the group because the instance id is owned by %s member.",
+				h.memberID, h.instanceID, sm.id)
+		}
+		out.replacedStatic = sm
+		v.replaceStaticMember(si, h.memberID)
+		return false, nil
+	case sm == nil:
+		return false, instanceUnknown(h.instanceID)
+	case sm.id != h.memberID:
+		return false, instanceFenced(h.memberID, h.instanceID, sm.id)
+	}
+	return false, validateStreamsEpoch(sm, h.memberEpoch, h)
+}
+
+// streamsLeave is Kafka's streamsGroupLeave: a dynamic member (-1), or a
+// static member leaving for good (-1, found by its instance id), is
+// fenced; a static member leaving temporarily (-2) keeps its tasks at
+// epoch -2 with nothing pending revocation, and its session timer, already
+// running, fences it unless a member with its instance id replaces it
+// first (streamsGroupStaticMemberGroupLeave).
+func (v *view) streamsLeave(h *heartbeat) (heartbeatResult, error) {
+	if h.instanceID == "" {
+		return v.leave(h)
+	}
+	var out heartbeatResult
+	i, m := staticMemberOf(v.members, h.instanceID)
+	if m == nil {
+		return out, instanceUnknown(h.instanceID)
+	}
+	if m.id != h.memberID {
+		return out, instanceFenced(h.memberID, h.instanceID, m.id)
+	}
+	out.memberEpoch, out.view = h.memberEpoch, v
+	if h.memberEpoch != LeaveGroupStaticMemberEpoch {
+		v.removeMember(i)
+		return out, nil
+	}
+	m = v.own(i)
+	m.memberEpoch, m.pending = LeaveGroupStaticMemberEpoch, nil
+	p := m.streamsPart()
+	p.pendingStandby, p.pendingWarmup = nil, nil
+	m.setStreams(p)
+	v.records = append(v.records, v.currentAssignmentRecord(m, false))
+	return out, nil
+}
+
+// epochRelevantConfig is what of a streams member's metadata moves the
+// group epoch when a static member changes it (Kafka's
+// hasEpochRelevantMemberConfigChanged; client tags are not modelled).
+type epochRelevantConfig struct {
+	topologyEpoch     int32
+	rackID, processID string
+}
+
+func epochRelevant(m *member) epochRelevantConfig {
+	return epochRelevantConfig{m.topologyEpoch(), m.rackID, m.processID}
 }

@@ -16,7 +16,7 @@ func (streamsSteps) assign(v *view) {
 
 func (streamsSteps) memberMetadataRecord(v *view, m *member, tombstone bool) Record {
 	return &StreamsGroupMemberMetadata{Group: v.id, MemberID: m.id, ProcessID: m.processID, ClientID: m.clientID,
-		ClientHost: m.clientHost, RackID: m.rackID, RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(),
+		ClientHost: m.clientHost, RackID: m.rackID, InstanceID: m.instanceID(), RebalanceTimeoutMs: m.rebalanceTimeoutMs, TopologyEpoch: m.topologyEpoch(),
 		UserEndpoint: m.userEndpoint(), Tombstone: tombstone}
 }
 

@@ -18,6 +18,8 @@ import (
 // created here after the heartbeat. Kafka's request checks run first
 // (streamsHeartbeatInvalid). The member's rack goes through (null is "":
 // unchanged); the streams assignor does not read it, Describe shows it. The
+// instance id makes the member static: a -2 leave keeps its tasks until its
+// session times out or a join with its instance id takes them over. The
 // connection's address is the member's client host, as Kafka's
 // setClientHost(context.clientAddress()).
 // Statuses carry Kafka's detail text; ShutdownApplication goes to the
@@ -42,7 +44,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 	sreq := shard.StreamsGroupHeartbeatRequest{
 		GroupID: req.Group, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, ClientID: r.clientID,
 		ClientHost: r.conn.host, RebalanceTimeoutMs: req.RebalanceTimeoutMillis, Version: req.Version, RackID: derefOr(req.RackID),
-		ShutdownApplication: req.ShutdownApplication,
+		InstanceID: derefOr(req.InstanceID), ShutdownApplication: req.ShutdownApplication,
 	}
 	if req.ProcessID != nil {
 		sreq.ProcessID = *req.ProcessID

@@ -62,6 +62,7 @@ func fillStreamsGroup(g *kmsg.StreamsGroupDescribeResponseGroup, row coordinator
 		gm := kmsg.NewStreamsGroupDescribeResponseGroupMember()
 		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
+		gm.InstanceID = nullIfEmpty(m.InstanceID)
 		gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
 		// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
 		gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)

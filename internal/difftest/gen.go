@@ -44,6 +44,8 @@ type memberState struct {
 	processID               string
 	active, standby, warmup []Tasks
 	endpointEpoch           int32
+	// leftStatic: the static member's last op was a temporary leave (-2).
+	leftStatic bool
 }
 
 // generator produces one sequence of ops from a seed, adapting to the

@@ -3,6 +3,7 @@ package difftest
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // The generator's streams group: members that join with one of a few
@@ -29,10 +30,26 @@ var streamsTopologies = []StreamsTopology{
 
 func (g *generator) addStreamsMembers() {
 	for mi := range 3 {
-		g.members = append(g.members, &memberState{group: streamsGroup, id: fmt.Sprintf("streams-member-%d-xxxxxxxxxx", mi),
-			streams: true, processID: fmt.Sprintf("process-%d", mi%2)})
+		m := &memberState{group: streamsGroup, id: fmt.Sprintf("streams-member-%d-xxxxxxxxxx", mi),
+			streams: true, processID: fmt.Sprintf("process-%d", mi%2)}
+		if mi == 2 {
+			// A static member: it leaves temporarily (-2) now and then, and
+			// may come back under another member id, replacing itself.
+			inst := "instance-streams"
+			m.instanceID = &inst
+		}
+		g.members = append(g.members, m)
 	}
 	g.streamsTopology = g.rng.IntN(3)
+}
+
+// otherStaticID is the member id a static streams member rejoins under
+// when it comes back as a new member: its two ids alternate.
+func otherStaticID(id string) string {
+	if strings.HasSuffix(id, "xxxxxxxxxx") {
+		return strings.TrimSuffix(id, "xxxxxxxxxx") + "yyyyyyyyyy"
+	}
+	return strings.TrimSuffix(id, "yyyyyyyyyy") + "xxxxxxxxxx"
 }
 
 // streamsOr is the streams group's id in a run with streams, else alt (so
@@ -53,7 +70,11 @@ func cloneTasks(ts []Tasks) []Tasks {
 }
 
 func (g *generator) streamsHeartbeat(m *memberState, clientID string) Op {
-	h := StreamsHeartbeat{ClientID: clientID, GroupID: m.group, MemberID: m.id, RebalanceTimeoutMs: -1, EndpointEpoch: m.endpointEpoch}
+	if m.instanceID != nil && m.leftStatic && g.chance(0.5) {
+		m.id = otherStaticID(m.id)
+	}
+	m.leftStatic = false
+	h := StreamsHeartbeat{ClientID: clientID, GroupID: m.group, MemberID: m.id, InstanceID: m.instanceID, RebalanceTimeoutMs: -1, EndpointEpoch: m.endpointEpoch}
 	if !m.joined || g.chance(0.03) {
 		// A join (or a rejoin of a member that still exists), now and then
 		// with another topology than the group's.
@@ -77,7 +98,11 @@ func (g *generator) streamsHeartbeat(m *memberState, clientID string) Op {
 	h.MemberEpoch = m.epoch
 	switch r := g.rng.IntN(100); {
 	case r < 8:
-		h.MemberEpoch = -1 // a leave
+		h.MemberEpoch = -1 // a leave; a static member leaves temporarily with -2
+		if m.instanceID != nil && g.chance(0.5) {
+			h.MemberEpoch = -2
+			m.leftStatic = true
+		}
 		h.ShutdownApplication = g.chance(0.1)
 		return h
 	case r < 11:

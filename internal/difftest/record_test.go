@@ -50,6 +50,7 @@ func TestRecordRepros(t *testing.T) {
 		{"share-heterogeneous-keeps-unvisited-topics", "The share simple assignor's heterogeneous builder (one member names a\nmissing topic) visits only subscribed topics: t0, which nobody subscribes\nto any more, stays in the member's target (no target record), and the\nmember is assigned only the topics it subscribes to\n(ShareGroupAssignmentBuilder.filterAssignedPartitions).", shareKeepsUnvisitedTopics()},
 		{"txn-marker-completes-every-group", "A producer's transaction commits offsets to two groups and its marker\nnames one: Kafka's marker belongs to the __consumer_offsets partition and\ncompletes the producer's offsets of both (coordsim completed the named\ngroup's only); an abort marker likewise drops both.", txnMarkerEveryGroup()},
 		{"txn-commit-order", "Two producers' pending offsets for one partition, committed in the\nopposite order to the one they were written in: the one written later\nstays (replayEndTransactionMarker compares record offsets; coordsim kept\nthe last to commit), before and after a reload.", txnCommitOrder()},
+		{"streams-static-membership", "A static streams member leaves temporarily (-2) and comes back under a\nnew member id, which takes over its tasks; its old id is fenced\n(FENCED_INSTANCE_ID), a third join with the instance id is\nUNRELEASED_INSTANCE_ID, an unknown instance id UNKNOWN_MEMBER_ID; a\nclient id change of the static member writes its record without a\nbump, and a leave for good (-1) fences it.", streamsStaticMembership()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
@@ -164,5 +165,48 @@ func txnCommitOrder() []Op {
 		fetch,
 		Reload{},
 		fetch,
+	}
+}
+
+func streamsStaticMembership() []Op {
+	topo := &StreamsTopology{Epoch: 0, Subtopologies: []StreamsSubtopology{{ID: "0", SourceTopics: []string{"t0"}}}}
+	inst := ptr("instance-a")
+	join := func(member, process string, instance *string) StreamsHeartbeat {
+		return StreamsHeartbeat{ClientID: "client-" + process, GroupID: "st", MemberID: member, MemberEpoch: 0, InstanceID: instance,
+			RebalanceTimeoutMs: 30_000, Topology: topo, TasksSet: true, ProcessID: ptr(process)}
+	}
+	beat := func(member, process string, instance *string, epoch int32, active ...int32) StreamsHeartbeat {
+		h := StreamsHeartbeat{ClientID: "client-" + process, GroupID: "st", MemberID: member, MemberEpoch: epoch, InstanceID: instance,
+			RebalanceTimeoutMs: -1, TasksSet: true}
+		if len(active) > 0 {
+			h.ActiveTasks = []Tasks{{Subtopology: "0", Partitions: active}}
+		}
+		return h
+	}
+	describe := StreamsDescribe{Groups: []string{"st"}}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 2}}},
+		join("streams-member-a-xxxxxxxxxx", "process-a", inst),
+		Advance{Ms: 5_000},
+		beat("streams-member-a-xxxxxxxxxx", "process-a", inst, 1),
+		join("streams-member-b-xxxxxxxxxx", "process-b", nil),
+		beat("streams-member-a-xxxxxxxxxx", "process-a", inst, 2, 0, 1),
+		beat("streams-member-a-xxxxxxxxxx", "process-a", inst, 2, 0),
+		beat("streams-member-b-xxxxxxxxxx", "process-b", nil, 3),
+		beat("streams-member-a-xxxxxxxxxx", "process-a", inst, -2),
+		describe,
+		join("streams-member-c-xxxxxxxxxx", "process-a", inst),
+		describe,
+		beat("streams-member-a-xxxxxxxxxx", "process-a", inst, 3, 0),
+		join("streams-member-d-xxxxxxxxxx", "process-d", inst),
+		beat("streams-member-d-xxxxxxxxxx", "process-d", ptr("instance-z"), 4),
+		join("streams-member-c-xxxxxxxxxx", "process-a", inst),
+		beat("streams-member-c-xxxxxxxxxx", "other", inst, 3, 0),
+		beat("streams-member-c-xxxxxxxxxx", "process-a", inst, -2),
+		Advance{Ms: 50_000},
+		describe,
+		join("streams-member-e-xxxxxxxxxx", "process-e", ptr("instance-e")),
+		beat("streams-member-e-xxxxxxxxxx", "process-e", ptr("instance-e"), -1),
+		describe,
 	}
 }

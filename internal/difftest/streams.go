@@ -217,7 +217,7 @@ func newStreamsSoft() streamsSoft {
 
 func (o StreamsHeartbeat) run(d *driver) Outcome {
 	req := shard.StreamsGroupHeartbeatRequest{
-		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, ProcessID: str(o.ProcessID),
+		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, ProcessID: str(o.ProcessID), InstanceID: str(o.InstanceID),
 		ClientID: o.ClientID, RebalanceTimeoutMs: o.RebalanceTimeoutMs, Topology: o.Topology.shard(),
 		ActiveTasks: shardTasks(o.ActiveTasks, o.TasksSet || o.ActiveOnly), StandbyTasks: shardTasks(o.StandbyTasks, o.TasksSet),
 		WarmupTasks: shardTasks(o.WarmupTasks, o.TasksSet), EndpointInformationEpoch: o.EndpointEpoch,
@@ -445,7 +445,7 @@ func streamsRecordJSON(r shard.Record) (key, value map[string]any, tomb, ok bool
 		return key, value, r.Tombstone, true
 	case *shard.StreamsGroupMemberMetadata:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
-		value = map[string]any{"instanceId": "", "rackId": r.RackID, "clientId": r.ClientID, "rebalanceTimeoutMs": r.RebalanceTimeoutMs,
+		value = map[string]any{"instanceId": r.InstanceID, "rackId": r.RackID, "clientId": r.ClientID, "rebalanceTimeoutMs": r.RebalanceTimeoutMs,
 			"topologyEpoch": r.TopologyEpoch, "processId": r.ProcessID, "userEndpoint": endpointJSON(r.UserEndpoint), "clientTags": []any{}}
 		return key, value, r.Tombstone, true
 	case *shard.StreamsGroupTargetAssignmentMetadata:
