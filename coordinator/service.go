@@ -148,6 +148,9 @@ type hosted struct {
 	// heartbeat sets and a load forgets;
 	// shard.StreamsGroupHeartbeatResponse.ConfiguredTopology).
 	streamsConfigured map[string]*shard.ConfiguredTopology
+	// streamsTaskOffsets holds each streams member's last reported task
+	// offsets by group and member (streams_task_offsets.go).
+	streamsTaskOffsets map[string]map[string]shard.MemberTaskOffsets
 	// configuredUndo reverts what writes without records changed in
 	// streamsConfigured since the last append, should a write fail:
 	// Kafka's configured topology is timeline state, and its runtime
@@ -715,6 +718,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		}
 	}
 	c.forgetReplayedEmptyShutdownRequests(h, records)
+	h.forgetReplayedTaskOffsets(records)
 	c.applyTimers(h, timers)
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.

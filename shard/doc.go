@@ -29,7 +29,9 @@
 // UNRELEASED_INSTANCE_ID while the instance id is held, FENCED_INSTANCE_ID
 // to another member id, UNKNOWN_MEMBER_ID "Instance id X is unknown.", and
 // a static member's metadata change bumps the group epoch only for its
-// topology epoch, rack or process; topologies with epochs carrying what Kafka's
+// topology epoch, rack or process; task offsets checked and handed back
+// for the coordinator's soft state, streams_task_offsets.go; topologies
+// with epochs carrying what Kafka's
 // StreamsGroupTopologyValue carries (source, repartition sink and source,
 // state changelog topics, copartition groups), Kafka's refusal of topology
 // updates unless Config.StreamsTopologyUpdates opts in, active, standby and

@@ -29,6 +29,10 @@ type MemberDescription struct {
 	InstanceID string
 	// RackID is the member's client.rack ("" for none).
 	RackID string
+	// TaskOffsets and TaskEndOffsets are a streams member's last reported
+	// task offsets, sorted; the coordinator fills them from its soft state
+	// (MemberTaskOffsets), the shard leaves them nil.
+	TaskOffsets, TaskEndOffsets []TaskOffset
 	// UserEndpoint is a streams member's user endpoint, nil for none.
 	UserEndpoint                *Endpoint
 	State                       MemberState

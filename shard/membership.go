@@ -47,7 +47,9 @@ type heartbeat struct {
 	// initialRebalanceScheduled: streams, the group's initial rebalance
 	// delay timer is pending (StreamsGroupHeartbeatRequest).
 	initialRebalanceScheduled bool
-	instanceID                string            // consumer: group.instance.id, "" = dynamic
+	instanceID                string            // consumer and streams: group.instance.id, "" = dynamic
+	taskOffsets               []TaskOffset      // streams: reported task offsets, nil = not sent
+	taskEndOffsets            []TaskOffset      // streams: reported task end offsets, nil = not sent
 	rackID                    string            // client.rack: "" = null (unchanged)
 	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
 	serverAssignor            *string           // consumer: nil = unchanged

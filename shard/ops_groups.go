@@ -224,6 +224,12 @@ type StreamsGroupHeartbeatRequest struct {
 	// ShutdownApplication is KIP-1071's request that every Streams client
 	// of the group shut down (streams_shutdown.go).
 	ShutdownApplication bool
+	// TaskOffsets and TaskEndOffsets are the changelog offsets the member
+	// reports for its tasks (KIP-1071's warm-up lag; nil: not sent). A
+	// duplicate subtopology and partition is INVALID_REQUEST. The shard
+	// keeps nothing of them: the response hands them back for the
+	// coordinator's soft state (streams_task_offsets.go).
+	TaskOffsets, TaskEndOffsets []TaskOffset
 	// ShutdownRequestMemberID is Kafka's
 	// StreamsGroup.getShutdownRequestMemberId: the member that first asked
 	// the application to shut down, "" for none. The coordinator keeps it
@@ -292,6 +298,14 @@ type StreamsGroupHeartbeatResponse struct {
 	// fences the member without looking at the topology, and the group
 	// keeps the configured topology it had. Not on the wire.
 	Configured bool
+	// TaskOffsets and TaskEndOffsets are the member's task offsets as the
+	// heartbeat reported them (nil: not sent), checked, for the
+	// coordinator to fold into what it keeps (MemberTaskOffsets.Update);
+	// KeepTaskOffsets says it should: not after a leave, nor after a
+	// heartbeat that created the group (Kafka updated the transient group
+	// object its replay replaces). Not on the wire.
+	TaskOffsets, TaskEndOffsets []TaskOffset
+	KeepTaskOffsets             bool
 }
 
 // StreamsGroupHeartbeat runs a streams-group heartbeat.
@@ -300,7 +314,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
-		instanceID: req.InstanceID, topology: req.Topology, initialRebalanceScheduled: req.InitialRebalanceScheduled,
+		instanceID: req.InstanceID, topology: req.Topology, taskOffsets: req.TaskOffsets, taskEndOffsets: req.TaskEndOffsets, initialRebalanceScheduled: req.InitialRebalanceScheduled,
 		userEndpoint: req.UserEndpoint,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)
@@ -324,6 +338,9 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
 	res.Response.Configured = req.MemberEpoch >= 0
+	if req.MemberEpoch >= 0 && out.view != nil && out.view.g != nil && (req.TaskOffsets != nil || req.TaskEndOffsets != nil) {
+		res.Response.TaskOffsets, res.Response.TaskEndOffsets, res.Response.KeepTaskOffsets = req.TaskOffsets, req.TaskEndOffsets, true
+	}
 	s.streamsEndpointInformation(&req, &out, &res.Response)
 	if v := out.view; v != nil {
 		if v.topo != nil {

@@ -109,6 +109,7 @@ func (streamsSteps) rebalanceTimeouts() bool { return true }
 func (streamsSteps) steadyChanged(s *Shard, g *group, m *member, h *heartbeat) bool {
 	return streamsClientChanged(m, h) ||
 		s.validateOwnedTaskIDs(g.topology, m.topologyEpoch(), &h.ownedTasks) != nil ||
+		checkTaskOffsets(h.taskOffsets, h.taskEndOffsets) != nil ||
 		g.lastNumStandbyReplicas != s.streamsNumStandbyReplicas(g.id)
 }
 

@@ -132,6 +132,11 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	if err := s.validateOwnedTaskIDs(v.topo, m.topologyEpoch(), &h.ownedTasks); err != nil {
 		return false, err
 	}
+	// Then the task offsets (MemberTaskOffsets.update), as Kafka reads
+	// them after the owned tasks.
+	if err := checkTaskOffsets(h.taskOffsets, h.taskEndOffsets); err != nil {
+		return false, err
+	}
 	cur := m.currentAssignment()
 	if cur.isReconciledTo(targetEpoch) {
 		return false, nil

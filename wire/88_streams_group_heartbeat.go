@@ -29,8 +29,9 @@ import (
 // (application.server) and the endpoint information epoch the member knows
 // go through; the group's epoch and, when the member's is older, every
 // endpoint's partitions come back (KIP-1071 interactive queries;
-// shard/streams_endpoints.go). Client tags and task offsets are not
-// modelled.
+// shard/streams_endpoints.go). Task offsets and end offsets (null:
+// unchanged) are kept per member for StreamsGroupDescribe. Client tags are
+// not modelled.
 
 var apiStreamsGroupHeartbeat = api{key: 88, min: 0, max: 1, handle: handleStreamsGroupHeartbeat}
 
@@ -53,6 +54,7 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		sreq.UserEndpoint = &shard.Endpoint{Host: e.Host, Port: e.Port}
 	}
 	sreq.EndpointInformationEpoch = req.EndpointInformationEpoch
+	sreq.TaskOffsets, sreq.TaskEndOffsets = taskOffsetsFromWire(req.TaskOffsets), taskOffsetsFromWire(req.TaskEndOffsets)
 	if t := req.Topology; t != nil {
 		sreq.Topology = topologyFromWire(t)
 	}
@@ -230,6 +232,31 @@ func topicInfosToWire(infos []shard.TopicInfo) []kmsg.TopicInfo {
 			w.Configs = append(w.Configs, wc)
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// taskOffsetsFromWire converts a heartbeat's task offsets, null staying
+// nil (not sent) and an empty list an empty one.
+func taskOffsetsFromWire(in []kmsg.TaskOffset) []shard.TaskOffset {
+	if in == nil {
+		return nil
+	}
+	out := make([]shard.TaskOffset, 0, len(in))
+	for _, t := range in {
+		out = append(out, shard.TaskOffset{SubtopologyID: t.SubtopologyID, Partition: t.Partition, Offset: t.Offset})
+	}
+	return out
+}
+
+// taskOffsetsToWire converts a described member's task offsets (never
+// null: Kafka's describe lists none as an empty list).
+func taskOffsetsToWire(in []shard.TaskOffset) []kmsg.TaskOffset {
+	out := make([]kmsg.TaskOffset, 0, len(in))
+	for _, t := range in {
+		o := kmsg.NewTaskOffset()
+		o.SubtopologyID, o.Partition, o.Offset = t.SubtopologyID, t.Partition, t.Offset
+		out = append(out, o)
 	}
 	return out
 }

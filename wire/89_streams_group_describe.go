@@ -63,6 +63,7 @@ func fillStreamsGroup(g *kmsg.StreamsGroupDescribeResponseGroup, row coordinator
 		gm.MemberID, gm.MemberEpoch, gm.ClientID, gm.ClientHost = m.MemberID, m.MemberEpoch, m.ClientID, m.ClientHost
 		gm.TopologyEpoch, gm.ProcessID, gm.RackID = m.TopologyEpoch, m.ProcessID, nullIfEmpty(m.RackID)
 		gm.InstanceID = nullIfEmpty(m.InstanceID)
+		gm.TaskOffsets, gm.TaskEndOffsets = taskOffsetsToWire(m.TaskOffsets), taskOffsetsToWire(m.TaskEndOffsets)
 		gm.UserEndpoint = describedEndpoint(m.UserEndpoint)
 		// StreamsGroupMember.asStreamsGroupDescribeMember: every role.
 		gm.Assignment.ActiveTasks = tasksToWire(m.ActiveTasks)

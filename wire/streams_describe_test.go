@@ -70,3 +70,55 @@ func TestStreamsGroupDescribeConfiguredTopology(t *testing.T) {
 		"ready: the configured topology with the decided counts")
 	assert.Equal(t, []string{group + "-counts-changelog", group + "-z-changelog"}, changelogs, "internal topics by name")
 }
+
+// A static streams member's instance id and its reported task offsets come
+// back in StreamsGroupDescribe (StreamsGroupMember.asStreamsGroupDescribeMember:
+// offsets sorted by subtopology and partition); a static member that
+// leaves with -2 stays in the group at epoch -2, and a join under a new
+// member id with its instance id replaces it.
+func TestStreamsGroupDescribeStaticMemberAndTaskOffsets(t *testing.T) {
+	t.Parallel()
+	const group = "describe-static"
+	_, send := streamsCoordinator(t, group)
+	inst := "instance-a"
+	static := func(r *kmsg.StreamsGroupHeartbeatRequest) { r.InstanceID = &inst }
+	offset := func(sub string, p int32, o int64) kmsg.TaskOffset {
+		t := kmsg.NewTaskOffset()
+		t.SubtopologyID, t.Partition, t.Offset = sub, p, o
+		return t
+	}
+	describe := func() []kmsg.StreamsGroupDescribeResponseGroupMember {
+		t.Helper()
+		req := kmsg.NewPtrStreamsGroupDescribeRequest()
+		req.Groups = []string{group}
+		resp := send(req).(*kmsg.StreamsGroupDescribeResponse)
+		require.Len(t, resp.Groups, 1)
+		require.Zero(t, resp.Groups[0].ErrorCode, "%v", resp.Groups[0].ErrorMessage)
+		return resp.Groups[0].Members
+	}
+
+	streamsBeat(t, send, group, "other", 0) // the group exists: the next join's report is kept
+	streamsBeat(t, send, group, "a", 0, static, func(r *kmsg.StreamsGroupHeartbeatRequest) {
+		r.TaskOffsets = []kmsg.TaskOffset{offset("0", 1, 7), offset("0", 0, 5)}
+	})
+	members := describe()
+	require.Len(t, members, 2)
+	a := members[0]
+	require.Equal(t, "a", a.MemberID)
+	require.NotNil(t, a.InstanceID)
+	assert.Equal(t, inst, *a.InstanceID)
+	assert.Equal(t, []kmsg.TaskOffset{offset("0", 0, 5), offset("0", 1, 7)}, a.TaskOffsets)
+	assert.Empty(t, a.TaskEndOffsets)
+
+	left := streamsBeat(t, send, group, "a", -2, static)
+	assert.Equal(t, int32(-2), left.MemberEpoch)
+	assert.Equal(t, int32(-2), describe()[0].MemberEpoch, "a static member that left stays, at -2")
+
+	back := streamsBeat(t, send, group, "b", 0, static)
+	assert.Equal(t, "b", back.MemberID)
+	ids := []string{}
+	for _, m := range describe() {
+		ids = append(ids, m.MemberID)
+	}
+	assert.Equal(t, []string{"b", "other"}, ids, "b replaced a")
+}

@@ -77,6 +77,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 	}
 	d.applyTimers(timers)
 	d.forgetEmptyShutdowns(records) // after every replay, as package coordinator does
+	d.soft.forgetTaskOffsets(records)
 	return out
 }
 

@@ -124,8 +124,38 @@ func (g *generator) streamsHeartbeat(m *memberState, clientID string) Op {
 		}
 		h.ActiveTasks, h.StandbyTasks, h.WarmupTasks, h.TasksSet = active, cloneTasks(m.standby), cloneTasks(m.warmup), true
 	}
+	if g.chance(0.15) {
+		h.TaskOffsets, h.TaskEndOffsets = g.taskOffsets(m)
+	}
 	g.invalidStreams(&h)
 	return h
+}
+
+// taskOffsets is a report of the changelog offsets of the member's tasks
+// and their end offsets: either list now and then not sent or empty, and
+// now and then with a task twice (INVALID_REQUEST).
+func (g *generator) taskOffsets(m *memberState) (offsets, end []TaskOffset) {
+	offsets, end = []TaskOffset{}, []TaskOffset{}
+	for _, ts := range [][]Tasks{m.active, m.standby, m.warmup} {
+		for _, t := range ts {
+			for _, p := range t.Partitions {
+				o := int64(g.rng.IntN(1000))
+				offsets = append(offsets, TaskOffset{Subtopology: t.Subtopology, Partition: p, Offset: o})
+				end = append(end, TaskOffset{Subtopology: t.Subtopology, Partition: p, Offset: o + int64(g.rng.IntN(100))})
+			}
+		}
+	}
+	switch r := g.rng.IntN(10); {
+	case r == 0:
+		offsets = nil
+	case r == 1:
+		end = nil
+	case r == 2 && len(offsets) > 0:
+		offsets = append(offsets, offsets[0])
+	case r == 3 && len(end) > 0:
+		end = append(end, end[len(end)-1])
+	}
+	return offsets, end
 }
 
 // invalidStreams turns a streams heartbeat into an invalid one now and then.

@@ -51,6 +51,7 @@ func TestRecordRepros(t *testing.T) {
 		{"txn-marker-completes-every-group", "A producer's transaction commits offsets to two groups and its marker\nnames one: Kafka's marker belongs to the __consumer_offsets partition and\ncompletes the producer's offsets of both (coordsim completed the named\ngroup's only); an abort marker likewise drops both.", txnMarkerEveryGroup()},
 		{"txn-commit-order", "Two producers' pending offsets for one partition, committed in the\nopposite order to the one they were written in: the one written later\nstays (replayEndTransactionMarker compares record offsets; coordsim kept\nthe last to commit), before and after a reload.", txnCommitOrder()},
 		{"streams-static-membership", "A static streams member leaves temporarily (-2) and comes back under a\nnew member id, which takes over its tasks; its old id is fenced\n(FENCED_INSTANCE_ID), a third join with the instance id is\nUNRELEASED_INSTANCE_ID, an unknown instance id UNKNOWN_MEMBER_ID; a\nclient id change of the static member writes its record without a\nbump, and a leave for good (-1) fences it.", streamsStaticMembership()},
+		{"streams-task-offsets", "A streams member's task offsets and end offsets, kept per member and shown\nby StreamsGroupDescribe sorted by subtopology and partition: a list not\nsent keeps the one before, an empty list empties it, a task reported twice\nis INVALID_REQUEST, and the member's leave drops them; the heartbeat that\ncreated the group keeps none.", streamsTaskOffsets()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
 	} {
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
@@ -207,6 +208,36 @@ func streamsStaticMembership() []Op {
 		describe,
 		join("streams-member-e-xxxxxxxxxx", "process-e", ptr("instance-e")),
 		beat("streams-member-e-xxxxxxxxxx", "process-e", ptr("instance-e"), -1),
+		describe,
+	}
+}
+
+func streamsTaskOffsets() []Op {
+	topo := &StreamsTopology{Epoch: 0, Subtopologies: []StreamsSubtopology{{ID: "0", SourceTopics: []string{"t0"}}, {ID: "1", SourceTopics: []string{"t1"}}}}
+	offsets := func(os ...TaskOffset) []TaskOffset { return append([]TaskOffset{}, os...) }
+	beat := func(member string, epoch int32, off, end []TaskOffset) StreamsHeartbeat {
+		h := StreamsHeartbeat{ClientID: "client", GroupID: "st", MemberID: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1,
+			TaskOffsets: off, TaskEndOffsets: end}
+		if epoch == 0 {
+			h.RebalanceTimeoutMs, h.Topology, h.TasksSet, h.ProcessID = 30_000, topo, true, ptr("process-"+member[15:16])
+		}
+		return h
+	}
+	a, b := "streams-member-a-xxxxxxxxxx", "streams-member-b-xxxxxxxxxx"
+	describe := StreamsDescribe{Groups: []string{"st"}}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "t0", Partitions: 2}, {Name: "t1", Partitions: 2}}},
+		beat(a, 0, offsets(TaskOffset{"0", 1, 5}), nil),
+		describe,
+		beat(b, 0, offsets(TaskOffset{"1", 1, 7}, TaskOffset{"0", 1, 3}, TaskOffset{"0", 0, 9}), offsets(TaskOffset{"0", 0, 20})),
+		describe,
+		beat(b, 1, nil, offsets(TaskOffset{"1", 0, 30})),
+		beat(a, 1, offsets(), offsets(TaskOffset{"0", 1, 8})),
+		describe,
+		beat(a, 1, offsets(TaskOffset{"0", 1, 9}, TaskOffset{"0", 1, 10}), nil),
+		beat(b, 1, nil, offsets(TaskOffset{"1", 0, 30}, TaskOffset{"1", 0, 31})),
+		describe,
+		beat(b, -1, offsets(TaskOffset{"0", 0, 1}), nil),
 		describe,
 	}
 }

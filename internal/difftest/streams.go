@@ -57,6 +57,47 @@ type StreamsHeartbeat struct {
 	ProcessID           *string          `json:"processId,omitempty"`
 	UserEndpoint        *string          `json:"userEndpoint,omitempty"` // host; the port is 9092
 	ShutdownApplication bool             `json:"shutdownApplication,omitempty"`
+	// TaskOffsets and TaskEndOffsets are sent when not nil (an empty list
+	// is sent empty).
+	TaskOffsets    []TaskOffset `json:"taskOffsets,omitzero"`
+	TaskEndOffsets []TaskOffset `json:"taskEndOffsets,omitzero"`
+}
+
+// TaskOffset is one reported task offset.
+type TaskOffset struct {
+	Subtopology string `json:"subtopologyId"`
+	Partition   int32  `json:"partition"`
+	Offset      int64  `json:"offset"`
+}
+
+func taskOffsetsOracle(ts []TaskOffset) any {
+	if ts == nil {
+		return nil
+	}
+	out := []any{}
+	for _, t := range ts {
+		out = append(out, map[string]any{"subtopologyId": t.Subtopology, "partition": t.Partition, "offset": t.Offset})
+	}
+	return out
+}
+
+func taskOffsetsShard(ts []TaskOffset) []shard.TaskOffset {
+	if ts == nil {
+		return nil
+	}
+	out := make([]shard.TaskOffset, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, shard.TaskOffset{SubtopologyID: t.Subtopology, Partition: t.Partition, Offset: t.Offset})
+	}
+	return out
+}
+
+func taskOffsetsJSON(ts []shard.TaskOffset) []any {
+	out := []any{}
+	for _, t := range ts {
+		out = append(out, map[string]any{"subtopologyId": t.SubtopologyID, "partition": t.Partition, "offset": t.Offset})
+	}
+	return out
 }
 
 // StreamsDescribe is a StreamsGroupDescribe.
@@ -120,7 +161,7 @@ func (o StreamsHeartbeat) oracle(topicIDs) map[string]any {
 		"rebalanceTimeoutMs": o.RebalanceTimeoutMs, "topology": o.Topology.oracle(),
 		"activeTasks": tasksOracle(o.ActiveTasks, o.TasksSet || o.ActiveOnly), "standbyTasks": tasksOracle(o.StandbyTasks, o.TasksSet),
 		"warmupTasks": tasksOracle(o.WarmupTasks, o.TasksSet), "processId": nullable(o.ProcessID),
-		"userEndpoint": endpoint, "clientTags": tags, "taskOffsets": nil, "taskEndOffsets": nil,
+		"userEndpoint": endpoint, "clientTags": tags, "taskOffsets": taskOffsetsOracle(o.TaskOffsets), "taskEndOffsets": taskOffsetsOracle(o.TaskEndOffsets),
 		"shutdownApplication": o.ShutdownApplication,
 	}}
 }
@@ -172,6 +213,9 @@ type streamsSoft struct {
 	endpointEpochs map[string]int32
 	shutdown       map[string]string
 	configured     map[string]*shard.ConfiguredTopology
+	// taskOffsets is each member's reported task offsets by group and
+	// member (coordinator/streams_task_offsets.go).
+	taskOffsets map[string]map[string]shard.MemberTaskOffsets
 	// undo reverts the configured topologies that writes without records
 	// set since the last written offset, should a write throw (Kafka's
 	// configured topology is timeline state; driver.threw).
@@ -212,7 +256,28 @@ func (st *streamsSoft) revert() {
 }
 
 func newStreamsSoft() streamsSoft {
-	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}, configured: map[string]*shard.ConfiguredTopology{}}
+	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}, configured: map[string]*shard.ConfiguredTopology{},
+		taskOffsets: map[string]map[string]shard.MemberTaskOffsets{}}
+}
+
+// noteTaskOffsets is coordinator's hosted.noteTaskOffsets.
+func (st *streamsSoft) noteTaskOffsets(group, member string, r shard.StreamsGroupHeartbeatResponse) {
+	if !r.KeepTaskOffsets {
+		return
+	}
+	if st.taskOffsets[group] == nil {
+		st.taskOffsets[group] = map[string]shard.MemberTaskOffsets{}
+	}
+	st.taskOffsets[group][member] = st.taskOffsets[group][member].Update(r.TaskOffsets, r.TaskEndOffsets)
+}
+
+// forgetTaskOffsets is coordinator's hosted.forgetReplayedTaskOffsets.
+func (st *streamsSoft) forgetTaskOffsets(records []shard.Record) {
+	for _, r := range records {
+		if m, ok := r.(*shard.StreamsGroupMemberMetadata); ok && m.Tombstone {
+			delete(st.taskOffsets[m.Group], m.MemberID)
+		}
+	}
 }
 
 func (o StreamsHeartbeat) run(d *driver) Outcome {
@@ -222,6 +287,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 		ActiveTasks: shardTasks(o.ActiveTasks, o.TasksSet || o.ActiveOnly), StandbyTasks: shardTasks(o.StandbyTasks, o.TasksSet),
 		WarmupTasks: shardTasks(o.WarmupTasks, o.TasksSet), EndpointInformationEpoch: o.EndpointEpoch,
 		ShutdownApplication: o.ShutdownApplication,
+		TaskOffsets:         taskOffsetsShard(o.TaskOffsets), TaskEndOffsets: taskOffsetsShard(o.TaskEndOffsets),
 	}
 	// The wire's request checks first, on the request with its nulls, as
 	// the oracle runs GroupCoordinatorService's (wire/heartbeat_validation.go).
@@ -252,6 +318,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	if r.Configured {
 		d.soft.setConfigured(o.GroupID, r.ConfiguredTopology, len(res.Records) > 0)
 	}
+	d.soft.noteTaskOffsets(o.GroupID, o.MemberID, r)
 	return Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
 }
 
@@ -292,6 +359,10 @@ func (o StreamsDescribe) run(d *driver) Outcome {
 		if !ok || g.Type != shard.Streams {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
+		}
+		for i := range g.Members {
+			t := d.soft.taskOffsets[id][g.Members[i].MemberID]
+			g.Members[i].TaskOffsets, g.Members[i].TaskEndOffsets = t.Offsets, t.EndOffsets
 		}
 		out = append(out, streamsDescribeJSON(g, d.s.DescribedStreamsTopology(id, d.soft.committedConfigured(id))))
 	}
@@ -394,6 +465,7 @@ func streamsDescribeJSON(g shard.GroupDescription, topo *shard.Topology) map[str
 			"assignment": map[string]any{"activeTasks": tasksJSON(m.ActiveTasks), "standbyTasks": tasksJSON(m.StandbyTasks), "warmupTasks": tasksJSON(m.WarmupTasks)},
 			"targetAssignment": map[string]any{"activeTasks": tasksJSON(m.TargetActiveTasks), "standbyTasks": tasksJSON(m.TargetStandbyTasks),
 				"warmupTasks": tasksJSON(m.TargetWarmupTasks)},
+			"taskOffsets": taskOffsetsJSON(m.TaskOffsets), "taskEndOffsets": taskOffsetsJSON(m.TaskEndOffsets),
 		})
 	}
 	var topology any
@@ -519,6 +591,7 @@ func (n normaliser) streamsDescribe(resp any) any {
 		md["memberId"], md["memberEpoch"], md["clientId"] = mm["memberId"], num(mm["memberEpoch"]), mm["clientId"]
 		md["topologyEpoch"], md["processId"], md["userEndpoint"] = num(mm["topologyEpoch"]), mm["processId"], endpoint
 		md["assignment"], md["targetAssignment"] = tasks(mm["assignment"]), tasks(mm["targetAssignment"])
+		md["taskOffsets"], md["taskEndOffsets"] = nonNil(asList(n.value(mm["taskOffsets"]))), nonNil(asList(n.value(mm["taskEndOffsets"])))
 		return md
 	})
 }
