@@ -270,7 +270,12 @@ func (v *view) reconcileConsumer(nowMs int64, i int, owned []TopicPartitions, su
 	pending := cur.pending[roleActive]
 	b := currentAssignmentBuilder{
 		member: cur, targetEpoch: v.aEpoch, target: taskSets{m.target},
-		subscribed:                     m.subscribes,
+		// CurrentAssignmentBuilder.subscribedTopicIds maps the member's
+		// topic names to ids through the metadata image: a subscribed
+		// topic that was deleted is not subscribed any more.
+		subscribed: func(topic string) bool {
+			return m.subscribes(topic) && v.s.TopicPartitions(topic) > 0
+		},
 		enforceSubscriptionConsistency: subsChanged,
 		// A partition this member is itself revoking does not count as
 		// unreleased: only one member can own a partition.
