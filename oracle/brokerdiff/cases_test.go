@@ -206,6 +206,52 @@ var diffCases = []diffCase{
 		s.do("leave", leave)
 		s.do("describe-empty", describe)
 	}},
+	{"streams/static-member-and-task-offsets", func(s *session) {
+		g := "bd-streams-static"
+		beat := func(member string, epoch int32) *kmsg.StreamsGroupHeartbeatRequest {
+			req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
+			req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = g, member, epoch, -1
+			req.InstanceID = kmsg.StringPtr("bd-streams-instance")
+			if epoch == 0 {
+				req.RebalanceTimeoutMillis, req.ProcessID = 30000, kmsg.StringPtr("bd-process-s")
+				topology := kmsg.NewStreamsGroupHeartbeatRequestTopology()
+				sub := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
+				sub.SubtopologyID, sub.SourceTopics = "0", []string{"orders"}
+				topology.Subtopologies = append(topology.Subtopologies, sub)
+				req.Topology = &topology
+				req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = []kmsg.TaskIDs{}, []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
+			}
+			return req
+		}
+		offset := func(p int32, o int64) kmsg.TaskOffset {
+			t := kmsg.NewTaskOffset()
+			t.SubtopologyID, t.Partition, t.Offset = "0", p, o
+			return t
+		}
+		describe := kmsg.NewPtrStreamsGroupDescribeRequest()
+		describe.Groups = []string{g}
+		s.do("join", beat("bd-ss-a", 0))
+		s.do("join-same-instance-other-member", beat("bd-ss-b", 0))
+		r := s.do("heartbeat", beat("bd-ss-a", 1)).(*kmsg.StreamsGroupHeartbeatResponse)
+		report := beat("bd-ss-a", r.MemberEpoch)
+		report.TaskOffsets, report.TaskEndOffsets = []kmsg.TaskOffset{offset(1, 7), offset(0, 5)}, []kmsg.TaskOffset{offset(0, 9)}
+		s.do("report-task-offsets", report)
+		twice := beat("bd-ss-a", r.MemberEpoch)
+		twice.TaskOffsets = []kmsg.TaskOffset{offset(0, 1), offset(0, 2)}
+		s.do("task-reported-twice", twice)
+		s.do("describe", describe)
+		s.do("temporary-leave", beat("bd-ss-a", -2))
+		s.do("describe-after-temporary-leave", describe)
+		s.do("rejoin-as-other-member", beat("bd-ss-b", 0))
+		s.do("old-member-heartbeat", beat("bd-ss-a", r.MemberEpoch))
+		s.do("unknown-instance", func() *kmsg.StreamsGroupHeartbeatRequest {
+			req := beat("bd-ss-b", 1)
+			req.InstanceID = kmsg.StringPtr("bd-no-such-instance")
+			return req
+		}())
+		s.do("describe-replaced", describe)
+		s.do("leave", beat("bd-ss-b", -1))
+	}},
 	{"consumer/static-member", func(s *session) {
 		g := "bd-consumer-static"
 		join := func(member string) *kmsg.ConsumerGroupHeartbeatRequest {
