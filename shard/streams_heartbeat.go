@@ -22,9 +22,9 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	if err != nil {
 		return out, err
 	}
-	i, m := v.find(h.memberID)
+	i, _ := v.find(h.memberID)
 	out.sendAssignment = h.memberEpoch == 0
-	m = v.own(i) // the heartbeating member may change; a copy is cheap
+	m := v.own(i) // the heartbeating member may change; a copy is cheap
 	before := epochRelevant(m)
 	changed := bump
 	changed = updateStreamsClient(m, h) || changed // any epoch (streams_member_update.go)

@@ -33,13 +33,9 @@ func TestStreamsGroupDescribeConfiguredTopology(t *testing.T) {
 
 	describe := func() *kmsg.StreamsGroupDescribeResponseGroupTopology {
 		t.Helper()
-		req := kmsg.NewPtrStreamsGroupDescribeRequest()
-		req.Groups = []string{group}
-		resp := send(req).(*kmsg.StreamsGroupDescribeResponse)
-		require.Len(t, resp.Groups, 1)
-		require.Zero(t, resp.Groups[0].ErrorCode, "%v", resp.Groups[0].ErrorMessage)
-		require.NotNil(t, resp.Groups[0].Topology)
-		return resp.Groups[0].Topology
+		g := describeStreamsGroup(t, send, group)
+		require.NotNil(t, g.Topology)
+		return g.Topology
 	}
 	shape := func(topo *kmsg.StreamsGroupDescribeResponseGroupTopology) (ids []string, internal map[string]int32, changelogs []string) {
 		internal = map[string]int32{}
@@ -89,12 +85,7 @@ func TestStreamsGroupDescribeStaticMemberAndTaskOffsets(t *testing.T) {
 	}
 	describe := func() []kmsg.StreamsGroupDescribeResponseGroupMember {
 		t.Helper()
-		req := kmsg.NewPtrStreamsGroupDescribeRequest()
-		req.Groups = []string{group}
-		resp := send(req).(*kmsg.StreamsGroupDescribeResponse)
-		require.Len(t, resp.Groups, 1)
-		require.Zero(t, resp.Groups[0].ErrorCode, "%v", resp.Groups[0].ErrorMessage)
-		return resp.Groups[0].Members
+		return describeStreamsGroup(t, send, group).Members
 	}
 
 	streamsBeat(t, send, group, "other", 0) // the group exists: the next join's report is kept
@@ -121,4 +112,16 @@ func TestStreamsGroupDescribeStaticMemberAndTaskOffsets(t *testing.T) {
 		ids = append(ids, m.MemberID)
 	}
 	assert.Equal(t, []string{"b", "other"}, ids, "b replaced a")
+}
+
+// describeStreamsGroup describes one streams group, which must answer
+// without error.
+func describeStreamsGroup(t *testing.T, send func(kmsg.Request) kmsg.Response, group string) kmsg.StreamsGroupDescribeResponseGroup {
+	t.Helper()
+	req := kmsg.NewPtrStreamsGroupDescribeRequest()
+	req.Groups = []string{group}
+	resp := send(req).(*kmsg.StreamsGroupDescribeResponse)
+	require.Len(t, resp.Groups, 1)
+	require.Zero(t, resp.Groups[0].ErrorCode, "%v", resp.Groups[0].ErrorMessage)
+	return resp.Groups[0]
 }
