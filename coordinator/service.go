@@ -145,7 +145,7 @@ type hosted struct {
 	shutdownRequests map[string]string
 	// streamsConfigured holds the streams groups' configured topologies
 	// (Kafka's StreamsGroup.configuredTopology, soft state that a
-	// heartbeat sets and a load forgets;
+	// heartbeat other than a leave sets and a load forgets;
 	// shard.StreamsGroupHeartbeatResponse.ConfiguredTopology).
 	streamsConfigured map[string]*shard.ConfiguredTopology
 	// streamsTaskOffsets holds each streams member's last reported task
@@ -716,8 +716,10 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		if c.hooks.AfterReplay != nil {
 			c.hooks.AfterReplay(h.partition, first+int64(i), r)
 		}
+		// Record by record: a write that empties the group and fills it
+		// again (a static member replacing itself) clears the request.
+		c.forgetReplayedEmptyShutdownRequests(h, records[i:i+1])
 	}
-	c.forgetReplayedEmptyShutdownRequests(h, records)
 	h.forgetReplayedTaskOffsets(records)
 	c.applyTimers(h, timers)
 	if delay == 0 {

@@ -63,8 +63,8 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 				// Timeline state: a later failed write before the next
 				// append reverts it (revertTimeline). An append that
 				// fails does not (the rollback restores the shard, not
-				// this soft state); only the initial rebalance delay
-				// reads it.
+				// this soft state); the initial rebalance delay and
+				// describes read it. A leave sets none (Configured).
 				if res.Response.Configured {
 					h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
 				}

@@ -205,8 +205,9 @@ type group struct {
 	// memberSlotsLog2 and memberPuts model Kafka's TimelineHashMap of the
 	// group's members (new TimelineHashMap<>(registry, 0)): log2 of its
 	// table's length (0 meaning its first, 2 slots) and how many members
-	// it holds. The table doubles before a put would fill it past 3/4 and
-	// never shrinks; OnLoaded iterates it (timelineMemberOrder).
+	// it holds. The table doubles before a put when (size+1)*3/4 would
+	// exceed its length (BaseHashTable's MAX_LOAD_FACTOR test: 2 slots
+	// hold 2 members, 4 hold 5) and never shrinks; OnLoaded iterates it (timelineMemberOrder).
 	memberSlotsLog2 uint8
 	memberPuts      int32
 	memberPutSeq    uint16 // the last putSeq given

@@ -52,7 +52,7 @@ func newDriver(cfg shard.Config) (*driver, error) {
 // commit replays a result's records and applies its timers.
 func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 	out := make([]any, 0, len(records))
-	for _, r := range records {
+	for i, r := range records {
 		if r.Type() == shard.TypeClassicGroupState {
 			// coordsim's own snapshot of a classic group beside Kafka's
 			// GroupMetadata: no Kafka record to compare it with.
@@ -71,12 +71,15 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		}
 		d.log = append(d.log, r)
 		out = append(out, recordJSON(r))
+		// After every record, as package coordinator does: Kafka clears the
+		// request when a record's replay leaves the group empty, even if a
+		// later record of the same write fills it again.
+		d.forgetEmptyShutdowns(records[i : i+1])
 	}
 	if len(out) > 0 {
 		d.soft.undo = nil // a new last written offset: nothing to revert to before it
 	}
 	d.applyTimers(timers)
-	d.forgetEmptyShutdowns(records) // after every replay, as package coordinator does
 	d.soft.forgetTaskOffsets(records)
 	return out
 }
