@@ -148,9 +148,9 @@ type hosted struct {
 	// heartbeat other than a leave sets and a load forgets;
 	// shard.StreamsGroupHeartbeatResponse.ConfiguredTopology).
 	streamsConfigured map[string]*shard.ConfiguredTopology
-	// streamsTaskOffsets holds each streams member's last reported task
-	// offsets by group and member (streams_task_offsets.go).
-	streamsTaskOffsets map[string]map[string]shard.MemberTaskOffsets
+	// taskOffsets holds each streams member's last reported task offsets
+	// (soft state: shard.TaskOffsetsBook).
+	taskOffsets shard.TaskOffsetsBook
 	// configuredUndo reverts what writes without records changed in
 	// streamsConfigured since the last append, should a write fail:
 	// Kafka's configured topology is timeline state, and its runtime
@@ -720,7 +720,7 @@ func (c *Coordinator) appendRecords(h *hosted, name string, records []shard.Reco
 		// again (a static member replacing itself) clears the request.
 		c.forgetReplayedEmptyShutdownRequests(h, records[i:i+1])
 	}
-	h.forgetReplayedTaskOffsets(records)
+	h.taskOffsets.ForgetReplayed(records)
 	c.applyTimers(h, timers)
 	if delay == 0 {
 		// Committing now releases every earlier waiter first, then this write.

@@ -68,7 +68,9 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 				if res.Response.Configured {
 					h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
 				}
-				h.noteTaskOffsets(req.GroupID, req.MemberID, res.Response)
+				if h != nil {
+					h.taskOffsets.Note(req.GroupID, req.MemberID, res.Response)
+				}
 			}
 			c.noteShutdownRequest(p, r, res.Response, err)
 			return res, err
@@ -311,7 +313,9 @@ func (c *Coordinator) DescribeStreamsGroups(groupIDs []string, includeTopologyDe
 				}
 				h, _ := c.shardFor(p)
 				row.Topology = s.DescribedStreamsTopology(id, h.committedConfiguredTopology(id))
-				h.describeTaskOffsets(id, d.Members)
+				if h != nil {
+					h.taskOffsets.Fill(id, d.Members)
+				}
 				return d, nil
 			})
 		}

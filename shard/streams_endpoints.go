@@ -154,6 +154,11 @@ func (v *view) endpointMembers(memberID string) (others []*member, updated *memb
 // as Kafka's list is not.
 func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *member) []EndpointPartitions {
 	out := []EndpointPartitions{}
+	// Configured once for every member: a topology that is not ready is
+	// configured afresh, which allocates.
+	if topo != nil && !s.topologyConfigured(topo) {
+		topo = nil
+	}
 	add := func(m *member) {
 		if m == nil || m.userEndpoint() == nil {
 			return
@@ -175,15 +180,16 @@ func (s *Shard) endpointToPartitions(topo *Topology, others []*member, updated *
 // each subtopology of the tasks, each of its source and repartition-source
 // topics with the task ids as partitions, those below the topic's partition
 // count only (topicPartitionListForTask filters id < partitionCount), a
-// topic left with none omitted. Topics are in name order. It needs the
-// configured subtopologies only, which a topology whose internal topics
-// are still missing has (InternalTopicManager.configureTopics configures
-// them before it looks for missing ones). Where Kafka would throw (a
-// topology without configured subtopologies, a subtopology the topology
-// lacks, a topic missing from the image) the tasks are left out.
+// topic left with none omitted. Topics are in name order. The caller
+// passes a topology with configured subtopologies (topologyConfigured),
+// nil otherwise; one whose internal topics are still missing has them
+// (InternalTopicManager.configureTopics configures them before it looks
+// for missing ones). Where Kafka would throw (a topology without
+// configured subtopologies, a subtopology the topology lacks, a topic
+// missing from the image) the tasks are left out.
 func (s *Shard) taskSourcePartitions(topo *Topology, tasks []TopicPartitions) []TopicPartitions {
 	out := []TopicPartitions{}
-	if topo == nil || len(tasks) == 0 || !s.topologyConfigured(topo) {
+	if topo == nil || len(tasks) == 0 {
 		return out
 	}
 	for _, t := range tasks {

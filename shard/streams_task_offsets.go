@@ -16,7 +16,7 @@ import (
 // StreamsGroupDescribe. In 4.4.0 nothing else reads them: the assignment
 // builder hands them to AssignmentRefiner.refine, which returns the target
 // unchanged. The shard checks a report and hands it back; the coordinator
-// keeps it (coordinator/streams_task_offsets.go).
+// keeps it in a TaskOffsetsBook.
 
 // TaskOffset is one task's offset: Kafka's StreamsGroupHeartbeatRequest
 // TaskOffset and StreamsGroupDescribe's.
@@ -68,4 +68,57 @@ func checkTaskOffsets(offsets, endOffsets []TaskOffset) error {
 		}
 	}
 	return nil
+}
+
+// TaskOffsetsBook is the task offsets a coordinator keeps beside a shard:
+// each streams member's last report, by group and member. The zero value
+// is empty and ready. It is soft state: Note keeps a heartbeat's report
+// before its write (a failed write does not undo it), ForgetReplayed drops
+// a member's when its member record is tombstoned (Kafka's removeMember),
+// and a load starts with an empty book.
+type TaskOffsetsBook struct {
+	groups map[string]map[string]MemberTaskOffsets
+}
+
+// Note folds a heartbeat's reported task offsets into the member's
+// (MemberTaskOffsets.update), when the response says to keep them.
+func (b *TaskOffsetsBook) Note(groupID, memberID string, resp StreamsGroupHeartbeatResponse) {
+	if !resp.KeepTaskOffsets {
+		return
+	}
+	if b.groups == nil {
+		b.groups = map[string]map[string]MemberTaskOffsets{}
+	}
+	members := b.groups[groupID]
+	if members == nil {
+		members = map[string]MemberTaskOffsets{}
+		b.groups[groupID] = members
+	}
+	members[memberID] = members[memberID].Update(resp.TaskOffsets, resp.TaskEndOffsets)
+}
+
+// ForgetReplayed drops the task offsets of the members whose metadata
+// records were just replayed as tombstones.
+func (b *TaskOffsetsBook) ForgetReplayed(records []Record) {
+	if len(b.groups) == 0 {
+		return
+	}
+	for _, r := range records {
+		if m, ok := r.(*StreamsGroupMemberMetadata); ok && m.Tombstone {
+			members := b.groups[m.Group]
+			delete(members, m.MemberID)
+			if len(members) == 0 {
+				delete(b.groups, m.Group)
+			}
+		}
+	}
+}
+
+// Fill sets each described member's task offsets from the book.
+func (b *TaskOffsetsBook) Fill(groupID string, members []MemberDescription) {
+	kept := b.groups[groupID]
+	for i := range members {
+		t := kept[members[i].MemberID]
+		members[i].TaskOffsets, members[i].TaskEndOffsets = t.Offsets, t.EndOffsets
+	}
 }

@@ -80,7 +80,7 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 		d.soft.undo = nil // a new last written offset: nothing to revert to before it
 	}
 	d.applyTimers(timers)
-	d.soft.forgetTaskOffsets(records)
+	d.soft.taskOffsets.ForgetReplayed(records)
 	return out
 }
 

@@ -213,9 +213,9 @@ type streamsSoft struct {
 	endpointEpochs map[string]int32
 	shutdown       map[string]string
 	configured     map[string]*shard.ConfiguredTopology
-	// taskOffsets is each member's reported task offsets by group and
-	// member (coordinator/streams_task_offsets.go).
-	taskOffsets map[string]map[string]shard.MemberTaskOffsets
+	// taskOffsets is each member's reported task offsets, kept as package
+	// coordinator keeps them.
+	taskOffsets shard.TaskOffsetsBook
 	// undo reverts the configured topologies that writes without records
 	// set since the last written offset, should a write throw (Kafka's
 	// configured topology is timeline state; driver.threw).
@@ -256,28 +256,7 @@ func (st *streamsSoft) revert() {
 }
 
 func newStreamsSoft() streamsSoft {
-	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}, configured: map[string]*shard.ConfiguredTopology{},
-		taskOffsets: map[string]map[string]shard.MemberTaskOffsets{}}
-}
-
-// noteTaskOffsets is coordinator's hosted.noteTaskOffsets.
-func (st *streamsSoft) noteTaskOffsets(group, member string, r shard.StreamsGroupHeartbeatResponse) {
-	if !r.KeepTaskOffsets {
-		return
-	}
-	if st.taskOffsets[group] == nil {
-		st.taskOffsets[group] = map[string]shard.MemberTaskOffsets{}
-	}
-	st.taskOffsets[group][member] = st.taskOffsets[group][member].Update(r.TaskOffsets, r.TaskEndOffsets)
-}
-
-// forgetTaskOffsets is coordinator's hosted.forgetReplayedTaskOffsets.
-func (st *streamsSoft) forgetTaskOffsets(records []shard.Record) {
-	for _, r := range records {
-		if m, ok := r.(*shard.StreamsGroupMemberMetadata); ok && m.Tombstone {
-			delete(st.taskOffsets[m.Group], m.MemberID)
-		}
-	}
+	return streamsSoft{endpointEpochs: map[string]int32{}, shutdown: map[string]string{}, configured: map[string]*shard.ConfiguredTopology{}}
 }
 
 func (o StreamsHeartbeat) run(d *driver) Outcome {
@@ -318,7 +297,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	if r.Configured {
 		d.soft.setConfigured(o.GroupID, r.ConfiguredTopology, len(res.Records) > 0)
 	}
-	d.soft.noteTaskOffsets(o.GroupID, o.MemberID, r)
+	d.soft.taskOffsets.Note(o.GroupID, o.MemberID, r)
 	return Outcome{Response: streamsHeartbeatJSON(r), Records: d.commit(res.Records, res.Timers)}
 }
 
@@ -360,10 +339,7 @@ func (o StreamsDescribe) run(d *driver) Outcome {
 			out = append(out, map[string]any{"groupId": id, "errorCode": kerr.GroupIDNotFound.Code})
 			continue
 		}
-		for i := range g.Members {
-			t := d.soft.taskOffsets[id][g.Members[i].MemberID]
-			g.Members[i].TaskOffsets, g.Members[i].TaskEndOffsets = t.Offsets, t.EndOffsets
-		}
+		d.soft.taskOffsets.Fill(id, g.Members)
 		out = append(out, streamsDescribeJSON(g, d.s.DescribedStreamsTopology(id, d.soft.committedConfigured(id))))
 	}
 	return Outcome{Response: out, Records: []any{}}
