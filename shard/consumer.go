@@ -341,6 +341,20 @@ func (v *view) replaceStaticMember(i int, memberID string) {
 		v.currentAssignmentRecord(&nm, false))
 }
 
+// namedStaticMember is the static member h names by its instance id, as
+// a consumer or streams leave looks it up: unknown (throwIfStaticMemberIsUnknown)
+// or held by another member id (throwIfInstanceIdIsFenced) is an error.
+func (v *view) namedStaticMember(h *heartbeat) (int, *member, error) {
+	i, m := staticMemberOf(v.members, h.instanceID)
+	if m == nil {
+		return i, nil, instanceUnknown(h.instanceID)
+	}
+	if m.id != h.memberID {
+		return i, nil, instanceFenced(h.memberID, h.instanceID, m.id)
+	}
+	return i, m, nil
+}
+
 // consumerLeave is Kafka's consumerGroupLeave: a dynamic member (-1) or a
 // static member leaving for good (-1) is fenced; a static member leaving
 // temporarily (-2) keeps its assignment at epoch -2 with nothing pending
@@ -355,11 +369,9 @@ func (s *Shard) consumerLeave(nowMs int64, v *view, h *heartbeat) (heartbeatResu
 			return out, memberUnknown(h.memberID, h.groupID)
 		}
 	} else {
-		if i, m = staticMemberOf(v.members, h.instanceID); m == nil {
-			return out, instanceUnknown(h.instanceID)
-		}
-		if m.id != h.memberID {
-			return out, instanceFenced(h.memberID, h.instanceID, m.id)
+		var err error
+		if i, m, err = v.namedStaticMember(h); err != nil {
+			return out, err
 		}
 	}
 	out.memberEpoch, out.view = h.memberEpoch, v

@@ -180,12 +180,9 @@ func (v *view) streamsLeave(h *heartbeat) (heartbeatResult, error) {
 		return v.leave(h)
 	}
 	var out heartbeatResult
-	i, m := staticMemberOf(v.members, h.instanceID)
-	if m == nil {
-		return out, instanceUnknown(h.instanceID)
-	}
-	if m.id != h.memberID {
-		return out, instanceFenced(h.memberID, h.instanceID, m.id)
+	i, m, err := v.namedStaticMember(h)
+	if err != nil {
+		return out, err
 	}
 	out.memberEpoch, out.view = h.memberEpoch, v
 	if h.memberEpoch != LeaveGroupStaticMemberEpoch {
