@@ -180,7 +180,7 @@ func (v *view) streamsLeave(h *heartbeat) (heartbeatResult, error) {
 		return v.leave(h)
 	}
 	var out heartbeatResult
-	i, m, err := v.namedStaticMember(h)
+	i, _, err := v.namedStaticMember(h)
 	if err != nil {
 		return out, err
 	}
@@ -189,7 +189,7 @@ func (v *view) streamsLeave(h *heartbeat) (heartbeatResult, error) {
 		v.removeMember(i)
 		return out, nil
 	}
-	m = v.own(i)
+	m := v.own(i)
 	m.memberEpoch, m.pending = LeaveGroupStaticMemberEpoch, nil
 	p := m.streamsPart()
 	p.pendingStandby, p.pendingWarmup = nil, nil
