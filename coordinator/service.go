@@ -955,6 +955,7 @@ func (c *Coordinator) runDue(h *hosted, now int64) {
 func (c *Coordinator) runTimer(h *hosted, now int64, task shard.Task) {
 	if task.Kind == shard.TaskStreamsInitialRebalance {
 		task.StreamsConfigured = h.configuredTopology(task.GroupID)
+		task.StreamsTaskOffsets = h.taskOffsets.Group(task.GroupID)
 	}
 	res := h.latest.RunTimer(now, task)
 	if task.Kind == shard.TaskSweep {

@@ -55,6 +55,9 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 			h, _ := c.shardFor(p)
 			r.GroupEndpointInformationEpoch = h.endpointEpoch(req.GroupID)
 			r.ShutdownRequestMemberID = c.shutdownRequester(p, req.GroupID)
+			if h != nil {
+				r.GroupTaskOffsets = h.taskOffsets.Group(req.GroupID)
+			}
 			res, err := s.StreamsGroupHeartbeat(now, r)
 			if err == nil {
 				// Kafka sets it in the heartbeat, before the write, and

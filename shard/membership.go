@@ -50,6 +50,9 @@ type heartbeat struct {
 	instanceID                string            // consumer and streams: group.instance.id, "" = dynamic
 	taskOffsets               []TaskOffset      // streams: reported task offsets, nil = not sent
 	taskEndOffsets            []TaskOffset      // streams: reported task end offsets, nil = not sent
+	// groupTaskOffsets: streams, the task offsets the coordinator keeps
+	// for the group's members (StreamsGroupHeartbeatRequest).
+	groupTaskOffsets map[string]MemberTaskOffsets
 	rackID                    string            // client.rack: "" = null (unchanged)
 	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
 	serverAssignor            *string           // consumer: nil = unchanged
@@ -82,6 +85,9 @@ type view struct {
 	// configured, when set, is the configured topology a delayed streams
 	// assignment reads its partition counts from (streams_delay.go).
 	configured *ConfiguredTopology
+	// taskOffsets is what a streams target reads of the members' reported
+	// task offsets (streams_task_offsets.go).
+	taskOffsets taskOffsetsView
 
 	records []Record
 	timers  []TimerOp

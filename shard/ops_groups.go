@@ -230,6 +230,13 @@ type StreamsGroupHeartbeatRequest struct {
 	// keeps nothing of them: the response hands them back for the
 	// coordinator's soft state (streams_task_offsets.go).
 	TaskOffsets, TaskEndOffsets []TaskOffset
+	// GroupTaskOffsets is that soft state: the task offsets the
+	// coordinator keeps for the group's members (TaskOffsetsBook.Group).
+	// A target this heartbeat computes reads them, the member's own
+	// updated by this report, as Kafka's TargetAssignmentBuilder reads
+	// StreamsGroup.taskOffsets. Not on the wire; the shard does not keep
+	// or change it.
+	GroupTaskOffsets map[string]MemberTaskOffsets
 	// ShutdownRequestMemberID is Kafka's
 	// StreamsGroup.getShutdownRequestMemberId: the member that first asked
 	// the application to shut down, "" for none. The coordinator keeps it
@@ -314,7 +321,8 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	h := &heartbeat{
 		typ: Streams, groupID: req.GroupID, memberID: req.MemberID, memberEpoch: req.MemberEpoch,
 		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
-		instanceID: req.InstanceID, topology: req.Topology, taskOffsets: req.TaskOffsets, taskEndOffsets: req.TaskEndOffsets, initialRebalanceScheduled: req.InitialRebalanceScheduled,
+		instanceID: req.InstanceID, topology: req.Topology, taskOffsets: req.TaskOffsets, taskEndOffsets: req.TaskEndOffsets, groupTaskOffsets: req.GroupTaskOffsets,
+		initialRebalanceScheduled: req.InitialRebalanceScheduled,
 		userEndpoint: req.UserEndpoint,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)
@@ -478,7 +486,7 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		res, _ := s.fenceMember(nowMs, t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
 	case TaskStreamsInitialRebalance:
-		return s.computeDelayedTargetAssignment(t.GroupID, t.StreamsConfigured)
+		return s.computeDelayedTargetAssignment(t.GroupID, t.StreamsConfigured, t.StreamsTaskOffsets)
 	case TaskRegexRefresh:
 		return s.refreshRegularExpressions(nowMs, t)
 	case TaskShareInitialize:

@@ -99,6 +99,10 @@ type Task struct {
 	// StreamsGroupHeartbeatResponse.ConfiguredTopology keeps: without one
 	// the delayed assignment computes nothing.
 	StreamsConfigured *ConfiguredTopology
+	// StreamsTaskOffsets is filled in the same way from the task offsets
+	// kept for the group's members (TaskOffsetsBook.Group): the delayed
+	// assignment reads them.
+	StreamsTaskOffsets map[string]MemberTaskOffsets
 }
 
 // Key is the timer key a task runs under.

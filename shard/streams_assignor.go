@@ -123,6 +123,7 @@ func (v *view) assignStreams() ([]taskSets, error) {
 		spec.Members = append(spec.Members, taskassignor.AssignmentMemberSpec{
 			MemberID: m.id, ProcessID: proc, ActiveTasks: toTasks(m.assigned),
 			StandbyTasks: toTasks(m.streamsPart().standby), WarmupTasks: toTasks(m.streamsPart().warmup),
+			TaskOffsets: v.taskOffsets.assignorOffsets(m.id),
 		})
 	}
 	if len(spec.Members) == 0 {

@@ -18,6 +18,7 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	if h.memberEpoch < 0 {
 		return v.streamsLeave(h)
 	}
+	v.taskOffsets = heartbeatTaskOffsets(h)
 	bump, err := s.streamsMember(v, h, &out)
 	if err != nil {
 		return out, err

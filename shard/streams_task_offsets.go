@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/coordsim/coordsim/assignor/taskassignor"
 	"github.com/coordsim/coordsim/kerr"
 )
 
@@ -13,10 +14,14 @@ import (
 // task's lag. Kafka keeps them per member in StreamsGroup's plain HashMap
 // (updateTaskOffsets: soft state, not timeline, in no record), drops a
 // member's with the member (removeMember), and shows them in
-// StreamsGroupDescribe. In 4.4.0 nothing else reads them: the assignment
-// builder hands them to AssignmentRefiner.refine, which returns the target
-// unchanged. The shard checks a report and hands it back; the coordinator
-// keeps it in a TaskOffsetsBook.
+// StreamsGroupDescribe. The sticky task assignor reads the offsets (not
+// the end offsets): a member reporting one for a task it holds no standby
+// of is a standby candidate for it, ranked after the previous standbys,
+// most caught-up first, and an active task without its previous owner goes
+// to the least loaded candidate (StickyTaskAssignor.collectStandbyCandidates).
+// The shard checks a report and hands it back; the coordinator keeps it in
+// a TaskOffsetsBook and hands the group's back with the next heartbeat or
+// delayed assignment, whose target reads them.
 
 // TaskOffset is one task's offset: Kafka's StreamsGroupHeartbeatRequest
 // TaskOffset and StreamsGroupDescribe's.
@@ -112,6 +117,49 @@ func (b *TaskOffsetsBook) ForgetReplayed(records []Record) {
 			}
 		}
 	}
+}
+
+// Group is the task offsets kept for the group's members, by member id,
+// nil for none. The caller must not change it.
+func (b *TaskOffsetsBook) Group(groupID string) map[string]MemberTaskOffsets {
+	return b.groups[groupID]
+}
+
+// taskOffsetsView is what a streams target computation reads of the task
+// offsets: those kept for the group's members, with the heartbeating
+// member's replaced by its report folded in (Kafka updates the group's
+// before it computes the target).
+type taskOffsetsView struct {
+	kept   map[string]MemberTaskOffsets
+	member string
+	own    MemberTaskOffsets
+	hasOwn bool
+}
+
+// heartbeatTaskOffsets is the view a streams heartbeat computes with.
+func heartbeatTaskOffsets(h *heartbeat) taskOffsetsView {
+	t := taskOffsetsView{kept: h.groupTaskOffsets}
+	if (h.taskOffsets != nil || h.taskEndOffsets != nil) && checkTaskOffsets(h.taskOffsets, h.taskEndOffsets) == nil {
+		t.member, t.own, t.hasOwn = h.memberID, h.groupTaskOffsets[h.memberID].Update(h.taskOffsets, h.taskEndOffsets), true
+	}
+	return t
+}
+
+// assignorOffsets is member id's reported offsets as the task assignor
+// takes them (MemberMetadataAndStateImpl.taskOffsets), nil for none.
+func (t taskOffsetsView) assignorOffsets(id string) []taskassignor.TaskOffset {
+	offs := t.kept[id].Offsets
+	if t.hasOwn && id == t.member {
+		offs = t.own.Offsets
+	}
+	if len(offs) == 0 {
+		return nil
+	}
+	out := make([]taskassignor.TaskOffset, len(offs))
+	for i, o := range offs {
+		out[i] = taskassignor.TaskOffset{SubtopologyID: o.SubtopologyID, Partition: o.Partition, OffsetSum: o.Offset}
+	}
+	return out
 }
 
 // Fill sets each described member's task offsets from the book.

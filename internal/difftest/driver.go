@@ -420,6 +420,7 @@ func (d *driver) fire(t timer, out *Outcome) {
 	task := t.op.Task
 	if task.Kind == shard.TaskStreamsInitialRebalance {
 		task.StreamsConfigured = d.soft.configured[task.GroupID] // coordinator.runTimer
+		task.StreamsTaskOffsets = d.soft.taskOffsets.Group(task.GroupID)
 	}
 	res := d.s.RunTimer(d.nowMs, task)
 	out.Records = append(out.Records, d.commit(res.Records, res.Timers)...)

@@ -287,6 +287,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 		req.GroupEndpointInformationEpoch = e
 	}
 	req.ShutdownRequestMemberID = d.soft.shutdown[o.GroupID]
+	req.GroupTaskOffsets = d.soft.taskOffsets.Group(o.GroupID)
 	res, err := d.s.StreamsGroupHeartbeat(d.nowMs, req)
 	d.noteShutdown(req, res.Response, err)
 	if d.threw(err) != nil {
