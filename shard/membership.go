@@ -47,16 +47,16 @@ type heartbeat struct {
 	// initialRebalanceScheduled: streams, the group's initial rebalance
 	// delay timer is pending (StreamsGroupHeartbeatRequest).
 	initialRebalanceScheduled bool
-	instanceID                string            // consumer and streams: group.instance.id, "" = dynamic
-	taskOffsets               []TaskOffset      // streams: reported task offsets, nil = not sent
-	taskEndOffsets            []TaskOffset      // streams: reported task end offsets, nil = not sent
+	instanceID                string       // consumer and streams: group.instance.id, "" = dynamic
+	taskOffsets               []TaskOffset // streams: reported task offsets, nil = not sent
+	taskEndOffsets            []TaskOffset // streams: reported task end offsets, nil = not sent
 	// groupTaskOffsets: streams, the task offsets the coordinator keeps
 	// for the group's members (StreamsGroupHeartbeatRequest).
 	groupTaskOffsets map[string]MemberTaskOffsets
-	rackID                    string            // client.rack: "" = null (unchanged)
-	owned                     []TopicPartitions // consumer: TopicPartitions, nil = not sent
-	serverAssignor            *string           // consumer: nil = unchanged
-	topicRegex                *string           // consumer: nil = unchanged, "" = none
+	rackID           string            // client.rack: "" = null (unchanged)
+	owned            []TopicPartitions // consumer: TopicPartitions, nil = not sent
+	serverAssignor   *string           // consumer: nil = unchanged
+	topicRegex       *string           // consumer: nil = unchanged, "" = none
 	// streams: the owned active, standby and warm-up tasks; ownedTasksSent
 	// is false unless the request carried all three lists (Kafka's null).
 	ownedTasks     taskSets

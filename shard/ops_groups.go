@@ -323,7 +323,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		clientID: req.ClientID, clientHost: req.ClientHost, rackID: req.RackID, processID: req.ProcessID, rebalanceTimeoutMs: req.RebalanceTimeoutMs,
 		instanceID: req.InstanceID, topology: req.Topology, taskOffsets: req.TaskOffsets, taskEndOffsets: req.TaskEndOffsets, groupTaskOffsets: req.GroupTaskOffsets,
 		initialRebalanceScheduled: req.InitialRebalanceScheduled,
-		userEndpoint: req.UserEndpoint,
+		userEndpoint:              req.UserEndpoint,
 	}
 	h.ownedTasks, h.ownedTasksSent = ownedTaskSets(req.ActiveTasks, req.StandbyTasks, req.WarmupTasks)
 	if req.MemberEpoch == 0 && !h.ownedTasksSent {
