@@ -239,7 +239,7 @@ func (s *Shard) consumerHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbe
 
 	// 2. The target assignment, when the group epoch passed it; an
 	// assignor's error fails the heartbeat (Kafka's UnknownServerException).
-	v.maybeAssign()
+	v.maybeAssign(nowMs)
 	if v.assignErr != nil {
 		return out, v.assignErr
 	}

@@ -32,7 +32,7 @@ func (consumerSteps) targetMemberRecord(v *view, id string, target []TopicPartit
 }
 
 func (consumerSteps) targetEpochRecord(v *view) Record {
-	return &ConsumerGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+	return &ConsumerGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch, AssignmentTimestampMs: v.aTimestampMs}
 }
 
 func (consumerSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {

@@ -124,7 +124,10 @@ type group struct {
 
 	epoch           int32 // group epoch; generation for classic
 	assignmentEpoch int32
-	members         map[string]*member // never iterated for output: see sortedMemberIDs; nil until the first member (issue 25: a simple group has none)
+	// assignmentTimestampMs is when the target at assignmentEpoch was
+	// computed, 0 for none (assignment_interval.go).
+	assignmentTimestampMs int64
+	members               map[string]*member // never iterated for output: see sortedMemberIDs; nil until the first member (issue 25: a simple group has none)
 
 	// classic
 	protocolType            string

@@ -18,6 +18,16 @@ type GroupTimeouts struct {
 	// when HasStreamsInitialRebalanceDelay (0 is a valid delay: none).
 	StreamsInitialRebalanceDelayMs  int32
 	HasStreamsInitialRebalanceDelay bool
+	// ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs and
+	// StreamsAssignmentIntervalMs are consumer.assignment.interval.ms and
+	// its twins (assignment_interval.go); 0 is a valid interval.
+	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs OptionalMs
+}
+
+// OptionalMs is a group config of milliseconds that may be unset.
+type OptionalMs struct {
+	Ms  int32
+	Set bool
 }
 
 // MaxGroupTimeoutConfigs bounds the groups with a timeout group config.
@@ -44,9 +54,10 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 	}
 	for id, gt := range timeouts {
 		for _, v := range [...]int32{gt.ConsumerSessionTimeoutMs, gt.ConsumerHeartbeatIntervalMs, gt.ShareSessionTimeoutMs,
-			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs, gt.StreamsInitialRebalanceDelayMs} {
+			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs, gt.StreamsInitialRebalanceDelayMs,
+			gt.ConsumerAssignmentIntervalMs.Ms, gt.ShareAssignmentIntervalMs.Ms, gt.StreamsAssignmentIntervalMs.Ms} {
 			if v < 0 {
-				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat interval or delay must not be negative, got %d", id, v)
+				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat or assignment interval or delay must not be negative, got %d", id, v)
 			}
 		}
 		img[id] = gt

@@ -76,7 +76,13 @@ type view struct {
 	id     string
 	epoch  int32
 	aEpoch int32
-	hash   int64
+	// aTimestampMs is when the target at aEpoch was computed, 0 for none
+	// (assignment_interval.go).
+	aTimestampMs int64
+	// assignmentHeld: the group epoch passed the assignment epoch but the
+	// assignment interval held the new target back.
+	assignmentHeld bool
+	hash           int64
 	// members is sorted by id. Entries point at the group's own member
 	// objects until own copies one for writing: a heartbeat that changes
 	// nothing copies nothing.
@@ -120,7 +126,7 @@ func (s *Shard) newView(g *group, typ GroupType, id string) *view {
 	initial := groupKinds[typ].initialEpoch()
 	v := &view{s: s, g: g, typ: typ, id: id, epoch: initial, aEpoch: initial}
 	if g != nil {
-		v.epoch, v.aEpoch, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.topology, g.metadataHash
+		v.epoch, v.aEpoch, v.aTimestampMs, v.topo, v.hash = g.epoch, g.assignmentEpoch, g.assignmentTimestampMs, g.topology, g.metadataHash
 		v.regexes = g.regexes
 		// Sorting the member pointers by id, not a list of ids, saves the
 		// ids' slice; the ids are unique, so map order does not show.
@@ -228,9 +234,10 @@ type heartbeatResult struct {
 	// from, nil without one; when the heartbeat fails, what it answered
 	// stays (view.answeredUpgrade).
 	converted *view
-	// assignmentDelayed: the streams group's initial rebalance delay held
-	// back its target assignment (ASSIGNMENT_DELAYED).
-	assignmentDelayed bool
+	// assignmentDelay: the streams group's initial rebalance delay or its
+	// assignment interval held back its target assignment; the
+	// ASSIGNMENT_DELAYED status detail saying which, "" for none.
+	assignmentDelay string
 	// replacedStatic is the static member a streams join replaced (its
 	// instance id's member that left with -2), nil for none.
 	replacedStatic *member
@@ -534,18 +541,24 @@ func (v *view) removeMembers(ids ...string) {
 	v.records = append(v.records, v.groupEpochRecord())
 	v.removing = false
 	if len(v.members) == 0 {
-		v.aEpoch = v.epoch
+		v.aEpoch, v.aTimestampMs = v.epoch, 0 // no target computed: the next may be at once
 		v.records = append(v.records, v.targetEpochRecord())
 	}
 }
 
 // maybeAssign recomputes the target assignment when the group epoch has
-// passed the assignment epoch, writing the targets that changed and then the
+// passed the assignment epoch and the group's assignment interval allows
+// (assignment_interval.go), writing the targets that changed and then the
 // new assignment epoch.
-func (v *view) maybeAssign() {
+func (v *view) maybeAssign(nowMs int64) {
 	if v.epoch <= v.aEpoch {
 		return
 	}
+	if !v.canComputeTarget(nowMs) {
+		v.assignmentHeld = true
+		return
+	}
+	v.aTimestampMs = nowMs
 	// Each group type has its assignor: share groups the KIP-932 simple
 	// assignor (share_assignor.go), which may share a partition among
 	// several members; consumer groups the broker's server assignors

@@ -150,7 +150,7 @@ func (s *Shard) classicJoinToConsumerGroup(nowMs int64, g *group, req JoinGroupR
 
 	// 2. The target assignment; 3. the member's reconciliation, with the
 	// partitions its subscription says it owns.
-	v.maybeAssign()
+	v.maybeAssign(nowMs)
 	if v.assignErr != nil {
 		return fail(v.assignErr)
 	}

@@ -371,8 +371,8 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		status(StatusStaleTopology, fmt.Sprintf("The member's topology epoch %d is behind the group's topology epoch %d.",
 			out.memberTopologyEpoch, res.Response.GroupTopologyEpoch))
 	}
-	if out.assignmentDelayed {
-		status(StatusAssignmentDelayed, "Assignment delayed due to the configured initial rebalance delay.")
+	if out.assignmentDelay != "" {
+		status(StatusAssignmentDelayed, out.assignmentDelay)
 	}
 	if c := out.topicStatus; c != nil {
 		status(c.status, c.detail)
@@ -486,7 +486,7 @@ func (s *Shard) RunTimer(nowMs int64, t Task) Result[struct{}] {
 		res, _ := s.fenceMember(nowMs, t.Type, t.GroupID, t.MemberID, t.MemberEpoch)
 		return res
 	case TaskStreamsInitialRebalance:
-		return s.computeDelayedTargetAssignment(t.GroupID, t.StreamsConfigured, t.StreamsTaskOffsets)
+		return s.computeDelayedTargetAssignment(nowMs, t.GroupID, t.StreamsConfigured, t.StreamsTaskOffsets)
 	case TaskRegexRefresh:
 		return s.refreshRegularExpressions(nowMs, t)
 	case TaskShareInitialize:

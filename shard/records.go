@@ -153,11 +153,15 @@ type ConsumerGroupMemberMetadata struct {
 	Tombstone bool
 }
 
-// ConsumerGroupTargetAssignmentMetadata carries the target assignment epoch.
+// ConsumerGroupTargetAssignmentMetadata carries the target assignment epoch
+// and when it was computed (AssignmentTimestampMs, 0 when a target was not
+// computed: the group emptied or converted), which the assignment interval
+// counts from.
 type ConsumerGroupTargetAssignmentMetadata struct {
-	Group           string
-	AssignmentEpoch int32
-	Tombstone       bool
+	Group                 string
+	AssignmentEpoch       int32
+	AssignmentTimestampMs int64
+	Tombstone             bool
 }
 
 // ConsumerGroupTargetAssignmentMember is one member's target partitions.
@@ -257,11 +261,15 @@ func sameEndpoint(a, b *Endpoint) bool {
 	return *a == *b
 }
 
-// StreamsGroupTargetAssignmentMetadata carries the streams target assignment epoch.
+// StreamsGroupTargetAssignmentMetadata carries the streams target assignment epoch
+// and when it was computed (AssignmentTimestampMs, 0 when a target was not
+// computed: the group emptied or converted), which the assignment interval
+// counts from.
 type StreamsGroupTargetAssignmentMetadata struct {
-	Group           string
-	AssignmentEpoch int32
-	Tombstone       bool
+	Group                 string
+	AssignmentEpoch       int32
+	AssignmentTimestampMs int64
+	Tombstone             bool
 }
 
 // StreamsGroupTargetAssignmentMember is one streams member's target tasks,
@@ -319,11 +327,15 @@ type ShareGroupMemberMetadata struct {
 	Tombstone        bool
 }
 
-// ShareGroupTargetAssignmentMetadata carries the share target assignment epoch.
+// ShareGroupTargetAssignmentMetadata carries the share target assignment epoch
+// and when it was computed (AssignmentTimestampMs, 0 when a target was not
+// computed: the group emptied or converted), which the assignment interval
+// counts from.
 type ShareGroupTargetAssignmentMetadata struct {
-	Group           string
-	AssignmentEpoch int32
-	Tombstone       bool
+	Group                 string
+	AssignmentEpoch       int32
+	AssignmentTimestampMs int64
+	Tombstone             bool
 }
 
 // ShareGroupTargetAssignmentMember is one share member's target partitions.

@@ -117,11 +117,11 @@ func (s *Shard) apply(r Record) error {
 	case *ShareGroupMetadata:
 		return s.applyGroupEpoch(r, Share, r.Epoch, r.MetadataHash, r.Tombstone)
 	case *ConsumerGroupTargetAssignmentMetadata:
-		return s.applyAssignmentEpoch(r, Consumer, r.AssignmentEpoch, r.Tombstone)
+		return s.applyAssignmentEpoch(r, Consumer, r.AssignmentEpoch, r.AssignmentTimestampMs, r.Tombstone)
 	case *StreamsGroupTargetAssignmentMetadata:
-		return s.applyAssignmentEpoch(r, Streams, r.AssignmentEpoch, r.Tombstone)
+		return s.applyAssignmentEpoch(r, Streams, r.AssignmentEpoch, r.AssignmentTimestampMs, r.Tombstone)
 	case *ShareGroupTargetAssignmentMetadata:
-		return s.applyAssignmentEpoch(r, Share, r.AssignmentEpoch, r.Tombstone)
+		return s.applyAssignmentEpoch(r, Share, r.AssignmentEpoch, r.AssignmentTimestampMs, r.Tombstone)
 	case *ConsumerGroupMemberMetadata:
 		return s.applyMemberMetadata(r, Consumer, r.MemberID, r.Tombstone, func(m *member) {
 			m.clientID, m.subscribedTopics, m.rebalanceTimeoutMs = r.ClientID, r.SubscribedTopics, r.RebalanceTimeoutMs
@@ -309,19 +309,19 @@ func (s *Shard) applyStreamsGroupMetadata(r *StreamsGroupMetadata) error {
 	return nil
 }
 
-func (s *Shard) applyAssignmentEpoch(r Record, typ GroupType, epoch int32, tombstone bool) error {
+func (s *Shard) applyAssignmentEpoch(r Record, typ GroupType, epoch int32, timestampMs int64, tombstone bool) error {
 	if tombstone {
 		g, err := s.existingGroup(r, typ)
 		if g == nil {
 			return err
 		}
-		epoch = 0
+		epoch, timestampMs = 0, 0
 	}
 	g, err := s.groupForRecord(r, typ, true)
 	if err != nil {
 		return err
 	}
-	g.assignmentEpoch = epoch
+	g.assignmentEpoch, g.assignmentTimestampMs = epoch, timestampMs
 	s.refresh(g.id)
 	return nil
 }

@@ -37,6 +37,15 @@ type Config struct {
 	// is empty waits this long before its first target assignment, so the
 	// members of a starting application land in one rebalance. 0 disables it.
 	StreamsInitialRebalanceDelayMs int32
+	// ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs and
+	// StreamsAssignmentIntervalMs are group.consumer.assignment.interval.ms
+	// and its share and streams twins (>= 0): a group computes a new target
+	// at most once per interval (assignment_interval.go). 0, the default,
+	// computes one whenever the group epoch passes the assignment epoch.
+	// Kafka's default is 1000 together with offloading the computation to
+	// a background thread, so that a target always comes a heartbeat
+	// later; coordsim computes inline, as Kafka with offloading off.
+	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs int32
 	// ConsumerRegexRefreshIntervalMs is group.consumer.regex.refresh.interval.ms:
 	// a consumer group's regexes are resolved again once their last
 	// resolution is older, whatever the topic image did. 0 is Kafka's
@@ -75,7 +84,8 @@ type Config struct {
 	Mutants mutant.Set
 }
 
-// DefaultConfig is Kafka's defaults.
+// DefaultConfig is Kafka's defaults, but for the assignment intervals
+// (0; see ConsumerAssignmentIntervalMs).
 func DefaultConfig() Config {
 	return Config{
 		OffsetsRetentionMs:              7 * 24 * 60 * 60 * 1000,
@@ -112,6 +122,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard: group max sizes must be >= 1")
 	case c.StreamsNumStandbyReplicas < 0:
 		return fmt.Errorf("shard: StreamsNumStandbyReplicas must be >= 0, got %d", c.StreamsNumStandbyReplicas)
+	case c.ConsumerAssignmentIntervalMs < 0 || c.ShareAssignmentIntervalMs < 0 || c.StreamsAssignmentIntervalMs < 0:
+		return fmt.Errorf("shard: assignment intervals must be >= 0 ms")
 	case c.StreamsInitialRebalanceDelayMs < 0:
 		return fmt.Errorf("shard: StreamsInitialRebalanceDelayMs must be >= 0, got %d", c.StreamsInitialRebalanceDelayMs)
 	}

@@ -72,21 +72,28 @@ func (s *Shard) shareHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbeatR
 	if bump {
 		v.bumpGroupEpoch()
 	}
-	v.maybeAssign()
+	v.maybeAssign(nowMs)
 	// ShareGroupAssignmentBuilder: a member behind the target epoch, or
-	// whose subscription changed, is assigned its target's partitions of
-	// the topics it subscribes to that exist (filterAssignedPartitions: a
-	// heterogeneous target may keep topics nobody subscribes to).
+	// whose heartbeat bumped the group epoch (Kafka passes bumpGroupEpoch
+	// as hasSubscriptionChanged: a subscription change, a metadata hash
+	// change, a pending initialised assignment), is assigned its target's
+	// partitions of the topics it subscribes to that exist
+	// (filterAssignedPartitions: a heterogeneous target may keep topics
+	// nobody subscribes to, and a target the assignment interval held back
+	// may name a deleted topic).
 	targetEpoch := v.aEpoch
-	if m.memberEpoch != targetEpoch || b {
+	if m.memberEpoch != targetEpoch || bump {
 		next := subscribedPartitions(v.members[i].target, m.subscribedTopics, s.TopicPartitions)
 		if m.memberEpoch != targetEpoch || !equalAssignment(m.assigned, next) {
 			// The answer carries the assignment when the partitions changed
 			// (ShareGroupMember.hasAssignedPartitionsChanged), not for a new
 			// epoch alone.
 			out.sendAssignment = out.sendAssignment || !equalAssignment(m.assigned, next)
-			prev := m.memberEpoch
-			m.previousMemberEpoch, m.memberEpoch, m.assigned = prev, targetEpoch, next
+			if m.memberEpoch != targetEpoch {
+				// updateMemberEpoch; a filter alone keeps both epochs.
+				m.previousMemberEpoch, m.memberEpoch = m.memberEpoch, targetEpoch
+			}
+			m.assigned = next
 			v.records = append(v.records, v.currentAssignmentRecord(m, false))
 		}
 	}

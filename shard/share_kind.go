@@ -61,7 +61,7 @@ func (shareSteps) targetMemberRecord(v *view, id string, target []TopicPartition
 }
 
 func (shareSteps) targetEpochRecord(v *view) Record {
-	return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+	return &ShareGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch, AssignmentTimestampMs: v.aTimestampMs}
 }
 
 func (shareSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {

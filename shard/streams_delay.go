@@ -78,7 +78,7 @@ func (c *ConfiguredTopology) partitionsOf(topic string) int32 { return c.partiti
 // the initial rebalance delay has passed, so the target assignment of every
 // member is computed at the group epoch. The members' current assignments
 // are left to their next heartbeats.
-func (s *Shard) computeDelayedTargetAssignment(groupID string, configured *ConfiguredTopology, taskOffsets map[string]MemberTaskOffsets) Result[struct{}] {
+func (s *Shard) computeDelayedTargetAssignment(nowMs int64, groupID string, configured *ConfiguredTopology, taskOffsets map[string]MemberTaskOffsets) Result[struct{}] {
 	var res Result[struct{}]
 	g := s.streamsGroup(groupID)
 	// Kafka throws IllegalStateException when the group epoch is not past
@@ -95,7 +95,7 @@ func (s *Shard) computeDelayedTargetAssignment(groupID string, configured *Confi
 	v := s.newView(g, Streams, groupID)
 	v.configured = configured
 	v.taskOffsets = taskOffsetsView{kept: taskOffsets}
-	v.maybeAssign()
+	v.maybeAssign(nowMs)
 	res.Records = v.records
 	return res
 }

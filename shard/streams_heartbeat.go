@@ -98,10 +98,13 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	if v.streamsInitialRebalanceDelay(nowMs, h) {
 		// Kafka gives the members no tasks, at epoch max(1, assignment
 		// epoch), until the delay's timer computes the target (streams_delay.go).
-		targetEpoch, out.assignmentDelayed = max(1, v.aEpoch), true
+		targetEpoch, out.assignmentDelay = max(1, v.aEpoch), initialRebalanceDelay
 	} else {
-		v.maybeAssign()
+		v.maybeAssign(nowMs)
 		targetEpoch, targetTasks = v.aEpoch, v.members[i].targets()
+		if v.assignmentHeld {
+			out.assignmentDelay = assignmentIntervalDelay
+		}
 	}
 	// Reconcile with revocation (streams_reconcile.go).
 	reconciled, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)

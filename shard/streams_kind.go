@@ -51,7 +51,7 @@ func (streamsSteps) targetMemberRecord(v *view, id string, target []TopicPartiti
 }
 
 func (streamsSteps) targetEpochRecord(v *view) Record {
-	return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch}
+	return &StreamsGroupTargetAssignmentMetadata{Group: v.id, AssignmentEpoch: v.aEpoch, AssignmentTimestampMs: v.aTimestampMs}
 }
 
 func (streamsSteps) currentAssignmentRecord(v *view, m *member, tombstone bool) Record {

@@ -3,13 +3,12 @@ package difftest
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/coordsim/coordsim/shard"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/coordsim/coordsim/shard"
 )
 
 // Generated member ids. A classic member's id is made by the coordinator:
@@ -161,8 +160,10 @@ type oursOnly struct {
 	ids idTable
 }
 
-func newOursOnly() (*oursOnly, error) {
-	d, err := newDriver(shard.DefaultConfig())
+func newOursOnly() (*oursOnly, error) { return newOursOnlyWith(DriverConfig()) }
+
+func newOursOnlyWith(cfg shard.Config) (*oursOnly, error) {
+	d, err := newDriver(cfg)
 	if err != nil {
 		return nil, err
 	}

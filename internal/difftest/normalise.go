@@ -23,9 +23,6 @@ import (
 //     over names, partition counts and racks, a change detector that
 //     never leaves the coordinator, where Kafka's is Murmur3 over the
 //     topic image;
-//   - the target assignment's timestamp (Kafka 4.4's assignmentTimestamp
-//     on TargetAssignmentMetadata) is dropped: coordsim does not record
-//     when a target was computed;
 //   - an empty target-assignment member record is dropped (outcome.go,
 //     emptyTarget);
 //   - an offset's topic id (OffsetCommitValue.topicId, written from
@@ -50,7 +47,7 @@ import (
 var dropRecordTypes = map[string]bool{"ConsumerGroupPartitionMetadata": true}
 
 // dropFields are record and response fields coordsim does not model.
-var dropFields = map[string]bool{"metadataHash": true, "assignmentTimestamp": true, "topicId": true,
+var dropFields = map[string]bool{"metadataHash": true, "topicId": true,
 	"clientHost": true, "assignmentEpochs": true, "throttleTimeMs": true, "topicName": true}
 
 // nullAsEmpty are string fields whose null Go spells "".

@@ -241,7 +241,7 @@ func recordJSON(r shard.Record) map[string]any {
 			"classicMemberMetadata": classicMemberJSON(r.Classic)}
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMetadata:
-		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch)
+		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch, r.AssignmentTimestampMs)
 		tomb = r.Tombstone
 	case *shard.ConsumerGroupTargetAssignmentMember:
 		key, value = targetMemberJSON(r.Group, r.MemberID, r.Partitions)
@@ -259,7 +259,7 @@ func recordJSON(r shard.Record) map[string]any {
 		value = map[string]any{"rackId": r.RackID, "clientId": r.ClientID, "subscribedTopicNames": sortedStrings(r.SubscribedTopics)}
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMetadata:
-		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch)
+		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch, r.AssignmentTimestampMs)
 		tomb = r.Tombstone
 	case *shard.ShareGroupTargetAssignmentMember:
 		key, value = targetMemberJSON(r.Group, r.MemberID, r.Partitions)
@@ -306,8 +306,13 @@ func groupEpochJSON(group string, epoch int32) (key, value map[string]any) {
 
 // targetEpochJSON is the epoch of a group's target assignment
 // ({Consumer,Share,Streams}GroupTargetAssignmentMetadata).
-func targetEpochJSON(group string, epoch int32) (key, value map[string]any) {
-	return map[string]any{"groupId": group}, map[string]any{"assignmentEpoch": epoch}
+func targetEpochJSON(group string, epoch int32, timestampMs int64) (key, value map[string]any) {
+	value = map[string]any{"assignmentEpoch": epoch}
+	if timestampMs != 0 {
+		// A tagged field: Kafka's JSON leaves out its default, 0.
+		value["assignmentTimestamp"] = timestampMs
+	}
+	return map[string]any{"groupId": group}, value
 }
 
 // targetMemberJSON is one member's target partitions

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/coordsim/coordsim/shard"
 )
 
 // A reproduction file is a cockroachdb/datadriven file: a paragraph on the
@@ -59,12 +62,19 @@ func startedOracleOutcomes(d Divergence) ([]string, error) {
 // canonical outcome, which datadriven compares with Kafka's.
 func ReplayRepro(path string) func(*datadriven.TestData) string {
 	var s *oursOnly
+	var legacy bool
 	return func(td *datadriven.TestData) string {
 		if s == nil {
-			var err error
-			if s, err = newOursOnly(); err != nil {
+			cfg, err := reproConfig(path)
+			if err == nil {
+				s, err = newOursOnlyWith(cfg)
+			}
+			if err != nil {
 				return err.Error()
 			}
+			// Files recorded at interval 0 were recorded while the
+			// runner dropped the targets' timestamps.
+			legacy = cfg.ConsumerAssignmentIntervalMs == 0
 		}
 		if td.Cmd != "op" {
 			return fmt.Sprintf("%s: unknown command %q", path, td.Cmd)
@@ -79,8 +89,54 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 		if err != nil {
 			return err.Error()
 		}
-		return s.step(op).canonical()
+		out := s.step(op)
+		if legacy {
+			dropAssignmentTimestamps(out.Records)
+		}
+		return out.canonical()
 	}
+}
+
+// dropAssignmentTimestamps removes the assignmentTimestamp of the target
+// assignment metadata records among records.
+func dropAssignmentTimestamps(records []any) {
+	for _, r := range records {
+		if m, ok := r.(map[string]any); ok {
+			if v, ok := m["value"].(map[string]any); ok {
+				delete(v, "assignmentTimestamp")
+			}
+		}
+	}
+}
+
+// intervalDirective is the header line of a reproduction recorded with
+// another assignment interval than DriverConfig's, on both sides: files
+// recorded before the runner kept Kafka's default (1 s) say
+// "# assignment-interval-ms: 0".
+const intervalDirective = "# assignment-interval-ms: "
+
+// reproConfig is the shard configuration a reproduction file replays with:
+// DriverConfig, with the assignment intervals its header names.
+func reproConfig(path string) (shard.Config, error) {
+	cfg := DriverConfig()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, intervalDirective); ok {
+			v, _, _ = strings.Cut(v, " ")
+			ms, err := strconv.ParseInt(v, 10, 32)
+			if err != nil || ms < 0 {
+				return cfg, fmt.Errorf("%s: bad %q", path, line)
+			}
+			cfg.ConsumerAssignmentIntervalMs, cfg.ShareAssignmentIntervalMs, cfg.StreamsAssignmentIntervalMs = int32(ms), int32(ms), int32(ms)
+		}
+	}
+	return cfg, nil
 }
 
 // RecordRepro runs ops on a fresh oracle session and writes them to

@@ -187,7 +187,7 @@ func newSession(o *Oracle) (*session, error) {
 	if err := o.reset(OracleProps()); err != nil {
 		return nil, err
 	}
-	d, err := newDriver(shard.DefaultConfig())
+	d, err := newDriver(DriverConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -195,20 +195,25 @@ func newSession(o *Oracle) (*session, error) {
 }
 
 // OracleProps are the broker properties the oracle runs with: Kafka's
-// defaults, which shard.DefaultConfig reproduces, except Kafka 4.4's
-// assignment batching and offloading (group.<type>.assignment.interval.ms,
-// default 1 s, and group.<type>.assignor.offload.enable, default true),
-// which coordsim does not model: with an interval of 0 and no offload,
-// Kafka computes a target assignment inside the heartbeat that needs one,
-// as coordsim does. docs/fidelity.md lists the batching as open.
+// defaults, but for offloading the target assignment to a background
+// thread (group.<type>.assignor.offload.enable, default true), which
+// coordsim does not do: it computes a target inside the operation that
+// may, as Kafka does with offloading off. The assignment interval stays
+// at Kafka's default, 1 s, which DriverConfig sets on coordsim's side.
 func OracleProps() map[string]string {
 	props := map[string]string{}
 	for _, typ := range []string{"consumer", "share", "streams"} {
-		props["group."+typ+".assignment.interval.ms"] = "0"
-		props["group."+typ+".min.assignment.interval.ms"] = "0"
 		props["group."+typ+".assignor.offload.enable"] = "false"
 	}
 	return props
+}
+
+// DriverConfig is the shard configuration coordsim's side runs with: Kafka's
+// defaults (shard.DefaultConfig), the assignment intervals included.
+func DriverConfig() shard.Config {
+	cfg := shard.DefaultConfig()
+	cfg.ConsumerAssignmentIntervalMs, cfg.ShareAssignmentIntervalMs, cfg.StreamsAssignmentIntervalMs = 1000, 1000, 1000
+	return cfg
 }
 
 func (s *session) step(op Op) (kafka, ours Outcome, err error) {

@@ -498,7 +498,7 @@ func streamsRecordJSON(r shard.Record) (key, value map[string]any, tomb, ok bool
 			"topologyEpoch": r.TopologyEpoch, "processId": r.ProcessID, "userEndpoint": endpointJSON(r.UserEndpoint), "clientTags": []any{}}
 		return key, value, r.Tombstone, true
 	case *shard.StreamsGroupTargetAssignmentMetadata:
-		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch)
+		key, value = targetEpochJSON(r.Group, r.AssignmentEpoch, r.AssignmentTimestampMs)
 		return key, value, r.Tombstone, true
 	case *shard.StreamsGroupTargetAssignmentMember:
 		key = map[string]any{"groupId": r.Group, "memberId": r.MemberID}
