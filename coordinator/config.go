@@ -76,6 +76,14 @@ type Config struct {
 	// while empty waits before its first target assignment
 	// (ASSIGNMENT_DELAYED meanwhile). 0 disables it.
 	StreamsInitialRebalanceDelay time.Duration
+	// ConsumerAssignmentInterval, ShareAssignmentInterval and
+	// StreamsAssignmentInterval are group.<type>.assignment.interval.ms
+	// with their group.<type>.min/max.assignment.interval.ms bounds: a
+	// group computes a new target assignment at most once per interval.
+	// Kafka's default interval is 1000 ms, with the computation offloaded
+	// to a background thread; coordsim computes inline and defaults to 0
+	// (a target whenever the group epoch moves). Bounds 0 and 15000.
+	ConsumerAssignmentInterval, ShareAssignmentInterval, StreamsAssignmentInterval AssignmentInterval
 	// StreamsTopologyUpdates lets a streams member joining with a higher
 	// topology epoch replace the group's topology, ahead of Kafka, which
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
@@ -123,7 +131,18 @@ type Config struct {
 	PerGroupMetrics bool
 }
 
-// DefaultConfig returns Kafka's defaults.
+// AssignmentInterval is one group type's assignment interval and the
+// bounds of its group config.
+type AssignmentInterval struct {
+	Interval, Min, Max time.Duration
+}
+
+// defaultAssignmentInterval is coordsim's default: no interval, within
+// Kafka's default bounds.
+var defaultAssignmentInterval = AssignmentInterval{Max: 15 * time.Second}
+
+// DefaultConfig returns Kafka's defaults, but for the assignment intervals
+// (0, see ConsumerAssignmentInterval).
 func DefaultConfig() Config {
 	return Config{
 		NumPartitions:                 50,
@@ -147,6 +166,9 @@ func DefaultConfig() Config {
 		StreamsMaxSize:                1<<31 - 1,
 		StreamsMaxStandbyReplicas:     2,
 		StreamsInitialRebalanceDelay:  3 * time.Second,
+		ConsumerAssignmentInterval:    defaultAssignmentInterval,
+		ShareAssignmentInterval:       defaultAssignmentInterval,
+		StreamsAssignmentInterval:     defaultAssignmentInterval,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareMinSessionTimeout:        45 * time.Second,
 		ShareMaxSessionTimeout:        60 * time.Second,
@@ -221,6 +243,23 @@ func groupLiveness(group string, session, minSession, maxSession, heartbeat, min
 	}
 }
 
+// checks are GroupCoordinatorConfig's requirements on one group type's
+// assignment interval and its bounds.
+func (a AssignmentInterval) checks(group string) []error {
+	key := func(k string) string { return "group." + group + "." + k }
+	return []error{
+		atLeast(key("min.assignment.interval.ms"), a.Min, 0),
+		wholeMillis(key("min.assignment.interval.ms"), a.Min),
+		atLeast(key("max.assignment.interval.ms"), a.Max, a.Min),
+		within(key("max.assignment.interval.ms"), a.Max, a.Min, time.Duration(1<<31-1)*time.Millisecond),
+		wholeMillis(key("max.assignment.interval.ms"), a.Max),
+		within(key("assignment.interval.ms"), a.Interval, a.Min, a.Max),
+		wholeMillis(key("assignment.interval.ms"), a.Interval),
+	}
+}
+
+func (a AssignmentInterval) ms() int32 { return int32(a.Interval.Milliseconds()) }
+
 // Validate checks every field against Kafka's bounds; the error is a
 // *ConfigError naming the key.
 func (c Config) Validate() error {
@@ -238,6 +277,7 @@ func (c Config) Validate() error {
 		[]error{
 			atLeast("group.consumer.max.size", c.ConsumerMaxSize, 1),
 		},
+		c.ConsumerAssignmentInterval.checks("consumer"),
 		groupLiveness("streams", c.StreamsSessionTimeout, c.StreamsMinSessionTimeout, c.StreamsMaxSessionTimeout,
 			c.StreamsHeartbeatInterval, c.StreamsMinHeartbeatInterval, c.StreamsMaxHeartbeatInterval),
 		[]error{
@@ -247,10 +287,14 @@ func (c Config) Validate() error {
 			atLeast("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay, 0),
 			wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
 		},
+		c.StreamsAssignmentInterval.checks("streams"),
 		groupLiveness("share", c.ShareSessionTimeout, c.ShareMinSessionTimeout, c.ShareMaxSessionTimeout,
 			c.ShareHeartbeatInterval, c.ShareMinHeartbeatInterval, c.ShareMaxHeartbeatInterval),
 		[]error{
 			within("group.share.max.size", c.ShareMaxSize, 1, 1000),
+		},
+		c.ShareAssignmentInterval.checks("share"),
+		[]error{
 			atLeast("commit delay", c.CommitDelay, 0),
 			atLeast("load delay", c.LoadDelay, 0),
 		})
@@ -290,6 +334,9 @@ func (c Config) shardConfig() shard.Config {
 		StreamsMaxSize:                  c.StreamsMaxSize,
 		StreamsNumStandbyReplicas:       int32(c.StreamsNumStandbyReplicas),
 		StreamsInitialRebalanceDelayMs:  int32(min(c.StreamsInitialRebalanceDelay.Milliseconds(), 1<<31-1)),
+		ConsumerAssignmentIntervalMs:    c.ConsumerAssignmentInterval.ms(),
+		ShareAssignmentIntervalMs:       c.ShareAssignmentInterval.ms(),
+		StreamsAssignmentIntervalMs:     c.StreamsAssignmentInterval.ms(),
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),

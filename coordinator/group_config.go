@@ -40,6 +40,11 @@ type GroupConfig struct {
 	// StreamsInitialRebalanceDelayMs is streams.initial.rebalance.delay.ms
 	// (>= 0; 0 assigns a group that members join while empty at once).
 	StreamsInitialRebalanceDelayMs *int32
+	// ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs and
+	// StreamsAssignmentIntervalMs are consumer.assignment.interval.ms and
+	// its twins (>= 0, within group.<type>.min/max.assignment.interval.ms;
+	// 0 computes a target whenever the group epoch moves).
+	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs *int32
 }
 
 // SetGroupConfig replaces a group's dynamic group config (every field nil
@@ -127,6 +132,15 @@ func (c *Coordinator) GroupConfig(groupID string) GroupConfig {
 		d := gt.StreamsInitialRebalanceDelayMs
 		gc.StreamsInitialRebalanceDelayMs = &d
 	}
+	optional := func(o shard.OptionalMs) *int32 {
+		if !o.Set {
+			return nil
+		}
+		return &o.Ms
+	}
+	gc.ConsumerAssignmentIntervalMs = optional(gt.ConsumerAssignmentIntervalMs)
+	gc.ShareAssignmentIntervalMs = optional(gt.ShareAssignmentIntervalMs)
+	gc.StreamsAssignmentIntervalMs = optional(gt.StreamsAssignmentIntervalMs)
 	return gc
 }
 
@@ -145,6 +159,15 @@ func (gc GroupConfig) timeouts() shard.GroupTimeouts {
 	if gc.StreamsInitialRebalanceDelayMs != nil {
 		gt.StreamsInitialRebalanceDelayMs, gt.HasStreamsInitialRebalanceDelay = *gc.StreamsInitialRebalanceDelayMs, true
 	}
+	optional := func(p *int32) shard.OptionalMs {
+		if p == nil {
+			return shard.OptionalMs{}
+		}
+		return shard.OptionalMs{Ms: *p, Set: true}
+	}
+	gt.ConsumerAssignmentIntervalMs = optional(gc.ConsumerAssignmentIntervalMs)
+	gt.ShareAssignmentIntervalMs = optional(gc.ShareAssignmentIntervalMs)
+	gt.StreamsAssignmentIntervalMs = optional(gc.StreamsAssignmentIntervalMs)
 	return gt
 }
 
@@ -165,6 +188,9 @@ func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 		{groupconfig.StreamsHeartbeatIntervalMs, gc.StreamsHeartbeatIntervalMs},
 		{groupconfig.StreamsNumStandbyReplicas, gc.StreamsNumStandbyReplicas},
 		{groupconfig.StreamsInitialRebalanceDelayMs, gc.StreamsInitialRebalanceDelayMs},
+		{groupconfig.ConsumerAssignmentIntervalMs, gc.ConsumerAssignmentIntervalMs},
+		{groupconfig.ShareAssignmentIntervalMs, gc.ShareAssignmentIntervalMs},
+		{groupconfig.StreamsAssignmentIntervalMs, gc.StreamsAssignmentIntervalMs},
 	} {
 		if k.v == nil {
 			continue
@@ -186,12 +212,15 @@ func (cfg Config) GroupConfigBounds() groupconfig.Bounds {
 	ms := func(d time.Duration) int64 { return d.Milliseconds() }
 	return groupconfig.Bounds{
 		Ranges: map[string]groupconfig.Range{
-			groupconfig.ConsumerHeartbeatIntervalMs: {Min: ms(cfg.ConsumerMinHeartbeatInterval), Max: ms(cfg.ConsumerMaxHeartbeatInterval)},
-			groupconfig.ConsumerSessionTimeoutMs:    {Min: ms(cfg.ConsumerMinSessionTimeout), Max: ms(cfg.ConsumerMaxSessionTimeout)},
-			groupconfig.ShareHeartbeatIntervalMs:    {Min: ms(cfg.ShareMinHeartbeatInterval), Max: ms(cfg.ShareMaxHeartbeatInterval)},
-			groupconfig.ShareSessionTimeoutMs:       {Min: ms(cfg.ShareMinSessionTimeout), Max: ms(cfg.ShareMaxSessionTimeout)},
-			groupconfig.StreamsHeartbeatIntervalMs:  {Min: ms(cfg.StreamsMinHeartbeatInterval), Max: ms(cfg.StreamsMaxHeartbeatInterval)},
-			groupconfig.StreamsSessionTimeoutMs:     {Min: ms(cfg.StreamsMinSessionTimeout), Max: ms(cfg.StreamsMaxSessionTimeout)},
+			groupconfig.ConsumerHeartbeatIntervalMs:  {Min: ms(cfg.ConsumerMinHeartbeatInterval), Max: ms(cfg.ConsumerMaxHeartbeatInterval)},
+			groupconfig.ConsumerSessionTimeoutMs:     {Min: ms(cfg.ConsumerMinSessionTimeout), Max: ms(cfg.ConsumerMaxSessionTimeout)},
+			groupconfig.ShareHeartbeatIntervalMs:     {Min: ms(cfg.ShareMinHeartbeatInterval), Max: ms(cfg.ShareMaxHeartbeatInterval)},
+			groupconfig.ShareSessionTimeoutMs:        {Min: ms(cfg.ShareMinSessionTimeout), Max: ms(cfg.ShareMaxSessionTimeout)},
+			groupconfig.StreamsHeartbeatIntervalMs:   {Min: ms(cfg.StreamsMinHeartbeatInterval), Max: ms(cfg.StreamsMaxHeartbeatInterval)},
+			groupconfig.StreamsSessionTimeoutMs:      {Min: ms(cfg.StreamsMinSessionTimeout), Max: ms(cfg.StreamsMaxSessionTimeout)},
+			groupconfig.ConsumerAssignmentIntervalMs: {Min: ms(cfg.ConsumerAssignmentInterval.Min), Max: ms(cfg.ConsumerAssignmentInterval.Max)},
+			groupconfig.ShareAssignmentIntervalMs:    {Min: ms(cfg.ShareAssignmentInterval.Min), Max: ms(cfg.ShareAssignmentInterval.Max)},
+			groupconfig.StreamsAssignmentIntervalMs:  {Min: ms(cfg.StreamsAssignmentInterval.Min), Max: ms(cfg.StreamsAssignmentInterval.Max)},
 		},
 		MaxStandbyReplicas: int64(cfg.StreamsMaxStandbyReplicas),
 		DefaultMs: map[string]int64{

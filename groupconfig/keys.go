@@ -47,6 +47,9 @@ const (
 	StreamsHeartbeatIntervalMs     = "streams.heartbeat.interval.ms"
 	StreamsNumStandbyReplicas      = "streams.num.standby.replicas"
 	StreamsInitialRebalanceDelayMs = "streams.initial.rebalance.delay.ms"
+	ConsumerAssignmentIntervalMs   = "consumer.assignment.interval.ms"
+	ShareAssignmentIntervalMs      = "share.assignment.interval.ms"
+	StreamsAssignmentIntervalMs    = "streams.assignment.interval.ms"
 )
 
 // Keys are the keys served, in GroupConfig.CONFIG_DEF's order (the order
@@ -54,6 +57,7 @@ const (
 var Keys = []Key{
 	{Name: ConsumerSessionTimeoutMs, Type: Int, Min: 1, Synonym: "group.consumer.session.timeout.ms"},
 	{Name: ConsumerHeartbeatIntervalMs, Type: Int, Min: 1, Synonym: "group.consumer.heartbeat.interval.ms"},
+	{Name: ConsumerAssignmentIntervalMs, Type: Int, Min: 0, Synonym: "group.consumer.assignment.interval.ms"},
 	{Name: ShareSessionTimeoutMs, Type: Int, Min: 1, Synonym: "group.share.session.timeout.ms"},
 	{Name: ShareHeartbeatIntervalMs, Type: Int, Min: 1, Synonym: "group.share.heartbeat.interval.ms"},
 	{Name: ShareRecordLockDurationMs, Type: Int, Min: 1000, Synonym: "group.share.record.lock.duration.ms"},
@@ -62,21 +66,21 @@ var Keys = []Key{
 	{Name: ShareAutoOffsetReset, Type: String, validate: ValidateShareAutoOffsetReset},
 	{Name: ShareIsolationLevel, Type: String, validate: validateIsolationLevel},
 	{Name: ShareRenewAcknowledgeEnable, Type: Boolean},
+	{Name: ShareAssignmentIntervalMs, Type: Int, Min: 0, Synonym: "group.share.assignment.interval.ms"},
 	{Name: StreamsSessionTimeoutMs, Type: Int, Min: 1, Synonym: "group.streams.session.timeout.ms"},
 	{Name: StreamsHeartbeatIntervalMs, Type: Int, Min: 1, Synonym: "group.streams.heartbeat.interval.ms"},
 	{Name: StreamsNumStandbyReplicas, Type: Int, Min: 0, Synonym: "group.streams.num.standby.replicas"},
 	{Name: StreamsInitialRebalanceDelayMs, Type: Int, Min: 0, Synonym: "group.streams.initial.rebalance.delay.ms"},
+	{Name: StreamsAssignmentIntervalMs, Type: Int, Min: 0, Synonym: "group.streams.assignment.interval.ms"},
 }
 
-// Unmodelled are trunk's other GroupConfig keys: coordsim has no
-// assignment interval, assignor offloading, task offsets, warm-up replicas
-// or acceptable recovery lag, so setting one is INVALID_CONFIG rather than
-// a silent no-op. The share dead-letter queue is modelled by sharebroker
+// Unmodelled are trunk's other GroupConfig keys: coordsim has no assignor
+// offloading (it computes targets inline), task offset interval, warm-up
+// replicas or acceptable recovery lag, so setting one is INVALID_CONFIG
+// rather than a silent no-op. The share dead-letter queue is modelled by sharebroker
 // but not on the wire (see wire's groupconfig.go for why).
 var Unmodelled = []string{
-	"consumer.assignment.interval.ms", "consumer.assignor.offload.enable",
-	"share.assignment.interval.ms", "share.assignor.offload.enable",
-	"streams.assignment.interval.ms", "streams.assignor.offload.enable",
+	"consumer.assignor.offload.enable", "share.assignor.offload.enable", "streams.assignor.offload.enable",
 	"streams.task.offset.interval.ms", "streams.num.warmup.replicas", "streams.acceptable.recovery.lag",
 	"errors.deadletterqueue.topic.name", "errors.deadletterqueue.copy.record.enable",
 }

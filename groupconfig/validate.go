@@ -28,11 +28,12 @@ type Bounds struct {
 
 // rangeOrder is validateValues' order of the range checks (the first
 // failure is the one reported).
+// StreamsNumStandbyReplicas stands for its maximum check.
 var rangeOrder = []string{
-	ConsumerHeartbeatIntervalMs, ConsumerSessionTimeoutMs,
+	ConsumerHeartbeatIntervalMs, ConsumerSessionTimeoutMs, ConsumerAssignmentIntervalMs,
 	ShareHeartbeatIntervalMs, ShareSessionTimeoutMs,
-	ShareRecordLockDurationMs, ShareDeliveryCountLimit, SharePartitionMaxRecordLocks,
-	StreamsHeartbeatIntervalMs, StreamsSessionTimeoutMs,
+	ShareRecordLockDurationMs, ShareDeliveryCountLimit, SharePartitionMaxRecordLocks, ShareAssignmentIntervalMs,
+	StreamsHeartbeatIntervalMs, StreamsSessionTimeoutMs, StreamsNumStandbyReplicas, StreamsAssignmentIntervalMs,
 }
 
 // sessionPairs are the session timeouts that must stay above their
@@ -151,13 +152,19 @@ func CheckAtLeast(name string, v int64) error {
 // either is set (the other taken from the broker).
 func CheckValues(ints map[string]int64, b Bounds) error {
 	for _, key := range rangeOrder {
-		r, bounded := b.Ranges[key]
-		if v, ok := ints[key]; ok && bounded && (v < r.Min || v > r.Max) {
+		v, ok := ints[key]
+		if !ok {
+			continue
+		}
+		if key == StreamsNumStandbyReplicas {
+			if v > b.MaxStandbyReplicas {
+				return configError("%s must be less than or equal to %d", StreamsNumStandbyReplicas, b.MaxStandbyReplicas)
+			}
+			continue
+		}
+		if r, bounded := b.Ranges[key]; bounded && (v < r.Min || v > r.Max) {
 			return configError("%s must be in the range %d to %d inclusive.", key, r.Min, r.Max)
 		}
-	}
-	if v, ok := ints[StreamsNumStandbyReplicas]; ok && v > b.MaxStandbyReplicas {
-		return configError("%s must be less than or equal to %d", StreamsNumStandbyReplicas, b.MaxStandbyReplicas)
 	}
 	for _, p := range sessionPairs {
 		s, sok := ints[p[0]]

@@ -148,6 +148,9 @@ var brokerDefaults = map[string]string{
 	"group.streams.heartbeat.interval.ms":      "5000",
 	"group.streams.num.standby.replicas":       "0",
 	"group.streams.initial.rebalance.delay.ms": "3000",
+	"group.consumer.assignment.interval.ms":    "1000",
+	"group.share.assignment.interval.ms":       "1000",
+	"group.streams.assignment.interval.ms":     "1000",
 }
 
 func (cl *Cluster) describeGroupConfig(group string) []configEntry {
@@ -186,24 +189,33 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		out = append(out, entry("broker.rack", rack, "", kmsg.ConfigTypeString))
 	}
 	out = append(out,
+		entry("group.consumer.assignment.interval.ms", ms(cc.ConsumerAssignmentInterval.Interval), "1000", kmsg.ConfigTypeInt),
 		entry("group.consumer.heartbeat.interval.ms", ms(cc.ConsumerHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.consumer.max.assignment.interval.ms", ms(cc.ConsumerAssignmentInterval.Max), "15000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.heartbeat.interval.ms", ms(cc.ConsumerMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.consumer.max.session.timeout.ms", ms(cc.ConsumerMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
 		// Kafka's ConsumerGroupMigrationPolicy.toString is the lower-case name.
 		entry("group.consumer.migration.policy", strings.ToLower(cc.Classic.MigrationPolicy.String()), "bidirectional", kmsg.ConfigTypeString),
+		entry("group.consumer.min.assignment.interval.ms", ms(cc.ConsumerAssignmentInterval.Min), "0", kmsg.ConfigTypeInt),
 		entry("group.consumer.min.heartbeat.interval.ms", ms(cc.ConsumerMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.consumer.min.session.timeout.ms", ms(cc.ConsumerMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.consumer.session.timeout.ms", ms(cc.ConsumerSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.share.assignment.interval.ms", ms(cc.ShareAssignmentInterval.Interval), "1000", kmsg.ConfigTypeInt),
 		entry("group.share.heartbeat.interval.ms", ms(cc.ShareHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.share.max.assignment.interval.ms", ms(cc.ShareAssignmentInterval.Max), "15000", kmsg.ConfigTypeInt),
 		entry("group.share.max.heartbeat.interval.ms", ms(cc.ShareMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.share.max.session.timeout.ms", ms(cc.ShareMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
+		entry("group.share.min.assignment.interval.ms", ms(cc.ShareAssignmentInterval.Min), "0", kmsg.ConfigTypeInt),
 		entry("group.share.min.heartbeat.interval.ms", ms(cc.ShareMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.share.min.session.timeout.ms", ms(cc.ShareMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.share.session.timeout.ms", ms(cc.ShareSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.streams.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Interval), "1000", kmsg.ConfigTypeInt),
 		entry("group.streams.heartbeat.interval.ms", ms(cc.StreamsHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
+		entry("group.streams.max.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Max), "15000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.heartbeat.interval.ms", ms(cc.StreamsMaxHeartbeatInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.session.timeout.ms", ms(cc.StreamsMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.standby.replicas", strconv.Itoa(cc.StreamsMaxStandbyReplicas), "2", kmsg.ConfigTypeInt),
+		entry("group.streams.min.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Min), "0", kmsg.ConfigTypeInt),
 		entry("group.streams.min.heartbeat.interval.ms", ms(cc.StreamsMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.streams.min.session.timeout.ms", ms(cc.StreamsMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.streams.num.standby.replicas", strconv.Itoa(cc.StreamsNumStandbyReplicas), "0", kmsg.ConfigTypeInt),

@@ -67,6 +67,8 @@ func (cl *Cluster) parseGroupConfig(props map[string]string) (parsedGroupConfig,
 		ShareSessionTimeoutMs: p.Int32(groupconfig.ShareSessionTimeoutMs), ShareHeartbeatIntervalMs: p.Int32(groupconfig.ShareHeartbeatIntervalMs),
 		StreamsSessionTimeoutMs: p.Int32(groupconfig.StreamsSessionTimeoutMs), StreamsHeartbeatIntervalMs: p.Int32(groupconfig.StreamsHeartbeatIntervalMs),
 		StreamsNumStandbyReplicas: p.Int32(groupconfig.StreamsNumStandbyReplicas), StreamsInitialRebalanceDelayMs: p.Int32(groupconfig.StreamsInitialRebalanceDelayMs),
+		ConsumerAssignmentIntervalMs: p.Int32(groupconfig.ConsumerAssignmentIntervalMs), ShareAssignmentIntervalMs: p.Int32(groupconfig.ShareAssignmentIntervalMs),
+		StreamsAssignmentIntervalMs: p.Int32(groupconfig.StreamsAssignmentIntervalMs),
 	}
 	out.share.RenewDisabled = p.RenewDisabled
 	out.share.RecordLockDurationMs = p.Ints[groupconfig.ShareRecordLockDurationMs]
@@ -210,6 +212,12 @@ func (cl *Cluster) groupConfigDefault(k groupconfig.Key) string {
 		return strconv.Itoa(cc.StreamsNumStandbyReplicas)
 	case "streams.initial.rebalance.delay.ms":
 		return ms(cc.StreamsInitialRebalanceDelay)
+	case groupconfig.ConsumerAssignmentIntervalMs:
+		return ms(cc.ConsumerAssignmentInterval.Interval)
+	case groupconfig.ShareAssignmentIntervalMs:
+		return ms(cc.ShareAssignmentInterval.Interval)
+	case groupconfig.StreamsAssignmentIntervalMs:
+		return ms(cc.StreamsAssignmentInterval.Interval)
 	}
 	return ""
 }

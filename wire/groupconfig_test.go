@@ -212,6 +212,7 @@ func TestGroupConfigEveryTrunkKey(t *testing.T) {
 		"share.isolation.level": "read_committed", "share.renew.acknowledge.enable": "false",
 		"streams.session.timeout.ms": "50000", "streams.heartbeat.interval.ms": "6000", "streams.num.standby.replicas": "1",
 		"streams.initial.rebalance.delay.ms": "0",
+		"consumer.assignment.interval.ms":    "500", "share.assignment.interval.ms": "0", "streams.assignment.interval.ms": "15000",
 	}
 	described := describeGroupConfig(t, ctx, c, "g")
 	served := 0
@@ -272,6 +273,14 @@ func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
 			"share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive."},
 		{"standby maximum", "g", []groupConfigOp{set("streams.num.standby.replicas", "3")}, fkerr.InvalidConfig,
 			"streams.num.standby.replicas must be less than or equal to 2"},
+		{"assignment interval range", "g", []groupConfigOp{set("consumer.assignment.interval.ms", "15001")}, fkerr.InvalidConfig,
+			"consumer.assignment.interval.ms must be in the range 0 to 15000 inclusive."},
+		{"negative assignment interval", "g", []groupConfigOp{set("share.assignment.interval.ms", "-1")}, fkerr.InvalidConfig,
+			"Invalid value -1 for configuration share.assignment.interval.ms: Value must be at least 0"},
+		// validateValues checks the standby maximum before the streams
+		// assignment interval's range.
+		{"standby maximum before streams interval", "g", []groupConfigOp{set("streams.assignment.interval.ms", "20000"), set("streams.num.standby.replicas", "3")}, fkerr.InvalidConfig,
+			"streams.num.standby.replicas must be less than or equal to 2"},
 		{"share session range", "g", []groupConfigOp{set("share.heartbeat.interval.ms", "15000"), set("share.session.timeout.ms", "44999")}, fkerr.InvalidConfig,
 			"share.session.timeout.ms must be in the range 45000 to 60000 inclusive."},
 		{"reset strategy", "g", []groupConfigOp{set("share.auto.offset.reset", "by_duration:yesterday")}, fkerr.InvalidConfig,
@@ -284,7 +293,7 @@ func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
 			"Group config streams.num.warmup.replicas is not modelled by coordsim."},
 		// GroupConfig.validateNames runs first: an unknown name wins over a
 		// Kafka key coordsim does not model, whatever their order.
-		{"unknown before not modelled", "g", []groupConfigOp{set("consumer.assignment.interval.ms", "1"), set("zzz.unknown", "1")}, fkerr.InvalidConfig,
+		{"unknown before not modelled", "g", []groupConfigOp{set("consumer.assignor.offload.enable", "true"), set("zzz.unknown", "1")}, fkerr.InvalidConfig,
 			"Unknown group config name: zzz.unknown"},
 		{"broker key is no group key", "g", []groupConfigOp{set("group.consumer.session.timeout.ms", "50000")}, fkerr.InvalidConfig,
 			"Unknown group config name: group.consumer.session.timeout.ms"},
