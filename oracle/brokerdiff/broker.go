@@ -177,11 +177,12 @@ const clusterID = "Y29vcmRzaW0tb3JhY2xlAA"
 // as the brief of the oracle asks (Kafka 4.4 logs it as deprecated). One
 // replica and one __consumer_offsets partition keep startup short; the
 // group-coordinator defaults (session and heartbeat intervals, assignors)
-// are Kafka's, as coordsim's endpoint's are, except assignment batching
-// and offloading, which coordsim does not model (docs/fidelity.md,
-// assignment-batching): with an interval of 0 and no offload Kafka
-// computes a target inside the heartbeat that needs one, as coordsim
-// does, and as the in-process oracle is configured (internal/difftest).
+// are Kafka's, as coordsim's endpoint's are, except the assignment
+// interval and offloading (docs/fidelity.md, assignment-batching): with an
+// interval of 0, coordsim's endpoint's default, and no offload Kafka
+// computes a target inside the heartbeat that needs one, as coordsim does.
+// The in-process oracle runs Kafka's default interval on both sides
+// (internal/difftest).
 func serverProperties(logDir string, port, controllerPort int) map[string]string {
 	props := map[string]string{
 		"process.roles":                                    "broker,controller",
