@@ -89,3 +89,20 @@ func TestStreamsAssignmentIntervalStatus(t *testing.T) {
 	assert.Equal(t, []StreamsStatus{StatusAssignmentDelayed}, r2.Status)
 	assert.Equal(t, []string{"Assignment delayed due to the configured assignment interval."}, r2.StatusDetails)
 }
+
+// Kafka's topic hash mixes the topic id in: a topic deleted and created
+// again with as many partitions changes the group's metadata hash, so the
+// next heartbeat bumps the group epoch.
+func TestRecreatedTopicChangesTheMetadataHash(t *testing.T) {
+	h := newHarness(t, testConfig(), map[string]int32{"foo": 2})
+	image := func(id byte) TopicImage {
+		return TopicImage{Partitions: map[string]int32{"foo": 2}, IDs: map[string][16]byte{"foo": {0: 7, 15: id}}}
+	}
+	require.NoError(t, h.s.SetTopicImage(image(1)))
+	r := h.consumerJoin("g", "m1", "foo")
+	r = h.consumerHeartbeat("g", "m1", r.MemberEpoch, nil)
+	before := r.MemberEpoch
+	require.NoError(t, h.s.SetTopicImage(image(2)))
+	r = h.consumerHeartbeat("g", "m1", r.MemberEpoch, nil)
+	assert.Equal(t, before+1, r.MemberEpoch, "the re-created topic bumped the group")
+}

@@ -109,10 +109,19 @@ func fnvInt32(h uint64, v int32) uint64 {
 
 // topicMetadataHash is one topic's part of a group's metadata hash.
 func (s *Shard) topicMetadataHash(topic string) uint64 {
-	if h, ok := s.rackHashes[topic]; ok {
-		return h
+	h, ok := s.rackHashes[topic]
+	if !ok {
+		h = topicHash(topic, s.TopicPartitions(topic))
 	}
-	return topicHash(topic, s.TopicPartitions(topic))
+	if id, ok := s.topicIDs[topic]; ok {
+		// Kafka's topic hash mixes the topic id in, so a topic deleted
+		// and created again under its name changes the group's hash
+		// even with the same partitions (topic-recreated).
+		for _, b := range id {
+			h = (h ^ uint64(b)) * 1099511628211
+		}
+	}
+	return h
 }
 
 // updateRack is Kafka's maybeUpdateRackId: a rack sent replaces the
