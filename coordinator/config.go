@@ -84,6 +84,13 @@ type Config struct {
 	// to a background thread; coordsim computes inline and defaults to 0
 	// (a target whenever the group epoch moves). Bounds 0 and 15000.
 	ConsumerAssignmentInterval, ShareAssignmentInterval, StreamsAssignmentInterval AssignmentInterval
+	// StreamsTaskOffsetInterval is group.streams.task.offset.interval.ms
+	// (60000, at least StreamsMinTaskOffsetInterval,
+	// group.streams.min.task.offset.interval.ms, 15000) and
+	// StreamsAcceptableRecoveryLag group.streams.acceptable.recovery.lag
+	// (10000, >= 0): what a streams heartbeat's answer tells its member.
+	StreamsTaskOffsetInterval, StreamsMinTaskOffsetInterval time.Duration
+	StreamsAcceptableRecoveryLag                            int64
 	// StreamsTopologyUpdates lets a streams member joining with a higher
 	// topology epoch replace the group's topology, ahead of Kafka, which
 	// answers INVALID_REQUEST "Topology updates are not supported yet.".
@@ -169,6 +176,9 @@ func DefaultConfig() Config {
 		ConsumerAssignmentInterval:    defaultAssignmentInterval,
 		ShareAssignmentInterval:       defaultAssignmentInterval,
 		StreamsAssignmentInterval:     defaultAssignmentInterval,
+		StreamsTaskOffsetInterval:     60 * time.Second,
+		StreamsMinTaskOffsetInterval:  15 * time.Second,
+		StreamsAcceptableRecoveryLag:  10_000,
 		ShareSessionTimeout:           45 * time.Second,
 		ShareMinSessionTimeout:        45 * time.Second,
 		ShareMaxSessionTimeout:        60 * time.Second,
@@ -192,7 +202,7 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("invalid value %v for configuration %s: %s", e.Value, e.Key, e.Reason)
 }
 
-func atLeast[T int | int32 | time.Duration](key string, v, min T) error {
+func atLeast[T int | int32 | int64 | time.Duration](key string, v, min T) error {
 	if v < min {
 		return &ConfigError{Key: key, Value: v, Reason: fmt.Sprintf("value must be at least %v", min)}
 	}
@@ -288,6 +298,14 @@ func (c Config) Validate() error {
 			wholeMillis("group.streams.initial.rebalance.delay.ms", c.StreamsInitialRebalanceDelay),
 		},
 		c.StreamsAssignmentInterval.checks("streams"),
+		[]error{
+			atLeast("group.streams.min.task.offset.interval.ms", c.StreamsMinTaskOffsetInterval, time.Millisecond),
+			wholeMillis("group.streams.min.task.offset.interval.ms", c.StreamsMinTaskOffsetInterval),
+			atLeast("group.streams.task.offset.interval.ms", c.StreamsTaskOffsetInterval, c.StreamsMinTaskOffsetInterval),
+			within("group.streams.task.offset.interval.ms", c.StreamsTaskOffsetInterval, c.StreamsMinTaskOffsetInterval, time.Duration(1<<31-1)*time.Millisecond),
+			wholeMillis("group.streams.task.offset.interval.ms", c.StreamsTaskOffsetInterval),
+			atLeast("group.streams.acceptable.recovery.lag", c.StreamsAcceptableRecoveryLag, 0),
+		},
 		groupLiveness("share", c.ShareSessionTimeout, c.ShareMinSessionTimeout, c.ShareMaxSessionTimeout,
 			c.ShareHeartbeatInterval, c.ShareMinHeartbeatInterval, c.ShareMaxHeartbeatInterval),
 		[]error{
@@ -337,6 +355,8 @@ func (c Config) shardConfig() shard.Config {
 		ConsumerAssignmentIntervalMs:    c.ConsumerAssignmentInterval.ms(),
 		ShareAssignmentIntervalMs:       c.ShareAssignmentInterval.ms(),
 		StreamsAssignmentIntervalMs:     c.StreamsAssignmentInterval.ms(),
+		StreamsTaskOffsetIntervalMs:     int32(c.StreamsTaskOffsetInterval.Milliseconds()),
+		StreamsAcceptableRecoveryLag:    c.StreamsAcceptableRecoveryLag,
 		StreamsTopologyUpdates:          c.StreamsTopologyUpdates,
 		ShareSessionTimeoutMs:           int32(c.ShareSessionTimeout.Milliseconds()),
 		ShareHeartbeatIntervalMs:        int32(c.ShareHeartbeatInterval.Milliseconds()),

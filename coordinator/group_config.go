@@ -45,6 +45,12 @@ type GroupConfig struct {
 	// its twins (>= 0, within group.<type>.min/max.assignment.interval.ms;
 	// 0 computes a target whenever the group epoch moves).
 	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs *int32
+	// StreamsTaskOffsetIntervalMs is streams.task.offset.interval.ms (at
+	// least group.streams.min.task.offset.interval.ms) and
+	// StreamsAcceptableRecoveryLag streams.acceptable.recovery.lag (>= 0):
+	// what the group's streams heartbeats answer.
+	StreamsTaskOffsetIntervalMs  *int32
+	StreamsAcceptableRecoveryLag *int64
 }
 
 // SetGroupConfig replaces a group's dynamic group config (every field nil
@@ -141,6 +147,11 @@ func (c *Coordinator) GroupConfig(groupID string) GroupConfig {
 	gc.ConsumerAssignmentIntervalMs = optional(gt.ConsumerAssignmentIntervalMs)
 	gc.ShareAssignmentIntervalMs = optional(gt.ShareAssignmentIntervalMs)
 	gc.StreamsAssignmentIntervalMs = optional(gt.StreamsAssignmentIntervalMs)
+	gc.StreamsTaskOffsetIntervalMs = optional(gt.StreamsTaskOffsetIntervalMs)
+	if gt.HasStreamsAcceptableRecoveryLag {
+		lag := gt.StreamsAcceptableRecoveryLag
+		gc.StreamsAcceptableRecoveryLag = &lag
+	}
 	return gc
 }
 
@@ -168,6 +179,10 @@ func (gc GroupConfig) timeouts() shard.GroupTimeouts {
 	gt.ConsumerAssignmentIntervalMs = optional(gc.ConsumerAssignmentIntervalMs)
 	gt.ShareAssignmentIntervalMs = optional(gc.ShareAssignmentIntervalMs)
 	gt.StreamsAssignmentIntervalMs = optional(gc.StreamsAssignmentIntervalMs)
+	gt.StreamsTaskOffsetIntervalMs = optional(gc.StreamsTaskOffsetIntervalMs)
+	if gc.StreamsAcceptableRecoveryLag != nil {
+		gt.StreamsAcceptableRecoveryLag, gt.HasStreamsAcceptableRecoveryLag = *gc.StreamsAcceptableRecoveryLag, true
+	}
 	return gt
 }
 
@@ -191,6 +206,7 @@ func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 		{groupconfig.ConsumerAssignmentIntervalMs, gc.ConsumerAssignmentIntervalMs},
 		{groupconfig.ShareAssignmentIntervalMs, gc.ShareAssignmentIntervalMs},
 		{groupconfig.StreamsAssignmentIntervalMs, gc.StreamsAssignmentIntervalMs},
+		{groupconfig.StreamsTaskOffsetIntervalMs, gc.StreamsTaskOffsetIntervalMs},
 	} {
 		if k.v == nil {
 			continue
@@ -199,6 +215,12 @@ func (c *Coordinator) validateGroupConfig(gc GroupConfig) error {
 			return err
 		}
 		ints[k.name] = int64(*k.v)
+	}
+	if lag := gc.StreamsAcceptableRecoveryLag; lag != nil {
+		if err := groupconfig.CheckAtLeast(groupconfig.StreamsAcceptableRecoveryLag, *lag); err != nil {
+			return err
+		}
+		ints[groupconfig.StreamsAcceptableRecoveryLag] = *lag
 	}
 	return groupconfig.CheckValues(ints, c.cfg.GroupConfigBounds())
 }
@@ -222,7 +244,8 @@ func (cfg Config) GroupConfigBounds() groupconfig.Bounds {
 			groupconfig.ShareAssignmentIntervalMs:    {Min: ms(cfg.ShareAssignmentInterval.Min), Max: ms(cfg.ShareAssignmentInterval.Max)},
 			groupconfig.StreamsAssignmentIntervalMs:  {Min: ms(cfg.StreamsAssignmentInterval.Min), Max: ms(cfg.StreamsAssignmentInterval.Max)},
 		},
-		MaxStandbyReplicas: int64(cfg.StreamsMaxStandbyReplicas),
+		MaxStandbyReplicas:      int64(cfg.StreamsMaxStandbyReplicas),
+		MinTaskOffsetIntervalMs: ms(cfg.StreamsMinTaskOffsetInterval),
 		DefaultMs: map[string]int64{
 			groupconfig.ConsumerSessionTimeoutMs: ms(cfg.ConsumerSessionTimeout), groupconfig.ConsumerHeartbeatIntervalMs: ms(cfg.ConsumerHeartbeatInterval),
 			groupconfig.ShareSessionTimeoutMs: ms(cfg.ShareSessionTimeout), groupconfig.ShareHeartbeatIntervalMs: ms(cfg.ShareHeartbeatInterval),

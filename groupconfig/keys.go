@@ -13,6 +13,7 @@ const (
 	Boolean Type = 1
 	String  Type = 2
 	Int     Type = 3
+	Long    Type = 5
 )
 
 // Key is one GroupConfig key coordsim acts on.
@@ -50,6 +51,8 @@ const (
 	ConsumerAssignmentIntervalMs   = "consumer.assignment.interval.ms"
 	ShareAssignmentIntervalMs      = "share.assignment.interval.ms"
 	StreamsAssignmentIntervalMs    = "streams.assignment.interval.ms"
+	StreamsTaskOffsetIntervalMs    = "streams.task.offset.interval.ms"
+	StreamsAcceptableRecoveryLag   = "streams.acceptable.recovery.lag"
 )
 
 // Keys are the keys served, in GroupConfig.CONFIG_DEF's order (the order
@@ -72,16 +75,17 @@ var Keys = []Key{
 	{Name: StreamsNumStandbyReplicas, Type: Int, Min: 0, Synonym: "group.streams.num.standby.replicas"},
 	{Name: StreamsInitialRebalanceDelayMs, Type: Int, Min: 0, Synonym: "group.streams.initial.rebalance.delay.ms"},
 	{Name: StreamsAssignmentIntervalMs, Type: Int, Min: 0, Synonym: "group.streams.assignment.interval.ms"},
+	{Name: StreamsTaskOffsetIntervalMs, Type: Int, Min: 1, Synonym: "group.streams.task.offset.interval.ms"},
+	{Name: StreamsAcceptableRecoveryLag, Type: Long, Min: 0, Synonym: "group.streams.acceptable.recovery.lag"},
 }
 
 // Unmodelled are trunk's other GroupConfig keys: coordsim has no assignor
-// offloading (it computes targets inline), task offset interval, warm-up
-// replicas or acceptable recovery lag, so setting one is INVALID_CONFIG
-// rather than a silent no-op. The share dead-letter queue is modelled by sharebroker
+// offloading (it computes targets inline) and no warm-up replicas, so
+// setting one is INVALID_CONFIG rather than a silent no-op. The share dead-letter queue is modelled by sharebroker
 // but not on the wire (see wire's groupconfig.go for why).
 var Unmodelled = []string{
 	"consumer.assignor.offload.enable", "share.assignor.offload.enable", "streams.assignor.offload.enable",
-	"streams.task.offset.interval.ms", "streams.num.warmup.replicas", "streams.acceptable.recovery.lag",
+	"streams.num.warmup.replicas",
 	"errors.deadletterqueue.topic.name", "errors.deadletterqueue.copy.record.enable",
 }
 
@@ -102,6 +106,10 @@ func (k Key) Normalize(raw string) string {
 	switch k.Type {
 	case Int:
 		if n, err := strconv.ParseInt(v, 10, 32); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+	case Long:
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return strconv.FormatInt(n, 10)
 		}
 	case Boolean:

@@ -20,6 +20,8 @@ type Bounds struct {
 	Ranges map[string]Range
 	// MaxStandbyReplicas is group.streams.max.standby.replicas.
 	MaxStandbyReplicas int64
+	// MinTaskOffsetIntervalMs is group.streams.min.task.offset.interval.ms.
+	MinTaskOffsetIntervalMs int64
 	// DefaultMs maps each session timeout and heartbeat interval key to
 	// the broker's value, which a group config setting only the other
 	// one of the pair is compared against.
@@ -28,12 +30,14 @@ type Bounds struct {
 
 // rangeOrder is validateValues' order of the range checks (the first
 // failure is the one reported).
-// StreamsNumStandbyReplicas stands for its maximum check.
+// StreamsNumStandbyReplicas stands for its maximum check,
+// StreamsTaskOffsetIntervalMs for its minimum check.
 var rangeOrder = []string{
 	ConsumerHeartbeatIntervalMs, ConsumerSessionTimeoutMs, ConsumerAssignmentIntervalMs,
 	ShareHeartbeatIntervalMs, ShareSessionTimeoutMs,
 	ShareRecordLockDurationMs, ShareDeliveryCountLimit, SharePartitionMaxRecordLocks, ShareAssignmentIntervalMs,
 	StreamsHeartbeatIntervalMs, StreamsSessionTimeoutMs, StreamsNumStandbyReplicas, StreamsAssignmentIntervalMs,
+	StreamsTaskOffsetIntervalMs,
 }
 
 // sessionPairs are the session timeouts that must stay above their
@@ -56,6 +60,15 @@ type Parsed struct {
 	AutoOffsetResetSet        bool
 	// RenewDisabled is share.renew.acknowledge.enable=false.
 	RenewDisabled bool
+}
+
+// Int64 returns a Long key's value, nil when the config does not set it.
+func (p Parsed) Int64(name string) *int64 {
+	n, ok := p.Ints[name]
+	if !ok {
+		return nil
+	}
+	return &n
 }
 
 // Int32 returns an Int key's value, nil when the config does not set it.
@@ -107,10 +120,14 @@ func Parse(props map[string]string, b Bounds) (Parsed, error) {
 		}
 		v := strings.TrimSpace(raw)
 		switch k.Type {
-		case Int:
-			n, err := strconv.ParseInt(v, 10, 32)
+		case Int, Long:
+			bits, typ := 32, "INT"
+			if k.Type == Long {
+				bits, typ = 64, "LONG"
+			}
+			n, err := strconv.ParseInt(v, 10, bits)
 			if err != nil {
-				return out, configError("Invalid value %s for configuration %s: Not a number of type INT", raw, k.Name)
+				return out, configError("Invalid value %s for configuration %s: Not a number of type %s", raw, k.Name, typ)
 			}
 			if err := CheckAtLeast(k.Name, n); err != nil {
 				return out, err
@@ -140,7 +157,7 @@ func Parse(props map[string]string, b Bounds) (Parsed, error) {
 // CheckAtLeast is ConfigDef's atLeast check of an Int key (a key that is
 // not an Int key passes).
 func CheckAtLeast(name string, v int64) error {
-	if k, ok := KeyOf(name); ok && k.Type == Int && v < k.Min {
+	if k, ok := KeyOf(name); ok && (k.Type == Int || k.Type == Long) && v < k.Min {
 		return configError("Invalid value %d for configuration %s: Value must be at least %d", v, name, k.Min)
 	}
 	return nil
@@ -156,9 +173,15 @@ func CheckValues(ints map[string]int64, b Bounds) error {
 		if !ok {
 			continue
 		}
-		if key == StreamsNumStandbyReplicas {
+		switch key {
+		case StreamsNumStandbyReplicas:
 			if v > b.MaxStandbyReplicas {
-				return configError("%s must be less than or equal to %d", StreamsNumStandbyReplicas, b.MaxStandbyReplicas)
+				return configError("%s must be less than or equal to %d", key, b.MaxStandbyReplicas)
+			}
+			continue
+		case StreamsTaskOffsetIntervalMs:
+			if v < b.MinTaskOffsetIntervalMs {
+				return configError("%s must be greater than or equal to %d", key, b.MinTaskOffsetIntervalMs)
 			}
 			continue
 		}

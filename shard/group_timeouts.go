@@ -22,6 +22,12 @@ type GroupTimeouts struct {
 	// StreamsAssignmentIntervalMs are consumer.assignment.interval.ms and
 	// its twins (assignment_interval.go); 0 is a valid interval.
 	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs OptionalMs
+	// StreamsTaskOffsetIntervalMs and StreamsAcceptableRecoveryLag are
+	// streams.task.offset.interval.ms and streams.acceptable.recovery.lag,
+	// for the streams heartbeat's answer.
+	StreamsTaskOffsetIntervalMs     OptionalMs
+	StreamsAcceptableRecoveryLag    int64
+	HasStreamsAcceptableRecoveryLag bool
 }
 
 // OptionalMs is a group config of milliseconds that may be unset.
@@ -55,10 +61,13 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 	for id, gt := range timeouts {
 		for _, v := range [...]int32{gt.ConsumerSessionTimeoutMs, gt.ConsumerHeartbeatIntervalMs, gt.ShareSessionTimeoutMs,
 			gt.ShareHeartbeatIntervalMs, gt.StreamsSessionTimeoutMs, gt.StreamsHeartbeatIntervalMs, gt.StreamsInitialRebalanceDelayMs,
-			gt.ConsumerAssignmentIntervalMs.Ms, gt.ShareAssignmentIntervalMs.Ms, gt.StreamsAssignmentIntervalMs.Ms} {
+			gt.ConsumerAssignmentIntervalMs.Ms, gt.ShareAssignmentIntervalMs.Ms, gt.StreamsAssignmentIntervalMs.Ms, gt.StreamsTaskOffsetIntervalMs.Ms} {
 			if v < 0 {
 				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat or assignment interval or delay must not be negative, got %d", id, v)
 			}
+		}
+		if gt.StreamsAcceptableRecoveryLag < 0 {
+			return kerr.InvalidConfig.WithMessage("group %s: streams.acceptable.recovery.lag must not be negative, got %d", id, gt.StreamsAcceptableRecoveryLag)
 		}
 		img[id] = gt
 	}
@@ -98,4 +107,22 @@ func (s *Shard) streamsInitialRebalanceDelayMs(groupID string) int32 {
 		return gt.StreamsInitialRebalanceDelayMs
 	}
 	return s.cfg.StreamsInitialRebalanceDelayMs
+}
+
+// streamsTaskOffsetIntervalMs is the group's streams.task.offset.interval.ms,
+// else the broker's (GroupMetadataManager.streamsGroupTaskOffsetIntervalMs).
+func (s *Shard) streamsTaskOffsetIntervalMs(groupID string) int32 {
+	if gt, ok := s.groupTimeouts[groupID]; ok && gt.StreamsTaskOffsetIntervalMs.Set {
+		return gt.StreamsTaskOffsetIntervalMs.Ms
+	}
+	return s.cfg.StreamsTaskOffsetIntervalMs
+}
+
+// streamsAcceptableRecoveryLag is the group's streams.acceptable.recovery.lag,
+// else the broker's (GroupMetadataManager.streamsGroupAcceptableRecoveryLag).
+func (s *Shard) streamsAcceptableRecoveryLag(groupID string) int64 {
+	if gt, ok := s.groupTimeouts[groupID]; ok && gt.HasStreamsAcceptableRecoveryLag {
+		return gt.StreamsAcceptableRecoveryLag
+	}
+	return s.cfg.StreamsAcceptableRecoveryLag
 }

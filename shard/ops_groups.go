@@ -249,6 +249,11 @@ type StreamsGroupHeartbeatResponse struct {
 	MemberID            string
 	MemberEpoch         int32
 	HeartbeatIntervalMs int32
+	// TaskOffsetIntervalMs and AcceptableRecoveryLag are the group's
+	// streams.task.offset.interval.ms and streams.acceptable.recovery.lag
+	// (or the broker's); a leave's answer leaves them 0.
+	TaskOffsetIntervalMs  int32
+	AcceptableRecoveryLag int64
 	HasAssignment       bool
 	ActiveTasks         []TaskIDs
 	StandbyTasks        []TaskIDs
@@ -346,6 +351,10 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
 	res.Response.Configured = req.MemberEpoch >= 0
+	if req.MemberEpoch >= 0 {
+		res.Response.TaskOffsetIntervalMs = s.streamsTaskOffsetIntervalMs(req.GroupID)
+		res.Response.AcceptableRecoveryLag = s.streamsAcceptableRecoveryLag(req.GroupID)
+	}
 	if req.MemberEpoch >= 0 && out.view != nil && out.view.g != nil && (req.TaskOffsets != nil || req.TaskEndOffsets != nil) {
 		res.Response.TaskOffsets, res.Response.TaskEndOffsets, res.Response.KeepTaskOffsets = req.TaskOffsets, req.TaskEndOffsets, true
 	}

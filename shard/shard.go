@@ -46,6 +46,13 @@ type Config struct {
 	// a background thread, so that a target always comes a heartbeat
 	// later; coordsim computes inline, as Kafka with offloading off.
 	ConsumerAssignmentIntervalMs, ShareAssignmentIntervalMs, StreamsAssignmentIntervalMs int32
+	// StreamsTaskOffsetIntervalMs is group.streams.task.offset.interval.ms
+	// (Kafka's default 60000, >= 1) and StreamsAcceptableRecoveryLag
+	// group.streams.acceptable.recovery.lag (10000, >= 0): what a streams
+	// heartbeat's answer tells the member, how often to report its task
+	// offsets and how far behind a caught-up task may be.
+	StreamsTaskOffsetIntervalMs  int32
+	StreamsAcceptableRecoveryLag int64
 	// ConsumerRegexRefreshIntervalMs is group.consumer.regex.refresh.interval.ms:
 	// a consumer group's regexes are resolved again once their last
 	// resolution is older, whatever the topic image did. 0 is Kafka's
@@ -98,6 +105,8 @@ func DefaultConfig() Config {
 		StreamsHeartbeatIntervalMs:      5_000,
 		StreamsMaxSize:                  1<<31 - 1,
 		StreamsInitialRebalanceDelayMs:  3_000,
+		StreamsTaskOffsetIntervalMs:     60_000,
+		StreamsAcceptableRecoveryLag:    10_000,
 		ShareSessionTimeoutMs:           45_000,
 		ShareHeartbeatIntervalMs:        5_000,
 		ShareMaxSize:                    200,
@@ -124,6 +133,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard: StreamsNumStandbyReplicas must be >= 0, got %d", c.StreamsNumStandbyReplicas)
 	case c.ConsumerAssignmentIntervalMs < 0 || c.ShareAssignmentIntervalMs < 0 || c.StreamsAssignmentIntervalMs < 0:
 		return fmt.Errorf("shard: assignment intervals must be >= 0 ms")
+	case c.StreamsTaskOffsetIntervalMs < 1 || c.StreamsAcceptableRecoveryLag < 0:
+		return fmt.Errorf("shard: StreamsTaskOffsetIntervalMs must be >= 1 and StreamsAcceptableRecoveryLag >= 0")
 	case c.StreamsInitialRebalanceDelayMs < 0:
 		return fmt.Errorf("shard: StreamsInitialRebalanceDelayMs must be >= 0, got %d", c.StreamsInitialRebalanceDelayMs)
 	}

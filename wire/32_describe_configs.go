@@ -151,6 +151,8 @@ var brokerDefaults = map[string]string{
 	"group.consumer.assignment.interval.ms":    "1000",
 	"group.share.assignment.interval.ms":       "1000",
 	"group.streams.assignment.interval.ms":     "1000",
+	"group.streams.task.offset.interval.ms":    "60000",
+	"group.streams.acceptable.recovery.lag":    "10000",
 }
 
 func (cl *Cluster) describeGroupConfig(group string) []configEntry {
@@ -209,6 +211,7 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.share.min.heartbeat.interval.ms", ms(cc.ShareMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.share.min.session.timeout.ms", ms(cc.ShareMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.share.session.timeout.ms", ms(cc.ShareSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.streams.acceptable.recovery.lag", strconv.FormatInt(cc.StreamsAcceptableRecoveryLag, 10), "10000", kmsg.ConfigTypeLong),
 		entry("group.streams.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Interval), "1000", kmsg.ConfigTypeInt),
 		entry("group.streams.heartbeat.interval.ms", ms(cc.StreamsHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Max), "15000", kmsg.ConfigTypeInt),
@@ -216,10 +219,12 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.streams.max.session.timeout.ms", ms(cc.StreamsMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.standby.replicas", strconv.Itoa(cc.StreamsMaxStandbyReplicas), "2", kmsg.ConfigTypeInt),
 		entry("group.streams.min.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Min), "0", kmsg.ConfigTypeInt),
+		entry("group.streams.min.task.offset.interval.ms", ms(cc.StreamsMinTaskOffsetInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.streams.min.heartbeat.interval.ms", ms(cc.StreamsMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.streams.min.session.timeout.ms", ms(cc.StreamsMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.streams.num.standby.replicas", strconv.Itoa(cc.StreamsNumStandbyReplicas), "0", kmsg.ConfigTypeInt),
 		entry("group.streams.session.timeout.ms", ms(cc.StreamsSessionTimeout), "45000", kmsg.ConfigTypeInt),
+		entry("group.streams.task.offset.interval.ms", ms(cc.StreamsTaskOffsetInterval), "60000", kmsg.ConfigTypeInt),
 		entry("log.retention.bytes", strconv.FormatInt(cl.cfg.RetentionBytes, 10), "-1", kmsg.ConfigTypeLong),
 		entry("node.id", id, "-1", kmsg.ConfigTypeInt),
 		entry("num.partitions", strconv.Itoa(int(cl.cfg.NumPartitions)), "1", kmsg.ConfigTypeInt),

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"math"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/shard"
@@ -78,8 +80,11 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.MemberEpoch, resp.AcceptableRecoveryLag = req.MemberEpoch, -1
 		return resp, nil
 	}
-	resp.AcceptableRecoveryLag, resp.AcceptableRecoveryLagLegacy = streamsAcceptableRecoveryLag, streamsAcceptableRecoveryLag
-	resp.TaskOffsetIntervalMillis = streamsTaskOffsetIntervalMillis
+	// AcceptableRecoveryLag is a long, its legacy twin an int
+	// (setAcceptableRecoveryLag sets both, the legacy one saturated).
+	resp.AcceptableRecoveryLag = hb.AcceptableRecoveryLag
+	resp.AcceptableRecoveryLagLegacy = int32(min(hb.AcceptableRecoveryLag, math.MaxInt32))
+	resp.TaskOffsetIntervalMillis = hb.TaskOffsetIntervalMs
 	resp.TopologyDescriptionRequired = hb.TopologyDescriptionRequired
 	for i, s := range hb.Status {
 		st := kmsg.NewStreamsGroupHeartbeatResponseStatus()

@@ -69,6 +69,7 @@ func (cl *Cluster) parseGroupConfig(props map[string]string) (parsedGroupConfig,
 		StreamsNumStandbyReplicas: p.Int32(groupconfig.StreamsNumStandbyReplicas), StreamsInitialRebalanceDelayMs: p.Int32(groupconfig.StreamsInitialRebalanceDelayMs),
 		ConsumerAssignmentIntervalMs: p.Int32(groupconfig.ConsumerAssignmentIntervalMs), ShareAssignmentIntervalMs: p.Int32(groupconfig.ShareAssignmentIntervalMs),
 		StreamsAssignmentIntervalMs: p.Int32(groupconfig.StreamsAssignmentIntervalMs),
+		StreamsTaskOffsetIntervalMs: p.Int32(groupconfig.StreamsTaskOffsetIntervalMs), StreamsAcceptableRecoveryLag: p.Int64(groupconfig.StreamsAcceptableRecoveryLag),
 	}
 	out.share.RenewDisabled = p.RenewDisabled
 	out.share.RecordLockDurationMs = p.Ints[groupconfig.ShareRecordLockDurationMs]
@@ -218,6 +219,10 @@ func (cl *Cluster) groupConfigDefault(k groupconfig.Key) string {
 		return ms(cc.ShareAssignmentInterval.Interval)
 	case groupconfig.StreamsAssignmentIntervalMs:
 		return ms(cc.StreamsAssignmentInterval.Interval)
+	case groupconfig.StreamsTaskOffsetIntervalMs:
+		return ms(cc.StreamsTaskOffsetInterval)
+	case groupconfig.StreamsAcceptableRecoveryLag:
+		return strconv.FormatInt(cc.StreamsAcceptableRecoveryLag, 10)
 	}
 	return ""
 }

@@ -213,6 +213,7 @@ func TestGroupConfigEveryTrunkKey(t *testing.T) {
 		"streams.session.timeout.ms": "50000", "streams.heartbeat.interval.ms": "6000", "streams.num.standby.replicas": "1",
 		"streams.initial.rebalance.delay.ms": "0",
 		"consumer.assignment.interval.ms":    "500", "share.assignment.interval.ms": "0", "streams.assignment.interval.ms": "15000",
+		"streams.task.offset.interval.ms": "20000", "streams.acceptable.recovery.lag": "9223372036854775807",
 	}
 	described := describeGroupConfig(t, ctx, c, "g")
 	served := 0
@@ -279,6 +280,12 @@ func TestIncrementalAlterConfigsGroupErrors(t *testing.T) {
 			"Invalid value -1 for configuration share.assignment.interval.ms: Value must be at least 0"},
 		// validateValues checks the standby maximum before the streams
 		// assignment interval's range.
+		{"task offset interval minimum", "g", []groupConfigOp{set("streams.task.offset.interval.ms", "14999")}, fkerr.InvalidConfig,
+			"streams.task.offset.interval.ms must be greater than or equal to 15000"},
+		{"recovery lag is a long", "g", []groupConfigOp{set("streams.acceptable.recovery.lag", "9223372036854775808")}, fkerr.InvalidConfig,
+			"Invalid value 9223372036854775808 for configuration streams.acceptable.recovery.lag: Not a number of type LONG"},
+		{"negative recovery lag", "g", []groupConfigOp{set("streams.acceptable.recovery.lag", "-1")}, fkerr.InvalidConfig,
+			"Invalid value -1 for configuration streams.acceptable.recovery.lag: Value must be at least 0"},
 		{"standby maximum before streams interval", "g", []groupConfigOp{set("streams.assignment.interval.ms", "20000"), set("streams.num.standby.replicas", "3")}, fkerr.InvalidConfig,
 			"streams.num.standby.replicas must be less than or equal to 2"},
 		{"share session range", "g", []groupConfigOp{set("share.heartbeat.interval.ms", "15000"), set("share.session.timeout.ms", "44999")}, fkerr.InvalidConfig,
@@ -623,4 +630,34 @@ func TestGroupConfigConcurrentAlterationsAgree(t *testing.T) {
 		assert.EqualValues(t, standbys, *gc.StreamsNumStandbyReplicas, "broker %d", node)
 		assert.EqualValues(t, session, *gc.ConsumerSessionTimeoutMs, "broker %d", node)
 	}
+}
+
+// A group's streams.task.offset.interval.ms and streams.acceptable.recovery.lag
+// are what its streams heartbeats answer (GroupMetadataManager's
+// streamsGroupTaskOffsetIntervalMs and streamsGroupAcceptableRecoveryLag),
+// the broker's without them.
+func TestStreamsHeartbeatAnswersTheGroupConfig(t *testing.T) {
+	cl := startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsInitialRebalanceDelay = 0 })
+	ctx := testContext(t)
+	c := newClient(t, cl)
+	createTopic(t, ctx, newAdmin(t, cl), "in", 2)
+	const group = "answers-config"
+	node, err := cl.CoordinatorFor(coordinator.PartitionFor(group, 50))
+	require.NoError(t, err)
+	coord := c.Broker(int(node))
+	send := func(req kmsg.Request) kmsg.Response {
+		t.Helper()
+		resp, err := coord.Request(ctx, req)
+		require.NoError(t, err)
+		return resp
+	}
+	r := streamsBeat(t, send, group, "a", 0)
+	assert.Equal(t, int32(60000), r.TaskOffsetIntervalMillis)
+	assert.Equal(t, int64(10000), r.AcceptableRecoveryLag)
+
+	err, msg := alterGroupConfig(t, ctx, c, group, false, set("streams.task.offset.interval.ms", "20000"), set("streams.acceptable.recovery.lag", "5000000000"))
+	require.NoError(t, err, msg)
+	r = streamsBeat(t, send, group, "a", r.MemberEpoch)
+	assert.Equal(t, int32(20000), r.TaskOffsetIntervalMillis)
+	assert.Equal(t, int64(5000000000), r.AcceptableRecoveryLag)
 }

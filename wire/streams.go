@@ -9,14 +9,6 @@ import (
 	"github.com/coordsim/coordsim/shard"
 )
 
-// Kafka's streams-group defaults the heartbeat answers carry
-// (group.streams.* in GroupCoordinatorConfig): the acceptable recovery lag
-// and the task-offset interval.
-const (
-	streamsAcceptableRecoveryLag    = 10000
-	streamsTaskOffsetIntervalMillis = 60000
-)
-
 // descriptionFromWire converts KIP-1331's wire TopologyDescription into the
 // store's. The wire has no global-store ids; each gets the id after the
 // last subtopology's position, as Kafka Streams numbers a global store's
