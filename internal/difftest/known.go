@@ -2,7 +2,9 @@ package difftest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -23,31 +25,9 @@ type KnownDivergence struct {
 // nobody has reduced is unexplained.
 var Known = []KnownDivergence{
 	{
-		Name: "topic-recreated",
-		Why:  "Kafka tells a re-created topic from the deleted one by its topic id; coordsim's assignments and offsets carry names only, so partitions a member still owns of the deleted incarnation look like the new topic's",
-		Match: func(d Divergence) bool {
-			seen, gone := map[string]bool{}, map[string]bool{}
-			for _, op := range d.Ops[:d.Step+1] {
-				t, ok := op.(SetTopics)
-				if !ok {
-					continue
-				}
-				now := map[string]bool{}
-				for _, x := range t.Topics {
-					now[x.Name] = true
-					if gone[x.Name] {
-						return true
-					}
-				}
-				for n := range seen {
-					if !now[n] {
-						gone[n] = true
-					}
-				}
-				seen = now
-			}
-			return false
-		},
+		Name:  "topic-recreated",
+		Why:   "Kafka tells a re-created topic from the deleted one by its topic id; coordsim's assignments and offsets carry names only, so partitions a member still owns of the deleted incarnation look like the new topic's",
+		Match: topicRecreated,
 	},
 	{
 		Name: "streams-endpoint-unconfigured-crash",
@@ -133,4 +113,71 @@ func CheckKnownNames(names []string) error {
 		}
 	}
 	return nil
+}
+
+// topicRecreated matches a divergence in a group that named a topic which
+// was deleted and created again before the diverging op: the groups the
+// op and both outcomes name must include one whose ops mention such a
+// topic. A divergence in a group that never named one is not explained by
+// it.
+func topicRecreated(d Divergence) bool {
+	recreated := recreatedTopics(d.Ops[:d.Step+1])
+	if len(recreated) == 0 {
+		return false
+	}
+	groups := map[string]bool{}
+	if g := opGroup(d.Ops[d.Step]); g != "" {
+		groups[g] = true
+	}
+	for _, text := range []string{EncodeOp(d.Ops[d.Step]), d.Kafka.canonical(), d.Ours.canonical()} {
+		for _, m := range groupIDPattern.FindAllStringSubmatch(text, -1) {
+			groups[m[1]] = true
+		}
+	}
+	for _, op := range d.Ops[:d.Step+1] {
+		text := EncodeOp(op)
+		named := false
+		for _, m := range groupIDPattern.FindAllStringSubmatch(text, -1) {
+			named = named || groups[m[1]]
+		}
+		if !named {
+			continue
+		}
+		for name := range recreated {
+			if strings.Contains(text, strconv.Quote(name)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// groupIDPattern finds the group ids a JSON text names.
+var groupIDPattern = regexp.MustCompile(`"groupId":"([^"]*)"`)
+
+// recreatedTopics are the topics some image of ops deletes and a later one
+// creates again.
+func recreatedTopics(ops []Op) map[string]bool {
+	out := map[string]bool{}
+	seen, gone := map[string]bool{}, map[string]bool{}
+	for _, op := range ops {
+		t, ok := op.(SetTopics)
+		if !ok {
+			continue
+		}
+		now := map[string]bool{}
+		for _, x := range t.Topics {
+			now[x.Name] = true
+			if gone[x.Name] {
+				out[x.Name] = true
+			}
+		}
+		for n := range seen {
+			if !now[n] {
+				gone[n] = true
+			}
+		}
+		seen = now
+	}
+	return out
 }
