@@ -112,6 +112,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	shareReset := fs.String("share-auto-offset-reset", "latest", "share.auto.offset.reset of every share group without its own group config: latest (Kafka's default), earliest or by_duration:PnDTnHnMn.nS")
 	migration := fs.String("consumer-migration-policy", "bidirectional", "group.consumer.migration.policy: the online conversions between classic and consumer groups, bidirectional (Kafka's default: a consumer-protocol member joining a classic group upgrades it, the last one leaving downgrades it), upgrade, downgrade or disabled")
 	bounds := sessionBoundsFlags(fs, coordinator.DefaultConfig())
+	intervals := assignmentIntervalFlags(fs)
 	profiles := addProfileFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return o, code, false
@@ -135,6 +136,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (o serveOptions, code i
 	cfg.Transactions.TransactionVersion = txn.TransactionVersion(min(max(*transactionVersion, math.MinInt16), math.MaxInt16))
 	cfg.Coordinator.TopologyCleanupProtocol = protocol
 	if err := applySessionBounds(bounds, &cfg.Coordinator); err != nil {
+		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
+		return o, exitUsage, false
+	}
+	if err := applyAssignmentIntervals(intervals, &cfg.Coordinator); err != nil {
 		fmt.Fprintf(stderr, "coordsim serve: %v\n", err)
 		return o, exitUsage, false
 	}
@@ -242,6 +247,34 @@ func sessionBoundsFlags(fs *flag.FlagSet, def coordinator.Config) []sessionBound
 		out = append(out, b)
 	}
 	return out
+}
+
+// assignmentIntervalFlags defines --consumer-assignment-interval and its
+// share and streams twins (Kafka's group.<type>.assignment.interval.ms),
+// by group type.
+func assignmentIntervalFlags(fs *flag.FlagSet) map[string]*time.Duration {
+	out := map[string]*time.Duration{}
+	for _, kind := range []string{"consumer", "share", "streams"} {
+		out[kind] = fs.Duration(kind+"-assignment-interval", 0, "group."+kind+".assignment.interval.ms: a "+kind+
+			" group computes a new target assignment at most once per interval unless its group config sets "+kind+
+			".assignment.interval.ms (0, coordsim's default, computes one whenever the group epoch moves; Kafka's default is 1s, with the computation offloaded, which coordsim does not do)")
+	}
+	return out
+}
+
+// applyAssignmentIntervals sets the assignment intervals on cfg after
+// checking them as Kafka does (within the bounds, 0 to 15s, whole
+// milliseconds); cfg is unchanged on error.
+func applyAssignmentIntervals(intervals map[string]*time.Duration, cfg *coordinator.Config) error {
+	next := *cfg
+	next.ConsumerAssignmentInterval.Interval = *intervals["consumer"]
+	next.ShareAssignmentInterval.Interval = *intervals["share"]
+	next.StreamsAssignmentInterval.Interval = *intervals["streams"]
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("the assignment interval flags: %w", err)
+	}
+	*cfg = next
+	return nil
 }
 
 // applySessionBounds sets every group type's bounds on cfg after checking

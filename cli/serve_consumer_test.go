@@ -90,3 +90,31 @@ func TestServeConsumerSessionFlagsRefused(t *testing.T) {
 	require.NoError(t, applySessionBounds(b, &cfg))
 	assert.Equal(t, time.Second, cfg.ConsumerMinSessionTimeout)
 }
+
+// TestServeAssignmentIntervalFlags proves --KIND-assignment-interval sets
+// group.KIND.assignment.interval.ms and refuses a value outside Kafka's
+// bounds (0 to 15 s, whole milliseconds) with the usage code, leaving the
+// config as it was.
+func TestServeAssignmentIntervalFlags(t *testing.T) {
+	addrs := []string{"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}
+	for _, args := range [][]string{
+		{"--consumer-assignment-interval", "16s"},
+		{"--share-assignment-interval", "-1ms"},
+		{"--streams-assignment-interval", "1500us"},
+	} {
+		var stderr strings.Builder
+		assert.Equal(t, exitUsage, serve(context.Background(), append(args, addrs...), io.Discard, &stderr), "%v", args)
+		assert.Contains(t, stderr.String(), "assignment.interval.ms", "%v: the error names the key", args)
+	}
+
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	iv := assignmentIntervalFlags(fs)
+	cfg := coordinator.DefaultConfig()
+	require.NoError(t, fs.Parse([]string{"--streams-assignment-interval", "16s"}))
+	require.Error(t, applyAssignmentIntervals(iv, &cfg))
+	assert.Zero(t, cfg.StreamsAssignmentInterval.Interval, "unchanged")
+	require.NoError(t, fs.Parse([]string{"--streams-assignment-interval", "0s", "--consumer-assignment-interval", "1s"}))
+	require.NoError(t, applyAssignmentIntervals(iv, &cfg))
+	assert.Equal(t, time.Second, cfg.ConsumerAssignmentInterval.Interval)
+	assert.Zero(t, cfg.ShareAssignmentInterval.Interval)
+}
