@@ -84,7 +84,7 @@ func (c *Coordinator) SetGroupConfig(groupID string, gc GroupConfig) error {
 	if timeouts == nil {
 		timeouts = map[string]shard.GroupTimeouts{}
 	}
-	if gt := gc.timeouts(); gt != (shard.GroupTimeouts{}) {
+	if gt := gc.ShardTimeouts(); gt != (shard.GroupTimeouts{}) {
 		timeouts[groupID] = gt
 	} else {
 		delete(timeouts, groupID)
@@ -155,7 +155,24 @@ func (c *Coordinator) GroupConfig(groupID string) GroupConfig {
 	return gc
 }
 
-func (gc GroupConfig) timeouts() shard.GroupTimeouts {
+// GroupConfigFromParsed is the coordinator's part of a validated group
+// config (groupconfig.Parse).
+func GroupConfigFromParsed(p groupconfig.Parsed) GroupConfig {
+	return GroupConfig{
+		ConsumerSessionTimeoutMs: p.Int32(groupconfig.ConsumerSessionTimeoutMs), ConsumerHeartbeatIntervalMs: p.Int32(groupconfig.ConsumerHeartbeatIntervalMs),
+		ShareSessionTimeoutMs: p.Int32(groupconfig.ShareSessionTimeoutMs), ShareHeartbeatIntervalMs: p.Int32(groupconfig.ShareHeartbeatIntervalMs),
+		StreamsSessionTimeoutMs: p.Int32(groupconfig.StreamsSessionTimeoutMs), StreamsHeartbeatIntervalMs: p.Int32(groupconfig.StreamsHeartbeatIntervalMs),
+		StreamsNumStandbyReplicas: p.Int32(groupconfig.StreamsNumStandbyReplicas), StreamsInitialRebalanceDelayMs: p.Int32(groupconfig.StreamsInitialRebalanceDelayMs),
+		ConsumerAssignmentIntervalMs: p.Int32(groupconfig.ConsumerAssignmentIntervalMs), ShareAssignmentIntervalMs: p.Int32(groupconfig.ShareAssignmentIntervalMs),
+		StreamsAssignmentIntervalMs: p.Int32(groupconfig.StreamsAssignmentIntervalMs),
+		StreamsTaskOffsetIntervalMs: p.Int32(groupconfig.StreamsTaskOffsetIntervalMs), StreamsAcceptableRecoveryLag: p.Int64(groupconfig.StreamsAcceptableRecoveryLag),
+	}
+}
+
+// ShardTimeouts is the part of the config a shard reads
+// (shard.SetGroupTimeouts); StreamsNumStandbyReplicas goes to
+// shard.SetStreamsGroupConfigs.
+func (gc GroupConfig) ShardTimeouts() shard.GroupTimeouts {
 	v := func(p *int32) int32 {
 		if p == nil {
 			return 0

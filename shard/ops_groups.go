@@ -251,14 +251,14 @@ type StreamsGroupHeartbeatResponse struct {
 	HeartbeatIntervalMs int32
 	// TaskOffsetIntervalMs and AcceptableRecoveryLag are the group's
 	// streams.task.offset.interval.ms and streams.acceptable.recovery.lag
-	// (or the broker's); a leave's answer leaves them 0.
+	// (or the broker's); a leave answers the schema's defaults, 0 and -1.
 	TaskOffsetIntervalMs  int32
 	AcceptableRecoveryLag int64
-	HasAssignment       bool
-	ActiveTasks         []TaskIDs
-	StandbyTasks        []TaskIDs
-	WarmupTasks         []TaskIDs
-	Status              []StreamsStatus
+	HasAssignment         bool
+	ActiveTasks           []TaskIDs
+	StandbyTasks          []TaskIDs
+	WarmupTasks           []TaskIDs
+	Status                []StreamsStatus
 	// StatusDetails holds Kafka's StatusDetail text of each Status, aligned
 	// with it.
 	StatusDetails []string
@@ -351,6 +351,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 		GroupTopologyEpoch: -1, StoredDescriptionTopologyEpoch: EpochNone, FailedDescriptionTopologyEpoch: EpochNone,
 	}
 	res.Response.Configured = req.MemberEpoch >= 0
+	res.Response.AcceptableRecoveryLag = -1
 	if req.MemberEpoch >= 0 {
 		res.Response.TaskOffsetIntervalMs = s.streamsTaskOffsetIntervalMs(req.GroupID)
 		res.Response.AcceptableRecoveryLag = s.streamsAcceptableRecoveryLag(req.GroupID)

@@ -62,15 +62,7 @@ func (cl *Cluster) parseGroupConfig(props map[string]string) (parsedGroupConfig,
 	if err != nil {
 		return out, err
 	}
-	out.coord = coordinator.GroupConfig{
-		ConsumerSessionTimeoutMs: p.Int32(groupconfig.ConsumerSessionTimeoutMs), ConsumerHeartbeatIntervalMs: p.Int32(groupconfig.ConsumerHeartbeatIntervalMs),
-		ShareSessionTimeoutMs: p.Int32(groupconfig.ShareSessionTimeoutMs), ShareHeartbeatIntervalMs: p.Int32(groupconfig.ShareHeartbeatIntervalMs),
-		StreamsSessionTimeoutMs: p.Int32(groupconfig.StreamsSessionTimeoutMs), StreamsHeartbeatIntervalMs: p.Int32(groupconfig.StreamsHeartbeatIntervalMs),
-		StreamsNumStandbyReplicas: p.Int32(groupconfig.StreamsNumStandbyReplicas), StreamsInitialRebalanceDelayMs: p.Int32(groupconfig.StreamsInitialRebalanceDelayMs),
-		ConsumerAssignmentIntervalMs: p.Int32(groupconfig.ConsumerAssignmentIntervalMs), ShareAssignmentIntervalMs: p.Int32(groupconfig.ShareAssignmentIntervalMs),
-		StreamsAssignmentIntervalMs: p.Int32(groupconfig.StreamsAssignmentIntervalMs),
-		StreamsTaskOffsetIntervalMs: p.Int32(groupconfig.StreamsTaskOffsetIntervalMs), StreamsAcceptableRecoveryLag: p.Int64(groupconfig.StreamsAcceptableRecoveryLag),
-	}
+	out.coord = coordinator.GroupConfigFromParsed(p)
 	out.share.RenewDisabled = p.RenewDisabled
 	out.share.RecordLockDurationMs = p.Ints[groupconfig.ShareRecordLockDurationMs]
 	out.share.MaxDeliveryCount = int32(p.Ints[groupconfig.ShareDeliveryCountLimit])

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/coordsim/coordsim/assignor"
+	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 )
@@ -32,6 +33,9 @@ type driver struct {
 	// later; completed the answers released since the op began.
 	parked    map[int]string
 	completed []any
+	// groupConfigs are the groups' dynamic configs (SetGroupConfig),
+	// installed on every shard the driver loads.
+	groupConfigs map[string]coordinator.GroupConfig
 }
 
 type timer struct {
@@ -437,6 +441,9 @@ func (Reload) run(d *driver) Outcome {
 	d.unloaded()
 	s, err := shard.New(0, d.cfg)
 	if err != nil {
+		return Outcome{Bad: err.Error()}
+	}
+	if err := d.installGroupConfigs(s); err != nil {
 		return Outcome{Bad: err.Error()}
 	}
 	if err := s.ReplayAll(0, d.log); err != nil {

@@ -151,6 +151,9 @@ func (g *generator) next() Op {
 	case r < 93:
 		return g.advance()
 	case r < 96:
+		if g.chance(0.25) {
+			return g.groupConfig()
+		}
 		return g.changeTopics()
 	default:
 		if !g.classicSettled() {

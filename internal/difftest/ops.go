@@ -181,6 +181,7 @@ var decoders = map[string]func([]byte) (Op, error){
 	"streams_describe":   decodeAs[StreamsDescribe],
 	"advance":            decodeAs[Advance],
 	"reload":             decodeAs[Reload],
+	"group_config":       decodeAs[SetGroupConfig],
 }
 
 func decodeAs[T Op](b []byte) (Op, error) {

@@ -10,11 +10,15 @@ import (
 )
 
 // TestRecordRepros rewrites the hand-written reproductions under testdata/repro/
-// from the oracle. It runs only with DIFFTEST_RECORD=1 (it writes files);
-// TestRepros checks them against coordsim on every run.
+// from the oracle. It runs only with DIFFTEST_RECORD=1 (it writes files),
+// or DIFFTEST_RECORD=NAME for the one named NAME; TestRepros checks them
+// against coordsim on every run. Those recorded before the runner kept
+// Kafka's assignment interval (their files say so) would change meaning
+// if rewritten: rewrite new ones by name.
 func TestRecordRepros(t *testing.T) {
-	if os.Getenv("DIFFTEST_RECORD") != "1" {
-		t.Skip("set DIFFTEST_RECORD=1 to rewrite testdata/ from the oracle")
+	only := os.Getenv("DIFFTEST_RECORD")
+	if only == "" {
+		t.Skip("set DIFFTEST_RECORD=1 (or the name of one) to rewrite testdata/ from the oracle")
 	}
 	o := startOracle(context.Background(), t)
 	topics := SetTopics{Topics: []Topic{{Name: "foo", Partitions: 2}}}
@@ -53,7 +57,11 @@ func TestRecordRepros(t *testing.T) {
 		{"streams-static-membership", "A static streams member leaves temporarily (-2) and comes back under a\nnew member id, which takes over its tasks; its old id is fenced\n(FENCED_INSTANCE_ID), a third join with the instance id is\nUNRELEASED_INSTANCE_ID, an unknown instance id UNKNOWN_MEMBER_ID; a\nclient id change of the static member writes its record without a\nbump, and a leave for good (-1) fences it.", streamsStaticMembership()},
 		{"streams-task-offsets", "A streams member's task offsets and end offsets, kept per member and shown\nby StreamsGroupDescribe sorted by subtopology and partition: a list not\nsent keeps the one before, an empty list empties it, a task reported twice\nis INVALID_REQUEST, and the member's leave drops them; the heartbeat that\ncreated the group keeps none.", streamsTaskOffsets()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
+		{"group-config-intervals-and-timeouts", "A group's dynamic config as Kafka reads it: consumer.session.timeout.ms,\nconsumer.heartbeat.interval.ms and consumer.assignment.interval.ms change\nthe answers, the target's timing and the session's expiry, a reload keeps\nthem, removing them restores the broker's; a value out of range is\nINVALID_CONFIG with GroupConfig.validate's words; a streams group's\nstreams.task.offset.interval.ms is what its heartbeats answer.", groupConfigIntervals()},
 	} {
+		if only != "1" && only != r.name {
+			continue
+		}
 		path, err := RecordRepro(o, filepath.Join("testdata", "repro"), r.name, r.about, r.ops)
 		require.NoError(t, err)
 		t.Log("wrote", path)
@@ -239,5 +247,38 @@ func streamsTaskOffsets() []Op {
 		describe,
 		beat(b, -1, offsets(TaskOffset{"0", 0, 1}), nil),
 		describe,
+	}
+}
+
+func groupConfigIntervals() []Op {
+	beat := func(member string, epoch int32, topics ...string) ConsumerHeartbeat {
+		h := ConsumerHeartbeat{ClientID: "c", GroupID: "cg", MemberID: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+		if epoch == 0 {
+			h.RebalanceTimeoutMs, h.Subscribed, h.OwnedSet = 30_000, topics, true
+		}
+		return h
+	}
+	a, b := "member-a-xxxxxxxxxxxxxxx", "member-b-xxxxxxxxxxxxxxx"
+	cfg := func(props map[string]string) SetGroupConfig { return SetGroupConfig{GroupID: "cg", Props: props} }
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "foo", Partitions: 2}, {Name: "t0", Partitions: 2}}},
+		cfg(map[string]string{"consumer.session.timeout.ms": "50000", "consumer.heartbeat.interval.ms": "8000", "consumer.assignment.interval.ms": "3000"}),
+		cfg(map[string]string{"consumer.assignment.interval.ms": "15001"}),
+		Advance{Ms: 1_000}, // a target computed at 0 carries timestamp 0: "none"
+		beat(a, 0, "foo"),
+		beat(b, 0, "foo"),
+		Advance{Ms: 2_000},
+		beat(b, 2),
+		Advance{Ms: 1_000},
+		beat(b, 2),
+		Reload{},
+		Advance{Ms: 45_000},
+		beat(b, 3),
+		Advance{Ms: 6_000},
+		cfg(nil),
+		beat(b, 3),
+		SetGroupConfig{GroupID: "st", Props: map[string]string{"streams.task.offset.interval.ms": "20000"}},
+		StreamsHeartbeat{ClientID: "c", GroupID: "st", MemberID: "streams-member-a-xxxxxxxxxx", MemberEpoch: 0, RebalanceTimeoutMs: 30_000,
+			Topology: &StreamsTopology{Subtopologies: []StreamsSubtopology{{ID: "0", SourceTopics: []string{"t0"}}}}, TasksSet: true, ProcessID: ptr("process-a")},
 	}
 }

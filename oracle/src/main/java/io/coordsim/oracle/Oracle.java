@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -19,6 +20,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -51,6 +53,7 @@ import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorResult;
 import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataDelta;
 import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
+import org.apache.kafka.coordinator.group.GroupConfig;
 import org.apache.kafka.coordinator.group.GroupConfigManager;
 import org.apache.kafka.coordinator.group.GroupCoordinatorConfig;
 import org.apache.kafka.coordinator.group.GroupCoordinatorShard;
@@ -164,6 +167,7 @@ final class Oracle {
                 case "streams_describe" -> listOf(shard.streamsGroupDescribe(strings(op.get("groups")), committed()).describedGroups(), (short) 0);
                 case "advance" -> advance(op.get("ms").asLong(), records);
                 case "reload" -> reload();
+                case "group_config" -> groupConfig(op);
                 case "classic_join" -> classicJoin(op, records);
                 case "classic_sync" -> classicSync(op, records);
                 case "classic_heartbeat" -> classicHeartbeat(op, records);
@@ -178,6 +182,13 @@ final class Oracle {
             ex.put("code", err.error().code());
             ex.put("name", err.error().name());
             ex.put("message", err.message());
+        } catch (ConfigException e) {
+            // A value ConfigDef cannot parse: INVALID_CONFIG with its
+            // message, as the controller answers it.
+            ObjectNode ex = out.putObject("exception");
+            ex.put("code", Errors.INVALID_CONFIG.code());
+            ex.put("name", Errors.INVALID_CONFIG.name());
+            ex.put("message", e.getMessage());
         }
         out.put("nowMs", time.milliseconds());
         out.set("records", Json.records(records));
@@ -537,6 +548,22 @@ final class Oracle {
 
     // A coordinator move: drop the shard and its timers, build a fresh one
     // and replay the log into it, then onLoaded.
+    /**
+     * Replaces a group's dynamic group config, as an IncrementalAlterConfigs
+     * on the GROUP resource does once the controller validated it
+     * (GroupConfig.validate) and the broker's GroupConfigManager took it.
+     * Group configs are cluster metadata: a reload keeps them.
+     */
+    private JsonNode groupConfig(JsonNode op) {
+        Map<String, String> props = new TreeMap<>();
+        op.path("props").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+        GroupConfig.validate(props, config, shareConfig);
+        Properties p = new Properties();
+        p.putAll(props);
+        groupConfigs.updateGroupConfig(text(op, "groupId"), p);
+        return Json.MAPPER.createObjectNode();
+    }
+
     private JsonNode reload() {
         shard.onUnloaded();
         timer.clear();
