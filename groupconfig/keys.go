@@ -27,6 +27,9 @@ type Key struct {
 	// Synonym is the broker key whose value a group without the key takes
 	// (GroupConfig.ALL_GROUP_CONFIG_SYNONYMS), "" when none.
 	Synonym string
+	// Internal is a key Kafka defines with defineInternal: DescribeConfigs
+	// lists it only when the group config sets it.
+	Internal bool
 	// validate is a String key's ConfigDef validator: the reason after
 	// "Invalid value V for configuration K: ", or "".
 	validate func(v string) string
@@ -75,8 +78,8 @@ var Keys = []Key{
 	{Name: StreamsNumStandbyReplicas, Type: Int, Min: 0, Synonym: "group.streams.num.standby.replicas"},
 	{Name: StreamsInitialRebalanceDelayMs, Type: Int, Min: 0, Synonym: "group.streams.initial.rebalance.delay.ms"},
 	{Name: StreamsAssignmentIntervalMs, Type: Int, Min: 0, Synonym: "group.streams.assignment.interval.ms"},
-	{Name: StreamsTaskOffsetIntervalMs, Type: Int, Min: 1, Synonym: "group.streams.task.offset.interval.ms"},
-	{Name: StreamsAcceptableRecoveryLag, Type: Long, Min: 0, Synonym: "group.streams.acceptable.recovery.lag"},
+	{Name: StreamsTaskOffsetIntervalMs, Type: Int, Min: 1, Synonym: "group.streams.task.offset.interval.ms", Internal: true},
+	{Name: StreamsAcceptableRecoveryLag, Type: Long, Min: 0, Synonym: "group.streams.acceptable.recovery.lag", Internal: true},
 }
 
 // Unmodelled are trunk's other GroupConfig keys: coordsim has no assignor

@@ -52,9 +52,16 @@ func TestAssignmentIntervalHoldsTheTargetUntilItPasses(t *testing.T) {
 	// The timestamp survives a load: a rebuilt shard holds a target
 	// computed within the interval as the live one does.
 	h.consumerJoin("g", "m3", "foo")
-	d, _ = h.rebuild().DescribeGroup("g")
-	assert.Equal(t, int32(4), d.Epoch)
-	assert.Equal(t, int32(3), d.AssignmentEpoch)
+	loaded := newHarness(t, h.cfg, h.topics)
+	loaded.replay(h.log...)
+	d, _ = loaded.s.DescribeGroup("g")
+	require.Equal(t, testT+1_000, d.AssignmentTimestampMs)
+	loaded.advance(testT + 1_999)
+	r3 := loaded.consumerHeartbeat("g", "m3", 3, nil)
+	assert.Equal(t, int32(3), r3.MemberEpoch, "held after the load too")
+	loaded.advance(testT + 2_000)
+	r3 = loaded.consumerHeartbeat("g", "m3", 3, nil)
+	assert.Equal(t, int32(4), r3.MemberEpoch)
 }
 
 // The last member's removal writes the target metadata with timestamp 0
@@ -76,6 +83,8 @@ func TestAssignmentIntervalFollowsTheGroupConfig(t *testing.T) {
 	r := h.consumerJoin("g", "m2", "foo")
 	assert.Equal(t, int32(3), r.MemberEpoch, "interval 0 computes at every epoch bump")
 	require.Error(t, h.s.SetGroupTimeouts(map[string]GroupTimeouts{"g": {ShareAssignmentIntervalMs: OptionalMs{Ms: -1, Set: true}}}))
+	require.Error(t, h.s.SetGroupTimeouts(map[string]GroupTimeouts{"g": {ShareAssignmentIntervalMs: OptionalMs{Ms: 5}}}), "a value not set")
+	require.Error(t, h.s.SetGroupTimeouts(map[string]GroupTimeouts{"g": {StreamsTaskOffsetIntervalMs: OptionalMs{Set: true}}}), "a task offset interval of 0")
 }
 
 // A streams member held back by the interval is told so.

@@ -66,6 +66,14 @@ func (s *Shard) SetGroupTimeouts(timeouts map[string]GroupTimeouts) error {
 				return kerr.InvalidConfig.WithMessage("group %s: a session timeout, heartbeat or assignment interval or delay must not be negative, got %d", id, v)
 			}
 		}
+		for _, o := range [...]OptionalMs{gt.ConsumerAssignmentIntervalMs, gt.ShareAssignmentIntervalMs, gt.StreamsAssignmentIntervalMs, gt.StreamsTaskOffsetIntervalMs} {
+			if !o.Set && o.Ms != 0 {
+				return kerr.InvalidConfig.WithMessage("group %s: a value of %d ms that is not set", id, o.Ms)
+			}
+		}
+		if gt.StreamsTaskOffsetIntervalMs.Set && gt.StreamsTaskOffsetIntervalMs.Ms < 1 {
+			return kerr.InvalidConfig.WithMessage("group %s: streams.task.offset.interval.ms must be at least 1, got %d", id, gt.StreamsTaskOffsetIntervalMs.Ms)
+		}
 		if gt.StreamsAcceptableRecoveryLag < 0 {
 			return kerr.InvalidConfig.WithMessage("group %s: streams.acceptable.recovery.lag must not be negative, got %d", id, gt.StreamsAcceptableRecoveryLag)
 		}

@@ -64,11 +64,14 @@ type MemberDescription struct {
 // GroupDescription is a group as Describe shows it. Every replayed field is
 // here, so two shards with equal descriptions and offsets are equal.
 type GroupDescription struct {
-	GroupID                        string
-	Type                           GroupType
-	State                          GroupState
-	Epoch                          int32
-	AssignmentEpoch                int32
+	GroupID         string
+	Type            GroupType
+	State           GroupState
+	Epoch           int32
+	AssignmentEpoch int32
+	// AssignmentTimestampMs is when the target at AssignmentEpoch was
+	// computed, 0 for none (assignment_interval.go).
+	AssignmentTimestampMs          int64
 	ProtocolType                   string
 	CurrentStateTimestampMs        int64
 	Topology                       *Topology
@@ -104,7 +107,7 @@ type RegularExpressionDescription struct {
 
 func describe(g *group) GroupDescription {
 	d := GroupDescription{
-		GroupID: g.id, Type: g.typ, State: g.state, Epoch: g.epoch, AssignmentEpoch: g.assignmentEpoch,
+		GroupID: g.id, Type: g.typ, State: g.state, Epoch: g.epoch, AssignmentEpoch: g.assignmentEpoch, AssignmentTimestampMs: g.assignmentTimestampMs,
 		ProtocolType: g.protocolType, CurrentStateTimestampMs: g.currentStateTimestampMs,
 		Topology: g.topology, MetadataHash: g.metadataHash, ValidatedTopologyEpoch: g.validatedTopologyEpoch,
 		StoredDescriptionTopologyEpoch: g.storedEpoch, FailedDescriptionTopologyEpoch: g.failedEpoch,

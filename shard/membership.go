@@ -310,7 +310,8 @@ func (s *Shard) steadyHeartbeat(nowMs int64, g *group, h *heartbeat) (heartbeatR
 		view  view
 		timer [1]TimerOp
 	}{
-		view: view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, hash: g.metadataHash, topo: g.topology},
+		view: view{s: s, g: g, typ: g.typ, id: g.id, epoch: g.epoch, aEpoch: g.assignmentEpoch, aTimestampMs: g.assignmentTimestampMs,
+			hash: g.metadataHash, topo: g.topology},
 		timer: [1]TimerOp{{
 			Key:        m.timerKey(g.id),
 			DeadlineMs: nowMs + int64(s.sessionTimeoutMs(h.typ, g.id)),

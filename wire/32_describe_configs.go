@@ -159,6 +159,9 @@ func (cl *Cluster) describeGroupConfig(group string) []configEntry {
 	set := cl.groupConfigs.get(group)
 	out := make([]configEntry, 0, len(groupconfig.Keys))
 	for _, k := range groupconfig.Keys {
+		if _, ok := set[k.Name]; k.Internal && !ok {
+			continue // ConfigHelperUtils lists an internal key only when set
+		}
 		e := configEntry{name: k.Name, typ: kmsg.ConfigType(k.Type), value: cl.groupConfigDefault(k), source: kmsg.ConfigSourceDefaultConfig, group: true}
 		if k.Synonym != "" {
 			e.synonym, e.synonymValue = k.Synonym, e.value
@@ -211,7 +214,6 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.share.min.heartbeat.interval.ms", ms(cc.ShareMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.share.min.session.timeout.ms", ms(cc.ShareMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.share.session.timeout.ms", ms(cc.ShareSessionTimeout), "45000", kmsg.ConfigTypeInt),
-		entry("group.streams.acceptable.recovery.lag", strconv.FormatInt(cc.StreamsAcceptableRecoveryLag, 10), "10000", kmsg.ConfigTypeLong),
 		entry("group.streams.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Interval), "1000", kmsg.ConfigTypeInt),
 		entry("group.streams.heartbeat.interval.ms", ms(cc.StreamsHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Max), "15000", kmsg.ConfigTypeInt),
@@ -219,16 +221,26 @@ func (cl *Cluster) brokerConfigs(node int32) []configEntry {
 		entry("group.streams.max.session.timeout.ms", ms(cc.StreamsMaxSessionTimeout), "60000", kmsg.ConfigTypeInt),
 		entry("group.streams.max.standby.replicas", strconv.Itoa(cc.StreamsMaxStandbyReplicas), "2", kmsg.ConfigTypeInt),
 		entry("group.streams.min.assignment.interval.ms", ms(cc.StreamsAssignmentInterval.Min), "0", kmsg.ConfigTypeInt),
-		entry("group.streams.min.task.offset.interval.ms", ms(cc.StreamsMinTaskOffsetInterval), "15000", kmsg.ConfigTypeInt),
 		entry("group.streams.min.heartbeat.interval.ms", ms(cc.StreamsMinHeartbeatInterval), "5000", kmsg.ConfigTypeInt),
 		entry("group.streams.min.session.timeout.ms", ms(cc.StreamsMinSessionTimeout), "45000", kmsg.ConfigTypeInt),
 		entry("group.streams.num.standby.replicas", strconv.Itoa(cc.StreamsNumStandbyReplicas), "0", kmsg.ConfigTypeInt),
 		entry("group.streams.session.timeout.ms", ms(cc.StreamsSessionTimeout), "45000", kmsg.ConfigTypeInt),
-		entry("group.streams.task.offset.interval.ms", ms(cc.StreamsTaskOffsetInterval), "60000", kmsg.ConfigTypeInt),
 		entry("log.retention.bytes", strconv.FormatInt(cl.cfg.RetentionBytes, 10), "-1", kmsg.ConfigTypeLong),
 		entry("node.id", id, "-1", kmsg.ConfigTypeInt),
 		entry("num.partitions", strconv.Itoa(int(cl.cfg.NumPartitions)), "1", kmsg.ConfigTypeInt),
 		entry("offsets.topic.num.partitions", strconv.Itoa(int(cc.NumPartitions)), "50", kmsg.ConfigTypeInt),
 	)
+	// Internal broker keys (defineInternal) are listed only when set, here
+	// when they differ from Kafka's default, in their place by name.
+	for _, e := range []configEntry{
+		entry("group.streams.acceptable.recovery.lag", strconv.FormatInt(cc.StreamsAcceptableRecoveryLag, 10), "10000", kmsg.ConfigTypeLong),
+		entry("group.streams.min.task.offset.interval.ms", ms(cc.StreamsMinTaskOffsetInterval), "15000", kmsg.ConfigTypeInt),
+		entry("group.streams.task.offset.interval.ms", ms(cc.StreamsTaskOffsetInterval), "60000", kmsg.ConfigTypeInt),
+	} {
+		if e.source != kmsg.ConfigSourceDefaultConfig {
+			at, _ := slices.BinarySearchFunc(out, e.name, func(x configEntry, name string) int { return strings.Compare(x.name, name) })
+			out = slices.Insert(out, at, e)
+		}
+	}
 	return out
 }

@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"math"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/coordsim/coordsim/shard"
@@ -80,10 +78,9 @@ func handleStreamsGroupHeartbeat(r *request) (kmsg.Response, error) {
 		resp.MemberEpoch, resp.AcceptableRecoveryLag = req.MemberEpoch, -1
 		return resp, nil
 	}
-	// AcceptableRecoveryLag is a long, its legacy twin an int
-	// (setAcceptableRecoveryLag sets both, the legacy one saturated).
+	// Kafka 4.4 sets the long (v1+) only: a v0 answer's legacy int stays
+	// 0, its schema default.
 	resp.AcceptableRecoveryLag = hb.AcceptableRecoveryLag
-	resp.AcceptableRecoveryLagLegacy = int32(min(hb.AcceptableRecoveryLag, math.MaxInt32))
 	resp.TaskOffsetIntervalMillis = hb.TaskOffsetIntervalMs
 	resp.TopologyDescriptionRequired = hb.TopologyDescriptionRequired
 	for i, s := range hb.Status {

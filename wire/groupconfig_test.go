@@ -17,6 +17,7 @@ import (
 
 	"github.com/coordsim/coordsim/coordinator"
 	"github.com/coordsim/coordsim/coordinator/live"
+	"github.com/coordsim/coordsim/groupconfig"
 	"github.com/coordsim/coordsim/kerr"
 	"github.com/coordsim/coordsim/shard"
 	"github.com/coordsim/coordsim/share"
@@ -220,7 +221,12 @@ func TestGroupConfigEveryTrunkKey(t *testing.T) {
 	for _, key := range trunkGroupConfigKeys {
 		if v, ok := valid[key]; ok {
 			served++
-			require.Contains(t, described, key, "DescribeConfigs lists a served key")
+			if k, _ := groupconfig.KeyOf(key); k.Internal {
+				// Kafka's defineInternal keys are listed once set only.
+				require.NotContains(t, described, key, "DescribeConfigs leaves out an internal key not set")
+			} else {
+				require.Contains(t, described, key, "DescribeConfigs lists a served key")
+			}
 			err, msg := alterGroupConfig(t, ctx, c, "g", false, set(key, v))
 			require.NoError(t, err, "%s: %s", key, msg)
 			assert.Equal(t, kmsg.ConfigSourceGroupConfig, describeGroupConfig(t, ctx, c, "g")[key].Source, key)
@@ -235,7 +241,14 @@ func TestGroupConfigEveryTrunkKey(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(valid), served, "every served key is a trunk key")
-	assert.Len(t, described, len(valid), "DescribeConfigs lists the served keys only")
+	internal := 0
+	for _, k := range groupconfig.Keys {
+		if k.Internal {
+			internal++
+		}
+	}
+	assert.Len(t, described, len(valid)-internal, "DescribeConfigs lists the served keys only, internal ones once set")
+	assert.Len(t, describeGroupConfig(t, ctx, c, "g"), len(valid), "all of them once set")
 }
 
 // TestIncrementalAlterConfigsGroupErrors checks each refusal's code and
@@ -660,4 +673,29 @@ func TestStreamsHeartbeatAnswersTheGroupConfig(t *testing.T) {
 	r = streamsBeat(t, send, group, "a", r.MemberEpoch)
 	assert.Equal(t, int32(20000), r.TaskOffsetIntervalMillis)
 	assert.Equal(t, int64(5000000000), r.AcceptableRecoveryLag)
+}
+
+// Kafka's internal broker keys (defineInternal: the streams task offset
+// interval, its minimum, the acceptable recovery lag) are described only
+// when the broker sets them.
+func TestDescribeBrokerConfigsListsInternalKeysWhenSet(t *testing.T) {
+	ctx := testContext(t)
+	names := func(cl *wire.Cluster) map[string]string {
+		rcs, err := newAdmin(t, cl).DescribeBrokerConfigs(ctx, 0)
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, rc := range rcs {
+			for _, c := range rc.Configs {
+				out[c.Key] = c.MaybeValue()
+			}
+		}
+		return out
+	}
+	def := names(startCluster(t))
+	assert.NotContains(t, def, "group.streams.task.offset.interval.ms")
+	assert.NotContains(t, def, "group.streams.acceptable.recovery.lag")
+	assert.Contains(t, def, "group.streams.assignment.interval.ms")
+	set := names(startCluster(t, func(c *wire.Config) { c.Coordinator.StreamsTaskOffsetInterval = 30 * time.Second }))
+	assert.Equal(t, "30000", set["group.streams.task.offset.interval.ms"])
+	assert.NotContains(t, set, "group.streams.acceptable.recovery.lag")
 }

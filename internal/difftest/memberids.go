@@ -3,12 +3,13 @@ package difftest
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/coordsim/coordsim/shard"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/coordsim/coordsim/shard"
 )
 
 // Generated member ids. A classic member's id is made by the coordinator:
