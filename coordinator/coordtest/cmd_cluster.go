@@ -145,6 +145,10 @@ func durationKeys(cfg *coordinator.Config) map[string]durationKey {
 		"group.streams.session.timeout.ms":         {&cfg.StreamsSessionTimeout, time.Millisecond},
 		"group.streams.initial.rebalance.delay.ms": {&cfg.StreamsInitialRebalanceDelay, time.Millisecond},
 		"group.share.session.timeout.ms":           {&cfg.ShareSessionTimeout, time.Millisecond},
+		"group.consumer.assignment.interval.ms":    {&cfg.ConsumerAssignmentInterval.Interval, time.Millisecond},
+		"group.share.assignment.interval.ms":       {&cfg.ShareAssignmentInterval.Interval, time.Millisecond},
+		"group.streams.assignment.interval.ms":     {&cfg.StreamsAssignmentInterval.Interval, time.Millisecond},
+		"group.streams.task.offset.interval.ms":    {&cfg.StreamsTaskOffsetInterval, time.Millisecond},
 	}
 }
 
