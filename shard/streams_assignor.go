@@ -82,7 +82,14 @@ func (v *view) assignStreams() ([]taskSets, error) {
 	for _, st := range v.topo.Subtopologies {
 		topology = append(topology, taskassignor.Subtopology{ID: st.ID, NumTasks: tasksOf(st.ID), Stateful: subtopologyStateful(st)})
 	}
-	spec := taskassignor.GroupSpec{NumStandbyReplicas: v.streamsNumStandbyReplicas()}
+	standbys := v.streamsNumStandbyReplicas()
+	if v.configured != nil && v.g != nil {
+		// The delayed assignment computes with the configs of the group's
+		// last epoch bump (computeDelayedTargetAssignment passes
+		// lastAssignmentConfigs), not the group config of now.
+		standbys = v.g.lastNumStandbyReplicas
+	}
+	spec := taskassignor.GroupSpec{NumStandbyReplicas: standbys}
 	spec.Members = make([]taskassignor.AssignmentMemberSpec, 0, len(v.members))
 	// The members' task lists share one array, sized first.
 	ntasks := 0
