@@ -135,6 +135,9 @@ type group struct {
 	// classic is a classic group's membership state, nil for a group
 	// without members; immutable once replayed (classic_state.go).
 	classic *ClassicGroupState
+	// refined is a streams group's refined-assignment cache: soft state,
+	// not replayed (streams_refined.go).
+	refined *refinedAssignment
 
 	// metadataHash fingerprints the partition counts of the topics the group
 	// reads; a change bumps the group epoch (KIP-848 / KIP-1071).

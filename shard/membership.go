@@ -94,6 +94,9 @@ type view struct {
 	// taskOffsets is what a streams target reads of the members' reported
 	// task offsets (streams_task_offsets.go).
 	taskOffsets taskOffsetsView
+	// refined is the streams group's refined-assignment cache the
+	// heartbeat leaves, nil for unchanged (streams_refined.go).
+	refined *refinedAssignment
 
 	records []Record
 	timers  []TimerOp

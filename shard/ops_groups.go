@@ -394,6 +394,13 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	if id := res.Response.ShutdownRequestMemberID; id != "" && req.MemberEpoch >= 0 {
 		status(StatusShutdownApplication, shutdownApplicationDetail(id))
 	}
+	if v := out.view; v != nil && v.refined != nil && v.g != nil {
+		// Soft state, set as Kafka's TimelineObject is: a write that fails
+		// to append restores the shard, and with it the cache before.
+		if g := s.mutableGroup(v.id); g != nil {
+			g.refined = v.refined
+		}
+	}
 	return res, nil
 }
 

@@ -101,7 +101,8 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 		targetEpoch, out.assignmentDelay = max(1, v.aEpoch), initialRebalanceDelay
 	} else {
 		v.maybeAssign(nowMs)
-		targetEpoch, targetTasks = v.aEpoch, v.members[i].targets()
+		targetEpoch = v.aEpoch
+		targetTasks = v.refinedTarget(i, targetEpoch, bump, out.replacedStatic) // streams_refined.go
 		if v.assignmentHeld {
 			out.assignmentDelay = assignmentIntervalDelay
 		}
