@@ -61,7 +61,8 @@ func (c *Coordinator) forgetEmptyShutdownRequests(h *hosted) {
 
 // forgetReplayedEmptyShutdownRequests is forgetEmptyShutdownRequests for
 // the groups records were just replayed for: Kafka re-derives a group's
-// state, and clears its request, only when it replays one of its records,
+// state, and clears its request, only when it replays one of its streams
+// records (not an offset commit of the group),
 // so a request made while the group is empty (a leave of a member already
 // gone) stays for the group's next member to hear. With no request
 // recorded, as in the simulator, it costs a length check.
@@ -71,7 +72,7 @@ func (c *Coordinator) forgetReplayedEmptyShutdownRequests(h *hosted, records []s
 	}
 	for _, r := range records {
 		id := r.GroupID()
-		if _, ok := h.shutdownRequests[id]; ok && !h.latest.StreamsGroupHasMembers(id) {
+		if _, ok := h.shutdownRequests[id]; ok && shard.RederivesStreamsGroup(r) && !h.latest.StreamsGroupHasMembers(id) {
 			delete(h.shutdownRequests, id)
 		}
 	}

@@ -32,6 +32,19 @@ func shutdownRequester(req *StreamsGroupHeartbeatRequest) string {
 	return req.ShutdownRequestMemberID
 }
 
+// RederivesStreamsGroup reports whether replaying r re-derives a streams
+// group's state, and so may clear its shutdown request (Kafka's
+// StreamsGroup methods that replay calls end in maybeUpdateGroupState): a
+// streams group record. An offset commit of the group does not.
+func RederivesStreamsGroup(r Record) bool {
+	switch r.Type() {
+	case TypeStreamsGroupMetadata, TypeStreamsGroupTopology, TypeStreamsGroupMemberMetadata,
+		TypeStreamsGroupTargetAssignmentMetadata, TypeStreamsGroupTargetAssignmentMember, TypeStreamsGroupCurrentMemberAssignment:
+		return true
+	}
+	return false
+}
+
 // StreamsGroupHasMembers reports whether groupID is a streams group with at
 // least one member: once it has none, Kafka's StreamsGroup clears its
 // shutdown request (maybeUpdateGroupState, on the way to EMPTY).

@@ -326,7 +326,7 @@ func (d *driver) noteShutdown(req shard.StreamsGroupHeartbeatRequest, resp shard
 func (d *driver) forgetEmptyShutdowns(records []shard.Record) {
 	for _, r := range records {
 		id := r.GroupID()
-		if _, ok := d.soft.shutdown[id]; ok && !d.s.StreamsGroupHasMembers(id) {
+		if _, ok := d.soft.shutdown[id]; ok && shard.RederivesStreamsGroup(r) && !d.s.StreamsGroupHasMembers(id) {
 			delete(d.soft.shutdown, id)
 		}
 	}
