@@ -27,6 +27,11 @@ func (streamsSteps) groupEpochRecord(v *view) Record {
 	if v.g != nil {
 		r.ValidatedTopologyEpoch = v.g.validatedTopologyEpoch
 		r.StoredDescriptionTopologyEpoch, r.FailedDescriptionTopologyEpoch = v.g.storedEpoch, v.g.failedEpoch
+		if v.removing {
+			// streamsGroupFenceMember writes the group's stored
+			// lastAssignmentConfigs, not the group config of now.
+			r.LastNumStandbyReplicas = v.g.lastNumStandbyReplicas
+		}
 	}
 	if v.topo != nil && !v.removing {
 		// Kafka's validatedTopologyEpoch: the topology's epoch once its
