@@ -43,6 +43,21 @@ func groupTargets(g *group) map[string]taskSets {
 	return out
 }
 
+// holds reports whether the cache is the group's targets, member for
+// member.
+func (c *refinedAssignment) holds(g *group) bool {
+	if len(c.targets) != len(g.members) {
+		return false
+	}
+	for id, m := range g.members {
+		t, ok := c.targets[id]
+		if cur := m.targets(); !ok || !t.equal(&cur) {
+			return false
+		}
+	}
+	return true
+}
+
 // refinedTarget is the tasks member i of a streams heartbeat reconciles
 // toward at targetEpoch, and sets v.refined to the cache the heartbeat
 // leaves (nil: unchanged). bump says the heartbeat updated the group
@@ -68,11 +83,19 @@ func (v *view) refinedTarget(i int, targetEpoch int32, bump bool, replaced *memb
 	}
 	switch {
 	case !bump && g.state == StateStable:
-		// refineAssignment over the group's targets, cached again.
-		v.refined = &refinedAssignment{epoch: targetEpoch, targets: groupTargets(g)}
+		// refineAssignment over the group's targets, cached again; a
+		// cache that holds them already stays, so a heartbeat that
+		// changes nothing copies nothing.
+		if cache == nil || cache.epoch != targetEpoch || !cache.holds(g) {
+			v.refined = &refinedAssignment{epoch: targetEpoch, targets: groupTargets(g)}
+		} else if cache != g.refined {
+			v.refined = cache
+		}
 		return live
 	case cache != nil && cache.epoch == targetEpoch:
-		v.refined = cache
+		if cache != g.refined {
+			v.refined = cache // relabeled
+		}
 		return cache.targets[v.members[i].id]
 	default:
 		v.refined = &refinedAssignment{epoch: targetEpoch, targets: viewTargets(v)}
