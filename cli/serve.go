@@ -253,9 +253,12 @@ func sessionBoundsFlags(fs *flag.FlagSet, def coordinator.Config) []sessionBound
 // share and streams twins (Kafka's group.<type>.assignment.interval.ms),
 // by group type.
 func assignmentIntervalFlags(fs *flag.FlagSet) map[string]*time.Duration {
+	def := coordinator.DefaultConfig()
+	defaults := map[string]time.Duration{"consumer": def.ConsumerAssignmentInterval.Interval,
+		"share": def.ShareAssignmentInterval.Interval, "streams": def.StreamsAssignmentInterval.Interval}
 	out := map[string]*time.Duration{}
 	for _, kind := range []string{"consumer", "share", "streams"} {
-		out[kind] = fs.Duration(kind+"-assignment-interval", 0, "group."+kind+".assignment.interval.ms: a "+kind+
+		out[kind] = fs.Duration(kind+"-assignment-interval", defaults[kind], "group."+kind+".assignment.interval.ms: a "+kind+
 			" group computes a new target assignment at most once per interval unless its group config sets "+kind+
 			".assignment.interval.ms (0, coordsim's default, computes one whenever the group epoch moves; Kafka's default is 1s, with the computation offloaded, which coordsim does not do)")
 	}
