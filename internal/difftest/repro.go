@@ -65,16 +65,15 @@ func ReplayRepro(path string) func(*datadriven.TestData) string {
 	var legacy bool
 	return func(td *datadriven.TestData) string {
 		if s == nil {
-			cfg, err := reproConfig(path)
+			var cfg shard.Config
+			var err error
+			cfg, legacy, err = reproConfig(path)
 			if err == nil {
 				s, err = newOursOnlyWith(cfg)
 			}
 			if err != nil {
 				return err.Error()
 			}
-			// Files recorded at interval 0 were recorded while the
-			// runner dropped the targets' timestamps.
-			legacy = cfg.ConsumerAssignmentIntervalMs == 0
 		}
 		if td.Cmd != "op" {
 			return fmt.Sprintf("%s: unknown command %q", path, td.Cmd)
@@ -109,19 +108,20 @@ func dropAssignmentTimestamps(records []any) {
 	}
 }
 
-// intervalDirective is the header line of a reproduction recorded with
-// another assignment interval than DriverConfig's, on both sides: files
-// recorded before the runner kept Kafka's default (1 s) say
-// "# assignment-interval-ms: 0".
+// intervalDirective is the header line of a reproduction recorded before
+// the runner kept Kafka's default assignment interval (1 s) on both sides:
+// "# assignment-interval-ms: 0". Those files were recorded at that
+// interval, and while the runner dropped the targets' timestamps.
 const intervalDirective = "# assignment-interval-ms: "
 
 // reproConfig is the shard configuration a reproduction file replays with:
-// DriverConfig, with the assignment intervals its header names.
-func reproConfig(path string) (shard.Config, error) {
-	cfg := DriverConfig()
+// DriverConfig, with the assignment intervals its header names; legacy
+// says the header has the directive (its timestamps are not compared).
+func reproConfig(path string) (cfg shard.Config, legacy bool, err error) {
+	cfg = DriverConfig()
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return cfg, err
+		return cfg, false, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if !strings.HasPrefix(line, "#") {
@@ -131,12 +131,13 @@ func reproConfig(path string) (shard.Config, error) {
 			v, _, _ = strings.Cut(v, " ")
 			ms, err := strconv.ParseInt(v, 10, 32)
 			if err != nil || ms < 0 {
-				return cfg, fmt.Errorf("%s: bad %q", path, line)
+				return cfg, false, fmt.Errorf("%s: bad %q", path, line)
 			}
 			cfg.ConsumerAssignmentIntervalMs, cfg.ShareAssignmentIntervalMs, cfg.StreamsAssignmentIntervalMs = int32(ms), int32(ms), int32(ms)
+			legacy = true
 		}
 	}
-	return cfg, nil
+	return cfg, legacy, nil
 }
 
 // RecordRepro runs ops on a fresh oracle session and writes them to
