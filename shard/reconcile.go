@@ -325,28 +325,40 @@ func (f unreleasedFuncs) unreleased(r taskRole, topic string, p int32) bool {
 	return f[r] != nil && f[r](topic, p)
 }
 
-// computeNextAssignment is CurrentAssignmentBuilder.computeNextAssignment
-// with buildNewMember: per role, new assigned = current ∩ target, pending
-// revocation = current − target, pending assignment = target − current −
-// unreleased.
+// computeNextAssignment is CurrentAssignmentBuilder.computeNextAssignment:
+// per role, new assigned = current ∩ target, pending revocation = current −
+// target, pending assignment = target − current − unreleased; a streams
+// member then converts the roles of tasks it keeps (convertRoles).
 func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned taskSets) memberAssignment {
-	m := b.member
-	hasUnreleased := false
-	var newAssigned, newPending, pendingAssignment taskSets
+	newAssigned, newPending, pendingAssignment, hasUnreleased := b.differences(assigned)
+	if b.streams {
+		b.convertRoles(assigned, &newAssigned, &newPending, &pendingAssignment)
+	}
+	return b.buildNewMember(epoch, &newAssigned, &newPending, &pendingAssignment, hasUnreleased)
+}
+
+// differences is computeAssignmentDifference for every role.
+func (b *currentAssignmentBuilder) differences(assigned taskSets) (newAssigned, newPending, pendingAssignment taskSets, hasUnreleased bool) {
 	for r := range numTaskRoles {
 		var u bool
 		newAssigned[r], newPending[r], pendingAssignment[r], u = b.difference(assigned[r], b.target[r], r)
 		hasUnreleased = hasUnreleased || u
 	}
+	return newAssigned, newPending, pendingAssignment, hasUnreleased
+}
 
+// buildNewMember is CurrentAssignmentBuilder.buildNewMember: revoke first,
+// else grant what is pending assignment at the target epoch.
+func (b *currentAssignmentBuilder) buildNewMember(epoch int32, newAssigned, newPending, pendingAssignment *taskSets, hasUnreleased bool) memberAssignment {
+	m := b.member
 	switch {
-	case !newPending.empty() && b.ownsRevokedPartitions(&newPending):
+	case !newPending.empty() && b.ownsRevokedPartitions(newPending):
 		// Revoke first: the member stays at its epoch until it acknowledges.
 		next := m.withEpoch(epoch)
 		if b.revokingGetsTarget {
 			next = m.withEpoch(b.targetEpoch)
 		}
-		next.state, next.assigned, next.pending = MemberUnrevokedPartitions, newAssigned, newPending
+		next.state, next.assigned, next.pending = MemberUnrevokedPartitions, *newAssigned, *newPending
 		return next
 	case !pendingAssignment.empty():
 		next := m.withEpoch(b.targetEpoch)
@@ -365,7 +377,7 @@ func (b *currentAssignmentBuilder) computeNextAssignment(epoch int32, assigned t
 		if hasUnreleased {
 			next.state = MemberUnreleasedPartitions
 		}
-		next.assigned, next.pending = newAssigned, taskSets{}
+		next.assigned, next.pending = *newAssigned, taskSets{}
 		return next
 	}
 }

@@ -17,9 +17,11 @@ import (
 // until its heartbeat's owned tasks no longer list them; an active task
 // another member still holds is withheld (UNRELEASED_TASKS) until that
 // member revokes it, so an active task never has two owners. A standby or
-// warm-up task is withheld while the member's process still holds the same
-// task in any role, and an active task also while the member's process
-// holds it as a standby or warm-up (Kafka's isUnreleasedTask predicates).
+// warm-up task is withheld while another member of the process holds the
+// same task, and an active task also while another member of the process
+// holds it as a standby or warm-up (Kafka's isUnreleasedTask predicates). A
+// task the member itself keeps in another role changes role in place
+// (convertRoles), as Kafka 4.4 does.
 
 // ownedTaskSets is Kafka's TasksTuple.fromHeartbeatRequest: the owned tasks
 // of a heartbeat count only when it carries all three lists.
@@ -141,7 +143,7 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	if cur.isReconciledTo(targetEpoch) {
 		return false, nil
 	}
-	unreleased := v.streamsUnreleased(m.processID)
+	unreleased := v.streamsUnreleased(m.processID, &cur.assigned)
 	if s.cfg.Mutants.SkipStandbyRelease && unreleased != nil {
 		unreleased = activeUnreleasedOnly{unreleased} // standby and warm-up never withheld
 	}
@@ -168,14 +170,100 @@ func (s *Shard) reconcileStreams(nowMs int64, v *view, i int, h *heartbeat, targ
 	return !cur.assigned.equal(&next.assigned), nil
 }
 
+// convertRoles is the step Kafka 4.4's streams computeNextAssignment takes
+// after the per-role differences: a task the member keeps but whose role the
+// target changes moves in place, since its process already holds the task's
+// state and no other member can be waiting for it.
+//
+//   - demoteActiveTasksToStandby: an active task the member holds that the
+//     target lists as a standby is granted as a standby now, while the
+//     active one is still revoked;
+//   - convertReplicaRole: a standby the target lists as a warm-up, or a
+//     warm-up it lists as a standby, is granted in its new role now and is
+//     no longer pending revocation in its old one;
+//   - applyPromotionsToActive: a standby or warm-up the target lists as
+//     active is not revoked; the member keeps it in its replica role until
+//     the active task is granted, which happens in this step only if
+//     nothing else is left to revoke.
+func (b *currentAssignmentBuilder) convertRoles(assigned taskSets, newAssigned, newPending, pendingAssignment *taskSets) {
+	eachTask(assigned[roleActive], func(topic string, p int32) {
+		if removeTask(&pendingAssignment[roleStandby], topic, p) {
+			addTask(&newAssigned[roleStandby], topic, p)
+		}
+	})
+	for _, c := range [...]struct{ from, to taskRole }{{roleStandby, roleWarmup}, {roleWarmup, roleStandby}} {
+		eachTask(assigned[c.from], func(topic string, p int32) {
+			if removeTask(&pendingAssignment[c.to], topic, p) {
+				addTask(&newAssigned[c.to], topic, p)
+				removeTask(&newPending[c.from], topic, p)
+			}
+		})
+	}
+	promoted := func(topic string, p int32) bool { return containsPartition(b.target[roleActive], topic, p) }
+	for _, r := range [...]taskRole{roleStandby, roleWarmup} {
+		eachTask(assigned[r], func(topic string, p int32) {
+			if promoted(topic, p) {
+				removeTask(&newPending[r], topic, p)
+			}
+		})
+	}
+	revoking := !newPending.empty() && b.ownsRevokedPartitions(newPending)
+	for _, r := range [...]taskRole{roleStandby, roleWarmup} {
+		eachTask(assigned[r], func(topic string, p int32) {
+			grantedNow := !revoking && containsPartition(pendingAssignment[roleActive], topic, p)
+			if promoted(topic, p) && !grantedNow {
+				addTask(&newAssigned[r], topic, p)
+			}
+		})
+	}
+}
+
+// eachTask calls f for every task (partition) of a, in order.
+func eachTask(a []TopicPartitions, f func(topic string, p int32)) {
+	for _, tp := range a {
+		for _, p := range tp.Partitions {
+			f(tp.Topic, p)
+		}
+	}
+}
+
+// addTask puts task p of topic into *a, keeping it sorted. It never writes
+// into a slice *a shares: the difference's sets may alias a member's.
+func addTask(a *[]TopicPartitions, topic string, p int32) {
+	*a = mergeAssignments(*a, []TopicPartitions{{Topic: topic, Partitions: []int32{p}}})
+}
+
+// removeTask takes task p of topic out of *a and reports whether it was
+// there; a topic left empty is dropped. Like addTask it copies.
+func removeTask(a *[]TopicPartitions, topic string, p int32) bool {
+	for i, tp := range *a {
+		if tp.Topic != topic {
+			continue
+		}
+		j, ok := slices.BinarySearch(tp.Partitions, p)
+		if !ok {
+			return false
+		}
+		out := slices.Clone(*a)
+		if len(tp.Partitions) == 1 {
+			*a = slices.Delete(out, i, i+1)
+		} else {
+			out[i].Partitions = slices.Delete(slices.Clone(tp.Partitions), j, j+1)
+			*a = out
+		}
+		return true
+	}
+	return false
+}
+
 // streamsUnreleased returns Kafka's three isUnreleasedTask predicates for a
-// member of process processID, read from the group as stored before this
-// heartbeat (whose records change only the heartbeating member).
-func (v *view) streamsUnreleased(processID string) unreleasedTasks {
+// member of process processID holding own, read from the group as stored
+// before this heartbeat (whose records change only the heartbeating member).
+func (v *view) streamsUnreleased(processID string, own *taskSets) unreleasedTasks {
 	if v.g == nil {
 		return nil
 	}
-	return &streamsUnreleasedTasks{holders: groupTaskHolders{v.g}, processID: processID}
+	return &streamsUnreleasedTasks{holders: groupTaskHolders{v.g}, processID: processID, own: own}
 }
 
 // activeUnreleasedOnly withholds active tasks as its unreleasedTasks does
@@ -223,28 +311,40 @@ func (h groupTaskHolders) onProcess(r taskRole, topic string, p int32, process s
 	return false
 }
 
-// streamsUnreleasedTasks is the three lambdas of Kafka's streams
-// CurrentAssignmentBuilder.computeNextAssignment over the group's lookups,
-// for a member of process processID:
+// streamsUnreleasedTasks is the three predicates of Kafka 4.4's streams
+// CurrentAssignmentBuilder (isUnreleasedActiveTask, isUnreleasedStandbyTask,
+// isUnreleasedWarmupTask) over the group's lookups, for a member of process
+// processID that holds own. A task the member itself holds in another role
+// does not withhold it: convertRoles moves it in place.
 //
 //   - an active task is withheld while any member owns it active, or while
-//     the member's process holds it as a standby or warm-up;
-//   - a standby or warm-up task is withheld while the member's process
-//     holds it in any role.
+//     another member of the process holds it as a standby or warm-up;
+//   - a standby while another member of the process runs it active, or any
+//     member of the process (the member included) holds it as a standby, or
+//     another member holds it as a warm-up;
+//   - a warm-up while the process runs it active (the member included), or
+//     another member of the process holds it as a standby, or any member as
+//     a warm-up.
 type streamsUnreleasedTasks struct {
 	holders   taskHolders
 	processID string
+	own       *taskSets
 }
 
 func (u *streamsUnreleasedTasks) unreleased(r taskRole, topic string, p int32) bool {
-	if r == roleActive {
-		if _, owned := u.holders.activeProcess(topic, p); owned {
-			return true
-		}
-	} else if process, ok := u.holders.activeProcess(topic, p); ok && process == u.processID {
-		return true
+	onProcess := func(role taskRole) bool { return u.holders.onProcess(role, topic, p, u.processID) }
+	mine := func(role taskRole) bool { return u.own != nil && containsPartition(u.own[role], topic, p) }
+	heldByAnother := func(role taskRole) bool { return onProcess(role) && !mine(role) }
+	process, active := u.holders.activeProcess(topic, p)
+	runOnProcess := active && process == u.processID
+	switch r {
+	case roleActive:
+		return active || heldByAnother(roleStandby) || heldByAnother(roleWarmup)
+	case roleStandby:
+		return runOnProcess && !mine(roleActive) || onProcess(roleStandby) || heldByAnother(roleWarmup)
+	default:
+		return runOnProcess || heldByAnother(roleStandby) || onProcess(roleWarmup)
 	}
-	return u.holders.onProcess(roleStandby, topic, p, u.processID) || u.holders.onProcess(roleWarmup, topic, p, u.processID)
 }
 
 // applyStreamsCurrentAssignment replays a streams member's reconciliation

@@ -76,8 +76,10 @@ func (h lookupHolders) onProcess(r taskRole, topic string, p int32, pr string) b
 }
 
 func streamsBuilder(member memberAssignment, targetEpoch int32, target taskSets, l taskLookups, owned *taskSets) currentAssignmentBuilder {
+	u := l.predicates(process).(*streamsUnreleasedTasks)
+	u.own = &member.assigned
 	b := currentAssignmentBuilder{member: member, targetEpoch: targetEpoch, target: target,
-		unreleased: l.predicates(process), advanceOnRevocation: true, streams: true}
+		unreleased: u, advanceOnRevocation: true, streams: true}
 	if owned != nil {
 		b.owned, b.ownedSent = *owned, true
 	}
@@ -358,8 +360,8 @@ func TestStreamsCurrentAssignmentBuilder_UnknownState(t *testing.T) {
 
 // TestStreamsCurrentAssignmentBuilder_ActiveWithheldWhileProcessHoldsStandby
 // proves the cross-role rule of Kafka's active-task predicate: an active task
-// is withheld while the member's own process still runs it as a standby or
-// warm-up, even when no member owns it active.
+// is withheld while another member of its process still runs it as a
+// standby or warm-up, even when no member owns it active.
 func TestStreamsCurrentAssignmentBuilder_ActiveWithheldWhileProcessHoldsStandby(t *testing.T) {
 	member := memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10}
 	for _, l := range []taskLookups{{standby: onThisProcess}, {warmup: onThisProcess}} {
@@ -376,6 +378,101 @@ func TestStreamsCurrentAssignmentBuilder_ActiveWithheldWhileProcessHoldsStandby(
 	require.NoError(t, err)
 	want := memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: inRole(roleActive, tps(sub1, 0))}
 	assert.True(t, got.equal(&want), "got %+v", got)
+}
+
+// TestStreamsCurrentAssignmentBuilder_ConvertsRolesInPlace covers the role
+// conversions of Kafka 4.4's streams computeNextAssignment: a task the member
+// keeps changes role in place (demoteActiveTasksToStandby,
+// convertReplicaRole, applyPromotionsToActive), and the predicates no longer
+// withhold a task the member itself holds in another role, but for a
+// warm-up of a task it runs active, which Kafka does not convert.
+func TestStreamsCurrentAssignmentBuilder_ConvertsRolesInPlace(t *testing.T) {
+	type roles struct{ active, standby, warmup []TopicPartitions }
+	sets := func(r roles) taskSets { return taskSets{r.active, r.standby, r.warmup} }
+	one := func(p int32) []TopicPartitions { return asg(tps(sub1, p)) }
+	both := asg(tps(sub1, 0, 1))
+	owner := func(pr string) taskLookups {
+		return taskLookups{activeProcess: func(_ string, p int32) (string, bool) { return pr, p == 1 && pr != "" }}
+	}
+	cases := []struct {
+		name    string
+		member  roles
+		target  roles
+		lookups taskLookups
+		owned   *roles // nil: not sent
+		want    memberAssignment
+	}{
+		{
+			// The active task goes on being revoked, its standby is granted
+			// at once: the member holds both until it acknowledges.
+			name:   "active demoted to standby while revoked",
+			member: roles{active: both}, target: roles{active: one(0), standby: one(1)},
+			lookups: owner(process), owned: &roles{active: both},
+			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
+				assigned: sets(roles{active: one(0), standby: one(1)}), pending: sets(roles{active: one(1)})},
+		},
+		{
+			name:   "standby becomes a warm-up at once",
+			member: roles{standby: one(1)}, target: roles{warmup: one(1)},
+			lookups: taskLookups{standby: onThisProcess},
+			want:    memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: sets(roles{warmup: one(1)})},
+		},
+		{
+			name:   "warm-up becomes a standby at once",
+			member: roles{warmup: one(1)}, target: roles{standby: one(1)},
+			lookups: taskLookups{warmup: onThisProcess},
+			want:    memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: sets(roles{standby: one(1)})},
+		},
+		{
+			name:   "standby promoted when nothing is left to revoke",
+			member: roles{standby: one(1)}, target: roles{active: one(1)},
+			lookups: taskLookups{standby: onThisProcess},
+			want:    memberAssignment{state: MemberStable, epoch: 11, previousEpoch: 10, assigned: sets(roles{active: one(1)})},
+		},
+		{
+			// The standby is neither revoked nor promoted yet: it stays a
+			// standby until the revocation is acknowledged.
+			name:   "standby kept while another task is revoked",
+			member: roles{active: one(0), standby: one(1)}, target: roles{active: one(1)},
+			lookups: taskLookups{activeProcess: ownedByProcess(process), standby: onThisProcess}, owned: &roles{active: one(0)},
+			want: memberAssignment{state: MemberUnrevokedPartitions, epoch: 10, previousEpoch: 10,
+				assigned: sets(roles{standby: one(1)}), pending: sets(roles{active: one(0)})},
+		},
+		{
+			name:   "warm-up kept while another member runs the task",
+			member: roles{warmup: one(1)}, target: roles{active: one(1)},
+			lookups: owner("other"),
+			want:    memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: sets(roles{warmup: one(1)})},
+		},
+		{
+			name:   "standby withheld while another member of the process runs the task",
+			member: roles{}, target: roles{standby: one(1)},
+			lookups: owner(process),
+			want:    memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10},
+		},
+		{
+			// Kafka has no active-to-warm-up conversion: the warm-up waits
+			// until the member's own active task is released.
+			name:   "warm-up withheld while the member runs the task",
+			member: roles{active: both}, target: roles{active: one(0), warmup: one(1)},
+			lookups: owner(process), owned: &roles{active: one(0)},
+			want: memberAssignment{state: MemberUnreleasedPartitions, epoch: 11, previousEpoch: 10, assigned: sets(roles{active: one(0)})},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			member := memberAssignment{state: MemberStable, epoch: 10, previousEpoch: 10, assigned: sets(c.member)}
+			var owned *taskSets
+			if c.owned != nil {
+				o := sets(*c.owned)
+				owned = &o
+			}
+			b := streamsBuilder(member, 11, sets(c.target), c.lookups, owned)
+			got, err := b.build()
+			require.NoError(t, err)
+			assert.True(t, got.equal(&c.want), "got %+v\nwant %+v", got, c.want)
+		})
+	}
 }
 
 // TestStreamsNoActiveTaskHasTwoOwners is the property behind KIP-1071's
