@@ -44,8 +44,9 @@ func (s *Shard) applyClassicGroupState(r *ClassicGroupState) error {
 	if err != nil {
 		return err
 	}
-	g.classic = r
+	g.classic, g.classicLive = r, true
 	g.protocolType, g.epoch, g.currentStateTimestampMs = r.ProtocolType, r.Generation, r.CurrentStateTimestampMs
+	s.remembered(r.Group)
 	s.refresh(r.Group)
 	return nil
 }

@@ -13,11 +13,12 @@ import (
 // classic branch as a property: random workloads (classic groups, classic
 // members of consumer groups, the other types) stop at a random step, a
 // new owner loads the log and arms OnLoaded's timers, and no client speaks
-// again. Every group must then empty within its timeouts: a member left
-// without its heartbeat or session timer, or a KIP-394 pending member
-// without its own, keeps its group from emptying. (A rebalance without its
-// join timer still ends when its members' sessions expire, so this test
-// does not see that timer; coordtest's classic_timers_after_load.txt does.)
+// again. A load forgets every classic rebalance in progress, as Kafka's
+// (classic_load.go): no loaded classic group is mid-rebalance or has a
+// KIP-394 pending member. Every group must then empty within its timeouts:
+// a member left without its heartbeat or session timer keeps its group from
+// emptying. The loaded shard equals the log replayed with the same groups
+// forgotten.
 func TestOnLoadedClassicGroupsDrain(t *testing.T) {
 	classicWithMembers, midRebalance := 0, 0
 	for seed := uint64(1); seed <= 200; seed++ {
@@ -40,6 +41,13 @@ func TestOnLoadedClassicGroupsDrain(t *testing.T) {
 			return true
 		})
 		loaded.timers.apply(loaded.s.OnLoaded(loaded.nowMs))
+		loaded.s.groups.Ascend(func(g *group) bool {
+			if g.typ == Classic && g.classic != nil {
+				assert.Contains(t, []GroupState{StateEmpty, StateStable}, g.classic.State, "%s: classic group %s just loaded", name, g.id)
+				assert.Empty(t, g.classic.PendingMembers, "%s: classic group %s just loaded", name, g.id)
+			}
+			return true
+		})
 		// The workloads' session and rebalance timeouts are seconds; ten
 		// minutes of silence outlast any chain of them.
 		loaded.advance(loaded.nowMs + 600_000)

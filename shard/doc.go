@@ -138,13 +138,16 @@
 // memory during a rebalance and writes GroupMetadata at its end; here
 // every change is a ClassicGroupState record (coordsim's), written after
 // Kafka's GroupMetadata where Kafka writes that one, so replay stays the
-// only mutator. A replayed GroupMetadata alone (a load) gives what Kafka's
-// load gives: Empty, or Stable with the recorded members. A replayed
-// ClassicGroupState keeps a rebalance in progress, which Kafka's load
-// forgets: OnLoaded (and SessionTimers, after a rollback) arms every
-// member's heartbeat as Kafka's onLoaded does, and the join or sync timer
-// the rebalance needs; KIP-394 pending members expire at once
-// (classic_timers.go). Kafka breaks a
+// only mutator. A load then forgets what Kafka keeps in memory only
+// (classic_load.go): each classic group becomes what its last GroupMetadata
+// gives, Stable with the recorded members (each supporting the group's
+// protocol only) or Empty, and a group only ever in memory is gone; the
+// groups it changed stay listed (ForgottenAtLoad) until a record rewrites
+// them, so a replay of the log can forget the same (ForgetAsLoaded).
+// OnLoaded arms every member's heartbeat as Kafka's onLoaded does. A
+// rollback to the committed state is not a load and keeps a rebalance in
+// progress: SessionTimers then arms the join or sync timer it needs, and
+// KIP-394 pending members expire at once (classic_timers.go). Kafka breaks a
 // protocol-vote tie and picks a new leader by HashMap order; coordsim by
 // the first member's preference and the smallest member id. Member ids are
 // the client id and a UUID-shaped hash of the request handle and the time,

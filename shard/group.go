@@ -135,6 +135,9 @@ type group struct {
 	// classic is a classic group's membership state, nil for a group
 	// without members; immutable once replayed (classic_state.go).
 	classic *ClassicGroupState
+	// lastMetadata is the group's last GroupMetadata record, what Kafka's
+	// load rebuilds a classic group from (classic_load.go); nil before one.
+	lastMetadata *GroupMetadata
 	// refined is a streams group's refined-assignment cache: soft state,
 	// not replayed (streams_refined.go).
 	refined *refinedAssignment
@@ -200,6 +203,10 @@ type group struct {
 	// emptyClassic: an Empty classic group with a protocol type, in the
 	// shard's emptyClassic index (derived by refresh).
 	emptyClassic bool
+	// classicLive: classic was last set by a ClassicGroupState record, a
+	// state Kafka keeps in memory only; persisted: a GroupMetadata record or
+	// an offset commit made the group, so a load keeps it (classic_load.go).
+	classicLive, persisted bool
 
 	// streams
 	topology               *Topology // immutable once set

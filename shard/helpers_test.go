@@ -110,7 +110,11 @@ func mustApply[T any](h *harness, res Result[T], err error) T {
 // topics: what a new owner does when it loads the partition.
 func (h *harness) rebuild() *Shard {
 	h.t.Helper()
-	return rebuildFrom(h.t, h.cfg, h.topics, h.log)
+	s := rebuildFrom(h.t, h.cfg, h.topics, h.log)
+	// What the harness's shard forgot at its load (classic_load.go), the
+	// replay forgets too: the one place the two may differ.
+	s.ForgetAsLoaded(h.s.ForgottenAtLoad())
+	return s
 }
 
 func rebuildFrom(t testing.TB, cfg Config, topics map[string]int32, log []Record) *Shard {

@@ -410,6 +410,7 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 // group's: classicGroupTimers).
 func (s *Shard) OnLoaded(nowMs int64) []TimerOp {
 	s.loaded, s.loadImageHash, s.loadImageVersion = true, s.imageHash, s.imageVersion
+	s.forgetClassicRebalances()
 	s.restampShareInitializations(nowMs)
 	ops := []TimerOp{{Key: SweepTimerKey, DeadlineMs: nowMs + s.cfg.OffsetsRetentionCheckIntervalMs, Task: Task{Kind: TaskSweep}}}
 	s.groups.Ascend(func(g *group) bool {

@@ -214,8 +214,12 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 	}
 	// Replaying an offset commit for an unknown group creates an empty simple
 	// classic group (docs/kip1331.md §4.4); a tombstone never creates one.
-	if !r.Tombstone && s.lookup(r.Group) == nil {
-		s.createGroup(r.Group, Classic)
+	if !r.Tombstone {
+		if g := s.lookup(r.Group); g == nil {
+			s.createGroup(r.Group, Classic).persisted = true
+		} else if !g.persisted {
+			s.mutableGroup(r.Group).persisted = true
+		}
 	}
 	s.refresh(r.Group)
 	return nil
@@ -228,6 +232,7 @@ func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
 	if err != nil {
 		return err
 	}
+	s.remembered(r.Group)
 	if r.Tombstone {
 		s.removeGroup(r.Group)
 		return nil
@@ -237,11 +242,8 @@ func (s *Shard) applyGroupMetadata(r *GroupMetadata) error {
 	} else {
 		g = s.mutableGroup(r.Group)
 	}
-	g.protocolType, g.epoch, g.currentStateTimestampMs = r.ProtocolType, r.Generation, r.CurrentStateTimestampMs
-	g.classic = nil
-	if len(r.Members) > 0 || r.ProtocolType != "" {
-		g.classic = classicStateFromMetadata(r)
-	}
+	g.lastMetadata, g.persisted = r, true
+	g.setFromMetadata(r)
 	s.refresh(r.Group)
 	return nil
 }

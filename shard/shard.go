@@ -149,6 +149,10 @@ func (c Config) Validate() error {
 type Shard struct {
 	cfg       Config
 	partition int32
+	// forgotten lists the classic groups the load changed and no record
+	// has rewritten since (classic_load.go); shared by clones, copied on
+	// write.
+	forgotten []string
 
 	// gen marks the group objects this copy may write in place. Every Clone
 	// gives both copies fresh generations from the shared source, so neither

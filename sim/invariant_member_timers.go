@@ -55,6 +55,11 @@ func (c *checker) checkMemberTimers() {
 		delete(c.timersPending, p)
 		if why == "load" {
 			c.revocationsReloaded(p)
+			if len(latest.ForgottenAtLoad()) > 0 {
+				// The load rebuilt a classic group from its last GroupMetadata, as
+				// Kafka's does (shard/classic_load.go).
+				w.mark("classic-rebuilt-at-load")
+			}
 		}
 		w.mark("member-timers-checked-after-" + why)
 		if missing := missingTimer(latest, w.brokers[b].c.TimerKeys(p)); missing != "" {

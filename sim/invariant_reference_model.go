@@ -36,6 +36,7 @@ func (c *checker) checkReferenceModel() {
 			w.violate(InvReferenceModel, fmt.Sprintf("partition %d: the model read the log up to %d, its high watermark is %d", p, m.Next(), hw))
 			return false
 		}
+		m.ForgetAsLoaded(live.ForgottenAtLoad()) // what the shard's load forgot, as Kafka's does
 		want := m.Facts()
 		d := refmodel.Diff(want, liveFacts(live, want))
 		if d == "" && live.OffsetCount() != len(want.Offsets) {

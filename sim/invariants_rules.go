@@ -340,6 +340,11 @@ func (c *checker) committedReplica(p int32, readErr error) (rp *replica, pending
 		return nil, false
 	}
 	rp.applied = log.HighWatermark()
+	// The classic rebalances the serving shard's load forgot, as Kafka's
+	// load does, the replica forgets too (shard/classic_load.go).
+	if b := w.owner[p]; b >= 0 {
+		_ = w.brokers[b].c.ReadShard(p, func(s *shard.Shard) { rp.s.ForgetAsLoaded(s.ForgottenAtLoad()) })
+	}
 	return rp, pending
 }
 

@@ -156,12 +156,6 @@ func (g *generator) next() Op {
 		}
 		return g.changeTopics()
 	default:
-		if !g.classicSettled() {
-			// A reload now would drop a classic rebalance in flight on
-			// Kafka's side alone (classic-inflight-reload): time passes
-			// instead.
-			return g.advance()
-		}
 		return Reload{}
 	}
 }

@@ -352,15 +352,3 @@ func subscribedTopics(meta any) []string {
 	}
 	return md.Topics
 }
-
-// classicSettled reports whether every classic member is, as far as the
-// generator knows, either out of its group or in a completed generation
-// with no request waiting: a classic group Kafka would reload as it is.
-func (g *generator) classicSettled() bool {
-	for _, m := range g.classics {
-		if m.joinReq != 0 || m.syncReq != 0 || m.memberID != "" && !(m.joined && m.synced) {
-			return false
-		}
-	}
-	return true
-}

@@ -47,11 +47,6 @@ var Known = []KnownDivergence{
 		},
 	},
 	{
-		Name:  "classic-inflight-reload",
-		Why:   "Kafka loads a classic group from its last GroupMetadata record (Stable with its members, or Empty), so a reload drops pending members, parked joins and syncs and a rebalance in progress; coordsim replays its ClassicGroupState snapshot and keeps them",
-		Match: classicInflightReload,
-	},
-	{
 		Name:  "classic-replaced-join-unanswered",
 		Why:   "a classic member's JoinGroup while its earlier one is parked (a rebalance in progress) replaces the parked request: Kafka 4.4's ClassicGroup.updateMember swaps the member's join future without completing it, so the first request is never answered and its client waits out its request timeout: a leaked request, a Kafka bug coordsim declines to copy; it answers the replaced request REBALANCE_IN_PROGRESS, which a client handles by rejoining, as it would after the timeout (default seed 266, --share seeds 7513 and 7666 of the 10 000)",
 		Match: classicReplacedJoinUnanswered,

@@ -12,123 +12,6 @@ import (
 // The known divergences of the classic protocol's ops (known.go's table
 // holds their rows; docs/fidelity.md their reproductions).
 
-// classicInflightReload reports whether a Reload before the diverging op
-// found a classic group in a state its GroupMetadata record does not
-// hold: Kafka rebuilds a loaded classic group from its last GroupMetadata
-// (Stable with those members, or Empty), losing pending members, parked
-// joins and syncs and a rebalance in progress; coordsim replays its own
-// ClassicGroupState snapshot and keeps them. It replays the ops on
-// coordsim's side alone to look at each reload.
-func classicInflightReload(d Divergence) bool {
-	if !slices.ContainsFunc(d.Ops[:d.Step], func(op Op) bool { _, ok := op.(Reload); return ok }) {
-		return false
-	}
-	if classicReloadedProtocols(d) {
-		return true
-	}
-	s, err := newOursOnly()
-	if err != nil {
-		return false
-	}
-	for _, op := range d.Ops[:d.Step] {
-		if _, ok := op.(Reload); ok && classicInflight(s.d) {
-			return true
-		}
-		s.step(op)
-	}
-	return false
-}
-
-// classicReloadedProtocols matches the other half of loading a classic
-// group from its GroupMetadata record: the record keeps each member's
-// metadata for the group's protocol only, so a member Kafka loads supports
-// that one protocol: a JoinGroup offering only another is refused
-// INCONSISTENT_GROUP_PROTOCOL after the reload, and an upgrade writes the
-// member's ClassicMemberMetadata with that one protocol; coordsim's
-// members keep every protocol they offered (default seeds 2623, 4888 and
-// 6162 of 1-10 000). It takes such a refusal, or an outcome that differs
-// only in the members' protocol lists, in a group that had a member
-// offering several protocols at a reload before the op.
-func classicReloadedProtocols(d Divergence) bool {
-	group := opGroup(d.Ops[d.Step])
-	_, join := d.Ops[d.Step].(ClassicJoin)
-	refused := join && strings.Contains(d.Kafka.canonical(), fmt.Sprintf(`"errorCode":%d`, kerr.InconsistentGroupProtocol.Code))
-	// Or an online upgrade that converts such a member: the two sides
-	// write its ClassicMemberMetadata with other protocol lists only.
-	blurred := map[string]bool{"supportedProtocols": true}
-	converted := blurFields(anyList(d.Kafka.Records), blurred)
-	if !refused && (Outcome{Response: d.Kafka.Response, Records: asList(converted)}).canonical() !=
-		(Outcome{Response: d.Ours.Response, Records: asList(blurFields(anyList(d.Ours.Records), blurred))}).canonical() {
-		return false
-	}
-	s, err := newOursOnly()
-	if err != nil {
-		return false
-	}
-	for _, op := range d.Ops[:d.Step] {
-		if _, ok := op.(Reload); ok {
-			if g, found := s.d.s.DescribeGroup(group); found && g.Classic != nil &&
-				slices.ContainsFunc(g.Classic.Members, func(m shard.ClassicMember) bool { return len(m.Protocols) > 1 }) {
-				return true
-			}
-		}
-		s.step(op)
-	}
-	return false
-}
-
-// classicInflight reports whether some classic group of the driver's
-// shard differs from what its last GroupMetadata record says.
-func classicInflight(dr *driver) bool {
-	last := map[string]*shard.GroupMetadata{}
-	for _, r := range dr.log {
-		if gm, ok := r.(*shard.GroupMetadata); ok {
-			last[gm.Group] = gm
-		}
-	}
-	inflight := false
-	dr.s.ListGroups(func(l shard.GroupListing) bool {
-		if l.Type != shard.Classic {
-			return true
-		}
-		g, ok := dr.s.DescribeGroup(l.GroupID)
-		if !ok || g.Classic == nil {
-			return true
-		}
-		st, gm := g.Classic, last[l.GroupID]
-		if gm == nil || gm.Tombstone {
-			inflight = true
-			return false
-		}
-		want := StateOfMetadata(gm)
-		var have []string
-		for _, m := range st.Members {
-			have = append(have, m.MemberID)
-		}
-		var persisted []string
-		for _, m := range gm.Members {
-			persisted = append(persisted, m.MemberID)
-		}
-		slices.Sort(have)
-		slices.Sort(persisted)
-		if st.State != want || st.Generation != gm.Generation || len(st.PendingMembers) > 0 || !slices.Equal(have, persisted) {
-			inflight = true
-			return false
-		}
-		return true
-	})
-	return inflight
-}
-
-// StateOfMetadata is the state Kafka loads a classic group in from its
-// GroupMetadata record: Stable with members, Empty without.
-func StateOfMetadata(gm *shard.GroupMetadata) shard.GroupState {
-	if len(gm.Members) > 0 {
-		return shard.StateStable
-	}
-	return shard.StateEmpty
-}
-
 // classicJoinDropsEmptyConsumerGroup matches Kafka 4.4's classic JoinGroup
 // with a member id to an empty consumer group: classicGroupJoinToClassicGroup
 // removes the group from memory (maybeDeleteEmptyConsumerGroup) before
@@ -471,7 +354,10 @@ func loadExpiryOrderGeneratedID(d Divergence) bool {
 		return false
 	}
 	kafka, ours := removedConsumerMembers(d.Kafka), removedConsumerMembers(d.Ours)
-	return len(kafka) >= 2 && slices.Equal(kafka, ours) && slices.ContainsFunc(kafka, func(id string) bool { return strings.Contains(id, "/@m") })
+	// A generated id is "@m<n>" after the group id (a classic member a
+	// consumer group made) or after the client id (one a classic group
+	// made, then upgraded with the group).
+	return len(kafka) >= 2 && slices.Equal(kafka, ours) && slices.ContainsFunc(kafka, memberLabel.MatchString)
 }
 
 // removedConsumerMembers is the group and member ids of o's

@@ -57,6 +57,7 @@ func TestRecordRepros(t *testing.T) {
 		{"streams-static-membership", "A static streams member leaves temporarily (-2) and comes back under a\nnew member id, which takes over its tasks; its old id is fenced\n(FENCED_INSTANCE_ID), a third join with the instance id is\nUNRELEASED_INSTANCE_ID, an unknown instance id UNKNOWN_MEMBER_ID; a\nclient id change of the static member writes its record without a\nbump, and a leave for good (-1) fences it.", streamsStaticMembership()},
 		{"streams-task-offsets", "A streams member's task offsets and end offsets, kept per member and shown\nby StreamsGroupDescribe sorted by subtopology and partition: a list not\nsent keeps the one before, an empty list empties it, a task reported twice\nis INVALID_REQUEST, and the member's leave drops them; the heartbeat that\ncreated the group keeps none.", streamsTaskOffsets()},
 		{"describe-image-topics", "ConsumerGroupDescribe describes partitions through the metadata image: a\ndeleted topic's are left out, and partitions pending revocation count as\nassigned.", describeImageTopics()},
+		{"classic-reload-forgets-rebalance", "A load rebuilds a classic group from its last GroupMetadata record: a\nrebalance in progress is forgotten (B, who joined it, is gone, its parked\nJoinGroup answered NOT_COORDINATOR by the unload), and the loaded member\nsupports the group's protocol only, so its JoinGroup offering only another\nis INCONSISTENT_GROUP_PROTOCOL (coordsim kept the rebalance and every\nprotocol its member offered).", classicReloadForgetsRebalance()},
 		{"group-config-intervals-and-timeouts", "A group's dynamic config as Kafka reads it: consumer.session.timeout.ms,\nconsumer.heartbeat.interval.ms and consumer.assignment.interval.ms change\nthe answers, the target's timing and the session's expiry, a reload keeps\nthem, removing them restores the broker's; a value out of range is\nINVALID_CONFIG with GroupConfig.validate's words; a streams group's\nstreams.task.offset.interval.ms is what its heartbeats answer.", groupConfigIntervals()},
 	} {
 		if only != "1" && only != r.name {
@@ -280,5 +281,34 @@ func groupConfigIntervals() []Op {
 		SetGroupConfig{GroupID: "st", Props: map[string]string{"streams.task.offset.interval.ms": "20000"}},
 		StreamsHeartbeat{ClientID: "c", GroupID: "st", MemberID: "streams-member-a-xxxxxxxxxx", MemberEpoch: 0, RebalanceTimeoutMs: 30_000,
 			Topology: &StreamsTopology{Subtopologies: []StreamsSubtopology{{ID: "0", SourceTopics: []string{"t0"}}}}, TasksSet: true, ProcessID: ptr("process-a")},
+	}
+}
+
+// classicReloadForgetsRebalance: A syncs a generation offering two
+// protocols, B's join starts a rebalance, and the partition reloads.
+func classicReloadForgetsRebalance() []Op {
+	sub := []byte{0, 3, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}
+	join := func(req int, instance, memberID string, protocols ...string) ClassicJoin {
+		j := ClassicJoin{Req: req, ClientID: "c-" + instance, GroupID: "g", MemberID: memberID, InstanceID: ptr(instance),
+			SessionTimeoutMs: 10000, RebalanceTimeoutMs: 30000, ProtocolType: "consumer"}
+		for _, p := range protocols {
+			j.Protocols = append(j.Protocols, ClassicProtocol{Name: p, Metadata: sub})
+		}
+		return j
+	}
+	assignment := []byte{0, 3, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}
+	return []Op{
+		SetTopics{Topics: []Topic{{Name: "foo", Partitions: 1}}},
+		join(1, "i1", "", "range", "roundrobin"),
+		Advance{Ms: 3500},
+		ClassicSync{Req: 2, ClientID: "c-i1", GroupID: "g", Generation: 1, MemberID: "i1-@m0", InstanceID: ptr("i1"),
+			ProtocolType: "consumer", ProtocolName: "range", Assignments: []ClassicAssignment{{MemberID: "i1-@m0", Assignment: assignment}}},
+		join(3, "i2", "", "range", "roundrobin"),
+		ClassicDescribe{Groups: []string{"g"}},
+		Reload{},
+		ClassicDescribe{Groups: []string{"g"}},
+		join(4, "i1", "i1-@m0", "roundrobin"),
+		join(5, "i1", "i1-@m0", "range"),
+		ClassicDescribe{Groups: []string{"g"}},
 	}
 }

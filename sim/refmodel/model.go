@@ -23,7 +23,11 @@
 //     offset unless the committed offset's record is newer (Kafka's
 //     replayEndTransactionMarker compares record offsets), an abort drops
 //     it; an offset tombstone deletes the committed offset and every
-//     pending one of the partition.
+//     pending one of the partition;
+//   - a load forgets what a classic group only ever had in memory (coordsim's
+//     ClassicGroupState records): the group is what its last GroupMetadata
+//     says, or the simple group an offset commit made, or gone
+//     (ForgetAsLoaded).
 package refmodel
 
 import (
@@ -37,8 +41,12 @@ import (
 // not ready: use New.
 type Model struct {
 	next int64 // the offset of the next record to fold
-	// classic is the classic groups' generation, by group.
-	classic map[string]int32
+	// classic is the classic groups' generation, by group; persisted the
+	// generation of their GroupMetadata records alone, and simple the
+	// groups an offset commit named while classic or absent.
+	classic   map[string]int32
+	persisted map[string]int32
+	simple    map[string]bool
 	// epoch and assignmentEpoch are a modern group's group metadata and
 	// target assignment metadata records.
 	epoch           map[groupKey]int32
@@ -81,7 +89,7 @@ type offsetAt struct {
 
 // New returns the model of an empty log.
 func New() *Model {
-	return &Model{classic: map[string]int32{}, epoch: map[groupKey]int32{}, assignmentEpoch: map[groupKey]int32{},
+	return &Model{classic: map[string]int32{}, persisted: map[string]int32{}, simple: map[string]bool{}, epoch: map[groupKey]int32{}, assignmentEpoch: map[groupKey]int32{},
 		members: map[memberKey]bool{}, target: map[memberKey][]string{}, current: map[memberKey]held{},
 		committed: map[offsets.Key]offsetAt{}, pending: map[pendingKey]offsetAt{}}
 }
@@ -122,6 +130,10 @@ func (m *Model) fold(at int64, r shard.Record) error {
 		}
 	case *shard.GroupMetadata:
 		set(m.classic, r.Group, r.Generation, r.Tombstone)
+		set(m.persisted, r.Group, r.Generation, r.Tombstone)
+		if r.Tombstone {
+			delete(m.simple, r.Group)
+		}
 	case *shard.ClassicGroupState:
 		m.classic[r.Group] = r.Generation
 	case *shard.ConsumerGroupMetadata:
@@ -183,6 +195,27 @@ func (m *Model) foldOffset(at int64, r *shard.OffsetCommit) {
 	}
 	if !m.exists(r.Group) {
 		m.classic[r.Group] = 0 // the simple group
+	}
+	if _, ok := m.classic[r.Group]; ok {
+		m.simple[r.Group] = true
+	}
+}
+
+// ForgetAsLoaded makes the named classic groups what a load of the log
+// gives: the generation of their last GroupMetadata, the simple group
+// (generation 0) an offset commit made, or no group.
+func (m *Model) ForgetAsLoaded(ids []string) {
+	for _, id := range ids {
+		if _, ok := m.classic[id]; !ok {
+			continue
+		}
+		if gen, ok := m.persisted[id]; ok {
+			m.classic[id] = gen
+		} else if m.simple[id] {
+			m.classic[id] = 0
+		} else {
+			delete(m.classic, id)
+		}
 	}
 }
 

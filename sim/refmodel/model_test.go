@@ -111,6 +111,22 @@ func TestOffsets(t *testing.T) {
 	assert.Equal(t, []refmodel.Group{{ID: "g", Type: shard.Consumer, Epoch: 2, AssignmentEpoch: 1}, {ID: "k", Type: shard.Classic, Epoch: 4}}, f.Groups)
 }
 
+// TestForgetAsLoaded: a load keeps a classic group's last GroupMetadata
+// generation, the simple group an offset commit made, and nothing of a
+// group that only ever lived in memory.
+func TestForgetAsLoaded(t *testing.T) {
+	m := refmodel.New()
+	require.NoError(t, m.Fold(0, []shard.Record{
+		&shard.GroupMetadata{Group: "k", Generation: 3}, &shard.ClassicGroupState{Group: "k", Generation: 4},
+		&shard.ClassicGroupState{Group: "s", Generation: 2}, commit("s", 0, 1, shard.NoProducerID),
+		&shard.ClassicGroupState{Group: "x", Generation: 1},
+		&shard.ClassicGroupState{Group: "y", Generation: 1},
+	}))
+	m.ForgetAsLoaded([]string{"k", "s", "x"})
+	assert.Equal(t, []refmodel.Group{{ID: "k", Type: shard.Classic, Epoch: 3}, {ID: "s", Type: shard.Classic},
+		{ID: "y", Type: shard.Classic, Epoch: 1}}, m.Facts().Groups)
+}
+
 // TestTransactions: pending until the marker; a commit marker commits
 // unless a newer record set the offset, an abort drops; a tombstone drops
 // pending offsets too.
