@@ -26,8 +26,11 @@ import (
 // AcquisitionLockTimeoutMs is the group's lock duration; acknowledgement
 // batches are checked first (validateAckBatches). Not served:
 // ShareAcquireMode record_limit (read as its default), IsRenewAck beyond
-// that check (it only allows type 4), and ForgottenTopicsData (every fetch
-// names its partitions, as in sharebroker).
+// that check (it only allows type 4). The share session's partitions are
+// kept here (sharePlane.parts): an incremental request names the partitions
+// it adds and those it acknowledges, forgets others (ForgottenTopicsData),
+// and fetches every partition of the session, as Kafka's; sharebroker is
+// handed the whole list.
 
 var apiShareFetch = api{key: 78, min: 1, max: 2, handle: handleShareFetch}
 
@@ -79,9 +82,15 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 		return false
 	})
 	freq.Acks = acks
-	if req.ShareSessionEpoch != sharebroker.FinalEpoch {
-		freq.Partitions = rotatePartitions(tps, req.ShareSessionEpoch)
+	var forgotten []sharebroker.TopicPartition
+	for _, ft := range req.ForgottenTopicsData {
+		if t, code := r.cl.resolveTopic("", ft.TopicID, true); code == 0 {
+			for _, p := range ft.Partitions {
+				forgotten = append(forgotten, sharebroker.TopicPartition{Topic: t.name, Partition: p})
+			}
+		}
 	}
+	var session []sharebroker.TopicPartition
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, r.cl.cfg.FetchWaitMax)
 	deadline := time.Now().Add(wait)
 	epoch := req.ShareSessionEpoch
@@ -99,6 +108,13 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 			if attempt > 0 {
 				sp.shifts[key]++
 			}
+			if attempt == 0 && epoch != sharebroker.FinalEpoch {
+				// An incremental fetch names only what it adds: it fetches
+				// every partition of the session (Kafka's cachedPartitions),
+				// rotated as DelayedShareFetch rotates them.
+				session = sp.sessionPartitions(key, epoch, tps, forgotten)
+				freq.Partitions = rotatePartitions(session, epoch)
+			}
 			freq.SessionEpoch = sp.shift(key, epoch)
 			fresp, err = b.ShareFetch(nowMs, freq)
 			switch {
@@ -106,6 +122,9 @@ func handleShareFetch(r *request) (kmsg.Response, error) {
 				sp.shifts[key]-- // the extra attempt changed nothing
 			case err != nil && epoch == 0, err == nil && epoch == sharebroker.FinalEpoch:
 				delete(sp.shifts, key)
+				delete(sp.parts, key)
+			case err == nil && attempt == 0:
+				sp.parts[key] = session
 			}
 			lockDeadline, hasLock = b.NextDeadline()
 		})

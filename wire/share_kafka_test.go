@@ -79,7 +79,9 @@ func (f *shareFixture) fetch(version int16, epoch, maxRecords int32, renew bool,
 		}
 		rt.Partitions = append(rt.Partitions, rp)
 	}
-	req.Topics = []kmsg.ShareFetchRequestTopic{rt}
+	if len(parts) > 0 {
+		req.Topics = []kmsg.ShareFetchRequestTopic{rt}
+	}
 	return roundTrip(f.t, f.c, req).(*kmsg.ShareFetchResponse)
 }
 
@@ -158,6 +160,44 @@ func TestProcessFetchResponseWithMaxFetchRecords(t *testing.T) {
 			assert.Zero(t, rp.ErrorCode)
 		}
 	}
+}
+
+// TestShareSessionFetchesItsPartitions is the share session of KIP-932 as
+// Kafka's SharePartitionManager keeps it (ShareSession.update): an
+// incremental ShareFetch names only the partitions it adds and fetches
+// every partition of the session, so records released on p0 by a
+// ShareAcknowledge come back to a fetch that names nothing, at delivery
+// count 2, with p3's next records; ForgottenTopicsData takes a partition
+// out of the session, and an initial fetch starts the list anew.
+// (coordsim fetched only the partitions a request named: an idle share
+// consumer's incremental fetches got nothing, ever. Found by the real-broker
+// diff, share/fetch-acknowledge-deliveries.)
+func TestShareSessionFetchesItsPartitions(t *testing.T) {
+	t.Parallel()
+	f := newShareFixture(t)
+	p0, p3 := sharePart{p: 0}, sharePart{p: 3}
+	assert.Equal(t, map[int32][][3]int64{0: {{0, 4, 1}}}, acquired(f.fetch(1, 0, 5, false, p0)))
+	ack := f.ack(1, 1, false, sharePart{p: 0, acks: []ackRange{{0, 1, []int8{1}}, {2, 4, []int8{2}}}})
+	require.Zero(t, ack.ErrorCode)
+	require.Zero(t, ack.Topics[0].Partitions[0].ErrorCode)
+	assert.Equal(t, map[int32][][3]int64{0: {{2, 4, 2}}}, acquired(f.fetch(1, 2, 3, false)),
+		"the session's p0, named by no request since the first")
+	assert.Equal(t, map[int32][][3]int64{3: {{0, 4, 1}}}, acquired(f.fetch(1, 3, 5, false, p3)), "p3 joins the session")
+
+	// p0 forgotten: the session fetches p3 alone.
+	req := kmsg.NewPtrShareFetchRequest()
+	req.Version, req.GroupID, req.MemberID, req.ShareSessionEpoch = 1, &f.group, &f.member, 4
+	req.MaxWaitMillis, req.MaxRecords, req.BatchSize, req.MaxBytes = 10, 20, 20, 1<<20
+	ft := kmsg.NewShareFetchRequestForgottenTopicsData()
+	ft.TopicID, ft.Partitions = f.id, []int32{0}
+	req.ForgottenTopicsData = append(req.ForgottenTopicsData, ft)
+	resp := roundTrip(t, f.c, req).(*kmsg.ShareFetchResponse)
+	require.Zero(t, resp.ErrorCode)
+	assert.Equal(t, map[int32][][3]int64{3: {{5, 9, 1}}}, acquired(resp), "p0 (5-9 still available) left the session")
+
+	// A new session (epoch 0) knows only what it names.
+	assert.Equal(t, map[int32][][3]int64{0: {{5, 9, 1}}}, acquired(f.fetch(1, 0, 5, false, p0)))
+	assert.Empty(t, acquired(f.fetch(1, 1, 5, false)), "p3 was the old session's")
 }
 
 // TestValidateAcknowledgementBatches is KafkaApis.validateAcknowledgementBatches

@@ -30,6 +30,11 @@ type sharePlane struct {
 	b      *sharebroker.Broker
 	lastMs int64
 	shifts map[sessionKey]int32
+	// parts is each share session's partitions in the order they joined it
+	// (Kafka's cachedPartitions, an insertion-ordered collection): an
+	// incremental ShareFetch names only the partitions it adds, or
+	// acknowledges, and fetches all of them (sessionPartitions).
+	parts map[sessionKey][]sharebroker.TopicPartition
 }
 
 func newSharePlane(cfg sharebroker.Config) (*sharePlane, error) {
@@ -37,7 +42,7 @@ func newSharePlane(cfg sharebroker.Config) (*sharePlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharePlane{b: b, shifts: make(map[sessionKey]int32)}, nil
+	return &sharePlane{b: b, shifts: make(map[sessionKey]int32), parts: make(map[sessionKey][]sharebroker.TopicPartition)}, nil
 }
 
 // now returns the wall clock in ms, never below the last value, and polls
@@ -131,6 +136,23 @@ func (s *sharePlane) shift(k sessionKey, epoch int32) int32 {
 	return e
 }
 
+// sessionPartitions is what a ShareFetch at epoch fetches: the session's
+// partitions after the request's are added and the forgotten ones removed
+// (Kafka's ShareSession.update); an initial request starts the list anew.
+// The caller stores it in parts once the fetch succeeds.
+func (s *sharePlane) sessionPartitions(k sessionKey, epoch int32, named, forgotten []sharebroker.TopicPartition) []sharebroker.TopicPartition {
+	var out []sharebroker.TopicPartition
+	if epoch != sharebroker.InitialEpoch {
+		out = slices.Clone(s.parts[k])
+	}
+	for _, tp := range named {
+		if !slices.Contains(out, tp) {
+			out = append(out, tp)
+		}
+	}
+	return slices.DeleteFunc(out, func(tp sharebroker.TopicPartition) bool { return slices.Contains(forgotten, tp) })
+}
+
 // dropSessions is a connection closing (Kafka's connection disconnect
 // listener): every share session opened on it releases its member's
 // records.
@@ -138,6 +160,7 @@ func (s *sharePlane) dropSessions(keys []sessionKey) {
 	s.with(func(b *sharebroker.Broker, nowMs int64) {
 		for _, k := range keys {
 			delete(s.shifts, k)
+			delete(s.parts, k)
 			_ = b.DropConnection(nowMs, k.group, k.brokerMember()) // no session left is fine
 		}
 	})

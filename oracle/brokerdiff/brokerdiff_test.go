@@ -91,9 +91,10 @@ func (s *session) send(step string, req kmsg.Request) kmsg.Response {
 	var resp kmsg.Response
 	var err error
 	switch req.(type) {
-	case *kmsg.StreamsGroupHeartbeatRequest, *kmsg.StreamsGroupDescribeRequest, *kmsg.DeleteShareGroupOffsetsRequest:
-		// kgo does not route these keys to the coordinator; each side has
-		// one broker, which is the coordinator of every group.
+	case *kmsg.StreamsGroupHeartbeatRequest, *kmsg.StreamsGroupDescribeRequest, *kmsg.DeleteShareGroupOffsetsRequest,
+		*kmsg.ShareFetchRequest, *kmsg.ShareAcknowledgeRequest:
+		// kgo does not route these keys to the coordinator or the
+		// partition leader; each side has one broker, which is both.
 		resp, err = s.side.cl.SeedBrokers()[0].Request(s.ctx, req)
 	default:
 		resp, err = s.side.cl.Request(s.ctx, req)
@@ -240,7 +241,7 @@ func newSide(t *testing.T, name string, seeds []string, versions *kversion.Versi
 var diffTopics = []struct {
 	name       string
 	partitions int32
-}{{"orders", 3}, {"payments", 2}, {clientTopic, 3}}
+}{{"orders", 3}, {"payments", 2}, {clientTopic, 3}, {shareTopic, 1}}
 
 // setUp creates diffTopics on sd and waits until Metadata shows each with
 // a leader for every partition (Kafka's metadata image lags CreateTopics).

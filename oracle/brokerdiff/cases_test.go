@@ -110,6 +110,7 @@ var diffCases = []diffCase{
 		s.do("leave", sgh(g, "bd-s-1", -1, nil))
 		s.do("deletegroups", deleteGroups(g))
 	}},
+	{"share/fetch-acknowledge-deliveries", shareDeliveries},
 	{"share/describe-and-offsets-admin", func(s *session) {
 		g := "bd-share-admin"
 		describeOffsets := func(group string) *kmsg.DescribeShareGroupOffsetsRequest {

@@ -25,6 +25,12 @@ var Known = []KnownDifference{
 		Reason: "Kafka's persister initialises the share state of every subscribed partition after the join (at the latest offset, 0 here); " +
 			"coordsim's initialisation records it at the group coordinator only, and the broker side keeps no state for a partition nobody fetched or altered, so its start offset and lag read -1",
 	},
+	{
+		Name: "share-persisted-start-offset", Case: "share/fetch-acknowledge-deliveries", Step: "describe-offsets", Field: ".StartOffset",
+		Reason: "Kafka answers DescribeShareGroupOffsets from the share coordinator's persisted state, and SharePartition writes each state change with the start offset it had before that change moves it " +
+			"(writeShareGroupState reads startOffset(), maybeUpdateCachedStateAndOffsets moves it once the write completes), so the persisted start offset lags one write: 2 here, after the write that acknowledged 2-3; " +
+			"coordsim answers the live share-partition's start offset, 5",
+	},
 }
 
 // Explain returns the reason a difference in step of case c is known and
