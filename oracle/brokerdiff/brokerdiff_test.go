@@ -241,7 +241,7 @@ func newSide(t *testing.T, name string, seeds []string, versions *kversion.Versi
 var diffTopics = []struct {
 	name       string
 	partitions int32
-}{{"orders", 3}, {"payments", 2}, {clientTopic, 3}, {shareTopic, 1}}
+}{{"orders", 3}, {"payments", 2}, {clientTopic, 3}, {shareTopic, 1}, {txnTopic, 1}}
 
 // setUp creates diffTopics on sd and waits until Metadata shows each with
 // a leader for every partition (Kafka's metadata image lags CreateTopics).
@@ -267,9 +267,14 @@ func setUp(ctx context.Context, t *testing.T, sd *side) {
 		}
 		mresp, err := md.RequestWith(ctx, sd.cl)
 		require.NoError(t, err)
+		want := map[string]int32{}
+		for _, tp := range diffTopics {
+			want[tp.name] = tp.partitions
+		}
 		ready := 0
-		for i, mt := range mresp.Topics {
-			if mt.ErrorCode == 0 && int32(len(mt.Partitions)) == diffTopics[i].partitions &&
+		// Kafka answers the topics in its own order, not the request's.
+		for _, mt := range mresp.Topics {
+			if mt.ErrorCode == 0 && mt.Topic != nil && int32(len(mt.Partitions)) == want[*mt.Topic] &&
 				!slices.ContainsFunc(mt.Partitions, func(p kmsg.MetadataResponseTopicPartition) bool { return p.Leader < 0 }) {
 				sd.topics[*mt.Topic] = mt.TopicID
 				sd.names.Topic(mt.TopicID, *mt.Topic)

@@ -279,6 +279,7 @@ var diffCases = []diffCase{
 		s.record("describe", sortedMembers(s.send("describe", cgDescribe(g))))
 		s.do("leave", cgh(g, "bd-r-1", -1, nil))
 	}},
+	{"txn/commit-abort-open-reads", transactionalReads},
 	{"offsets/txn-offset-commit-outside-transaction", func(s *session) {
 		// InitProducerId first: it creates the transaction coordinator's
 		// partition, without which Kafka's verification of the commit
