@@ -151,11 +151,10 @@ type hosted struct {
 	// taskOffsets holds each streams member's last reported task offsets
 	// (soft state: shard.TaskOffsetsBook).
 	taskOffsets shard.TaskOffsetsBook
-	// configuredUndo reverts what writes without records changed in
-	// streamsConfigured since the last append, should a write fail:
-	// Kafka's configured topology is timeline state, and its runtime
-	// reverts the timeline to the last written offset when a write
-	// throws.
+	// configuredUndo remembers what writes without records changed in
+	// streamsConfigured since the last append: Kafka's configured topology
+	// is timeline state, so a read at the committed offset sees it as it
+	// was before them (committedConfiguredTopology).
 	configuredUndo []configuredUndo
 	// classicWaiters are the parked classic JoinGroup and SyncGroup
 	// requests by handle, and classicHandles the last handle's counter
@@ -236,15 +235,6 @@ func (h *hosted) committedConfiguredTopology(groupID string) *shard.ConfiguredTo
 		}
 	}
 	return h.streamsConfigured[groupID]
-}
-
-// revertTimeline undoes the configured topologies set since the last
-// append: a write failed.
-func (h *hosted) revertTimeline() {
-	for i := len(h.configuredUndo) - 1; i >= 0; i-- {
-		h.putStreamsConfigured(h.configuredUndo[i].groupID, h.configuredUndo[i].prev)
-	}
-	h.configuredUndo = nil
 }
 
 func (h *hosted) putStreamsConfigured(groupID string, configured *shard.ConfiguredTopology) {
@@ -589,10 +579,11 @@ func write[R any](c *Coordinator, name string, p int32, op func(s *shard.Shard, 
 	if err != nil {
 		return completed(zero, err)
 	}
+	// An operation that fails keeps what writes without records changed of
+	// the soft state before it (the configured topologies): Kafka's runtime
+	// completes a write that throws exceptionally and reverts its timeline
+	// only when an append fails.
 	res, err := op(h.latest, c.nowMs())
-	if (err != nil || res.Threw) && len(res.Records) == 0 {
-		h.revertTimeline()
-	}
 	if err != nil {
 		if len(res.Records) > 0 {
 			// A heartbeat that failed after an online upgrade began: its

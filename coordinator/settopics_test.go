@@ -46,9 +46,9 @@ func TestSetTopicsNilInstallsTheEmptyImage(t *testing.T) {
 // StreamsGroup.configuredTopology): the heartbeat that creates a group
 // configures a transient group object, so a delay that ends before the
 // group's next heartbeat computes nothing; a next heartbeat that writes no
-// record configures it, unless a failed write reverts it (Kafka's runtime
-// reverts its timeline state to the last written offset); and with it the
-// delay assigns.
+// record configures it, and a failed write after it keeps it (Kafka's
+// runtime reverts its timeline only when an append fails, never when an
+// operation throws: CoordinatorWriteEvent.run); with it the delay assigns.
 func TestDelayedStreamsAssignmentNeedsAConfiguredTopology(t *testing.T) {
 	topology := shard.Topology{Epoch: 0, Subtopologies: []shard.Subtopology{{ID: "0", SourceTopics: []string{"foo"}}}}
 	for _, tc := range []struct {
@@ -58,7 +58,7 @@ func TestDelayedStreamsAssignmentNeedsAConfiguredTopology(t *testing.T) {
 	}{
 		{name: "created by its only heartbeat"},
 		{name: "heartbeat since", heartbeat: true, assigned: true},
-		{name: "heartbeat since, then a failed write", heartbeat: true, failed: true},
+		{name: "heartbeat since, then a failed write", heartbeat: true, failed: true, assigned: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, err := coordtest.New(coordtest.WithTopics(map[string]int32{"foo": 3}))

@@ -275,7 +275,7 @@ func classicGenerationErr(m *member, generation int32) error {
 func (s *Shard) classicSyncToConsumerGroup(nowMs int64, g *group, req SyncGroupRequest) Result[SyncGroupResponse] {
 	// Kafka's classicGroupSyncToConsumerGroup throws each of these.
 	answer := func(err error, timers ...TimerOp) Result[SyncGroupResponse] {
-		return Result[SyncGroupResponse]{Response: SyncGroupResponse{Err: err}, Timers: timers, Threw: true}
+		return Result[SyncGroupResponse]{Response: SyncGroupResponse{Err: err}, Timers: timers}
 	}
 	m, err := classicMemberOf(g, req.MemberID, req.InstanceID)
 	if err == nil {

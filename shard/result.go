@@ -18,12 +18,6 @@ type Result[T any] struct {
 	// classic JoinGroup or SyncGroup) that this operation releases; the
 	// caller delivers them when Records are committed.
 	Completions []Completion
-	// Threw says the operation failed where Kafka's throws, though its
-	// response carries the error (a classic SyncGroup to a consumer
-	// group): Kafka's runtime then reverts its timeline state to the last
-	// written offset, so the caller reverts the timeline soft state it
-	// keeps (configured topologies) as it does for an error.
-	Threw bool
 }
 
 // TaskKind says what a fired timer does.

@@ -160,7 +160,7 @@ func (o ClassicJoin) run(d *driver) Outcome {
 		req.Protocols = append(req.Protocols, shard.ClassicProtocol{Name: p.Name, Metadata: p.Metadata})
 	}
 	res, err := d.s.JoinGroup(d.nowMs, req)
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	return parkable(d, o.Req, o.GroupID, res, res.Response.Pending, func() any {
@@ -177,11 +177,8 @@ func (o ClassicSync) run(d *driver) Outcome {
 		req.Assignments = append(req.Assignments, shard.SyncGroupAssignment{MemberID: a.MemberID, Assignment: a.Assignment})
 	}
 	res, err := d.s.SyncGroup(d.nowMs, req)
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
-	}
-	if res.Threw {
-		d.soft.revert()
 	}
 	return parkable(d, o.Req, o.GroupID, res, res.Response.Pending, func() any { return syncJSON(res.Response) })
 }
@@ -189,7 +186,7 @@ func (o ClassicSync) run(d *driver) Outcome {
 func (o ClassicHeartbeat) run(d *driver) Outcome {
 	res, err := d.s.Heartbeat(d.nowMs, shard.HeartbeatRequest{GroupID: o.GroupID, MemberID: o.MemberID,
 		InstanceID: str(o.InstanceID), GenerationID: o.Generation})
-	if d.threw(err) != nil {
+	if err != nil {
 		return Outcome{Response: map[string]any{"errorCode": int64(kerr.Code(err))}, Records: []any{}}
 	}
 	out := Outcome{Response: map[string]any{"errorCode": int64(kerr.Code(res.Response.Err))}, Records: d.commit(res.Records, res.Timers)}
@@ -203,7 +200,7 @@ func (o ClassicLeave) run(d *driver) Outcome {
 		req.Members = append(req.Members, shard.LeaveGroupMember{MemberID: m.MemberID, InstanceID: str(m.InstanceID)})
 	}
 	res, err := d.s.LeaveGroup(d.nowMs, req)
-	if d.threw(err) != nil {
+	if err != nil {
 		return Outcome{Response: map[string]any{"errorCode": int64(kerr.Code(err)), "members": []any{}}, Records: []any{}}
 	}
 	members := []any{}

@@ -88,17 +88,6 @@ func (d *driver) commit(records []shard.Record, timers []shard.TimerOp) []any {
 	return out
 }
 
-// threw is called with the error of every write the shard refused: Kafka's
-// runtime reverts its timeline state to the last written offset when a
-// write throws, which undoes what earlier writes without records changed
-// of it since (the configured topologies; streamsSoft.undo).
-func (d *driver) threw(err error) error {
-	if err != nil {
-		d.soft.revert()
-	}
-	return err
-}
-
 func (d *driver) applyTimers(ops []shard.TimerOp) {
 	for _, op := range ops {
 		if op.Cancel {
@@ -252,7 +241,7 @@ func (o ConsumerHeartbeat) run(d *driver) Outcome {
 		SubscribedTopicNames: o.Subscribed, TopicPartitions: owned, ServerAssignor: o.ServerAssignor,
 		SubscribedTopicRegex: o.Regex,
 	})
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
@@ -267,7 +256,7 @@ func (o ShareHeartbeat) run(d *driver) Outcome {
 		GroupID: o.GroupID, MemberID: o.MemberID, MemberEpoch: o.MemberEpoch, ClientID: o.ClientID,
 		RackID: str(o.RackID), SubscribedTopicNames: o.Subscribed,
 	})
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	r := res.Response
@@ -292,7 +281,7 @@ func (o OffsetCommit) run(d *driver) Outcome {
 		GroupID: o.GroupID, MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch,
 		RetentionTimeMs: shard.DefaultRetentionTimeMs, APIVersion: 9, Topics: shardCommitTopics(o.Topics),
 	})
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -303,7 +292,7 @@ func (o TxnOffsetCommit) run(d *driver) Outcome {
 		TransactionalID: "txn", GroupID: o.GroupID, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
 		MemberID: o.MemberID, GroupInstanceID: str(o.InstanceID), MemberEpoch: o.MemberEpoch, Topics: shardCommitTopics(o.Topics),
 	})
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -311,7 +300,7 @@ func (o TxnOffsetCommit) run(d *driver) Outcome {
 
 func (o EndTxn) run(d *driver) Outcome {
 	res, err := d.s.EndTransaction(o.GroupID, o.ProducerID, o.Commit)
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	d.commit(res.Records, res.Timers)
@@ -340,7 +329,7 @@ func (o OffsetFetch) run(d *driver) Outcome {
 
 func (o OffsetDelete) run(d *driver) Outcome {
 	res, err := d.s.DeleteOffsets(o.GroupID, partitions(o.Topics))
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	return Outcome{Response: partitionResultsJSON(0, res.Response.Topics), Records: d.commit(res.Records, res.Timers)}
@@ -348,7 +337,7 @@ func (o OffsetDelete) run(d *driver) Outcome {
 
 func (o DeleteGroups) run(d *driver) Outcome {
 	res, err := d.s.DeleteGroups(o.Groups)
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	results := make([]any, 0, len(res.Response))

@@ -216,9 +216,10 @@ type streamsSoft struct {
 	// taskOffsets is each member's reported task offsets, kept as package
 	// coordinator keeps them.
 	taskOffsets shard.TaskOffsetsBook
-	// undo reverts the configured topologies that writes without records
-	// set since the last written offset, should a write throw (Kafka's
-	// configured topology is timeline state; driver.threw).
+	// undo remembers the configured topologies that writes without records
+	// set since the last written offset: a read at the committed offset
+	// sees the ones before them (committedConfigured). A write that throws
+	// reverts nothing, as in Kafka's runtime.
 	undo []configuredUndo
 }
 
@@ -246,13 +247,6 @@ func (st *streamsSoft) committedConfigured(group string) *shard.ConfiguredTopolo
 		}
 	}
 	return st.configured[group]
-}
-
-func (st *streamsSoft) revert() {
-	for i := len(st.undo) - 1; i >= 0; i-- {
-		st.configured[st.undo[i].group] = st.undo[i].prev
-	}
-	st.undo = nil
 }
 
 func newStreamsSoft() streamsSoft {
@@ -290,7 +284,7 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	req.GroupTaskOffsets = d.soft.taskOffsets.Group(o.GroupID)
 	res, err := d.s.StreamsGroupHeartbeat(d.nowMs, req)
 	d.noteShutdown(req, res.Response, err)
-	if d.threw(err) != nil {
+	if err != nil {
 		return errOutcome(err)
 	}
 	r := res.Response

@@ -334,16 +334,14 @@ final class Oracle {
         return a;
     }
 
-    // A write: snapshot, run, replay its records (or revert if it threw).
+    // A write: snapshot, run, replay its records. An operation that throws
+    // keeps whatever it changed in memory before throwing, and so do the
+    // writes before it that wrote no record: CoordinatorRuntime's
+    // CoordinatorWriteEvent completes the request exceptionally and reverts
+    // nothing (it reverts the timeline only when an append fails).
     private <T> T run(List<CoordinatorRecord> out, long producerId, short producerEpoch, Supplier<CoordinatorResult<T, CoordinatorRecord>> op) {
         registry.idempotentCreateSnapshot(lastOffset);
-        CoordinatorResult<T, CoordinatorRecord> res;
-        try {
-            res = op.get();
-        } catch (RuntimeException e) {
-            registry.revertToSnapshot(lastOffset);
-            throw e;
-        }
+        CoordinatorResult<T, CoordinatorRecord> res = op.get();
         for (CoordinatorRecord r : res.records()) {
             if (res.replayRecords()) {
                 append(producerId, producerEpoch, r);
