@@ -59,15 +59,22 @@ func (c *Coordinator) StreamsGroupHeartbeat(req shard.StreamsGroupHeartbeatReque
 				r.GroupTaskOffsets = h.taskOffsets.Group(req.GroupID)
 			}
 			res, err := s.StreamsGroupHeartbeat(now, r)
+			if err != nil && res.Response.Configured {
+				// Kafka configured the topology before it threw, and
+				// keeps it: its runtime reverts nothing when a write
+				// throws.
+				h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, false)
+			}
 			if err == nil {
 				// Kafka sets it in the heartbeat, before the write, and
 				// does not roll it back when the write fails.
 				h.setEndpointEpoch(req.GroupID, res.Response.GroupEndpointInformationEpoch)
-				// Timeline state: a later failed write before the next
-				// append reverts it (revertTimeline). An append that
-				// fails does not (the rollback restores the shard, not
-				// this soft state); the initial rebalance delay and
-				// describes read it. A leave sets none (Configured).
+				// Timeline state, kept when a later write throws (Kafka's
+				// runtime reverts nothing then). An append that fails
+				// does not revert it either (the rollback restores the
+				// shard, not this soft state); the initial rebalance
+				// delay and describes read it. A leave sets none
+				// (Configured).
 				if res.Response.Configured {
 					h.setStreamsConfigured(req.GroupID, res.Response.ConfiguredTopology, len(res.Records) > 0)
 				}

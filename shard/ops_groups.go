@@ -1,6 +1,9 @@
 package shard
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // ConsumerGroupHeartbeatRequest is KIP-848's ConsumerGroupHeartbeat.
 // SubscribedTopicNames nil means "unchanged"; it must be set on join.
@@ -320,7 +323,21 @@ type StreamsGroupHeartbeatResponse struct {
 	KeepTaskOffsets             bool
 }
 
-// StreamsGroupHeartbeat runs a streams-group heartbeat.
+// configuredThenThrew is a streams heartbeat's error that Kafka throws
+// after the heartbeat configured the group's topology
+// (StreamsGroup.setConfiguredTopology comes before the owned-task and
+// task-offset checks, the target assignment and the reconciliation). Its
+// runtime reverts nothing when a write throws, so the group keeps that
+// configured topology: StreamsGroupHeartbeat answers the error with
+// Response.Configured and Response.ConfiguredTopology set, for the
+// coordinator to keep.
+type configuredThenThrew struct{ error }
+
+func (e configuredThenThrew) Unwrap() error { return e.error }
+
+// StreamsGroupHeartbeat runs a streams-group heartbeat. On an error Kafka
+// throws after configuring the group's topology, the response still
+// carries Configured and ConfiguredTopology (configuredThenThrew).
 func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequest) (Result[StreamsGroupHeartbeatResponse], error) {
 	var res Result[StreamsGroupHeartbeatResponse]
 	h := &heartbeat{
@@ -336,7 +353,16 @@ func (s *Shard) StreamsGroupHeartbeat(nowMs int64, req StreamsGroupHeartbeatRequ
 	}
 	out, err := s.doHeartbeat(nowMs, h)
 	if err == nil && out.view != nil && out.view.assignErr != nil {
-		err = out.view.assignErr
+		err = configuredThenThrew{out.view.assignErr}
+	}
+	var late configuredThenThrew
+	if errors.As(err, &late) {
+		// Kafka configured the topology before it threw, and its runtime
+		// reverts nothing when a write throws: the group keeps it.
+		if v := out.view; v != nil && v.g != nil && v.g.typ == Streams && v.topo != nil && req.MemberEpoch >= 0 {
+			res.Response.Configured, res.Response.ConfiguredTopology = true, s.configure(v.topo)
+		}
+		return res, late.error
 	}
 	if err != nil {
 		return res, err

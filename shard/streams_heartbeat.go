@@ -110,7 +110,8 @@ func (s *Shard) streamsHeartbeatOn(nowMs int64, v *view, h *heartbeat) (heartbea
 	// Reconcile with revocation (streams_reconcile.go).
 	reconciled, err := s.reconcileStreams(nowMs, v, i, h, targetEpoch, targetTasks)
 	if err != nil {
-		return out, err
+		out.view = v
+		return out, configuredThenThrew{err}
 	}
 	m = v.members[i]
 	out.sendAssignment = out.sendAssignment || reconciled

@@ -285,6 +285,10 @@ func (o StreamsHeartbeat) run(d *driver) Outcome {
 	res, err := d.s.StreamsGroupHeartbeat(d.nowMs, req)
 	d.noteShutdown(req, res.Response, err)
 	if err != nil {
+		if res.Response.Configured {
+			// Configured before Kafka threw, and kept.
+			d.soft.setConfigured(o.GroupID, res.Response.ConfiguredTopology, false)
+		}
 		return errOutcome(err)
 	}
 	r := res.Response
