@@ -60,9 +60,8 @@ func (s *Shard) ForgetAsLoaded(ids []string) {
 		case g.lastMetadata != nil:
 			s.mutableGroup(id).setFromMetadata(g.lastMetadata)
 		case g.persisted:
-			m := s.mutableGroup(id)
-			m.protocolType, m.epoch, m.currentStateTimestampMs = "", 0, 0
-			m.classic, m.classicLive = nil, false
+			// The empty simple group an offset commit's replay creates.
+			s.mutableGroup(id).setFromMetadata(&GroupMetadata{Group: id})
 		default:
 			s.removeGroup(id)
 			continue

@@ -217,8 +217,8 @@ func (s *Shard) applyOffsetCommit(r *OffsetCommit) error {
 	if !r.Tombstone {
 		if g := s.lookup(r.Group); g == nil {
 			s.createGroup(r.Group, Classic).persisted = true
-		} else if !g.persisted {
-			s.mutableGroup(r.Group).persisted = true
+		} else if !g.persisted && g.typ == Classic {
+			s.mutableGroup(r.Group).persisted = true // only a classic group's load reads it
 		}
 	}
 	s.refresh(r.Group)
