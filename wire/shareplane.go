@@ -145,12 +145,26 @@ func (s *sharePlane) sessionPartitions(k sessionKey, epoch int32, named, forgott
 	if epoch != sharebroker.InitialEpoch {
 		out = slices.Clone(s.parts[k])
 	}
+	// Sets, not scans: a request's partition lists are bounded only by the
+	// frame's size (sharebroker refuses an oversized session afterwards).
+	in := make(map[sharebroker.TopicPartition]struct{}, len(out)+len(named))
+	for _, tp := range out {
+		in[tp] = struct{}{}
+	}
 	for _, tp := range named {
-		if !slices.Contains(out, tp) {
+		if _, ok := in[tp]; !ok {
+			in[tp] = struct{}{}
 			out = append(out, tp)
 		}
 	}
-	return slices.DeleteFunc(out, func(tp sharebroker.TopicPartition) bool { return slices.Contains(forgotten, tp) })
+	if len(forgotten) == 0 {
+		return out
+	}
+	gone := make(map[sharebroker.TopicPartition]struct{}, len(forgotten))
+	for _, tp := range forgotten {
+		gone[tp] = struct{}{}
+	}
+	return slices.DeleteFunc(out, func(tp sharebroker.TopicPartition) bool { _, ok := gone[tp]; return ok })
 }
 
 // dropSessions is a connection closing (Kafka's connection disconnect
